@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every user-facing diagnostic text, keyed by name. Codes are stable and banded by phase:
+// KPOL1xxx syntax (tokenize/parse/lower), KPOL2xxx semantic errors (check), KPOL3xxx
+// warnings from static analysis (check). Wording (Cedar's style): one sentence, lower-case
+// start, no final period, user input in backticks. Never renumber a code; retire it instead.
+import type { Severity } from './diagnostic.js';
+
+interface Entry {
+  code: string;
+  severity: Severity;
+  text: string;
+  help?: string;
+}
+
+const e = (code: string, severity: Severity, text: string, help?: string): Entry =>
+  help ? { code, severity, text, help } : { code, severity, text };
+
+export const MESSAGES = {
+  // ── syntax ──────────────────────────────────────────────────────────────
+  unexpectedCharacter: e('KPOL1001', 'error', 'unexpected character `{char}`'),
+  unterminatedString: e('KPOL1002', 'error', 'unterminated string', 'close the string with `"` on the same line'),
+  unexpectedToken: e('KPOL1003', 'error', 'expected {expected} but found `{found}`'),
+  unexpectedEnd: e('KPOL1004', 'error', 'unexpected end of input, expected {expected}'),
+  unexpectedStatement: e('KPOL1005', 'error', 'unknown statement `{found}`', 'a policy holds `consolidate`, `expire`, `termination grace`, `timezone`, `budget`, `allow`, `freeze`, `pods` and `window` statements'),
+  invalidNumber: e('KPOL1006', 'error', '`{text}` is not a whole number'),
+
+  // ── semantic errors ─────────────────────────────────────────────────────
+  unknownReason: e('KPOL2001', 'error', 'unknown disruption reason `{name}`', 'reasons are `Empty`, `Drifted`, `Underutilized` and, with graceful expiration, `Expired`'),
+  invalidDuration: e('KPOL2002', 'error', '`{text}` is not a duration', 'write a duration such as `30s`, `5m`, `1h30m` or `720h`'),
+  budgetDurationUnits: e('KPOL2003', 'error', 'a budget window of `{text}` cannot be written for Karpenter, which takes whole hours and minutes only', 'use hours and minutes, e.g. `1h30m`'),
+  percentOver100: e('KPOL2004', 'error', '`{text}` is more than 100%'),
+  cronFieldCount: e('KPOL2005', 'error', 'schedule `{cron}` has {found} fields, expected exactly 5', 'write minute, hour, day-of-month, month and day-of-week, or a macro such as `@daily`'),
+  cronDayOfWeek7: e('KPOL2006', 'error', 'day-of-week `7` in `{cron}` is out of range 0-6 and Karpenter fails the whole NodePool closed on it', 'use `0` or `sun` for Sunday'),
+  cronUnknownDescriptor: e('KPOL2007', 'error', 'unrecognized schedule macro `{text}`', 'macros are `@yearly`, `@annually`, `@monthly`, `@weekly`, `@daily`, `@midnight` and `@hourly`'),
+  cronInvalidField: e('KPOL2008', 'error', 'invalid schedule `{cron}`: {reason}'),
+  unknownSchedule: e('KPOL2009', 'error', 'no schedule named `{name}` is declared'),
+  duplicateSetting: e('KPOL2010', 'error', '`{setting}` is set more than once in policy `{policy}`'),
+  duplicatePolicy: e('KPOL2011', 'error', 'policy `{name}` is declared more than once'),
+  nodePoolInTwoPolicies: e('KPOL2012', 'error', 'NodePool `{nodePool}` is governed by both `{first}` and `{second}`', 'a NodePool may be governed by one policy only'),
+  expiredNeedsGraceful: e('KPOL2013', 'error', 'reason `Expired` is only budgeted when expiration is graceful', 'write `expire after <duration> gracefully`, or drop `Expired`'),
+  invalidTimestamp: e('KPOL2014', 'error', '`{text}` is not a date-time', 'write `YYYY-MM-DD HH:MM` (or RFC 3339)'),
+  emptyRange: e('KPOL2015', 'error', 'the range ends at `{to}`, not after its start `{from}`'),
+  windowNeedsDuration: e('KPOL2016', 'error', 'window `{schedule}` needs a duration', 'add `for <duration>`, e.g. `for 1h`'),
+  tooManyBudgets: e('KPOL2017', 'error', 'policy `{policy}` has {count} budgets, Karpenter allows at most 50'),
+  unknownConsolidationPolicy: e('KPOL2018', 'error', 'unknown consolidation policy `{text}`', 'write `when empty`, `when empty or underutilized` or `when balanced`'),
+  invalidLabelKey: e('KPOL2019', 'error', '`{key}` is not a valid label key'),
+  podWindowDurationRange: e('KPOL2020', 'error', 'a pod disruption window of `{text}` is outside 1m to 7d'),
+  duplicateReason: e('KPOL2021', 'error', 'reason `{name}` is listed more than once'),
+  duplicateWindowName: e('KPOL2022', 'error', 'window `{name}` is declared more than once in policy `{policy}`'),
+  negativeDuration: e('KPOL2023', 'error', 'termination grace must be a positive duration, not `{text}`'),
+  duplicateSchedule: e('KPOL2024', 'error', 'schedule `{name}` is declared more than once'),
+
+  // ── warnings from static analysis ───────────────────────────────────────
+  windowNeverOpens: e('KPOL3001', 'warning', 'window `{schedule}` for `{duration}` never opens', 'a zero duration is never active; give it a positive duration'),
+  scheduleNeverFires: e('KPOL3002', 'warning', 'schedule `{cron}` never fires, so Karpenter treats this budget as always active'),
+  budgetShadowed: e('KPOL3003', 'warning', 'budget `{budget}` never binds: `{stricter}` is always at least as strict for {reasons}'),
+  reasonUnlimited: e('KPOL3004', 'warning', 'no budget names `{reason}`, so `{reason}` disruptions are unlimited', 'add `budget <n> for {reason}`, or a budget without reasons'),
+  alwaysActive: e('KPOL3005', 'warning', 'window `{schedule}` for `{duration}` is always active: the duration is at least the schedule\'s period', 'drop the window, or shorten the duration'),
+  unknownTimeZone: e('KPOL3006', 'warning', 'unknown time zone `{zone}`; windows in it fail closed', 'use an IANA name such as `Europe/Berlin` or `UTC`'),
+  noNodePoolsMatch: e('KPOL3007', 'warning', 'policy `{policy}` governs no NodePool in the cluster'),
+  allowWindowAlwaysOpen: e('KPOL3008', 'warning', 'allow window `{schedule}` is always open, so `only during` has no effect'),
+  unusedSchedule: e('KPOL3009', 'warning', 'schedule `{name}` is declared but never used'),
+  freezeInPast: e('KPOL3010', 'info', 'freeze ended at `{to}`, before `{now}`'),
+} as const satisfies Record<string, Entry>;
+
+export type MessageName = keyof typeof MESSAGES;

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// The checked, normalised meaning of a disruption policy. Both a .kpol policy (after check)
+// and a plain Karpenter NodePool's `spec.disruption` lower to this one shape, so the
+// compiler, evaluator, exporter and reconciler never care where a policy came from.
+// Plain data only (JSON-serialisable): it crosses the worker boundary in the editor.
+import type { Range } from '../grammar/ast.js';
+
+/** The budgeted disruption reasons. `Expired` exists only with graceful expiration (seed 002). */
+export const REASONS = ['Empty', 'Drifted', 'Underutilized', 'Expired'] as const;
+export type Reason = (typeof REASONS)[number];
+/** The reasons Karpenter itself budgets. */
+export const KARPENTER_REASONS = ['Empty', 'Drifted', 'Underutilized'] as const;
+
+export type ConsolidationPolicy = 'WhenEmpty' | 'WhenEmptyOrUnderutilized' | 'Balanced';
+
+/** Seconds, or null for `Never`. */
+export type DurationOrNever = number | null;
+
+/**
+ * A recurring window `[hit, hit + duration)` for every hit of `cron`, evaluated in `timeZone`.
+ * `cron` is already validated and normalised to robfig's standard 5-field dialect (macros kept
+ * as written, e.g. `@daily`). `error` is set when the schedule is invalid at runtime
+ * (Karpenter-format input that passed the CRD but fails robfig): the owner fails closed.
+ */
+export interface WindowSpec {
+  cron: string;
+  durationSeconds: number;
+  timeZone: string; // IANA name; 'UTC' for Karpenter-format input
+  error?: string;
+}
+
+/** An absolute `[from, to)` instant range in epoch milliseconds. */
+export interface AbsoluteRange {
+  fromMs: number;
+  toMs: number;
+}
+
+export type Quantity = { kind: 'count'; value: number } | { kind: 'percent'; value: number };
+
+/**
+ * One budget. `mode: 'budget'` is Karpenter's: active → quantity, inactive → unlimited.
+ * `mode: 'allow'` is kpol's allow window: active → quantity, inactive → 0.
+ * `reasons: null` applies to every reason (Karpenter's nil); `[]` applies to none.
+ */
+export interface BudgetSpec {
+  id: string; // stable within the policy, e.g. `b0`; used in rule names and explain output
+  nodes: Quantity;
+  reasons: Reason[] | null;
+  mode: 'budget' | 'allow';
+  window?: WindowSpec;
+  error?: string; // runtime-invalid (e.g. `nodes: "1000a%"`): fails the whole pool closed
+  source?: Range;
+}
+
+/** A one-off freeze: while inside `range`, the listed reasons are blocked (0 allowed). */
+export interface FreezeSpec {
+  id: string;
+  name?: string;
+  reasons: Reason[] | null;
+  range: AbsoluteRange;
+  source?: Range;
+}
+
+export interface LabelRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values: string[];
+}
+
+/** All requirements must match (an empty list matches everything). */
+export type LabelSelector = LabelRequirement[];
+
+/**
+ * Per-workload disruption window (seed 004). `only`: the selected pods may be disrupted only
+ * inside the window; `never`: never inside it. Pods blocked by it block their node's voluntary
+ * disruption, unless the NodeClaim has a terminationGracePeriod and the method is eventual.
+ */
+export interface PodWindowSpec {
+  id: string;
+  selector: LabelSelector;
+  namespaces: string[]; // empty = any namespace
+  mode: 'only' | 'never';
+  window: WindowSpec;
+  source?: Range;
+}
+
+/** Maintenance window (seed 003): while any of `windows` is active (or always, when empty), the
+ * reasons are blocked on nodes matching `nodeSelector`. Every matching window must allow (AND). */
+export interface MaintenanceWindowSpec {
+  id: string;
+  name: string;
+  reasons: Reason[] | null;
+  nodeSelector: LabelSelector;
+  windows: WindowSpec[];
+  source?: Range;
+}
+
+export type NodePoolTarget = { kind: 'names'; names: string[] } | { kind: 'selector'; selector: LabelSelector };
+
+/** A checked policy: everything needed to decide disruptions for the NodePools it governs. */
+export interface PolicySpec {
+  name: string;
+  origin: 'kpol' | 'karpenter'; // karpenter: lowered from a NodePool's own spec.disruption
+  file?: string;
+  target: NodePoolTarget;
+  consolidationPolicy: ConsolidationPolicy; // default WhenEmptyOrUnderutilized
+  consolidateAfterSeconds: DurationOrNever; // default 0
+  expireAfterSeconds: DurationOrNever | undefined; // undefined: keep the NodePool's own (default 720h)
+  expiration: 'forceful' | 'graceful';
+  terminationGracePeriodSeconds?: number;
+  budgets: BudgetSpec[]; // exactly as written: [] means unlimited; the 10% default is applied by the checker when omitted
+  freezes: FreezeSpec[];
+  podWindows: PodWindowSpec[];
+  maintenanceWindows: MaintenanceWindowSpec[];
+}
+
+/** The largest allowance, Karpenter's "unbounded" (math.MaxInt32). */
+export const UNBOUNDED = 2147483647;
