@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// Budget arithmetic: combines the budget and freeze events a pool-rule run fired into the
+// allowance per reason, exactly as Karpenter's GetAllowedDisruptionsByReason and
+// BuildDisruptionBudgetMapping compute it (reference §1.3–§1.6).
+import type { FiredEvent } from './engine.js';
+import { UNBOUNDED, type Quantity, type Reason } from './model.js';
+
+/** One budget's value when it applies: percent rounds up (float64, multiply first); counts are absolute. */
+export function quantityValue(q: Quantity, numNodes: number): number {
+  return q.kind === 'count' ? q.value : Math.ceil((q.value * numNodes) / 100);
+}
+
+export interface Allowance {
+  /** Before subtracting disrupting nodes; null = unlimited. */
+  budget: number | null;
+  /** After subtracting disrupting nodes, floored at 0; null = unlimited. */
+  allowed: number | null;
+  /** Which rule bound the result (for explain): a budget id, a freeze, or fail-closed. */
+  boundBy?: string;
+}
+
+function applies(reasons: unknown, reason: Reason): boolean {
+  return reasons === null || reasons === undefined || (reasons as Reason[]).includes(reason);
+}
+
+export function allowanceFor(
+  events: readonly FiredEvent[], reason: Reason, numNodes: number, disrupting: number,
+): Allowance {
+  let value = UNBOUNDED;
+  let boundBy: string | undefined;
+  for (const e of events) {
+    if (e.type === 'fail-closed') return { budget: 0, allowed: 0, boundBy: e.rule };
+    let v: number;
+    if (e.type === 'budget') {
+      if (!applies(e.params.reasons, reason)) continue;
+      v = e.params.cap === 'zero' ? 0 : quantityValue(e.params.nodes as Quantity, numNodes);
+    } else if (e.type === 'freeze') {
+      if (!applies(e.params.reasons, reason)) continue;
+      v = 0;
+    } else continue;
+    if (v < value) { value = v; boundBy = e.rule; }
+  }
+  if (value >= UNBOUNDED) return { budget: null, allowed: null };
+  return { budget: value, allowed: Math.max(value - disrupting, 0), ...(boundBy ? { boundBy } : {}) };
+}
