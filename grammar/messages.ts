@@ -43,16 +43,25 @@ export const MESSAGES = {
   windowNeedsDuration: e('KPOL2016', 'error', 'window `{schedule}` needs a duration', 'add `for <duration>`, e.g. `for 1h`'),
   tooManyBudgets: e('KPOL2017', 'error', 'policy `{policy}` has {count} budgets, Karpenter allows at most 50'),
   unknownConsolidationPolicy: e('KPOL2018', 'error', 'unknown consolidation policy `{text}`', 'write `when empty`, `when empty or underutilized` or `when balanced`'),
-  invalidLabelKey: e('KPOL2019', 'error', '`{key}` is not a valid label key'),
+  invalidLabelKey: e('KPOL2019', 'error', '`{key}` is not a valid label key', 'a label key is an optional DNS subdomain prefix and `/`, then a name of at most 63 letters, digits, `-`, `_` or `.` beginning and ending with a letter or digit'),
   podWindowDurationRange: e('KPOL2020', 'error', 'a pod disruption window of `{text}` is outside 1m to 7d'),
   duplicateReason: e('KPOL2021', 'error', 'reason `{name}` is listed more than once'),
   duplicateWindowName: e('KPOL2022', 'error', 'window `{name}` is declared more than once in policy `{policy}`'),
   negativeDuration: e('KPOL2023', 'error', 'termination grace must be a positive duration, not `{text}`'),
   duplicateSchedule: e('KPOL2024', 'error', 'schedule `{name}` is declared more than once'),
+  invalidLabelValue: e('KPOL2025', 'error', '`{value}` is not a valid label value', 'label values are at most 63 letters, digits, `-`, `_` or `.`, beginning and ending with a letter or digit'),
+
+  // ── notes: help and related-location texts of the diagnostics above, never reported alone ──
+  didYouMean: e('KPOL2901', 'info', 'did you mean `{suggestion}`?'),
+  firstWrittenHere: e('KPOL2902', 'info', 'first written here'),
+  firstWrittenInFile: e('KPOL2903', 'info', 'first written in `{file}`'),
+  rangeStartsHere: e('KPOL2904', 'info', 'the range starts here'),
+  stricterBudgetHere: e('KPOL2905', 'info', 'the stricter budget'),
+  everyReason: e('KPOL2906', 'info', 'every reason'),
 
   // ── warnings from static analysis ───────────────────────────────────────
   windowNeverOpens: e('KPOL3001', 'warning', 'window `{schedule}` for `{duration}` never opens', 'a zero duration is never active; give it a positive duration'),
-  scheduleNeverFires: e('KPOL3002', 'warning', 'schedule `{cron}` never fires, so Karpenter treats this budget as always active'),
+  scheduleNeverFires: e('KPOL3002', 'warning', 'schedule `{cron}` never fires, so its window is always active, as Karpenter treats such a budget'),
   budgetShadowed: e('KPOL3003', 'warning', 'budget `{budget}` never binds: `{stricter}` is always at least as strict for {reasons}'),
   reasonUnlimited: e('KPOL3004', 'warning', 'no budget names `{reason}`, so `{reason}` disruptions are unlimited', 'add `budget <n> for {reason}`, or a budget without reasons'),
   alwaysActive: e('KPOL3005', 'warning', 'window `{schedule}` for `{duration}` is always active: the duration is at least the schedule\'s period', 'drop the window, or shorten the duration'),
