@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// The command table, in the order `kpol --help` lists them.
+import type { Command } from './command.js';
+import { checkCommand } from './check.js';
+import { compileCommand } from './compile.js';
+import { evalCommand } from './eval.js';
+import { explainCommand } from './explain.js';
+import { fmtCommand } from './fmt.js';
+
+export const COMMANDS: Record<string, Command> = {
+  check: checkCommand,
+  fmt: fmtCommand,
+  compile: compileCommand,
+  eval: evalCommand,
+  explain: explainCommand,
+};

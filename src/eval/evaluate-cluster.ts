@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// evaluate: runs every governing policy's rule graph over the cluster at one instant and
+// assembles `kpol eval`'s answer. Per instant: one pool-rule run per policy, one node-rule run
+// per distinct combination of decision facts (memoised), and one linear pass over bound pods.
+import { allowanceFor } from '../../rules/budgets.js';
+import { nodeVerdict } from '../../rules/candidates.js';
+import { compile } from '../../rules/compile.js';
+import { GraphEngine, type FiredEvent } from '../../rules/engine.js';
+import type { PoolFacts } from '../../rules/facts.js';
+import { KARPENTER_REASONS, type PolicySpec, type Reason } from '../../rules/model.js';
+import { isWindowActive } from '../../rules/window.js';
+import { isInitialized, isInstanceTerminating, isManaged, isReady, nodePoolOf, isDeleting, type ClusterIndex, type StateNode } from '../cluster/state.js';
+import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
+import type { PodWarning } from '../facts/pod-windows.js';
+import { planDecisions } from './decisions.js';
+import type { EvalOutput, NodeResult, PoolResult } from './output.js';
+import { resolvePolicies } from './resolve-policies.js';
+
+/** The policy a node falls back to when its NodePool is unknown: built-in rules only. */
+const ORPHAN: PolicySpec = {
+  name: '(no nodepool)', origin: 'karpenter', target: { kind: 'names', names: [] },
+  consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfterSeconds: 0, expireAfterSeconds: undefined,
+  expiration: 'forceful', budgets: [], freezes: [], podWindows: [], maintenanceWindows: [],
+};
+
+export function reasonsInScope(policy: PolicySpec): Reason[] {
+  return policy.expiration === 'graceful' ? [...KARPENTER_REASONS, 'Expired'] : [...KARPENTER_REASONS];
+}
+
+/** Compiled engines are kept per policy object across instants (the simulation re-evaluates every tick). */
+export class Evaluator {
+  private readonly engines = new WeakMap<PolicySpec, GraphEngine>();
+
+  engineFor(policy: PolicySpec): GraphEngine {
+    let e = this.engines.get(policy);
+    if (!e) {
+      e = new GraphEngine(compile(policy));
+      this.engines.set(policy, e);
+    }
+    return e;
+  }
+
+  /** `window:<id>` facts and the number of budgets that cannot be evaluated (fail closed). */
+  windowFacts(engine: GraphEngine, nowMs: number): { windows: Record<string, boolean>; errors: string[] } {
+    const windows: Record<string, boolean> = {};
+    const errors: string[] = [];
+    for (const b of engine.graph.spec.budgets) if (b.error) errors.push(`budget ${b.id}: ${b.error}`);
+    for (const [id, spec] of Object.entries(engine.graph.windows)) {
+      try {
+        if (spec.error) throw new Error(spec.error);
+        windows[`window:${id}`] = isWindowActive(spec, nowMs);
+      } catch (e) {
+        // A broken budget window fails the pool closed; a broken maintenance window blocks (also closed).
+        windows[`window:${id}`] = id.startsWith('w:');
+        if (!id.startsWith('w:')) errors.push(`budget ${id}: ${(e as Error).message}`);
+      }
+    }
+    return { windows, errors };
+  }
+
+  async evaluate(index: ClusterIndex, policies: readonly PolicySpec[], nowMs: number, state: DisruptionState = NO_DISRUPTION_STATE): Promise<EvalOutput> {
+    const { byPool, warnings } = resolvePolicies(index.snapshot.nodePools, policies);
+    const podWarnings = new Map<string, PodWarning>();
+    const warn = (w: PodWarning) => podWarnings.set(`${w.pod}\u0000${w.message}`, w);
+    const perPolicy = new Map<PolicySpec, { engine: GraphEngine; windows: Record<string, boolean>; errors: string[]; events: FiredEvent[]; deriver: NodeFactDeriver }>();
+    const prepare = async (policy: PolicySpec) => {
+      let p = perPolicy.get(policy);
+      if (!p) {
+        const engine = this.engineFor(policy);
+        const { windows, errors } = this.windowFacts(engine, nowMs);
+        const facts = { now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts;
+        p = { engine, windows, errors, events: await engine.runPool(facts), deriver: new NodeFactDeriver(index, engine.graph, state, warn) };
+        perPolicy.set(policy, p);
+      }
+      return p;
+    };
+
+    const counts = new Map<string, { nodes: number; disrupting: number }>();
+    for (const sn of index.stateNodes) {
+      const pool = nodePoolOf(sn);
+      if (pool === undefined || !isManaged(sn) || !isInitialized(sn) || isInstanceTerminating(sn)) continue;
+      const c = counts.get(pool) ?? { nodes: 0, disrupting: 0 };
+      c.nodes++;
+      if (!isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID))) c.disrupting++;
+      counts.set(pool, c);
+    }
+
+    const nodePools: Record<string, PoolResult> = {};
+    for (const np of index.snapshot.nodePools) {
+      const name = np.metadata.name;
+      const governed = byPool.get(name)!;
+      const p = await prepare(governed.policy);
+      const { nodes, disrupting } = counts.get(name) ?? { nodes: 0, disrupting: 0 };
+      const result: PoolResult = { policy: governed.policy.origin === 'kpol' ? governed.policy.name : `nodepool/${name}`, nodes, disrupting, budgets: {}, allowed: {}, errors: [...governed.problems, ...p.errors] };
+      for (const reason of reasonsInScope(governed.policy)) {
+        const a = allowanceFor(p.events, reason, nodes, disrupting);
+        result.budgets[reason] = a.budget;
+        result.allowed[reason] = a.allowed;
+      }
+      nodePools[name] = result;
+    }
+
+    const nodes: Record<string, NodeResult> = {};
+    const candidates: { sn: StateNode; result: NodeResult }[] = [];
+    for (const sn of index.stateNodes) {
+      if (!sn.node) continue;
+      const poolName = nodePoolOf(sn);
+      const policy = (poolName !== undefined && byPool.get(poolName)?.policy) || ORPHAN;
+      const p = await prepare(policy);
+      const { facts, details } = p.deriver.derive(sn, nowMs, p.windows);
+      const verdict = nodeVerdict(await p.engine.runNode(facts), details, reasonsInScope(policy));
+      const result: NodeResult = { nodePool: poolName ?? '', candidate: verdict.reasons.length > 0, reasons: verdict.reasons, blocked: verdict.blocked };
+      nodes[sn.name] = result;
+      candidates.push({ sn, result });
+    }
+
+    for (const w of podWarnings.values()) warnings.push(`Pod ${w.pod}: ${w.message}`);
+    return {
+      at: new Date(nowMs).toISOString().replace('.000Z', 'Z'),
+      nodePools,
+      nodes,
+      decisions: planDecisions(candidates, nodePools),
+      warnings,
+    };
+  }
+}

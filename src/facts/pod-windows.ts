@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-workload disruption windows (seed 004): the policy's `pods … disruptable` statements and
+// the pod annotations karpenter.sh/disruption-schedule(-duration). Answers "is this pod outside
+// the time in which it may be disrupted?", with the seed's fallbacks for bad annotations.
+import { validateCron } from '../../rules/cron.js';
+import { parseGoDuration } from '../../rules/duration.js';
+import type { PodWindowSpec, WindowSpec } from '../../rules/model.js';
+import { matchesSelector } from '../../rules/selector.js';
+import { isWindowActive } from '../../rules/window.js';
+import { labelSignature } from '../cluster/labels.js';
+import { ANNOTATION_DISRUPTION_SCHEDULE, ANNOTATION_DISRUPTION_SCHEDULE_DURATION, type Pod } from '../cluster/types.js';
+
+const DEFAULT_SECONDS = 3600;
+const MIN_SECONDS = 60;
+const MAX_SECONDS = 7 * 24 * 3600;
+
+export interface PodWindowBlock {
+  window: string; // the statement id or `annotation`
+}
+
+/** A problem with a live pod's annotations: becomes a Warning event, never a failure. */
+export interface PodWarning {
+  pod: string;
+  message: string;
+}
+
+type Annotated = { spec?: WindowSpec; warnings: string[] };
+
+/** Parses the two annotations with the seed's rules: bad duration → 1h, bad schedule → fail open. */
+export function annotationWindow(schedule: string, duration: string | undefined): Annotated {
+  const warnings: string[] = [];
+  const cron = validateCron(schedule);
+  if (!cron.ok) {
+    return { warnings: [`invalid ${ANNOTATION_DISRUPTION_SCHEDULE} "${schedule}": ${cron.error}; the pod is treated as disruptable`] };
+  }
+  let seconds = DEFAULT_SECONDS;
+  if (duration !== undefined) {
+    const parsed = parseGoDuration(duration);
+    if (parsed === undefined || parsed < MIN_SECONDS || parsed > MAX_SECONDS) {
+      warnings.push(`invalid ${ANNOTATION_DISRUPTION_SCHEDULE_DURATION} "${duration}": must be a duration from 1m to 168h; using 1h`);
+    } else seconds = parsed;
+  }
+  return { spec: { cron: cron.normalized, durationSeconds: seconds, timeZone: 'UTC' }, warnings };
+}
+
+/** Caches, per cluster index and policy, which window statements select which pods. */
+export class PodWindowMatcher {
+  private readonly bySignature = new Map<string, PodWindowSpec[]>();
+  private readonly annotations = new Map<string, Annotated>();
+
+  constructor(private readonly windows: readonly PodWindowSpec[]) {}
+
+  private matching(pod: Pod): PodWindowSpec[] {
+    if (this.windows.length === 0) return [];
+    const ns = pod.metadata.namespace ?? 'default';
+    const key = ns + '\u0002' + labelSignature(pod.metadata.labels);
+    let hit = this.bySignature.get(key);
+    if (!hit) {
+      hit = this.windows.filter((w) => (w.namespaces.length === 0 || w.namespaces.includes(ns)) && matchesSelector(pod.metadata.labels, w.selector));
+      this.bySignature.set(key, hit);
+    }
+    return hit;
+  }
+
+  private annotated(pod: Pod): Annotated | undefined {
+    const schedule = pod.metadata.annotations?.[ANNOTATION_DISRUPTION_SCHEDULE];
+    if (schedule === undefined) return undefined;
+    const duration = pod.metadata.annotations?.[ANNOTATION_DISRUPTION_SCHEDULE_DURATION];
+    const key = `${schedule}\u0000${duration ?? ''}`;
+    let hit = this.annotations.get(key);
+    if (!hit) {
+      hit = annotationWindow(schedule, duration);
+      this.annotations.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** The window that holds the pod now, if any. A window that cannot be evaluated holds it (fail closed). */
+  blocks(pod: Pod, nowMs: number, warn: (w: PodWarning) => void): PodWindowBlock | undefined {
+    for (const w of this.matching(pod)) {
+      let active: boolean;
+      try {
+        active = isWindowActive(w.window, nowMs);
+      } catch {
+        return { window: w.id };
+      }
+      if (w.mode === 'only' ? !active : active) return { window: w.id };
+    }
+    const a = this.annotated(pod);
+    if (!a) return undefined;
+    const name = `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
+    for (const message of a.warnings) warn({ pod: name, message });
+    if (!a.spec) return undefined;
+    return isWindowActive(a.spec, nowMs) ? undefined : { window: 'annotation' };
+  }
+}
