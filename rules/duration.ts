@@ -1,20 +1,119 @@
 // SPDX-License-Identifier: Apache-2.0
-// CONTRACT STUB — implemented by the time/windows work. Signatures are fixed.
+// Durations as kpol writes them, as Go's time.ParseDuration reads them, and the CRD patterns
+// Karpenter validates them with (reference §1.1).
 
-/** Parses a kpol duration literal (`30s`, `5m`, `1h30m`, `720h`, `7d`) to seconds; undefined if invalid. */
+const KPOL_UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/**
+ * Parses a kpol duration literal (`30s`, `5m`, `1h30m`, `1h30m0s`, `720h`, `7d`) to whole
+ * seconds; undefined if invalid. One or more `<digits><unit>` groups with units `s m h d`
+ * (`d` = 24h); no sign, no decimals, no `ms`; groups may repeat and come in any order (as Go).
+ */
 export function parseKpolDuration(text: string): number | undefined {
-  throw new Error(`not implemented: ${text}`);
+  if (!/^([0-9]+[smhd])+$/.test(text)) return undefined;
+  let total = 0;
+  for (const [, digits, unit] of text.matchAll(/([0-9]+)([smhd])/g)) {
+    total += Number(digits) * KPOL_UNIT_SECONDS[unit];
+  }
+  return Number.isSafeInteger(total) ? total : undefined;
 }
 
-/** Parses a Go `time.ParseDuration` string (`1.5h`, `300ms`, `-5m`) to seconds (may be fractional or negative). */
+const GO_UNIT_NANOS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  'µs': 1_000n, // U+00B5 micro sign
+  'μs': 1_000n, // U+03BC Greek mu
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
+const MAX_NANOS = (1n << 63n) - 1n;
+
+/**
+ * Parses a Go `time.ParseDuration` string (`1.5h`, `300ms`, `-5m`, `0`) to seconds, possibly
+ * fractional, zero or negative; undefined where Go returns an error (including int64 overflow).
+ */
 export function parseGoDuration(text: string): number | undefined {
-  throw new Error(`not implemented: ${text}`);
+  let s = text;
+  let negative = false;
+  if (s.startsWith('-') || s.startsWith('+')) {
+    negative = s[0] === '-';
+    s = s.slice(1);
+  }
+  if (s === '0') return 0;
+  if (s === '') return undefined;
+  let total = 0n;
+  while (s !== '') {
+    const m = /^([0-9]*)(?:\.([0-9]*))?/.exec(s)!;
+    const [number, whole, fraction] = m;
+    if (whole === '' && (fraction ?? '') === '') return undefined;
+    s = s.slice(number.length);
+    const unit = /^[^0-9.]+/.exec(s)?.[0];
+    if (unit === undefined || !(unit in GO_UNIT_NANOS)) return undefined;
+    s = s.slice(unit.length);
+    const scale = GO_UNIT_NANOS[unit];
+    let nanos = BigInt(whole || '0') * scale;
+    if (fraction) {
+      // Go truncates the fractional part towards zero at nanosecond precision.
+      nanos += (BigInt(fraction) * scale) / 10n ** BigInt(fraction.length);
+    }
+    total += nanos;
+    if (total > MAX_NANOS + (negative ? 1n : 0n)) return undefined;
+  }
+  const seconds = Number(total / 1_000_000_000n) + Number(total % 1_000_000_000n) / 1e9;
+  return negative ? -seconds : seconds;
 }
 
-/** Formats seconds the way Karpenter manifests write them: `1h30m`, `720h`, `90s` → `1m30s`, 0 → `0s`. */
+/**
+ * Formats seconds the way Karpenter manifests write them: hours, minutes and seconds with zero
+ * components dropped and hours never rolled into days (`1h30m`, `720h`, `90` → `1m30s`,
+ * 0 → `0s`). Fractional seconds keep up to millisecond precision (`1.5s`); negatives get `-`.
+ */
 export function formatDuration(seconds: number): string {
-  throw new Error(`not implemented: ${seconds}`);
+  if (!Number.isFinite(seconds)) throw new RangeError(`cannot format duration ${seconds}`);
+  if (seconds < 0) return `-${formatDuration(-seconds)}`;
+  const millis = Math.round(seconds * 1000);
+  if (millis === 0) return '0s';
+  const hours = Math.floor(millis / 3_600_000);
+  const minutes = Math.floor((millis % 3_600_000) / 60_000);
+  const restMs = millis % 60_000;
+  let out = '';
+  if (hours > 0) out += `${hours}h`;
+  if (minutes > 0) out += `${minutes}m`;
+  if (restMs > 0) out += `${restMs % 1000 === 0 ? restMs / 1000 : (restMs / 1000).toFixed(3).replace(/0+$/, '')}s`;
+  return out;
 }
 
-/** Karpenter's CRD patterns (reference §1.1), evaluated like Go RE2 would. */
-export const KARPENTER_PATTERNS: Record<'durNever' | 'nodes' | 'schedule' | 'budgetDuration' | 'tgp', RegExp> = {} as never;
+// Go's RE2 reads `\s` as [\t\n\f\r ] and `.` as "anything but \n"; JavaScript's are wider.
+const RE2_SPACE = '[\\t\\n\\f\\r ]';
+const RE2_ANY = '[^\\n]';
+
+/**
+ * Karpenter's CRD patterns (reference §1.1), evaluated like Go RE2 would. Like RE2's
+ * MatchString they are unanchored except where the pattern anchors itself, which is why
+ * `schedule` accepts `@dailyfoo` and six-field strings (its `^` binds only to the macro branch).
+ */
+export const KARPENTER_PATTERNS: Record<'durNever' | 'nodes' | 'schedule' | 'budgetDuration' | 'tgp', RegExp> = {
+  durNever: /^(([0-9]+(s|m|h))+|Never)$/,
+  nodes: /^((100|[0-9]{1,2})%|[0-9]+)$/,
+  schedule: new RegExp(
+    `^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((${RE2_ANY}+)${RE2_SPACE}(${RE2_ANY}+)${RE2_SPACE}(${RE2_ANY}+)${RE2_SPACE}(${RE2_ANY}+)${RE2_SPACE}(${RE2_ANY}+))$`,
+  ),
+  budgetDuration: /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/,
+  tgp: /^([0-9]+(s|m|h))+$/,
+};
+
+/** A budget's `duration` as Karpenter reads it (metav1.Duration = Go ParseDuration), in seconds. */
+export function parseKarpenterBudgetDuration(text: string): number | undefined {
+  return parseGoDuration(text);
+}
+
+/**
+ * A NillableDuration (`consolidateAfter`, `expireAfter`): seconds, `null` for `Never`, or
+ * undefined when Go's ParseDuration rejects it. The CRD pattern is checked separately.
+ */
+export function parseKarpenterDurationOrNever(text: string): number | null | undefined {
+  if (text === 'Never') return null;
+  return parseGoDuration(text);
+}
