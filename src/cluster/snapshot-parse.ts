@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+// Snapshot text → plain values. JSON goes through JSON.parse (fast enough for 150k pods);
+// anything else, and JSON that JSON.parse rejects, goes through the YAML parser, which
+// also locates syntax errors (YAML 1.2 is a superset of JSON).
+import { LineCounter, parseAllDocuments } from 'yaml';
+
+export interface SyntaxProblem {
+  line: number; // 1-based
+  col: number; // 1-based
+  message: string;
+}
+
+export interface ParsedText {
+  /** One value per document (a JSON text is one document). Empty documents are dropped. */
+  documents: unknown[];
+  problems: SyntaxProblem[];
+}
+
+function firstLine(message: string): string {
+  const line = message.split('\n')[0];
+  return line.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+function parseYaml(text: string): ParsedText {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: true, merge: true });
+  const documents: unknown[] = [];
+  const problems: SyntaxProblem[] = [];
+  const list = Array.isArray(docs) ? docs : [docs];
+  for (const doc of list) {
+    if (doc.errors.length > 0) {
+      for (const e of doc.errors) {
+        const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
+        problems.push({ line: pos.line, col: pos.col, message: firstLine(e.message) });
+      }
+      continue;
+    }
+    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+    if (value === null || value === undefined) continue; // an empty document, e.g. a trailing `---`
+    documents.push(value);
+  }
+  return { documents, problems };
+}
+
+/** Parses snapshot text (JSON, or one or more YAML documents). */
+export function parseSnapshotText(text: string): ParsedText {
+  const start = /\S/.exec(text);
+  if (start && (start[0] === '{' || start[0] === '[')) {
+    try {
+      return { documents: [JSON.parse(text)], problems: [] };
+    } catch (e) {
+      const found = locateJsonError(text);
+      if (found) return { documents: [], problems: [{ ...lineCol(text, found.offset), message: found.message }] };
+      return { documents: [], problems: [{ line: 1, col: 1, message: (e as Error).message }] };
+    }
+  }
+  return parseYaml(text);
+}
+
+function lineCol(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, col: offset - lineStart + 1 };
+}
+
+/**
+ * The first JSON syntax error in `text` (JSON.parse does not say where on Node 20). Only run
+ * after JSON.parse failed, so it favours brevity over speed.
+ */
+function locateJsonError(text: string): { offset: number; message: string } | undefined {
+  let i = 0;
+  const ws = (): void => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  };
+  const fail = (message: string): never => {
+    throw { offset: i, message };
+  };
+  const describe = (): string => (i >= text.length ? 'unexpected end of JSON input' : `unexpected \`${text[i]}\` in JSON`);
+  const str = (): void => {
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      if (text[i] === '\\') i++;
+      else if (text.charCodeAt(i) < 0x20) fail('unescaped control character in JSON string');
+      i++;
+    }
+    if (i >= text.length) fail('unterminated string in JSON');
+    i++;
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      i++;
+      ws();
+      if (text[i] === close) return void i++;
+      for (;;) {
+        if (c === '{') {
+          ws();
+          if (text[i] !== '"') fail(`expected a property name, ${describe()}`);
+          str();
+          ws();
+          if (text[i] !== ':') fail(`expected \`:\`, ${describe()}`);
+          i++;
+        }
+        value();
+        ws();
+        if (text[i] === ',') i++;
+        else if (text[i] === close) return void i++;
+        else fail(`expected \`,\` or \`${close}\`, ${describe()}`);
+      }
+    }
+    if (c === '"') return str();
+    const m = /^(-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
+    if (!m) fail(`expected a value, ${describe()}`);
+    i += m![0].length;
+  };
+  try {
+    value();
+    ws();
+    if (i < text.length) fail(describe());
+  } catch (e) {
+    if (typeof e === 'object' && e !== null && 'offset' in e) return e as { offset: number; message: string };
+    throw e;
+  }
+  return undefined;
+}
