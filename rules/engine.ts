@@ -59,6 +59,8 @@ export class GraphEngine {
   private readonly memo = new Map<string, Promise<FiredEvent[]>>();
   /** Engine runs actually made (memo misses), for benchmarks and the README's scaling claim. */
   runs = 0;
+  /** Names of the rules that have fired so far (`kpol test --coverage`). */
+  readonly fired = new Set<string>();
 
   constructor(graph: RuleGraph) {
     this.graph = graph;
@@ -70,7 +72,12 @@ export class GraphEngine {
   async runPool(facts: PoolFacts): Promise<FiredEvent[]> {
     this.runs++;
     const { results } = await this.pool.run({ ...facts });
-    return eventsOf(results);
+    return this.record(eventsOf(results));
+  }
+
+  private record(events: FiredEvent[]): FiredEvent[] {
+    for (const e of events) this.fired.add(e.rule);
+    return events;
   }
 
   /** The memo key: only facts that can change a decision. */
@@ -87,7 +94,7 @@ export class GraphEngine {
     if (!hit) {
       if (this.memo.size > 50_000) this.memo.clear();
       this.runs++;
-      hit = this.node.run({ ...facts }).then(({ results }) => eventsOf(results));
+      hit = this.node.run({ ...facts }).then(({ results }) => this.record(eventsOf(results)));
       this.memo.set(key, hit);
     }
     return hit;

@@ -30,12 +30,15 @@ export function reasonsInScope(policy: PolicySpec): Reason[] {
 /** Compiled engines are kept per policy object across instants (the simulation re-evaluates every tick). */
 export class Evaluator {
   private readonly engines = new WeakMap<PolicySpec, GraphEngine>();
+  /** Every engine built so far, for rule coverage. */
+  readonly built: GraphEngine[] = [];
 
   engineFor(policy: PolicySpec): GraphEngine {
     let e = this.engines.get(policy);
     if (!e) {
       e = new GraphEngine(compile(policy));
       this.engines.set(policy, e);
+      this.built.push(e);
     }
     return e;
   }

@@ -6,6 +6,7 @@ import { compileCommand } from './compile.js';
 import { evalCommand } from './eval.js';
 import { explainCommand } from './explain.js';
 import { fmtCommand } from './fmt.js';
+import { testCommand } from './test.js';
 
 export const COMMANDS: Record<string, Command> = {
   check: checkCommand,
@@ -13,4 +14,5 @@ export const COMMANDS: Record<string, Command> = {
   compile: compileCommand,
   eval: evalCommand,
   explain: explainCommand,
+  test: testCommand,
 };
