@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// tokenize: text to tokens. Lexer problems become diagnostics; the token stream stays usable
+// (an unterminated string is still a string token, unknown characters are dropped).
+import { Lexer, tokenMatcher, type IToken } from 'chevrotain';
+import type { Comment } from './ast.js';
+import { diagnostic, type Diagnostic } from './diagnostic.js';
+import { LineIndex } from './positions.js';
+import { allTokens, UnterminatedString } from './tokens.js';
+
+/** The output of `tokenize`: parser tokens in order, comments aside, and lexer diagnostics. */
+export interface Tokenized {
+  tokens: IToken[];
+  comments: Comment[];
+  diagnostics: Diagnostic[];
+  lines: LineIndex;
+}
+
+const lexer = new Lexer(allTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true });
+
+const MAX_SHOWN_CHARS = 20;
+
+/** Splits `text` into tokens. Never throws on user input. */
+export function tokenize(text: string): Tokenized {
+  const lines = new LineIndex(text);
+  const result = lexer.tokenize(text);
+  const diagnostics: Diagnostic[] = [];
+  for (const err of result.errors) {
+    const chars = text.slice(err.offset, err.offset + err.length);
+    const shown = chars.length > MAX_SHOWN_CHARS ? `${chars.slice(0, MAX_SHOWN_CHARS)}…` : chars;
+    diagnostics.push(diagnostic('unexpectedCharacter', lines.range(err.offset, err.offset + err.length), { char: shown }));
+  }
+  for (const token of result.tokens) {
+    if (tokenMatcher(token, UnterminatedString)) diagnostics.push(diagnostic('unterminatedString', lines.tokenRange(token)));
+  }
+  const comments: Comment[] = (result.groups['comments'] ?? []).map((token) => ({
+    kind: 'Comment',
+    text: token.image,
+    range: lines.tokenRange(token),
+  }));
+  return { tokens: result.tokens, comments, diagnostics, lines };
+}
+
+/** The unescaped value of a string token (`\"` and `\\`; any other escape is kept as written). */
+export function unquote(image: string): string {
+  const closed = image.length >= 2 && image.endsWith('"') && !isEscaped(image, image.length - 1);
+  const body = image.slice(1, closed ? -1 : undefined);
+  return body.replace(/\\(["\\])/g, '$1');
+}
+
+function isEscaped(image: string, index: number): boolean {
+  let backslashes = 0;
+  for (let i = index - 1; i >= 0 && image[i] === '\\'; i--) backslashes++;
+  return backslashes % 2 === 1;
+}

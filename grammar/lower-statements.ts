@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lowering of policy-body statements and schedule declarations from CST to AST. A statement
+// that error recovery touched is skipped (its error is already reported), so the AST only ever
+// holds statements that were written out in full.
+import type { CstNode } from 'chevrotain';
+import type {
+  AllowStmt, BudgetStmt, ConsolidateStmt, DateRange, ExpireStmt, FreezeStmt, MaintenanceWindowStmt, Name,
+  PodWindowStmt, ScheduleDecl, Statement, TerminationGraceStmt, TimeZoneStmt, WindowExpr,
+} from './ast.js';
+import { nodeOf, nodesOf, tokenOf, tokensOf, wasRecovered } from './cst.js';
+import {
+  afterOf, durationOf, type LowerContext, nameOf, namesOf, neverOf, quantityOf, rangeOf, reasonsOf, selectorOf, strOf,
+  windowOf,
+} from './lower-parts.js';
+
+/** Lowers one statement node (`consolidateStmt`, `budgetStmt`, …); undefined when incomplete or unknown. */
+export function lowerStatement(ctx: LowerContext, node: CstNode): Statement | undefined {
+  if (wasRecovered(node)) return undefined;
+  switch (node.name) {
+    case 'consolidateStmt': return consolidate(ctx, node);
+    case 'expireStmt': return expire(ctx, node);
+    case 'terminationStmt': return termination(ctx, node);
+    case 'timezoneStmt': return timezone(ctx, node);
+    case 'budgetStmt': return budget(ctx, node);
+    case 'allowStmt': return allow(ctx, node);
+    case 'freezeStmt': return freeze(ctx, node);
+    case 'podsStmt': return pods(ctx, node);
+    case 'windowStmt': return maintenanceWindow(ctx, node);
+    default: return undefined;
+  }
+}
+
+/** `schedule NAME = "cron" [for D] [in "TZ"]`; undefined when incomplete. */
+export function lowerScheduleDecl(ctx: LowerContext, node: CstNode): ScheduleDecl | undefined {
+  if (wasRecovered(node)) return undefined;
+  const name = nameOf(ctx, tokenOf(node, 'Name'));
+  const cron = strOf(ctx, tokenOf(node, 'StringLit'));
+  const range = rangeOf(ctx, node);
+  if (!name || !cron || !range) return undefined;
+  const decl: ScheduleDecl = { kind: 'ScheduleDecl', name, cron, range };
+  const duration = durationOf(ctx, tokenOf(nodeOf(node, 'forDuration'), 'Duration'));
+  if (duration) decl.duration = duration;
+  const zone = strOf(ctx, tokenOf(nodeOf(node, 'inZone'), 'StringLit'));
+  if (zone) decl.timeZone = zone;
+  return decl;
+}
+
+const CONSOLIDATION_POLICY = { empty: 'WhenEmpty', underutilized: 'WhenEmptyOrUnderutilized', balanced: 'Balanced' } as const;
+
+function consolidate(ctx: LowerContext, node: CstNode): ConsolidateStmt | undefined {
+  const range = rangeOf(ctx, node)!;
+  const stmt: ConsolidateStmt = { kind: 'Consolidate', range };
+  const never = tokenOf(node, 'KwNever');
+  if (never) return { ...stmt, after: neverOf(ctx, never) };
+  const words = [...tokensOf(node, 'KwEmpty'), ...tokensOf(node, 'KwOr'), ...tokensOf(node, 'KwUnderutilized'), ...tokensOf(node, 'KwBalanced')]
+    .sort((a, b) => a.startOffset - b.startOffset);
+  if (tokenOf(node, 'KwWhen')) {
+    const first = words[0];
+    const last = words[words.length - 1];
+    if (!first || !last) return undefined;
+    const key = last.image as keyof typeof CONSOLIDATION_POLICY;
+    const text = CONSOLIDATION_POLICY[key];
+    const wordsRange = ctx.lines.range(first.startOffset, last.startOffset + last.image.length);
+    stmt.policy = { kind: 'Name', text, range: wordsRange };
+  }
+  const after = afterOf(ctx, nodeOf(node, 'afterClause'));
+  if (after) stmt.after = after;
+  return stmt.policy || stmt.after ? stmt : undefined;
+}
+
+function expire(ctx: LowerContext, node: CstNode): ExpireStmt | undefined {
+  const after = neverOf(ctx, tokenOf(node, 'KwNever')) ?? afterOf(ctx, nodeOf(node, 'afterClause'));
+  if (!after) return undefined;
+  return { kind: 'Expire', after, graceful: tokenOf(node, 'KwGracefully') !== undefined, range: rangeOf(ctx, node)! };
+}
+
+function termination(ctx: LowerContext, node: CstNode): TerminationGraceStmt | undefined {
+  const duration = durationOf(ctx, tokenOf(node, 'Duration'));
+  return duration && { kind: 'TerminationGrace', duration, range: rangeOf(ctx, node)! };
+}
+
+function timezone(ctx: LowerContext, node: CstNode): TimeZoneStmt | undefined {
+  const zone = strOf(ctx, tokenOf(node, 'StringLit'));
+  return zone && { kind: 'TimeZone', zone, range: rangeOf(ctx, node)! };
+}
+
+function budget(ctx: LowerContext, node: CstNode): BudgetStmt | undefined {
+  const nodes = quantityOf(ctx, nodeOf(node, 'quantity'));
+  if (!nodes) return undefined;
+  const stmt: BudgetStmt = { kind: 'Budget', nodes, reasons: reasonsOf(ctx, nodeOf(node, 'reasons')), range: rangeOf(ctx, node)! };
+  const windowNode = nodeOf(node, 'window');
+  if (windowNode) {
+    const window = windowOf(ctx, windowNode);
+    if (!window) return undefined;
+    stmt.window = window;
+  }
+  return stmt;
+}
+
+function allow(ctx: LowerContext, node: CstNode): AllowStmt | undefined {
+  const nodes = quantityOf(ctx, nodeOf(node, 'quantity'));
+  const window = windowOf(ctx, nodeOf(node, 'window'));
+  if (!nodes || !window) return undefined;
+  return { kind: 'Allow', nodes, reasons: reasonsOf(ctx, nodeOf(node, 'reasons')), window, range: rangeOf(ctx, node)! };
+}
+
+function freeze(ctx: LowerContext, node: CstNode): FreezeStmt | undefined {
+  const [fromTok, toTok] = tokensOf(node, 'StringLit');
+  const from = strOf(ctx, fromTok);
+  const to = strOf(ctx, toTok);
+  const fromKeyword = tokenOf(node, 'KwFrom');
+  if (!from || !to || !fromKeyword) return undefined;
+  const zone = strOf(ctx, tokenOf(nodeOf(node, 'inZone'), 'StringLit'));
+  const end = zone?.range.end.offset ?? to.range.end.offset;
+  const when: DateRange = { kind: 'DateRange', from, to, range: ctx.lines.range(fromKeyword.startOffset, end) };
+  if (zone) when.timeZone = zone;
+  return { kind: 'Freeze', reasons: reasonsOf(ctx, nodeOf(node, 'reasons')), when, range: rangeOf(ctx, node)! };
+}
+
+function pods(ctx: LowerContext, node: CstNode): PodWindowStmt | undefined {
+  const window = windowOf(ctx, nodeOf(node, 'window'));
+  if (!window) return undefined;
+  const stmt: PodWindowStmt = {
+    kind: 'PodWindow',
+    namespaces: namesOf(ctx, nodeOf(node, 'nameList')),
+    mode: tokenOf(node, 'KwNever') ? 'never' : 'only',
+    window,
+    range: rangeOf(ctx, node)!,
+  };
+  const selectorNode = nodeOf(node, 'selector');
+  if (selectorNode) {
+    const selector = selectorOf(ctx, selectorNode);
+    if (!selector) return undefined;
+    stmt.selector = selector;
+  }
+  return stmt;
+}
+
+function maintenanceWindow(ctx: LowerContext, node: CstNode): MaintenanceWindowStmt | undefined {
+  const name: Name | undefined = nameOf(ctx, tokenOf(node, 'Identifier'));
+  const reasons = reasonsOf(ctx, nodeOf(node, 'reasons'));
+  const windows = nodesOf(node, 'window').map((w) => windowOf(ctx, w));
+  if (!name || reasons.length === 0 || windows.some((w) => w === undefined)) return undefined;
+  const stmt: MaintenanceWindowStmt = {
+    kind: 'MaintenanceWindow',
+    name,
+    reasons,
+    windows: windows as WindowExpr[],
+    range: rangeOf(ctx, node)!,
+  };
+  const selectorNode = nodeOf(node, 'selector');
+  if (selectorNode) {
+    const selector = selectorOf(ctx, selectorNode);
+    if (!selector) return undefined;
+    stmt.selector = selector;
+  }
+  return stmt;
+}

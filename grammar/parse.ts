@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// parse: text to AST (tokenize → parse → lower). The single entry point of grammar/.
+import { EOF, type IRecognitionException, type IToken } from 'chevrotain';
+import type { PolicyFile } from './ast.js';
+import { diagnostic, sortDiagnostics, type Diagnostic, type Result } from './diagnostic.js';
+import { tokenize } from './lexer.js';
+import { lower } from './lower.js';
+import { parseTokens } from './parser.js';
+import type { LineIndex } from './positions.js';
+
+const MAX_FOUND_CHARS = 40;
+
+/**
+ * Parses a .kpol text. Never throws on user input: syntax errors become diagnostics (sorted by
+ * position) and the AST holds every declaration and statement that was written out in full.
+ */
+export function parse(text: string): Result<PolicyFile> {
+  const tokenized = tokenize(text);
+  const { cst, errors } = parseTokens(tokenized.tokens);
+  const parseDiagnostics = errors.map((e) => toDiagnostic(e, tokenized.tokens, tokenized.lines));
+  const errorOffsets = new Set([
+    ...errors.map((e) => e.token.startOffset).filter(Number.isFinite),
+    ...tokenized.diagnostics.map((d) => d.range.start.offset),
+  ]);
+  const lowered = lower({ cst, tokens: tokenized.tokens, comments: tokenized.comments, lines: tokenized.lines, errorOffsets });
+  return {
+    value: lowered.value,
+    diagnostics: sortDiagnostics([...tokenized.diagnostics, ...dedupe(parseDiagnostics), ...lowered.diagnostics]),
+  };
+}
+
+/** Chevrotain's message is the "expected" phrase (see expected.ts). */
+function toDiagnostic(error: IRecognitionException, tokens: IToken[], lines: LineIndex): Diagnostic {
+  const token = error.token;
+  if (token.tokenType === EOF || !Number.isFinite(token.startOffset)) {
+    const last = tokens[tokens.length - 1];
+    const end = last ? last.startOffset + last.image.length : 0;
+    return diagnostic('unexpectedEnd', lines.range(end, end), { expected: error.message });
+  }
+  const found = token.image.length > MAX_FOUND_CHARS ? `${token.image.slice(0, MAX_FOUND_CHARS)}…` : token.image;
+  return diagnostic('unexpectedToken', lines.tokenRange(token), { expected: error.message, found });
+}
+
+/** Recovery can report the same token twice (once per enclosing rule); keep the first. */
+function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<number>();
+  return diagnostics.filter((d) => {
+    if (seen.has(d.range.start.offset)) return false;
+    seen.add(d.range.start.offset);
+    return true;
+  });
+}

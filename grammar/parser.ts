@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kpol grammar as a Chevrotain CstParser: syntax only, no semantic actions (lower.ts gives
+// the CST meaning). Recovery is on. Unknown words inside a policy body are parsed as an
+// `unknownStatement` that runs to the next statement keyword or `}`, so one bad statement
+// never hides the ones after it; unknown text at top level runs to the next `policy` or
+// `schedule`. The EBNF is in grammar/README.md.
+import { CstParser, type CstNode, type IRecognitionException, type IToken } from 'chevrotain';
+import { expectedPhraseProvider } from './expected.js';
+import {
+  allTokens, Bang, Comma, DoubleEquals, Duration, Equals, Identifier, kw, LCurly, LParen, Name,
+  NotEquals, NumberLit, Percent, RCurly, RParen, StatementJunk, StringLit, TopLevelJunk,
+} from './tokens.js';
+
+const QUANTITY = 'a node count or percentage';
+const SCHEDULE = 'a schedule (a quoted cron expression or a schedule name)';
+
+/** The kpol CST parser. Use the shared instance through `parseTokens`. */
+class KpolParser extends CstParser {
+  constructor() {
+    super(allTokens, { recoveryEnabled: true, maxLookahead: 2, errorMessageProvider: expectedPhraseProvider });
+    this.performSelfAnalysis();
+  }
+
+  file = this.RULE('file', () => {
+    this.MANY(() =>
+      this.OR([
+        { ALT: () => this.SUBRULE(this.scheduleDecl) },
+        { ALT: () => this.SUBRULE(this.policy) },
+        { ALT: () => this.SUBRULE(this.topLevelJunk) },
+      ]),
+    );
+  });
+
+  scheduleDecl = this.RULE('scheduleDecl', () => {
+    this.CONSUME(kw.schedule!);
+    this.CONSUME(Name, { ERR_MSG: 'a schedule name' });
+    this.CONSUME(Equals);
+    this.CONSUME(StringLit, { ERR_MSG: 'a quoted cron expression' });
+    this.OPTION(() => this.SUBRULE(this.forDuration));
+    this.OPTION2(() => this.SUBRULE(this.inZone));
+  });
+
+  policy = this.RULE('policy', () => {
+    this.CONSUME(kw.policy!);
+    this.CONSUME(Identifier, { ERR_MSG: 'a policy name' });
+    this.CONSUME(kw.for!);
+    this.SUBRULE(this.target);
+    this.CONSUME(LCurly);
+    this.MANY(() => this.SUBRULE(this.statement));
+    this.CONSUME(RCurly);
+  });
+
+  target = this.RULE('target', () => {
+    this.OR([{ ALT: () => this.CONSUME(kw.nodepool!) }, { ALT: () => this.CONSUME(kw.nodepools!) }]);
+    this.OR2({
+      DEF: [
+        { ALT: () => { this.CONSUME(kw.where!); this.SUBRULE(this.selector); } },
+        { ALT: () => this.SUBRULE(this.nameList) },
+      ],
+      ERR_MSG: 'NodePool names or `where`',
+    });
+  });
+
+  nameList = this.RULE('nameList', () => {
+    this.CONSUME(Identifier);
+    this.MANY(() => { this.CONSUME(Comma); this.CONSUME2(Identifier); });
+  });
+
+  statement = this.RULE('statement', () => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.consolidateStmt) },
+      { ALT: () => this.SUBRULE(this.expireStmt) },
+      { ALT: () => this.SUBRULE(this.terminationStmt) },
+      { ALT: () => this.SUBRULE(this.timezoneStmt) },
+      { ALT: () => this.SUBRULE(this.budgetStmt) },
+      { ALT: () => this.SUBRULE(this.allowStmt) },
+      { ALT: () => this.SUBRULE(this.freezeStmt) },
+      { ALT: () => this.SUBRULE(this.podsStmt) },
+      { ALT: () => this.SUBRULE(this.windowStmt) },
+      { ALT: () => this.SUBRULE(this.unknownStmt) },
+    ]);
+  });
+
+  consolidateStmt = this.RULE('consolidateStmt', () => {
+    this.CONSUME(kw.consolidate!);
+    this.OR({
+      DEF: [
+        { ALT: () => this.CONSUME(kw.never!) },
+        {
+          ALT: () => {
+            this.CONSUME(kw.when!);
+            this.OR2({
+              DEF: [
+                { ALT: () => { this.CONSUME(kw.empty!); this.OPTION(() => { this.CONSUME(kw.or!); this.CONSUME(kw.underutilized!); }); } },
+                { ALT: () => this.CONSUME(kw.balanced!) },
+              ],
+              ERR_MSG: '`empty` or `balanced`',
+            });
+            this.OPTION2(() => this.SUBRULE(this.afterClause));
+          },
+        },
+        { ALT: () => this.SUBRULE2(this.afterClause) },
+      ],
+      ERR_MSG: '`when`, `after` or `never`',
+    });
+  });
+
+  afterClause = this.RULE('afterClause', () => {
+    this.CONSUME(kw.after!);
+    this.OR({ DEF: [{ ALT: () => this.CONSUME(Duration) }, { ALT: () => this.CONSUME(kw.never!) }], ERR_MSG: 'a duration or `never`' });
+  });
+
+  expireStmt = this.RULE('expireStmt', () => {
+    this.CONSUME(kw.expire!);
+    this.OR({
+      DEF: [
+        { ALT: () => this.CONSUME(kw.never!) },
+        { ALT: () => { this.SUBRULE(this.afterClause); this.OPTION(() => this.CONSUME(kw.gracefully!)); } },
+      ],
+      ERR_MSG: '`after` or `never`',
+    });
+  });
+
+  terminationStmt = this.RULE('terminationStmt', () => {
+    this.CONSUME(kw.termination!);
+    this.CONSUME(kw.grace!);
+    this.CONSUME(Duration);
+  });
+
+  timezoneStmt = this.RULE('timezoneStmt', () => {
+    this.CONSUME(kw.timezone!);
+    this.CONSUME(StringLit, { ERR_MSG: 'a quoted time zone' });
+  });
+
+  budgetStmt = this.RULE('budgetStmt', () => {
+    this.CONSUME(kw.budget!);
+    this.SUBRULE(this.quantity);
+    this.OPTION(() => { this.CONSUME(kw.for!); this.SUBRULE(this.reasons); });
+    this.OPTION2(() => { this.CONSUME(kw.during!); this.SUBRULE(this.window); });
+  });
+
+  allowStmt = this.RULE('allowStmt', () => {
+    this.CONSUME(kw.allow!);
+    this.SUBRULE(this.quantity);
+    this.OPTION(() => this.SUBRULE(this.reasons));
+    this.CONSUME(kw.only!);
+    this.CONSUME(kw.during!);
+    this.SUBRULE(this.window);
+  });
+
+  freezeStmt = this.RULE('freezeStmt', () => {
+    this.CONSUME(kw.freeze!);
+    this.OPTION(() => this.SUBRULE(this.reasons));
+    this.CONSUME(kw.from!);
+    this.CONSUME(StringLit, { ERR_MSG: 'a quoted date-time' });
+    this.CONSUME(kw.to!);
+    this.CONSUME2(StringLit, { ERR_MSG: 'a quoted date-time' });
+    this.OPTION2(() => this.SUBRULE(this.inZone));
+  });
+
+  podsStmt = this.RULE('podsStmt', () => {
+    this.CONSUME(kw.pods!);
+    this.OPTION(() => { this.CONSUME(kw.where!); this.SUBRULE(this.selector); });
+    this.OPTION2(() => { this.CONSUME(kw.in!); this.CONSUME(kw.namespace!); this.SUBRULE(this.nameList); });
+    this.CONSUME(kw.disruptable!);
+    this.OR({ DEF: [{ ALT: () => this.CONSUME(kw.only!) }, { ALT: () => this.CONSUME(kw.never!) }], ERR_MSG: '`only` or `never`' });
+    this.CONSUME(kw.during!);
+    this.SUBRULE(this.window);
+  });
+
+  windowStmt = this.RULE('windowStmt', () => {
+    this.CONSUME(kw.window!);
+    this.CONSUME(Identifier, { ERR_MSG: 'a window name' });
+    this.CONSUME(kw.blocks!);
+    this.SUBRULE(this.reasons);
+    this.OPTION(() => { this.CONSUME(kw.on!); this.CONSUME(kw.nodes!); this.CONSUME(kw.where!); this.SUBRULE(this.selector); });
+    this.OPTION2(() => {
+      this.CONSUME(kw.during!);
+      this.SUBRULE(this.window);
+      this.MANY(() => { this.CONSUME(Comma); this.SUBRULE2(this.window); });
+    });
+  });
+
+  unknownStmt = this.RULE('unknownStmt', () => {
+    this.AT_LEAST_ONE(() => this.CONSUME(StatementJunk));
+  });
+
+  topLevelJunk = this.RULE('topLevelJunk', () => {
+    this.AT_LEAST_ONE(() => this.CONSUME(TopLevelJunk));
+  });
+
+  reasons = this.RULE('reasons', () => {
+    this.CONSUME(Name, { ERR_MSG: 'a reason' });
+    this.MANY(() => { this.CONSUME(Comma); this.CONSUME2(Name, { ERR_MSG: 'a reason' }); });
+  });
+
+  quantity = this.RULE('quantity', () => {
+    this.OR({ DEF: [{ ALT: () => this.CONSUME(NumberLit) }, { ALT: () => this.CONSUME(Percent) }], ERR_MSG: QUANTITY });
+  });
+
+  window = this.RULE('window', () => {
+    this.OR({ DEF: [{ ALT: () => this.CONSUME(StringLit) }, { ALT: () => this.CONSUME(Name) }], ERR_MSG: SCHEDULE });
+    this.OPTION(() => this.SUBRULE(this.forDuration));
+    this.OPTION2(() => this.SUBRULE(this.inZone));
+  });
+
+  forDuration = this.RULE('forDuration', () => {
+    this.CONSUME(kw.for!);
+    this.CONSUME(Duration);
+  });
+
+  inZone = this.RULE('inZone', () => {
+    this.CONSUME(kw.in!);
+    this.CONSUME(StringLit, { ERR_MSG: 'a quoted time zone' });
+  });
+
+  selector = this.RULE('selector', () => {
+    this.SUBRULE(this.requirement);
+    this.MANY(() => {
+      this.OR([{ ALT: () => this.CONSUME(kw.and!) }, { ALT: () => this.CONSUME(Comma) }]);
+      this.SUBRULE2(this.requirement);
+    });
+  });
+
+  requirement = this.RULE('requirement', () => {
+    this.OR({
+      DEF: [
+        { ALT: () => { this.CONSUME(Bang); this.CONSUME(Identifier, { ERR_MSG: 'a label key' }); } },
+        { ALT: () => { this.CONSUME2(Identifier); this.SUBRULE(this.requirementTail); } },
+      ],
+      ERR_MSG: 'a label key',
+    });
+  });
+
+  requirementTail = this.RULE('requirementTail', () => {
+    this.OR({
+      DEF: [
+        { ALT: () => { this.OR2([{ ALT: () => this.CONSUME(Equals) }, { ALT: () => this.CONSUME(DoubleEquals) }, { ALT: () => this.CONSUME(NotEquals) }]); this.SUBRULE(this.value); } },
+        {
+          ALT: () => {
+            this.OR3([{ ALT: () => this.CONSUME(kw.in!) }, { ALT: () => this.CONSUME(kw.notin!) }]);
+            this.CONSUME(LParen);
+            this.SUBRULE2(this.value);
+            this.MANY(() => { this.CONSUME(Comma); this.SUBRULE3(this.value); });
+            this.CONSUME(RParen);
+          },
+        },
+        { ALT: () => this.CONSUME(kw.exists!) },
+        { ALT: () => { this.CONSUME(kw.not!); this.CONSUME2(kw.exists!); } },
+      ],
+      ERR_MSG: '`=`, `!=`, `in`, `notin`, `exists` or `not exists`',
+    });
+  });
+
+  value = this.RULE('value', () => {
+    this.OR({
+      DEF: [
+        { ALT: () => this.CONSUME(StringLit) },
+        { ALT: () => this.CONSUME(Identifier) },
+        { ALT: () => this.CONSUME(NumberLit) },
+        { ALT: () => this.CONSUME(Duration) },
+      ],
+      ERR_MSG: 'a label value',
+    });
+  });
+}
+
+const parser = new KpolParser();
+
+/** The CST of a whole file plus the recognition errors Chevrotain recovered from. */
+export interface ParsedTokens {
+  cst: CstNode;
+  errors: IRecognitionException[];
+}
+
+/** Parses a token stream from `tokenize` into a CST. Never throws on user input. */
+export function parseTokens(tokens: IToken[]): ParsedTokens {
+  parser.input = tokens;
+  const cst = parser.file();
+  return { cst, errors: parser.errors };
+}

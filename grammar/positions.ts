@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// Offset ↔ position conversion with one definition of a line break (`\r\n`, `\n` or `\r`), so
+// that every range the grammar produces agrees on line and character for a given offset.
+import type { IToken } from 'chevrotain';
+import type { Position, Range } from './ast.js';
+
+/** Line starts of one text; positions are 0-based and `character` counts UTF-16 code units. */
+export class LineIndex {
+  private readonly starts: number[] = [0];
+
+  constructor(readonly text: string) {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 13 /* \r */) {
+        if (text.charCodeAt(i + 1) === 10) i++;
+        this.starts.push(i + 1);
+      } else if (c === 10 /* \n */) {
+        this.starts.push(i + 1);
+      }
+    }
+  }
+
+  /** The position of `offset`, clamped to the text. */
+  positionAt(offset: number): Position {
+    const o = Math.max(0, Math.min(offset, this.text.length));
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= o) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo, character: o - this.starts[lo]!, offset: o };
+  }
+
+  /** The range `[start, end)` given as offsets. */
+  range(start: number, end: number): Range {
+    return { start: this.positionAt(start), end: this.positionAt(end) };
+  }
+
+  /** The range a lexed token covers (`endOffset` in Chevrotain is inclusive). */
+  tokenRange(token: IToken): Range {
+    return this.range(token.startOffset, token.startOffset + token.image.length);
+  }
+
+  /** The number of lines (a text without line breaks has one). */
+  get lineCount(): number {
+    return this.starts.length;
+  }
+
+  /** The text of line `line` without its line break. */
+  lineText(line: number): string {
+    const start = this.starts[line] ?? this.text.length;
+    let end = this.starts[line + 1] ?? this.text.length;
+    while (end > start && (this.text[end - 1] === '\n' || this.text[end - 1] === '\r')) end--;
+    return this.text.slice(start, end);
+  }
+}
