@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// Analysis: a budget that can never be the minimum. Conservative: reported only when another
+// budget is active at every instant, applies to every reason this one does, and has a value
+// of the same kind that is no larger — then per reason min() never picks this one.
+import { diagnostic, format } from '../../grammar/diagnostic.js';
+import { MESSAGES } from '../../grammar/messages.js';
+import type { BudgetSpec, Reason } from '../model.js';
+import { budgetedReasons } from './applicable-reasons.js';
+import { report, type CheckContext } from './context.js';
+import { alwaysOpen } from './window-shape.js';
+
+export function checkBudgetShadowed(ctx: CheckContext): void {
+  for (const unit of ctx.units) {
+    const all = budgetedReasons(unit.spec);
+    const budgets = unit.spec.budgets.filter((b) => b.source && !b.error && b.reasons?.length !== 0);
+    const always = new Set(budgets.filter(isAlwaysActive));
+    for (const [i, a] of budgets.entries()) {
+      if (a.mode !== 'budget') continue;
+      const stricter = budgets.find((b, j) => b !== a && always.has(b) && shadows(b, a, all) && !(shadows(a, b, all) && always.has(a) && j > i));
+      if (!stricter?.source || !a.source) continue;
+      const args = { budget: describe(a), stricter: describe(stricter), reasons: describeReasons(a.reasons) };
+      report(unit, diagnostic('budgetShadowed', a.source, args, { related: [{ range: stricter.source, message: MESSAGES.stricterBudgetHere.text }] }));
+    }
+  }
+}
+
+function isAlwaysActive(b: BudgetSpec): boolean {
+  // An allow budget is 0 outside its window, so only an always-open one is a plain limit.
+  return b.window ? alwaysOpen(b.window) : b.mode === 'budget';
+}
+
+/** `b` is at least as strict as `a` for every reason `a` applies to. */
+function shadows(b: BudgetSpec, a: BudgetSpec, all: readonly Reason[]): boolean {
+  const bReasons = new Set(b.reasons ?? all);
+  const covers = (a.reasons ?? all).every((r) => bReasons.has(r));
+  return covers && b.nodes.kind === a.nodes.kind && b.nodes.value <= a.nodes.value;
+}
+
+function describe(b: BudgetSpec): string {
+  const quantity = b.nodes.kind === 'percent' ? `${b.nodes.value}%` : String(b.nodes.value);
+  const reasons = b.reasons ? ` for ${b.reasons.join(', ')}` : '';
+  return `${b.mode === 'allow' ? 'allow' : 'budget'} ${quantity}${reasons}`;
+}
+
+function describeReasons(reasons: Reason[] | null): string {
+  if (!reasons) return MESSAGES.everyReason.text;
+  return reasons.map((r) => format('`{r}`', { r })).join(', ');
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Stage: `budget` and `allow` statements → BudgetSpec, ids `b0, b1, …` in statement order.
+// A policy without either gets Karpenter's default: one 10% budget for every reason.
+import type { AllowStmt, BudgetStmt, QuantityLit } from '../../grammar/ast.js';
+import { diagnostic } from '../../grammar/diagnostic.js';
+import type { BudgetSpec, Quantity } from '../model.js';
+import { report, type CheckContext, type PolicyUnit } from './context.js';
+import { lowerWindow } from './lower-window.js';
+import { lowerReasons } from './reasons.js';
+
+export const DEFAULT_BUDGET: Readonly<BudgetSpec> = { id: 'b0', nodes: { kind: 'percent', value: 10 }, reasons: null, mode: 'budget' };
+
+export function lowerBudgets(ctx: CheckContext): void {
+  for (const unit of ctx.units) {
+    const stmts = unit.ast.statements.filter((s): s is BudgetStmt | AllowStmt => s.kind === 'Budget' || s.kind === 'Allow');
+    unit.spec.budgets = stmts.length === 0 ? [{ ...DEFAULT_BUDGET }] : stmts.map((s, i) => lowerBudget(unit, s, `b${i}`));
+  }
+}
+
+function lowerBudget(unit: PolicyUnit, stmt: BudgetStmt | AllowStmt, id: string): BudgetSpec {
+  const budget: BudgetSpec = {
+    id,
+    nodes: lowerQuantity(unit, stmt.nodes),
+    reasons: lowerReasons(unit, stmt.reasons),
+    mode: stmt.kind === 'Allow' ? 'allow' : 'budget',
+    source: stmt.range,
+  };
+  if (stmt.window) {
+    budget.window = lowerWindow(unit, stmt.window, stmt.kind === 'Allow' ? 'allow' : 'budget');
+    if (budget.window.error) budget.error = budget.window.error;
+  }
+  return budget;
+}
+
+function lowerQuantity(unit: PolicyUnit, lit: QuantityLit): Quantity {
+  if (!lit.percent) return { kind: 'count', value: lit.value };
+  if (lit.value > 100) report(unit, diagnostic('percentOver100', lit.range, { text: lit.text }));
+  return { kind: 'percent', value: Math.min(lit.value, 100) };
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// The state the checker's stages share. Stages run in the fixed order of rules/check.ts; each
+// reads what earlier stages lowered and adds its own part of every PolicySpec plus diagnostics.
+import type { DurationLit, Policy, PolicyFile, ScheduleDecl, WindowExpr } from '../../grammar/ast.js';
+import type { Diagnostic } from '../../grammar/diagnostic.js';
+import type { PolicySpec, WindowSpec } from '../model.js';
+
+/** One file being checked: its diagnostics and its top-level `schedule` declarations. */
+export interface FileScope {
+  fileName: string;
+  file: PolicyFile;
+  diagnostics: Diagnostic[];
+  schedules: Map<string, NamedSchedule>;
+  usedSchedules: Set<string>;
+}
+
+/** A `schedule NAME = …` declaration: the normalised cron, or why it is invalid. */
+export interface NamedSchedule {
+  decl: ScheduleDecl;
+  cron?: string;
+  error?: string;
+}
+
+/** Where a window is used; it decides which durations are allowed. */
+export type WindowUse = 'budget' | 'allow' | 'pod' | 'maintenance';
+
+/** A window that lowered without errors, kept with its syntax for the analysis stages. */
+export interface LoweredWindow {
+  expr: WindowExpr;
+  /** The duration literal in force: the window's own, or its named schedule's. */
+  duration: DurationLit;
+  spec: WindowSpec;
+  use: WindowUse;
+}
+
+/** One policy being lowered. `spec` starts with Karpenter's defaults and is filled in by stages. */
+export interface PolicyUnit {
+  scope: FileScope;
+  ast: Policy;
+  spec: PolicySpec;
+  /** The zone of windows without their own `in`: the policy's `timezone`, else UTC. */
+  defaultZone: string;
+  windows: LoweredWindow[];
+}
+
+export interface CheckContext {
+  scopes: FileScope[];
+  units: PolicyUnit[];
+  nowMs?: number;
+}
+
+/** A named, ordered step of the checker. `why` states the reason for its position. */
+export interface Stage {
+  name: string;
+  why: string;
+  run: (ctx: CheckContext) => void;
+}
+
+export function report(unitOrScope: PolicyUnit | FileScope, d: Diagnostic): void {
+  const scope = 'scope' in unitOrScope ? unitOrScope.scope : unitOrScope;
+  scope.diagnostics.push(d);
+}

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Duration literals → seconds, with the limits each use of a duration has.
+import type { DurationLit, NeverLit } from '../../grammar/ast.js';
+import { diagnostic, type Diagnostic } from '../../grammar/diagnostic.js';
+import { parseKpolDuration } from '../duration.js';
+import type { WindowUse } from './context.js';
+
+const MINUTE = 60;
+const POD_WINDOW_MAX = 7 * 24 * 3600;
+
+/** Seconds, or the diagnostic for a literal that is not a duration. */
+export function durationSeconds(lit: DurationLit): { seconds: number } | { diagnostic: Diagnostic } {
+  const seconds = parseKpolDuration(lit.text);
+  if (seconds === undefined) return { diagnostic: diagnostic('invalidDuration', lit.range, { text: lit.text }) };
+  return { seconds };
+}
+
+/** Seconds, null for `never`, or the diagnostic. */
+export function durationOrNever(lit: DurationLit | NeverLit): { seconds: number | null } | { diagnostic: Diagnostic } {
+  return lit.kind === 'Never' ? { seconds: null } : durationSeconds(lit);
+}
+
+/**
+ * A window duration allowed for its use. Budget-like windows keep Karpenter's whole-minute
+ * rule so every policy exports; pod windows keep seed 004's 1m…7d, which kpol rejects
+ * statically instead of falling back to 1h at runtime.
+ */
+export function windowDurationProblem(lit: DurationLit, seconds: number, use: WindowUse): Diagnostic | undefined {
+  switch (use) {
+    case 'budget':
+    case 'allow':
+    case 'maintenance':
+      return seconds % MINUTE === 0 ? undefined : diagnostic('budgetDurationUnits', lit.range, { text: lit.text });
+    case 'pod':
+      return seconds >= MINUTE && seconds <= POD_WINDOW_MAX
+        ? undefined
+        : diagnostic('podWindowDurationRange', lit.range, { text: lit.text });
+    default: {
+      const never: never = use;
+      throw new Error(`unhandled window use ${String(never)}`);
+    }
+  }
+}
