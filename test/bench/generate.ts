@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// Generated inputs for the benchmarks: a long policy file and a large cluster.
+import type { KubeObject } from '../../src/cluster/types.js';
+import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
+
+/** A policy file of about `lines` lines: many policies using every statement kind. */
+export function generatePolicy(lines: number): string {
+  const out: string[] = ['# generated for the benchmark', 'schedule nightly = "0 1 * * mon-fri" for 4h in "Europe/Berlin"', ''];
+  for (let i = 0; out.length < lines; i++) {
+    out.push(
+      `policy gen-${i} for nodepool pool-${i} {`,
+      '  consolidate when empty or underutilized after 5m',
+      '  expire after 720h',
+      '  termination grace 24h',
+      `  budget ${(i % 50) + 1}% for Empty, Drifted`,
+      '  budget 5',
+      '  budget 0 for Underutilized during "@daily" for 10m',
+      '  allow 3 Drifted only during nightly',
+      `  pods where app = "ml-${i}" disruptable only during "0 2 * * sat" for 6h`,
+      '  window zone-freeze blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h',
+      '}',
+      '',
+    );
+  }
+  return out.join('\n');
+}
+
+export interface ClusterShape {
+  pools: number;
+  nodes: number;
+  pods: number;
+}
+
+/** A cluster of `nodes` machines over `pools` NodePools with `pods` pods, PDBs and some protections. */
+export function generateCluster(shape: ClusterShape): KubeObject[] {
+  const objects: KubeObject[] = [];
+  const perPool = Math.ceil(shape.nodes / shape.pools);
+  const podsPerNode = Math.round(shape.pods / shape.nodes);
+  for (let p = 0; p < shape.pools; p++) {
+    const pool = `pool-${p}`;
+    objects.push(makeNodePool(pool, { consolidateAfter: '5m' }));
+    for (let i = 0; i < perPool && p * perPool + i < shape.nodes; i++) {
+      const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, { drifted: i % 7 === 0 });
+      objects.push(nodeClaim, node);
+      for (let k = 0; k < podsPerNode; k++) {
+        const annotations: Record<string, string> = {};
+        if ((i + k) % 97 === 0) annotations['karpenter.sh/do-not-disrupt'] = 'true';
+        if ((i + k) % 89 === 0) annotations['karpenter.sh/disruption-schedule'] = '0 2 * * 6';
+        objects.push(makePod(`app-${p}-${i}-${k}`, node.metadata.name, {
+          namespace: `team-${p % 10}`, labels: { app: `app-${k % 20}`, team: `t${p % 10}` }, annotations,
+        }));
+      }
+    }
+  }
+  for (let t = 0; t < 10; t++) {
+    for (let a = 0; a < 20; a += 4) {
+      objects.push(makePdb(`app-${a}`, { matchLabels: { app: `app-${a}` } }, { namespace: `team-${t}`, disruptionsAllowed: a % 8 === 0 ? 0 : 1 }));
+    }
+  }
+  return objects;
+}
