@@ -82,10 +82,11 @@ export class GraphEngine {
 
   /** The memo key: only facts that can change a decision. */
   nodeKey(facts: NodeFacts): string {
-    const parts: unknown[] = NODE_DECISION_FACTS.map((k) => facts[k]);
-    for (const k of this.graph.labelKeys) parts.push(facts.nodeLabels[k] ?? null);
-    for (const w of this.nodeWindowFacts) parts.push(facts[w as `window:${string}`]);
-    return JSON.stringify(parts);
+    let key = '';
+    for (const k of NODE_DECISION_FACTS) key += `${facts[k]}|`;
+    for (const k of this.graph.labelKeys) key += `${JSON.stringify(facts.nodeLabels[k] ?? null)}|`;
+    for (const w of this.nodeWindowFacts) key += `${facts[w as `window:${string}`]}|`;
+    return key;
   }
 
   runNode(facts: NodeFacts): Promise<FiredEvent[]> {

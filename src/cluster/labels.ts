@@ -60,9 +60,22 @@ export function matchesRequirements(labels: Labels, requirements: readonly Label
   return true;
 }
 
-/** A stable string naming a label set, for caching per-label-set results (e.g. PDB matches). */
+const signatures = new WeakMap<object, string>();
+
+/**
+ * A stable string naming a label set, for caching per-label-set results (e.g. PDB matches).
+ * Memoised per labels object: objects from a snapshot or an informer are never mutated.
+ */
 export function labelSignature(labels: Labels): string {
   if (labels === undefined) return '';
+  const hit = signatures.get(labels);
+  if (hit !== undefined) return hit;
+  const sig = computeSignature(labels);
+  signatures.set(labels, sig);
+  return sig;
+}
+
+function computeSignature(labels: Readonly<Record<string, string>>): string {
   const keys = Object.keys(labels);
   if (keys.length === 0) return '';
   keys.sort();

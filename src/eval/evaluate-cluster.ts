@@ -11,7 +11,7 @@ import { KARPENTER_REASONS, type PolicySpec, type Reason } from '../../rules/mod
 import { isWindowActive } from '../../rules/window.js';
 import { isInitialized, isInstanceTerminating, isManaged, isReady, nodePoolOf, isDeleting, type ClusterIndex, type StateNode } from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
-import type { PodWarning } from '../facts/pod-windows.js';
+import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
 import { planDecisions } from './decisions.js';
 import type { EvalOutput, NodeResult, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
@@ -32,6 +32,16 @@ export class Evaluator {
   private readonly engines = new WeakMap<PolicySpec, GraphEngine>();
   /** Every engine built so far, for rule coverage. */
   readonly built: GraphEngine[] = [];
+  private readonly matchers = new WeakMap<PolicySpec, PodWindowMatcher>();
+
+  private matcherFor(policy: PolicySpec): PodWindowMatcher {
+    let m = this.matchers.get(policy);
+    if (!m) {
+      m = new PodWindowMatcher(policy.podWindows);
+      this.matchers.set(policy, m);
+    }
+    return m;
+  }
 
   engineFor(policy: PolicySpec): GraphEngine {
     let e = this.engines.get(policy);
@@ -72,7 +82,7 @@ export class Evaluator {
         const engine = this.engineFor(policy);
         const { windows, errors } = this.windowFacts(engine, nowMs);
         const facts = { now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts;
-        p = { engine, windows, errors, events: await engine.runPool(facts), deriver: new NodeFactDeriver(index, engine.graph, state, warn) };
+        p = { engine, windows, errors, events: await engine.runPool(facts), deriver: new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy)) };
         perPolicy.set(policy, p);
       }
       return p;

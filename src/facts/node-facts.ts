@@ -67,16 +67,14 @@ function consolidatableAt(sn: StateNode, policy: PolicySpec): number | undefined
 }
 
 export class NodeFactDeriver {
-  private readonly podWindows: PodWindowMatcher;
-
   constructor(
     private readonly index: ClusterIndex,
     private readonly graph: RuleGraph,
     private readonly state: DisruptionState,
     private readonly warn: (w: PodWarning) => void,
-  ) {
-    this.podWindows = new PodWindowMatcher(graph.spec.podWindows);
-  }
+    /** Kept by the caller across instants: its caches are per pod object. */
+    private readonly podWindows: PodWindowMatcher = new PodWindowMatcher(graph.spec.podWindows),
+  ) {}
 
   derive(sn: StateNode, nowMs: number, windowFacts: Record<string, boolean>): { facts: NodeFacts; details: NodeDetails } {
     const policy = this.graph.spec;

@@ -46,12 +46,18 @@ export function annotationWindow(schedule: string, duration: string | undefined)
 /** Caches, per cluster index and policy, which window statements select which pods. */
 export class PodWindowMatcher {
   private readonly bySignature = new Map<string, PodWindowSpec[]>();
+  private readonly byPod = new WeakMap<Pod, PodWindowSpec[]>();
   private readonly annotations = new Map<string, Annotated>();
+  /** Window activity at the last instant asked about: every pod shares one answer per window. */
+  private readonly activity = new Map<WindowSpec, boolean>();
+  private activityAt = Number.NaN;
 
   constructor(private readonly windows: readonly PodWindowSpec[]) {}
 
   private matching(pod: Pod): PodWindowSpec[] {
     if (this.windows.length === 0) return [];
+    const known = this.byPod.get(pod);
+    if (known) return known;
     const ns = pod.metadata.namespace ?? 'default';
     const key = ns + '\u0002' + labelSignature(pod.metadata.labels);
     let hit = this.bySignature.get(key);
@@ -59,6 +65,7 @@ export class PodWindowMatcher {
       hit = this.windows.filter((w) => (w.namespaces.length === 0 || w.namespaces.includes(ns)) && matchesSelector(pod.metadata.labels, w.selector));
       this.bySignature.set(key, hit);
     }
+    this.byPod.set(pod, hit);
     return hit;
   }
 
@@ -75,12 +82,26 @@ export class PodWindowMatcher {
     return hit;
   }
 
+  /** Throws (WindowError) for a window that cannot be evaluated. */
+  private active(spec: WindowSpec, nowMs: number): boolean {
+    if (nowMs !== this.activityAt) {
+      this.activity.clear();
+      this.activityAt = nowMs;
+    }
+    let a = this.activity.get(spec);
+    if (a === undefined) {
+      a = isWindowActive(spec, nowMs);
+      this.activity.set(spec, a);
+    }
+    return a;
+  }
+
   /** The window that holds the pod now, if any. A window that cannot be evaluated holds it (fail closed). */
   blocks(pod: Pod, nowMs: number, warn: (w: PodWarning) => void): PodWindowBlock | undefined {
     for (const w of this.matching(pod)) {
       let active: boolean;
       try {
-        active = isWindowActive(w.window, nowMs);
+        active = this.active(w.window, nowMs);
       } catch {
         return { window: w.id };
       }
@@ -91,6 +112,6 @@ export class PodWindowMatcher {
     const name = `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
     for (const message of a.warnings) warn({ pod: name, message });
     if (!a.spec) return undefined;
-    return isWindowActive(a.spec, nowMs) ? undefined : { window: 'annotation' };
+    return this.active(a.spec, nowMs) ? undefined : { window: 'annotation' };
   }
 }
