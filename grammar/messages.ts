@@ -62,7 +62,7 @@ export const MESSAGES = {
   // ── warnings from static analysis ───────────────────────────────────────
   windowNeverOpens: e('KPOL3001', 'warning', 'window `{schedule}` for `{duration}` never opens', 'a zero duration is never active; give it a positive duration'),
   scheduleNeverFires: e('KPOL3002', 'warning', 'schedule `{cron}` never fires, so its window is always active, as Karpenter treats such a budget'),
-  budgetShadowed: e('KPOL3003', 'warning', 'budget `{budget}` never binds: `{stricter}` is always at least as strict for {reasons}'),
+  budgetShadowed: e('KPOL3003', 'warning', '`{budget}` never binds: `{stricter}` is always at least as strict for {reasons}', 'drop it, or make it stricter than `{stricter}`'),
   reasonUnlimited: e('KPOL3004', 'warning', 'no budget names `{reason}`, so `{reason}` disruptions are unlimited', 'add `budget <n> for {reason}`, or a budget without reasons'),
   alwaysActive: e('KPOL3005', 'warning', 'window `{schedule}` for `{duration}` is always active: the duration is at least the schedule\'s period', 'drop the window, or shorten the duration'),
   unknownTimeZone: e('KPOL3006', 'warning', 'unknown time zone `{zone}`; windows in it fail closed', 'use an IANA name such as `Europe/Berlin` or `UTC`'),

@@ -4,6 +4,7 @@
 // of the same kind that is no larger — then per reason min() never picks this one.
 import { diagnostic, format } from '../../grammar/diagnostic.js';
 import { MESSAGES } from '../../grammar/messages.js';
+import { formatDuration } from '../duration.js';
 import type { BudgetSpec, Reason } from '../model.js';
 import { budgetedReasons } from './applicable-reasons.js';
 import { report, type CheckContext } from './context.js';
@@ -36,10 +37,12 @@ function shadows(b: BudgetSpec, a: BudgetSpec, all: readonly Reason[]): boolean 
   return covers && b.nodes.kind === a.nodes.kind && b.nodes.value <= a.nodes.value;
 }
 
+/** The budget as kpol writes it (schedule normalised), to tell two similar budgets apart. */
 function describe(b: BudgetSpec): string {
   const quantity = b.nodes.kind === 'percent' ? `${b.nodes.value}%` : String(b.nodes.value);
-  const reasons = b.reasons ? ` for ${b.reasons.join(', ')}` : '';
-  return `${b.mode === 'allow' ? 'allow' : 'budget'} ${quantity}${reasons}`;
+  const reasons = b.reasons ? ` ${b.reasons.join(', ')}` : '';
+  const window = b.window ? ` during ${JSON.stringify(b.window.cron)} for ${formatDuration(b.window.durationSeconds)}` : '';
+  return b.mode === 'allow' ? `allow ${quantity}${reasons} only${window}` : `budget ${quantity}${reasons ? ` for${reasons}` : ''}${window}`;
 }
 
 function describeReasons(reasons: Reason[] | null): string {

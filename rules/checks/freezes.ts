@@ -41,7 +41,7 @@ function lowerFreeze(unit: PolicyUnit, stmt: FreezeStmt, id: string, nowMs: numb
   }
   if (!known) freeze.range = { fromMs: fromMs - EARLIEST_OFFSET, toMs: toMs + LATEST_OFFSET };
   if (nowMs !== undefined && freeze.range.toMs <= nowMs) {
-    report(unit, diagnostic('freezeInPast', to.range, { to: to.value, now: new Date(nowMs).toISOString() }));
+    report(unit, diagnostic('freezeInPast', to.range, { to: to.value, now: new Date(nowMs).toISOString().replace('.000Z', 'Z') }));
   }
   return freeze;
 }

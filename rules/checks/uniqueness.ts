@@ -21,7 +21,8 @@ export function checkUniqueness(ctx: CheckContext): void {
     const first = policies.get(name.text);
     if (first) report(unit, diagnostic('duplicatePolicy', name.range, { name: name.text }, { related: relatedTo(first, unit) }));
     else policies.set(name.text, { unit, name });
-    checkNodePools(unit, nodePools);
+    // A second policy of the same name is already an error; its NodePools would only repeat it.
+    if (!first) checkNodePools(unit, nodePools);
     checkWindowNames(unit);
     checkBudgetCount(unit);
   }
