@@ -4,7 +4,7 @@
 // `unknownStatement` that runs to the next statement keyword or `}`, so one bad statement
 // never hides the ones after it; unknown text at top level runs to the next `policy` or
 // `schedule`. The EBNF is in grammar/README.md.
-import { CstParser, type CstNode, type IRecognitionException, type IToken } from 'chevrotain';
+import { CstParser, type CstNode, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import { expectedPhraseProvider } from './expected.js';
 import {
   allTokens, Bang, Comma, DoubleEquals, Duration, Equals, Identifier, kw, LCurly, LParen, Name,
@@ -14,11 +14,28 @@ import {
 const QUANTITY = 'a node count or percentage';
 const SCHEDULE = 'a schedule (a quoted cron expression or a schedule name)';
 
+/** Chevrotain 11.2 internals used by the resynchronisation override below. */
+interface FollowInternals {
+  buildFullFollowKeyStack(): unknown[];
+  getFollowSetFromFollowKey(key: unknown): TokenType[] | undefined;
+}
+
 /** The kpol CST parser. Use the shared instance through `parseTokens`. */
 class KpolParser extends CstParser {
   constructor() {
     super(allTokens, { recoveryEnabled: true, maxLookahead: 2, errorMessageProvider: expectedPhraseProvider });
     this.performSelfAnalysis();
+  }
+
+  /**
+   * Chevrotain searches the follow sets of the rule stack outermost first when it resynchronises
+   * after an error. With catch-all junk rules the outermost set (`file`) matches every token, so
+   * a bad statement would abandon its whole policy. Searching innermost first makes the nearest
+   * enclosing repetition (the policy body) take the recovery instead.
+   */
+  flattenFollowSet(): TokenType[] {
+    const self = this as unknown as FollowInternals;
+    return self.buildFullFollowKeyStack().reverse().flatMap((key) => self.getFollowSetFromFollowKey(key) ?? []);
   }
 
   file = this.RULE('file', () => {
