@@ -35,16 +35,32 @@ function field(text: string, min: number, max: number): Field {
   return { values, star };
 }
 
-/** A predicate over UTC wall-clock minutes for a valid robfig schedule. */
-export function robfigMatcher(schedule: string): (d: Date) => boolean {
+function parse(schedule: string) {
   const [mi, h, dom, mo, dow] = (MACROS[schedule] ?? schedule).split(/\s+/);
   const f = { mi: field(mi, 0, 59), h: field(h, 0, 23), dom: field(dom, 1, 31), mo: field(mo, 1, 12), dow: field(dow, 0, 6) };
-  return (d) => {
-    if (!f.mi.values.has(d.getUTCMinutes()) || !f.h.values.has(d.getUTCHours()) || !f.mo.values.has(d.getUTCMonth() + 1)) return false;
+  const dayOk = (d: Date): boolean => {
+    if (!f.mo.values.has(d.getUTCMonth() + 1)) return false;
     const domOk = f.dom.values.has(d.getUTCDate());
     const dowOk = f.dow.values.has(d.getUTCDay());
     return f.dom.star || f.dow.star ? domOk && dowOk : domOk || dowOk;
   };
+  return { f, dayOk };
+}
+
+/** A predicate over UTC wall-clock minutes for a valid robfig schedule. */
+export function robfigMatcher(schedule: string): (d: Date) => boolean {
+  const { f, dayOk } = parse(schedule);
+  return (d) => f.mi.values.has(d.getUTCMinutes()) && f.h.values.has(d.getUTCHours()) && dayOk(d);
+}
+
+/** True when some date from 2024 through 2031 matches and the time fields select something. */
+export function everFires(schedule: string): boolean {
+  const { f, dayOk } = parse(schedule);
+  if (f.mi.values.size === 0 || f.h.values.size === 0) return false;
+  for (let day = Date.UTC(2024, 0, 1); day < Date.UTC(2032, 0, 1); day += 86_400_000) {
+    if (dayOk(new Date(day))) return true;
+  }
+  return false;
 }
 
 /** Every matching minute in [fromMs, toMs), as epoch ms, shifting wall clock by a fixed offset. */
