@@ -5,7 +5,9 @@ import { checkCommand } from './check.js';
 import { compileCommand } from './compile.js';
 import { evalCommand } from './eval.js';
 import { explainCommand } from './explain.js';
+import { exportCommand } from './export.js';
 import { fmtCommand } from './fmt.js';
+import { importCommand } from './import.js';
 import { testCommand } from './test.js';
 
 export const COMMANDS: Record<string, Command> = {
@@ -15,4 +17,6 @@ export const COMMANDS: Record<string, Command> = {
   eval: evalCommand,
   explain: explainCommand,
   test: testCommand,
+  import: importCommand,
+  export: exportCommand,
 };

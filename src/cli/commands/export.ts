@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+import { stringify } from 'yaml';
+import { exportNodePool } from '../../../rules/karpenter-export.js';
+import { loadPolicies } from '../../policy/load.js';
+import type { NodePool } from '../../cluster/types.js';
+import { CliError, EXIT_FINDINGS, EXIT_OK, readText } from '../io.js';
+import { readPolicySources, reportDiagnostics } from '../inputs.js';
+import { parse, type Command } from './command.js';
+import { policyToNodePoolDisruption } from '../../../rules/karpenter-export.js';
+
+const usage = `usage: kpol export [--base NODEPOOL.yaml] [--strict] FILE.kpol…
+
+Prints karpenter.sh/v1 NodePools (YAML) carrying each policy's disruption settings. What
+Karpenter cannot express (time zones with DST, freezes, pod windows, selective maintenance
+windows, graceful expiration) is reported on stderr, never dropped silently; --strict exits 1
+when anything could not be exported. --base keeps an existing NodePool's template.`;
+
+export const exportCommand: Command = {
+  summary: 'convert .kpol policies into Karpenter NodePools',
+  usage,
+  async run(argv, io) {
+    const { values, positionals } = parse(argv, { base: { type: 'string' }, strict: { type: 'boolean' } }, usage);
+    if (positionals.length === 0) throw new CliError(`no files given\n\n${usage}`);
+    const loaded = loadPolicies(readPolicySources(positionals));
+    if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
+    let base: NodePool | undefined;
+    if (values.base) {
+      const { parse: parseYaml } = await import('yaml');
+      base = parseYaml(readText(values.base)) as NodePool;
+      if (base?.kind !== 'NodePool') throw new CliError(`${values.base}: not a NodePool`);
+    }
+    const docs: string[] = [];
+    let findings = 0;
+    for (const policy of loaded.policies) {
+      for (const f of policyToNodePoolDisruption(policy).findings) {
+        findings++;
+        io.err(`${policy.file ?? ''}: policy ${policy.name}: ${f.feature}: ${f.message}`);
+      }
+      for (const np of exportNodePool(policy, base)) docs.push(stringify(np));
+    }
+    io.out(docs.join('---\n'));
+    return values.strict && findings > 0 ? EXIT_FINDINGS : EXIT_OK;
+  },
+};
