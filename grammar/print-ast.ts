@@ -31,7 +31,7 @@ function leafText(n: NodeLike): string | undefined {
     case 'Never':
       return `Never ${at(n)}`;
     case 'Quantity':
-      return `Quantity ${String(n['text'])} (${String(n['value'])}${n['percent'] ? '%' : ''}) ${at(n)}`;
+      return `Quantity ${String(n['text'])} (value ${String(n['value'])}${n['percent'] ? ', percent' : ''}) ${at(n)}`;
     case 'Comment':
       return `Comment ${JSON.stringify(n['text'])} ${at(n)}`;
     default:

@@ -2,7 +2,7 @@
 // Canonical one-line text of declarations, policy headers and statements, for the formatter.
 // Leaves (names, strings, durations, quantities) are printed exactly as written in the source,
 // so quoting, escapes and spelling survive formatting; only layout and synonyms change
-// (`==` → `=`, `!k` → `k not exists`, `consolidate after never` →
+// (`==` → `=`, `,` between requirements → `and`, `consolidate after never` →
 // `consolidate never`, `expire after never` → `expire never`).
 import type { Policy, Range, Requirement, ScheduleDecl, Selector, Statement, WindowExpr } from './ast.js';
 
@@ -40,7 +40,7 @@ function requirementText(raw: RawText, r: Requirement): string {
     case 'Exists':
       return `${key} exists`;
     case 'DoesNotExist':
-      return `${key} not exists`;
+      return raw(r).startsWith('!') ? `!${key}` : `${key} not exists`;
     case 'In':
       return r.values.length === 1 && !asSet ? `${key} = ${raw(first!)}` : `${key} in (${list(raw, r.values)})`;
     case 'NotIn':
