@@ -3,14 +3,28 @@
 // that points at the string literal, with a quick fix where one is certain.
 import type { Str } from '../../grammar/ast.js';
 import { diagnostic, type Diagnostic } from '../../grammar/diagnostic.js';
-import { validateCron, type CronError } from '../cron.js';
+import { validateCron, type CronError, type CronOk } from '../cron.js';
 import { quoted, suggestion } from './notes.js';
 
 const MACROS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
 
+const validated = new Map<string, CronOk | CronError>();
+const MAX_CACHED = 5000;
+
+// Policies repeat the same schedules; validating each distinct text once keeps checking linear.
+function validateOnce(expr: string): CronOk | CronError {
+  let result = validated.get(expr);
+  if (!result) {
+    result = validateCron(expr);
+    if (validated.size >= MAX_CACHED) validated.clear();
+    validated.set(expr, result);
+  }
+  return result;
+}
+
 /** The normalised cron, or the diagnostic explaining why Karpenter would reject it. */
 export function checkCron(lit: Str): { cron: string } | { diagnostic: Diagnostic } {
-  const result = validateCron(lit.value);
+  const result = validateOnce(lit.value);
   if (result.ok) return { cron: result.normalized };
   return { diagnostic: cronDiagnostic(lit, result) };
 }
