@@ -90,7 +90,7 @@ class Exporter {
     const what = `budget ${b.id}`;
     const reasons = this.reasons(b.reasons, what);
     if (reasons === null) return;
-    if (b.error !== undefined) {
+    if (b.error !== undefined && b.window?.error === undefined) {
       this.finding('budget', `${what} is invalid (${b.error}); exported as \`nodes: "0"\`, which blocks every reason as Karpenter would`);
       this.push('0', undefined);
       return;

@@ -67,7 +67,10 @@ class Importer {
     if (!KARPENTER_PATTERNS.nodes.test(nodes)) this.problem(`${at}.nodes`, `\`${nodes}\` does not match the CRD pattern ${KARPENTER_PATTERNS.nodes.source}`);
     const parsed = parseBudgetNodes(nodes);
     if (parsed.ok) spec.nodes = parsed.quantity;
-    else spec.error = parsed.error;
+    else {
+      spec.error = parsed.error;
+      this.problem(`${at}.nodes`, `invalid budget (${parsed.error}): Karpenter allows 0 disruptions for every reason of this NodePool`);
+    }
     if (b.reasons !== undefined && b.reasons !== null) spec.reasons = this.reasons(`${at}.reasons`, b.reasons);
     const schedule = this.text(`${at}.schedule`, b.schedule);
     const duration = this.text(`${at}.duration`, b.duration);
@@ -87,11 +90,9 @@ class Importer {
       spec.window = { cron: cron.ok ? cron.normalized : schedule, durationSeconds: d.ok ? d.value : 0, timeZone: 'UTC' };
       if (!cron.ok) {
         spec.window.error = cron.error;
+        spec.error ??= cron.error; // as the .kpol checker does: the budget itself is invalid
         this.problem(`${at}.schedule`, `\`${schedule}\` passes the CRD but fails at runtime (${cron.error}): Karpenter allows 0 disruptions for every reason of this NodePool`);
       }
-    }
-    if (spec.error && !spec.window?.error) {
-      this.problem(`${at}.nodes`, `invalid budget (${spec.error}): Karpenter allows 0 disruptions for every reason of this NodePool`);
     }
     return spec;
   }

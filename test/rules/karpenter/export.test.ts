@@ -135,6 +135,13 @@ describe('policyToNodePoolDisruption', () => {
     expect(out.findings.map((f) => f.feature)).toEqual(['budget', 'window']);
   });
 
+  it('exports an imported pool with a runtime-invalid schedule unchanged (it fails closed the same way)', () => {
+    const np = makeNodePool('default', { budgets: [{ nodes: '1', schedule: '0 0 * * 7', duration: '1h' }] });
+    const out = policyToNodePoolDisruption(nodePoolToPolicy(np).policy);
+    expect(out.disruption.budgets).toEqual([{ nodes: '1', schedule: '0 0 * * 7', duration: '1h' }]);
+    expect(out.findings.map((f) => f.feature)).toEqual(['window']);
+  });
+
   it('rounds sub-minute window durations up, with a finding', () => {
     const out = policyToNodePoolDisruption(policy({ budgets: [budget({ window: utc('@daily', 90) })] }));
     expect(out.disruption.budgets[0].duration).toBe('2m');

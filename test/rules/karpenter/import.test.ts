@@ -65,6 +65,7 @@ describe('nodePoolToPolicy', () => {
   ])('fails the pool closed on schedule %j (passes the CRD, fails robfig)', (schedule, error) => {
     const { policy, diagnostics } = budgetsOf([{ nodes: '10%' }, { nodes: '0', schedule, duration: '1h', reasons: ['Drifted'] }]);
     expect(policy.budgets[1].window).toEqual({ cron: schedule, durationSeconds: 3600, timeZone: 'UTC', error });
+    expect(policy.budgets[1].error).toBe(error);
     expect(diagnostics).toEqual([
       {
         path: 'NodePool/default: spec.disruption.budgets[1].schedule',
