@@ -55,7 +55,8 @@ export const STAGES: readonly Stage[] = [
 ];
 
 export interface CheckInput {
-  fileName: string;
+  /** Recorded in each PolicySpec and named in cross-file notes; optional for a lone text. */
+  fileName?: string;
   file: PolicyFile;
 }
 
@@ -67,19 +68,19 @@ export interface CheckOptions {
 /** PolicySpecs of all files, and each file's diagnostics (sorted) in input order. */
 export interface CheckAllResult {
   value: PolicySpec[];
-  files: Array<{ fileName: string; diagnostics: Diagnostic[] }>;
+  files: Array<{ fileName: string; diagnostics: Diagnostic[] }>; // fileName `<input>` when none was given
 }
 
 /** Checks files together, so that names and NodePools must be unique across all of them. */
 export function checkAll(inputs: readonly CheckInput[], options: CheckOptions = {}): CheckAllResult {
   const scopes: FileScope[] = inputs.map(({ fileName, file }) => ({
-    fileName,
+    fileName: fileName ?? UNNAMED,
     file,
     diagnostics: [],
     schedules: new Map(),
     usedSchedules: new Set(),
   }));
-  const units = scopes.flatMap((scope) => scope.file.policies.map((ast) => newUnit(scope, ast)));
+  const units = scopes.flatMap((scope, i) => scope.file.policies.map((ast) => newUnit(scope, ast, inputs[i].fileName)));
   const ctx: CheckContext = { scopes, units, nowMs: options.nowMs };
   for (const stage of STAGES) stage.run(ctx);
   return {
@@ -89,7 +90,7 @@ export function checkAll(inputs: readonly CheckInput[], options: CheckOptions = 
 }
 
 export function check(file: PolicyFile, options: CheckOptions & { fileName?: string } = {}): Result<PolicySpec[]> {
-  const result = checkAll([{ fileName: options.fileName ?? '<input>', file }], options);
+  const result = checkAll([{ fileName: options.fileName, file }], options);
   return { value: result.value, diagnostics: result.files[0].diagnostics };
 }
 
@@ -100,7 +101,9 @@ export function checkSource(text: string, fileName?: string, options: CheckOptio
   return { value: checked.value, diagnostics: sortDiagnostics([...parsed.diagnostics, ...checked.diagnostics]) };
 }
 
-function newUnit(scope: FileScope, ast: Policy): PolicyUnit {
+const UNNAMED = '<input>';
+
+function newUnit(scope: FileScope, ast: Policy, fileName: string | undefined): PolicyUnit {
   const spec: PolicySpec = {
     name: ast.name.text,
     origin: 'kpol',
@@ -114,7 +117,7 @@ function newUnit(scope: FileScope, ast: Policy): PolicyUnit {
     podWindows: [],
     maintenanceWindows: [],
   };
-  if (scope.fileName !== '<input>') spec.file = scope.fileName;
+  if (fileName !== undefined) spec.file = fileName;
   return { scope, ast, spec, defaultZone: 'UTC', windows: [] };
 }
 

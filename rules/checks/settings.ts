@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage: the policy-wide settings — consolidation, expiration, termination grace, time zone.
 // Each may be written once; the first one written is the one lowered.
-import type { Statement } from '../../grammar/ast.js';
+import type { ConsolidateStmt, ExpireStmt, Statement, TerminationGraceStmt, TimeZoneStmt } from '../../grammar/ast.js';
 import { diagnostic } from '../../grammar/diagnostic.js';
 import type { ConsolidationPolicy } from '../model.js';
 import { report, type CheckContext, type PolicyUnit } from './context.js';
@@ -11,7 +11,8 @@ import { timeZoneProblem } from './time-zones.js';
 
 const POLICIES: readonly ConsolidationPolicy[] = ['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced'];
 
-type SettingKind = 'Consolidate' | 'Expire' | 'TerminationGrace' | 'TimeZone';
+type SettingStmt = ConsolidateStmt | ExpireStmt | TerminationGraceStmt | TimeZoneStmt;
+type SettingKind = SettingStmt['kind'];
 const SETTING_WORDS: Record<SettingKind, string> = {
   Consolidate: 'consolidate',
   Expire: 'expire',
@@ -21,10 +22,10 @@ const SETTING_WORDS: Record<SettingKind, string> = {
 
 export function lowerSettings(ctx: CheckContext): void {
   for (const unit of ctx.units) {
-    const seen = new Map<SettingKind, Statement>();
+    const seen = new Map<SettingKind, SettingStmt>();
     for (const stmt of unit.ast.statements) {
-      if (!(stmt.kind in SETTING_WORDS)) continue;
-      const kind = stmt.kind as SettingKind;
+      if (!isSetting(stmt)) continue;
+      const kind = stmt.kind;
       const first = seen.get(kind);
       if (first) {
         const args = { setting: SETTING_WORDS[kind], policy: unit.ast.name.text };
@@ -37,7 +38,11 @@ export function lowerSettings(ctx: CheckContext): void {
   }
 }
 
-function lowerSetting(unit: PolicyUnit, stmt: Statement): void {
+function isSetting(stmt: Statement): stmt is SettingStmt {
+  return stmt.kind in SETTING_WORDS;
+}
+
+function lowerSetting(unit: PolicyUnit, stmt: SettingStmt): void {
   const spec = unit.spec;
   switch (stmt.kind) {
     case 'Consolidate': {
@@ -73,7 +78,9 @@ function lowerSetting(unit: PolicyUnit, stmt: Statement): void {
       unit.defaultZone = stmt.zone.value;
       return;
     }
-    default:
-      return;
+    default: {
+      const never: never = stmt;
+      throw new Error(`unhandled setting ${String((never as Statement).kind)}`);
+    }
   }
 }
