@@ -126,8 +126,20 @@ export function parseField(text: string, bounds: FieldBounds): FieldResult {
   return { ok: true, field: { values: [...seen].sort((a, b) => a - b), star } };
 }
 
-/** A field's values written compactly (`1-5,7`); runs of three or more become ranges. */
-export function formatValues(values: readonly number[]): string {
+/**
+ * A field's values written compactly: runs of three or more as `a-b`, the rest listed
+ * (`1-5,7`). Given the field's bounds, an arithmetic progression of three or more values with
+ * a step n above 1 is written as a starred step (when it starts at the minimum and runs to the
+ * end) or `a-b/n`. Every form here means the same to robfig and cron-parser, and none of them
+ * sets robfig's star bit.
+ */
+export function formatValues(values: readonly number[], bounds?: FieldBounds): string {
+  const step = bounds && values.length >= 3 ? values[1] - values[0] : 0;
+  if (step > 1 && values.every((v, i) => i === 0 || v - values[i - 1] === step)) {
+    const last = values[values.length - 1];
+    if (bounds && values[0] === bounds.min && last + step > bounds.max) return `*/${step}`;
+    return `${values[0]}-${last}/${step}`;
+  }
   const parts: string[] = [];
   for (let i = 0; i < values.length; ) {
     let j = i;
@@ -140,10 +152,10 @@ export function formatValues(values: readonly number[]): string {
 }
 
 /**
- * The numeric form of one field: `*` exactly when robfig's star bit is set, otherwise an
- * explicit list. cron-parser treats a field as a wildcard only when it is written `*`/`?`,
+ * The numeric form of one field: `*` exactly when robfig's star bit is set, otherwise values
+ * (see formatValues). cron-parser treats a field as a wildcard only when it is written `*`/`?`,
  * so this keeps its day-of-month/day-of-week AND/OR choice identical to robfig's.
  */
-export function formatField(field: CronFieldSet): string {
-  return field.star ? '*' : formatValues(field.values);
+export function formatField(field: CronFieldSet, bounds: FieldBounds): string {
+  return field.star ? '*' : formatValues(field.values, bounds);
 }

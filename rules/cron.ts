@@ -83,7 +83,7 @@ function normalizeEmpty(f: CronFields): CronFields | undefined {
 }
 
 function formatFields(f: CronFields | undefined): string {
-  return f ? FIELD_ORDER.map((name) => formatField(f[name])).join(' ') : NEVER;
+  return f ? FIELD_ORDER.map((name) => formatField(f[name], BOUNDS[name])).join(' ') : NEVER;
 }
 
 function range(from: number, to: number): number[] {

@@ -2,7 +2,7 @@
 // Static facts about a window, for lints: does it never open, is it open all the time.
 import type { WindowSpec } from './model.js';
 import { cronFields, dayMatches } from './cron.js';
-import { compileWindow } from './window.js';
+import { compileWindow } from './window-compile.js';
 import { zoneOffsetRange } from './window-zone.js';
 
 const DAY_MS = 86_400_000;

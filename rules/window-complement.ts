@@ -4,7 +4,7 @@
 import type { WindowSpec } from './model.js';
 import { cronFields, cronNeverFires } from './cron.js';
 import { formatValues, type CronFields } from './cron-fields.js';
-import { WindowError, compileWindow } from './window.js';
+import { WindowError, compileWindow } from './window-compile.js';
 import { fixedOffsetMs } from './window-zone.js';
 
 /** One Karpenter-style window: evaluated in UTC, duration in whole minutes. */

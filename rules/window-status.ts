@@ -2,10 +2,10 @@
 // Where `now` sits relative to a window, for explain output: open since when and until when,
 // or closed since when and opening when.
 import type { WindowSpec } from './model.js';
-import { compileWindow, isWindowActive } from './window.js';
+import { compileWindow } from './window-compile.js';
 
 /**
- * `active` as isWindowActive. When active: `since`/`until` bound the merged window around now
+ * `active` as isWindowActive (same rule, uncached). When active: `since`/`until` bound the merged window around now
  * and `nextOpen` is the next opening after `until`. When inactive: `since` is when the last
  * window closed, `until` and `nextOpen` when the next one opens. A bound is omitted when it
  * lies more than a year from `now` or does not exist (never-firing schedules are always
@@ -22,11 +22,11 @@ const HORIZON_MS = 366 * 86_400_000;
 
 /** The window's status at `nowMs`; throws WindowError for invalid specs. */
 export function windowStatus(spec: WindowSpec, nowMs: number): WindowStatus {
-  const active = isWindowActive(spec, nowMs);
   const { schedule, durationMs: d } = compileWindow(spec);
-  if (schedule.neverFires) return { active };
+  if (schedule.neverFires) return { active: true };
   const next = schedule.robfigNext(nowMs - d);
-  if (next === null) return { active };
+  if (next === null) return { active: true }; // robfig's zero time
+  const active = next <= nowMs;
   const status: WindowStatus = { active };
   if (!active) {
     status.until = status.nextOpen = next;
