@@ -34,10 +34,10 @@ const selector = fc
 const after = fc.oneof(duration, fc.constant('never')).map((d) => ['after', d]);
 
 const statement: fc.Arbitrary<string[]> = fc.oneof(
-  fc.constant(['consolidate', 'never']),
+  fc.constant<string[]>(['consolidate', 'never']),
   fc.tuple(fc.constantFrom(['empty'], ['empty', 'or', 'underutilized'], ['balanced']), opt(after)).map(([w, a]) => ['consolidate', 'when', ...w, ...a]),
   after.map((a) => ['consolidate', ...a]),
-  fc.constant(['expire', 'never']),
+  fc.constant<string[]>(['expire', 'never']),
   fc.tuple(after, fc.boolean()).map(([a, g]) => ['expire', ...a, ...(g ? ['gracefully'] : [])]),
   duration.map((d) => ['termination', 'grace', d]),
   quoted.map((z) => ['timezone', z]),
