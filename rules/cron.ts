@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Schedules in robfig/cron v3's standard dialect, validated exactly as Karpenter's
-// `cron.ParseStandard("TZ=UTC " + schedule)` does, and normalised to a form cron-parser reads
-// identically.
+// `cron.ParseStandard("TZ=UTC " + schedule)` does, and normalised to a form that robfig and
+// cron-parser both read with robfig's meaning.
 import { BOUNDS, formatField, parseField, type CronFields, type CronFieldSet } from './cron-fields.js';
 
 export type CronError = { ok: false; kind: 'fieldCount' | 'dow7' | 'descriptor' | 'field'; error: string; found?: number };
@@ -106,13 +106,6 @@ export function cronFields(normalized: string): CronFields {
     out[name] = result.field;
   }
   return out as CronFields;
-}
-
-/** The 5-field form of a validated schedule with descriptors expanded, for cron-parser. */
-export function cronParserExpression(normalized: string): string {
-  const checked = validateCron(normalized);
-  if (!checked.ok) throw new Error(`invalid schedule \`${normalized}\`: ${checked.error}`);
-  return CRON_MACROS[checked.normalized] ?? checked.normalized;
 }
 
 /** robfig's day test: AND when either day field has the star bit, OR when both are restricted. */

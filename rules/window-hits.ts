@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The hits of one validated schedule in one zone: cron-parser does the calendar walking (and
-// the DST handling), this adds robfig's "no hit within five years" rule and caches parsed
-// expressions, which are slow to build and re-usable through `reset`.
-import { CronExpressionParser, type CronExpression } from 'cron-parser';
-import { cronFields, cronNeverFires, cronParserExpression } from './cron.js';
+// The hits of one validated schedule in one zone: window-walk does the calendar walking (and
+// the DST handling), this adds robfig's "no hit within five years" rule and caches per
+// schedule and zone.
+import { cronFields, cronNeverFires } from './cron.js';
+import { hitWalker, type HitWalker } from './window-walk.js';
 import { zonedYear, zonedYearStart } from './window-zone.js';
 
 const FOUR_YEARS_MS = 4 * 365 * 86_400_000;
@@ -59,20 +59,9 @@ function build(cron: string, timeZone: string): Schedule {
     !f.dom.star &&
     f.dom.values.every((d) => d >= 29) &&
     f.month.values.every((m) => m === 2 || f.dom.values.every((d) => d > DAYS_IN_MONTH[m - 1]));
-  let parsed: CronExpression | undefined;
-  const expression = (): CronExpression =>
-    (parsed ??= CronExpressionParser.parse(cronParserExpression(cron), { currentDate: new Date(0), tz: timeZone }));
-  const nextHit = (ms: number): number => {
-    const e = expression();
-    e.reset(new Date(ms));
-    return e.next().getTime();
-  };
-  // cron-parser's prev() is strictly before its start; 1 ms later includes an exact hit.
-  const lastHitAtOrBefore = (ms: number): number => {
-    const e = expression();
-    e.reset(new Date(ms + 1));
-    return e.prev().getTime();
-  };
+  let walker: HitWalker | undefined;
+  const nextHit = (ms: number): number => (walker ??= hitWalker(f, timeZone)).nextHit(ms);
+  const lastHitAtOrBefore = (ms: number): number => (walker ??= hitWalker(f, timeZone)).lastHitAtOrBefore(ms);
   const nullCheckpointsEnd = (fromMs: number, hitMs: number): number => {
     if (!sparse || hitMs - fromMs <= FOUR_YEARS_MS) return fromMs;
     // robfig starts at floor(checkpoint)+1s and gives up past year(start)+5.

@@ -5,10 +5,11 @@
 // `[hit, hit + duration)` for every schedule hit, windows merging where they overlap. Hits are
 // wall-clock times in `spec.timeZone`; durations are elapsed time (Go's `time.Add`), so a 4h
 // window opened at 01:00 on a DST day lasts four real hours whatever the clocks say.
-// DST follows cron-parser (robfig differs here; Karpenter itself only uses UTC): a wall time
-// skipped by spring-forward fires at the first instant after the gap (`0 2 * * *` in
-// Europe/Berlin fires at 03:00 CEST that day), a wall time repeated by fall-back fires once
-// (at its first occurrence); hourly-style schedules fire on every real hour.
+// DST (robfig differs here; Karpenter itself only uses UTC) is window-walk's: a wall time
+// skipped by spring-forward fires moved later by the gap (`0 2 * * *` in Europe/Berlin fires at
+// 03:00 CEST that day, as cron-parser does), a wall time repeated by fall-back fires once, at
+// its first occurrence, unless the hour field is `*` (then at both, so `@hourly` keeps firing
+// every real hour).
 // Two Karpenter edge cases are kept: a schedule with no hit at all (`0 0 30 2 *`) is always
 // active (robfig returns the zero time), also with a zero duration; and robfig's five-year
 // search limit makes leap-day-only schedules always active for the years before a skipped
