@@ -57,6 +57,9 @@ export class GraphEngine {
   private readonly node: Engine;
   private readonly nodeWindowFacts: string[];
   private readonly memo = new Map<string, Promise<FiredEvent[]>>();
+  private readonly poolMemo = new Map<string, Promise<FiredEvent[]>>();
+  /** Only freeze rules read `now`; without them pool results depend on window facts alone. */
+  private readonly poolReadsNow: boolean;
   /** Engine runs actually made (memo misses), for benchmarks and the README's scaling claim. */
   runs = 0;
   /** Names of the rules that have fired so far (`kpol test --coverage`). */
@@ -66,13 +69,21 @@ export class GraphEngine {
     this.graph = graph;
     this.pool = makeEngine(graph.poolRules);
     this.node = makeEngine(graph.nodeRules);
+    this.poolReadsNow = graph.spec.freezes.length > 0;
     this.nodeWindowFacts = Object.keys(graph.windows).filter((id) => id.startsWith('w:')).map((id) => `window:${id}`);
   }
 
-  async runPool(facts: PoolFacts): Promise<FiredEvent[]> {
-    this.runs++;
-    const { results } = await this.pool.run({ ...facts });
-    return this.record(eventsOf(results));
+  runPool(facts: PoolFacts): Promise<FiredEvent[]> {
+    let key = `${facts.budgetErrors}|${this.poolReadsNow ? facts.now : ''}`;
+    for (const id of Object.keys(this.graph.windows)) key += `|${facts[`window:${id}`]}`;
+    let hit = this.poolMemo.get(key);
+    if (!hit) {
+      if (this.poolMemo.size > 10_000) this.poolMemo.clear();
+      this.runs++;
+      hit = this.pool.run({ ...facts }).then(({ results }) => this.record(eventsOf(results)));
+      this.poolMemo.set(key, hit);
+    }
+    return hit;
   }
 
   private record(events: FiredEvent[]): FiredEvent[] {

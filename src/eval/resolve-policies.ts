@@ -17,6 +17,19 @@ export function governs(policy: PolicySpec, pool: NodePool): boolean {
   return t.kind === 'names' ? t.names.includes(pool.metadata.name) : matchesSelector(pool.metadata.labels, t.selector);
 }
 
+/** NodePool objects are immutable snapshots: lowering each once keeps its compiled engine (and memo) alive across instants. */
+const lowered = new WeakMap<NodePool, Governed>();
+
+function ownPolicy(pool: NodePool): Governed {
+  let g = lowered.get(pool);
+  if (!g) {
+    const { policy, diagnostics } = nodePoolToPolicy(pool);
+    g = { policy, problems: diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.path}: ${d.message}`) };
+    lowered.set(pool, g);
+  }
+  return g;
+}
+
 /** Maps every NodePool name to its governing policy; `warnings` names overlapping selectors. */
 export function resolvePolicies(pools: readonly NodePool[], policies: readonly PolicySpec[]): { byPool: Map<string, Governed>; warnings: string[] } {
   const byPool = new Map<string, Governed>();
@@ -30,11 +43,7 @@ export function resolvePolicies(pools: readonly NodePool[], policies: readonly P
       byPool.set(pool.metadata.name, { policy: matching[0], problems: [] });
       continue;
     }
-    const { policy, diagnostics } = nodePoolToPolicy(pool);
-    byPool.set(pool.metadata.name, {
-      policy,
-      problems: diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.path}: ${d.message}`),
-    });
+    byPool.set(pool.metadata.name, ownPolicy(pool));
   }
   return { byPool, warnings };
 }
