@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Durations as kpol writes them, as Go's time.ParseDuration reads them, and the CRD patterns
 // Karpenter validates them with (reference §1.1).
+import { goParseDuration } from './karpenter-go.js';
 
 const KPOL_UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
@@ -18,51 +19,14 @@ export function parseKpolDuration(text: string): number | undefined {
   return Number.isSafeInteger(total) ? total : undefined;
 }
 
-const GO_UNIT_NANOS: Record<string, bigint> = {
-  ns: 1n,
-  us: 1_000n,
-  'µs': 1_000n, // U+00B5 micro sign
-  'μs': 1_000n, // U+03BC Greek mu
-  ms: 1_000_000n,
-  s: 1_000_000_000n,
-  m: 60_000_000_000n,
-  h: 3_600_000_000_000n,
-};
-const MAX_NANOS = (1n << 63n) - 1n;
 
 /**
  * Parses a Go `time.ParseDuration` string (`1.5h`, `300ms`, `-5m`, `0`) to seconds, possibly
  * fractional, zero or negative; undefined where Go returns an error (including int64 overflow).
  */
 export function parseGoDuration(text: string): number | undefined {
-  let s = text;
-  let negative = false;
-  if (s.startsWith('-') || s.startsWith('+')) {
-    negative = s[0] === '-';
-    s = s.slice(1);
-  }
-  if (s === '0') return 0;
-  if (s === '') return undefined;
-  let total = 0n;
-  while (s !== '') {
-    const m = /^([0-9]*)(?:\.([0-9]*))?/.exec(s)!;
-    const [number, whole, fraction] = m;
-    if (whole === '' && (fraction ?? '') === '') return undefined;
-    s = s.slice(number.length);
-    const unit = /^[^0-9.]+/.exec(s)?.[0];
-    if (unit === undefined || !(unit in GO_UNIT_NANOS)) return undefined;
-    s = s.slice(unit.length);
-    const scale = GO_UNIT_NANOS[unit];
-    let nanos = BigInt(whole || '0') * scale;
-    if (fraction) {
-      // Go truncates the fractional part towards zero at nanosecond precision.
-      nanos += (BigInt(fraction) * scale) / 10n ** BigInt(fraction.length);
-    }
-    total += nanos;
-    if (total > MAX_NANOS + (negative ? 1n : 0n)) return undefined;
-  }
-  const seconds = Number(total / 1_000_000_000n) + Number(total % 1_000_000_000n) / 1e9;
-  return negative ? -seconds : seconds;
+  const parsed = goParseDuration(text);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Wall-clock time in an IANA zone → epoch milliseconds, DST-correct, using only Intl (no
 // `node:` modules: the checker also runs in the editor's web worker).
+import { zoneOffsetMs } from './window-zone.js';
 
 /** A local date and time as written, e.g. `2026-12-20 00:00` (month 1-12). */
 export interface WallTime {
@@ -12,37 +13,7 @@ export interface WallTime {
   second: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      era: 'short',
-    });
-    formatters.set(zone, f);
-  }
-  return f;
-}
-
-/** The zone's UTC offset in milliseconds at the instant `epochMs` (throws for an unknown zone). */
-export function zoneOffsetMs(epochMs: number, zone: string): number {
-  const parts: Record<string, string> = {};
-  for (const p of formatterFor(zone).formatToParts(new Date(epochMs))) parts[p.type] = p.value;
-  let year = Number(parts.year);
-  if (parts.era === 'BC' || parts.era === 'B') year = 1 - year;
-  const asUtc = Date.UTC(year, Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
-  const wholeSecond = Math.floor(epochMs / 1000) * 1000;
-  return asUtc - wholeSecond;
-}
+export { zoneOffsetMs };
 
 /** True when `w` names a real calendar date and a time within 00:00:00–23:59:59. */
 export function isValidWallTime(w: WallTime): boolean {
