@@ -1,28 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Label matching: Kubernetes `metav1.LabelSelector` semantics for PDB selectors, and kpol's
-// own `LabelSelector` (a list of requirements) for policy selectors.
+// Label matching with Kubernetes `metav1.LabelSelector` semantics (PDB selectors); kpol's own
+// selectors are matched by rules/selector.ts.
 import type { LabelRequirement } from '../../rules/model.js';
+import { matchesSelector } from '../../rules/selector.js';
 import type { LabelSelectorSpec } from './types.js';
 
 export type Labels = Readonly<Record<string, string>> | undefined;
 
 const OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
-
-function matchesOne(labels: Labels, key: string, operator: string, values: readonly string[]): boolean {
-  const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, key);
-  switch (operator) {
-    case 'In':
-      return has && values.includes(labels![key]);
-    case 'NotIn':
-      return !has || !values.includes(labels![key]);
-    case 'Exists':
-      return has;
-    case 'DoesNotExist':
-      return !has;
-    default:
-      return false;
-  }
-}
 
 /**
  * `metav1.LabelSelectorAsSelector(selector).Matches(labels)`: a missing selector matches
@@ -35,10 +20,10 @@ export function matchesLabelSelector(labels: Labels, selector: LabelSelectorSpec
   for (const [k, v] of Object.entries(selector.matchLabels ?? {})) {
     if (labels === undefined || labels[k] !== v) return false;
   }
-  for (const e of selector.matchExpressions ?? []) {
-    if (!matchesOne(labels, e.key, e.operator, e.values ?? [])) return false;
-  }
-  return true;
+  // Operators were validated above, so the expressions are kpol requirements as they stand.
+  return matchesSelector(labels, (selector.matchExpressions ?? []).map((e) => ({
+    key: e.key, operator: e.operator as LabelRequirement['operator'], values: e.values ?? [],
+  })));
 }
 
 /** Why Kubernetes would refuse to turn this selector into a `labels.Selector`, if it would. */
@@ -50,14 +35,6 @@ export function labelSelectorProblem(selector: LabelSelectorSpec): string | unde
     if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && n > 0) return `values: may not be specified when \`operator\` is 'Exists' or 'DoesNotExist' (key ${e.key})`;
   }
   return undefined;
-}
-
-/** kpol selector: every requirement must match; an empty list matches everything. */
-export function matchesRequirements(labels: Labels, requirements: readonly LabelRequirement[]): boolean {
-  for (const r of requirements) {
-    if (!matchesOne(labels, r.key, r.operator, r.values)) return false;
-  }
-  return true;
 }
 
 const signatures = new WeakMap<object, string>();

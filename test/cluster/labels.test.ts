@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { labelSignature, matchesLabelSelector, matchesRequirements } from '../../src/cluster/labels.js';
+import { labelSignature, matchesLabelSelector } from '../../src/cluster/labels.js';
+import { matchesSelector } from '../../rules/selector.js';
 import type { LabelRequirement } from '../../rules/model.js';
 
 const labels = { app: 'web', tier: 'front' };
@@ -27,7 +28,7 @@ describe('matchesLabelSelector (metav1.LabelSelector)', () => {
   });
 });
 
-describe('matchesRequirements (kpol selectors)', () => {
+describe('matchesSelector (kpol selectors)', () => {
   const r = (key: string, operator: LabelRequirement['operator'], values: string[] = []): LabelRequirement => ({ key, operator, values });
   it.each([
     [[], true],
@@ -36,7 +37,7 @@ describe('matchesRequirements (kpol selectors)', () => {
     [[r('gpu', 'DoesNotExist')], true],
     [[r('gpu', 'Exists')], false],
   ])('%j → %s', (requirements, expected) => {
-    expect(matchesRequirements(labels, requirements)).toBe(expected);
+    expect(matchesSelector(labels, requirements)).toBe(expected);
   });
 });
 
