@@ -37,7 +37,7 @@ export class Evaluator {
   private matcherFor(policy: PolicySpec): PodWindowMatcher {
     let m = this.matchers.get(policy);
     if (!m) {
-      m = new PodWindowMatcher(policy.podWindows);
+      m = new PodWindowMatcher(policy);
       this.matchers.set(policy, m);
     }
     return m;

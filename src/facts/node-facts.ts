@@ -73,7 +73,7 @@ export class NodeFactDeriver {
     private readonly state: DisruptionState,
     private readonly warn: (w: PodWarning) => void,
     /** Kept by the caller across instants: its caches are per pod object. */
-    private readonly podWindows: PodWindowMatcher = new PodWindowMatcher(graph.spec.podWindows),
+    private readonly podWindows: PodWindowMatcher = new PodWindowMatcher(graph.spec),
   ) {}
 
   derive(sn: StateNode, nowMs: number, windowFacts: Record<string, boolean>): { facts: NodeFacts; details: NodeDetails } {

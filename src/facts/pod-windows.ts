@@ -4,7 +4,7 @@
 // the time in which it may be disrupted?", with the seed's fallbacks for bad annotations.
 import { validateCron } from '../../rules/cron.js';
 import { parseGoDuration } from '../../rules/duration.js';
-import type { PodWindowSpec, WindowSpec } from '../../rules/model.js';
+import type { PodWindowSpec, PolicySpec, WindowSpec } from '../../rules/model.js';
 import { matchesSelector } from '../../rules/selector.js';
 import { isWindowActive } from '../../rules/window.js';
 import { labelSignature } from '../cluster/labels.js';
@@ -25,6 +25,7 @@ export interface PodWarning {
 }
 
 type Annotated = { spec?: WindowSpec; warnings: string[] };
+type Labelled = PodWindowSpec & { label: string };
 
 /** Parses the two annotations with the seed's rules: bad duration → 1h, bad schedule → fail open. */
 export function annotationWindow(schedule: string, duration: string | undefined): Annotated {
@@ -45,24 +46,36 @@ export function annotationWindow(schedule: string, duration: string | undefined)
 
 /** Caches, per cluster index and policy, which window statements select which pods. */
 export class PodWindowMatcher {
-  private readonly bySignature = new Map<string, PodWindowSpec[]>();
-  private readonly byPod = new WeakMap<Pod, PodWindowSpec[]>();
+  private readonly bySignature = new Map<string, Labelled[]>();
+  private readonly byPod = new WeakMap<Pod, Labelled[]>();
   private readonly annotations = new Map<string, Annotated>();
   /** Window activity at the last instant asked about: every pod shares one answer per window. */
   private readonly activity = new Map<WindowSpec, boolean>();
   private activityAt = Number.NaN;
 
-  constructor(private readonly windows: readonly PodWindowSpec[]) {}
+  private readonly labelled: Labelled[];
+  /**
+   * Pod annotations karpenter.sh/disruption-schedule are honoured only for .kpol policies:
+   * Karpenter itself ignores them (reference §6), so a NodePool evaluated from its own spec
+   * must not see them, or `kpol eval` would disagree with Karpenter.
+   */
+  private readonly annotations_: boolean;
 
-  private matching(pod: Pod): PodWindowSpec[] {
-    if (this.windows.length === 0) return [];
+  constructor(policy: PolicySpec) {
+    this.annotations_ = policy.origin === 'kpol';
+    // Blocked messages name the statement by where it is written, e.g. `team.kpol:12`.
+    this.labelled = policy.podWindows.map((w) => ({ ...w, label: w.source ? `${policy.file ?? policy.name}:${w.source.start.line + 1}` : w.id }));
+  }
+
+  private matching(pod: Pod): Labelled[] {
+    if (this.labelled.length === 0) return [];
     const known = this.byPod.get(pod);
     if (known) return known;
     const ns = pod.metadata.namespace ?? 'default';
     const key = ns + '\u0002' + labelSignature(pod.metadata.labels);
     let hit = this.bySignature.get(key);
     if (!hit) {
-      hit = this.windows.filter((w) => (w.namespaces.length === 0 || w.namespaces.includes(ns)) && matchesSelector(pod.metadata.labels, w.selector));
+      hit = this.labelled.filter((w) => (w.namespaces.length === 0 || w.namespaces.includes(ns)) && matchesSelector(pod.metadata.labels, w.selector));
       this.bySignature.set(key, hit);
     }
     this.byPod.set(pod, hit);
@@ -103,11 +116,11 @@ export class PodWindowMatcher {
       try {
         active = this.active(w.window, nowMs);
       } catch {
-        return { window: w.id };
+        return { window: w.label };
       }
-      if (w.mode === 'only' ? !active : active) return { window: w.id };
+      if (w.mode === 'only' ? !active : active) return { window: w.label };
     }
-    const a = this.annotated(pod);
+    const a = this.annotations_ ? this.annotated(pod) : undefined;
     if (!a) return undefined;
     const name = `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
     for (const message of a.warnings) warn({ pod: name, message });
