@@ -64,7 +64,7 @@ export class PodWindowMatcher {
   constructor(policy: PolicySpec) {
     this.annotations_ = policy.origin === 'kpol';
     // Blocked messages name the statement by where it is written, e.g. `team.kpol:12`.
-    this.labelled = policy.podWindows.map((w) => ({ ...w, label: w.source ? `${policy.file ?? policy.name}:${w.source.start.line + 1}` : w.id }));
+    this.labelled = policy.podWindows.map((w) => ({ ...w, label: w.source ? `${(policy.file ?? policy.name).split('/').pop()}:${w.source.start.line + 1}` : w.id }));
   }
 
   private matching(pod: Pod): Labelled[] {
