@@ -134,3 +134,21 @@ describe('candidates (reference §2.2)', () => {
     expect(v.blocked[0]).toEqual({ code: 'NotInitialized', message: "node isn't initialized" });
   });
 });
+
+describe('pod disruption-schedule annotations (seed 004)', () => {
+  const at = Date.parse('2026-08-19T12:00:00Z'); // a Wednesday, outside "0 2 * * 6"
+  const n = makeNodeClaimAndNode('p', 0);
+  const pod = makePod('trainer', n.node.metadata.name, { annotations: { 'karpenter.sh/disruption-schedule': '0 2 * * 6', 'karpenter.sh/disruption-schedule-duration': '4h' } });
+  const index = fromObjects([makeNodePool('p', { consolidateAfter: '0s' }), n.nodeClaim, n.node, pod]);
+  it('are ignored for a NodePool evaluated from its own spec, as Karpenter ignores them', async () => {
+    const out = await new Evaluator().evaluate(index, [], at);
+    expect(out.nodes[n.node.metadata.name].reasons).toEqual(['Underutilized']);
+  });
+  it('hold the node outside the window when a .kpol policy governs the pool', async () => {
+    const policies = kpol('policy p for nodepool p {\n  consolidate when empty or underutilized after 0s\n}\n');
+    const out = await new Evaluator().evaluate(index, policies, at);
+    expect(out.nodes[n.node.metadata.name]).toMatchObject({ candidate: false, blocked: [{ code: 'PodDisruptionWindow', message: 'pod may not be disrupted now (Pod=default/trainer, Window=annotation)' }] });
+    const open = await new Evaluator().evaluate(index, policies, Date.parse('2026-08-22T03:00:00Z'));
+    expect(open.nodes[n.node.metadata.name].reasons).toEqual(['Underutilized']);
+  });
+});
