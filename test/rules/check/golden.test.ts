@@ -8,23 +8,11 @@ import { describe, it } from 'vitest';
 import { renderDiagnostics } from '../../../grammar/print-diagnostics.js';
 import { checkSource } from '../../../rules/check.js';
 import { expectGolden } from '../../support/golden.js';
+import { stableJson } from '../../support/stable-json.js';
 
 const DIR = new URL('../../golden/check/', import.meta.url).pathname;
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const cases = readdirSync(DIR).filter((f) => f.endsWith('.kpol')).sort();
-
-function stable(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stable);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      if (key === 'source') continue;
-      out[key] = stable((value as Record<string, unknown>)[key]);
-    }
-    return out;
-  }
-  return value;
-}
 
 describe('check golden files', () => {
   it.each(cases)('%s', (name) => {
@@ -32,6 +20,6 @@ describe('check golden files', () => {
     const { value, diagnostics } = checkSource(text, name, { nowMs: NOW });
     const base = join(DIR, name.replace(/\.kpol$/, ''));
     expectGolden(`${base}.errors.txt`, renderDiagnostics(name, text, diagnostics));
-    expectGolden(`${base}.model.json`, `${JSON.stringify(stable(value), null, 2)}\n`);
+    expectGolden(`${base}.model.json`, stableJson(value));
   });
 });
