@@ -2,6 +2,8 @@
 // One core: grammar/, rules/ and the parts of src/ that do not talk to the OS must bundle for
 // the browser (the editor's web worker) with no Node built-in. esbuild refuses `node:` and
 // other built-in imports on platform "browser", so any such import fails this test.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
@@ -31,5 +33,13 @@ describe('browser portability', () => {
   it('detects a Node built-in (control: the CLI I/O module uses node:fs)', async () => {
     const errors = await bundleForBrowser(['src/cli/io.ts']);
     expect(errors.join('\n')).toMatch(/node:fs/);
+  });
+});
+
+describe('injected clock', () => {
+  const dirs = ['grammar', 'rules', 'src/cluster', 'src/facts', 'src/eval'];
+  const files = dirs.flatMap((d) => readdirSync(join(ROOT, d), { recursive: true }).map(String).filter((f) => f.endsWith('.ts')).map((f) => join(d, f)));
+  it.each(files)('%s never reads the wall clock', (file) => {
+    expect(readFileSync(join(ROOT, file), 'utf8')).not.toMatch(/Date\.now\(|new Date\(\)|performance\.now\(/);
   });
 });
