@@ -132,3 +132,17 @@ describe('fmt, compile, explain, import/export', () => {
     expect((await runCli('export', '--strict', p)).code).toBe(1);
   });
 });
+
+describe('kpol test --coverage', () => {
+  it('reports which rules fired across the fixtures, and which never did', async () => {
+    const r = await runCli('test', '--coverage', new URL('../../rules/examples/zone-freeze.test.yaml', import.meta.url).pathname);
+    expect(r.code).toBe(0);
+    const m = /rule coverage: (\d+)\/(\d+) rules fired/.exec(r.stdout);
+    expect(m).not.toBeNull();
+    expect(Number(m![1])).toBeGreaterThan(0);
+    expect(Number(m![1])).toBeLessThan(Number(m![2]));
+    expect(r.stdout).not.toMatch(/never fired: zone-freeze:maintenance:/); // the fixture exercises its maintenance windows…
+    expect(r.stdout).toMatch(/never fired: zone-freeze:queued/); // …and the queue rule cannot without a reconciler
+    expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ passed, 0 failed$/);
+  });
+});
