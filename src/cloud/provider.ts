@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// What kpol needs from a cloud: an instance-type catalog with offerings and prices, and
+// launching, describing and terminating instances for NodeClaims (Karpenter's CloudProvider).
+import type { NodeClaim } from '../cluster/types.js';
+
+export type CapacityType = 'on-demand' | 'spot' | 'reserved';
+
+export interface Offering {
+  zone: string;
+  capacityType: CapacityType;
+  price: number; // USD per hour
+  available: boolean;
+}
+
+export interface InstanceType {
+  name: string; // e.g. m5.large
+  family: string; // e.g. m5
+  architecture: 'amd64' | 'arm64';
+  /** Allocatable resources as quantities: cpu (cores), memory (bytes), pods, and extended resources such as nvidia.com/gpu. */
+  capacity: Record<string, number>;
+  offerings: Offering[];
+}
+
+export interface Instance {
+  providerID: string;
+  instanceType: string;
+  zone: string;
+  capacityType: CapacityType;
+  state: 'pending' | 'running' | 'terminating' | 'terminated';
+  launchedAt: number;
+}
+
+/** A cloud-side failure; `insufficientCapacity` marks an offering that cannot be launched now. */
+export class CloudError extends Error {
+  constructor(message: string, readonly insufficientCapacity = false) {
+    super(message);
+  }
+}
+
+export interface CloudProvider {
+  instanceTypes(): readonly InstanceType[];
+  /** Launches the cheapest offering compatible with the NodeClaim's requirements; returns the instance (providerID, type, zone, capacity type). */
+  create(nodeClaim: NodeClaim): Promise<Instance>;
+  /** undefined when the instance is gone (terminated long enough ago to be forgotten, or never existed). */
+  get(providerID: string): Promise<Instance | undefined>;
+  delete(providerID: string): Promise<void>;
+  list(): Promise<Instance[]>;
+}

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// Events with Karpenter's reasons and messages (reference §5), deduplicated per object and
+// reason as Karpenter does, and kept in memory for the status page, tests and the timeline.
+
+export interface InvolvedObject {
+  kind: string;
+  name: string;
+  namespace?: string;
+  uid?: string;
+}
+
+export interface RecordedEvent {
+  at: number; // epoch ms from the injected clock
+  type: 'Normal' | 'Warning';
+  reason: string; // e.g. DisruptionBlocked, DisruptionTerminating
+  message: string;
+  object: InvolvedObject;
+}
+
+export interface EventRecorder {
+  /** Records unless the same (object, reason, message) was recorded within `dedupeMs` (default 2 min). */
+  publish(event: Omit<RecordedEvent, 'at'>, dedupeMs?: number): void;
+}
