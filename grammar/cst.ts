@@ -14,58 +14,85 @@ export function isReal(token: IToken | undefined): token is IToken {
 
 /** The real tokens stored under `key` (a token type name), in source order. */
 export function tokensOf(node: CstNode | undefined, key: string): IToken[] {
-  const found = (node?.children[key] ?? []).filter(isToken).filter(isReal);
-  return found.sort((a, b) => a.startOffset - b.startOffset);
+  const found: IToken[] = [];
+  let sorted = true;
+  for (const element of node?.children[key] ?? []) {
+    if (!isToken(element) || !isReal(element)) continue;
+    if (found.length > 0 && found[found.length - 1]!.startOffset > element.startOffset) sorted = false;
+    found.push(element);
+  }
+  // The parser appends in source order, so sorting is only a safeguard.
+  return sorted ? found : found.sort((a, b) => a.startOffset - b.startOffset);
 }
 
 /** The first real token stored under `key`. */
 export function tokenOf(node: CstNode | undefined, key: string): IToken | undefined {
-  return tokensOf(node, key)[0];
+  let first: IToken | undefined;
+  for (const element of node?.children[key] ?? []) {
+    if (isToken(element) && isReal(element) && (!first || element.startOffset < first.startOffset)) first = element;
+  }
+  return first;
+}
+
+/** Where a sub-rule node sorts among its siblings: its first real offset, 0 when it has none. */
+function sortKey(node: CstNode): number {
+  return spanOf(node)?.start ?? 0;
 }
 
 /** The sub-rule nodes stored under `key` (a rule name), in source order. */
 export function nodesOf(node: CstNode | undefined, key: string): CstNode[] {
-  const found = (node?.children[key] ?? []).filter((e): e is CstNode => !isToken(e));
-  return found.sort((a, b) => (spanOf(a)?.start ?? 0) - (spanOf(b)?.start ?? 0));
+  const found: CstNode[] = [];
+  let sorted = true;
+  for (const element of node?.children[key] ?? []) {
+    if (isToken(element)) continue;
+    if (found.length > 0 && sortKey(found[found.length - 1]!) > sortKey(element)) sorted = false;
+    found.push(element);
+  }
+  return sorted ? found : found.sort((a, b) => sortKey(a) - sortKey(b));
 }
 
 /** The first sub-rule node stored under `key`. */
 export function nodeOf(node: CstNode | undefined, key: string): CstNode | undefined {
-  return nodesOf(node, key)[0];
+  let first: CstNode | undefined;
+  for (const element of node?.children[key] ?? []) {
+    if (!isToken(element) && (!first || sortKey(element) < sortKey(first))) first = element;
+  }
+  return first;
 }
 
 /** The only child rule of an alternation rule such as `statement`. */
 export function onlyChild(node: CstNode): CstNode | undefined {
-  for (const elements of Object.values(node.children)) {
-    for (const element of elements) if (!isToken(element)) return element;
+  for (const key in node.children) {
+    for (const element of node.children[key]!) if (!isToken(element)) return element;
   }
   return undefined;
 }
 
-/** Offsets `[start, end)` covered by the real tokens of `node`, or undefined when it has none. */
+/**
+ * Offsets `[start, end)` covered by the real tokens of `node`, or undefined when it has none.
+ * Read from the location the parser tracks (`nodeLocationTracking: 'onlyOffset'`), which with
+ * recovery on skips inserted tokens the same way; a CST built without it is walked instead.
+ */
 export function spanOf(node: CstNode): { start: number; end: number } | undefined {
-  let start = Infinity;
+  const location = node.location;
+  if (!location) return walkedSpanOf(node);
+  const { startOffset, endOffset } = location;
+  return Number.isFinite(startOffset) && endOffset !== undefined ? { start: startOffset, end: endOffset + 1 } : undefined;
+}
+
+function walkedSpanOf(node: CstNode): { start: number; end: number } | undefined {
+  const tokens = allTokensOf(node);
+  if (tokens.length === 0) return undefined;
   let end = -Infinity;
-  const visit = (n: CstNode): void => {
-    for (const elements of Object.values(n.children)) {
-      for (const element of elements) {
-        if (!isToken(element)) visit(element);
-        else if (isReal(element)) {
-          start = Math.min(start, element.startOffset);
-          end = Math.max(end, element.startOffset + element.image.length);
-        }
-      }
-    }
-  };
-  visit(node);
-  return start === Infinity ? undefined : { start, end };
+  for (const t of tokens) end = Math.max(end, t.startOffset + t.image.length);
+  return { start: tokens[0]!.startOffset, end };
 }
 
 /** Whether recovery touched `node`: a sub-rule was cut short or a token was invented. */
 export function wasRecovered(node: CstNode): boolean {
   if (node.recoveredNode) return true;
-  for (const elements of Object.values(node.children)) {
-    for (const element of elements) {
+  for (const key in node.children) {
+    for (const element of node.children[key]!) {
       if (isToken(element) ? !isReal(element) : wasRecovered(element)) return true;
     }
   }
@@ -75,14 +102,15 @@ export function wasRecovered(node: CstNode): boolean {
 /** Every real token of `node`, in source order. */
 export function allTokensOf(node: CstNode): IToken[] {
   const out: IToken[] = [];
-  const visit = (n: CstNode): void => {
-    for (const elements of Object.values(n.children)) {
-      for (const element of elements) {
-        if (!isToken(element)) visit(element);
-        else if (isReal(element)) out.push(element);
-      }
-    }
-  };
-  visit(node);
+  collectTokens(node, out);
   return out.sort((a, b) => a.startOffset - b.startOffset);
+}
+
+function collectTokens(node: CstNode, out: IToken[]): void {
+  for (const key in node.children) {
+    for (const element of node.children[key]!) {
+      if (!isToken(element)) collectTokens(element, out);
+      else if (isReal(element)) out.push(element);
+    }
+  }
 }

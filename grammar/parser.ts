@@ -4,7 +4,7 @@
 // `unknownStatement` that runs to the next statement keyword or `}`, so one bad statement
 // never hides the ones after it; unknown text at top level runs to the next `policy` or
 // `schedule`. The EBNF is in grammar/README.md.
-import { CstParser, type CstNode, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
+import { CstParser, type CstNode, type IOrAlt, type IRecognitionException, type IToken, type OrMethodOpts, type TokenType } from 'chevrotain';
 import { expectedPhraseProvider } from './expected.js';
 import {
   allTokens, Bang, Comma, DoubleEquals, Duration, Equals, Identifier, kw, LCurly, LParen, Name,
@@ -20,10 +20,22 @@ interface FollowInternals {
   getFollowSetFromFollowKey(key: unknown): TokenType[] | undefined;
 }
 
-/** The kpol CST parser. Use the shared instance through `parseTokens`. */
+type Alternatives = IOrAlt<unknown>[] | OrMethodOpts<unknown>;
+
+/**
+ * The kpol CST parser. Use the shared instance through `parseTokens`. The alternatives of every
+ * `OR` are fields built once, not array literals in the rule bodies: those would allocate (and,
+ * under tsx, name) a closure per alternative on every call of the rule.
+ */
 class KpolParser extends CstParser {
   constructor() {
-    super(allTokens, { recoveryEnabled: true, maxLookahead: 2, errorMessageProvider: expectedPhraseProvider });
+    // Offset tracking gives every CST node its span as it is built (cst.ts `spanOf`).
+    super(allTokens, {
+      recoveryEnabled: true,
+      maxLookahead: 2,
+      nodeLocationTracking: 'onlyOffset',
+      errorMessageProvider: expectedPhraseProvider,
+    });
     this.performSelfAnalysis();
   }
 
@@ -39,14 +51,14 @@ class KpolParser extends CstParser {
   }
 
   file = this.RULE('file', () => {
-    this.MANY(() =>
-      this.OR([
-        { ALT: () => this.SUBRULE(this.scheduleDecl) },
-        { ALT: () => this.SUBRULE(this.policy) },
-        { ALT: () => this.SUBRULE(this.topLevelJunk) },
-      ]),
-    );
+    this.MANY(() => this.OR(this.topLevelItem));
   });
+
+  private readonly topLevelItem: Alternatives = [
+    { ALT: () => this.SUBRULE(this.scheduleDecl) },
+    { ALT: () => this.SUBRULE(this.policy) },
+    { ALT: () => this.SUBRULE(this.topLevelJunk) },
+  ];
 
   scheduleDecl = this.RULE('scheduleDecl', () => {
     this.CONSUME(kw.schedule!);
@@ -68,15 +80,22 @@ class KpolParser extends CstParser {
   });
 
   target = this.RULE('target', () => {
-    this.OR([{ ALT: () => this.CONSUME(kw.nodepool!) }, { ALT: () => this.CONSUME(kw.nodepools!) }]);
-    this.OR2({
-      DEF: [
-        { ALT: () => { this.CONSUME(kw.where!); this.SUBRULE(this.selector); } },
-        { ALT: () => this.SUBRULE(this.nameList) },
-      ],
-      ERR_MSG: 'NodePool names or `where`',
-    });
+    this.OR(this.nodepoolKeyword);
+    this.OR2(this.targetPools);
   });
+
+  private readonly nodepoolKeyword: Alternatives = [
+    { ALT: () => this.CONSUME(kw.nodepool!) },
+    { ALT: () => this.CONSUME(kw.nodepools!) },
+  ];
+
+  private readonly targetPools: Alternatives = {
+    DEF: [
+      { ALT: () => { this.CONSUME(kw.where!); this.SUBRULE(this.selector); } },
+      { ALT: () => this.SUBRULE(this.nameList) },
+    ],
+    ERR_MSG: 'NodePool names or `where`',
+  };
 
   nameList = this.RULE('nameList', () => {
     this.CONSUME(Identifier);
@@ -84,59 +103,72 @@ class KpolParser extends CstParser {
   });
 
   statement = this.RULE('statement', () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.consolidateStmt) },
-      { ALT: () => this.SUBRULE(this.expireStmt) },
-      { ALT: () => this.SUBRULE(this.terminationStmt) },
-      { ALT: () => this.SUBRULE(this.timezoneStmt) },
-      { ALT: () => this.SUBRULE(this.budgetStmt) },
-      { ALT: () => this.SUBRULE(this.allowStmt) },
-      { ALT: () => this.SUBRULE(this.freezeStmt) },
-      { ALT: () => this.SUBRULE(this.podsStmt) },
-      { ALT: () => this.SUBRULE(this.windowStmt) },
-      { ALT: () => this.SUBRULE(this.unknownStmt) },
-    ]);
+    this.OR(this.statementKind);
   });
+
+  private readonly statementKind: Alternatives = [
+    { ALT: () => this.SUBRULE(this.consolidateStmt) },
+    { ALT: () => this.SUBRULE(this.expireStmt) },
+    { ALT: () => this.SUBRULE(this.terminationStmt) },
+    { ALT: () => this.SUBRULE(this.timezoneStmt) },
+    { ALT: () => this.SUBRULE(this.budgetStmt) },
+    { ALT: () => this.SUBRULE(this.allowStmt) },
+    { ALT: () => this.SUBRULE(this.freezeStmt) },
+    { ALT: () => this.SUBRULE(this.podsStmt) },
+    { ALT: () => this.SUBRULE(this.windowStmt) },
+    { ALT: () => this.SUBRULE(this.unknownStmt) },
+  ];
 
   consolidateStmt = this.RULE('consolidateStmt', () => {
     this.CONSUME(kw.consolidate!);
-    this.OR({
-      DEF: [
-        { ALT: () => this.CONSUME(kw.never!) },
-        {
-          ALT: () => {
-            this.CONSUME(kw.when!);
-            this.OR2({
-              DEF: [
-                { ALT: () => { this.CONSUME(kw.empty!); this.OPTION(() => { this.CONSUME(kw.or!); this.CONSUME(kw.underutilized!); }); } },
-                { ALT: () => this.CONSUME(kw.balanced!) },
-              ],
-              ERR_MSG: '`empty` or `balanced`',
-            });
-            this.OPTION2(() => this.SUBRULE(this.afterClause));
-          },
-        },
-        { ALT: () => this.SUBRULE2(this.afterClause) },
-      ],
-      ERR_MSG: '`when`, `after` or `never`',
-    });
+    this.OR(this.consolidateHow);
   });
+
+  private readonly consolidateHow: Alternatives = {
+    DEF: [
+      { ALT: () => this.CONSUME(kw.never!) },
+      {
+        ALT: () => {
+          this.CONSUME(kw.when!);
+          this.OR2(this.consolidateWhen);
+          this.OPTION2(() => this.SUBRULE(this.afterClause));
+        },
+      },
+      { ALT: () => this.SUBRULE2(this.afterClause) },
+    ],
+    ERR_MSG: '`when`, `after` or `never`',
+  };
+
+  private readonly consolidateWhen: Alternatives = {
+    DEF: [
+      { ALT: () => { this.CONSUME(kw.empty!); this.OPTION(() => { this.CONSUME(kw.or!); this.CONSUME(kw.underutilized!); }); } },
+      { ALT: () => this.CONSUME(kw.balanced!) },
+    ],
+    ERR_MSG: '`empty` or `balanced`',
+  };
 
   afterClause = this.RULE('afterClause', () => {
     this.CONSUME(kw.after!);
-    this.OR({ DEF: [{ ALT: () => this.CONSUME(Duration) }, { ALT: () => this.CONSUME(kw.never!) }], ERR_MSG: 'a duration or `never`' });
+    this.OR(this.afterWhat);
   });
+
+  private readonly afterWhat: Alternatives = {
+    DEF: [{ ALT: () => this.CONSUME(Duration) }, { ALT: () => this.CONSUME(kw.never!) }],
+    ERR_MSG: 'a duration or `never`',
+  };
 
   expireStmt = this.RULE('expireStmt', () => {
     this.CONSUME(kw.expire!);
-    this.OR({
-      DEF: [
-        { ALT: () => this.CONSUME(kw.never!) },
-        { ALT: () => { this.SUBRULE(this.afterClause); this.OPTION(() => this.CONSUME(kw.gracefully!)); } },
-      ],
-      ERR_MSG: '`after` or `never`',
-    });
+    this.OR(this.expireWhen);
   });
+
+  private readonly expireWhen: Alternatives = {
+    DEF: [
+      { ALT: () => this.CONSUME(kw.never!) },
+      { ALT: () => { this.SUBRULE(this.afterClause); this.OPTION(() => this.CONSUME(kw.gracefully!)); } },
+    ],
+    ERR_MSG: '`after` or `never`',
+  };
 
   terminationStmt = this.RULE('terminationStmt', () => {
     this.CONSUME(kw.termination!);
@@ -180,10 +212,15 @@ class KpolParser extends CstParser {
     this.OPTION(() => { this.CONSUME(kw.where!); this.SUBRULE(this.selector); });
     this.OPTION2(() => { this.CONSUME(kw.in!); this.CONSUME(kw.namespace!); this.SUBRULE(this.nameList); });
     this.CONSUME(kw.disruptable!);
-    this.OR({ DEF: [{ ALT: () => this.CONSUME(kw.only!) }, { ALT: () => this.CONSUME(kw.never!) }], ERR_MSG: '`only` or `never`' });
+    this.OR(this.podsMode);
     this.CONSUME(kw.during!);
     this.SUBRULE(this.window);
   });
+
+  private readonly podsMode: Alternatives = {
+    DEF: [{ ALT: () => this.CONSUME(kw.only!) }, { ALT: () => this.CONSUME(kw.never!) }],
+    ERR_MSG: '`only` or `never`',
+  };
 
   windowStmt = this.RULE('windowStmt', () => {
     this.CONSUME(kw.window!);
@@ -212,14 +249,24 @@ class KpolParser extends CstParser {
   });
 
   quantity = this.RULE('quantity', () => {
-    this.OR({ DEF: [{ ALT: () => this.CONSUME(NumberLit) }, { ALT: () => this.CONSUME(Percent) }], ERR_MSG: QUANTITY });
+    this.OR(this.quantityForm);
   });
 
+  private readonly quantityForm: Alternatives = {
+    DEF: [{ ALT: () => this.CONSUME(NumberLit) }, { ALT: () => this.CONSUME(Percent) }],
+    ERR_MSG: QUANTITY,
+  };
+
   window = this.RULE('window', () => {
-    this.OR({ DEF: [{ ALT: () => this.CONSUME(StringLit) }, { ALT: () => this.CONSUME(Name) }], ERR_MSG: SCHEDULE });
+    this.OR(this.scheduleForm);
     this.OPTION(() => this.SUBRULE(this.forDuration));
     this.OPTION2(() => this.SUBRULE(this.inZone));
   });
+
+  private readonly scheduleForm: Alternatives = {
+    DEF: [{ ALT: () => this.CONSUME(StringLit) }, { ALT: () => this.CONSUME(Name) }],
+    ERR_MSG: SCHEDULE,
+  };
 
   forDuration = this.RULE('forDuration', () => {
     this.CONSUME(kw.for!);
@@ -234,52 +281,74 @@ class KpolParser extends CstParser {
   selector = this.RULE('selector', () => {
     this.SUBRULE(this.requirement);
     this.MANY(() => {
-      this.OR([{ ALT: () => this.CONSUME(kw.and!) }, { ALT: () => this.CONSUME(Comma) }]);
+      this.OR(this.requirementJoin);
       this.SUBRULE2(this.requirement);
     });
   });
 
+  private readonly requirementJoin: Alternatives = [
+    { ALT: () => this.CONSUME(kw.and!) },
+    { ALT: () => this.CONSUME(Comma) },
+  ];
+
   requirement = this.RULE('requirement', () => {
-    this.OR({
-      DEF: [
-        { ALT: () => { this.CONSUME(Bang); this.CONSUME(Identifier, { ERR_MSG: 'a label key' }); } },
-        { ALT: () => { this.CONSUME2(Identifier); this.SUBRULE(this.requirementTail); } },
-      ],
-      ERR_MSG: 'a label key',
-    });
+    this.OR(this.requirementForm);
   });
+
+  private readonly requirementForm: Alternatives = {
+    DEF: [
+      { ALT: () => { this.CONSUME(Bang); this.CONSUME(Identifier, { ERR_MSG: 'a label key' }); } },
+      { ALT: () => { this.CONSUME2(Identifier); this.SUBRULE(this.requirementTail); } },
+    ],
+    ERR_MSG: 'a label key',
+  };
 
   requirementTail = this.RULE('requirementTail', () => {
-    this.OR({
-      DEF: [
-        { ALT: () => { this.OR2([{ ALT: () => this.CONSUME(Equals) }, { ALT: () => this.CONSUME(DoubleEquals) }, { ALT: () => this.CONSUME(NotEquals) }]); this.SUBRULE(this.value); } },
-        {
-          ALT: () => {
-            this.OR3([{ ALT: () => this.CONSUME(kw.in!) }, { ALT: () => this.CONSUME(kw.notin!) }]);
-            this.CONSUME(LParen);
-            this.SUBRULE2(this.value);
-            this.MANY(() => { this.CONSUME(Comma); this.SUBRULE3(this.value); });
-            this.CONSUME(RParen);
-          },
-        },
-        { ALT: () => this.CONSUME(kw.exists!) },
-        { ALT: () => { this.CONSUME(kw.not!); this.CONSUME2(kw.exists!); } },
-      ],
-      ERR_MSG: '`=`, `!=`, `in`, `notin`, `exists` or `not exists`',
-    });
+    this.OR(this.requirementTailForm);
   });
 
+  private readonly requirementTailForm: Alternatives = {
+    DEF: [
+      { ALT: () => { this.OR2(this.equalityOperator); this.SUBRULE(this.value); } },
+      {
+        ALT: () => {
+          this.OR3(this.setOperator);
+          this.CONSUME(LParen);
+          this.SUBRULE2(this.value);
+          this.MANY(() => { this.CONSUME(Comma); this.SUBRULE3(this.value); });
+          this.CONSUME(RParen);
+        },
+      },
+      { ALT: () => this.CONSUME(kw.exists!) },
+      { ALT: () => { this.CONSUME(kw.not!); this.CONSUME2(kw.exists!); } },
+    ],
+    ERR_MSG: '`=`, `!=`, `in`, `notin`, `exists` or `not exists`',
+  };
+
+  private readonly equalityOperator: Alternatives = [
+    { ALT: () => this.CONSUME(Equals) },
+    { ALT: () => this.CONSUME(DoubleEquals) },
+    { ALT: () => this.CONSUME(NotEquals) },
+  ];
+
+  private readonly setOperator: Alternatives = [
+    { ALT: () => this.CONSUME(kw.in!) },
+    { ALT: () => this.CONSUME(kw.notin!) },
+  ];
+
   value = this.RULE('value', () => {
-    this.OR({
-      DEF: [
-        { ALT: () => this.CONSUME(StringLit) },
-        { ALT: () => this.CONSUME(Identifier) },
-        { ALT: () => this.CONSUME(NumberLit) },
-        { ALT: () => this.CONSUME(Duration) },
-      ],
-      ERR_MSG: 'a label value',
-    });
+    this.OR(this.valueForm);
   });
+
+  private readonly valueForm: Alternatives = {
+    DEF: [
+      { ALT: () => this.CONSUME(StringLit) },
+      { ALT: () => this.CONSUME(Identifier) },
+      { ALT: () => this.CONSUME(NumberLit) },
+      { ALT: () => this.CONSUME(Duration) },
+    ],
+    ERR_MSG: 'a label value',
+  };
 }
 
 const parser = new KpolParser();
@@ -292,6 +361,8 @@ export interface ParsedTokens {
 
 /** Parses a token stream from `tokenize` into a CST. Never throws on user input. */
 export function parseTokens(tokens: IToken[]): ParsedTokens {
+  // The lexer tracks start offsets only; node locations need the (inclusive) end as well.
+  for (const token of tokens) token.endOffset ??= token.startOffset + token.image.length - 1;
   parser.input = tokens;
   const cst = parser.file();
   return { cst, errors: parser.errors };
