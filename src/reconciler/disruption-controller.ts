@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+// One reconcile of the disruption controller (reference §2.1): evaluate the rule graphs,
+// undo stale taints, then try each method in Karpenter's order; the first method with a
+// command acts (after the 15 s validation for emptiness and consolidation) and the loop ends.
+import type { PolicySpec, Reason } from '../../rules/model.js';
+import type { InstanceType } from '../cloud/provider.js';
+import type { ClusterIndex } from '../cluster/state.js';
+import type { NodePool } from '../cluster/types.js';
+import type { Clock } from '../clock.js';
+import type { Evaluator } from '../eval/evaluate-cluster.js';
+import type { EvalOutput } from '../eval/output.js';
+import type { Metrics } from '../observe/metrics.js';
+import type { EventRecorder } from '../observe/recorder.js';
+import { budgetMapping, candidatesFor, type Candidate } from './candidates.js';
+import { describeCommand, type Command } from './command.js';
+import type { ClusterView } from './cluster-view.js';
+import type { InFlight } from './disruption-state.js';
+import { computeConsolidation } from './methods/consolidation.js';
+import { drift, gracefulExpiration } from './methods/drift.js';
+import { emptiness } from './methods/emptiness.js';
+import type { Method, MethodContext, MoveSimulation } from './methods/method.js';
+import { multiNode } from './methods/multi-node.js';
+import { singleNode } from './methods/single-node.js';
+import { hasDisruptedTaint, type OrchestrationQueue } from './queue.js';
+
+export const VALIDATION_DELAY_MS = 15_000;
+
+/** Karpenter's production order (v1.5+), with kpol's graceful expiration after drift. */
+export const METHODS: readonly Method[] = [emptiness, drift, gracefulExpiration, multiNode, singleNode];
+
+export interface DisruptionDeps {
+  clock: Clock;
+  view: ClusterView;
+  evaluator: Evaluator;
+  policies: () => readonly PolicySpec[];
+  instanceTypes: ReadonlyMap<string, InstanceType>;
+  events: EventRecorder;
+  metrics: Metrics;
+  queue: OrchestrationQueue;
+  state: InFlight;
+  simulate: (index: ClusterIndex, candidates: readonly Candidate[], consolidation: boolean) => MoveSimulation;
+  log?: (msg: string, fields: Record<string, unknown>) => void;
+}
+
+export interface ReconcileResult {
+  evaluation: EvalOutput;
+  started?: Command;
+  waitingValidation?: Command;
+}
+
+export class DisruptionController {
+  private pending: { command: Command; method: Method; validateAt: number } | undefined;
+  private ids = 0;
+
+  constructor(private readonly d: DisruptionDeps) {}
+
+  private async evaluate(): Promise<{ index: ClusterIndex; evaluation: EvalOutput }> {
+    const index = await this.d.view.current();
+    const evaluation = await this.d.evaluator.evaluate(index, this.d.policies(), this.d.clock.now(), this.d.state);
+    return { index, evaluation };
+  }
+
+  private context(index: ClusterIndex, evaluation: EvalOutput): MethodContext {
+    return {
+      now: this.d.clock.now(), index, evaluation, instanceTypes: this.d.instanceTypes, events: this.d.events,
+      simulate: (c, consolidation) => this.d.simulate(index, c, consolidation),
+      newId: () => `cmd-${++this.ids}`,
+    };
+  }
+
+  async reconcile(): Promise<ReconcileResult> {
+    const { index, evaluation } = await this.evaluate();
+    await this.cleanup(index);
+    this.publishBudgets(evaluation);
+    const pools = index.nodePoolsByName as ReadonlyMap<string, NodePool>;
+    if (this.pending) {
+      if (this.d.clock.now() < this.pending.validateAt) return { evaluation, waitingValidation: this.pending.command };
+      const { command, method } = this.pending;
+      this.pending = undefined;
+      const valid = this.validate(method, command, this.context(index, evaluation));
+      if (!valid) return { evaluation };
+      await this.d.queue.start(valid, pools);
+      this.d.view.invalidate();
+      return { evaluation, started: valid };
+    }
+    const ctx = this.context(index, evaluation);
+    for (const method of METHODS) {
+      const eligible = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).length;
+      this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
+      if (eligible === 0) continue;
+      const [command] = method.compute(ctx);
+      if (!command) continue;
+      this.d.log?.('computed disruption command', { method: method.name, command: describeCommand(command) });
+      if (method.validates) {
+        this.pending = { command, method, validateAt: this.d.clock.now() + VALIDATION_DELAY_MS };
+        return { evaluation, waitingValidation: command };
+      }
+      await this.d.queue.start(command, pools);
+      this.d.view.invalidate();
+      return { evaluation, started: command };
+    }
+    return { evaluation };
+  }
+
+  /** §2.12: after the delay, the command must still hold; emptiness may shrink, consolidation may not. */
+  private validate(method: Method, cmd: Command, ctx: MethodContext): Command | undefined {
+    const still = new Map(candidatesFor(cmd.reason as Reason, ctx.evaluation, ctx.index, ctx.instanceTypes).map((c) => [c.ref.node, c]));
+    const budget = budgetMapping(ctx.evaluation, cmd.reason as Reason);
+    const kept = cmd.candidates.map((c) => still.get(c.node)).filter((c): c is Candidate => {
+      if (!c) return false;
+      const left = budget.get(c.ref.nodePool) ?? 0;
+      if (left <= 0) return false;
+      budget.set(c.ref.nodePool, left - 1);
+      return true;
+    });
+    const reject = (category: 'budget' | 'scheduling' | 'churn') => {
+      this.d.metrics.inc('karpenter_voluntary_disruption_failed_validations_total', { consolidation_type: cmd.consolidationType }, method === emptiness ? 1 : cmd.candidates.length);
+      for (const c of cmd.candidates) {
+        this.d.events.publish({ type: 'Normal', reason: 'ConsolidationRejected', message: `Consolidation rejected: ${describeCommand(cmd)}, reason: ${category}`, object: { kind: 'Node', name: c.node } });
+      }
+      this.d.log?.('abandoning disruption command after validation', { command: cmd.id, category });
+      return undefined;
+    };
+    if (method === emptiness) {
+      if (kept.length === 0) return reject(still.size === 0 ? 'churn' : 'budget');
+      return { ...cmd, candidates: kept.map((c) => c.ref), createdAt: ctx.now };
+    }
+    if (kept.length !== cmd.candidates.length) return reject(cmd.candidates.some((c) => !still.has(c.node)) ? 'churn' : 'budget');
+    const again = computeConsolidation(ctx, kept);
+    if (again.kind === 'none') return reject('scheduling');
+    if ((again.kind === 'delete') !== (cmd.replacements.length === 0)) return reject('scheduling');
+    if (again.kind === 'replace' && !cmd.replacements[0].instanceTypes.every((t) => again.replacement.instanceTypes.includes(t))) {
+      cmd.replacements[0].instanceTypes = cmd.replacements[0].instanceTypes.filter((t) => again.replacement.instanceTypes.includes(t));
+      if (cmd.replacements[0].instanceTypes.length === 0) return reject('scheduling');
+    }
+    return { ...cmd, createdAt: ctx.now };
+  }
+
+  /** §2.1 step 3: a disrupted taint on a node no command holds is left over from a failed or crashed command. */
+  private async cleanup(index: ClusterIndex): Promise<void> {
+    const existing = new Set<string>();
+    let changed = false;
+    for (const sn of index.stateNodes) {
+      if (sn.providerID) existing.add(sn.providerID);
+      if (!sn.node || !hasDisruptedTaint(sn.node.spec.taints) || sn.node.metadata.deletionTimestamp) continue;
+      if (sn.nodeClaim?.metadata.deletionTimestamp) continue;
+      if (sn.providerID && (this.d.state.marked.has(sn.providerID) || this.d.state.queued.has(sn.providerID))) continue;
+      await this.d.queue.taint(sn.name, false);
+      if (sn.nodeClaim) await this.d.queue.setReason(sn.nodeClaim.metadata.name, undefined);
+      changed = true;
+    }
+    this.d.state.prune(existing);
+    if (changed) this.d.view.invalidate();
+  }
+
+  /** Budget gauges and the NodePool DisruptionBlocked event (reference §1.6 step 4). */
+  private publishBudgets(evaluation: EvalOutput): void {
+    for (const [pool, p] of Object.entries(evaluation.nodePools)) {
+      for (const [reason, budget] of Object.entries(p.budgets)) {
+        this.d.metrics.set('karpenter_nodepools_allowed_disruptions', { nodepool: pool, reason }, budget ?? 2147483647);
+        this.d.metrics.set('karpenter_nodepools_nodes_consuming_budgets', { nodepool: pool, reason }, p.disrupting);
+        if (p.nodes > 0 && budget === 0) {
+          this.d.events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`, object: { kind: 'NodePool', name: pool } }, 60_000);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// Karpenter's `Method` shape: each disruption method turns the current candidates and budget
+// mapping into at most a few commands. Methods never decide candidacy or budgets — those come
+// from the rule graph's evaluation; they order, simulate and pick.
+import type { Reason } from '../../../rules/model.js';
+import type { InstanceType } from '../../cloud/provider.js';
+import type { ClusterIndex } from '../../cluster/state.js';
+import type { EvalOutput } from '../../eval/output.js';
+import type { EventRecorder } from '../../observe/recorder.js';
+import type { Candidate } from '../candidates.js';
+import type { Command, MethodName, Replacement } from '../command.js';
+
+/** The outcome of simulating the candidates' pods elsewhere (reference §2.8). */
+export interface MoveSimulation {
+  /** Every non-pending pod found a place. */
+  ok: boolean;
+  error?: string;
+  /** New NodeClaims the pods need, each with its compatible instance types, cheapest first. */
+  replacements: Replacement[];
+}
+
+export interface MethodContext {
+  now: number;
+  index: ClusterIndex;
+  evaluation: EvalOutput;
+  instanceTypes: ReadonlyMap<string, InstanceType>;
+  events: EventRecorder;
+  simulate(candidates: readonly Candidate[], consolidation: boolean): MoveSimulation;
+  newId(): string;
+}
+
+export interface Method {
+  name: MethodName;
+  reason: Reason;
+  consolidationType: Command['consolidationType'];
+  /** Whether commands wait 15 s and are re-validated before they start (reference §2.12). */
+  validates: boolean;
+  compute(ctx: MethodContext): Command[];
+}
+
+export function command(ctx: MethodContext, m: Method, candidates: Candidate[], replacements: Replacement[]): Command {
+  return {
+    id: ctx.newId(), method: m.name, reason: m.reason as Command['reason'], consolidationType: m.consolidationType,
+    candidates: candidates.map((c) => c.ref), replacements, createdAt: ctx.now, launched: [],
+  };
+}
