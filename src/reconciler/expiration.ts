@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// Forceful expiration (reference §4): a NodeClaim past creation + expireAfter is deleted —
+// no budgets, no do-not-disrupt, no replacement first. Under a kpol policy with graceful
+// expiration this controller stands aside and the budgeted `Expired` method acts instead.
+import { parseKarpenterDurationOrNever } from '../../rules/duration.js';
+import type { PolicySpec } from '../../rules/model.js';
+import type { ClusterClient } from '../cluster/client.js';
+import { isApiError } from '../cluster/client.js';
+import type { ClusterIndex } from '../cluster/state.js';
+import { LABEL_CAPACITY_TYPE, LABEL_NODEPOOL, type NodeClaim } from '../cluster/types.js';
+import type { Clock } from '../clock.js';
+import { resolvePolicies } from '../eval/resolve-policies.js';
+import type { Metrics } from '../observe/metrics.js';
+
+/** Seconds until expiry for a NodeClaim under its policy; null = never expires. */
+export function expireAfterSeconds(nc: NodeClaim, policy: PolicySpec | undefined): number | null {
+  if (policy?.expireAfterSeconds !== undefined) return policy.expireAfterSeconds;
+  return parseKarpenterDurationOrNever(nc.spec.expireAfter ?? '720h') ?? null;
+}
+
+export class ExpirationController {
+  constructor(
+    private readonly client: ClusterClient,
+    private readonly clock: Clock,
+    private readonly metrics: Metrics,
+    private readonly log?: (msg: string, fields: Record<string, unknown>) => void,
+  ) {}
+
+  /** Deletes every expired NodeClaim; returns their names. */
+  async reconcile(index: ClusterIndex, policies: readonly PolicySpec[]): Promise<string[]> {
+    const { byPool } = resolvePolicies(index.snapshot.nodePools, policies);
+    const now = this.clock.now();
+    const expired: string[] = [];
+    for (const nc of index.snapshot.nodeClaims) {
+      if (nc.metadata.deletionTimestamp) continue;
+      const pool = nc.metadata.labels?.[LABEL_NODEPOOL] ?? '';
+      const policy = byPool.get(pool)?.policy;
+      if (policy?.expiration === 'graceful') continue;
+      const after = expireAfterSeconds(nc, policy);
+      const created = Date.parse(nc.metadata.creationTimestamp ?? '');
+      if (after === null || Number.isNaN(created) || now < created + after * 1000) continue;
+      try {
+        await this.client.delete({ kind: 'NodeClaim', name: nc.metadata.name });
+      } catch (e) {
+        if (!isApiError(e, 404)) throw e;
+        continue;
+      }
+      expired.push(nc.metadata.name);
+      this.log?.('deleting expired nodeclaim', { nodeclaim: nc.metadata.name, nodepool: pool });
+      this.metrics.inc('karpenter_nodeclaims_disrupted_total', { reason: 'expired', nodepool: pool, capacity_type: nc.metadata.labels?.[LABEL_CAPACITY_TYPE] ?? '' });
+    }
+    return expired;
+  }
+}
