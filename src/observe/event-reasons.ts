@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// Karpenter's event reasons, their types and dedupe windows (reference §5).
+
+export const EVENT_REASONS = [
+  'DisruptionBlocked',
+  'DisruptionLaunching',
+  'DisruptionTerminating',
+  'DisruptionWaitingReadiness',
+  'Unconsolidatable',
+  'ConsolidationCandidate',
+  'ConsolidationRejected',
+  'ConsolidationApproved',
+  'Evicted',
+  'Disrupted',
+  'FailedDraining',
+  'TerminationGracePeriodExpiring',
+  'InvalidDoNotDisruptAnnotation',
+  'DoNotDisruptUntil',
+  'DoNotDisruptGracePeriodElapsed',
+  'AwaitingVolumeDetachment',
+] as const;
+export type EventReason = (typeof EVENT_REASONS)[number];
+
+const WARNINGS: ReadonlySet<string> = new Set(['FailedDraining', 'TerminationGracePeriodExpiring', 'InvalidDoNotDisruptAnnotation']);
+
+/** Karpenter publishes these three as Warning and every other reason as Normal. */
+export const eventType = (reason: string): 'Normal' | 'Warning' => (WARNINGS.has(reason) ? 'Warning' : 'Normal');
+
+/** The recorder's default dedupe window. */
+export const DEFAULT_DEDUPE_MS = 2 * 60_000;
+/** `Unconsolidatable` on a node or NodeClaim. */
+export const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
+/** `DisruptionBlocked` on a NodePool (a blocked node keeps the default window). */
+export const NODEPOOL_BLOCKED_DEDUPE_MS = 60_000;
