@@ -16,8 +16,12 @@ export interface InstanceType {
   name: string; // e.g. m5.large
   family: string; // e.g. m5
   architecture: 'amd64' | 'arm64';
+  /** Well-known labels the type defines beyond name, family and architecture (size, cpu, gpu name…); see src/cloud/well-known-labels.ts. */
+  labels?: Record<string, string>;
   /** Allocatable resources as quantities: cpu (cores), memory (bytes), pods, and extended resources such as nvidia.com/gpu. */
   capacity: Record<string, number>;
+  /** What the machine has before kubelet and system reservations (a Node's status.capacity); absent = same as `capacity`. */
+  nodeCapacity?: Record<string, number>;
   offerings: Offering[];
 }
 
@@ -28,6 +32,8 @@ export interface Instance {
   capacityType: CapacityType;
   state: 'pending' | 'running' | 'terminating' | 'terminated';
   launchedAt: number;
+  /** USD per hour of the offering it was launched from, when the provider knows it. */
+  price?: number;
 }
 
 /** A cloud-side failure; `insufficientCapacity` marks an offering that cannot be launched now. */
