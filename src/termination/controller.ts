@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// TerminationController: Karpenter's termination finalizers for Nodes and NodeClaims in one
+// reconcile (reference §3). Each pass reads everything from the cluster, so a new controller on
+// the same cluster resumes where an old one stopped; only eviction backoff is in memory.
+// Order within a pass, and why:
+//   1. NodePool deletion → delete its NodeClaims (they then take the same graceful path).
+//   2. Cascade: a deleting Node deletes its NodeClaim, a deleting NodeClaim its Nodes, so manual
+//      deletion of either ends in the same flow.
+//   3. NodeClaim termination-time annotation, before any drain reads T.
+//   4. Node finalizers: taint, drain (queueing pods), MinDrainTime, instance, release.
+//   5. Eviction queue: evicts or force-deletes what step 4 queued, in the same pass.
+//   6. NodeClaim finalizers, after re-reading Nodes so a Node released in 4 frees its claim now.
+import { isApiError, type ClusterClient } from '../cluster/client.js';
+import type { KubeObject, Node, NodeClaim, NodePool, Pod } from '../cluster/types.js';
+import type { CloudProvider } from '../cloud/provider.js';
+import type { EventRecorder } from '../observe/recorder.js';
+import type { StepResult, TerminationContext } from './context.js';
+import { EvictionQueue } from './eviction-queue.js';
+import { DRAIN_REQUEUE_MS, FINALIZER_TERMINATION, LABEL_NODEPOOL, MIN_DRAIN_TIME_MS, type TerminationMetrics } from './names.js';
+import { finalizeNode } from './node-finalizer.js';
+import { finalizeNodeClaim } from './nodeclaim-finalizer.js';
+import { ensureTerminationTime, type TgpSecondsFor } from './termination-time.js';
+
+export interface TerminationControllerOptions {
+  client: ClusterClient;
+  cloud: CloudProvider;
+  recorder: EventRecorder;
+  metrics?: TerminationMetrics;
+  /** Policy-level terminationGracePeriod (see termination-time.ts); overrides the NodeClaim's own. */
+  tgpSecondsFor?: TgpSecondsFor;
+  /** Default 5 s (Karpenter's MinDrainTime). */
+  minDrainTimeMs?: number;
+}
+
+export interface TerminationResult {
+  /** When the controller next has something to do (ms from now); undefined when nothing is terminating. */
+  requeueAfterMs?: number;
+  /** Objects whose finalizer was removed in this pass. */
+  released: { nodes: string[]; nodeClaims: string[] };
+  /** Per-object failures (409 conflicts, cloud errors); the object is retried next pass. */
+  errors: { object: string; error: unknown }[];
+}
+
+const deleting = (o: KubeObject): boolean => o.metadata.deletionTimestamp !== undefined;
+const finalizing = (o: KubeObject): boolean => deleting(o) && (o.metadata.finalizers ?? []).includes(FINALIZER_TERMINATION);
+const claimProvider = (c: NodeClaim): string => c.status?.providerID ?? '';
+const nodeProvider = (n: Node): string => n.spec.providerID ?? '';
+
+export class TerminationController {
+  readonly queue: EvictionQueue;
+  private readonly ctx: TerminationContext;
+
+  constructor(private readonly opts: TerminationControllerOptions) {
+    this.queue = new EvictionQueue({ client: opts.client, recorder: opts.recorder, metrics: opts.metrics });
+    this.ctx = { ...opts, queue: this.queue, minDrainTimeMs: opts.minDrainTimeMs ?? MIN_DRAIN_TIME_MS };
+  }
+
+  async reconcile(nowMs: number): Promise<TerminationResult> {
+    const { client } = this.opts;
+    const result: TerminationResult = { released: { nodes: [], nodeClaims: [] }, errors: [] };
+    let next: number | undefined;
+    const wake = (ms: number): void => void (next = next === undefined ? ms : Math.min(next, ms));
+    const guard = async (object: string, step: () => Promise<StepResult | void>): Promise<StepResult | void> => {
+      try {
+        return await step();
+      } catch (error) {
+        result.errors.push({ object, error });
+        wake(DRAIN_REQUEUE_MS);
+      }
+    };
+
+    const pools = await client.list<NodePool>('NodePool');
+    let claims = await client.list<NodeClaim>('NodeClaim');
+    let nodes = await client.list<Node>('Node');
+
+    let cascaded = false;
+    const remove = async (obj: KubeObject): Promise<void> => {
+      cascaded = true;
+      await guard(`${obj.kind}/${obj.metadata.name}`, async () => {
+        try {
+          await client.delete({ kind: obj.kind as 'Node' | 'NodeClaim', name: obj.metadata.name });
+        } catch (e) {
+          if (!isApiError(e, 404)) throw e;
+        }
+      });
+    };
+    for (const pool of pools.filter(deleting)) {
+      for (const c of claims) if (!deleting(c) && c.metadata.labels?.[LABEL_NODEPOOL] === pool.metadata.name) await remove(c);
+    }
+    for (const node of nodes.filter(finalizing)) {
+      const claim = this.claimFor(node, claims);
+      if (claim && !deleting(claim)) await remove(claim);
+    }
+    for (const claim of claims.filter(finalizing)) {
+      for (const node of this.nodesFor(claim, nodes)) if (!deleting(node)) await remove(node);
+    }
+    if (cascaded) [claims, nodes] = await Promise.all([client.list<NodeClaim>('NodeClaim'), client.list<Node>('Node')]);
+
+    for (const [i, claim] of claims.entries()) {
+      if (!finalizing(claim)) continue;
+      await guard(`NodeClaim/${claim.metadata.name}`, async () => {
+        claims[i] = await ensureTerminationTime(client, this.opts.recorder, claim, this.opts.tgpSecondsFor);
+      });
+    }
+
+    const draining = nodes.filter((n) => finalizing(n) && (n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claims)));
+    const pods = draining.length > 0 ? await client.list<Pod>('Pod') : [];
+    for (const node of draining) {
+      const name = node.metadata.name;
+      const step = await guard(`Node/${name}`, () =>
+        finalizeNode(this.ctx, node, this.claimFor(node, claims), pods.filter((p) => p.spec.nodeName === name), nowMs),
+      );
+      if (step?.done) result.released.nodes.push(name);
+      else if (step) wake(step.requeueMs);
+    }
+
+    await this.queue.reconcile(nowMs);
+    const due = this.queue.nextDue();
+    if (due !== undefined) wake(Math.max(due - nowMs, 0));
+
+    const finalizingClaims = claims.filter(finalizing);
+    if (finalizingClaims.length > 0) {
+      if (result.released.nodes.length > 0) nodes = await client.list<Node>('Node');
+      for (const claim of finalizingClaims) {
+        const fresh = (await client.get<NodeClaim>({ kind: 'NodeClaim', name: claim.metadata.name })) ?? claim;
+        if (!finalizing(fresh)) continue;
+        const step = await guard(`NodeClaim/${claim.metadata.name}`, () => finalizeNodeClaim(this.ctx, fresh, this.nodesFor(fresh, nodes), nowMs));
+        if (step?.done) result.released.nodeClaims.push(claim.metadata.name);
+        else if (step) wake(step.requeueMs);
+      }
+    }
+    if (next !== undefined) result.requeueAfterMs = next;
+    return result;
+  }
+
+  /** The NodeClaim of a Node by providerID; none or several → undefined (the flow proceeds without one). */
+  private claimFor(node: Node, claims: readonly NodeClaim[]): NodeClaim | undefined {
+    const id = nodeProvider(node);
+    if (!id) return undefined;
+    const found = claims.filter((c) => claimProvider(c) === id);
+    return found.length === 1 ? found[0] : undefined;
+  }
+
+  private nodesFor(claim: NodeClaim, nodes: readonly Node[]): Node[] {
+    const id = claimProvider(claim);
+    return id ? nodes.filter((n) => nodeProvider(n) === id) : [];
+  }
+}

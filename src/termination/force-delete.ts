@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// Karpenter's `needsForceDelete` (reference §3, "TGP formula"): when a pod must be deleted
+// without waiting for an eviction so that it is gone by the node's termination time T.
+import { isTerminating } from '../cluster/state.js';
+import type { Pod } from '../cluster/types.js';
+
+/**
+ * No T → never. A terminating pod → iff its deletionTimestamp (when the kubelet will kill it)
+ * is after T. Otherwise, with g = spec.terminationGracePeriodSeconds (absent → never), iff
+ * now > T − g, strictly.
+ */
+export function needsForceDelete(pod: Pod, deadlineMs: number | undefined, nowMs: number): boolean {
+  if (deadlineMs === undefined) return false;
+  if (isTerminating(pod)) return Date.parse(pod.metadata.deletionTimestamp!) > deadlineMs;
+  const g = pod.spec.terminationGracePeriodSeconds;
+  if (g === undefined || g === null) return false;
+  return nowMs > deadlineMs - g * 1000;
+}
+
+/** The grace period of a force delete: whole seconds left until T, truncated, never below 1. */
+export const forceDeleteGraceSeconds = (deadlineMs: number, nowMs: number): number => Math.max(Math.trunc((deadlineMs - nowMs) / 1000), 1);
+
+/**
+ * The first instant (epoch ms) at which `needsForceDelete` turns true for this pod while it
+ * stays as it is now; undefined when it never will. Lets the eviction queue wake up on time
+ * instead of waiting out a backoff.
+ */
+export function forceDeleteAt(pod: Pod, deadlineMs: number | undefined): number | undefined {
+  if (deadlineMs === undefined || isTerminating(pod)) return undefined;
+  const g = pod.spec.terminationGracePeriodSeconds;
+  if (g === undefined || g === null) return undefined;
+  return deadlineMs - g * 1000 + 1;
+}
