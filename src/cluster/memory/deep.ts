@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copying and comparing JSON values. The store hands out copies only, so no caller can change
+// a stored object except through the API.
+
+export const deepCopy = <T>(value: T): T => structuredClone(value);
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  // An explicit undefined and a missing key serialise the same, so they compare equal.
+  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
+  for (const k of keys) if (!deepEqual(ao[k], bo[k])) return false;
+  return true;
+}

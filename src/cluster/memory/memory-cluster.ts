@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// The in-memory API server: a ClusterClient with the real server's semantics (see client.ts),
+// used by `kpol simulate`, the scenario suites and the browser playground. Every object going
+// in or out is copied, so callers can only change the cluster through the API.
+import type { Clock } from '../../clock.js';
+import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../client.js';
+import type { KubeObject } from '../types.js';
+import { deepCopy } from './deep.js';
+import { deleteObject } from './deletion.js';
+import { alreadyExists, notFound } from './errors.js';
+import { evictPod } from './eviction.js';
+import { KIND_NAMES, kindInfo, scopeNamespace } from './kinds.js';
+import { ObjectStore, type ServerContext } from './store.js';
+import { WatchHub } from './watch-hub.js';
+import { adopt, createObject, patchObject, updateObject } from './writes.js';
+import { rfc3339 } from './timestamps.js';
+
+export interface MemoryClusterOptions {
+  /** Receives exceptions thrown by watch handlers; by default they are rethrown asynchronously. */
+  onWatchError?: (error: unknown) => void;
+}
+
+export class MemoryCluster implements ClusterClient {
+  private readonly hub: WatchHub;
+  private readonly ctx: ServerContext;
+
+  /**
+   * `initial` objects (a snapshot) keep their uid, timestamps, generation and finalizers; they
+   * get fresh resourceVersions. Duplicates and unknown kinds throw, as a create would.
+   */
+  constructor(clock: Clock, initial: readonly KubeObject[] = [], options: MemoryClusterOptions = {}) {
+    this.hub = new WatchHub(options.onWatchError);
+    const store = new ObjectStore((type, obj) => this.hub.emit(type, obj));
+    this.ctx = { store, clock };
+    for (const obj of initial) this.seed(obj);
+  }
+
+  private seed(input: KubeObject): void {
+    const obj = adopt(input);
+    const kind = obj.kind as Kind;
+    if (this.ctx.store.get(kind, obj.metadata.name, obj.metadata.namespace)) throw alreadyExists(kind, obj.metadata.name);
+    obj.metadata.uid ||= this.ctx.store.nextUid();
+    obj.metadata.creationTimestamp ||= rfc3339(this.ctx.clock.now());
+    obj.metadata.generation ??= 1;
+    this.ctx.store.put(obj, 'ADDED');
+  }
+
+  async list<T extends KubeObject>(kind: Kind, namespace?: string): Promise<T[]> {
+    kindInfo(kind);
+    return this.ctx.store.list(kind, namespace).map((o) => deepCopy(o) as T);
+  }
+
+  async get<T extends KubeObject>(key: ObjectKey): Promise<T | undefined> {
+    const found = this.find(key);
+    return found && (deepCopy(found) as T);
+  }
+
+  async create<T extends KubeObject>(obj: T): Promise<T> {
+    return deepCopy(createObject(this.ctx, obj)) as T;
+  }
+
+  async update<T extends KubeObject>(obj: T): Promise<T> {
+    return deepCopy(updateObject(this.ctx, obj)) as T;
+  }
+
+  async patch<T extends KubeObject>(key: ObjectKey, patch: MergePatch, preconditions?: Preconditions): Promise<T> {
+    return deepCopy(patchObject(this.ctx, this.mustFind(key), patch, preconditions)) as T;
+  }
+
+  async delete(key: ObjectKey, options?: DeleteOptions): Promise<void> {
+    deleteObject(this.ctx, this.mustFind(key), options);
+  }
+
+  async evict(namespace: string, name: string, preconditions?: Preconditions): Promise<void> {
+    evictPod(this.ctx, namespace || 'default', name, preconditions);
+  }
+
+  watch(kind: Kind, handler: (e: WatchEvent) => void): { stop(): void } {
+    kindInfo(kind);
+    return this.hub.watch(kind, handler);
+  }
+
+  /** Every stored object (copies), by kind in KINDS order, then namespace and name: the timeline's snapshot. */
+  objects(): KubeObject[] {
+    return KIND_NAMES.flatMap((kind) => this.ctx.store.list(kind).map(deepCopy));
+  }
+
+  /** How many objects of each kind are stored, for the status page. */
+  stats(): Record<Kind, number> {
+    return Object.fromEntries(KIND_NAMES.map((kind) => [kind, this.ctx.store.count(kind)])) as Record<Kind, number>;
+  }
+
+  /** The cluster-wide resourceVersion of the latest write. */
+  resourceVersion(): string {
+    return this.ctx.store.resourceVersion();
+  }
+
+  /** Resolves once every queued watch event has been delivered (tests, simulation ticks). */
+  idle(): Promise<void> {
+    return this.hub.idle();
+  }
+
+  private find(key: ObjectKey): KubeObject | undefined {
+    kindInfo(key.kind);
+    return this.ctx.store.get(key.kind, key.name, scopeNamespace(key.kind, key.namespace));
+  }
+
+  private mustFind(key: ObjectKey): KubeObject {
+    const found = this.find(key);
+    if (!found) throw notFound(key.kind, key.name);
+    return found;
+  }
+}
