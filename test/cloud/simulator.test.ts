@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { CloudError } from '../../src/cloud/provider.js';
+import { parseProviderID, SimulatedCloud } from '../../src/cloud/simulator.js';
+import type { NodeClaim, NodeSelectorRequirement } from '../../src/cluster/types.js';
+
+const T0 = Date.UTC(2026, 0, 5, 12);
+const r = (key: string, operator: NodeSelectorRequirement['operator'], ...values: string[]): NodeSelectorRequirement => ({ key, operator, values });
+const IT = 'node.kubernetes.io/instance-type';
+const CT = 'karpenter.sh/capacity-type';
+const ZONE = 'topology.kubernetes.io/zone';
+
+function claim(name: string, requirements: NodeSelectorRequirement[], requests?: Record<string, string>): NodeClaim {
+  return {
+    apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name },
+    spec: { requirements, ...(requests ? { resources: { requests } } : {}) },
+  };
+}
+
+function setup(opts: Partial<ConstructorParameters<typeof SimulatedCloud>[0]> = {}) {
+  const clock = new FakeClock(T0);
+  const cloud = new SimulatedCloud({ clock, launchLatencyMs: 30_000, terminationDelayMs: 10_000, ...opts });
+  return { clock, cloud };
+}
+
+const spotPrice = (cloud: SimulatedCloud, type: string, zone: string) =>
+  cloud.instanceTypes().find((t) => t.name === type)!.offerings.find((o) => o.zone === zone && o.capacityType === 'spot')!.price;
+
+describe('SimulatedCloud.create: cheapest compatible offering', () => {
+  it('picks the cheapest spot zone when spot is allowed', async () => {
+    const { cloud } = setup();
+    const inst = await cloud.create(claim('a', [r(IT, 'In', 'm5.large')]));
+    const zones = ['us-west-2a', 'us-west-2b', 'us-west-2c'];
+    const cheapest = zones.reduce((a, b) => (spotPrice(cloud, 'm5.large', a) <= spotPrice(cloud, 'm5.large', b) ? a : b));
+    expect(inst).toMatchObject({ instanceType: 'm5.large', capacityType: 'spot', zone: cheapest, state: 'pending', launchedAt: T0 });
+    expect(inst.price).toBe(spotPrice(cloud, 'm5.large', cheapest));
+    expect(inst.providerID).toMatch(/^kpol-sim:\/\/\/us-west-2[abc]\/i-0{16}1$/);
+    expect(parseProviderID(inst.providerID)).toEqual({ zone: cheapest, instanceID: 'i-00000000000000001' });
+  });
+
+  it('prefers reserved over on-demand, and on-demand when only that is allowed', async () => {
+    const { cloud } = setup();
+    const res = await cloud.create(claim('a', [r(IT, 'In', 'm5.large'), r(CT, 'In', 'on-demand', 'reserved')]));
+    expect(res).toMatchObject({ capacityType: 'reserved', zone: 'us-west-2a', price: 0.0595 });
+    const od = await cloud.create(claim('b', [r(IT, 'In', 'm5.large'), r(CT, 'In', 'on-demand')]));
+    expect(od).toMatchObject({ capacityType: 'on-demand', zone: 'us-west-2a', price: 0.096 });
+  });
+
+  it('honours zone restrictions and picks the cheapest type among several', async () => {
+    const { cloud } = setup();
+    const inst = await cloud.create(claim('a', [r(IT, 'In', 'm5.xlarge', 'c5.large', 'r5.large'), r(CT, 'In', 'on-demand'), r(ZONE, 'In', 'us-west-2c')]));
+    expect(inst).toMatchObject({ instanceType: 'c5.large', zone: 'us-west-2c', capacityType: 'on-demand', price: 0.085 });
+  });
+
+  it('arch: arm64 gets c6g; GPU requests get g5', async () => {
+    const { cloud } = setup();
+    const arm = await cloud.create(claim('a', [r('kubernetes.io/arch', 'In', 'arm64'), r(CT, 'In', 'on-demand')]));
+    expect(arm.instanceType).toBe('c6g.large');
+    const gpu = await cloud.create(claim('b', [r(CT, 'In', 'on-demand')], { 'nvidia.com/gpu': '1', cpu: '6' }));
+    expect(gpu.instanceType).toBe('g5.2xlarge');
+    const big = await cloud.create(claim('c', [r(CT, 'In', 'on-demand'), r('kpol.dev/instance-family', 'In', 'm5')], { cpu: '3500m', memory: '20Gi' }));
+    expect(big.instanceType).toBe('m5.2xlarge');
+  });
+
+  it('skips offerings that are unavailable in the catalog', async () => {
+    const { cloud } = setup();
+    const inst = await cloud.create(claim('a', [r(IT, 'In', 'g5.2xlarge'), r(CT, 'In', 'spot'), r(ZONE, 'In', 'us-west-2b', 'us-west-2c')]));
+    expect(inst.zone).toBe('us-west-2b');
+  });
+
+  it('fails without ICE when nothing is compatible', async () => {
+    const { cloud } = setup();
+    const err = await cloud.create(claim('a', [r('kubernetes.io/arch', 'In', 'arm64'), r('kpol.dev/instance-gpu-count', 'Exists')])).catch((e) => e);
+    expect(err).toBeInstanceOf(CloudError);
+    expect(err.insufficientCapacity).toBe(false);
+  });
+});
+
+describe('SimulatedCloud lifecycle', () => {
+  it('pending → running after the launch latency; delete → terminating → terminated; get forgets terminated', async () => {
+    const { clock, cloud } = setup();
+    const { providerID } = await cloud.create(claim('a', [r(IT, 'In', 't3.large')]));
+    clock.advance(29_999);
+    expect((await cloud.get(providerID))?.state).toBe('pending');
+    clock.advance(1);
+    expect((await cloud.get(providerID))?.state).toBe('running');
+    await cloud.delete(providerID);
+    expect((await cloud.get(providerID))?.state).toBe('terminating');
+    expect(await cloud.list()).toHaveLength(1);
+    clock.advance(10_000);
+    expect(await cloud.get(providerID)).toBeUndefined();
+    expect(await cloud.list()).toEqual([]);
+    await expect(cloud.delete(providerID)).resolves.toBeUndefined(); // idempotent
+  });
+
+  it('launch latency may depend on the instance type', async () => {
+    const { clock, cloud } = setup({ launchLatencyMs: (it) => (it.family === 'g5' ? 90_000 : 20_000) });
+    const cpu = await cloud.create(claim('a', [r(IT, 'In', 'c5.large')]));
+    const gpu = await cloud.create(claim('b', [r(IT, 'In', 'g5.xlarge')]));
+    clock.advance(20_000);
+    expect((await cloud.get(cpu.providerID))?.state).toBe('running');
+    expect((await cloud.get(gpu.providerID))?.state).toBe('pending');
+  });
+
+  it('records every call with time, arguments and result', async () => {
+    const { clock, cloud } = setup();
+    const inst = await cloud.create(claim('a', [r(IT, 'In', 'c5.large')]));
+    clock.advance(5_000);
+    await cloud.get(inst.providerID);
+    await cloud.delete(inst.providerID);
+    await cloud.create(claim('b', [r('kubernetes.io/arch', 'In', 'nope')])).catch(() => undefined);
+    expect(cloud.calls.map((c) => [c.at - T0, c.op, c.args[0]])).toEqual([
+      [0, 'create', 'a'], [5000, 'get', inst.providerID], [5000, 'delete', inst.providerID], [5000, 'create', 'b'],
+    ]);
+    expect(cloud.calls[0].result).toMatchObject({ providerID: inst.providerID });
+    expect(cloud.calls[2].result).toBe('terminating');
+    expect(cloud.calls[3].result).toMatchObject({ insufficientCapacity: false, error: expect.stringMatching(/NodeClaim b/) });
+  });
+
+  it('orphans are live instances no NodeClaim refers to; costPerHour sums the live ones', async () => {
+    const { cloud } = setup();
+    const a = await cloud.create(claim('a', [r(IT, 'In', 'c5.large'), r(CT, 'In', 'on-demand')]));
+    const b = await cloud.create(claim('b', [r(IT, 'In', 'm5.large'), r(CT, 'In', 'on-demand')]));
+    const c = await cloud.create(claim('c', [r(IT, 'In', 'r5.large'), r(CT, 'In', 'on-demand')]));
+    await cloud.delete(c.providerID);
+    const known = { ...claim('a', []), status: { providerID: a.providerID } };
+    expect((cloud.orphans([known, claim('x', [])])).map((i) => i.providerID)).toEqual([b.providerID]);
+    expect(cloud.costPerHour()).toBeCloseTo(0.085 + 0.096 + 0.126, 6);
+  });
+});
+
+describe('SimulatedCloud failures', () => {
+  it('failNextCreates fails exactly that many creates', async () => {
+    const { cloud } = setup();
+    cloud.failNextCreates(2, new CloudError('boom'));
+    await expect(cloud.create(claim('a', []))).rejects.toThrow('boom');
+    await expect(cloud.create(claim('b', []))).rejects.toThrow('boom');
+    await expect(cloud.create(claim('c', []))).resolves.toMatchObject({ state: 'pending' });
+  });
+
+  it('failCreatesWhen applies a predicate per NodeClaim', async () => {
+    const { cloud } = setup();
+    cloud.failCreatesWhen((nc) => (nc.metadata.name.startsWith('gpu') ? new CloudError('quota exceeded') : undefined));
+    await expect(cloud.create(claim('gpu-1', []))).rejects.toThrow('quota exceeded');
+    await expect(cloud.create(claim('cpu-1', []))).resolves.toBeDefined();
+    cloud.failCreatesWhen(undefined);
+    await expect(cloud.create(claim('gpu-2', []))).resolves.toBeDefined();
+  });
+
+  it('exhausted capacity: the offering turns unavailable for the ICE TTL and the next cheapest launches', async () => {
+    const { clock, cloud } = setup({ unavailableOfferingTtlMs: 60_000 });
+    const reqs = [r(IT, 'In', 'm5.large'), r(CT, 'In', 'on-demand')];
+    cloud.exhaust((it, o) => it.name === 'm5.large' && o.zone === 'us-west-2a');
+    const inst = await cloud.create(claim('a', reqs));
+    expect(inst.zone).toBe('us-west-2b');
+    const avail = (z: string) => cloud.instanceTypes().find((t) => t.name === 'm5.large')!.offerings.find((o) => o.zone === z && o.capacityType === 'on-demand')!.available;
+    expect(avail('us-west-2a')).toBe(false);
+    cloud.restoreCapacity();
+    clock.advance(59_999);
+    expect((await cloud.create(claim('b', reqs))).zone).toBe('us-west-2b');
+    clock.advance(1);
+    expect(avail('us-west-2a')).toBe(true);
+    expect((await cloud.create(claim('c', reqs))).zone).toBe('us-west-2a');
+  });
+
+  it('ICE when every compatible offering is out of capacity', async () => {
+    const { cloud } = setup();
+    cloud.exhaust((it) => it.name === 'c5.large');
+    const err = await cloud.create(claim('a', [r(IT, 'In', 'c5.large')])).catch((e) => e);
+    expect(err).toBeInstanceOf(CloudError);
+    expect(err.insufficientCapacity).toBe(true);
+    expect(cloud.instanceTypes().find((t) => t.name === 'c5.large')!.offerings.every((o) => !o.available)).toBe(true);
+  });
+});
+
+describe('SimulatedCloud interruptions', () => {
+  it('a spot interruption is delivered once, reclaims the instance after 2 min, and marks the spot offering unavailable', async () => {
+    const { clock, cloud } = setup({ launchLatencyMs: 0 });
+    const inst = await cloud.create(claim('a', [r(IT, 'In', 'm5.large'), r(CT, 'In', 'spot')]));
+    const notice = cloud.interrupt(inst.providerID);
+    expect(notice).toEqual({ providerID: inst.providerID, kind: 'SpotInterruption', at: T0, deadline: T0 + 120_000 });
+    expect(cloud.receiveInterruptions()).toEqual([notice]);
+    expect(cloud.receiveInterruptions()).toEqual([]);
+    const spot = cloud.instanceTypes().find((t) => t.name === 'm5.large')!.offerings.find((o) => o.zone === inst.zone && o.capacityType === 'spot')!;
+    expect(spot.available).toBe(false);
+    clock.advance(119_999);
+    expect((await cloud.get(inst.providerID))?.state).toBe('running');
+    clock.advance(1);
+    expect((await cloud.get(inst.providerID))?.state).toBe('terminating');
+    clock.advance(10_000);
+    expect(await cloud.get(inst.providerID)).toBeUndefined();
+  });
+
+  it('scheduled interruptions arrive when the clock reaches them; rebalance recommendations reclaim nothing', async () => {
+    const { clock, cloud } = setup({ launchLatencyMs: 0 });
+    const a = await cloud.create(claim('a', []));
+    const b = await cloud.create(claim('b', []));
+    cloud.scheduleInterruption(a.providerID, T0 + 60_000, 'ScheduledChange', 3_600_000);
+    cloud.scheduleInterruption(b.providerID, T0 + 30_000, 'RebalanceRecommendation');
+    expect(cloud.receiveInterruptions()).toEqual([]);
+    clock.advance(60_000);
+    expect(cloud.receiveInterruptions().map((n) => [n.kind, n.deadline])).toEqual([
+      ['RebalanceRecommendation', undefined], ['ScheduledChange', T0 + 60_000 + 3_600_000],
+    ]);
+    clock.advance(3_600_000);
+    expect((await cloud.get(a.providerID))?.state).toBe('terminating');
+    expect((await cloud.get(b.providerID))?.state).toBe('running');
+  });
+
+  it('an instance-stopping notice reclaims at once', async () => {
+    const { cloud } = setup({ launchLatencyMs: 0 });
+    const a = await cloud.create(claim('a', []));
+    cloud.interrupt(a.providerID, 'InstanceStopping');
+    expect((await cloud.get(a.providerID))?.state).toBe('terminating');
+  });
+});
