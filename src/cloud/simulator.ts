@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import type { NodeClaim } from '../cluster/types.js';
 import { loadCatalog } from './catalog.js';
 import { CloudError, type CapacityType, type CloudProvider, type Instance, type InstanceType, type Offering } from './provider.js';
-import { parseQuantity } from './quantity.js';
+import { insufficientResource, parseResourceList } from '../scheduling/resources.js';
 import { incompatibility, offeringCompatible } from './requirements.js';
 
 export const PROVIDER_ID_SCHEME = 'kpol-sim://';
@@ -315,10 +315,5 @@ export class SimulatedCloud implements CloudProvider {
 
 /** Whether the NodeClaim's resource requests fit the type's allocatable resources. */
 function fits(requests: Record<string, string>, it: InstanceType): boolean {
-  for (const [name, q] of Object.entries(requests)) {
-    const want = parseQuantity(q);
-    if (want === undefined) return false;
-    if (want > (it.capacity[name] ?? 0)) return false;
-  }
-  return true;
+  return insufficientResource(parseResourceList(requests), it.capacity) === undefined;
 }
