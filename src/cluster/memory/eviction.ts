@@ -7,6 +7,7 @@ import { matchesLabelSelector } from '../labels.js';
 import { isPodReady } from '../state.js';
 import type { Condition, Pod, PodDisruptionBudget } from '../types.js';
 import { pdbStatusOf } from './api-fields.js';
+import { setCondition } from './conditions.js';
 import { deleteObject } from './deletion.js';
 import { MULTIPLE_PDBS, notFound, PDB_VIOLATION } from './errors.js';
 import { checkPreconditions } from './preconditions.js';
@@ -63,12 +64,6 @@ function guardWithPdb(ctx: ServerContext, pod: Pod): void {
 }
 
 const insufficientPods = (now: number): Condition => ({ type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods', message: '', lastTransitionTime: rfc3339(now) });
-
-function setCondition(conditions: Condition[] | undefined, c: Condition): Condition[] {
-  const old = conditions?.find((x) => x.type === c.type);
-  if (old && old.status === c.status) return conditions!.map((x) => (x === old ? { ...c, lastTransitionTime: old.lastTransitionTime } : x));
-  return [...(conditions ?? []).filter((x) => x.type !== c.type), c];
-}
 
 /** The DisruptionTarget condition the eviction API adds before deleting (PodDisruptionConditions). */
 function markDisruptionTarget(ctx: ServerContext, pod: Pod): void {

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// Keeps spec.replicas pods per ReplicaSet (kube-controller-manager's replicaset controller), so
+// evicted and deleted pods come back as Pending pods for the scheduler to place.
+import { isApiError, type ClusterClient } from '../cluster/client.js';
+import type { ReplicaSet } from '../cluster/memory/api-fields.js';
+import { deepEqual } from '../cluster/memory/deep.js';
+import { isActive, isPodReady } from '../cluster/state.js';
+import { ANNOTATION_POD_DELETION_COST, type Pod } from '../cluster/types.js';
+import { NameGenerator } from './pod-names.js';
+import { runOnChanges, type ChangeLoop } from './run-on-changes.js';
+
+export interface ReplicaSetControllerOptions {
+  /** Seeds generated pod names; the same seed and history give the same names. */
+  seed?: number;
+}
+
+export class ReplicaSetController {
+  private readonly names: NameGenerator;
+
+  constructor(private readonly client: ClusterClient, options: ReplicaSetControllerOptions = {}) {
+    this.names = new NameGenerator(options.seed ?? 0);
+  }
+
+  async reconcile(): Promise<void> {
+    const [replicaSets, pods] = await Promise.all([this.client.list<ReplicaSet>('ReplicaSet'), this.client.list<Pod>('Pod')]);
+    for (const rs of replicaSets) {
+      // Terminating pods are not replicas: a replacement starts as soon as one begins to stop.
+      const active = pods.filter((p) => isControlledBy(p, rs) && isActive(p));
+      if (rs.metadata.deletionTimestamp === undefined) {
+        const diff = (rs.spec.replicas ?? 1) - active.length;
+        if (diff > 0) for (let i = 0; i < diff; i++) await this.createPod(rs);
+        if (diff < 0) for (const pod of [...active].sort(deletionOrder).slice(0, -diff)) await this.deletePod(pod);
+      }
+      await this.writeStatus(rs, active);
+    }
+  }
+
+  /** Also reconciles whenever pods or ReplicaSets change. */
+  start(onError?: (e: unknown) => void): ChangeLoop {
+    return runOnChanges(this.client, ['Pod', 'ReplicaSet'], () => this.reconcile(), onError);
+  }
+
+  private async createPod(rs: ReplicaSet): Promise<void> {
+    const template = rs.spec.template ?? {};
+    const spec = structuredClone(template.spec ?? {});
+    delete spec.nodeName;
+    for (;;) {
+      const pod: Pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: this.names.next(`${rs.metadata.name}-`),
+          namespace: rs.metadata.namespace,
+          ...(template.metadata?.labels ? { labels: { ...template.metadata.labels } } : {}),
+          ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name, uid: rs.metadata.uid, controller: true }],
+        },
+        spec,
+        status: { phase: 'Pending' },
+      };
+      try {
+        await this.client.create(pod);
+        return;
+      } catch (e) {
+        // A generated name can collide with a pod someone else named; draw another.
+        if (!isApiError(e, 409)) throw e;
+      }
+    }
+  }
+
+  private async deletePod(pod: Pod): Promise<void> {
+    try {
+      await this.client.delete({ kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name }, { preconditions: { uid: pod.metadata.uid } });
+    } catch (e) {
+      if (!isApiError(e, 404) && !isApiError(e, 409)) throw e;
+    }
+  }
+
+  /** status.replicas and readyReplicas as counted before this reconcile acted, as upstream does. */
+  private async writeStatus(rs: ReplicaSet, active: readonly Pod[]): Promise<void> {
+    const status = { replicas: active.length, readyReplicas: active.filter(isPodReady).length, observedGeneration: rs.metadata.generation ?? 1 };
+    if (deepEqual(status, rs.status ?? {})) return;
+    try {
+      await this.client.update({ ...rs, status });
+    } catch (e) {
+      if (!isApiError(e, 404) && !isApiError(e, 409)) throw e;
+    }
+  }
+}
+
+export function isControlledBy(pod: Pod, rs: ReplicaSet): boolean {
+  const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true);
+  return ref !== undefined && ref.kind === 'ReplicaSet' && ref.name === rs.metadata.name && pod.metadata.namespace === rs.metadata.namespace
+    && (ref.uid === undefined || ref.uid === rs.metadata.uid);
+}
+
+/**
+ * Which surplus pod goes first (controller.ActivePodsWithRanks, without the co-location and
+ * restart terms): unscheduled, then Pending, then not Ready, then lower deletion cost, then newest.
+ */
+function deletionOrder(a: Pod, b: Pod): number {
+  const unscheduled = (p: Pod): number => (p.spec.nodeName ? 1 : 0);
+  const phase = (p: Pod): number => ({ Pending: 0, Unknown: 1, Running: 2 } as Record<string, number>)[p.status?.phase ?? 'Pending'] ?? 0;
+  const ready = (p: Pod): number => (isPodReady(p) ? 1 : 0);
+  const cost = (p: Pod): number => Number(p.metadata.annotations?.[ANNOTATION_POD_DELETION_COST] ?? 0) || 0;
+  const created = (p: Pod): number => Date.parse(p.metadata.creationTimestamp ?? '') || 0;
+  return unscheduled(a) - unscheduled(b) || phase(a) - phase(b) || ready(a) - ready(b) || cost(a) - cost(b)
+    || created(b) - created(a) || b.metadata.name.localeCompare(a.metadata.name);
+}
