@@ -74,6 +74,11 @@ export class TerminationController {
     let nodes = await client.list<Node>('Node');
 
     let cascaded = false;
+    // Each cascade stage reads what the previous one wrote (a deleted pool's claims delete their Nodes in the same pass).
+    const relist = async (): Promise<void> => {
+      if (cascaded) [claims, nodes] = await Promise.all([client.list<NodeClaim>('NodeClaim'), client.list<Node>('Node')]);
+      cascaded = false;
+    };
     const remove = async (obj: KubeObject): Promise<void> => {
       cascaded = true;
       await guard(`${obj.kind}/${obj.metadata.name}`, async () => {
@@ -87,14 +92,16 @@ export class TerminationController {
     for (const pool of pools.filter(deleting)) {
       for (const c of claims) if (!deleting(c) && c.metadata.labels?.[LABEL_NODEPOOL] === pool.metadata.name) await remove(c);
     }
+    await relist();
     for (const node of nodes.filter(finalizing)) {
       const claim = this.claimFor(node, claims);
       if (claim && !deleting(claim)) await remove(claim);
     }
+    await relist();
     for (const claim of claims.filter(finalizing)) {
       for (const node of this.nodesFor(claim, nodes)) if (!deleting(node)) await remove(node);
     }
-    if (cascaded) [claims, nodes] = await Promise.all([client.list<NodeClaim>('NodeClaim'), client.list<Node>('Node')]);
+    await relist();
 
     for (const [i, claim] of claims.entries()) {
       if (!finalizing(claim)) continue;
