@@ -96,7 +96,8 @@ export function intersect(a: Requirements, b: Requirements): Requirements {
   return out;
 }
 
-const NEGATIVE = (r: Requirement): boolean => (r.complement && r.values.size > 0 && r.gt === undefined && r.lt === undefined) || (!r.complement && r.values.size === 0);
+/** NotIn or DoesNotExist: satisfied by an absent label. */
+export const isNegative = (r: Requirement): boolean => (r.complement && r.values.size > 0 && r.gt === undefined && r.lt === undefined) || (!r.complement && r.values.size === 0);
 
 /**
  * Karpenter's `Requirements.Intersects`: every shared key must still allow some value, except
@@ -109,7 +110,7 @@ export function intersectionProblem(existing: Requirements, incoming: Requiremen
     const both = intersectRequirement(ex, inc);
     const empty = both.complement ? isEmpty(both) : both.values.size === 0;
     if (!empty) continue;
-    if (NEGATIVE(inc) && NEGATIVE(ex)) continue;
+    if (isNegative(inc) && isNegative(ex)) continue;
     return `key ${key}, ${formatRequirement(inc)} not in ${formatRequirement(ex)}`;
   }
   return undefined;
