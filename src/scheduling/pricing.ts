@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// Price building blocks for consolidation (reference §2.9, §2.10): cheapest and worst launch
+// price of an instance type under requirements, the strict price filter, spot-to-spot and
+// "same instance type" filtering. Pure; the consolidation methods compose them.
+import { cheapestOffering, orderByPrice, worstLaunchPrice as cloudWorstLaunchPrice, type OfferingFilter } from '../cloud/catalog.js';
+import type { CapacityType, InstanceType, Offering } from '../cloud/provider.js';
+import { LABEL_CAPACITY_TYPE, LABEL_ZONE, type NodeSelectorRequirement } from '../cluster/types.js';
+import { allows, intersect, requirementsOf, type Requirements } from './requirements.js';
+
+export type RequirementsLike = Requirements | readonly NodeSelectorRequirement[];
+
+const asRequirements = (r: RequirementsLike): Requirements => (Array.isArray(r) ? requirementsOf(r as NodeSelectorRequirement[]) : (r as Requirements));
+
+/** Offerings whose zone and capacity type the requirements allow (catalog.ts judges availability). */
+function offeringFilter(requirements: RequirementsLike): OfferingFilter {
+  const reqs = asRequirements(requirements);
+  const zone = reqs.get(LABEL_ZONE);
+  const ct = reqs.get(LABEL_CAPACITY_TYPE);
+  return (o: Offering) => (zone === undefined || allows(zone, o.zone)) && (ct === undefined || allows(ct, o.capacityType));
+}
+
+/** Cheapest available offering compatible with the requirements; undefined when there is none. */
+export function cheapestPrice(it: InstanceType, requirements: RequirementsLike = []): number | undefined {
+  return cheapestOffering(it, offeringFilter(requirements))?.price;
+}
+
+/**
+ * The most a launch could cost (§2.9): the most expensive compatible available offering in the
+ * first non-empty capacity class of reserved → spot → on-demand. Infinity when none qualifies.
+ */
+export function worstLaunchPrice(it: InstanceType, requirements: RequirementsLike = []): number {
+  return cloudWorstLaunchPrice(it, offeringFilter(requirements));
+}
+
+/** Types with a compatible available offering, cheapest first (input order on a tie). */
+export function sortByPrice(types: readonly InstanceType[], requirements: RequirementsLike = []): InstanceType[] {
+  return orderByPrice(types, offeringFilter(requirements));
+}
+
+/** Types whose worst launch price is strictly below `candidatePrice` (order kept). */
+export function filterByPrice(types: readonly InstanceType[], candidatePrice: number, requirements: RequirementsLike = []): InstanceType[] {
+  const reqs = asRequirements(requirements);
+  return types.filter((it) => worstLaunchPrice(it, reqs) < candidatePrice);
+}
+
+/** Whether the requirements leave the capacity type open to `ct`. */
+export function allowsCapacityType(requirements: RequirementsLike, ct: CapacityType): boolean {
+  const r = asRequirements(requirements).get(LABEL_CAPACITY_TYPE);
+  return r === undefined || allows(r, ct);
+}
+
+/** The requirements narrowed to one capacity type ("force spot", "restrict to spot"). */
+export function withCapacityType(requirements: RequirementsLike, ct: CapacityType): Requirements {
+  return intersect(asRequirements(requirements), new Map([[LABEL_CAPACITY_TYPE, { key: LABEL_CAPACITY_TYPE, complement: false, values: new Set([ct]) }]]));
+}
+
+/** Every candidate runs on spot (by its `karpenter.sh/capacity-type`). */
+export const allSpot = (capacityTypes: readonly (string | undefined)[]): boolean => capacityTypes.length > 0 && capacityTypes.every((c) => c === 'spot');
+
+export const SPOT_TO_SPOT_MIN_CHEAPER_TYPES = 15;
+
+export type SpotToSpotResult = { ok: true; requirements: Requirements; instanceTypes: InstanceType[] } | { ok: false; reason: string };
+
+/**
+ * The spot-to-spot path of `computeConsolidation`: force spot, keep types cheaper than the
+ * candidates; single-node moves need 15 cheaper types and launch from the 15 cheapest.
+ */
+export function spotToSpot(
+  types: readonly InstanceType[],
+  requirements: RequirementsLike,
+  candidatePrice: number,
+  opts: { enabled: boolean; singleNode: boolean },
+): SpotToSpotResult {
+  if (!opts.enabled) return { ok: false, reason: "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node" };
+  const spot = withCapacityType(requirements, 'spot');
+  const cheaper = filterByPrice(sortByPrice(types, spot), candidatePrice, spot);
+  if (cheaper.length === 0) return { ok: false, reason: "Can't replace with a cheaper node" };
+  if (!opts.singleNode) return { ok: true, requirements: spot, instanceTypes: cheaper };
+  if (cheaper.length < SPOT_TO_SPOT_MIN_CHEAPER_TYPES) {
+    return { ok: false, reason: `SpotToSpotConsolidation requires ${SPOT_TO_SPOT_MIN_CHEAPER_TYPES} cheaper instance type options than the current candidate to consolidate, got ${cheaper.length}` };
+  }
+  return { ok: true, requirements: spot, instanceTypes: cheaper.slice(0, SPOT_TO_SPOT_MIN_CHEAPER_TYPES) };
+}
+
+/** What `filterOutSameInstanceType` needs of a candidate. */
+export interface PricedCandidate {
+  instanceType?: string;
+  price: number;
+}
+
+/**
+ * §2.10 step 3: replacing several nodes by one of a type some of them already run only makes
+ * sense if it is cheaper than the cheapest such candidate; otherwise deleting is the better
+ * move. Keeps the types whose worst launch price is below that price (all, if no candidate
+ * runs one of the replacement's types).
+ */
+export function filterOutSameInstanceType(types: readonly InstanceType[], candidates: readonly PricedCandidate[], requirements: RequirementsLike = []): InstanceType[] {
+  const names = new Set(types.map((t) => t.name));
+  let maxPrice = Number.MAX_VALUE;
+  for (const c of candidates) if (c.instanceType !== undefined && names.has(c.instanceType) && c.price < maxPrice) maxPrice = c.price;
+  return filterByPrice(types, maxPrice, requirements);
+}
