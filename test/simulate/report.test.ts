@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderReport } from '../../src/simulate/report.js';
+import type { Timeline } from '../../src/simulate/timeline.js';
+import { elements, tagBalanceErrors } from './html-check.js';
+import { syntheticTimeline, XSS } from './synthetic-timeline.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+/** The `<figure class="calendar">` blocks with their attributes and marked cells. */
+function calendars(html: string) {
+  return [...html.matchAll(/<figure class="calendar"([^>]*)>([\s\S]*?)<\/figure>/g)].map((m) => {
+    const attrs = elements(`<figure${m[1]}>`, 'figure')[0];
+    const cells = elements(m[2], 'rect').filter((c) => c.class === 'cell');
+    return { ...attrs, cells, marked: cells.filter((c) => Number(c['data-allowed']) > 0).map((c) => `${c['data-day']}:${c['data-hour']}`) };
+  });
+}
+
+describe('renderReport', () => {
+  const timeline = syntheticTimeline();
+  const html = renderReport(timeline, 'Business hours <2 weeks> & "drift"');
+
+  it('writes a sample report to test-artifacts/', () => {
+    mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
+    writeFileSync(join(ROOT, 'test-artifacts/report-sample.html'), html);
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+  });
+
+  it('is well-formed: every element closed in order, no stray "<"', () => {
+    expect(tagBalanceErrors(html)).toEqual([]);
+  });
+
+  it('the balance check catches a broken document (control)', () => {
+    expect(tagBalanceErrors('<main><section><p>x</section></main>')).not.toEqual([]);
+    expect(tagBalanceErrors('<p>a < b</p>')).not.toEqual([]);
+  });
+
+  it.each(['nodes', 'cost', 'disruptions', 'calendar', 'blocked', 'events'])('has the %s section with content', (id) => {
+    const m = new RegExp(`<section id="${id}">([\\s\\S]*?)</section>`).exec(html);
+    expect(m).not.toBeNull();
+    expect(m![1]).toMatch(/<svg|<table/);
+  });
+
+  it('has a summary header with period, step, ticks, disruptions by reason, costs and wall time', () => {
+    const header = /<header>([\s\S]*?)<\/header>/.exec(html)![1];
+    expect(header).toContain('Business hours &lt;2 weeks&gt; &amp; &quot;drift&quot;');
+    expect(header).toContain('2026-01-05 00:00 UTC');
+    expect(header).toContain('2026-01-19 00:00 UTC');
+    expect(header).toContain('>14d<'); // period
+    expect(header).toContain('>1m<'); // step
+    expect(header).toContain('20,160'); // ticks
+    expect(header).toContain('Drifted 14');
+    expect(header).toContain('Empty 10');
+    expect(header).toContain('Underutilized 10');
+    expect(header).toContain('12s'); // wall time
+    expect(header).toMatch(/\$\d+\.\d\d → \$\d+\.\d\d/);
+  });
+
+  it('draws one line per pool plus the total, and the cost line', () => {
+    const nodes = /<section id="nodes">([\s\S]*?)<\/section>/.exec(html)![1];
+    expect(elements(nodes, 'path')).toHaveLength(3);
+    expect(nodes).toContain('all nodes');
+    expect(nodes).toContain('time (UTC)');
+    const cost = /<section id="cost">([\s\S]*?)<\/section>/.exec(html)![1];
+    expect(elements(cost, 'path')).toHaveLength(1);
+    expect(cost).toMatch(/>\$\d+\.00</); // dollar y ticks
+  });
+
+  it('stacks disrupted nodes per reason: the bars add up to the records', () => {
+    const bars = elements(html, 'rect').filter((r) => r.class === 'bar');
+    const total = (reason: string) => bars.filter((b) => b['data-reason'] === reason).reduce((a, b) => a + Number(b['data-nodes']), 0);
+    expect(total('Drifted')).toBe(14);
+    expect(total('Empty')).toBe(20); // 10 commands × 2 nodes
+    expect(total('Underutilized')).toBe(10);
+    const legend = /<section id="disruptions">[\s\S]*?<ul class="legend">([\s\S]*?)<\/ul>/.exec(html)![1];
+    expect(legend.match(/<li>/g)).toHaveLength(3);
+  });
+
+  it('has a 7 × 24 calendar per NodePool and reason in the policy zone', () => {
+    const cals = calendars(html);
+    expect(cals.map((c) => `${c['data-nodepool']}/${c['data-reason']}/${c['data-zone']}`)).toEqual([
+      'batch/Empty/UTC', 'batch/Drifted/UTC', 'batch/Underutilized/UTC',
+      'web/Empty/Europe/Berlin', 'web/Drifted/Europe/Berlin', 'web/Underutilized/Europe/Berlin',
+    ]);
+    for (const c of cals) expect(c.cells).toHaveLength(168);
+    const webEmpty = cals.find((c) => c['data-nodepool'] === 'web' && c['data-reason'] === 'Empty')!;
+    const expected = [0, 1, 2, 3, 4].flatMap((d) => [9, 10, 11, 12, 13, 14, 15, 16].map((h) => `${d}:${h}`));
+    expect(webEmpty.marked).toEqual(expected);
+    // Drift is allowed 00:00–04:00 UTC, which is 01:00–05:00 in Berlin in January.
+    const webDrift = cals.find((c) => c['data-nodepool'] === 'web' && c['data-reason'] === 'Drifted')!;
+    expect(webDrift.marked.filter((k) => k.startsWith('0:'))).toEqual(['0:1', '0:2', '0:3', '0:4']);
+  });
+
+  it('escapes markup from messages and titles', () => {
+    expect(html).not.toContain('<script');
+    expect(html).toContain('&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt; &amp; friends');
+    expect(html).not.toContain(XSS);
+  });
+
+  it('references nothing outside the file and needs no script', () => {
+    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html).not.toMatch(/\b(src|href|xlink:href)\s*=/i);
+    expect(html).not.toMatch(/url\(|@import/i);
+    expect(html).not.toMatch(/<script|<iframe|<link|\bon[a-z]+=/i);
+  });
+
+  it('lists blocked reasons by count with an example each', () => {
+    const rows = [...html.matchAll(/<table class="blocked">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/g)][0][1].split('</tr>').filter(Boolean);
+    expect(rows.map((r) => /<code>([^<]*)<\/code>/.exec(r)![1])).toEqual(['budget', 'pdb', 'do-not-disrupt', 'pod-window']);
+    expect(rows[0]).toContain('5,120');
+  });
+
+  it('renders an empty timeline without failing', () => {
+    const t = syntheticTimeline(1);
+    const empty: Timeline = { ...t, samples: [], disruptions: [], calendar: [], blocked: [], events: [], summary: { ...t.summary, disruptionsByReason: {} } };
+    const out = renderReport(empty, 'empty');
+    expect(tagBalanceErrors(out)).toEqual([]);
+    expect(out).toContain('No disruptions in this period.');
+    expect(out).toContain('Nothing was blocked.');
+  });
+});
