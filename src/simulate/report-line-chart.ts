@@ -71,7 +71,9 @@ export function lineChart(series: readonly LineSeries[], o: LineChartOptions): s
   for (const t of ticks) {
     const px = round1(x(t));
     parts.push(`<line x1="${px}" x2="${px}" y1="${height - M.bottom}" y2="${height - M.bottom + 5}" stroke="#888" />`);
-    parts.push(`<text x="${px}" y="${height - M.bottom + 18}" text-anchor="middle">${esc(timeTickLabel(t, step))}</text>`);
+    // A label centred on a tick at the right edge would be clipped by the viewBox.
+    const anchor = px > width - M.right - 40 ? 'end' : 'middle';
+    parts.push(`<text x="${px}" y="${height - M.bottom + 18}" text-anchor="${anchor}">${esc(timeTickLabel(t, step))}</text>`);
   }
   parts.push(`<line x1="${M.left}" x2="${width - M.right}" y1="${height - M.bottom}" y2="${height - M.bottom}" stroke="#888" />`);
   parts.push(`<line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${height - M.bottom}" stroke="#888" />`);

@@ -65,6 +65,7 @@ table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid #e3e3e3;vertical-align:top}
 th{font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:#555}
 .num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.nowrap{white-space:nowrap;font-variant-numeric:tabular-nums}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 .heatmaps{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:20px}
 figure{margin:0}

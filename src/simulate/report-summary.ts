@@ -15,13 +15,14 @@ export function summaryHeader(t: Timeline, title: string): string {
     .map((r) => `<span class="chip"><span class="swatch" style="background:${reasonColour(r, reasons)}"></span>${esc(r)} ${formatCount(byReason[r])}</span>`)
     .join('');
   const delta = summary.endCostPerHour - summary.startCostPerHour;
-  const pct = summary.startCostPerHour > 0 ? ` (${delta >= 0 ? '+' : ''}${((delta / summary.startCostPerHour) * 100).toFixed(1)}%)` : '';
+  const sign = delta >= 0 ? '+' : '−';
+  const pct = summary.startCostPerHour > 0 ? ` (${sign}${Math.abs((delta / summary.startCostPerHour) * 100).toFixed(1)}%)` : '';
   const cards = [
     card('Period', esc(formatDuration(t.to - t.from)), `${esc(formatUtc(t.from))} → ${esc(formatUtc(t.to))}`),
     card('Step', esc(formatDuration(t.stepMs)), `${formatCount(t.samples.length)} samples`),
     card('Ticks', formatCount(t.ticks)),
     card('Disruptions', formatCount(total), chips ? `<span class="chips">${chips}</span>` : 'none'),
-    card('Cost per hour', `${esc(formatMoney(summary.startCostPerHour))} → ${esc(formatMoney(summary.endCostPerHour))}`, `${esc(`${delta >= 0 ? '+' : '−'}${formatMoney(Math.abs(delta))}${pct}`)}`),
+    card('Cost per hour', `${esc(formatMoney(summary.startCostPerHour))} → ${esc(formatMoney(summary.endCostPerHour))}`, esc(`${sign}${formatMoney(Math.abs(delta))}${pct}`)),
     card('Wall time', esc(formatDuration(summary.wallSeconds * 1000))),
   ];
   return `<header><h1>${esc(title)}</h1><p class="sub">Simulated ${esc(formatUtc(t.from))} to ${esc(formatUtc(t.to))}, every ${esc(formatDuration(t.stepMs))}.</p><div class="cards">${cards.join('')}</div></header>`;

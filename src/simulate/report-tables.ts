@@ -18,7 +18,7 @@ export function eventsTable(events: Timeline['events'], last = 50): string {
   const rows = events
     .slice(-last)
     .reverse()
-    .map((e) => `<tr><td class="num">${esc(formatUtc(e.at))}</td><td>${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(e.object)}</td><td>${esc(e.message)}</td></tr>`);
+    .map((e) => `<tr><td class="nowrap">${esc(formatUtc(e.at))}</td><td>${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(e.object)}</td><td>${esc(e.message)}</td></tr>`);
   const note = events.length > last ? `<p class="muted">The last ${last} of ${formatCount(events.length)} events, newest first.</p>` : '';
   return `${note}<table class="events"><thead><tr><th>Time</th><th>Type</th><th>Reason</th><th>Object</th><th>Message</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
