@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { NodeAgent } from '../../src/agent/node-agent.js';
+import { SimulatedCloud } from '../../src/cloud/simulator.js';
+import { ApiError, type ClusterClient } from '../../src/cluster/client.js';
+import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
+import type { Condition, KubeObject, Node, NodeClaim, Pod } from '../../src/cluster/types.js';
+import type { EventRecorder, RecordedEvent } from '../../src/observe/recorder.js';
+
+const T0 = Date.UTC(2026, 0, 5, 12);
+const cond = (obj: { status?: { conditions?: Condition[] } } | undefined, type: string) => obj?.status?.conditions?.find((c) => c.type === type);
+
+function claim(name: string, extra: Partial<NodeClaim['spec']> = {}): NodeClaim {
+  return {
+    apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
+    metadata: { name, labels: { 'karpenter.sh/nodepool': 'default', team: 'web' }, finalizers: ['karpenter.sh/termination'] },
+    spec: {
+      requirements: [
+        { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large', 'c5.large'] },
+        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+        { key: 'karpenter.sh/nodepool', operator: 'In', values: ['default'] },
+      ],
+      ...extra,
+    },
+  };
+}
+
+function pod(name: string, nodeName?: string, grace?: number): Pod {
+  return {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' },
+    spec: { containers: [{ name: 'c' }], ...(nodeName ? { nodeName } : {}), ...(grace !== undefined ? { terminationGracePeriodSeconds: grace } : {}) },
+    status: { phase: 'Pending' },
+  };
+}
+
+class Events implements EventRecorder {
+  readonly events: Omit<RecordedEvent, 'at'>[] = [];
+  publish(e: Omit<RecordedEvent, 'at'>): void { this.events.push(e); }
+}
+
+function setup(opts: { initDelayMs?: number; launchLatencyMs?: number; client?: (c: MemoryCluster) => ClusterClient } = {}) {
+  const clock = new FakeClock(T0);
+  const cluster = new MemoryCluster(clock);
+  const cloud = new SimulatedCloud({ clock, launchLatencyMs: opts.launchLatencyMs ?? 30_000, terminationDelayMs: 10_000 });
+  const recorder = new Events();
+  const client = opts.client ? opts.client(cluster) : cluster;
+  const agent = new NodeAgent({ client, cloud, clock, recorder, initDelayMs: opts.initDelayMs ?? 10_000 });
+  const getClaim = (n: string) => cluster.get<NodeClaim>({ kind: 'NodeClaim', name: n });
+  const getNode = (n: string) => cluster.get<Node>({ kind: 'Node', name: n });
+  const getPod = (n: string) => cluster.get<Pod>({ kind: 'Pod', name: n, namespace: 'default' });
+  return { clock, cluster, cloud, agent, recorder, getClaim, getNode, getPod };
+}
+
+/** Launch, register and initialize one NodeClaim; returns its Node's name. */
+async function readyNode(s: ReturnType<typeof setup>, name = 'default-a'): Promise<string> {
+  await s.cluster.create(claim(name));
+  await s.agent.reconcile();
+  s.clock.advance(30_000);
+  await s.agent.reconcile();
+  s.clock.advance(10_000);
+  await s.agent.reconcile();
+  return (await s.getClaim(name))!.status!.nodeName!;
+}
+
+describe('NodeAgent: NodeClaim lifecycle', () => {
+  it('launches, registers after the launch latency, and initializes after the init delay', async () => {
+    const s = setup();
+    await s.cluster.create(claim('default-a', {
+      taints: [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }],
+      startupTaints: [{ key: 'node.cilium.io/agent-not-ready', effect: 'NoExecute' }],
+    }));
+
+    expect((await s.agent.reconcile()).launched).toEqual(['default-a']);
+    let nc = (await s.getClaim('default-a'))!;
+    const providerID = nc.status!.providerID!;
+    expect(providerID).toMatch(/^kpol-sim:\/\/\/us-west-2a\/i-[0-9a-f]{17}$/);
+    const nodeName = providerID.split('/').pop()!;
+    expect(nc.metadata.labels).toMatchObject({
+      'node.kubernetes.io/instance-type': 'c5.large', 'topology.kubernetes.io/zone': 'us-west-2a', 'karpenter.sh/capacity-type': 'on-demand',
+      'karpenter.sh/nodepool': 'default', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': nodeName, team: 'web',
+    });
+    expect(nc.status!.capacity).toEqual({ cpu: '2', memory: '3788Mi', pods: '29' });
+    expect(nc.status!.allocatable).toEqual({ cpu: '1930m', memory: '3114Mi', pods: '29' });
+    expect(cond(nc, 'Launched')).toMatchObject({ status: 'True', reason: 'Launched' });
+    expect(await s.cluster.list('Node')).toEqual([]);
+
+    s.clock.advance(29_000);
+    expect((await s.agent.reconcile()).registered).toEqual([]);
+    s.clock.advance(1_000);
+    expect((await s.agent.reconcile()).registered).toEqual(['default-a']);
+    const node = (await s.getNode(nodeName))!;
+    expect(node.spec.providerID).toBe(providerID);
+    expect(node.metadata.labels).toMatchObject({ 'node.kubernetes.io/instance-type': 'c5.large', 'karpenter.sh/registered': 'true', 'kubernetes.io/hostname': nodeName });
+    expect(node.metadata.labels!['karpenter.sh/initialized']).toBeUndefined();
+    expect(node.metadata.finalizers).toEqual(['karpenter.sh/termination']);
+    expect(node.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'NodeClaim', name: 'default-a', uid: nc.metadata.uid })]);
+    expect(node.spec.taints!.map((t) => t.key)).toEqual(['dedicated', 'node.cilium.io/agent-not-ready']);
+    expect(node.status!.allocatable).toEqual(nc.status!.allocatable);
+    expect(cond(node, 'Ready')).toMatchObject({ status: 'True', reason: 'KubeletReady' });
+    nc = (await s.getClaim('default-a'))!;
+    expect(nc.status!.nodeName).toBe(nodeName);
+    expect(cond(nc, 'Registered')?.status).toBe('True');
+    expect(cond(nc, 'Initialized')).toBeUndefined();
+
+    s.clock.advance(9_999);
+    expect((await s.agent.reconcile()).initialized).toEqual([]);
+    s.clock.advance(1);
+    expect((await s.agent.reconcile()).initialized).toEqual(['default-a']);
+    const initNode = (await s.getNode(nodeName))!;
+    expect(initNode.metadata.labels!['karpenter.sh/initialized']).toBe('true');
+    expect(initNode.spec.taints!.map((t) => t.key)).toEqual(['dedicated']);
+    expect(cond(await s.getClaim('default-a'), 'Initialized')?.status).toBe('True');
+
+    // Steady state: nothing more happens, and the cloud saw exactly one create.
+    const again = await s.agent.reconcile();
+    expect([...again.launched, ...again.registered, ...again.initialized]).toEqual([]);
+    expect(s.cloud.calls.filter((c) => c.op === 'create')).toHaveLength(1);
+  });
+
+  it('a failed status write does not launch a second instance (launch cache)', async () => {
+    let failed = false;
+    const s = setup({
+      client: (c) => new Proxy(c, {
+        get(target, prop, recv) {
+          if (prop === 'update') return async (obj: KubeObject) => {
+            if (!failed) { failed = true; throw new ApiError(409, 'Conflict', 'the object has been modified'); }
+            return target.update(obj);
+          };
+          const v = Reflect.get(target, prop, recv);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      }),
+    });
+    await s.cluster.create(claim('default-a'));
+    expect((await s.agent.reconcile()).launched).toEqual([]);
+    expect((await s.agent.reconcile()).launched).toEqual(['default-a']);
+    expect(s.cloud.calls.filter((c) => c.op === 'create')).toHaveLength(1);
+    expect(s.cloud.orphans(await s.cluster.list<NodeClaim>('NodeClaim'))).toEqual([]);
+  });
+});
+
+describe('NodeAgent: launch failures', () => {
+  it('a generic failure sets Launched=False/LaunchFailed and is retried next pass', async () => {
+    const s = setup();
+    s.cloud.failNextCreates(1);
+    await s.cluster.create(claim('default-a'));
+    expect((await s.agent.reconcile()).launchFailed).toEqual(['default-a']);
+    const nc = (await s.getClaim('default-a'))!;
+    expect(cond(nc, 'Launched')).toMatchObject({ status: 'False', reason: 'LaunchFailed', message: 'simulated launch failure' });
+    expect(nc.metadata.deletionTimestamp).toBeUndefined();
+    expect((await s.agent.reconcile()).launched).toEqual(['default-a']);
+    expect(cond(await s.getClaim('default-a'), 'Launched')).toMatchObject({ status: 'True', reason: 'Launched' });
+  });
+
+  it('a failure that lasts the launch timeout (5 min) deletes the NodeClaim; its finalizer goes since nothing launched', async () => {
+    const s = setup();
+    s.cloud.failNextCreates(100);
+    await s.cluster.create(claim('default-a'));
+    await s.agent.reconcile();
+    s.clock.advance(299_999);
+    expect((await s.agent.reconcile()).deletedNodeClaims).toEqual([]);
+    s.clock.advance(1);
+    expect((await s.agent.reconcile()).deletedNodeClaims).toEqual(['default-a']);
+    expect((await s.getClaim('default-a'))?.metadata.deletionTimestamp).toBeDefined();
+    expect((await s.agent.reconcile()).finalized).toEqual(['default-a']);
+    expect(await s.getClaim('default-a')).toBeUndefined();
+  });
+
+  it('insufficient capacity: Launched=False/InsufficientCapacity, a Warning event, and the NodeClaim deleted at once', async () => {
+    const s = setup();
+    s.cloud.exhaust(() => true);
+    await s.cluster.create(claim('default-a'));
+    const seen: NodeClaim[] = [];
+    const w = s.cluster.watch('NodeClaim', (e) => seen.push(e.object as NodeClaim));
+    const pass = await s.agent.reconcile();
+    await s.cluster.idle();
+    w.stop();
+    expect(pass.launchFailed).toEqual(['default-a']);
+    expect(pass.deletedNodeClaims).toEqual(['default-a']);
+    expect(seen.map((o) => cond(o, 'Launched')?.reason)).toContain('InsufficientCapacity');
+    expect(s.recorder.events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'InsufficientCapacityError', object: expect.objectContaining({ name: 'default-a' }) })]);
+    expect(s.recorder.events[0].message).toMatch(/^NodeClaim default-a event: insufficient capacity/);
+    // Deleted but still held by its termination finalizer; never launched, so the next pass removes it.
+    expect((await s.getClaim('default-a'))?.metadata.deletionTimestamp).toBeDefined();
+    expect((await s.agent.reconcile()).finalized).toEqual(['default-a']);
+    expect(await s.getClaim('default-a')).toBeUndefined();
+    expect(await s.cloud.list()).toEqual([]);
+  });
+
+  it('a launched instance that never registers within 15 min gets its NodeClaim deleted', async () => {
+    const s = setup({ launchLatencyMs: 60 * 60_000 });
+    await s.cluster.create(claim('default-a'));
+    await s.agent.reconcile();
+    s.clock.advance(15 * 60_000 - 1);
+    expect((await s.agent.reconcile()).deletedNodeClaims).toEqual([]);
+    s.clock.advance(1);
+    expect((await s.agent.reconcile()).deletedNodeClaims).toEqual(['default-a']);
+    // It has an instance: the agent leaves the finalizer to termination.
+    expect((await s.agent.reconcile()).finalized).toEqual([]);
+    expect(await s.getClaim('default-a')).toBeDefined();
+  });
+});
+
+describe('NodeAgent: kubelet', () => {
+  it('starts bound pods, leaves unbound pods alone', async () => {
+    const s = setup();
+    const nodeName = await readyNode(s);
+    await s.cluster.create(pod('bound', nodeName));
+    await s.cluster.create(pod('unbound'));
+    s.clock.advance(1_000);
+    expect((await s.agent.reconcile()).podsStarted).toEqual(['default/bound']);
+    const p = (await s.getPod('bound'))!;
+    expect(p.status).toMatchObject({ phase: 'Running', startTime: '2026-01-05T12:00:41Z' });
+    expect(cond(p, 'Ready')?.status).toBe('True');
+    expect((await s.getPod('unbound'))!.status!.phase).toBe('Pending');
+  });
+
+  it('removes a terminating pod once its grace period has passed', async () => {
+    const s = setup();
+    const nodeName = await readyNode(s);
+    await s.cluster.create(pod('web', nodeName, 5));
+    await s.agent.reconcile();
+    await s.cluster.delete({ kind: 'Pod', name: 'web', namespace: 'default' });
+    expect((await s.getPod('web'))!.metadata.deletionTimestamp).toBeDefined();
+    s.clock.advance(4_999);
+    expect((await s.agent.reconcile()).podsRemoved).toEqual([]);
+    expect(await s.getPod('web')).toBeDefined();
+    s.clock.advance(1);
+    expect((await s.agent.reconcile()).podsRemoved).toEqual(['default/web']);
+    expect(await s.getPod('web')).toBeUndefined();
+  });
+
+  it('marks a Node NotReady (and its pods not Ready) once its instance is gone; removes pods on missing Nodes', async () => {
+    const s = setup();
+    const nodeName = await readyNode(s);
+    await s.cluster.create(pod('web', nodeName));
+    await s.cluster.create(pod('ghost', 'no-such-node'));
+    const pass = await s.agent.reconcile();
+    expect(pass.podsRemoved).toEqual(['default/ghost']);
+    const nc = (await s.getClaim('default-a'))!;
+    await s.cloud.delete(nc.status!.providerID!);
+    expect((await s.agent.reconcile()).nodesNotReady).toEqual([nodeName]);
+    expect(cond(await s.getNode(nodeName), 'Ready')).toMatchObject({ status: 'Unknown', reason: 'NodeStatusUnknown' });
+    expect(cond(await s.getPod('web'), 'Ready')?.status).toBe('False');
+    // A terminating pod on a dead node stays: no kubelet to finish it.
+    await s.cluster.delete({ kind: 'Pod', name: 'web', namespace: 'default' });
+    s.clock.advance(60_000);
+    expect((await s.agent.reconcile()).podsRemoved).toEqual([]);
+  });
+
+  it('orphan detection: an instance whose NodeClaim vanished without termination', async () => {
+    const s = setup();
+    await readyNode(s, 'default-a');
+    await readyNode(s, 'default-b');
+    const b = (await s.getClaim('default-b'))!;
+    await s.cluster.patch({ kind: 'NodeClaim', name: 'default-b' }, { metadata: { finalizers: null } });
+    await s.cluster.delete({ kind: 'NodeClaim', name: 'default-b' });
+    const orphans = s.cloud.orphans(await s.cluster.list<NodeClaim>('NodeClaim'));
+    expect(orphans.map((i) => i.providerID)).toEqual([b.status!.providerID]);
+  });
+});
