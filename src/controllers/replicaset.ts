@@ -25,13 +25,19 @@ export class ReplicaSetController {
     const [replicaSets, pods] = await Promise.all([this.client.list<ReplicaSet>('ReplicaSet'), this.client.list<Pod>('Pod')]);
     for (const rs of replicaSets) {
       // Terminating pods are not replicas: a replacement starts as soon as one begins to stop.
-      const active = pods.filter((p) => isControlledBy(p, rs) && isActive(p));
+      let active = pods.filter((p) => isControlledBy(p, rs) && isActive(p));
+      let created = 0;
       if (rs.metadata.deletionTimestamp === undefined) {
         const diff = (rs.spec.replicas ?? 1) - active.length;
-        if (diff > 0) for (let i = 0; i < diff; i++) await this.createPod(rs);
-        if (diff < 0) for (const pod of [...active].sort(deletionOrder).slice(0, -diff)) await this.deletePod(pod);
+        for (let i = 0; i < diff; i++) await this.createPod(rs);
+        created = Math.max(diff, 0);
+        if (diff < 0) {
+          const surplus = new Set([...active].sort(deletionOrder).slice(0, -diff));
+          for (const pod of surplus) await this.deletePod(pod);
+          active = active.filter((p) => !surplus.has(p));
+        }
       }
-      await this.writeStatus(rs, active);
+      await this.writeStatus(rs, active.length + created, active.filter(isPodReady).length);
     }
   }
 
@@ -76,9 +82,12 @@ export class ReplicaSetController {
     }
   }
 
-  /** status.replicas and readyReplicas as counted before this reconcile acted, as upstream does. */
-  private async writeStatus(rs: ReplicaSet, active: readonly Pod[]): Promise<void> {
-    const status = { replicas: active.length, readyReplicas: active.filter(isPodReady).length, observedGeneration: rs.metadata.generation ?? 1 };
+  /**
+   * status as it stands after this reconcile acted (upstream writes what it saw before acting
+   * and catches up on the next sync; a simulation tick should not have to wait for that).
+   */
+  private async writeStatus(rs: ReplicaSet, replicas: number, readyReplicas: number): Promise<void> {
+    const status = { replicas, readyReplicas, observedGeneration: rs.metadata.generation ?? 1 };
     if (deepEqual(status, rs.status ?? {})) return;
     try {
       await this.client.update({ ...rs, status });
