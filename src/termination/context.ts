@@ -13,6 +13,8 @@ export interface TerminationContext {
   metrics?: TerminationMetrics;
   queue: EvictionQueue;
   minDrainTimeMs: number;
+  /** Node uids drained without a NodeClaim to hold the Drained condition (in memory: counted once per controller). */
+  drainedWithoutClaim: Set<string>;
 }
 
 /** One finalizer step's result: finished (finalizer removed), or come back after `requeueMs`. */

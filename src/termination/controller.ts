@@ -52,7 +52,7 @@ export class TerminationController {
 
   constructor(private readonly opts: TerminationControllerOptions) {
     this.queue = new EvictionQueue({ client: opts.client, recorder: opts.recorder, metrics: opts.metrics });
-    this.ctx = { ...opts, queue: this.queue, minDrainTimeMs: opts.minDrainTimeMs ?? MIN_DRAIN_TIME_MS };
+    this.ctx = { ...opts, queue: this.queue, minDrainTimeMs: opts.minDrainTimeMs ?? MIN_DRAIN_TIME_MS, drainedWithoutClaim: new Set() };
   }
 
   async reconcile(nowMs: number): Promise<TerminationResult> {

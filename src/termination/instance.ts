@@ -18,10 +18,11 @@ export interface InstanceTermination {
 }
 
 /**
- * Idempotent: the first call sets the condition and deletes; later calls only look, except that
- * an instance still `pending`/`running` is deleted again (a controller that stopped between
- * writing the condition and calling the cloud resumes correctly). A failing delete counts as
- * done when the instance is gone, and is rethrown otherwise.
+ * Idempotent: sets the condition once, and asks the cloud to delete whenever the instance is
+ * still `pending`/`running` (so a controller that stopped between writing the condition and
+ * calling the cloud resumes correctly, and a NodeClaim-less Node is not deleted twice); once it
+ * is `terminating` it only looks. A failing delete counts as done when the instance is gone, and
+ * is rethrown otherwise.
  */
 export async function ensureInstanceTerminated(
   client: ClusterClient,
@@ -37,7 +38,7 @@ export async function ensureInstanceTerminated(
   }
   const instance = await cloud.get(providerID);
   if (isInstanceGone(instance)) return { gone: true, nodeClaim: claim };
-  if (!marked || instance!.state === 'pending' || instance!.state === 'running') {
+  if (instance!.state === 'pending' || instance!.state === 'running') {
     try {
       await cloud.delete(providerID);
     } catch (e) {

@@ -47,10 +47,11 @@ export async function finalizeNode(ctx: TerminationContext, node: Node, nodeClai
 
   const deadline = terminationTimeOf(nodeClaim);
   if (deadline !== undefined) ctx.recorder.publish(terminationGracePeriodExpiring(involved(node), formatRfc3339(deadline)));
-  let current = await taintAndExclude(ctx, node);
+  const current = await taintAndExclude(ctx, node);
 
   let claim = nodeClaim;
-  if (conditionOf(claim, CONDITION_DRAINED)?.status !== 'True') {
+  const uid = current.metadata.uid ?? current.metadata.name;
+  if (conditionOf(claim, CONDITION_DRAINED)?.status !== 'True' && !(claim === undefined && ctx.drainedWithoutClaim.has(uid))) {
     if (claim && conditionOf(claim, CONDITION_DRAINED)?.status !== 'Unknown') {
       claim = await setCondition(ctx.client, claim, { type: CONDITION_DRAINED, status: 'Unknown', reason: 'Draining', message: 'Draining' }, nowMs);
     }
@@ -64,6 +65,8 @@ export async function finalizeNode(ctx: TerminationContext, node: Node, nodeClai
       const draining = secondsSince(conditionOf(claim, CONDITION_DRAINED)?.lastTransitionTime, nowMs) ?? 0;
       if (draining * 1000 < ctx.minDrainTimeMs) return requeue(Math.max(ctx.minDrainTimeMs - draining * 1000, 1));
       claim = await setCondition(ctx.client, claim, { type: CONDITION_DRAINED, status: 'True', reason: CONDITION_DRAINED }, nowMs);
+    } else {
+      ctx.drainedWithoutClaim.add(uid);
     }
     ctx.metrics?.inc(METRIC.nodesDrained, { nodepool: current.metadata.labels?.[LABEL_NODEPOOL] ?? '' });
   }
@@ -73,6 +76,7 @@ export async function finalizeNode(ctx: TerminationContext, node: Node, nodeClai
     if (!t.gone) return requeue(INSTANCE_REQUEUE_MS);
   }
   await releaseNode(ctx, current, nowMs);
+  ctx.drainedWithoutClaim.delete(uid);
   return { done: true };
 }
 

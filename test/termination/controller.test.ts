@@ -179,3 +179,21 @@ describe('TerminationController', () => {
     expect(s.cloud.calls.filter((c) => c.op === 'delete')).toHaveLength(1);
   });
 });
+
+describe('TerminationController without a NodeClaim', () => {
+  it('a managed Node whose NodeClaim is gone is drained (no MinDrainTime), its instance deleted, then released', async () => {
+    const s = new Scenario();
+    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [makePod('web-1', m.node.metadata.name)]);
+    await s.cluster.patch({ kind: 'NodeClaim', name: m.nodeClaim.metadata.name }, { metadata: { finalizers: null } });
+    await s.cluster.delete({ kind: 'NodeClaim', name: m.nodeClaim.metadata.name });
+    expect(await s.nodeClaim(m.nodeClaim.metadata.name)).toBeUndefined();
+    // The Node's ownerReference to the NodeClaim made the garbage collector delete it.
+    expect((await s.node(m.node.metadata.name))!.metadata.deletionTimestamp).toBeDefined();
+    await s.tick();
+    expect(s.messages('Evicted')).toEqual(['Evicted pod: ']); // Karpenter's reason without a NodeClaim is empty
+    const released = await s.runUntil(async () => (await s.node(m.node.metadata.name)) === undefined);
+    expect(released).toBe(secs(50)); // pod 30 s, instance 20 s
+    expect(s.counter('karpenter_nodes_drained_total', { nodepool: 'default' })).toBe(1);
+    expect(s.cloud.calls.filter((c) => c.op === 'delete').map((c) => c.at)).toEqual([secs(30)]);
+  });
+});
