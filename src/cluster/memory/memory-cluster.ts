@@ -46,8 +46,9 @@ export class MemoryCluster implements ClusterClient {
   }
 
   async list<T extends KubeObject>(kind: Kind, namespace?: string): Promise<T[]> {
-    kindInfo(kind);
-    return this.ctx.store.list(kind, namespace).map((o) => deepCopy(o) as T);
+    // A namespace means nothing for a cluster-scoped kind, as in the real API.
+    const scoped = kindInfo(kind).namespaced ? namespace : undefined;
+    return this.ctx.store.list(kind, scoped).map((o) => deepCopy(o) as T);
   }
 
   async get<T extends KubeObject>(key: ObjectKey): Promise<T | undefined> {
