@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { EventLog } from '../../src/observe/event-log.js';
 import { DEFAULT_DEDUPE_MS, NODEPOOL_BLOCKED_DEDUPE_MS, UNCONSOLIDATABLE_DEDUPE_MS, eventType } from '../../src/observe/event-reasons.js';
-import type { RecordedEvent } from '../../src/observe/recorder.js';
+import type { InvolvedObject, RecordedEvent } from '../../src/observe/recorder.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
-const node = (name: string, uid?: string) => ({ kind: 'Node', name, uid });
-const ev = (reason: string, message: string, object = node('n1', 'u1')): Omit<RecordedEvent, 'at'> => ({
+const node = (name: string, uid?: string): InvolvedObject => ({ kind: 'Node', name, uid });
+const ev = (reason: string, message: string, object: InvolvedObject = node('n1', 'u1')): Omit<RecordedEvent, 'at'> => ({
   type: eventType(reason), reason, message, object,
 });
 

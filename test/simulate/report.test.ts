@@ -10,11 +10,13 @@ import { syntheticTimeline, XSS } from './synthetic-timeline.js';
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 /** The `<figure class="calendar">` blocks with their attributes and marked cells. */
-function calendars(html: string) {
+type Calendar = { attrs: Record<string, string>; cells: Record<string, string>[]; marked: string[] };
+
+function calendars(html: string): Calendar[] {
   return [...html.matchAll(/<figure class="calendar"([^>]*)>([\s\S]*?)<\/figure>/g)].map((m) => {
     const attrs = elements(`<figure${m[1]}>`, 'figure')[0];
     const cells = elements(m[2], 'rect').filter((c) => c.class === 'cell');
-    return { ...attrs, cells, marked: cells.filter((c) => Number(c['data-allowed']) > 0).map((c) => `${c['data-day']}:${c['data-hour']}`) };
+    return { attrs, cells, marked: cells.filter((c) => Number(c['data-allowed']) > 0).map((c) => `${c['data-day']}:${c['data-hour']}`) };
   });
 }
 
@@ -80,16 +82,16 @@ describe('renderReport', () => {
 
   it('has a 7 × 24 calendar per NodePool and reason in the policy zone', () => {
     const cals = calendars(html);
-    expect(cals.map((c) => `${c['data-nodepool']}/${c['data-reason']}/${c['data-zone']}`)).toEqual([
+    expect(cals.map((c) => `${c.attrs['data-nodepool']}/${c.attrs['data-reason']}/${c.attrs['data-zone']}`)).toEqual([
       'batch/Empty/UTC', 'batch/Drifted/UTC', 'batch/Underutilized/UTC',
       'web/Empty/Europe/Berlin', 'web/Drifted/Europe/Berlin', 'web/Underutilized/Europe/Berlin',
     ]);
     for (const c of cals) expect(c.cells).toHaveLength(168);
-    const webEmpty = cals.find((c) => c['data-nodepool'] === 'web' && c['data-reason'] === 'Empty')!;
+    const webEmpty = cals.find((c) => c.attrs['data-nodepool'] === 'web' && c.attrs['data-reason'] === 'Empty')!;
     const expected = [0, 1, 2, 3, 4].flatMap((d) => [9, 10, 11, 12, 13, 14, 15, 16].map((h) => `${d}:${h}`));
     expect(webEmpty.marked).toEqual(expected);
     // Drift is allowed 00:00–04:00 UTC, which is 01:00–05:00 in Berlin in January.
-    const webDrift = cals.find((c) => c['data-nodepool'] === 'web' && c['data-reason'] === 'Drifted')!;
+    const webDrift = cals.find((c) => c.attrs['data-nodepool'] === 'web' && c.attrs['data-reason'] === 'Drifted')!;
     expect(webDrift.marked.filter((k) => k.startsWith('0:'))).toEqual(['0:1', '0:2', '0:3', '0:4']);
   });
 
