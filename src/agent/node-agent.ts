@@ -161,10 +161,19 @@ export class NodeAgent {
     if (await tolerateRace(() => this.client.delete({ kind: 'NodeClaim', name }))) pass.deletedNodeClaims.push(name);
   }
 
-  /** A deleting NodeClaim with no instance: nothing to terminate, so its termination finalizer goes. */
+  /**
+   * A deleting NodeClaim with no instance recorded: nothing to terminate, so its termination
+   * finalizer goes. An instance launched for it whose status write never landed is deleted first.
+   */
   private async finalizeUnlaunched(nc: NodeClaim, pass: AgentPass): Promise<void> {
     const finalizers = nc.metadata.finalizers ?? [];
-    if (nc.status?.providerID || !finalizers.includes(FINALIZER_TERMINATION) || this.launchedByUid.has(nc.metadata.uid ?? nc.metadata.name)) return;
+    if (nc.status?.providerID || !finalizers.includes(FINALIZER_TERMINATION)) return;
+    const uid = nc.metadata.uid ?? nc.metadata.name;
+    const cached = this.launchedByUid.get(uid);
+    if (cached !== undefined) {
+      await this.cloud.delete(cached.providerID);
+      this.launchedByUid.delete(uid);
+    }
     const rest = finalizers.filter((f) => f !== FINALIZER_TERMINATION);
     const ok = await tolerateRace(() => this.client.patch({ kind: 'NodeClaim', name: nc.metadata.name }, { metadata: { finalizers: rest.length ? rest : null } }, { resourceVersion: nc.metadata.resourceVersion }));
     if (ok) pass.finalized.push(nc.metadata.name);

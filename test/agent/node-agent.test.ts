@@ -138,6 +138,31 @@ describe('NodeAgent: NodeClaim lifecycle', () => {
     expect(s.cloud.calls.filter((c) => c.op === 'create')).toHaveLength(1);
     expect(s.cloud.orphans(await s.cluster.list<NodeClaim>('NodeClaim'))).toEqual([]);
   });
+
+  it('an instance launched for a NodeClaim deleted before its status write landed is terminated, not leaked', async () => {
+    let fail = true;
+    const s = setup({
+      launchLatencyMs: 0,
+      client: (c) => new Proxy(c, {
+        get(target, prop, recv) {
+          if (prop === 'update') return async (obj: KubeObject) => {
+            if (fail) throw new ApiError(409, 'Conflict', 'the object has been modified');
+            return target.update(obj);
+          };
+          const v = Reflect.get(target, prop, recv);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      }),
+    });
+    await s.cluster.create(claim('default-a'));
+    await s.agent.reconcile();
+    expect(await s.cloud.list()).toHaveLength(1);
+    await s.cluster.delete({ kind: 'NodeClaim', name: 'default-a' });
+    fail = false;
+    expect((await s.agent.reconcile()).finalized).toEqual(['default-a']);
+    expect(await s.getClaim('default-a')).toBeUndefined();
+    expect((await s.cloud.list()).map((i) => i.state)).toEqual(['terminating']);
+  });
 });
 
 describe('NodeAgent: launch failures', () => {
