@@ -3,7 +3,7 @@
 // evicted and deleted pods come back as Pending pods for the scheduler to place.
 import { isApiError, type ClusterClient } from '../cluster/client.js';
 import type { ReplicaSet } from '../cluster/memory/api-fields.js';
-import { deepEqual } from '../cluster/memory/deep.js';
+import { deepCopy, deepEqual } from '../cluster/memory/deep.js';
 import { isActive, isPodReady } from '../cluster/state.js';
 import { ANNOTATION_POD_DELETION_COST, type Pod } from '../cluster/types.js';
 import { NameGenerator } from './pod-names.js';
@@ -48,7 +48,7 @@ export class ReplicaSetController {
 
   private async createPod(rs: ReplicaSet): Promise<void> {
     const template = rs.spec.template ?? {};
-    const spec = structuredClone(template.spec ?? {});
+    const spec = deepCopy(template.spec ?? {});
     delete spec.nodeName;
     for (;;) {
       const pod: Pod = {

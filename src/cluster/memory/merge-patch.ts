@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // JSON merge patch (RFC 7386), as `kubectl patch --type merge` sends it.
 import type { MergePatch } from '../client.js';
+import { deepCopy } from './deep.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -10,7 +11,7 @@ export function applyMergePatch<T>(target: T, patch: MergePatch): T {
 }
 
 function merge(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return structuredClone(patch);
+  if (!isObject(patch)) return deepCopy(patch);
   const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];

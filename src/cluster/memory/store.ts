@@ -8,8 +8,10 @@ import { KIND_NAMES } from './kinds.js';
 
 const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
 
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 const byNamespaceAndName = (a: KubeObject, b: KubeObject): number =>
-  (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name);
+  compare(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || compare(a.metadata.name, b.metadata.name);
 
 export class ObjectStore {
   private readonly kinds = new Map<Kind, Map<string, KubeObject>>(KIND_NAMES.map((k) => [k, new Map()]));
