@@ -24,14 +24,27 @@ export interface PreparedPool {
   template: PoolTemplate;
   requirements: Requirements;
   instanceTypes: InstanceType[];
+  /** Requests of the DaemonSet pods a new node of this pool would run (Karpenter's daemonset overhead). */
+  daemonSetOverhead: Resources;
 }
 
-export function preparePool(template: PoolTemplate, instanceTypes: readonly InstanceType[]): PreparedPool {
+/**
+ * Merges the pool's requirements with its labels, keeps the instance types they allow, and sums
+ * the DaemonSet pods that would land on its nodes (they tolerate its taints and their node
+ * requirements are compatible with its requirements).
+ */
+export function preparePool(template: PoolTemplate, instanceTypes: readonly InstanceType[], daemonSetPods: readonly Pod[] = []): PreparedPool {
   const requirements = intersect(
     intersect(requirementsOf(template.requirements), requirementsFromLabels(template.labels)),
     requirementsFromLabels({ [LABEL_NODEPOOL]: template.name }),
   );
-  return { template, requirements, instanceTypes: compatibleInstanceTypes(instanceTypes, requirements) };
+  let daemonSetOverhead: Resources = {};
+  for (const ds of daemonSetPods) {
+    if (taintsTolerated(ds, template.taints) !== undefined) continue;
+    if (!podRequirementAlternatives(ds).some((alt) => intersectionProblem(requirements, alt) === undefined)) continue;
+    daemonSetOverhead = addResources(daemonSetOverhead, podRequests(ds));
+  }
+  return { template, requirements, instanceTypes: compatibleInstanceTypes(instanceTypes, requirements, daemonSetOverhead), daemonSetOverhead };
 }
 
 /** A NodeClaim being planned; `target` is how placement checks see it. */
@@ -76,7 +89,8 @@ export function addPod(claim: PlannedClaim, pod: Pod, view: TopologyView): AddRe
     const merged = intersect(claim.requirements, alt);
     const types = compatibleInstanceTypes(claim.instanceTypes, merged, requested);
     if (types.length === 0) {
-      reason = `no instance type satisfied resources ${formatResources(requested)} and requirements ${formatRequirements(merged)}`;
+      const overhead = Object.keys(claim.pool.daemonSetOverhead).length > 0 ? `daemonset overhead=${formatResources(claim.pool.daemonSetOverhead)}, ` : '';
+      reason = `${overhead}no instance type satisfied resources ${formatResources(requested)} and requirements ${formatRequirements(merged)}`;
       continue;
     }
     for (const zoneReqs of zoneChoices(merged, types, pod, view)) {
@@ -101,9 +115,10 @@ function zoneChoices(merged: Requirements, types: readonly InstanceType[], pod: 
   return [...zones].sort().map((z) => intersect(merged, requirementsFromLabels({ [LABEL_ZONE]: z })));
 }
 
-/** An empty claim from a pool, before its first pod. */
+/** An empty claim from a pool, before its first pod; its requests start at the daemonset overhead. */
 export function emptyClaim(pool: PreparedPool, index: number): PlannedClaim {
-  return { index, pool, requirements: pool.requirements, instanceTypes: pool.instanceTypes, pods: [], requested: {}, target: makeTarget(pool, pool.requirements, index, [], {}, pool.instanceTypes) };
+  const requested = pool.daemonSetOverhead;
+  return { index, pool, requirements: pool.requirements, instanceTypes: pool.instanceTypes, pods: [], requested, target: makeTarget(pool, pool.requirements, index, [], requested, pool.instanceTypes) };
 }
 
 const formatRequirements = (reqs: Requirements): string =>

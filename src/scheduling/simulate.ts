@@ -42,6 +42,11 @@ export interface SchedulingInput {
    * and from the uninitialized-node error.
    */
   exemptFromDestinationRule?: ReadonlySet<Pod>;
+  /**
+   * DaemonSet pods (one per DaemonSet is enough): each new NodeClaim reserves the requests of
+   * those that would run on its pool's nodes before choosing instance types.
+   */
+  daemonSetPods?: readonly Pod[];
 }
 
 export type Placement = { node: string } | { newNodeClaim: number };
@@ -85,7 +90,7 @@ export function simulateScheduling(input: SchedulingInput): SchedulingResult {
   }));
   const pools: PreparedPool[] = [...input.nodePools]
     .sort((a, b) => (b.weight ?? 0) - (a.weight ?? 0) || byName(a, b))
-    .map((t) => preparePool(t, input.instanceTypes));
+    .map((t) => preparePool(t, input.instanceTypes, input.daemonSetPods));
   const launchableZones = [...new Set(pools.flatMap((p) => p.instanceTypes.flatMap((it) => compatibleOfferings(it, p.requirements).map((o) => o.zone))))].sort();
 
   const claims: PlannedClaim[] = [];

@@ -66,6 +66,18 @@ describe('simulateScheduling: new NodeClaims', () => {
     expect(r.newNodeClaims[0].instanceTypes.map((t) => t.name)).toEqual(['m5.2xlarge']);
   });
 
+  it('daemonset overhead is reserved on new claims of pools its pods would run on', () => {
+    const p = pod('p', { cpu: '1900m' });
+    const ds = pod('ds', { cpu: '200m', memory: '256Mi' });
+    const gpuOnly = pod('ds-gpu', { cpu: '1', nodeSelector: { 'kubernetes.io/arch': 'arm64' } });
+    const r = run({ pods: [p], daemonSetPods: [ds, gpuOnly] });
+    expect(r.newNodeClaims[0].instanceTypes.map((t) => t.name)).toEqual(['m5.xlarge', 'm5.2xlarge', 'g5.xlarge']);
+    expect(r.newNodeClaims[0].pods).toEqual([p]);
+    const tooBig = pod('big', { cpu: '7900m' });
+    expect(run({ pods: [tooBig], daemonSetPods: [ds, gpuOnly] }).errors.get(tooBig))
+      .toMatch(/^incompatible with nodepool "default", daemonset overhead=\{"cpu":"200m","memory":"256Mi","pods":"1"\}, no instance type satisfied resources \{"cpu":"8100m","memory":"256Mi","pods":"2"\}/);
+  });
+
   it('a GPU pod gets only g5', () => {
     const p = pod('gpu', { cpu: '1', gpu: '1' });
     const r = run({ pods: [p], nodes: [simNode('n1')] });
