@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // tokenize: text to tokens. Lexer problems become diagnostics; the token stream stays usable
 // (an unterminated string is still a string token, unknown characters are dropped).
-import { Lexer, tokenMatcher, type IToken } from 'chevrotain';
+import { Lexer, tokenMatcher, type IToken, type TokenType } from 'chevrotain';
 import type { Comment } from './ast.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';
 import { LineIndex } from './positions.js';
@@ -15,7 +15,18 @@ export interface Tokenized {
   lines: LineIndex;
 }
 
-const lexer = new Lexer(allTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true });
+/**
+ * Chevrotain's offset-only tracking leaves out `endOffset`, which the parser's node locations
+ * need; full tracking would add it but also count lines and columns, several times slower
+ * (positions.ts does that only for the offsets that end up in ranges).
+ */
+class OffsetLexer extends Lexer {
+  createOffsetOnlyToken(image: string, startOffset: number, tokenTypeIdx: number, tokenType: TokenType, _line: number, _column: number, length: number): IToken {
+    return { image, startOffset, endOffset: startOffset + length - 1, tokenTypeIdx, tokenType };
+  }
+}
+
+const lexer = new OffsetLexer(allTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true });
 
 const MAX_SHOWN_CHARS = 20;
 

@@ -361,8 +361,6 @@ export interface ParsedTokens {
 
 /** Parses a token stream from `tokenize` into a CST. Never throws on user input. */
 export function parseTokens(tokens: IToken[]): ParsedTokens {
-  // The lexer tracks start offsets only; node locations need the (inclusive) end as well.
-  for (const token of tokens) token.endOffset ??= token.startOffset + token.image.length - 1;
   parser.input = tokens;
   const cst = parser.file();
   return { cst, errors: parser.errors };
