@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// The embedded simulated cluster and the controller, wired together on one injected clock.
+// One `tick()` runs every controller once, in a fixed order: the node agent (kubelet + cloud),
+// workload controllers, the provisioner, interruption, expiration, disruption, the command
+// queue and termination. `kpol run`, `kpol simulate` and the scenario tests all drive this.
+import type { PolicySpec } from '../../rules/model.js';
+import { NodeAgent } from '../agent/node-agent.js';
+import { InterruptionController } from '../agent/interruption.js';
+import { SimulatedCloud, type SimulatedCloudOptions } from '../cloud/simulator.js';
+import type { InstanceType } from '../cloud/provider.js';
+import { MemoryCluster } from '../cluster/memory/memory-cluster.js';
+import type { KubeObject } from '../cluster/types.js';
+import type { Clock } from '../clock.js';
+import { PdbStatusController } from '../controllers/pdb-status.js';
+import { ReplicaSetController } from '../controllers/replicaset.js';
+import { Evaluator } from '../eval/evaluate-cluster.js';
+import { resolvePolicies } from '../eval/resolve-policies.js';
+import { EventLog } from '../observe/event-log.js';
+import { createKarpenterMetrics } from '../observe/karpenter-metrics.js';
+import type { Logger } from '../observe/logger.js';
+import type { MetricsRegistry } from '../observe/metrics.js';
+import { NodeClaimFactory } from '../provisioning/nodeclaim-factory.js';
+import { Provisioner } from '../provisioning/provisioner.js';
+import { ClusterView } from '../reconciler/cluster-view.js';
+import { DisruptionController, type ReconcileResult } from '../reconciler/disruption-controller.js';
+import { InFlight } from '../reconciler/disruption-state.js';
+import { ExpirationController } from '../reconciler/expiration.js';
+import { OrchestrationQueue } from '../reconciler/queue.js';
+import { simulateMove, type SimulationEnv } from '../reconciler/simulation.js';
+import { TerminationController } from '../termination/controller.js';
+
+export interface RuntimeOptions {
+  clock: Clock;
+  objects: readonly KubeObject[];
+  policies: readonly PolicySpec[];
+  cloud?: Omit<SimulatedCloudOptions, 'clock'>;
+  logger?: Logger;
+}
+
+export interface TickResult {
+  disruption: ReconcileResult;
+  expired: string[];
+  interrupted: string[];
+}
+
+export class Runtime {
+  readonly clock: Clock;
+  readonly cluster: MemoryCluster;
+  readonly cloud: SimulatedCloud;
+  readonly events: EventLog;
+  readonly metrics: MetricsRegistry;
+  readonly state = new InFlight();
+  readonly evaluator = new Evaluator();
+  readonly view: ClusterView;
+  readonly instanceTypes: ReadonlyMap<string, InstanceType>;
+  policies: readonly PolicySpec[];
+  private readonly agent: NodeAgent;
+  private readonly interruption: InterruptionController;
+  private readonly replicaSets: ReplicaSetController;
+  private readonly pdbs: PdbStatusController;
+  private readonly provisioner: Provisioner;
+  private readonly disruption: DisruptionController;
+  readonly queue: OrchestrationQueue;
+  private readonly expiration: ExpirationController;
+  readonly termination: TerminationController;
+
+  constructor(o: RuntimeOptions) {
+    this.clock = o.clock;
+    this.policies = o.policies;
+    this.cluster = new MemoryCluster(o.clock, o.objects);
+    this.cloud = new SimulatedCloud({ clock: o.clock, ...o.cloud });
+    this.instanceTypes = new Map(this.cloud.instanceTypes().map((t) => [t.name, t]));
+    this.events = new EventLog(o.clock);
+    this.metrics = createKarpenterMetrics();
+    const log = o.logger ? (msg: string, fields: Record<string, unknown>) => o.logger!.info(msg, fields) : undefined;
+    const factory = new NodeClaimFactory();
+    this.view = new ClusterView(this.cluster);
+    this.agent = new NodeAgent({ client: this.cluster, cloud: this.cloud, clock: o.clock, recorder: this.events });
+    this.interruption = new InterruptionController({ client: this.cluster, source: this.cloud, clock: o.clock, recorder: this.events });
+    this.replicaSets = new ReplicaSetController(this.cluster);
+    this.pdbs = new PdbStatusController(this.cluster, o.clock);
+    this.provisioner = new Provisioner(this.cluster, factory);
+    this.queue = new OrchestrationQueue({ client: this.cluster, clock: o.clock, events: this.events, metrics: this.metrics, factory: new NodeClaimFactory('r'), state: this.state, log });
+    this.expiration = new ExpirationController(this.cluster, o.clock, this.metrics, log);
+    this.termination = new TerminationController({
+      client: this.cluster, cloud: this.cloud, recorder: this.events, metrics: this.metrics,
+      tgpSecondsFor: (nc) => this.policyForPool(nc.metadata.labels?.['karpenter.sh/nodepool'] ?? '')?.terminationGracePeriodSeconds,
+    });
+    this.disruption = new DisruptionController({
+      clock: o.clock, view: this.view, evaluator: this.evaluator, policies: () => this.policies, instanceTypes: this.instanceTypes,
+      events: this.events, metrics: this.metrics, queue: this.queue, state: this.state, log,
+      simulate: (index, candidates, consolidation) => simulateMove(index, candidates, consolidation, this.simulationEnv()),
+    });
+  }
+
+  private policyForPool(pool: string): PolicySpec | undefined {
+    const np = this.lastPools.get(pool);
+    return np ? resolvePolicies([np], this.policies).byPool.get(pool)?.policy : undefined;
+  }
+
+  private lastPools = new Map<string, import('../cluster/types.js').NodePool>();
+
+  simulationEnv(): SimulationEnv {
+    return { now: this.clock.now(), instanceTypes: [...this.instanceTypes.values()], marked: this.state.marked, policyFor: (p) => this.policyForPool(p) };
+  }
+
+  /** One pass of every controller. */
+  async tick(): Promise<TickResult> {
+    const now = this.clock.now();
+    await this.agent.reconcile();
+    await this.replicaSets.reconcile();
+    await this.pdbs.reconcile();
+    this.view.invalidate();
+    let index = await this.view.current();
+    this.lastPools = new Map(index.snapshot.nodePools.map((np) => [np.metadata.name, np]));
+    const interrupted = (await this.interruption.reconcile()).deleted;
+    await this.provisioner.reconcile(index, this.simulationEnv());
+    this.view.invalidate();
+    index = await this.view.current();
+    const expired = await this.expiration.reconcile(index, this.policies);
+    if (expired.length) this.view.invalidate();
+    const disruption = await this.disruption.reconcile();
+    await this.queue.reconcile();
+    await this.termination.reconcile(now);
+    this.view.invalidate();
+    return { disruption, expired, interrupted };
+  }
+}
