@@ -23,9 +23,19 @@ export class ReplicaSetController {
 
   async reconcile(): Promise<void> {
     const [replicaSets, pods] = await Promise.all([this.client.list<ReplicaSet>('ReplicaSet'), this.client.list<Pod>('Pod')]);
+    const byOwner = new Map<string, Pod[]>();
+    for (const pod of pods) {
+      const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'ReplicaSet');
+      if (!ref) continue;
+      const key = `${pod.metadata.namespace}/${ref.name}`;
+      const owned = byOwner.get(key);
+      if (owned) owned.push(pod);
+      else byOwner.set(key, [pod]);
+    }
     for (const rs of replicaSets) {
+      const candidates = byOwner.get(`${rs.metadata.namespace}/${rs.metadata.name}`) ?? [];
       // Terminating pods are not replicas: a replacement starts as soon as one begins to stop.
-      let active = pods.filter((p) => isControlledBy(p, rs) && isActive(p));
+      let active = candidates.filter((p) => isControlledBy(p, rs) && isActive(p));
       let created = 0;
       if (rs.metadata.deletionTimestamp === undefined) {
         const diff = (rs.spec.replicas ?? 1) - active.length;
