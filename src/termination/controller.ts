@@ -37,7 +37,7 @@ export interface TerminationResult {
   requeueAfterMs?: number;
   /** Objects whose finalizer was removed in this pass. */
   released: { nodes: string[]; nodeClaims: string[] };
-  /** Per-object failures (409 conflicts, cloud errors); the object is retried next pass. */
+  /** Per-object failures (409 conflicts, cloud errors); the object is retried next pass. A 404 is not a failure. */
   errors: { object: string; error: unknown }[];
 }
 
@@ -64,6 +64,7 @@ export class TerminationController {
       try {
         return await step();
       } catch (error) {
+        if (isApiError(error, 404)) return; // gone meanwhile (another writer finished it): nothing left to do
         result.errors.push({ object, error });
         wake(DRAIN_REQUEUE_MS);
       }

@@ -197,3 +197,29 @@ describe('TerminationController without a NodeClaim', () => {
     expect(s.cloud.calls.filter((c) => c.op === 'delete').map((c) => c.at)).toEqual([secs(30)]);
   });
 });
+
+describe('TerminationController under concurrency', () => {
+  it('two controllers reconciling the same cluster at once: lost races are 409s retried next pass, and the flow completes', async () => {
+    const s = new Scenario();
+    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '2m' })]), ([m]) => [
+      makePod('web-1', m.node.metadata.name),
+      makePod('log-agent-x', m.node.metadata.name, { owner: 'DaemonSet' }),
+    ]);
+    const other = s.newController();
+    await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
+    const errors: unknown[] = [];
+    let now = s.clock.now();
+    while ((await s.nodeClaim(m.nodeClaim.metadata.name)) !== undefined) {
+      if (now - T0 > 300_000) throw new Error('did not finish');
+      await s.kubelet();
+      const results = await Promise.all([s.controller.reconcile(now), other.reconcile(now)]);
+      errors.push(...results.flatMap((r) => r.errors.map((e) => e.error)));
+      s.clock.advance(100);
+      now = s.clock.now();
+    }
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((e) => (e as { code?: number }).code === 409)).toBe(true);
+    expect(await s.node(m.node.metadata.name)).toBeUndefined();
+    expect(now - T0).toBeLessThan(120_000); // everything was gone well before T
+  });
+});
