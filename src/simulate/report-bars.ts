@@ -31,7 +31,7 @@ export function disruptionBars(records: readonly DisruptionRecord[], from: numbe
     b.commands.set(r.reason, (b.commands.get(r.reason) ?? 0) + 1);
   }
   const reasons = orderReasons(records.map((r) => r.reason));
-  const max = Math.max(...buckets.map((b) => [...b.nodes.values()].reduce((a, c) => a + c, 0)));
+  const max = buckets.reduce((m, b) => Math.max(m, [...b.nodes.values()].reduce((a, c) => a + c, 0)), 0);
   const yTicks = niceTicks(0, max, 5).filter((v) => Number.isInteger(v));
   const y = linear(0, yTicks[yTicks.length - 1], height - M.bottom, M.top);
   const slot = (width - M.left - M.right) / count;

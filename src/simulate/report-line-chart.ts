@@ -57,7 +57,9 @@ export function lineChart(series: readonly LineSeries[], o: LineChartOptions): s
   const width = o.width ?? 1152;
   const height = o.height ?? 280;
   const fmt = o.yFormat ?? ((v: number) => String(v));
-  const max = Math.max(0, ...series.flatMap((s) => s.points.map((p) => p[1])));
+  // A loop, not Math.max(...points): long runs exceed the engine's argument limit.
+  let max = 0;
+  for (const s of series) for (const p of s.points) if (p[1] > max) max = p[1];
   const yTicks = niceTicks(0, max > 0 ? max : 1, 5);
   const x = linear(o.from, o.to, M.left, width - M.right);
   const y = linear(0, yTicks[yTicks.length - 1], height - M.bottom, M.top);

@@ -114,6 +114,22 @@ describe('renderReport', () => {
     expect(rows[0]).toContain('5,120');
   });
 
+  it('keeps long runs small: 90 days of 1-minute samples', () => {
+    const t = syntheticTimeline(1);
+    const from = t.from;
+    const samples = Array.from({ length: 90 * 1440 }, (_, i) => ({ ...t.samples[0], at: from + i * 60_000, nodes: 10 + (i % 7), costPerHour: 1 + (i % 11) / 10 }));
+    const out = renderReport({ ...t, to: from + 90 * 86_400_000, samples, calendar: [] }, 'long');
+    expect(tagBalanceErrors(out)).toEqual([]);
+    const nodePath = (html: string) => elements(/<section id="nodes">([\s\S]*?)<\/section>/.exec(html)![1], 'path')[0].d;
+    const top = (d: string) => Math.min(...[...d.matchAll(/V([\d.]+)/g)].map((m) => Number(m[1])));
+    const d = nodePath(out);
+    expect(d.split(/[HV]/).length).toBeLessThan(20_000);
+    // The peak of 16 nodes survives decimation: same top as an undecimated series peaking at 16.
+    const short = renderReport({ ...t, to: from + 90 * 86_400_000, samples: samples.slice(0, 7), calendar: [] }, 'short');
+    expect(top(d)).toBe(top(nodePath(short)));
+    expect(out.length).toBeLessThan(1_000_000);
+  });
+
   it('renders an empty timeline without failing', () => {
     const t = syntheticTimeline(1);
     const empty: Timeline = { ...t, samples: [], disruptions: [], calendar: [], blocked: [], events: [], summary: { ...t.summary, disruptionsByReason: {} } };
