@@ -32,7 +32,7 @@ export function toCandidate(sn: StateNode, nodePool: string, types: ReadonlyMap<
     sn,
     ref: {
       node: sn.name, nodeClaim: sn.nodeClaim?.metadata.name ?? '', providerID: sn.providerID ?? '', nodePool,
-      price: nodePrice(labels, types), capacityType: labels[LABEL_CAPACITY_TYPE] ?? '',
+      price: nodePrice(labels, types), capacityType: labels[LABEL_CAPACITY_TYPE] ?? '', pods: reschedulable.length,
     },
     reschedulable,
     disruptionCost: 1 + reschedulable.reduce((s, p) => s + Math.max(0, evictionCost(p)), 0),

@@ -13,6 +13,8 @@ export interface CandidateRef {
   nodePool: string;
   price: number; // USD/h of the running offering (0 when unknown)
   capacityType: string;
+  /** Reschedulable pods on the node when the command was made (karpenter_pods_disruption_initiated_total). */
+  pods?: number;
 }
 
 /** A NodeClaim to launch before the candidates are deleted. */

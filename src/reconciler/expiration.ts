@@ -10,6 +10,7 @@ import type { ClusterIndex } from '../cluster/state.js';
 import { LABEL_CAPACITY_TYPE, LABEL_NODEPOOL, type NodeClaim } from '../cluster/types.js';
 import type { Clock } from '../clock.js';
 import { resolvePolicies } from '../eval/resolve-policies.js';
+import { disruptedLabels } from './disrupted-metric.js';
 import type { Metrics } from '../observe/metrics.js';
 
 /** Seconds until expiry for a NodeClaim under its policy; null = never expires. */
@@ -47,7 +48,8 @@ export class ExpirationController {
       }
       expired.push(nc.metadata.name);
       this.log?.('deleting expired nodeclaim', { nodeclaim: nc.metadata.name, nodepool: pool });
-      this.metrics.inc('karpenter_nodeclaims_disrupted_total', { reason: 'expired', nodepool: pool, capacity_type: nc.metadata.labels?.[LABEL_CAPACITY_TYPE] ?? '' });
+      const tgp = policy?.terminationGracePeriodSeconds ?? parseKarpenterDurationOrNever(nc.spec.terminationGracePeriod ?? '') ?? undefined;
+      this.metrics.inc('karpenter_nodeclaims_disrupted_total', disruptedLabels({ reason: 'Expired', nodePool: pool, capacityType: nc.metadata.labels?.[LABEL_CAPACITY_TYPE] ?? '', ...(tgp !== undefined && { tgpSeconds: tgp }) }));
     }
     return expired;
   }

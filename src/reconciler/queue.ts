@@ -10,7 +10,9 @@ import type { Clock } from '../clock.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { EventRecorder } from '../observe/recorder.js';
 import type { NodeClaimFactory } from '../provisioning/nodeclaim-factory.js';
+import type { ConsolidationPolicy } from '../../rules/model.js';
 import { decisionOf, type Command } from './command.js';
+import { disruptedLabels } from './disrupted-metric.js';
 import type { InFlight } from './disruption-state.js';
 
 const MIN_TIMEOUT_MS = 10 * 60_000;
@@ -29,6 +31,8 @@ export interface QueueDeps {
   factory: NodeClaimFactory;
   state: InFlight;
   log?: (msg: string, fields: Record<string, unknown>) => void;
+  /** The governing policy's consolidation policy and TGP, for metric labels. */
+  policyOf?: (nodePool: string) => { policy?: ConsolidationPolicy; tgpSeconds?: number };
 }
 
 export class OrchestrationQueue {
@@ -94,7 +98,9 @@ export class OrchestrationQueue {
         }
         this.d.events.publish({ type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting Node: ${cmd.reason}`, object: { kind: 'Node', name: c.node } });
         this.d.events.publish({ type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting NodeClaim: ${cmd.reason}`, object: { kind: 'NodeClaim', name: c.nodeClaim } });
-        this.d.metrics.inc('karpenter_nodeclaims_disrupted_total', { reason: cmd.reason.toLowerCase(), nodepool: c.nodePool, capacity_type: c.capacityType });
+        const labels = disruptedLabels({ reason: cmd.reason, nodePool: c.nodePool, capacityType: c.capacityType, ...this.d.policyOf?.(c.nodePool) });
+        this.d.metrics.inc('karpenter_nodeclaims_disrupted_total', labels);
+        this.d.metrics.inc('karpenter_pods_disruption_initiated_total', labels, c.pods ?? 0);
       }
       this.d.state.remove(cmd, false);
       done.push(cmd);

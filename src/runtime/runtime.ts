@@ -25,6 +25,7 @@ import { ClusterView } from '../reconciler/cluster-view.js';
 import { DisruptionController, type ReconcileResult } from '../reconciler/disruption-controller.js';
 import { InFlight } from '../reconciler/disruption-state.js';
 import { ExpirationController } from '../reconciler/expiration.js';
+import { reconcileNodePoolHashes } from '../reconciler/nodepool-hash.js';
 import { OrchestrationQueue } from '../reconciler/queue.js';
 import { simulateMove, type SimulationEnv } from '../reconciler/simulation.js';
 import { TerminationController } from '../termination/controller.js';
@@ -80,7 +81,11 @@ export class Runtime {
     this.replicaSets = new ReplicaSetController(this.cluster);
     this.pdbs = new PdbStatusController(this.cluster, o.clock);
     this.provisioner = new Provisioner(this.cluster, factory);
-    this.queue = new OrchestrationQueue({ client: this.cluster, clock: o.clock, events: this.events, metrics: this.metrics, factory: new NodeClaimFactory('r'), state: this.state, log });
+    this.queue = new OrchestrationQueue({ client: this.cluster, clock: o.clock, events: this.events, metrics: this.metrics, factory: new NodeClaimFactory('r'), state: this.state, log,
+      policyOf: (pool) => {
+        const p = this.policyForPool(pool);
+        return { ...(p && { policy: p.consolidationPolicy }), ...(p?.terminationGracePeriodSeconds !== undefined && { tgpSeconds: p.terminationGracePeriodSeconds }) };
+      } });
     this.expiration = new ExpirationController(this.cluster, o.clock, this.metrics, log);
     this.termination = new TerminationController({
       client: this.cluster, cloud: this.cloud, recorder: this.events, metrics: this.metrics,
@@ -112,6 +117,10 @@ export class Runtime {
     await this.pdbs.reconcile();
     this.view.invalidate();
     let index = await this.view.current();
+    if (await reconcileNodePoolHashes(this.cluster, index.snapshot.nodePools)) {
+      this.view.invalidate();
+      index = await this.view.current();
+    }
     this.lastPools = new Map(index.snapshot.nodePools.map((np) => [np.metadata.name, np]));
     const interrupted = (await this.interruption.reconcile()).deleted;
     await this.provisioner.reconcile(index, this.simulationEnv());
