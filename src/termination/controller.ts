@@ -130,8 +130,8 @@ export class TerminationController {
     if (finalizingClaims.length > 0) {
       if (result.released.nodes.length > 0) nodes = await client.list<Node>('Node');
       for (const claim of finalizingClaims) {
-        const fresh = (await client.get<NodeClaim>({ kind: 'NodeClaim', name: claim.metadata.name })) ?? claim;
-        if (!finalizing(fresh)) continue;
+        const fresh = await client.get<NodeClaim>({ kind: 'NodeClaim', name: claim.metadata.name });
+        if (!fresh || !finalizing(fresh)) continue;
         const step = await guard(`NodeClaim/${claim.metadata.name}`, () => finalizeNodeClaim(this.ctx, fresh, this.nodesFor(fresh, nodes), nowMs));
         if (step?.done) result.released.nodeClaims.push(claim.metadata.name);
         else if (step) wake(step.requeueMs);
