@@ -85,6 +85,7 @@ export class SimulatedCloud implements CloudProvider {
   private readonly scheduled: InterruptionNotice[] = [];
   private readonly queue: InterruptionNotice[] = [];
   private counter = 0;
+  private view: { from: number; until: number; types: InstanceType[] } | undefined;
   private failNext: { count: number; error: CloudError } = { count: 0, error: new CloudError('') };
   private failWhen: LaunchFailure | undefined;
 
@@ -103,11 +104,18 @@ export class SimulatedCloud implements CloudProvider {
 
   /** The catalog with `available` false for offerings marked unavailable (ICE, spot interruption) until their TTL passes. */
   instanceTypes(): readonly InstanceType[] {
+    this.deliverScheduled();
     const now = this.clock.now();
-    return this.types.map((it) => ({
+    // The same array (so callers' per-type caches hold) until an offering's availability changes.
+    if (this.view !== undefined && now >= this.view.from && now < this.view.until) return this.view.types;
+    let until = Number.POSITIVE_INFINITY;
+    for (const t of this.unavailableUntil.values()) if (t > now) until = Math.min(until, t);
+    const types = this.types.map((it) => ({
       ...it,
       offerings: it.offerings.map((o) => ({ ...o, available: this.offeringAvailable(it, o, now) })),
     }));
+    this.view = { from: now, until, types };
+    return types;
   }
 
   async create(nodeClaim: NodeClaim): Promise<Instance> {
@@ -169,6 +177,7 @@ export class SimulatedCloud implements CloudProvider {
   /** Marks one offering unavailable for `ttlMs` (default: the ICE TTL). */
   markUnavailable(instanceType: string, zone: string, capacityType: CapacityType, ttlMs = this.opts.unavailableOfferingTtlMs): void {
     this.unavailableUntil.set(offeringKey(instanceType, zone, capacityType), this.clock.now() + ttlMs);
+    this.view = undefined;
   }
 
   // ---- interruptions ----
@@ -285,6 +294,7 @@ export class SimulatedCloud implements CloudProvider {
       if (n.deadline !== undefined) this.terminate(rec, n.deadline);
       if (n.kind === 'SpotInterruption' && rec.offering.capacityType === 'spot' && this.opts.spotInterruptionMarksUnavailable) {
         this.unavailableUntil.set(offeringKey(rec.it.name, rec.offering.zone, 'spot'), n.at + this.opts.unavailableOfferingTtlMs);
+        this.view = undefined;
       }
     }
   }

@@ -215,3 +215,22 @@ describe('SimulatedCloud interruptions', () => {
     expect((await cloud.get(a.providerID))?.state).toBe('terminating');
   });
 });
+
+describe('SimulatedCloud.instanceTypes', () => {
+  it('returns the same array until an availability change, then a fresh one', async () => {
+    const { clock, cloud } = setup({ unavailableOfferingTtlMs: 1_000 });
+    const a = cloud.instanceTypes();
+    clock.advance(500);
+    expect(cloud.instanceTypes()).toBe(a);
+    cloud.markUnavailable('m5.large', 'us-west-2a', 'spot');
+    const b = cloud.instanceTypes();
+    expect(b).not.toBe(a);
+    expect(b.find((t) => t.name === 'm5.large')!.offerings.find((o) => o.zone === 'us-west-2a' && o.capacityType === 'spot')!.available).toBe(false);
+    clock.advance(999);
+    expect(cloud.instanceTypes()).toBe(b);
+    clock.advance(1);
+    const c = cloud.instanceTypes();
+    expect(c).not.toBe(b);
+    expect(c.find((t) => t.name === 'm5.large')!.offerings.every((o) => o.available)).toBe(true);
+  });
+});
