@@ -11,6 +11,14 @@ export const DURATION_BUCKETS = [
 
 export const CONSOLIDATION_SCORE_BUCKETS = [0.1, 0.25, 0.33, 0.5, 1, 2, 5, 10] as const;
 
+const M = 60;
+const H = 3600;
+const D = 86_400;
+/** Node lifetimes: 15 minutes to 30 days, as Karpenter's termination controller declares them. */
+export const LIFETIME_BUCKETS = [15 * M, 30 * M, 45 * M, H, 2 * H, 4 * H, 6 * H, 8 * H, 10 * H, 12 * H, 16 * H, 20 * H, D, 2 * D, 3 * D, 5 * D, 10 * D, 15 * D, 20 * D, 25 * D, 30 * D] as const;
+/** Prometheus `ExponentialBuckets(1, 2, n)`: 1, 2, 4, … 2ⁿ⁻¹ seconds. */
+export const exponentialBuckets = (n: number): number[] => Array.from({ length: n }, (_, i) => 2 ** i);
+
 // `consolidation_policy` and `termination_mode` exist on `main` only (reference §5); kpol
 // mirrors `main` so one dashboard covers both metrics.
 const DISRUPTED_LABELS = ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode'];
@@ -40,10 +48,10 @@ export const KARPENTER_METRIC_FAMILIES: readonly MetricFamily[] = [
   counter('karpenter_nodes_drained_total', 'Nodes drained, by NodePool.', ['nodepool']),
   counter('karpenter_nodes_terminated_total', 'Nodes terminated, by NodePool and zone.', ['nodepool', 'zone']),
   { name: 'karpenter_nodes_termination_duration_seconds', help: 'Time from a node deletion request to its finalizer being removed, in seconds.', type: 'summary', labelNames: ['nodepool'] },
-  histogram('karpenter_nodes_lifetime_duration_seconds', 'Node lifetime from creation to termination, in seconds.', ['nodepool']),
+  histogram('karpenter_nodes_lifetime_duration_seconds', 'Node lifetime from creation to termination, in seconds.', ['nodepool'], LIFETIME_BUCKETS),
   counter('karpenter_nodeclaims_terminated_total', 'NodeClaims terminated, by NodePool, capacity type and zone.', ['nodepool', 'capacity_type', 'zone']),
-  histogram('karpenter_nodeclaims_termination_duration_seconds', 'Duration of NodeClaim termination, in seconds.', ['nodepool']),
-  histogram('karpenter_nodeclaims_instance_termination_duration_seconds', 'Duration of cloud-provider instance termination, in seconds.', ['nodepool']),
+  histogram('karpenter_nodeclaims_termination_duration_seconds', 'Duration of NodeClaim termination, in seconds.', ['nodepool'], exponentialBuckets(12)),
+  histogram('karpenter_nodeclaims_instance_termination_duration_seconds', 'Duration of cloud-provider instance termination, in seconds.', ['nodepool'], exponentialBuckets(11)),
 ];
 
 export const KPOL_METRIC_FAMILIES: readonly MetricFamily[] = [

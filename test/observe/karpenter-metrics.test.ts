@@ -61,6 +61,16 @@ describe('Karpenter metrics', () => {
     expect(sample(p, 'karpenter_consolidation_score_bucket', { ...labels, le: '0.33' })).toBe(1);
   });
 
+  it.each([
+    ['karpenter_nodes_lifetime_duration_seconds', 15 * 60, 30 * 86_400, 21],
+    ['karpenter_nodeclaims_termination_duration_seconds', 1, 2048, 12],
+    ['karpenter_nodeclaims_instance_termination_duration_seconds', 1, 1024, 11],
+    ['karpenter_voluntary_disruption_decision_evaluation_duration_seconds', 0.005, 600, 45],
+  ])('%s has buckets %s … %s (%i bounds)', (name, first, last, n) => {
+    const b = createKarpenterMetrics().family(name)?.buckets ?? [];
+    expect([b[0], b.at(-1), b.length]).toEqual([first, last, n]);
+  });
+
   it('renders capitalised reasons for NodePool gauges as given', () => {
     const m = createKarpenterMetrics();
     m.set('karpenter_nodepools_allowed_disruptions', { nodepool: 'default', reason: 'Drifted' }, 2);
