@@ -13,7 +13,7 @@ export interface PlacementTarget {
   labels: Readonly<Record<string, string>>;
   taints: readonly Taint[];
   allocatable: Resources;
-  /** Pods already placed here (bound, or placed earlier in this simulation). */
+  /** Pods already placed here (bound, or placed earlier in this simulation); only ever appended to (topology caches rely on it). */
   pods: readonly Pod[];
   /** Σ requests of `pods`; computed when absent. */
   requested?: Resources;

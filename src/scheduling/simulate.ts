@@ -96,10 +96,11 @@ export function simulateScheduling(input: SchedulingInput): SchedulingResult {
   const claims: PlannedClaim[] = [];
   const targets: PlacementTarget[] = slots.map((s) => s.target);
   const holders: { pod: Pod; target: PlacementTarget }[] = targets.flatMap((target) => target.pods.filter((p) => requiredPodAntiAffinity(p).length > 0).map((pod) => ({ pod, target })));
-  const view: TopologyView = { targets, antiAffinityHolders: holders, launchableZones, newHostnamePossible: pools.length > 0 };
+  const view: TopologyView = { targets, antiAffinityHolders: holders, launchableZones, newHostnamePossible: pools.length > 0, version: 0 };
   const result: SchedulingResult = { placements: new Map(), newNodeClaims: [], errors: new Map() };
 
   const record = (pod: Pod, target: PlacementTarget): void => {
+    view.version = (view.version ?? 0) + 1;
     if (requiredPodAntiAffinity(pod).length > 0) holders.push({ pod, target });
   };
 

@@ -18,6 +18,11 @@ export interface TopologyView {
   readonly launchableZones?: readonly string[];
   /** Whether a new node (an empty hostname domain) could be launched. */
   readonly newHostnamePossible?: boolean;
+  /**
+   * Bumped by the owner whenever a pod is placed; spread counts are cached per (view, pod,
+   * version), so one pod's checks against many targets count domains once.
+   */
+  version?: number;
 }
 
 /** A view over targets, finding the anti-affinity holders among their pods. */
@@ -90,24 +95,70 @@ const selectorMatches = (pod: Pod, selector: LabelSelectorSpec | undefined, othe
  * zones and a fresh hostname); fewer domains than `minDomains` makes the minimum 0.
  */
 export function topologySpreadFits(pod: Pod, target: PlacementTarget, view: TopologyView): string | undefined {
-  for (const c of hardSpreadConstraints(pod)) {
+  const constraints = hardSpreadConstraints(pod);
+  for (const [i, c] of constraints.entries()) {
     const key = c.topologyKey;
     const domain = target.labels[key];
     if (domain === undefined) return `missing topology key ${key} for spread constraint`;
-    const counts = new Map<string, number>([[domain, 0]]);
-    for (const t of view.targets) {
-      const d = t.labels[key];
-      if (d === undefined || (t !== target && nodeRequirementsFit(pod, t) !== undefined)) continue;
-      counts.set(d, (counts.get(d) ?? 0) + t.pods.filter((p) => p !== pod && selectorMatches(pod, c.labelSelector, p)).length);
-    }
-    if (key === LABEL_ZONE) for (const z of view.launchableZones ?? []) if (!counts.has(z) && podAllowsZone(pod, z)) counts.set(z, 0);
-    if (key === LABEL_HOSTNAME && view.newHostnamePossible) counts.set(FRESH_HOST, 0);
+    const counts = spreadCounts(pod, i, view);
+    const here = counts.get(domain) ?? 0;
+    const size = counts.has(domain) ? counts.size : counts.size + 1;
+    const min = c.minDomains !== undefined && size < c.minDomains ? 0 : Math.min(here, ...counts.values());
     const self = selectorMatches(pod, c.labelSelector, pod) ? 1 : 0;
-    const min = c.minDomains !== undefined && counts.size < c.minDomains ? 0 : Math.min(...counts.values());
-    const here = counts.get(domain)!;
     if (here + self - min > c.maxSkew) return `topology spread ${key} maxSkew ${c.maxSkew}: ${key}=${domain} has ${here} matching pods, minimum ${min}`;
   }
   return undefined;
+}
+
+const matchCache = new WeakMap<PlacementTarget, Map<string, { len: number; pods: Pod[] }>>();
+
+/**
+ * The pods on a target that a spread selector counts, cached per target and selector; targets
+ * only ever gain pods during a simulation, so the pod count tells whether the entry is stale.
+ */
+function matchingPods(t: PlacementTarget, namespace: string, selector: LabelSelectorSpec | undefined): Pod[] {
+  let perTarget = matchCache.get(t);
+  if (!perTarget) {
+    perTarget = new Map();
+    matchCache.set(t, perTarget);
+  }
+  const key = namespace + '\u0000' + JSON.stringify(selector ?? null);
+  const hit = perTarget.get(key);
+  if (hit && hit.len === t.pods.length) return hit.pods;
+  const pods = t.pods.filter((p) => namespaceOf(p) === namespace && matchesLabelSelector(p.metadata.labels, selector));
+  perTarget.set(key, { len: t.pods.length, pods });
+  return pods;
+}
+
+const spreadCache = new WeakMap<TopologyView, { version: number | undefined; byPod: Map<Pod, Map<string, number>[]> }>();
+
+/** Matching pods per eligible domain for the pod's i-th hard spread constraint (cached per view version). */
+function spreadCounts(pod: Pod, i: number, view: TopologyView): Map<string, number> {
+  let cache = spreadCache.get(view);
+  if (!cache || cache.version !== view.version) {
+    cache = { version: view.version, byPod: new Map() };
+    spreadCache.set(view, cache);
+  }
+  let perConstraint = cache.byPod.get(pod);
+  if (!perConstraint) {
+    perConstraint = [];
+    cache.byPod.set(pod, perConstraint);
+  }
+  const hit = perConstraint[i];
+  if (hit) return hit;
+  const c = hardSpreadConstraints(pod)[i];
+  const key = c.topologyKey;
+  const counts = new Map<string, number>();
+  for (const t of view.targets) {
+    const d = t.labels[key];
+    if (d === undefined || nodeRequirementsFit(pod, t) !== undefined) continue;
+    const matched = matchingPods(t, namespaceOf(pod), c.labelSelector);
+    counts.set(d, (counts.get(d) ?? 0) + matched.length - (matched.includes(pod) ? 1 : 0));
+  }
+  if (key === LABEL_ZONE) for (const z of view.launchableZones ?? []) if (!counts.has(z) && podAllowsZone(pod, z)) counts.set(z, 0);
+  if (key === LABEL_HOSTNAME && view.newHostnamePossible) counts.set(FRESH_HOST, 0);
+  perConstraint[i] = counts;
+  return counts;
 }
 
 /** Whether the pod's placement depends on which zone its target is in. */
