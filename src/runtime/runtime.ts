@@ -26,6 +26,7 @@ import { DisruptionController, type ReconcileResult } from '../reconciler/disrup
 import { InFlight } from '../reconciler/disruption-state.js';
 import { ExpirationController } from '../reconciler/expiration.js';
 import { reconcileNodePoolHashes } from '../reconciler/nodepool-hash.js';
+import { PodEventsController } from '../reconciler/pod-events.js';
 import { OrchestrationQueue } from '../reconciler/queue.js';
 import { simulateMove, type SimulationEnv } from '../reconciler/simulation.js';
 import { TerminationController } from '../termination/controller.js';
@@ -63,6 +64,7 @@ export class Runtime {
   private readonly disruption: DisruptionController;
   readonly queue: OrchestrationQueue;
   private readonly expiration: ExpirationController;
+  private readonly podEvents: PodEventsController;
   readonly termination: TerminationController;
 
   constructor(o: RuntimeOptions) {
@@ -86,6 +88,7 @@ export class Runtime {
         const p = this.policyForPool(pool);
         return { ...(p && { policy: p.consolidationPolicy }), ...(p?.terminationGracePeriodSeconds !== undefined && { tgpSeconds: p.terminationGracePeriodSeconds }) };
       } });
+    this.podEvents = new PodEventsController(this.cluster, o.clock);
     this.expiration = new ExpirationController(this.cluster, o.clock, this.metrics, log);
     this.termination = new TerminationController({
       client: this.cluster, cloud: this.cloud, recorder: this.events, metrics: this.metrics,
@@ -115,6 +118,7 @@ export class Runtime {
     await this.agent.reconcile();
     await this.replicaSets.reconcile();
     await this.pdbs.reconcile();
+    await this.podEvents.reconcile();
     this.view.invalidate();
     let index = await this.view.current();
     if (await reconcileNodePoolHashes(this.cluster, index.snapshot.nodePools)) {

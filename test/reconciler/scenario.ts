@@ -30,6 +30,22 @@ export function replicaSet(name: string, replicas: number, o: { cpu?: string; me
   };
 }
 
+/** A NodePool whose nodes are on-demand and limited to the given instance types (so tests control sizes and prices). */
+export function pool(name: string, instanceTypes: string[], o: { capacityType?: string[] } = {}): KubeObject {
+  return {
+    apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name },
+    spec: {
+      template: { spec: {
+        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+        requirements: [
+          { key: 'karpenter.sh/capacity-type', operator: 'In', values: o.capacityType ?? ['on-demand'] },
+          { key: 'node.kubernetes.io/instance-type', operator: 'In', values: instanceTypes },
+        ],
+      } },
+    },
+  };
+}
+
 export class Scenario {
   readonly clock: FakeClock;
   readonly rt: Runtime;
