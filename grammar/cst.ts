@@ -12,23 +12,32 @@ export function isReal(token: IToken | undefined): token is IToken {
   return token !== undefined && token.isInsertedInRecovery !== true && Number.isFinite(token.startOffset);
 }
 
-/** The real tokens stored under `key` (a token type name), in source order. */
-export function tokensOf(node: CstNode | undefined, key: string): IToken[] {
-  const found: IToken[] = [];
-  let sorted = true;
-  for (const element of node?.children[key] ?? []) {
-    if (!isToken(element) || !isReal(element)) continue;
-    if (found.length > 0 && found[found.length - 1]!.startOffset > element.startOffset) sorted = false;
-    found.push(element);
+const NONE: readonly CstElement[] = [];
+
+function childrenOf(node: CstNode | undefined, key: string): readonly CstElement[] {
+  return node?.children[key] ?? NONE;
+}
+
+/**
+ * The real tokens stored under `key` (a token type name), in source order. The parser appends in
+ * source order, so this is usually the CST's own list, which callers must not change.
+ */
+export function tokensOf(node: CstNode | undefined, key: string): readonly IToken[] {
+  const elements = childrenOf(node, key);
+  let clean = true;
+  for (let i = 0; i < elements.length && clean; i++) {
+    const element = elements[i]!;
+    clean = isToken(element) && isReal(element) && (i === 0 || (elements[i - 1] as IToken).startOffset < element.startOffset);
   }
-  // The parser appends in source order, so sorting is only a safeguard.
-  return sorted ? found : found.sort((a, b) => a.startOffset - b.startOffset);
+  if (clean) return elements as readonly IToken[];
+  const found = elements.filter(isToken).filter(isReal);
+  return found.sort((a, b) => a.startOffset - b.startOffset);
 }
 
 /** The first real token stored under `key`. */
 export function tokenOf(node: CstNode | undefined, key: string): IToken | undefined {
   let first: IToken | undefined;
-  for (const element of node?.children[key] ?? []) {
+  for (const element of childrenOf(node, key)) {
     if (isToken(element) && isReal(element) && (!first || element.startOffset < first.startOffset)) first = element;
   }
   return first;
@@ -36,25 +45,29 @@ export function tokenOf(node: CstNode | undefined, key: string): IToken | undefi
 
 /** Where a sub-rule node sorts among its siblings: its first real offset, 0 when it has none. */
 function sortKey(node: CstNode): number {
-  return spanOf(node)?.start ?? 0;
+  const start = node.location?.startOffset;
+  if (start === undefined) return spanOf(node)?.start ?? 0;
+  return Number.isFinite(start) ? start : 0;
 }
 
-/** The sub-rule nodes stored under `key` (a rule name), in source order. */
-export function nodesOf(node: CstNode | undefined, key: string): CstNode[] {
-  const found: CstNode[] = [];
-  let sorted = true;
-  for (const element of node?.children[key] ?? []) {
-    if (isToken(element)) continue;
-    if (found.length > 0 && sortKey(found[found.length - 1]!) > sortKey(element)) sorted = false;
-    found.push(element);
+/** The sub-rule nodes stored under `key` (a rule name), in source order; like `tokensOf`, often the CST's own list. */
+export function nodesOf(node: CstNode | undefined, key: string): readonly CstNode[] {
+  const elements = childrenOf(node, key);
+  let clean = true;
+  for (let i = 0; i < elements.length && clean; i++) {
+    const element = elements[i]!;
+    clean = !isToken(element) && (i === 0 || sortKey(elements[i - 1] as CstNode) <= sortKey(element));
   }
-  return sorted ? found : found.sort((a, b) => sortKey(a) - sortKey(b));
+  if (clean) return elements as readonly CstNode[];
+  const found = elements.filter((e): e is CstNode => !isToken(e));
+  return found.sort((a, b) => sortKey(a) - sortKey(b));
 }
 
 /** The first sub-rule node stored under `key`. */
 export function nodeOf(node: CstNode | undefined, key: string): CstNode | undefined {
+  const elements = childrenOf(node, key);
   let first: CstNode | undefined;
-  for (const element of node?.children[key] ?? []) {
+  for (const element of elements) {
     if (!isToken(element) && (!first || sortKey(element) < sortKey(first))) first = element;
   }
   return first;

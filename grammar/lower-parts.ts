@@ -6,7 +6,7 @@ import type { CstNode, IToken } from 'chevrotain';
 import type {
   DurationLit, Name, NeverLit, QuantityLit, Range, Requirement, Selector, Str, WindowExpr,
 } from './ast.js';
-import { nodeOf, nodesOf, spanOf, tokenOf, tokensOf } from './cst.js';
+import { nodeOf, nodesOf, spanOf, tokenOf, tokensOf, wasRecovered } from './cst.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';
 import { unquote } from './lexer.js';
 import type { LineIndex } from './positions.js';
@@ -15,6 +15,13 @@ import type { LineIndex } from './positions.js';
 export interface LowerContext {
   lines: LineIndex;
   diagnostics: Diagnostic[];
+  /** Whether the parser recovered from any error; when it did not, no node needs the walk. */
+  recovered: boolean;
+}
+
+/** `wasRecovered`, skipped for a file that parsed without errors. */
+export function wasRecoveredIn(ctx: LowerContext, node: CstNode): boolean {
+  return ctx.recovered && wasRecovered(node);
 }
 
 export function rangeOf(ctx: LowerContext, node: CstNode): Range | undefined {

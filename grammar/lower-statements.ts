@@ -2,20 +2,20 @@
 // Lowering of policy-body statements and schedule declarations from CST to AST. A statement
 // that error recovery touched is skipped (its error is already reported), so the AST only ever
 // holds statements that were written out in full.
-import type { CstNode } from 'chevrotain';
+import type { CstNode, IToken } from 'chevrotain';
 import type {
   AllowStmt, BudgetStmt, ConsolidateStmt, DateRange, ExpireStmt, FreezeStmt, MaintenanceWindowStmt, Name,
   PodWindowStmt, ScheduleDecl, Statement, TerminationGraceStmt, TimeZoneStmt, WindowExpr,
 } from './ast.js';
-import { nodeOf, nodesOf, tokenOf, tokensOf, wasRecovered } from './cst.js';
+import { nodeOf, nodesOf, tokenOf, tokensOf } from './cst.js';
 import {
   afterOf, durationOf, type LowerContext, nameOf, namesOf, neverOf, quantityOf, rangeOf, reasonsOf, selectorOf, strOf,
-  windowOf,
+  wasRecoveredIn, windowOf,
 } from './lower-parts.js';
 
 /** Lowers one statement node (`consolidateStmt`, `budgetStmt`, …); undefined when incomplete or unknown. */
 export function lowerStatement(ctx: LowerContext, node: CstNode): Statement | undefined {
-  if (wasRecovered(node)) return undefined;
+  if (wasRecoveredIn(ctx, node)) return undefined;
   switch (node.name) {
     case 'consolidateStmt': return consolidate(ctx, node);
     case 'expireStmt': return expire(ctx, node);
@@ -32,7 +32,7 @@ export function lowerStatement(ctx: LowerContext, node: CstNode): Statement | un
 
 /** `schedule NAME = "cron" [for D] [in "TZ"]`; undefined when incomplete. */
 export function lowerScheduleDecl(ctx: LowerContext, node: CstNode): ScheduleDecl | undefined {
-  if (wasRecovered(node)) return undefined;
+  if (wasRecoveredIn(ctx, node)) return undefined;
   const name = nameOf(ctx, tokenOf(node, 'Name'));
   const cron = strOf(ctx, tokenOf(node, 'StringLit'));
   const range = rangeOf(ctx, node);
@@ -52,11 +52,8 @@ function consolidate(ctx: LowerContext, node: CstNode): ConsolidateStmt | undefi
   const stmt: ConsolidateStmt = { kind: 'Consolidate', range };
   const never = tokenOf(node, 'KwNever');
   if (never) return { ...stmt, after: neverOf(ctx, never) };
-  const words = [...tokensOf(node, 'KwEmpty'), ...tokensOf(node, 'KwOr'), ...tokensOf(node, 'KwUnderutilized'), ...tokensOf(node, 'KwBalanced')]
-    .sort((a, b) => a.startOffset - b.startOffset);
   if (tokenOf(node, 'KwWhen')) {
-    const first = words[0];
-    const last = words[words.length - 1];
+    const { first, last } = firstAndLast(['KwEmpty', 'KwOr', 'KwUnderutilized', 'KwBalanced'].flatMap((key) => tokensOf(node, key)));
     if (!first || !last) return undefined;
     const key = last.image as keyof typeof CONSOLIDATION_POLICY;
     const text = CONSOLIDATION_POLICY[key];
@@ -66,6 +63,16 @@ function consolidate(ctx: LowerContext, node: CstNode): ConsolidateStmt | undefi
   const after = afterOf(ctx, nodeOf(node, 'afterClause'));
   if (after) stmt.after = after;
   return stmt.policy || stmt.after ? stmt : undefined;
+}
+
+function firstAndLast(tokens: readonly IToken[]): { first?: IToken; last?: IToken } {
+  let first: IToken | undefined;
+  let last: IToken | undefined;
+  for (const t of tokens) {
+    if (!first || t.startOffset < first.startOffset) first = t;
+    if (!last || t.startOffset > last.startOffset) last = t;
+  }
+  return { first, last };
 }
 
 function expire(ctx: LowerContext, node: CstNode): ExpireStmt | undefined {

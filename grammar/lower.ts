@@ -5,9 +5,9 @@
 // then the remainder of a statement that failed, and one error per statement is enough).
 import type { CstNode, IToken } from 'chevrotain';
 import type { Comment, Policy, PolicyFile, ScheduleDecl, Statement, Target } from './ast.js';
-import { allTokensOf, nodeOf, nodesOf, onlyChild, tokenOf, wasRecovered } from './cst.js';
+import { allTokensOf, nodeOf, nodesOf, onlyChild, tokenOf } from './cst.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';
-import { type LowerContext, nameOf, namesOf, rangeOf, selectorOf } from './lower-parts.js';
+import { type LowerContext, nameOf, namesOf, rangeOf, selectorOf, wasRecoveredIn } from './lower-parts.js';
 import { lowerScheduleDecl, lowerStatement } from './lower-statements.js';
 import type { LineIndex } from './positions.js';
 
@@ -19,13 +19,15 @@ export interface LowerInput {
   lines: LineIndex;
   /** Start offsets of the tokens the lexer or parser already reported errors at. */
   errorOffsets: ReadonlySet<number>;
+  /** False when the parser reported no error, so recovery touched no node; assumed true when left out. */
+  recovered?: boolean;
 }
 
 const MAX_FOUND_CHARS = 40;
 
 /** Lowers a file CST to the AST plus the diagnostics lowering itself finds. */
 export function lower(input: LowerInput): { value: PolicyFile; diagnostics: Diagnostic[] } {
-  const ctx: LowerContext = { lines: input.lines, diagnostics: [] };
+  const ctx: LowerContext = { lines: input.lines, diagnostics: [], recovered: input.recovered ?? true };
   const schedules: ScheduleDecl[] = [];
   const policies: Policy[] = [];
   for (const item of nodesOf(input.cst, 'scheduleDecl')) {
@@ -62,7 +64,7 @@ function shorten(image: string): string {
 function lowerPolicy(ctx: LowerContext, input: LowerInput, node: CstNode): Policy | undefined {
   const targetNode = nodeOf(node, 'target');
   const name = nameOf(ctx, tokenOf(node, 'Identifier'));
-  const target = targetNode && !wasRecovered(targetNode) ? lowerTarget(ctx, targetNode) : undefined;
+  const target = targetNode && !wasRecoveredIn(ctx, targetNode) ? lowerTarget(ctx, targetNode) : undefined;
   const statements: Statement[] = [];
   for (const wrapper of nodesOf(node, 'statement')) {
     const stmt = onlyChild(wrapper);

@@ -22,7 +22,9 @@ export function parse(text: string): Result<PolicyFile> {
     ...errors.map((e) => e.token.startOffset).filter(Number.isFinite),
     ...tokenized.diagnostics.map((d) => d.range.start.offset),
   ]);
-  const lowered = lower({ cst, tokens: tokenized.tokens, comments: tokenized.comments, lines: tokenized.lines, errorOffsets });
+  const lowered = lower({
+    cst, tokens: tokenized.tokens, comments: tokenized.comments, lines: tokenized.lines, errorOffsets, recovered: errors.length > 0,
+  });
   return {
     value: lowered.value,
     diagnostics: sortDiagnostics([...tokenized.diagnostics, ...dedupe(parseDiagnostics), ...lowered.diagnostics]),

@@ -7,6 +7,8 @@ import type { Position, Range } from './ast.js';
 /** Line starts of one text; positions are 0-based and `character` counts UTF-16 code units. */
 export class LineIndex {
   private readonly starts: number[] = [0];
+  /** The line of the previous lookup: ranges are mostly asked for in source order. */
+  private hint = 0;
 
   constructor(readonly text: string) {
     for (let i = 0; i < text.length; i++) {
@@ -23,14 +25,24 @@ export class LineIndex {
   /** The position of `offset`, clamped to the text. */
   positionAt(offset: number): Position {
     const o = Math.max(0, Math.min(offset, this.text.length));
+    const line = this.lineAt(o);
+    this.hint = line;
+    return { line, character: o - this.starts[line]!, offset: o };
+  }
+
+  /** The last line starting at or before `o`. */
+  private lineAt(o: number): number {
+    const starts = this.starts;
+    const hint = this.hint;
+    if (starts[hint]! <= o && (hint + 1 >= starts.length || o < starts[hint + 1]!)) return hint;
     let lo = 0;
-    let hi = this.starts.length - 1;
+    let hi = starts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= o) lo = mid;
+      if (starts[mid]! <= o) lo = mid;
       else hi = mid - 1;
     }
-    return { line: lo, character: o - this.starts[lo]!, offset: o };
+    return lo;
   }
 
   /** The range `[start, end)` given as offsets. */
