@@ -29,6 +29,7 @@ import { reconcileNodePoolHashes } from '../reconciler/nodepool-hash.js';
 import { PodEventsController } from '../reconciler/pod-events.js';
 import { OrchestrationQueue } from '../reconciler/queue.js';
 import { simulateMove, type SimulationEnv } from '../reconciler/simulation.js';
+import { toCandidate } from '../reconciler/candidates.js';
 import { TerminationController } from '../termination/controller.js';
 
 export interface RuntimeOptions {
@@ -112,6 +113,26 @@ export class Runtime {
     return { now: this.clock.now(), instanceTypes: [...this.instanceTypes.values()], marked: this.state.marked, policyFor: (p) => this.policyForPool(p) };
   }
 
+  /**
+   * Interruption is forceful (no budgets), but kpol launches the replacement capacity as soon
+   * as the notice arrives rather than after the pods are evicted (Karpenter's AWS provider
+   * leaves them pending until the provisioner reacts).
+   */
+  private async prelaunchForInterruptions(index: import('../cluster/state.js').ClusterIndex): Promise<void> {
+    for (const p of this.interruption.pendingInterruptions()) {
+      this.interruption.acknowledge(p.nodeClaim);
+      const sn = index.nodeClaimsByName.get(p.nodeClaim);
+      if (!sn) continue;
+      const sim = simulateMove(index, [toCandidate(sn, p.nodePool ?? '', this.instanceTypes)], false, this.simulationEnv());
+      for (const r of sim.replacements) {
+        const pool = index.nodePoolsByName.get(r.nodePool);
+        if (pool) await this.cluster.create(this.interruptionFactory.build(pool, r.instanceTypes.slice(0, 60), [], 'interruption'));
+      }
+    }
+  }
+
+  private readonly interruptionFactory = new NodeClaimFactory('i');
+
   /** One pass of every controller. */
   async tick(): Promise<TickResult> {
     const now = this.clock.now();
@@ -127,6 +148,7 @@ export class Runtime {
     }
     this.lastPools = new Map(index.snapshot.nodePools.map((np) => [np.metadata.name, np]));
     const interrupted = (await this.interruption.reconcile()).deleted;
+    await this.prelaunchForInterruptions(index);
     await this.provisioner.reconcile(index, this.simulationEnv());
     this.view.invalidate();
     index = await this.view.current();
