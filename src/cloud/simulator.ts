@@ -233,6 +233,32 @@ export class SimulatedCloud implements CloudProvider {
 
   // ---- internals ----
 
+  /**
+   * Takes over machines that already exist (a snapshot of a real cluster being simulated): each
+   * launched NodeClaim's providerID becomes a running instance of its labelled type, zone and
+   * capacity type. Unknown types or offerings get the catalog's closest match by name, else are
+   * skipped (returned) so the caller can report them.
+   */
+  adopt(nodeClaims: readonly NodeClaim[]): NodeClaim[] {
+    const skipped: NodeClaim[] = [];
+    const now = this.clock.now();
+    for (const nc of nodeClaims) {
+      const providerID = nc.status?.providerID;
+      if (!providerID || this.instances.has(providerID)) continue;
+      const labels = nc.metadata.labels ?? {};
+      const it = this.types.find((t) => t.name === labels['node.kubernetes.io/instance-type']);
+      const o = it?.offerings.find((x) => x.zone === labels['topology.kubernetes.io/zone'] && x.capacityType === labels['karpenter.sh/capacity-type'])
+        ?? it?.offerings.find((x) => x.capacityType === labels['karpenter.sh/capacity-type']);
+      if (!it || !o) {
+        skipped.push(nc);
+        continue;
+      }
+      const launchedAt = Date.parse(nc.metadata.creationTimestamp ?? '') || now;
+      this.instances.set(providerID, { providerID, it, offering: o, launchedAt: Math.min(launchedAt, now), runningAt: Math.min(launchedAt, now) });
+    }
+    return skipped;
+  }
+
   private launch(nodeClaim: NodeClaim): Instance {
     if (this.failNext.count > 0) {
       this.failNext.count--;

@@ -57,6 +57,8 @@ export class Runtime {
   readonly view: ClusterView;
   readonly instanceTypes: ReadonlyMap<string, InstanceType>;
   policies: readonly PolicySpec[];
+  /** Snapshot NodeClaims whose instance type or offering the simulated catalog does not know. */
+  readonly notAdopted: string[];
   private readonly agent: NodeAgent;
   private readonly interruption: InterruptionController;
   private readonly replicaSets: ReplicaSetController;
@@ -74,6 +76,8 @@ export class Runtime {
     this.cluster = new MemoryCluster(o.clock, o.objects);
     this.cloud = new SimulatedCloud({ clock: o.clock, ...o.cloud });
     this.instanceTypes = new Map(this.cloud.instanceTypes().map((t) => [t.name, t]));
+    // Machines in a snapshot already run: the simulated cloud takes them over.
+    this.notAdopted = this.cloud.adopt(o.objects.filter((x): x is import('../cluster/types.js').NodeClaim => x.kind === 'NodeClaim')).map((nc) => nc.metadata.name);
     this.events = new EventLog(o.clock);
     this.metrics = createKarpenterMetrics();
     const log = o.logger ? (msg: string, fields: Record<string, unknown>) => o.logger!.info(msg, fields) : undefined;

@@ -8,6 +8,7 @@ import { explainCommand } from './explain.js';
 import { exportCommand } from './export.js';
 import { fmtCommand } from './fmt.js';
 import { importCommand } from './import.js';
+import { simulateCommand } from './simulate.js';
 import { testCommand } from './test.js';
 
 export const COMMANDS: Record<string, Command> = {
@@ -17,6 +18,7 @@ export const COMMANDS: Record<string, Command> = {
   eval: evalCommand,
   explain: explainCommand,
   test: testCommand,
+  simulate: simulateCommand,
   import: importCommand,
   export: exportCommand,
 };
