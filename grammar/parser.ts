@@ -28,13 +28,15 @@ type Alternatives = IOrAlt<unknown>[] | OrMethodOpts<unknown>;
  * under tsx, name) a closure per alternative on every call of the rule.
  */
 class KpolParser extends CstParser {
-  constructor() {
+  /** `validate` runs Chevrotain's grammar checks (ambiguities, left recursion) while building. */
+  constructor(validate: boolean) {
     // Offset tracking gives every CST node its span as it is built (cst.ts `spanOf`).
     super(allTokens, {
       recoveryEnabled: true,
       maxLookahead: 2,
       nodeLocationTracking: 'onlyOffset',
       errorMessageProvider: expectedPhraseProvider,
+      skipValidations: !validate,
     });
     this.performSelfAnalysis();
   }
@@ -351,7 +353,13 @@ class KpolParser extends CstParser {
   };
 }
 
-const parser = new KpolParser();
+// The grammar is fixed, so the shared instance skips the checks; `checkGrammar` runs them in CI.
+const parser = new KpolParser(false);
+
+/** Builds a parser with Chevrotain's grammar validations on; throws on a grammar mistake. */
+export function checkGrammar(): void {
+  new KpolParser(true);
+}
 
 /** The CST of a whole file plus the recognition errors Chevrotain recovered from. */
 export interface ParsedTokens {
