@@ -3,8 +3,10 @@
 // affinity) admit an instance type and offering. Karpenter's Intersects: requirements on the same
 // key are ANDed; a well-known key the type does not define counts as an absent label (so
 // `In` fails and `NotIn`/`DoesNotExist` pass); a custom key constrains nothing here, because
-// the node will carry it as a label.
+// the node will carry it as a label. Whether a value satisfies one requirement is
+// src/scheduling/requirements.ts `requirementAllows`; this file says which value each key takes.
 import type { NodeClaim, NodePool, NodeSelectorRequirement } from '../cluster/types.js';
+import { requirementAllows } from '../scheduling/requirements.js';
 import type { InstanceType, Offering } from './provider.js';
 import {
   LABEL_ARCH, LABEL_CAPACITY_TYPE, LABEL_INSTANCE_CPU, LABEL_INSTANCE_FAMILY, LABEL_INSTANCE_GPU_COUNT,
@@ -12,30 +14,6 @@ import {
 } from './well-known-labels.js';
 
 export type Requirements = readonly NodeSelectorRequirement[];
-
-const INTEGER = /^[+-]?\d+$/;
-
-/** Whether one requirement admits a label value (undefined = label absent). */
-export function requirementAllows(req: NodeSelectorRequirement, value: string | undefined): boolean {
-  const values = req.values ?? [];
-  switch (req.operator) {
-    case 'In': return value !== undefined && values.includes(value);
-    case 'NotIn': return value === undefined || !values.includes(value);
-    case 'Exists': return value !== undefined;
-    case 'DoesNotExist': return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      // Kubernetes: exactly one integer value; a non-integer label never matches.
-      if (value === undefined || values.length !== 1 || !INTEGER.test(value) || !INTEGER.test(values[0])) return false;
-      const [a, b] = [Number(value), Number(values[0])];
-      return req.operator === 'Gt' ? a > b : a < b;
-    }
-    default: {
-      const never: never = req.operator;
-      throw new Error(`unknown node selector operator ${String(never)}`);
-    }
-  }
-}
 
 const typeLabelCache = new WeakMap<InstanceType, Record<string, string>>();
 
@@ -63,6 +41,16 @@ export function offeringLabels(it: InstanceType, o: Offering): Record<string, st
   return { ...instanceTypeLabels(it), [LABEL_ZONE]: o.zone, [LABEL_CAPACITY_TYPE]: o.capacityType };
 }
 
+/** Whether a requirement on `key` is judged by the instance type's own labels (well-known, not per offering). */
+export function isInstanceTypeKey(key: string): boolean {
+  return WELL_KNOWN_LABELS.has(key) && key !== LABEL_ZONE && key !== LABEL_CAPACITY_TYPE;
+}
+
+/** The reason text when a type's or offering's label `value` fails a requirement (written `requirement`). */
+export function labelMismatch(key: string, value: string | undefined, requirement: string): string {
+  return `${key} is ${value === undefined ? 'undefined' : `\`${value}\``}, requirement ${requirement}`;
+}
+
 /**
  * Why `reqs` rule out this instance type (and offering, when given), or undefined if they
  * admit it. Without an offering, zone and capacity-type requirements are not judged.
@@ -74,21 +62,20 @@ export function incompatibility(reqs: Requirements, it: InstanceType, o?: Offeri
     if (req.key === LABEL_ZONE || req.key === LABEL_CAPACITY_TYPE) {
       if (o === undefined) continue;
       value = req.key === LABEL_ZONE ? o.zone : o.capacityType;
-    } else if (WELL_KNOWN_LABELS.has(req.key)) {
+    } else if (isInstanceTypeKey(req.key)) {
       value = typeLabels[req.key];
     } else {
       continue;
     }
     if (!requirementAllows(req, value)) {
-      const got = value === undefined ? 'undefined' : `\`${value}\``;
       const vals = req.values && req.values.length > 0 ? ` [${req.values.join(', ')}]` : '';
-      return `${req.key} is ${got}, requirement ${req.operator}${vals}`;
+      return labelMismatch(req.key, value, `${req.operator}${vals}`);
     }
   }
   return undefined;
 }
 
-/** Whether `reqs` admit the instance type in at least one respect other than zone and capacity type. */
+/** Whether `reqs` admit the instance type in every respect other than zone and capacity type. */
 export function instanceTypeCompatible(reqs: Requirements, it: InstanceType): boolean {
   return incompatibility(reqs, it) === undefined;
 }
@@ -96,13 +83,6 @@ export function instanceTypeCompatible(reqs: Requirements, it: InstanceType): bo
 /** Whether `reqs` admit launching `it` from offering `o` (availability is not judged here). */
 export function offeringCompatible(reqs: Requirements, it: InstanceType, o: Offering): boolean {
   return incompatibility(reqs, it, o) === undefined;
-}
-
-/** Offerings of `it` that `reqs` admit, available ones only unless told otherwise. */
-export function compatibleOfferings(reqs: Requirements, it: InstanceType, opts: { availableOnly?: boolean } = {}): Offering[] {
-  const availableOnly = opts.availableOnly ?? true;
-  if (!instanceTypeCompatible(reqs, it)) return [];
-  return it.offerings.filter((o) => (!availableOnly || o.available) && offeringCompatible(reqs, it, o));
 }
 
 /** A NodeClaim's requirements (its spec; the provisioner has already merged in the pool's). */

@@ -2,12 +2,13 @@
 // Instance types as requirement sets (the labels a node of that type would carry) and the
 // compatibility test Karpenter applies before launching: requirements intersect, an available
 // offering matches the zone and capacity type, and the capacity covers the requests.
+import { availableOfferings, orderByPrice } from '../cloud/catalog.js';
 import type { InstanceType, Offering } from '../cloud/provider.js';
-import { instanceTypeLabels } from '../cloud/requirements.js';
+import { instanceTypeLabels, isInstanceTypeKey, labelMismatch } from '../cloud/requirements.js';
 import { WELL_KNOWN_LABELS as CLOUD_WELL_KNOWN } from '../cloud/well-known-labels.js';
 import { LABEL_CAPACITY_TYPE, LABEL_HOSTNAME, LABEL_NODEPOOL, LABEL_ZONE } from '../cluster/types.js';
 import { formatResources, insufficientResource, type Resources } from './resources.js';
-import { allows, formatRequirement, isNegative, type Requirement, type Requirements } from './requirements.js';
+import { allows, allowsLabel, formatRequirement, isNegative, type Requirements } from './requirements.js';
 
 export const LABEL_REGION = 'topology.kubernetes.io/region';
 
@@ -18,9 +19,6 @@ export const LABEL_REGION = 'topology.kubernetes.io/region';
  */
 export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([...CLOUD_WELL_KNOWN, LABEL_REGION, LABEL_HOSTNAME, LABEL_NODEPOOL]);
 
-/** Keys decided per offering or per launched node, not by the instance type. */
-const NOT_TYPE_KEYS: ReadonlySet<string> = new Set([LABEL_ZONE, LABEL_CAPACITY_TYPE, LABEL_REGION, LABEL_HOSTNAME, LABEL_NODEPOOL]);
-
 /**
  * Why the type's own labels (src/cloud/requirements.ts `instanceTypeLabels`) conflict with the
  * requirements: a well-known key the type does not define counts as an absent label, so only
@@ -29,22 +27,27 @@ const NOT_TYPE_KEYS: ReadonlySet<string> = new Set([LABEL_ZONE, LABEL_CAPACITY_T
 function labelConflict(it: InstanceType, reqs: Requirements): string | undefined {
   const labels = instanceTypeLabels(it);
   for (const [key, r] of reqs) {
-    if (NOT_TYPE_KEYS.has(key) || !CLOUD_WELL_KNOWN.has(key)) continue;
+    if (!isInstanceTypeKey(key)) continue;
     const v = labels[key];
     const ok = v === undefined ? isNegative(r) : allows(r, v);
-    if (!ok) return `${key} is ${v === undefined ? 'undefined' : `\`${v}\``}, requirement ${formatRequirement(r)}`;
+    if (!ok) return labelMismatch(key, v, formatRequirement(r));
   }
   return undefined;
 }
 
-const allowsLabel = (reqs: Requirements, key: string, value: string): boolean => {
-  const r: Requirement | undefined = reqs.get(key);
-  return r === undefined || allows(r, value);
-};
+/** The offerings whose zone and capacity type the requirements allow, as a catalog filter (availability is the catalog's). */
+export function offeringFilter(reqs: Requirements): (o: Offering) => boolean {
+  return (o) => allowsLabel(reqs, LABEL_ZONE, o.zone) && allowsLabel(reqs, LABEL_CAPACITY_TYPE, o.capacityType);
+}
 
 /** Available offerings whose zone and capacity type the requirements allow. */
 export function compatibleOfferings(it: InstanceType, reqs: Requirements): Offering[] {
-  return it.offerings.filter((o) => o.available && allowsLabel(reqs, LABEL_ZONE, o.zone) && allowsLabel(reqs, LABEL_CAPACITY_TYPE, o.capacityType));
+  return availableOfferings(it, offeringFilter(reqs));
+}
+
+/** Types with a compatible available offering, cheapest first (input order on a tie). */
+export function sortByPrice(types: readonly InstanceType[], reqs: Requirements): InstanceType[] {
+  return orderByPrice(types, offeringFilter(reqs));
 }
 
 /**

@@ -1,57 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// Price building blocks for consolidation (reference §2.9, §2.10): cheapest and worst launch
-// price of an instance type under requirements, the strict price filter, spot-to-spot and
-// "same instance type" filtering. Pure; the consolidation methods compose them.
-import { cheapestOffering, orderByPrice, worstLaunchPrice as cloudWorstLaunchPrice, type OfferingFilter } from '../cloud/catalog.js';
-import type { CapacityType, InstanceType, Offering } from '../cloud/provider.js';
-import { LABEL_CAPACITY_TYPE, LABEL_ZONE, type NodeSelectorRequirement } from '../cluster/types.js';
-import { allows, intersect, requirementsOf, type Requirements } from './requirements.js';
+// Price filters for consolidation (reference §2.9, §2.10): the strict price filter, spot-to-spot
+// and "same instance type" filtering. Pure; the consolidation methods compose them. Offering
+// prices themselves (cheapest, worst launch price, order by price) are src/cloud/catalog.ts.
+import { worstLaunchPrice } from '../cloud/catalog.js';
+import type { CapacityType, InstanceType } from '../cloud/provider.js';
+import { LABEL_CAPACITY_TYPE, type NodeSelectorRequirement } from '../cluster/types.js';
+import { offeringFilter, sortByPrice } from './instance-types.js';
+import { allowsLabel, intersect, requirementsFromLabels, requirementsOf, type Requirements } from './requirements.js';
 
 export type RequirementsLike = Requirements | readonly NodeSelectorRequirement[];
 
 const asRequirements = (r: RequirementsLike): Requirements => (Array.isArray(r) ? requirementsOf(r as NodeSelectorRequirement[]) : (r as Requirements));
 
-/** Offerings whose zone and capacity type the requirements allow (catalog.ts judges availability). */
-function offeringFilter(requirements: RequirementsLike): OfferingFilter {
-  const reqs = asRequirements(requirements);
-  const zone = reqs.get(LABEL_ZONE);
-  const ct = reqs.get(LABEL_CAPACITY_TYPE);
-  return (o: Offering) => (zone === undefined || allows(zone, o.zone)) && (ct === undefined || allows(ct, o.capacityType));
-}
-
-/** Cheapest available offering compatible with the requirements; undefined when there is none. */
-export function cheapestPrice(it: InstanceType, requirements: RequirementsLike = []): number | undefined {
-  return cheapestOffering(it, offeringFilter(requirements))?.price;
-}
-
-/**
- * The most a launch could cost (§2.9): the most expensive compatible available offering in the
- * first non-empty capacity class of reserved → spot → on-demand. Infinity when none qualifies.
- */
-export function worstLaunchPrice(it: InstanceType, requirements: RequirementsLike = []): number {
-  return cloudWorstLaunchPrice(it, offeringFilter(requirements));
-}
-
-/** Types with a compatible available offering, cheapest first (input order on a tie). */
-export function sortByPrice(types: readonly InstanceType[], requirements: RequirementsLike = []): InstanceType[] {
-  return orderByPrice(types, offeringFilter(requirements));
-}
-
 /** Types whose worst launch price is strictly below `candidatePrice` (order kept). */
 export function filterByPrice(types: readonly InstanceType[], candidatePrice: number, requirements: RequirementsLike = []): InstanceType[] {
-  const reqs = asRequirements(requirements);
-  return types.filter((it) => worstLaunchPrice(it, reqs) < candidatePrice);
+  const allowed = offeringFilter(asRequirements(requirements));
+  return types.filter((it) => worstLaunchPrice(it, allowed) < candidatePrice);
 }
 
 /** Whether the requirements leave the capacity type open to `ct`. */
 export function allowsCapacityType(requirements: RequirementsLike, ct: CapacityType): boolean {
-  const r = asRequirements(requirements).get(LABEL_CAPACITY_TYPE);
-  return r === undefined || allows(r, ct);
+  return allowsLabel(asRequirements(requirements), LABEL_CAPACITY_TYPE, ct);
 }
 
 /** The requirements narrowed to one capacity type ("force spot", "restrict to spot"). */
 export function withCapacityType(requirements: RequirementsLike, ct: CapacityType): Requirements {
-  return intersect(asRequirements(requirements), new Map([[LABEL_CAPACITY_TYPE, { key: LABEL_CAPACITY_TYPE, complement: false, values: new Set([ct]) }]]));
+  return intersect(asRequirements(requirements), requirementsFromLabels({ [LABEL_CAPACITY_TYPE]: ct }));
 }
 
 /** Every candidate runs on spot (by its `karpenter.sh/capacity-type`). */

@@ -19,7 +19,8 @@ export interface Requirement {
 /** Key → requirement; keys not present are unconstrained. */
 export type Requirements = ReadonlyMap<string, Requirement>;
 
-const intValue = (v: string): number | undefined => (/^-?\d+$/.test(v) ? Number(v) : undefined);
+// Kubernetes parses Gt/Lt operands with strconv.ParseInt, which takes an optional sign.
+const intValue = (v: string): number | undefined => (/^[+-]?\d+$/.test(v) ? Number(v) : undefined);
 
 function inBounds(r: Requirement, v: string): boolean {
   if (r.gt === undefined && r.lt === undefined) return true;
@@ -32,6 +33,12 @@ function inBounds(r: Requirement, v: string): boolean {
 export function allows(r: Requirement, value: string | undefined): boolean {
   if (value === undefined) return !r.complement && r.values.size === 0;
   return (r.complement ? !r.values.has(value) : r.values.has(value)) && inBounds(r, value);
+}
+
+/** Whether the requirements leave `key` open to `value` (a key they do not mention is unconstrained). */
+export function allowsLabel(reqs: Requirements, key: string, value: string): boolean {
+  const r = reqs.get(key);
+  return r === undefined || allows(r, value);
 }
 
 /** True when no value and no absence satisfies it (an `In` emptied by intersection, or `Gt 5, Lt 6`). */
@@ -116,18 +123,20 @@ export function intersectionProblem(existing: Requirements, incoming: Requiremen
   return undefined;
 }
 
-/** `v1.NodeSelectorRequirement` against concrete node labels (the kube-scheduler's semantics). */
-export function matchesExpression(labels: Readonly<Record<string, string>> | undefined, s: NodeSelectorRequirement): boolean {
-  const v = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, s.key) ? labels[s.key] : undefined;
+/**
+ * Whether one `v1.NodeSelectorRequirement` admits a label value (undefined = label absent), the
+ * kube-scheduler's semantics: Gt/Lt need exactly one integer operand and an integer label.
+ */
+export function requirementAllows(s: NodeSelectorRequirement, value: string | undefined): boolean {
   const values = s.values ?? [];
   switch (s.operator) {
-    case 'In': return v !== undefined && values.includes(v);
-    case 'NotIn': return v === undefined || !values.includes(v);
-    case 'Exists': return v !== undefined;
-    case 'DoesNotExist': return v === undefined;
+    case 'In': return value !== undefined && values.includes(value);
+    case 'NotIn': return value === undefined || !values.includes(value);
+    case 'Exists': return value !== undefined;
+    case 'DoesNotExist': return value === undefined;
     case 'Gt':
     case 'Lt': {
-      const have = v === undefined ? undefined : intValue(v);
+      const have = value === undefined ? undefined : intValue(value);
       const want = values.length === 1 ? intValue(values[0]) : undefined;
       if (have === undefined || want === undefined) return false;
       return s.operator === 'Gt' ? have > want : have < want;
@@ -137,6 +146,11 @@ export function matchesExpression(labels: Readonly<Record<string, string>> | und
       throw new Error(`unknown node selector operator ${String(never)}`);
     }
   }
+}
+
+/** `v1.NodeSelectorRequirement` against concrete node labels. */
+export function matchesExpression(labels: Readonly<Record<string, string>> | undefined, s: NodeSelectorRequirement): boolean {
+  return requirementAllows(s, labels !== undefined && Object.prototype.hasOwnProperty.call(labels, s.key) ? labels[s.key] : undefined);
 }
 
 /** Back to NodeSelectorRequirements (sorted by key; a bounded complement may need several entries). */

@@ -4,9 +4,8 @@
 import type { InstanceType } from '../cloud/provider.js';
 import type { Pod, Taint } from '../cluster/types.js';
 import { addPod, emptyClaim, preparePool, type PlannedClaim, type PoolTemplate, type PreparedPool } from './new-claims.js';
-import { compatibleOfferings } from './instance-types.js';
+import { compatibleOfferings, sortByPrice } from './instance-types.js';
 import { nodeLocalFit, type PlacementTarget } from './predicates.js';
-import { sortByPrice } from './pricing.js';
 import { requiredPodAntiAffinity } from './pod-spec.js';
 import { toNodeSelectorRequirements } from './requirements.js';
 import { addResources, podRequests, type Resources } from './resources.js';

@@ -1,27 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/cloud/catalog.js';
+import { availableOfferings, loadCatalog } from '../../src/cloud/catalog.js';
 import {
-  compatibleOfferings, incompatibility, instanceTypeCompatible, instanceTypeLabels, offeringCompatible, pinnedLabels, requirementAllows,
+  incompatibility, instanceTypeCompatible, instanceTypeLabels, isInstanceTypeKey, offeringCompatible, pinnedLabels,
 } from '../../src/cloud/requirements.js';
 import type { NodeSelectorRequirement } from '../../src/cluster/types.js';
 
 const catalog = loadCatalog();
 const get = (n: string) => catalog.find((t) => t.name === n)!;
 const r = (key: string, operator: NodeSelectorRequirement['operator'], ...values: string[]): NodeSelectorRequirement => ({ key, operator, values });
-
-describe('requirementAllows', () => {
-  it.each([
-    [r('k', 'In', 'a', 'b'), 'a', true], [r('k', 'In', 'a'), 'c', false], [r('k', 'In', 'a'), undefined, false],
-    [r('k', 'NotIn', 'a'), 'b', true], [r('k', 'NotIn', 'a'), 'a', false], [r('k', 'NotIn', 'a'), undefined, true],
-    [r('k', 'Exists'), 'x', true], [r('k', 'Exists'), undefined, false],
-    [r('k', 'DoesNotExist'), undefined, true], [r('k', 'DoesNotExist'), 'x', false],
-    [r('k', 'Gt', '4'), '8', true], [r('k', 'Gt', '8'), '8', false], [r('k', 'Gt', '4'), 'eight', false], [r('k', 'Gt', '4'), undefined, false],
-    [r('k', 'Lt', '4'), '2', true], [r('k', 'Lt', '4'), '4', false], [r('k', 'Lt', 'x'), '2', false],
-  ] as [NodeSelectorRequirement, string | undefined, boolean][])('%j on %s → %s', (req, value, want) => {
-    expect(requirementAllows(req, value)).toBe(want);
-  });
-});
 
 describe('instance type and offering compatibility', () => {
   it('labels a catalog type with its well-known labels', () => {
@@ -47,18 +34,22 @@ describe('instance type and offering compatibility', () => {
     const reqs = [r('team', 'In', 'payments'), r('karpenter.sh/nodepool', 'In', 'default'), r('topology.kubernetes.io/zone', 'In', 'us-west-2b'), r('karpenter.sh/capacity-type', 'NotIn', 'spot')];
     const m5 = get('m5.large');
     expect(instanceTypeCompatible(reqs, m5)).toBe(true);
-    expect(compatibleOfferings(reqs, m5).map((o) => `${o.zone}/${o.capacityType}`)).toEqual(['us-west-2b/on-demand', 'us-west-2b/reserved']);
+    expect(availableOfferings(m5, reqs).map((o) => `${o.zone}/${o.capacityType}`)).toEqual(['us-west-2b/on-demand', 'us-west-2b/reserved']);
     expect(offeringCompatible(reqs, m5, m5.offerings[0])).toBe(false);
   });
   it('says why an offering is ruled out', () => {
     expect(incompatibility([r('kubernetes.io/arch', 'In', 'arm64')], get('m5.large'))).toBe('kubernetes.io/arch is `amd64`, requirement In [arm64]');
     expect(incompatibility([r('kpol.dev/instance-gpu-count', 'Exists')], get('m5.large'))).toBe('kpol.dev/instance-gpu-count is undefined, requirement Exists');
   });
-  it('compatibleOfferings skips unavailable ones unless asked', () => {
+  it('availableOfferings skips unavailable ones; offeringCompatible does not judge availability', () => {
     const g5 = get('g5.2xlarge');
     const spotC = [r('karpenter.sh/capacity-type', 'In', 'spot'), r('topology.kubernetes.io/zone', 'In', 'us-west-2c')];
-    expect(compatibleOfferings(spotC, g5)).toEqual([]);
-    expect(compatibleOfferings(spotC, g5, { availableOnly: false })).toHaveLength(1);
+    expect(availableOfferings(g5, spotC)).toEqual([]);
+    expect(g5.offerings.filter((o) => offeringCompatible(spotC, g5, o))).toHaveLength(1);
+  });
+  it('judges by type labels exactly the well-known keys other than zone and capacity type', () => {
+    expect(['kubernetes.io/arch', 'kpol.dev/instance-cpu', 'node.kubernetes.io/instance-type'].every(isInstanceTypeKey)).toBe(true);
+    expect(['topology.kubernetes.io/zone', 'karpenter.sh/capacity-type', 'karpenter.sh/nodepool', 'team'].some(isInstanceTypeKey)).toBe(false);
   });
   it('pinnedLabels takes single-valued In requirements', () => {
     expect(pinnedLabels([r('team', 'In', 'a'), r('node.kubernetes.io/instance-type', 'In', 'm5.large', 'c5.large'), r('x', 'Exists')])).toEqual({ team: 'a' });

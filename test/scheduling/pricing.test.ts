@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
+import { cheapestOffering, worstLaunchPrice } from '../../src/cloud/catalog.js';
 import type { InstanceType } from '../../src/cloud/provider.js';
+import type { NodeSelectorRequirement } from '../../src/cluster/types.js';
+import { offeringFilter, sortByPrice } from '../../src/scheduling/instance-types.js';
 import {
-  allowsCapacityType, allSpot, cheapestPrice, filterByPrice, filterOutSameInstanceType, sortByPrice, spotToSpot, withCapacityType, worstLaunchPrice,
+  allowsCapacityType, allSpot, filterByPrice, filterOutSameInstanceType, spotToSpot, withCapacityType,
 } from '../../src/scheduling/pricing.js';
-import { toNodeSelectorRequirements } from '../../src/scheduling/requirements.js';
+import { requirementsOf, toNodeSelectorRequirements } from '../../src/scheduling/requirements.js';
 import { instanceType, TYPES } from './builders.js';
 
 const CT = 'karpenter.sh/capacity-type';
@@ -21,7 +24,11 @@ const mixed: InstanceType = {
   ],
 };
 
-describe('cheapestPrice and worstLaunchPrice', () => {
+/** The catalog's offering filter for requirement sets (zone and capacity type only). */
+const under = (list: NodeSelectorRequirement[] = []) => offeringFilter(requirementsOf(list));
+const cheapestPrice = (it: InstanceType, list?: NodeSelectorRequirement[]) => cheapestOffering(it, under(list))?.price;
+
+describe('catalog prices under requirement sets', () => {
   it('cheapest compatible available offering', () => {
     expect(cheapestPrice(mixed)).toBe(0.03);
     expect(cheapestPrice(mixed, [{ key: CT, operator: 'In', values: ['on-demand'] }])).toBe(0.10);
@@ -29,12 +36,12 @@ describe('cheapestPrice and worstLaunchPrice', () => {
   });
 
   it('worst launch price is the priciest offering in the first class of reserved → spot → on-demand', () => {
-    expect(worstLaunchPrice(mixed)).toBe(0.05);
-    expect(worstLaunchPrice(mixed, [{ key: CT, operator: 'In', values: ['on-demand'] }])).toBe(0.12);
-    expect(worstLaunchPrice(mixed, [{ key: ZONE, operator: 'In', values: ['a'] }, { key: CT, operator: 'NotIn', values: ['spot'] }])).toBe(0.10);
+    expect(worstLaunchPrice(mixed, under())).toBe(0.05);
+    expect(worstLaunchPrice(mixed, under([{ key: CT, operator: 'In', values: ['on-demand'] }]))).toBe(0.12);
+    expect(worstLaunchPrice(mixed, under([{ key: ZONE, operator: 'In', values: ['a'] }, { key: CT, operator: 'NotIn', values: ['spot'] }]))).toBe(0.10);
     const reserved: InstanceType = { ...mixed, offerings: [...mixed.offerings, { zone: 'a', capacityType: 'reserved', price: 0.5, available: true }] };
-    expect(worstLaunchPrice(reserved)).toBe(0.5);
-    expect(worstLaunchPrice(mixed, [{ key: ZONE, operator: 'In', values: ['c'] }])).toBe(Infinity);
+    expect(worstLaunchPrice(reserved, under())).toBe(0.5);
+    expect(worstLaunchPrice(mixed, under([{ key: ZONE, operator: 'In', values: ['c'] }]))).toBe(Infinity);
   });
 });
 
@@ -47,7 +54,7 @@ describe('filterByPrice', () => {
   });
 
   it('sortByPrice orders by cheapest compatible offering', () => {
-    expect(sortByPrice(TYPES, od).map((t) => t.name)).toEqual(['m6g.large', 'c5.large', 'm5.large', 'r5.large', 'm5.xlarge', 'm5.2xlarge', 'g5.xlarge']);
+    expect(sortByPrice(TYPES, requirementsOf(od)).map((t) => t.name)).toEqual(['m6g.large', 'c5.large', 'm5.large', 'r5.large', 'm5.xlarge', 'm5.2xlarge', 'g5.xlarge']);
   });
 });
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
 import type { NodeSelectorRequirement } from '../../src/cluster/types.js';
-import { intersect, intersectionProblem, matchesExpression, requirementsOf, toNodeSelectorRequirements } from '../../src/scheduling/requirements.js';
+import {
+  allowsLabel, intersect, intersectionProblem, matchesExpression, requirementAllows, requirementsOf, toNodeSelectorRequirements,
+} from '../../src/scheduling/requirements.js';
 
 const req = (key: string, operator: NodeSelectorRequirement['operator'], values?: string[]): NodeSelectorRequirement => ({ key, operator, ...(values && { values }) });
 
@@ -23,7 +25,33 @@ describe('matchesExpression (kube-scheduler semantics on labels)', () => {
   ])('%j → %s', (e, expected) => expect(matchesExpression(labels, e)).toBe(expected));
 });
 
+describe('requirementAllows (one requirement against a label value)', () => {
+  it.each([
+    [req('k', 'In', ['a', 'b']), 'a', true], [req('k', 'In', ['a']), 'c', false], [req('k', 'In', ['a']), undefined, false],
+    [req('k', 'NotIn', ['a']), 'b', true], [req('k', 'NotIn', ['a']), 'a', false], [req('k', 'NotIn', ['a']), undefined, true],
+    [req('k', 'Exists'), 'x', true], [req('k', 'Exists'), undefined, false],
+    [req('k', 'DoesNotExist'), undefined, true], [req('k', 'DoesNotExist'), 'x', false],
+    [req('k', 'Gt', ['4']), '8', true], [req('k', 'Gt', ['8']), '8', false], [req('k', 'Gt', ['4']), 'eight', false], [req('k', 'Gt', ['4']), undefined, false],
+    [req('k', 'Lt', ['4']), '2', true], [req('k', 'Lt', ['4']), '4', false], [req('k', 'Lt', ['x']), '2', false],
+    [req('k', 'Gt', ['+4']), '8', true], [req('k', 'Lt', ['4']), '-2', true], [req('k', 'Gt', ['4', '5']), '8', false],
+  ] as [NodeSelectorRequirement, string | undefined, boolean][])('%j on %s → %s', (e, value, want) => {
+    expect(requirementAllows(e, value)).toBe(want);
+  });
+});
+
 describe('requirement sets', () => {
+  it('allowsLabel leaves a key the requirements do not mention open', () => {
+    const reqs = requirementsOf([req('zone', 'In', ['a'])]);
+    expect(allowsLabel(reqs, 'zone', 'a')).toBe(true);
+    expect(allowsLabel(reqs, 'zone', 'b')).toBe(false);
+    expect(allowsLabel(reqs, 'arch', 'arm64')).toBe(true);
+  });
+
+  it('a signed Gt/Lt operand bounds like the unsigned one (strconv.ParseInt)', () => {
+    const r = intersect(requirementsOf([req('cpu', 'In', ['2', '4', '8'])]), requirementsOf([req('cpu', 'Gt', ['+2'])]));
+    expect(toNodeSelectorRequirements(r)).toEqual([req('cpu', 'In', ['4', '8'])]);
+  });
+
   it('intersects In with NotIn and keeps the result as In', () => {
     const r = intersect(requirementsOf([req('zone', 'In', ['a', 'b', 'c'])]), requirementsOf([req('zone', 'NotIn', ['b'])]));
     expect(toNodeSelectorRequirements(r)).toEqual([req('zone', 'In', ['a', 'c'])]);
