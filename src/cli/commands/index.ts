@@ -8,10 +8,12 @@ import { explainCommand } from './explain.js';
 import { exportCommand } from './export.js';
 import { fmtCommand } from './fmt.js';
 import { importCommand } from './import.js';
+import { runCommand } from './run.js';
 import { simulateCommand } from './simulate.js';
 import { testCommand } from './test.js';
 
 export const COMMANDS: Record<string, Command> = {
+  run: runCommand,
   check: checkCommand,
   fmt: fmtCommand,
   compile: compileCommand,
