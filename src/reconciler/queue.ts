@@ -73,15 +73,14 @@ export class OrchestrationQueue {
     const timeout = Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, 80 * this.d.state.commands.size));
     for (const cmd of [...this.d.state.commands.values()]) {
       const replacements = await Promise.all(cmd.launched.map((name) => this.d.client.get<NodeClaim>({ kind: 'NodeClaim', name })));
+      const waiting = replacements.filter((r) => !conditionTrue(r, 'Initialized'));
       if (replacements.some((r) => r === undefined)) {
-        await this.rollback(cmd, 'replacement was deleted');
+        await this.fail(cmd, waiting.length, 'replacement was deleted');
         continue;
       }
-      const waiting = replacements.filter((r) => !conditionTrue(r, 'Initialized'));
       if (waiting.length > 0) {
         if (now - cmd.createdAt > timeout) {
-          this.d.metrics.inc('karpenter_voluntary_disruption_queue_failures_total', { decision: decisionOf(cmd), reason: cmd.reason.toLowerCase(), consolidation_type: decisionOf(cmd) }, waiting.length);
-          await this.rollback(cmd, 'timed out waiting for replacements to initialize');
+          await this.fail(cmd, waiting.length, 'timed out waiting for replacements to initialize');
           continue;
         }
         for (const r of waiting) {
@@ -106,6 +105,12 @@ export class OrchestrationQueue {
       done.push(cmd);
     }
     return done;
+  }
+
+  /** An unrecoverable command (replacement deleted, or timed out): count its uninitialized replacements, then roll back (reference §2.14 step 6). */
+  private async fail(cmd: Command, uninitialized: number, why: string): Promise<void> {
+    this.d.metrics.inc('karpenter_voluntary_disruption_queue_failures_total', { decision: decisionOf(cmd), reason: cmd.reason.toLowerCase(), consolidation_type: decisionOf(cmd) }, uninitialized);
+    await this.rollback(cmd, why);
   }
 
   /** Undoes a command: taints off, reason cleared, marks and queue entry dropped (launched replacements stay). */
