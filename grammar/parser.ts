@@ -20,6 +20,12 @@ interface FollowInternals {
   getFollowSetFromFollowKey(key: unknown): TokenType[] | undefined;
 }
 
+/** Chevrotain 11.2 internals used by the CST node override below. */
+interface CstInternals {
+  CST_STACK: CstNode[];
+  setInitialNodeLocation(node: CstNode): void;
+}
+
 type Alternatives = IOrAlt<unknown>[] | OrMethodOpts<unknown>;
 
 /**
@@ -50,6 +56,19 @@ class KpolParser extends CstParser {
   flattenFollowSet(): TokenType[] {
     const self = this as unknown as FollowInternals;
     return self.buildFullFollowKeyStack().reverse().flatMap((key) => self.getFollowSetFromFollowKey(key) ?? []);
+  }
+
+  /**
+   * Chevrotain starts every CST node with a null-prototype `children` object, which V8 keeps in
+   * dictionary mode; a plain object takes well under half the memory, and building the CST is
+   * most of the garbage collector's work in a parse. No rule or token name is an
+   * `Object.prototype` key, so lookups by name are unaffected.
+   */
+  cstInvocationStateUpdate(fullRuleName: string): void {
+    const self = this as unknown as CstInternals;
+    const node: CstNode = { name: fullRuleName, children: {} };
+    self.setInitialNodeLocation(node);
+    self.CST_STACK.push(node);
   }
 
   file = this.RULE('file', () => {
