@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+// The four properties as pure functions over a recorded trace: each returns the violations it
+// found (empty = the property held). Kept pure so that the negative controls can feed them
+// fabricated traces and prove they do fail.
+import type { Reason } from '../../../rules/model.js';
+import type { Pod } from '../../../src/cluster/types.js';
+import type { NcObs, StartObs, TickObs, Trace } from './harness.js';
+import { goDurationMs, windowActive, type CaseSpec, type PolicyGen } from './model.js';
+
+const EVENTUAL: ReadonlySet<Reason> = new Set(['Drifted', 'Expired']);
+
+/**
+ * Nodes voluntarily disrupted after tick `tk`, keyed by NodeClaim, counted the way Karpenter
+ * counts disrupting nodes (§1.6): a managed, initialized Node exists and the NodeClaim is not
+ * InstanceTerminating. A NodeClaim is voluntarily disrupted while it is a candidate of an
+ * in-flight command, or deleting after being a candidate of a command that was not rolled back.
+ */
+function voluntary(tk: TickObs, tracked: Map<string, { reason: Reason; pool: string }>): Map<string, { reason: Reason; pool: string }> {
+  const out = new Map<string, { reason: Reason; pool: string }>();
+  const inflight = new Map<string, { reason: Reason; pool: string }>();
+  for (const c of tk.inflight) for (const x of c.candidates) inflight.set(x.nodeClaim, { reason: c.reason, pool: x.nodePool });
+  const ncs = new Map(tk.ncs.map((n) => [n.name, n]));
+  // A tracked candidate that is neither in flight nor deleting was rolled back: forget it.
+  for (const [name] of tracked) if (!inflight.has(name) && !ncs.get(name)?.deleting) tracked.delete(name);
+  for (const [name, v] of [...tracked, ...inflight]) {
+    const nc = ncs.get(name);
+    if (!nc || nc.instanceTerminating) continue;
+    const node = tk.nodes.find((n) => (nc.providerID && n.providerID === nc.providerID) || n.name === nc.nodeName);
+    if (!node?.initialized) continue;
+    out.set(name, inflight.get(name) ?? v);
+  }
+  return out;
+}
+
+const count = <T>(xs: Iterable<T>, pred: (x: T) => boolean) => { let n = 0; for (const x of xs) if (pred(x)) n++; return n; };
+
+/**
+ * Property 1: a started command never takes more candidates of a pool than the pool's
+ * allowance for its reason at that tick, the nodes already disrupting when it started are no
+ * more than the evaluation counted, and at every tick the nodes voluntarily disrupted for a
+ * reason in a pool stay within what the last start allowed (disrupting + allowed then).
+ */
+export function checkBudgets(trace: Pick<Trace, 'ticks' | 'starts'>): string[] {
+  const bad: string[] = [];
+  const tracked = new Map<string, { reason: Reason; pool: string }>();
+  const bound = new Map<string, number>(); // `${pool}/${reason}` → disrupting + allowed at the last start
+  let prev = new Map<string, { reason: Reason; pool: string }>();
+  for (const tk of trace.ticks) {
+    for (const st of trace.starts.filter((s) => s.i === tk.i)) {
+      const { reason, candidates, id } = st.command;
+      const pools = new Set(candidates.map((c) => c.nodePool));
+      for (const p of pools) {
+        const n = count(candidates, (c) => c.nodePool === p);
+        const res = st.pools[p];
+        const allowed = res?.allowed[reason];
+        const cap = allowed === null ? Infinity : allowed ?? 0;
+        if (n > cap) bad.push(`tick ${tk.i}: ${id} (${st.command.method}/${reason}) took ${n} nodes of pool ${p}, allowed ${allowed}`);
+        const before = count(prev.values(), (v) => v.pool === p);
+        if (before > (res?.disrupting ?? 0)) bad.push(`tick ${tk.i}: pool ${p} had ${before} nodes voluntarily disrupted before ${id} started, the evaluation counted ${res?.disrupting ?? 0} disrupting`);
+        bound.set(`${p}/${reason}`, (res?.disrupting ?? 0) + cap);
+      }
+      for (const c of candidates) tracked.set(c.nodeClaim, { reason, pool: c.nodePool });
+    }
+    const now = voluntary(tk, tracked);
+    const groups = new Map<string, string[]>();
+    for (const [name, v] of now) groups.set(`${v.pool}/${v.reason}`, [...(groups.get(`${v.pool}/${v.reason}`) ?? []), name]);
+    for (const [key, names] of groups) {
+      const b = bound.get(key);
+      if (b === undefined) bad.push(`tick ${tk.i}: ${names.join(', ')} voluntarily disrupted (${key}) with no command started for it`);
+      else if (names.length > b) bad.push(`tick ${tk.i}: ${names.length} nodes voluntarily disrupted for ${key} (${names.join(', ')}), the last start allowed ${b}`);
+    }
+    prev = now;
+  }
+  return bad;
+}
+
+const podActive = (p: Pod) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && !p.metadata.deletionTimestamp;
+
+/** §2.3: "true" forever; a positive duration from status.startTime (nil start → active); anything else ignored. */
+export function doNotDisruptActive(p: Pod, now: number): boolean {
+  const v = p.metadata.annotations?.['karpenter.sh/do-not-disrupt'];
+  if (v === undefined) return false;
+  if (v === 'true') return true;
+  const d = goDurationMs(v);
+  if (d === undefined || d <= 0) return false;
+  const start = p.status?.startTime ? Date.parse(p.status.startTime) : undefined;
+  return start === undefined || now - start < d;
+}
+
+export const governing = (spec: Pick<CaseSpec, 'policies'>, pool: string): PolicyGen | undefined => spec.policies.find((p) => p.pools.includes(pool));
+
+/** Whether a pod's disruption window holds it at `now` (policy statements, then its annotations; governed pools only). */
+export function podWindowHolds(spec: Pick<CaseSpec, 'policies' | 'replicaSets'>, policy: PolicyGen | undefined, p: Pod, now: number): string | undefined {
+  if (!policy) return undefined;
+  const app = p.metadata.labels?.app;
+  for (const w of policy.podWindows) {
+    if (w.app !== app) continue;
+    const active = windowActive(w.window, now);
+    if (w.mode === 'only' ? !active : active) return `pod window ${w.mode} for app=${app}`;
+  }
+  const rs = spec.replicaSets.find((r) => r.name === app);
+  if (rs?.schedule && p.metadata.annotations?.['karpenter.sh/disruption-schedule'] && !windowActive(rs.schedule, now)) return 'disruption-schedule annotation';
+  return undefined;
+}
+
+/**
+ * Property 2: at the instant a command started, none of its candidates had a bound active pod
+ * with an active do-not-disrupt or outside its disruption window (unless the reason is eventual
+ * and a terminationGracePeriod applies), nor an active maintenance window blocking the reason;
+ * and the rule graph listed the node as a candidate for the reason.
+ */
+export function checkHolds(trace: Pick<Trace, 'spec' | 'starts'>): string[] {
+  const bad: string[] = [];
+  for (const st of trace.starts) {
+    const { reason, id, method } = st.command;
+    for (const c of st.command.candidates) {
+      const where = `tick ${st.i} ${new Date(st.t).toISOString()}: ${id} (${method}/${reason}) took ${c.node}`;
+      const verdict = st.verdicts[c.node];
+      if (!verdict?.reasons.includes(reason)) bad.push(`${where} but the evaluation lists it for [${verdict?.reasons.join(', ') ?? 'nothing'}] (blocked: ${verdict?.blocked.map((b) => b.code).join(', ')})`);
+      const policy = governing(trace.spec, c.nodePool);
+      const nc = st.nodeClaims.find((n) => n.metadata.name === c.nodeClaim);
+      const tgp = !!nc?.spec.terminationGracePeriod || policy?.graceMin !== undefined;
+      const exempt = EVENTUAL.has(reason) && tgp;
+      for (const p of st.pods.filter((x) => x.spec.nodeName === c.node && podActive(x))) {
+        if (exempt) continue;
+        if (doNotDisruptActive(p, st.t)) bad.push(`${where} with pod ${p.metadata.name} under an active do-not-disrupt (${p.metadata.annotations?.['karpenter.sh/do-not-disrupt']}, started ${p.status?.startTime})`);
+        const held = podWindowHolds(trace.spec, policy, p, st.t);
+        if (held) bad.push(`${where} with pod ${p.metadata.name} outside its disruption window (${held})`);
+      }
+      const node = st.nodes.find((n) => n.metadata.name === c.node);
+      const zone = node?.metadata.labels?.['topology.kubernetes.io/zone'];
+      for (const m of policy?.maintenance ?? []) {
+        if (m.reasons.includes(reason) && zone && m.zones.includes(zone) && (!m.window || windowActive(m.window, st.t))) {
+          bad.push(`${where} in ${zone} during maintenance window ${m.name}`);
+        }
+      }
+    }
+  }
+  return bad;
+}
+
+/**
+ * Property 3: for a command with replacements, no candidate NodeClaim gets a deletionTimestamp
+ * before every replacement it launched is Initialized (unless something forceful — expiration,
+ * interruption — deleted it). Checked on the timestamps themselves, not on tick order.
+ */
+export function checkReplacementsFirst(trace: Pick<Trace, 'ticks' | 'starts'>): string[] {
+  const bad: string[] = [];
+  for (const st of trace.starts) {
+    if (st.command.launched.length === 0) continue;
+    const lastSeen = new Map<string, NcObs>();
+    const pending = new Set(st.command.candidates.map((c) => c.nodeClaim));
+    for (const tk of trace.ticks.filter((x) => x.i >= st.i)) {
+      const ncs = new Map(tk.ncs.map((n) => [n.name, n]));
+      for (const r of st.command.launched) if (ncs.has(r)) lastSeen.set(r, ncs.get(r)!);
+      const inflight = tk.inflight.some((c) => c.id === st.command.id);
+      for (const name of [...pending]) {
+        const nc = ncs.get(name);
+        if (nc && !nc.deleting) {
+          if (!inflight) pending.delete(name); // rolled back: the command no longer holds it
+          continue;
+        }
+        pending.delete(name);
+        if (tk.expired.includes(name) || tk.interrupted.includes(name)) continue;
+        const at = nc?.deleting ?? tk.t;
+        for (const r of st.command.launched) {
+          const rep = lastSeen.get(r);
+          if (rep?.initializedAt === undefined || rep.initializedAt > at) {
+            bad.push(`tick ${tk.i}: ${st.command.id} candidate ${name} deleting at ${new Date(at).toISOString()} but replacement ${r} ${rep?.initializedAt === undefined ? 'is not initialized' : `initialized only at ${new Date(rep.initializedAt).toISOString()}`}`);
+          }
+        }
+      }
+      if (pending.size === 0) break;
+    }
+  }
+  return bad;
+}
+
+/**
+ * Property 4: once a NodeClaim is gone its instance is gone (at every tick); at the end no
+ * instance is orphaned — the simulator's own orphan report is empty and every pending or
+ * running instance belongs to an existing NodeClaim.
+ */
+export function checkInstances(trace: Pick<Trace, 'ticks' | 'final'>): string[] {
+  const bad: string[] = [];
+  const everSeen = new Map<string, string>(); // NodeClaim → providerID
+  const gone = new Map<string, string>(); // providerID → its NodeClaim, once that is gone
+  const reported = new Set<string>();
+  const goneCheck = (where: string, instances: readonly { providerID: string; state: string }[]) => {
+    for (const x of instances) {
+      const name = gone.get(x.providerID);
+      if (name === undefined || reported.has(x.providerID)) continue;
+      reported.add(x.providerID);
+      bad.push(`${where}: NodeClaim ${name} is gone but its instance ${x.providerID} is still ${x.state}`);
+    }
+  };
+  for (const tk of trace.ticks) {
+    const live = new Set(tk.ncs.map((n) => n.name));
+    for (const [name, pid] of everSeen) {
+      if (live.has(name)) continue;
+      gone.set(pid, name);
+      everSeen.delete(name);
+    }
+    goneCheck(`tick ${tk.i}`, tk.instances);
+    for (const n of tk.ncs) if (n.providerID) everSeen.set(n.name, n.providerID);
+  }
+  goneCheck('end', trace.final.instances);
+  const owned = new Set(trace.final.ncs.map((n) => n.providerID).filter(Boolean));
+  for (const pid of trace.final.orphans) bad.push(`end: the cloud reports ${pid} orphaned`);
+  for (const x of trace.final.instances) {
+    if ((x.state === 'running' || x.state === 'pending') && !owned.has(x.providerID)) bad.push(`end: instance ${x.providerID} is ${x.state} with no NodeClaim`);
+  }
+  return bad;
+}
+
+export type { StartObs };
