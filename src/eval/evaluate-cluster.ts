@@ -12,7 +12,6 @@ import { isWindowActive } from '../../rules/window.js';
 import { isInitialized, isInstanceTerminating, isManaged, isReady, nodePoolOf, isDeleting, type ClusterIndex, type StateNode } from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
-import { planDecisions } from './decisions.js';
 import type { EvalOutput, NodeResult, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
 
@@ -114,7 +113,6 @@ export class Evaluator {
     }
 
     const nodes: Record<string, NodeResult> = {};
-    const candidates: { sn: StateNode; result: NodeResult }[] = [];
     for (const sn of index.stateNodes) {
       if (!sn.node) continue;
       const poolName = nodePoolOf(sn);
@@ -124,7 +122,6 @@ export class Evaluator {
       const verdict = nodeVerdict(await p.engine.runNode(facts), details, reasonsInScope(policy));
       const result: NodeResult = { nodePool: poolName ?? '', candidate: verdict.reasons.length > 0, reasons: verdict.reasons, blocked: verdict.blocked };
       nodes[sn.name] = result;
-      candidates.push({ sn, result });
     }
 
     for (const w of podWarnings.values()) warnings.push(`Pod ${w.pod}: ${w.message}`);
@@ -132,7 +129,7 @@ export class Evaluator {
       at: new Date(nowMs).toISOString().replace('.000Z', 'Z'),
       nodePools,
       nodes,
-      decisions: planDecisions(candidates, nodePools),
+      decisions: [], // filled by src/reconciler/plan.ts where a caller wants them (eval, fixtures)
       warnings,
     };
   }

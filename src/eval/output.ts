@@ -26,6 +26,8 @@ export interface Decision {
   nodes: string[];
   nodePools: string[];
   forceful?: boolean;
+  /** Instance types of the replacement NodeClaims (cheapest first). */
+  replacements?: string[];
   note?: string;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { Evaluator } from '../../eval/evaluate-cluster.js';
 import { renderText } from '../../eval/output.js';
+import { planDecisions } from '../../reconciler/plan.js';
 import { CliError, EXIT_OK, parseInstant } from '../io.js';
 import { policiesFor, readCluster } from '../inputs.js';
 import { parse, type Command } from './command.js';
@@ -25,6 +26,7 @@ export const evalCommand: Command = {
     const index = readCluster(values.cluster);
     const { policies } = policiesFor(index, values.policy ?? [], io, at);
     const result = await new Evaluator().evaluate(index, policies, at);
+    result.decisions = planDecisions(index, result, policies, at);
     io.out(values.output === 'json' ? JSON.stringify(result, null, 2) : renderText(result));
     return EXIT_OK;
   },

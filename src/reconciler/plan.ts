@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the disruption controller would do next, for `kpol eval` and fixtures: the same methods
+// in the same order, with the scheduling simulation, on a static snapshot — plus the forceful
+// expirations the expiration controller would make. Nothing here decides anew: it runs the
+// reconciler's own code paths without acting.
+import type { PolicySpec } from '../../rules/model.js';
+import { loadCatalog } from '../cloud/catalog.js';
+import type { InstanceType } from '../cloud/provider.js';
+import type { ClusterIndex } from '../cluster/state.js';
+import { LABEL_NODEPOOL } from '../cluster/types.js';
+import type { Decision, EvalOutput } from '../eval/output.js';
+import { resolvePolicies } from '../eval/resolve-policies.js';
+import { EventLog } from '../observe/event-log.js';
+import { FakeClock } from '../clock.js';
+import type { Command } from './command.js';
+import { METHODS } from './disruption-controller.js';
+import { expireAfterSeconds } from './expiration.js';
+import type { MethodContext } from './methods/method.js';
+import { simulateMove } from './simulation.js';
+
+const CATALOG: ReadonlyMap<string, InstanceType> = new Map(loadCatalog().map((t) => [t.name, t]));
+
+function toDecision(c: Command, validates: boolean): Decision {
+  const d: Decision = {
+    method: c.method, reason: c.reason, action: c.replacements.length ? 'replace' : 'delete',
+    nodes: c.candidates.map((x) => x.node), nodePools: [...new Set(c.candidates.map((x) => x.nodePool))].sort(),
+  };
+  if (c.replacements.length) d.replacements = c.replacements.map((r) => r.instanceTypes[0] ?? '');
+  if (validates) d.note = 'starts after the 15 s validation, if it still holds';
+  return d;
+}
+
+/** Forceful expirations due now (they do not go through budgets or the methods). */
+function expirations(index: ClusterIndex, policies: readonly PolicySpec[], now: number): Decision[] {
+  const { byPool } = resolvePolicies(index.snapshot.nodePools, policies);
+  const out: Decision[] = [];
+  for (const sn of index.stateNodes) {
+    const nc = sn.nodeClaim;
+    if (!nc || !sn.node || nc.metadata.deletionTimestamp) continue;
+    const pool = nc.metadata.labels?.[LABEL_NODEPOOL] ?? '';
+    const policy = byPool.get(pool)?.policy;
+    if (policy?.expiration === 'graceful') continue;
+    const after = expireAfterSeconds(nc, policy);
+    const created = Date.parse(nc.metadata.creationTimestamp ?? '');
+    if (after === null || Number.isNaN(created) || now < created + after * 1000) continue;
+    out.push({ method: 'Expiration', reason: 'Expired', action: 'delete', nodes: [sn.name], nodePools: [pool], forceful: true });
+  }
+  return out;
+}
+
+export function planDecisions(index: ClusterIndex, evaluation: EvalOutput, policies: readonly PolicySpec[], now: number, instanceTypes = CATALOG): Decision[] {
+  let ids = 0;
+  const env = { now, instanceTypes: [...instanceTypes.values()], marked: new Set<string>(), policyFor: (pool: string) => resolvePolicies(index.snapshot.nodePools.filter((np) => np.metadata.name === pool), policies).byPool.get(pool)?.policy };
+  const ctx: MethodContext = {
+    now, index, evaluation, instanceTypes, events: new EventLog(new FakeClock(now)),
+    simulate: (candidates, consolidation) => simulateMove(index, candidates, consolidation, env),
+    newId: () => `plan-${++ids}`,
+  };
+  const decisions = expirations(index, policies, now);
+  for (const method of METHODS) {
+    const [command] = method.compute(ctx);
+    if (command) return [...decisions, toDecision(command, method.validates)];
+  }
+  return decisions;
+}
