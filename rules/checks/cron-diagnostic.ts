@@ -4,23 +4,12 @@
 import type { Str } from '../../grammar/ast.js';
 import { diagnostic, type Diagnostic } from '../../grammar/diagnostic.js';
 import { validateCron, type CronError, type CronOk } from '../cron.js';
+import { memoByText } from './memo.js';
 import { quoted, suggestion } from './notes.js';
 
 const MACROS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
 
-const validated = new Map<string, CronOk | CronError>();
-const MAX_CACHED = 5000;
-
-// Policies repeat the same schedules; validating each distinct text once keeps checking linear.
-function validateOnce(expr: string): CronOk | CronError {
-  let result = validated.get(expr);
-  if (!result) {
-    result = validateCron(expr);
-    if (validated.size >= MAX_CACHED) validated.clear();
-    validated.set(expr, result);
-  }
-  return result;
-}
+const validateOnce: (expr: string) => CronOk | CronError = memoByText(validateCron);
 
 /** The normalised cron, or the diagnostic explaining why Karpenter would reject it. */
 export function checkCron(lit: Str): { cron: string } | { diagnostic: Diagnostic } {

@@ -4,13 +4,16 @@ import type { DurationLit, NeverLit } from '../../grammar/ast.js';
 import { diagnostic, type Diagnostic } from '../../grammar/diagnostic.js';
 import { parseKpolDuration } from '../duration.js';
 import type { WindowUse } from './context.js';
+import { memoByText } from './memo.js';
 
 const MINUTE = 60;
 const POD_WINDOW_MAX = 7 * 24 * 3600;
 
+const secondsOf = memoByText(parseKpolDuration);
+
 /** Seconds, or the diagnostic for a literal that is not a duration. */
 export function durationSeconds(lit: DurationLit): { seconds: number } | { diagnostic: Diagnostic } {
-  const seconds = parseKpolDuration(lit.text);
+  const seconds = secondsOf(lit.text);
   if (seconds === undefined) return { diagnostic: diagnostic('invalidDuration', lit.range, { text: lit.text }) };
   return { seconds };
 }
