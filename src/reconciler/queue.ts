@@ -51,7 +51,8 @@ export class OrchestrationQueue {
       for (const r of cmd.replacements) {
         const pool = pools.get(r.nodePool);
         if (!pool) throw new Error(`nodepool ${r.nodePool} not found`);
-        const nc = await this.d.client.create(this.d.factory.build(pool, r.instanceTypes, [], cmd.reason.toLowerCase()));
+        const extra = r.requirements.filter((x) => x.key !== 'node.kubernetes.io/instance-type');
+        const nc = await this.d.client.create(this.d.factory.build(pool, r.instanceTypes, extra, cmd.reason.toLowerCase()));
         cmd.launched.push(nc.metadata.name);
       }
     } catch (e) {

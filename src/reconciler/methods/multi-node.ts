@@ -3,7 +3,9 @@
 // order, within budgets, at most 100) that can all go at once, found by binary search.
 import { budgetMapping, bySavingsRatio, candidatesFor, type Candidate } from '../candidates.js';
 import { computeConsolidation, type Consolidation } from './consolidation.js';
+import type { InstanceType } from '../../cloud/provider.js';
 import { LABEL_INSTANCE_TYPE } from '../../cluster/types.js';
+import { filterOutSameInstanceType } from '../../scheduling/pricing.js';
 import { command, type Method, type MethodContext } from './method.js';
 
 const MAX_CANDIDATES = 100;
@@ -38,14 +40,11 @@ export const multiNode: Method = {
   },
 };
 
-/** §2.10 step 3: drop replacement types priced at or above the cheapest candidate that already runs one of them ("replacing 2×big+small with the small type is just deleting the bigs"); true when none is left. */
+/** §2.10 step 3 (filterOutSameInstanceType); true when no replacement type is left, i.e. deleting is the better move. */
 function replacesWithSameType(ctx: MethodContext, batch: Candidate[], result: Consolidation): boolean {
   if (result.kind !== 'replace') return false;
-  const types = new Set(result.replacement.instanceTypes);
-  const running = batch.filter((c) => types.has(c.sn.node?.metadata.labels?.[LABEL_INSTANCE_TYPE] ?? ''));
-  if (running.length === 0) return false;
-  const ceiling = Math.min(...running.map((c) => c.ref.price));
-  const price = (t: string) => Math.min(...(ctx.instanceTypes.get(t)?.offerings.filter((o) => o.available).map((o) => o.price) ?? [Infinity]));
-  result.replacement.instanceTypes = result.replacement.instanceTypes.filter((t) => price(t) < ceiling);
+  const types = result.replacement.instanceTypes.map((t) => ctx.instanceTypes.get(t)).filter((t): t is InstanceType => t !== undefined);
+  const priced = batch.map((c) => ({ instanceType: c.sn.node?.metadata.labels?.[LABEL_INSTANCE_TYPE], price: c.ref.price }));
+  result.replacement.instanceTypes = filterOutSameInstanceType(types, priced, result.replacement.requirements).map((t) => t.name);
   return result.replacement.instanceTypes.length === 0;
 }
