@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // NodeClaims as Karpenter's provisioner creates them: the NodePool's template (labels,
 // taints, requirements, nodeClassRef, expireAfter, terminationGracePeriod) plus the instance
-// types the scheduling simulation chose, the termination finalizer, and the pool hash.
+// types the scheduling simulation chose, the termination finalizer, the pool hash, and an owner
+// reference to the pool.
 import {
   ANNOTATION_NODEPOOL_HASH, ANNOTATION_NODEPOOL_HASH_VERSION, FINALIZER_TERMINATION, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL,
   type NodeClaim, type NodePool, type NodeSelectorRequirement,
@@ -37,7 +38,11 @@ export class NodeClaimFactory {
     if (tspec.terminationGracePeriod) spec.terminationGracePeriod = tspec.terminationGracePeriod;
     return {
       apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
-      metadata: { name, labels: { ...(tmpl.metadata?.labels ?? {}), [LABEL_NODEPOOL]: pool.metadata.name }, annotations, finalizers: [FINALIZER_TERMINATION] },
+      metadata: {
+        name, labels: { ...(tmpl.metadata?.labels ?? {}), [LABEL_NODEPOOL]: pool.metadata.name }, annotations, finalizers: [FINALIZER_TERMINATION],
+        // Owned by the pool (Karpenter's NodeClaimTemplate.ToNodeClaim): deleting the NodePool cascades to its NodeClaims.
+        ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: pool.metadata.name, ...(pool.metadata.uid !== undefined && { uid: pool.metadata.uid }) }],
+      },
       spec,
     };
   }
