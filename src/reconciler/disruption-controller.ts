@@ -24,6 +24,16 @@ import { singleNode } from './methods/single-node.js';
 import { hasDisruptedTaint, type OrchestrationQueue } from './queue.js';
 
 export const VALIDATION_DELAY_MS = 15_000;
+const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
+
+/** Block codes of candidate construction (`NewCandidate`, reference §2.2) and kpol's windows: such a node never reaches a method's filters. */
+const CANDIDATE_CODES: ReadonlySet<string> = new Set(['AlreadyDisrupting', 'NotManaged', 'NotInitialized', 'Deleting', 'Nominated', 'DoNotDisruptNode',
+  'MissingNodePoolLabel', 'NodePoolNotFound', 'DoNotDisruptPod', 'PodDisruptionWindow', 'PDBBlocked', 'MultiplePDBs', 'MaintenanceWindow']);
+/** Per-method filter codes that Karpenter reports as `Unconsolidatable` (reference §2.4), by the method's reason. */
+const FILTER_CODES: Partial<Record<Reason, readonly string[]>> = {
+  Empty: ['ConsolidationDisabled'],
+  Underutilized: ['InstanceTypeNotFound', 'MissingCapacityType', 'MissingZone', 'ConsolidationDisabled', 'ConsolidationPolicyWhenEmpty'],
+};
 
 /** Karpenter's production order (v1.5+), with kpol's graceful expiration after drift. */
 export const METHODS: readonly Method[] = [emptiness, drift, gracefulExpiration, multiNode, singleNode];
@@ -85,6 +95,7 @@ export class DisruptionController {
     }
     const ctx = this.context(index, evaluation);
     for (const method of METHODS) {
+      if (method === emptiness || method === multiNode) this.publishUnconsolidatable(method.reason, evaluation, index);
       const eligible = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).length;
       this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
       if (eligible === 0) continue;
@@ -151,6 +162,27 @@ export class DisruptionController {
     }
     this.d.state.prune(existing);
     if (changed) this.d.view.invalidate();
+  }
+
+  /**
+   * Karpenter's per-method filters (`ShouldDisrupt`, reference §2.4) record `Unconsolidatable` on
+   * the Node and NodeClaim (15 min dedupe) for a node that passed candidate construction but is
+   * filtered out: consolidation disabled (Emptiness and consolidation), and for consolidation an
+   * unknown instance type, a missing capacity-type or zone label, or a WhenEmpty pool with a
+   * non-empty node. Single-node consolidation's checks are the same as multi-node's, and the
+   * dedupe would drop its repeats, so it is done for Emptiness and multi-node only.
+   */
+  private publishUnconsolidatable(reason: Reason, evaluation: EvalOutput, index: ClusterIndex): void {
+    const codes = FILTER_CODES[reason];
+    if (!codes) return;
+    for (const [name, n] of Object.entries(evaluation.nodes)) {
+      if (n.blocked.length === 0 || n.blocked.some((b) => CANDIDATE_CODES.has(b.code))) continue;
+      const b = n.blocked.find((x) => codes.includes(x.code));
+      if (!b) continue;
+      const nc = index.nodesByName.get(name)?.nodeClaim;
+      this.d.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'Node', name } }, UNCONSOLIDATABLE_DEDUPE_MS);
+      if (nc) this.d.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'NodeClaim', name: nc.metadata.name } }, UNCONSOLIDATABLE_DEDUPE_MS);
+    }
   }
 
   /** Budget gauges and the NodePool DisruptionBlocked event (reference §1.6 step 4). */

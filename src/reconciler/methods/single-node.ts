@@ -24,6 +24,7 @@ export const singleNode: Method = {
       const result = computeConsolidation(ctx, [c]);
       if (result.kind === 'none') {
         ctx.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: result.why, object: { kind: 'Node', name: c.ref.node } }, 15 * 60_000);
+        ctx.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: result.why, object: { kind: 'NodeClaim', name: c.ref.nodeClaim } }, 15 * 60_000);
         continue;
       }
       return [command(ctx, this, [c], result.kind === 'replace' ? [result.replacement] : [])];

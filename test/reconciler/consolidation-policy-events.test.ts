@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// WhenEmpty vs WhenEmptyOrUnderutilized vs consolidation disabled (reference §2.4, §5): the
+// blocked codes in the evaluation and the `Unconsolidatable` events on Node and NodeClaim, worded
+// as Karpenter words them and deduplicated for 15 minutes.
+import { describe, expect, it } from 'vitest';
+import { Scenario, policies, pool, replicaSet } from './scenario.js';
+
+const WHEN_EMPTY = 'NodePool "default" has consolidation policy WhenEmpty, but node is not empty';
+const DISABLED = 'NodePool "default" has consolidation disabled';
+
+async function busyNode(s: Scenario): Promise<{ node: string; claim: string }> {
+  expect(await s.until(async () => (await s.runningPods()).length === 2, 15 * 60_000)).toBe(true);
+  const [nc] = await s.nodeClaims();
+  return { node: nc.status!.nodeName!, claim: nc.metadata.name };
+}
+
+const messages = (s: Scenario, kind: string, name: string) => s.rt.events.list({ reason: 'Unconsolidatable', kind, name }).map((e) => e.message);
+
+describe('consolidation policy: codes and events', () => {
+  it('WhenEmpty: a busy node is Unconsolidatable with Karpenter\'s words (every 15 min), an emptied node is deleted as Empty', async () => {
+    const s = new Scenario([pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1' })],
+      policies('policy p for nodepool default {\n  consolidate when empty after 0s\n}\n'));
+    const { node, claim } = await busyNode(s);
+    const t0 = s.clock.now();
+    await s.until(() => false, 20 * 60_000);
+    const ev = s.history.at(-1)!.disruption.evaluation.nodes[node];
+    expect(ev.reasons).toEqual([]);
+    expect(ev.blocked).toEqual([{ code: 'ConsolidationPolicyWhenEmpty', message: WHEN_EMPTY }]);
+    // Repeated every loop, recorded once per 15 minutes (the first repeat after the window).
+    const onNode = s.rt.events.list({ reason: 'Unconsolidatable', kind: 'Node', name: node });
+    expect(onNode.map((e) => e.message)).toEqual([WHEN_EMPTY, WHEN_EMPTY]);
+    expect(onNode[0].at).toBeLessThan(t0);
+    expect(onNode[1].at - onNode[0].at).toBeGreaterThan(15 * 60_000);
+    expect(onNode[1].at - onNode[0].at).toBeLessThanOrEqual(15 * 60_000 + 10_000);
+    expect(messages(s, 'NodeClaim', claim).filter((m) => m === WHEN_EMPTY).length).toBeGreaterThanOrEqual(2);
+    expect(s.history.some((h) => h.disruption.started || h.disruption.waitingValidation)).toBe(false);
+
+    await s.rt.cluster.patch({ kind: 'ReplicaSet', name: 'web', namespace: 'default' }, { spec: { replicas: 0 } });
+    expect(await s.until(async () => (await s.nodeClaims()).length === 0, 10 * 60_000)).toBe(true);
+    const started = s.history.map((h) => h.disruption.started).filter(Boolean);
+    expect(started.map((c) => [c!.method, c!.reason, c!.consolidationType])).toEqual([['Emptiness', 'Empty', 'empty']]);
+    expect(s.rt.events.list({ reason: 'DisruptionTerminating' }).map((e) => `${e.object.kind} ${e.message}`).sort()).toEqual(['Node Disrupting Node: Empty', 'NodeClaim Disrupting NodeClaim: Empty']);
+    expect(s.rt.metrics.value('karpenter_voluntary_disruption_decisions_total', { decision: 'delete', reason: 'empty', consolidation_type: 'empty' })).toBe(1);
+  });
+
+  it('WhenEmptyOrUnderutilized: the busy node is an Underutilized candidate; no cheaper replacement → "Can\'t replace with a cheaper node"', async () => {
+    const s = new Scenario([pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1' })],
+      policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'));
+    const { node, claim } = await busyNode(s);
+    await s.until(() => false, 10 * 60_000);
+    const ev = s.history.at(-1)!.disruption.evaluation.nodes[node];
+    expect(ev.reasons).toEqual(['Underutilized']);
+    expect(ev.blocked).toEqual([]);
+    expect(messages(s, 'Node', node)).toEqual(["Can't replace with a cheaper node"]);
+    expect(messages(s, 'NodeClaim', claim)).toEqual(["Can't replace with a cheaper node"]);
+    expect(s.history.some((h) => h.disruption.started)).toBe(false);
+  });
+
+  it('consolidate never: empty and busy nodes are both held with "has consolidation disabled"', async () => {
+    const s = new Scenario([pool('default', ['m5.xlarge']), replicaSet('web', 1, { cpu: '3' }), replicaSet('gone', 1, { cpu: '3' })],
+      policies('policy p for nodepool default {\n  consolidate never\n}\n'));
+    expect(await s.until(async () => (await s.runningPods()).length === 2, 15 * 60_000)).toBe(true);
+    await s.rt.cluster.patch({ kind: 'ReplicaSet', name: 'gone', namespace: 'default' }, { spec: { replicas: 0 } });
+    await s.until(() => false, 30 * 60_000);
+    const nodes = await s.nodes();
+    expect(nodes).toHaveLength(2);
+    const ev = s.history.at(-1)!.disruption.evaluation;
+    const byReason = (n: string) => ev.nodes[n].blocked;
+    for (const n of nodes) {
+      expect(ev.nodes[n.metadata.name].reasons).toEqual([]);
+      expect(byReason(n.metadata.name)).toEqual([{ code: 'ConsolidationDisabled', message: DISABLED }]);
+      expect(new Set(messages(s, 'Node', n.metadata.name))).toEqual(new Set([DISABLED]));
+    }
+    for (const nc of await s.nodeClaims()) expect(new Set(messages(s, 'NodeClaim', nc.metadata.name))).toEqual(new Set([DISABLED]));
+    expect(s.history.some((h) => h.disruption.started || h.disruption.waitingValidation)).toBe(false);
+    expect(s.rt.metrics.value('karpenter_voluntary_disruption_eligible_nodes', { reason: 'empty' })).toBe(0);
+  });
+});
