@@ -63,3 +63,13 @@ export function budgetMapping(out: EvalOutput, reason: Reason): Map<string, numb
   }
   return m;
 }
+
+/** Keeps candidates in order while their pool has budget left, spending one per candidate (Karpenter's `mapping[pool]--`). */
+export function takeWithinBudget(cands: readonly Candidate[], budget: Map<string, number>): Candidate[] {
+  return cands.filter((c) => {
+    const left = budget.get(c.ref.nodePool) ?? 0;
+    if (left <= 0) return false;
+    budget.set(c.ref.nodePool, left - 1);
+    return true;
+  });
+}

@@ -11,7 +11,7 @@ import type { Evaluator } from '../eval/evaluate-cluster.js';
 import type { EvalOutput } from '../eval/output.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { EventRecorder } from '../observe/recorder.js';
-import { budgetMapping, candidatesFor, type Candidate } from './candidates.js';
+import { budgetMapping, candidatesFor, takeWithinBudget, type Candidate } from './candidates.js';
 import { describeCommand, type Command } from './command.js';
 import type { ClusterView } from './cluster-view.js';
 import type { InFlight } from './disruption-state.js';
@@ -117,13 +117,7 @@ export class DisruptionController {
   private validate(method: Method, cmd: Command, ctx: MethodContext): Command | undefined {
     const still = new Map(candidatesFor(cmd.reason as Reason, ctx.evaluation, ctx.index, ctx.instanceTypes).map((c) => [c.ref.node, c]));
     const budget = budgetMapping(ctx.evaluation, cmd.reason as Reason);
-    const kept = cmd.candidates.map((c) => still.get(c.node)).filter((c): c is Candidate => {
-      if (!c) return false;
-      const left = budget.get(c.ref.nodePool) ?? 0;
-      if (left <= 0) return false;
-      budget.set(c.ref.nodePool, left - 1);
-      return true;
-    });
+    const kept = takeWithinBudget(cmd.candidates.map((c) => still.get(c.node)).filter((c): c is Candidate => c !== undefined), budget);
     const reject = (category: 'budget' | 'scheduling' | 'churn') => {
       this.d.metrics.inc('karpenter_voluntary_disruption_failed_validations_total', { consolidation_type: cmd.consolidationType }, method === emptiness ? 1 : cmd.candidates.length);
       for (const c of cmd.candidates) {

@@ -19,6 +19,23 @@ export function expireAfterSeconds(nc: NodeClaim, policy: PolicySpec | undefined
   return parseKarpenterDurationOrNever(nc.spec.expireAfter ?? '720h') ?? null;
 }
 
+/** NodeClaims the forceful expiration controller would delete now, with their pool and policy. */
+export function dueForExpiration(index: ClusterIndex, policies: readonly PolicySpec[], now: number): { nc: NodeClaim; pool: string; policy?: PolicySpec }[] {
+  const { byPool } = resolvePolicies(index.snapshot.nodePools, policies);
+  const due: { nc: NodeClaim; pool: string; policy?: PolicySpec }[] = [];
+  for (const nc of index.snapshot.nodeClaims) {
+    if (nc.metadata.deletionTimestamp) continue;
+    const pool = nc.metadata.labels?.[LABEL_NODEPOOL] ?? '';
+    const policy = byPool.get(pool)?.policy;
+    if (policy?.expiration === 'graceful') continue;
+    const after = expireAfterSeconds(nc, policy);
+    const created = Date.parse(nc.metadata.creationTimestamp ?? '');
+    if (after === null || Number.isNaN(created) || now < created + after * 1000) continue;
+    due.push({ nc, pool, ...(policy && { policy }) });
+  }
+  return due;
+}
+
 export class ExpirationController {
   constructor(
     private readonly client: ClusterClient,
@@ -29,17 +46,8 @@ export class ExpirationController {
 
   /** Deletes every expired NodeClaim; returns their names. */
   async reconcile(index: ClusterIndex, policies: readonly PolicySpec[]): Promise<string[]> {
-    const { byPool } = resolvePolicies(index.snapshot.nodePools, policies);
-    const now = this.clock.now();
     const expired: string[] = [];
-    for (const nc of index.snapshot.nodeClaims) {
-      if (nc.metadata.deletionTimestamp) continue;
-      const pool = nc.metadata.labels?.[LABEL_NODEPOOL] ?? '';
-      const policy = byPool.get(pool)?.policy;
-      if (policy?.expiration === 'graceful') continue;
-      const after = expireAfterSeconds(nc, policy);
-      const created = Date.parse(nc.metadata.creationTimestamp ?? '');
-      if (after === null || Number.isNaN(created) || now < created + after * 1000) continue;
+    for (const { nc, pool, policy } of dueForExpiration(index, policies, this.clock.now())) {
       try {
         await this.client.delete({ kind: 'NodeClaim', name: nc.metadata.name });
       } catch (e) {

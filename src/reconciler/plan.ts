@@ -7,14 +7,13 @@ import type { PolicySpec } from '../../rules/model.js';
 import { loadCatalog } from '../cloud/catalog.js';
 import type { InstanceType } from '../cloud/provider.js';
 import type { ClusterIndex } from '../cluster/state.js';
-import { LABEL_NODEPOOL } from '../cluster/types.js';
 import type { Decision, EvalOutput } from '../eval/output.js';
 import { resolvePolicies } from '../eval/resolve-policies.js';
 import { EventLog } from '../observe/event-log.js';
 import { FakeClock } from '../clock.js';
 import type { Command } from './command.js';
 import { METHODS } from './disruption-controller.js';
-import { expireAfterSeconds } from './expiration.js';
+import { dueForExpiration } from './expiration.js';
 import type { MethodContext } from './methods/method.js';
 import { simulateMove } from './simulation.js';
 
@@ -32,20 +31,10 @@ function toDecision(c: Command, validates: boolean): Decision {
 
 /** Forceful expirations due now (they do not go through budgets or the methods). */
 function expirations(index: ClusterIndex, policies: readonly PolicySpec[], now: number): Decision[] {
-  const { byPool } = resolvePolicies(index.snapshot.nodePools, policies);
-  const out: Decision[] = [];
-  for (const sn of index.stateNodes) {
-    const nc = sn.nodeClaim;
-    if (!nc || !sn.node || nc.metadata.deletionTimestamp) continue;
-    const pool = nc.metadata.labels?.[LABEL_NODEPOOL] ?? '';
-    const policy = byPool.get(pool)?.policy;
-    if (policy?.expiration === 'graceful') continue;
-    const after = expireAfterSeconds(nc, policy);
-    const created = Date.parse(nc.metadata.creationTimestamp ?? '');
-    if (after === null || Number.isNaN(created) || now < created + after * 1000) continue;
-    out.push({ method: 'Expiration', reason: 'Expired', action: 'delete', nodes: [sn.name], nodePools: [pool], forceful: true });
-  }
-  return out;
+  return dueForExpiration(index, policies, now)
+    .map(({ nc, pool }) => ({ nc, pool, sn: index.nodeClaimsByName.get(nc.metadata.name) }))
+    .filter((x) => x.sn?.node)
+    .map(({ sn, pool }) => ({ method: 'Expiration', reason: 'Expired', action: 'delete', nodes: [sn!.name], nodePools: [pool], forceful: true }));
 }
 
 export function planDecisions(index: ClusterIndex, evaluation: EvalOutput, policies: readonly PolicySpec[], now: number, instanceTypes = CATALOG): Decision[] {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Multi-node consolidation (reference §2.10): the longest prefix of candidates (in savings
 // order, within budgets, at most 100) that can all go at once, found by binary search.
-import { budgetMapping, bySavingsRatio, candidatesFor, type Candidate } from '../candidates.js';
+import { budgetMapping, bySavingsRatio, candidatesFor, takeWithinBudget, type Candidate } from '../candidates.js';
 import { computeConsolidation, type Consolidation } from './consolidation.js';
 import type { InstanceType } from '../../cloud/provider.js';
 import { LABEL_INSTANCE_TYPE } from '../../cluster/types.js';
@@ -14,12 +14,7 @@ export const multiNode: Method = {
   name: 'MultiNodeConsolidation', reason: 'Underutilized', consolidationType: 'multi', validates: true,
   compute(ctx) {
     const budget = budgetMapping(ctx.evaluation, 'Underutilized');
-    const kept = candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio).filter((c) => {
-      const left = budget.get(c.ref.nodePool) ?? 0;
-      if (left <= 0) return false;
-      budget.set(c.ref.nodePool, left - 1);
-      return true;
-    });
+    const kept = takeWithinBudget(candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio), budget);
     if (kept.length < 2) return [];
     const max = Math.min(kept.length, MAX_CANDIDATES);
     let lo = 1;
