@@ -24,6 +24,11 @@
 //   deleted gracefully as above. Terminal pods are evicted without consulting PDBs.
 // - watch: events for every later change, in order, delivered asynchronously after the write
 //   returns; `stop()` ends delivery.
+// - Returned objects (from list, get, create, update, patch and watch events) are read-only
+//   and may be shared with other callers: copy before modifying (spread the parts you change,
+//   or structuredClone). The in-memory server returns its stored objects deeply frozen, so a
+//   modification throws a TypeError; the Kubernetes adapter may return fresh objects, which
+//   callers must treat the same way. Arrays returned by list belong to the caller.
 import type { KubeObject } from './types.js';
 
 export type Kind = 'NodePool' | 'NodeClaim' | 'Node' | 'Pod' | 'PodDisruptionBudget' | 'ConfigMap' | 'ReplicaSet' | 'Event' | 'Lease';

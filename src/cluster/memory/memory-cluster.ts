@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The in-memory API server: a ClusterClient with the real server's semantics (see client.ts),
-// used by `kpol simulate`, the scenario suites and the browser playground. Every object going
-// in or out is copied, so callers can only change the cluster through the API.
+// used by `kpol simulate`, the scenario suites and the browser playground. Objects going in are
+// copied; objects coming out are the stored ones, deeply frozen, so reads copy nothing and
+// callers can only change the cluster through the API.
 import type { Clock } from '../../clock.js';
 import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../client.js';
 import type { KubeObject } from '../types.js';
-import { deepCopy } from './deep.js';
 import { deleteObject } from './deletion.js';
 import { alreadyExists, notFound } from './errors.js';
 import { evictPod } from './eviction.js';
@@ -48,24 +48,24 @@ export class MemoryCluster implements ClusterClient {
   async list<T extends KubeObject>(kind: Kind, namespace?: string): Promise<T[]> {
     // A namespace means nothing for a cluster-scoped kind, as in the real API.
     const scoped = kindInfo(kind).namespaced ? namespace : undefined;
-    return this.ctx.store.list(kind, scoped).map((o) => deepCopy(o) as T);
+    return this.ctx.store.list(kind, scoped) as T[];
   }
 
   async get<T extends KubeObject>(key: ObjectKey): Promise<T | undefined> {
     const found = this.find(key);
-    return found && (deepCopy(found) as T);
+    return found as T | undefined;
   }
 
   async create<T extends KubeObject>(obj: T): Promise<T> {
-    return deepCopy(createObject(this.ctx, obj)) as T;
+    return createObject(this.ctx, obj) as T;
   }
 
   async update<T extends KubeObject>(obj: T): Promise<T> {
-    return deepCopy(updateObject(this.ctx, obj)) as T;
+    return updateObject(this.ctx, obj) as T;
   }
 
   async patch<T extends KubeObject>(key: ObjectKey, patch: MergePatch, preconditions?: Preconditions): Promise<T> {
-    return deepCopy(patchObject(this.ctx, this.mustFind(key), patch, preconditions)) as T;
+    return patchObject(this.ctx, this.mustFind(key), patch, preconditions) as T;
   }
 
   async delete(key: ObjectKey, options?: DeleteOptions): Promise<void> {
@@ -81,9 +81,9 @@ export class MemoryCluster implements ClusterClient {
     return this.hub.watch(kind, handler);
   }
 
-  /** Every stored object (copies), by kind in KINDS order, then namespace and name: the timeline's snapshot. */
+  /** Every stored object (frozen), by kind in KINDS order, then namespace and name: the timeline's snapshot. */
   objects(): KubeObject[] {
-    return KIND_NAMES.flatMap((kind) => this.ctx.store.list(kind).map(deepCopy));
+    return KIND_NAMES.flatMap((kind) => this.ctx.store.list(kind));
   }
 
   /** How many objects of each kind are stored, for the status page. */

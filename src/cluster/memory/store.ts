@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The object store: one map per kind keyed by namespace/name, and the cluster-wide
-// resourceVersion counter. Stored objects are never mutated in place: every write stores a new
-// object, so a copy taken for a watch event or a reader stays what it was.
+// The object store: one map per kind keyed by namespace/name, a sorted array per kind kept
+// current on every write (so a list is one array copy, not a sort), and the cluster-wide
+// resourceVersion counter. Stored objects are deeply frozen and never replaced in place: every
+// write stores a new object, so an object handed to a watcher or a reader stays what it was.
 import type { Kind, WatchEvent } from '../client.js';
 import type { KubeObject } from '../types.js';
+import { deepFreeze } from './deep.js';
 import { KIND_NAMES } from './kinds.js';
 
 const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
@@ -13,8 +15,26 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const byNamespaceAndName = (a: KubeObject, b: KubeObject): number =>
   compare(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || compare(a.metadata.name, b.metadata.name);
 
+/** Where `obj` is (found) or would go in `sorted`, by namespace and name. */
+function position(sorted: readonly KubeObject[], obj: KubeObject): { at: number; found: boolean } {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = byNamespaceAndName(sorted[mid], obj);
+    if (c === 0) return { at: mid, found: true };
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return { at: lo, found: false };
+}
+
 export class ObjectStore {
   private readonly kinds = new Map<Kind, Map<string, KubeObject>>(KIND_NAMES.map((k) => [k, new Map()]));
+  /** Per kind, the stored objects sorted by namespace and name; built on first list, then kept current. */
+  private readonly sorted = new Map<Kind, KubeObject[]>();
+  /** Per kind, the resourceVersion of its latest write (0: never written). */
+  private readonly kindVersions = new Map<Kind, number>(KIND_NAMES.map((k) => [k, 0]));
   /** Owner `kind/name` → the objects that reference it, so cascade does not scan the store. */
   private readonly dependents = new Map<string, Set<KubeObject>>();
   private version = 0;
@@ -26,10 +46,21 @@ export class ObjectStore {
     return this.kinds.get(kind)!.get(keyOf(namespace, name));
   }
 
-  /** Sorted by namespace, then name, as etcd returns them. */
+  /** Sorted by namespace, then name, as etcd returns them; the array is the caller's, the objects are frozen. */
   list(kind: Kind, namespace?: string): KubeObject[] {
-    const all = [...this.kinds.get(kind)!.values()];
-    return (namespace === undefined ? all : all.filter((o) => o.metadata.namespace === namespace)).sort(byNamespaceAndName);
+    const all = this.sortedOf(kind);
+    if (namespace === undefined) return all.slice();
+    // Namespaces are contiguous in the sorted array.
+    const from = position(all, { metadata: { namespace, name: '' } } as KubeObject).at;
+    let to = from;
+    while (to < all.length && all[to].metadata.namespace === namespace) to++;
+    return all.slice(from, to);
+  }
+
+  private sortedOf(kind: Kind): KubeObject[] {
+    let all = this.sorted.get(kind);
+    if (!all) this.sorted.set(kind, (all = [...this.kinds.get(kind)!.values()].sort(byNamespaceAndName)));
+    return all;
   }
 
   /** Stored objects with an ownerReference to an owner of this kind and name (any uid, any namespace). */
@@ -45,33 +76,58 @@ export class ObjectStore {
     return String(this.version);
   }
 
+  /** The resourceVersion of the latest write to any object of `kind` (0 when none since start). */
+  kindVersion(kind: Kind): number {
+    return this.kindVersions.get(kind)!;
+  }
+
   /** Deterministic UUID-shaped uids, so simulation timelines are reproducible. */
   nextUid(): string {
     this.uids++;
     return `00000000-0000-4000-8000-${this.uids.toString(16).padStart(12, '0')}`;
   }
 
-  /** Stores `obj` (the store owns it from now on) with the next resourceVersion and notifies. */
+  /**
+   * Stores `obj` with the next resourceVersion, deeply frozen, and notifies; returns the stored
+   * object. `obj` may share frozen parts with stored objects; its other parts the store owns from now on.
+   */
   put(obj: KubeObject, type: 'ADDED' | 'MODIFIED'): KubeObject {
-    obj.metadata.resourceVersion = String(++this.version);
-    const objects = this.kinds.get(obj.kind as Kind)!;
-    const key = keyOf(obj.metadata.namespace, obj.metadata.name);
+    const kind = obj.kind as Kind;
+    const version = ++this.version;
+    this.kindVersions.set(kind, version);
+    const stored = deepFreeze({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(version) } });
+    const objects = this.kinds.get(kind)!;
+    const key = keyOf(stored.metadata.namespace, stored.metadata.name);
     const previous = objects.get(key);
     if (previous) this.unindex(previous);
-    objects.set(key, obj);
-    this.index(obj);
-    this.onChange(type, obj);
-    return obj;
+    objects.set(key, stored);
+    this.index(stored);
+    const all = this.sorted.get(kind);
+    if (all) {
+      const { at, found } = position(all, stored);
+      if (found) all[at] = stored;
+      else all.splice(at, 0, stored);
+    }
+    this.onChange(type, stored);
+    return stored;
   }
 
   /** Removes `obj`; the DELETED event carries the deletion's resourceVersion, as etcd's does. */
   remove(obj: KubeObject): KubeObject {
-    const objects = this.kinds.get(obj.kind as Kind)!;
+    const kind = obj.kind as Kind;
+    const objects = this.kinds.get(kind)!;
     const key = keyOf(obj.metadata.namespace, obj.metadata.name);
     const stored = objects.get(key);
     if (stored) this.unindex(stored);
     objects.delete(key);
-    const gone = { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.version) } };
+    const all = this.sorted.get(kind);
+    if (stored && all) {
+      const { at, found } = position(all, stored);
+      if (found) all.splice(at, 1);
+    }
+    const version = ++this.version;
+    this.kindVersions.set(kind, version);
+    const gone = deepFreeze({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(version) } });
     this.onChange('DELETED', gone);
     return gone;
   }

@@ -3,7 +3,6 @@
 // the write that caused them, and every watcher sees changes in write order (the microtask
 // queue is FIFO, also for changes a handler makes while being notified).
 import type { Kind, WatchEvent } from '../client.js';
-import { deepCopy } from './deep.js';
 
 interface Watcher {
   kind: Kind;
@@ -33,8 +32,8 @@ export class WatchHub {
   emit(type: WatchEvent['type'], object: WatchEvent['object']): void {
     for (const w of this.watchers) {
       if (w.kind !== object.kind) continue;
-      // A copy per watcher, taken now: later writes and other handlers cannot change it.
-      const event: WatchEvent = { type, object: deepCopy(object) };
+      // The object is frozen: later writes and other handlers cannot change it.
+      const event: WatchEvent = { type, object };
       this.pending++;
       queueMicrotask(() => {
         this.pending--;

@@ -59,7 +59,9 @@ export function patchObject(ctx: ServerContext, current: KubeObject, patch: Merg
   checkPreconditions(current, pre);
   const patchedVersion = (patch.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
   if (typeof patchedVersion === 'string') checkFresh(current, patchedVersion);
-  const next = applyMergePatch(current, patch);
+  const patched = applyMergePatch(current, patch);
+  // The patch shares untouched parts with the frozen stored object; commit rewrites metadata.
+  const next = { ...patched, metadata: { ...patched.metadata } };
   const kind = current.kind as Kind;
   if (next.kind !== current.kind || next.metadata?.name !== current.metadata.name || next.metadata.namespace !== current.metadata.namespace) {
     throw invalid(kind, current.metadata.name, 'kind, metadata.name and metadata.namespace cannot be changed by a patch');

@@ -69,13 +69,25 @@ describe.each(backends)('writes on $name', (backend) => {
       expect(await h.client.list('ConfigMap', `${h.ns}-other`)).toEqual([]);
     });
 
-    it('returned objects are copies: changing them changes nothing stored', async () => {
+    it('returned objects are read-only: changing one throws or changes nothing stored', async () => {
       const created = await h.client.create(configMap(h, 'a', { k: 'v' }));
-      created.data!.k = 'mutated';
+      const attempt = (change: () => void): void => {
+        try {
+          change();
+        } catch (e) {
+          expect(e).toBeInstanceOf(TypeError); // a frozen object (the in-memory server's)
+        }
+      };
+      attempt(() => { created.data!.k = 'mutated'; });
       const got = (await h.client.get<ConfigMap>(cmKey('a')))!;
-      got.data!.k = 'mutated too';
-      (await h.client.list<ConfigMap>('ConfigMap', h.ns))[0].data!.k = 'and again';
+      attempt(() => { got.data!.k = 'mutated too'; });
+      attempt(() => { (got.metadata as { labels?: Record<string, string> }).labels = { x: 'y' }; });
+      const listed = await h.client.list<ConfigMap>('ConfigMap', h.ns);
+      attempt(() => { listed[0].data!.k = 'and again'; });
+      listed.length = 0; // the array is the caller's
       expect((await h.client.get<ConfigMap>(cmKey('a')))!.data).toEqual({ k: 'v' });
+      expect((await h.client.get<ConfigMap>(cmKey('a')))!.metadata.labels).toBeUndefined();
+      expect(await h.client.list<ConfigMap>('ConfigMap', h.ns)).toHaveLength(1);
     });
   });
 

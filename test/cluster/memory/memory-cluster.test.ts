@@ -47,15 +47,22 @@ describe('MemoryCluster', () => {
     expect((await cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'a' }))!.data).toEqual({ k: 'v' });
   });
 
-  it('gives each watcher its own copy of each event', async () => {
+  it('hands watchers frozen objects: one watcher cannot change what another sees', async () => {
     const { cluster } = memoryCluster();
     const seen: WatchEvent[] = [];
+    const errors: unknown[] = [];
     cluster.watch('ConfigMap', (e) => {
-      (e.object as ConfigMap).data!.k = 'mutated by the first watcher';
+      try {
+        (e.object as ConfigMap).data!.k = 'mutated by the first watcher';
+      } catch (err) {
+        errors.push(err);
+      }
     });
     cluster.watch('ConfigMap', (e) => seen.push(e));
     await cluster.create(cm('a', { k: 'v' }));
     await cluster.idle();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(TypeError);
     expect((seen[0].object as ConfigMap).data).toEqual({ k: 'v' });
     expect((await cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'a' }))!.data).toEqual({ k: 'v' });
   });
