@@ -14,6 +14,7 @@ import {
   ANNOTATION_NODEPOOL_HASH, ANNOTATION_NODEPOOL_HASH_VERSION, ANNOTATION_POD_DELETION_COST,
   LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE, type Condition, type NodePool, type Pod,
 } from '../cluster/types.js';
+import { requirementAllows } from '../scheduling/requirements.js';
 import { PodWindowMatcher, type PodWarning } from './pod-windows.js';
 
 /** In-memory disruption state the reconciler owns (empty for a static snapshot). */
@@ -49,6 +50,23 @@ function hashDrifted(sn: StateNode, pool: NodePool | undefined): boolean {
   if (!a || !b) return false;
   const [ph, pv, ch, cv] = [a[ANNOTATION_NODEPOOL_HASH], a[ANNOTATION_NODEPOOL_HASH_VERSION], b[ANNOTATION_NODEPOOL_HASH], b[ANNOTATION_NODEPOOL_HASH_VERSION]];
   return ph !== undefined && pv !== undefined && ch !== undefined && cv !== undefined && pv === cv && ph !== ch;
+}
+
+/**
+ * RequirementsDrifted (reference §4): the machine's labels no longer satisfy the pool's
+ * requirements — a required key it lacks (except NotIn/DoesNotExist) or a value outside the
+ * allowed set. Widening a requirement is not drift; narrowing it is.
+ */
+export function requirementsDrifted(labels: Readonly<Record<string, string>>, pool: NodePool | undefined): boolean {
+  for (const r of pool?.spec.template?.spec?.requirements ?? []) {
+    const value = labels[r.key];
+    if (value === undefined) {
+      if (r.operator !== 'NotIn' && r.operator !== 'DoesNotExist') return true;
+      continue;
+    }
+    if (!requirementAllows(r, value)) return true;
+  }
+  return false;
 }
 
 function expireAfterSeconds(sn: StateNode, policy: PolicySpec, pool: NodePool | undefined): number | null {
@@ -124,7 +142,8 @@ export class NodeFactDeriver {
       nodePoolFound: pool !== undefined,
       doNotDisruptPod, podWindowBlocked, pdbBlocked, pdbMultiple,
       tgpSet: nc?.spec.terminationGracePeriod !== undefined || policy.terminationGracePeriodSeconds !== undefined,
-      drifted: condition(nc?.status?.conditions, 'Drifted')?.status === 'True' || hashDrifted(sn, pool),
+      drifted: condition(nc?.status?.conditions, 'Drifted')?.status === 'True' || hashDrifted(sn, pool) ||
+        (nc !== undefined && sn.node !== undefined && requirementsDrifted({ ...nc.metadata.labels, ...labels }, pool)),
       expired: expireAfter !== null && created !== undefined && nowMs >= created + expireAfter * 1000,
       expirationGraceful: policy.expiration === 'graceful',
       empty,
