@@ -11,6 +11,7 @@ import type { Evaluator } from '../eval/evaluate-cluster.js';
 import type { EvalOutput } from '../eval/output.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { EventRecorder } from '../observe/recorder.js';
+import { publishBlocked } from './blocked-events.js';
 import { budgetMapping, candidatesFor, takeWithinBudget, type Candidate } from './candidates.js';
 import { describeCommand, type Command } from './command.js';
 import type { ClusterView } from './cluster-view.js';
@@ -82,6 +83,7 @@ export class DisruptionController {
     const { index, evaluation } = await this.evaluate();
     await this.cleanup(index);
     this.publishBudgets(evaluation);
+    publishBlocked(evaluation, index, this.d.events);
     const pools = index.nodePoolsByName as ReadonlyMap<string, NodePool>;
     if (this.pending) {
       if (this.d.clock.now() < this.pending.validateAt) return { evaluation, waitingValidation: this.pending.command };

@@ -76,3 +76,19 @@ describe('consolidation policy: codes and events', () => {
     expect(s.rt.metrics.value('karpenter_voluntary_disruption_eligible_nodes', { reason: 'empty' })).toBe(0);
   });
 });
+
+describe('DisruptionBlocked events (reference §2.2)', () => {
+  it('a do-not-disrupt pod blocks its node with Karpenter\'s message, on Node and NodeClaim', async () => {
+    const { Scenario: S, pool: P, replicaSet: R, policies: POL } = await import('./scenario.js');
+    const s = new S([P('default', ['m5.large']), R('batch', 1, { cpu: '1', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })],
+      POL('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'));
+    await s.until(async () => (await s.runningPods()).length === 1, 10 * 60_000);
+    await s.tick();
+    const pod = (await s.runningPods())[0];
+    const node = (await s.nodes())[0];
+    const blocked = s.rt.events.list({ reason: 'DisruptionBlocked' });
+    const msg = `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/${pod.metadata.name})`;
+    expect(blocked.filter((e) => e.message === msg).map((e) => e.object.kind).sort()).toEqual(['Node', 'NodeClaim']);
+    expect(blocked.find((e) => e.object.kind === 'Node')?.object.name).toBe(node.metadata.name);
+  });
+});

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// Karpenter records why a node is not a disruption candidate as a `DisruptionBlocked` event on
+// the Node and its NodeClaim (reference §2.2: the error text with its first letter upper-cased,
+// deduplicated per object for 2 minutes). The reasons come from the rule graph's verdict.
+import type { ClusterIndex } from '../cluster/state.js';
+import type { EvalOutput } from '../eval/output.js';
+import type { EventRecorder } from '../observe/recorder.js';
+
+/** Candidate-construction codes that carry an event (rows 4–11 of §2.2, plus kpol's holds). */
+const WITH_EVENT = new Set([
+  'NotInitialized', 'Deleting', 'Nominated', 'DoNotDisruptNode', 'MissingNodePoolLabel', 'NodePoolNotFound',
+  'DoNotDisruptPod', 'PodDisruptionWindow', 'PDBBlocked', 'MultiplePDBs', 'MaintenanceWindow',
+]);
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+export function publishBlocked(evaluation: EvalOutput, index: ClusterIndex, events: EventRecorder): void {
+  for (const [name, n] of Object.entries(evaluation.nodes)) {
+    const first = n.blocked[0];
+    if (!first || !WITH_EVENT.has(first.code)) continue;
+    const sn = index.nodesByName.get(name);
+    const message = first.code === 'NodePoolNotFound' ? first.message.replace(/^nodepool not found/, 'NodePool not found') : capitalise(first.message);
+    events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message, object: { kind: 'Node', name, ...(sn?.node?.metadata.uid && { uid: sn.node.metadata.uid }) } });
+    const nc = sn?.nodeClaim;
+    if (nc) events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message, object: { kind: 'NodeClaim', name: nc.metadata.name, ...(nc.metadata.uid && { uid: nc.metadata.uid }) } });
+  }
+}
