@@ -79,9 +79,8 @@ describe('consolidation policy: codes and events', () => {
 
 describe('DisruptionBlocked events (reference §2.2)', () => {
   it('a do-not-disrupt pod blocks its node with Karpenter\'s message, on Node and NodeClaim', async () => {
-    const { Scenario: S, pool: P, replicaSet: R, policies: POL } = await import('./scenario.js');
-    const s = new S([P('default', ['m5.large']), R('batch', 1, { cpu: '1', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })],
-      POL('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'));
+    const s = new Scenario([pool('default', ['m5.large']), replicaSet('batch', 1, { cpu: '1', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })],
+      policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'));
     await s.until(async () => (await s.runningPods()).length === 1, 10 * 60_000);
     await s.tick();
     const pod = (await s.runningPods())[0];
