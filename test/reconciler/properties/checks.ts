@@ -177,32 +177,33 @@ export function checkReplacementsFirst(trace: Pick<Trace, 'ticks' | 'starts'>): 
 }
 
 /**
- * Property 4: once a NodeClaim is gone its instance is gone (at every tick); at the end no
+ * Property 4: once a NodeClaim or its Node is gone, its instance is gone (at every tick); at the end no
  * instance is orphaned — the simulator's own orphan report is empty and every pending or
  * running instance belongs to an existing NodeClaim.
  */
 export function checkInstances(trace: Pick<Trace, 'ticks' | 'final'>): string[] {
   const bad: string[] = [];
-  const everSeen = new Map<string, string>(); // NodeClaim → providerID
-  const gone = new Map<string, string>(); // providerID → its NodeClaim, once that is gone
+  const everSeen = new Map<string, string>(); // `NodeClaim x` / `Node y` → providerID
+  const gone = new Map<string, string>(); // providerID → its NodeClaim or Node, once that is gone
   const reported = new Set<string>();
   const goneCheck = (where: string, instances: readonly { providerID: string; state: string }[]) => {
     for (const x of instances) {
       const name = gone.get(x.providerID);
       if (name === undefined || reported.has(x.providerID)) continue;
       reported.add(x.providerID);
-      bad.push(`${where}: NodeClaim ${name} is gone but its instance ${x.providerID} is still ${x.state}`);
+      bad.push(`${where}: ${name} is gone but its instance ${x.providerID} is still ${x.state}`);
     }
   };
   for (const tk of trace.ticks) {
-    const live = new Set(tk.ncs.map((n) => n.name));
+    const live = new Set([...tk.ncs.map((n) => `NodeClaim ${n.name}`), ...tk.nodes.map((n) => `Node ${n.name}`)]);
     for (const [name, pid] of everSeen) {
       if (live.has(name)) continue;
-      gone.set(pid, name);
+      if (!gone.has(pid)) gone.set(pid, name);
       everSeen.delete(name);
     }
     goneCheck(`tick ${tk.i}`, tk.instances);
-    for (const n of tk.ncs) if (n.providerID) everSeen.set(n.name, n.providerID);
+    for (const n of tk.ncs) if (n.providerID) everSeen.set(`NodeClaim ${n.name}`, n.providerID);
+    for (const n of tk.nodes) if (n.providerID) everSeen.set(`Node ${n.name}`, n.providerID);
   }
   goneCheck('end', trace.final.instances);
   const owned = new Set(trace.final.ncs.map((n) => n.providerID).filter(Boolean));

@@ -8,8 +8,7 @@ import { ZONES, type BudgetSpec, type CaseSpec, type MaintenanceSpec, type Pertu
 export const INSTANCE_TYPES = ['m5.large', 'm5.xlarge', 'm5.2xlarge', 'c5.large', 'c5.xlarge', 'r5.large'] as const;
 const BASE_REASONS: Reason[] = ['Empty', 'Drifted', 'Underutilized'];
 export const STEP_MS = 30_000;
-const TICKS_PER_HOUR = 3_600_000 / STEP_MS;
-export const QUIET_TICKS = 40 * 60_000 / STEP_MS; // the last 40 minutes: no perturbation
+const QUIET_MS = 40 * 60_000; // the last 40 minutes: no perturbation
 
 /** `arb` with probability `p`, else undefined. */
 const maybe = <T>(arb: fc.Arbitrary<T>, p: number): fc.Arbitrary<T | undefined> =>
@@ -28,15 +27,15 @@ export const win = (minMin = 30, maxMin = 240): fc.Arbitrary<Win> => fc.record({
 const rs = (i: number): fc.Arbitrary<RsSpec> => fc.record({
   replicas: fc.integer({ min: 0, max: 8 }),
   cpu: fc.constantFrom('250m', '500m', '1', '1500m', '2', '3'),
-  doNotDisrupt: maybe(fc.constantFrom('true', '20m', '90m', '3h'), 0.25),
-  schedule: maybe(win(30, 180), 0.2),
+  doNotDisrupt: maybe(fc.constantFrom('true', '20m', '90m', '3h'), 0.15),
+  schedule: maybe(win(30, 180), 0.12),
 }).map((r) => ({ name: `rs${i}`, replicas: r.replicas, cpu: r.cpu, ...(r.doNotDisrupt && { doNotDisrupt: r.doNotDisrupt }), ...(r.schedule && { schedule: r.schedule }) }));
 
 const reasonsOf = (all: Reason[]) => fc.subarray(all, { minLength: 1 });
 
 const budget = (reasons: Reason[]): fc.Arbitrary<BudgetSpec> => fc.oneof(
   { weight: 4, arbitrary: fc.record({
-    nodes: fc.oneof(fc.integer({ min: 0, max: 3 }).map(String), fc.constantFrom('10%', '34%', '50%', '100%')),
+    nodes: fc.oneof(fc.constantFrom('0', '1', '1', '2', '2', '3'), fc.constantFrom('0%', '10%', '34%', '50%', '100%')),
     reasons: maybe(reasonsOf(reasons), 0.6),
     window: maybe(win(), 0.4),
   }).map((b) => ({ kind: 'budget' as const, nodes: b.nodes, ...(b.reasons && { reasons: b.reasons }), ...(b.window && { window: b.window }) })) },
@@ -59,7 +58,7 @@ const maintenance = (i: number): fc.Arbitrary<MaintenanceSpec> => fc.record({
 
 const policyBody = (name: string, pools: string[], apps: string[]): fc.Arbitrary<PolicyGen> =>
   fc.record({
-    consolidate: fc.constantFrom('never' as const, 'empty' as const, 'underutilized' as const, 'underutilized' as const),
+    consolidate: fc.constantFrom('never' as const, 'empty' as const, 'empty' as const, 'underutilized' as const, 'underutilized' as const, 'underutilized' as const),
     after: fc.constantFrom('0s' as const, '1m' as const, '5m' as const),
     graceMin: maybe(fc.constantFrom(10, 60), 0.4),
     expire: maybe(fc.record({ afterMin: fc.constantFrom(60, 90, 150), gracefully: fc.boolean() }), 0.3),
@@ -67,8 +66,8 @@ const policyBody = (name: string, pools: string[], apps: string[]): fc.Arbitrary
     const reasons = base.expire?.gracefully ? [...BASE_REASONS, 'Expired' as Reason] : BASE_REASONS;
     return fc.record({
       budgets: fc.array(budget(reasons), { maxLength: 3 }),
-      podWindows: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 2, arbitrary: fc.array(podWindow(apps), { minLength: 1, maxLength: 2 }) }),
-      maintenance: maybe(maintenance(0), 0.35),
+      podWindows: fc.oneof({ weight: 7, arbitrary: fc.constant<PodWindowSpec[]>([]) }, { weight: 3, arbitrary: fc.array(podWindow(apps), { minLength: 1, maxLength: 2 }) }),
+      maintenance: maybe(maintenance(0), 0.25),
     }).map((rest) => ({
       name, pools, consolidate: base.consolidate, after: base.after,
       ...(base.graceMin !== undefined && { graceMin: base.graceMin }), ...(base.expire && { expire: base.expire }),
@@ -76,41 +75,49 @@ const policyBody = (name: string, pools: string[], apps: string[]): fc.Arbitrary
     }));
   });
 
-const perturbation = (pools: number, rss: number, ticks: number): fc.Arbitrary<Perturbation> => {
-  const atTick = fc.integer({ min: 20, max: ticks - QUIET_TICKS - 1 });
-  return fc.oneof(
+const perturbation = (pools: number, rss: number, ticks: number, quietTicks: number): fc.Arbitrary<Perturbation> => {
+  const atTick = fc.integer({ min: 20, max: ticks - quietTicks - 1 });
+  return fc.oneof<fc.Arbitrary<Perturbation>[]>(
     fc.record({ atTick, kind: fc.constant('scale' as const), rs: fc.integer({ min: 0, max: rss - 1 }), replicas: fc.integer({ min: 0, max: 8 }) }),
+    fc.record({ atTick, kind: fc.constant('scale' as const), rs: fc.integer({ min: 0, max: rss - 1 }), replicas: fc.integer({ min: 0, max: 2 }) }),
     fc.record({ atTick, kind: fc.constant('drift-label' as const), pool: fc.integer({ min: 0, max: pools - 1 }) }),
     fc.record({ atTick, kind: fc.constant('drift-label' as const), pool: fc.constant(0) }),
     fc.record({ atTick, kind: fc.constant('drift-types' as const), pool: fc.integer({ min: 0, max: pools - 1 }), types }),
     fc.record({ atTick, kind: fc.constant('delete-pod' as const), rs: fc.integer({ min: 0, max: rss - 1 }), index: fc.nat(8) }),
+    fc.record({ atTick, kind: fc.constant('shrink-all' as const) }),
+    fc.record({ atTick, kind: fc.constant('shrink-all' as const) }),
+    fc.record({ atTick, kind: fc.constant('fail-launches' as const), count: fc.integer({ min: 1, max: 3 }) }),
+    fc.record({ atTick, kind: fc.constant('interrupt' as const), index: fc.nat(8) }),
   );
 };
 
 export interface CaseOptions {
   minHours?: number;
   maxHours?: number;
+  stepMs?: number;
 }
 
 export const caseArb = (o: CaseOptions = {}): fc.Arbitrary<CaseSpec> =>
   fc.record({
-    pools: fc.array(types, { minLength: 1, maxLength: 3 }),
+    pools: fc.array(fc.tuple(types, fc.constantFrom<string[] | undefined>(undefined, undefined, undefined, ['spot'], ['spot', 'on-demand'])), { minLength: 1, maxLength: 3 }),
     rss: fc.integer({ min: 1, max: 4 }),
     hours: fc.integer({ min: o.minHours ?? 2, max: o.maxHours ?? 4 }),
   }).chain(({ pools: poolTypes, rss: nRs, hours }) => {
-    const pools: PoolSpec[] = poolTypes.map((t, i) => ({ name: `p${i}`, types: t }));
-    const ticks = hours * TICKS_PER_HOUR;
+    const pools: PoolSpec[] = poolTypes.map(([t, ct], i) => ({ name: `p${i}`, types: t, ...(ct && { capacityTypes: ct }) }));
+    const stepMs = o.stepMs ?? STEP_MS;
+    const ticks = hours * 3_600_000 / stepMs;
+    const quietTicks = QUIET_MS / stepMs;
     const apps = Array.from({ length: nRs }, (_, i) => `rs${i}`);
     // Each pool: governed by policy 0, policy 1, or by nothing (its own spec.disruption).
     return fc.record({
       replicaSets: fc.tuple(...apps.map((_, i) => rs(i))),
       owner: fc.tuple(...pools.map(() => fc.constantFrom(0, 0, 1, -1))),
       bodies: fc.tuple(policyBody('pol0', [], apps), policyBody('pol1', [], apps)),
-      perturbations: fc.array(perturbation(pools.length, nRs, ticks), { minLength: 1, maxLength: 6 }),
+      perturbations: fc.array(perturbation(pools.length, nRs, ticks, quietTicks), { minLength: 1, maxLength: 6 }),
     }).map(({ replicaSets, owner, bodies, perturbations }) => {
       const policies = bodies
         .map((b, k) => ({ ...b, pools: pools.filter((_, i) => owner[i] === k).map((p) => p.name) }))
         .filter((p) => p.pools.length > 0);
-      return { pools, replicaSets, policies, perturbations, stepMs: STEP_MS, ticks, quietTicks: QUIET_TICKS };
+      return { pools, replicaSets, policies, perturbations, stepMs, ticks, quietTicks };
     });
   });

@@ -9,7 +9,7 @@ import type { KubeObject, Node, NodeClaim, Pod } from '../../../src/cluster/type
 import type { PoolResult, NodeResult } from '../../../src/eval/output.js';
 import type { CandidateRef, Command } from '../../../src/reconciler/command.js';
 import { Scenario, policies, pool, replicaSet } from '../scenario.js';
-import { ZONES, cronOf, durOf, renderPolicies, type CaseSpec } from './model.js';
+import { cronOf, durOf, renderPolicies, type CaseSpec } from './model.js';
 
 export interface NcObs {
   name: string;
@@ -89,7 +89,7 @@ const commandObs = (c: Command): CommandObs => ({ id: c.id, method: c.method, re
 
 export function buildObjects(spec: CaseSpec): KubeObject[] {
   return [
-    ...spec.pools.map((p) => pool(p.name, p.types)),
+    ...spec.pools.map((p) => pool(p.name, p.types, p.capacityTypes ? { capacityType: p.capacityTypes } : {})),
     ...spec.replicaSets.map((rs) => {
       const annotations: Record<string, string> = {};
       if (rs.doNotDisrupt) annotations['karpenter.sh/do-not-disrupt'] = rs.doNotDisrupt;
@@ -135,6 +135,16 @@ export async function runCase(spec: CaseSpec): Promise<Trace> {
         const np = await rt.cluster.get<KubeObject & { spec: { template: { spec: { requirements: { key: string }[] } } } }>({ kind: 'NodePool', name: spec.pools[p.pool].name });
         const reqs = np!.spec.template.spec.requirements.map((r) => (r.key === 'node.kubernetes.io/instance-type' ? { ...r, values: p.types } : r));
         await rt.cluster.patch({ kind: 'NodePool', name: spec.pools[p.pool].name }, { spec: { template: { spec: { requirements: reqs } } } });
+      } else if (p.kind === 'shrink-all') {
+        for (const r of spec.replicaSets) {
+          const cur = await rt.cluster.get<KubeObject & { spec: { replicas: number } }>({ kind: 'ReplicaSet', name: r.name, namespace: 'default' });
+          await rt.cluster.patch({ kind: 'ReplicaSet', name: r.name, namespace: 'default' }, { spec: { replicas: Math.floor((cur?.spec.replicas ?? 0) / 2) } });
+        }
+      } else if (p.kind === 'fail-launches') {
+        rt.cloud.failNextCreates(p.count);
+      } else if (p.kind === 'interrupt') {
+        const running = (await rt.cloud.list()).filter((x) => x.state === 'running');
+        if (running.length) rt.cloud.interrupt(running[p.index % running.length].providerID, 'SpotInterruption');
       } else {
         const app = spec.replicaSets[p.rs].name;
         const pods = (await s.pods()).filter((x) => x.metadata.labels?.app === app && !x.metadata.deletionTimestamp);
@@ -177,4 +187,3 @@ export async function runCase(spec: CaseSpec): Promise<Trace> {
   };
 }
 
-export { ZONES };

@@ -18,6 +18,7 @@ export interface Win {
 export interface PoolSpec {
   name: string;
   types: string[];
+  capacityTypes?: string[]; // default on-demand
 }
 
 export interface RsSpec {
@@ -66,7 +67,10 @@ export type Perturbation =
   | { atTick: number; kind: 'scale'; rs: number; replicas: number }
   | { atTick: number; kind: 'drift-label'; pool: number }
   | { atTick: number; kind: 'drift-types'; pool: number; types: string[] }
-  | { atTick: number; kind: 'delete-pod'; rs: number; index: number };
+  | { atTick: number; kind: 'delete-pod'; rs: number; index: number }
+  | { atTick: number; kind: 'shrink-all' } // every ReplicaSet to half its replicas (rounded down)
+  | { atTick: number; kind: 'fail-launches'; count: number }
+  | { atTick: number; kind: 'interrupt'; index: number };
 
 export interface CaseSpec {
   pools: PoolSpec[];
