@@ -94,13 +94,15 @@ export class TerminationController {
       for (const c of claims) if (!deleting(c) && c.metadata.labels?.[LABEL_NODEPOOL] === pool.metadata.name) await remove(c);
     }
     await relist();
+    const claimsByProviderNow = byProvider(claims, claimProvider);
     for (const node of nodes.filter(finalizing)) {
-      const claim = this.claimFor(node, claims);
+      const claim = this.claimFor(node, claimsByProviderNow);
       if (claim && !deleting(claim)) await remove(claim);
     }
     await relist();
+    const nodesByProviderNow = byProvider(nodes, nodeProvider);
     for (const claim of claims.filter(finalizing)) {
-      for (const node of this.nodesFor(claim, nodes)) if (!deleting(node)) await remove(node);
+      for (const node of this.nodesFor(claim, nodesByProviderNow)) if (!deleting(node)) await remove(node);
     }
     await relist();
 
@@ -111,12 +113,13 @@ export class TerminationController {
       });
     }
 
-    const draining = nodes.filter((n) => finalizing(n) && (n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claims)));
-    const pods = draining.length > 0 ? await client.list<Pod>('Pod') : [];
+    const claimsByProvider = byProvider(claims, claimProvider);
+    const draining = nodes.filter((n) => finalizing(n) && (n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claimsByProvider)));
+    const podsByNode = draining.length > 0 ? groupByNode(await client.list<Pod>('Pod')) : new Map<string, Pod[]>();
     for (const node of draining) {
       const name = node.metadata.name;
       const step = await guard(`Node/${name}`, () =>
-        finalizeNode(this.ctx, node, this.claimFor(node, claims), pods.filter((p) => p.spec.nodeName === name), nowMs),
+        finalizeNode(this.ctx, node, this.claimFor(node, claimsByProvider), podsByNode.get(name) ?? [], nowMs),
       );
       if (step?.done) result.released.nodes.push(name);
       else if (step) wake(step.requeueMs);
@@ -129,10 +132,11 @@ export class TerminationController {
     const finalizingClaims = claims.filter(finalizing);
     if (finalizingClaims.length > 0) {
       if (result.released.nodes.length > 0) nodes = await client.list<Node>('Node');
+      const nodesByProvider = byProvider(nodes, nodeProvider);
       for (const claim of finalizingClaims) {
         const fresh = await client.get<NodeClaim>({ kind: 'NodeClaim', name: claim.metadata.name });
         if (!fresh || !finalizing(fresh)) continue;
-        const step = await guard(`NodeClaim/${claim.metadata.name}`, () => finalizeNodeClaim(this.ctx, fresh, this.nodesFor(fresh, nodes), nowMs));
+        const step = await guard(`NodeClaim/${claim.metadata.name}`, () => finalizeNodeClaim(this.ctx, fresh, this.nodesFor(fresh, nodesByProvider), nowMs));
         if (step?.done) result.released.nodeClaims.push(claim.metadata.name);
         else if (step) wake(step.requeueMs);
       }
@@ -142,15 +146,39 @@ export class TerminationController {
   }
 
   /** The NodeClaim of a Node by providerID; none or several → undefined (the flow proceeds without one). */
-  private claimFor(node: Node, claims: readonly NodeClaim[]): NodeClaim | undefined {
+  private claimFor(node: Node, claimsByProvider: ReadonlyMap<string, NodeClaim[]>): NodeClaim | undefined {
     const id = nodeProvider(node);
-    if (!id) return undefined;
-    const found = claims.filter((c) => claimProvider(c) === id);
-    return found.length === 1 ? found[0] : undefined;
+    const found = id ? claimsByProvider.get(id) : undefined;
+    return found?.length === 1 ? found[0] : undefined;
   }
 
-  private nodesFor(claim: NodeClaim, nodes: readonly Node[]): Node[] {
+  private nodesFor(claim: NodeClaim, nodesByProvider: ReadonlyMap<string, Node[]>): Node[] {
     const id = claimProvider(claim);
-    return id ? nodes.filter((n) => nodeProvider(n) === id) : [];
+    return (id && nodesByProvider.get(id)) || [];
   }
+}
+
+/** Objects grouped by providerID (objects without one are left out). */
+function byProvider<T extends KubeObject>(objects: readonly T[], providerOf: (o: T) => string): Map<string, T[]> {
+  const index = new Map<string, T[]>();
+  for (const o of objects) {
+    const id = providerOf(o);
+    if (!id) continue;
+    const group = index.get(id);
+    if (group) group.push(o);
+    else index.set(id, [o]);
+  }
+  return index;
+}
+
+function groupByNode(pods: readonly Pod[]): Map<string, Pod[]> {
+  const out = new Map<string, Pod[]>();
+  for (const pod of pods) {
+    const name = pod.spec.nodeName;
+    if (!name) continue;
+    const group = out.get(name);
+    if (group) group.push(pod);
+    else out.set(name, [pod]);
+  }
+  return out;
 }
