@@ -21,7 +21,7 @@ import type { Logger } from '../observe/logger.js';
 import type { MetricsRegistry } from '../observe/metrics.js';
 import { NodeClaimFactory } from '../provisioning/nodeclaim-factory.js';
 import { Provisioner } from '../provisioning/provisioner.js';
-import { ClusterView } from '../reconciler/cluster-view.js';
+import { ClusterView, VIEW_KINDS } from '../reconciler/cluster-view.js';
 import { DisruptionController, type ReconcileResult } from '../reconciler/disruption-controller.js';
 import { InFlight } from '../reconciler/disruption-state.js';
 import { ExpirationController } from '../reconciler/expiration.js';
@@ -82,7 +82,8 @@ export class Runtime {
     this.metrics = createKarpenterMetrics();
     const log = o.logger ? (msg: string, fields: Record<string, unknown>) => o.logger!.info(msg, fields) : undefined;
     const factory = new NodeClaimFactory();
-    this.view = new ClusterView(this.cluster);
+    const cluster = this.cluster;
+    this.view = new ClusterView(cluster, { changeStamp: () => VIEW_KINDS.map((k) => cluster.kindVersion(k)).join('/') });
     this.agent = new NodeAgent({ client: this.cluster, cloud: this.cloud, clock: o.clock, recorder: this.events });
     this.interruption = new InterruptionController({ client: this.cluster, source: this.cloud, clock: o.clock, recorder: this.events });
     this.replicaSets = new ReplicaSetController(this.cluster);

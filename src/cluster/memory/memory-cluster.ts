@@ -96,6 +96,15 @@ export class MemoryCluster implements ClusterClient {
     return this.ctx.store.resourceVersion();
   }
 
+  /**
+   * The resourceVersion of the latest write to an object of `kind` (0 when none since the
+   * server started): a reader that saw the same number has seen every object of that kind.
+   */
+  kindVersion(kind: Kind): number {
+    kindInfo(kind);
+    return this.ctx.store.kindVersion(kind);
+  }
+
   /** Resolves once every queued watch event has been delivered (tests, simulation ticks). */
   idle(): Promise<void> {
     return this.hub.idle();
