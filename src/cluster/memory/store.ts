@@ -1,38 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// The object store: one map per kind keyed by namespace/name, a sorted array per kind kept
-// current on every write (so a list is one array copy, not a sort), and the cluster-wide
-// resourceVersion counter. Stored objects are deeply frozen and never replaced in place: every
+// The object store: one map per kind keyed by namespace/name, the same objects in list order
+// (so a list is one array copy, not a sort), and the cluster-wide resourceVersion counter,
+// with the latest write per kind. Stored objects are deeply frozen and never replaced in place: every
 // write stores a new object, so an object handed to a watcher or a reader stays what it was.
 import type { Kind, WatchEvent } from '../client.js';
 import type { KubeObject } from '../types.js';
 import { deepFreeze } from './deep.js';
 import { KIND_NAMES } from './kinds.js';
+import { byNamespaceAndName, position, SortedObjects } from './sorted-objects.js';
 
 const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
 
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-const byNamespaceAndName = (a: KubeObject, b: KubeObject): number =>
-  compare(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || compare(a.metadata.name, b.metadata.name);
-
-/** Where `obj` is (found) or would go in `sorted`, by namespace and name. */
-function position(sorted: readonly KubeObject[], obj: KubeObject): { at: number; found: boolean } {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const c = byNamespaceAndName(sorted[mid], obj);
-    if (c === 0) return { at: mid, found: true };
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return { at: lo, found: false };
-}
-
 export class ObjectStore {
   private readonly kinds = new Map<Kind, Map<string, KubeObject>>(KIND_NAMES.map((k) => [k, new Map()]));
-  /** Per kind, the stored objects sorted by namespace and name; built on first list, then kept current. */
-  private readonly sorted = new Map<Kind, KubeObject[]>();
+  /** Per kind, the stored objects in list order; built on first list, then kept current. */
+  private readonly sorted = new Map<Kind, SortedObjects>(KIND_NAMES.map((k) => [k, new SortedObjects(() => this.kinds.get(k)!)]));
   /** Per kind, the resourceVersion of its latest write (0: never written). */
   private readonly kindVersions = new Map<Kind, number>(KIND_NAMES.map((k) => [k, 0]));
   /** Owner `kind/name` → the objects that reference it, so cascade does not scan the store. */
@@ -48,19 +30,13 @@ export class ObjectStore {
 
   /** Sorted by namespace, then name, as etcd returns them; the array is the caller's, the objects are frozen. */
   list(kind: Kind, namespace?: string): KubeObject[] {
-    const all = this.sortedOf(kind);
+    const all = this.sorted.get(kind)!.read();
     if (namespace === undefined) return all.slice();
     // Namespaces are contiguous in the sorted array.
     const from = position(all, { metadata: { namespace, name: '' } } as KubeObject).at;
     let to = from;
     while (to < all.length && all[to].metadata.namespace === namespace) to++;
     return all.slice(from, to);
-  }
-
-  private sortedOf(kind: Kind): KubeObject[] {
-    let all = this.sorted.get(kind);
-    if (!all) this.sorted.set(kind, (all = [...this.kinds.get(kind)!.values()].sort(byNamespaceAndName)));
-    return all;
   }
 
   /** Stored objects with an ownerReference to an owner of this kind and name (any uid, any namespace). */
@@ -102,12 +78,8 @@ export class ObjectStore {
     if (previous) this.unindex(previous);
     objects.set(key, stored);
     this.index(stored);
-    const all = this.sorted.get(kind);
-    if (all) {
-      const { at, found } = position(all, stored);
-      if (found) all[at] = stored;
-      else all.splice(at, 0, stored);
-    }
+    if (previous) this.sorted.get(kind)!.replace(previous, stored);
+    else this.sorted.get(kind)!.add(stored);
     this.onChange(type, stored);
     return stored;
   }
@@ -118,13 +90,11 @@ export class ObjectStore {
     const objects = this.kinds.get(kind)!;
     const key = keyOf(obj.metadata.namespace, obj.metadata.name);
     const stored = objects.get(key);
-    if (stored) this.unindex(stored);
-    objects.delete(key);
-    const all = this.sorted.get(kind);
-    if (stored && all) {
-      const { at, found } = position(all, stored);
-      if (found) all.splice(at, 1);
+    if (stored) {
+      this.unindex(stored);
+      this.sorted.get(kind)!.remove(stored);
     }
+    objects.delete(key);
     const version = ++this.version;
     this.kindVersions.set(kind, version);
     const gone = deepFreeze({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(version) } });
