@@ -2,14 +2,14 @@
 // The Eviction subresource (pkg/registry/core/pod/storage/eviction.go): a DELETE guarded by the
 // pod's PodDisruptionBudget, which it decrements and records in status.disruptedPods so the
 // disruption controller does not count the pod as healthy while it goes away.
-import { ApiError, type Preconditions } from '../client.js';
+import type { Preconditions } from '../client.js';
 import { matchesLabelSelector } from '../labels.js';
 import { isPodReady } from '../state.js';
 import type { Condition, Pod, PodDisruptionBudget } from '../types.js';
 import { pdbStatusOf } from './api-fields.js';
 import { setCondition } from './conditions.js';
 import { deleteObject } from './deletion.js';
-import { MULTIPLE_PDBS, notFound, PDB_VIOLATION } from './errors.js';
+import { apiError, MULTIPLE_PDBS, notFound, PDB_VIOLATION } from './errors.js';
 import { checkPreconditions } from './preconditions.js';
 import type { ServerContext } from './store.js';
 import { rfc3339 } from './timestamps.js';
@@ -35,7 +35,7 @@ function guardWithPdb(ctx: ServerContext, pod: Pod): void {
   const pdbs = (ctx.store.list('PodDisruptionBudget', pod.metadata.namespace) as PodDisruptionBudget[])
     .filter((pdb) => matchesLabelSelector(pod.metadata.labels, pdb.spec.selector));
   if (pdbs.length === 0) return;
-  if (pdbs.length > 1) throw new ApiError(500, 'InternalError', MULTIPLE_PDBS);
+  if (pdbs.length > 1) throw apiError(500, 'InternalError', MULTIPLE_PDBS);
   const pdb = pdbs[0];
   const status = pdbStatusOf(pdb);
   if (!isPodReady(pod)) {
@@ -49,7 +49,7 @@ function guardWithPdb(ctx: ServerContext, pod: Pod): void {
   // fixture or snapshot that never saw the disruption controller) is taken as it stands.
   const stale = status.observedGeneration !== undefined && status.observedGeneration < (pdb.metadata.generation ?? 1);
   const allowed = status.disruptionsAllowed ?? 0;
-  if (stale || allowed <= 0) throw new ApiError(429, 'TooManyRequests', PDB_VIOLATION);
+  if (stale || allowed <= 0) throw apiError(429, 'TooManyRequests', PDB_VIOLATION);
   const now = ctx.clock.now();
   const disruptionsAllowed = allowed - 1;
   ctx.store.put({
