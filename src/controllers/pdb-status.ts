@@ -6,14 +6,28 @@ import { isApiError, type ClusterClient } from '../cluster/client.js';
 import { deepEqual } from '../cluster/memory/deep.js';
 import type { ReplicaSet } from '../cluster/memory/api-fields.js';
 import type { KubeObject, Pod, PodDisruptionBudget } from '../cluster/types.js';
+import { ChangeFlag } from './change-flag.js';
 import { computePdbStatus } from './pdb-arithmetic.js';
 import { runOnChanges, type ChangeLoop } from './run-on-changes.js';
 
 export class PdbStatusController {
-  constructor(private readonly client: ClusterClient, private readonly clock: Clock) {}
+  private readonly changes: ChangeFlag;
+  /** Whether a status written last pass records evictions, which expire with time alone. */
+  private expiring = true;
 
-  /** Recomputes every PDB; writes only the ones whose status changed. */
+  constructor(private readonly client: ClusterClient, private readonly clock: Clock) {
+    this.changes = new ChangeFlag(client, ['Pod', 'PodDisruptionBudget', 'ReplicaSet']);
+  }
+
+  /**
+   * Recomputes every PDB; writes only the ones whose status changed. Skipped when no pod, PDB
+   * or ReplicaSet changed and no recorded eviction can expire: the result would be the same.
+   */
   async reconcile(): Promise<void> {
+    await this.changes.ifChanged(() => this.recompute(), this.expiring);
+  }
+
+  private async recompute(): Promise<void> {
     const [pdbs, pods, replicaSets] = await Promise.all([
       this.client.list<PodDisruptionBudget>('PodDisruptionBudget'),
       this.client.list<Pod>('Pod'),
@@ -22,9 +36,11 @@ export class PdbStatusController {
     const now = this.clock.now();
     const podsByNs = groupByNamespace(pods);
     const replicaSetsByNs = groupByNamespace(replicaSets);
+    this.expiring = false;
     for (const pdb of pdbs) {
       const ns = pdb.metadata.namespace ?? 'default';
       const status = computePdbStatus(pdb, podsByNs.get(ns) ?? [], replicaSetsByNs.get(ns) ?? [], now);
+      if (status.disruptedPods !== undefined) this.expiring = true;
       if (deepEqual(status, pdb.status ?? {})) continue;
       try {
         // The resourceVersion makes this a compare-and-swap: an eviction that spent a

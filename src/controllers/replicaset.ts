@@ -6,6 +6,7 @@ import type { ReplicaSet } from '../cluster/memory/api-fields.js';
 import { deepCopy, deepEqual } from '../cluster/memory/deep.js';
 import { isActive, isPodReady } from '../cluster/state.js';
 import { ANNOTATION_POD_DELETION_COST, type Pod } from '../cluster/types.js';
+import { ChangeFlag } from './change-flag.js';
 import { NameGenerator } from './pod-names.js';
 import { runOnChanges, type ChangeLoop } from './run-on-changes.js';
 
@@ -16,12 +17,19 @@ export interface ReplicaSetControllerOptions {
 
 export class ReplicaSetController {
   private readonly names: NameGenerator;
+  private readonly changes: ChangeFlag;
 
   constructor(private readonly client: ClusterClient, options: ReplicaSetControllerOptions = {}) {
     this.names = new NameGenerator(options.seed ?? 0);
+    this.changes = new ChangeFlag(client, ['Pod', 'ReplicaSet']);
   }
 
+  /** One pass; skipped when no pod or ReplicaSet changed since the last (its result depends on nothing else). */
   async reconcile(): Promise<void> {
+    await this.changes.ifChanged(() => this.sync());
+  }
+
+  private async sync(): Promise<void> {
     const [replicaSets, pods] = await Promise.all([this.client.list<ReplicaSet>('ReplicaSet'), this.client.list<Pod>('Pod')]);
     const byOwner = new Map<string, Pod[]>();
     for (const pod of pods) {
