@@ -31,8 +31,9 @@ export function resourcesFit(pod: Pod, target: PlacementTarget): string | undefi
   const free = remaining(target.allocatable, requestedOn(target));
   const short = insufficientResource(podRequests(pod), free);
   if (!short) return undefined;
-  const q = (v: number): string => formatQuantity(short.name, v);
-  return `insufficient ${short.name} (requested ${q(short.requested)}, free ${q(Math.max(0, short.available))} of ${q(target.allocatable[short.name] ?? 0)})`;
+  // No closure here: this runs for every pod × target that does not fit, and tsx names each closure it creates.
+  const name = short.name;
+  return `insufficient ${name} (requested ${formatQuantity(name, short.requested)}, free ${formatQuantity(name, Math.max(0, short.available))} of ${formatQuantity(name, target.allocatable[name] ?? 0)})`;
 }
 
 export function nodeSelectorFits(pod: Pod, labels: Readonly<Record<string, string>>): string | undefined {
