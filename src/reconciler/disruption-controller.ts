@@ -9,6 +9,7 @@ import type { NodePool } from '../cluster/types.js';
 import type { Clock } from '../clock.js';
 import type { Evaluator } from '../eval/evaluate-cluster.js';
 import type { EvalOutput } from '../eval/output.js';
+import { resolvePolicies } from '../eval/resolve-policies.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { EventRecorder } from '../observe/recorder.js';
 import { publishBlocked } from './blocked-events.js';
@@ -75,6 +76,7 @@ export class DisruptionController {
     return {
       now: this.d.clock.now(), index, evaluation, instanceTypes: this.d.instanceTypes, events: this.d.events,
       simulate: (c, consolidation) => this.d.simulate(index, c, consolidation),
+      policyFor: (pool) => resolvePolicies(index.snapshot.nodePools.filter((np) => np.metadata.name === pool), this.d.policies()).byPool.get(pool)?.policy,
       newId: () => `cmd-${++this.ids}`,
     };
   }

@@ -43,6 +43,7 @@ export function planDecisions(index: ClusterIndex, evaluation: EvalOutput, polic
   const ctx: MethodContext = {
     now, index, evaluation, instanceTypes, events: new EventLog(new FakeClock(now)),
     simulate: (candidates, consolidation) => simulateMove(index, candidates, consolidation, env),
+    policyFor: env.policyFor,
     newId: () => `plan-${++ids}`,
   };
   const decisions = expirations(index, policies, now);

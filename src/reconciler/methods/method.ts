@@ -2,7 +2,7 @@
 // Karpenter's `Method` shape: each disruption method turns the current candidates and budget
 // mapping into at most a few commands. Methods never decide candidacy or budgets — those come
 // from the rule graph's evaluation; they order, simulate and pick.
-import type { Reason } from '../../../rules/model.js';
+import type { PolicySpec, Reason } from '../../../rules/model.js';
 import type { InstanceType } from '../../cloud/provider.js';
 import type { ClusterIndex } from '../../cluster/state.js';
 import type { EvalOutput } from '../../eval/output.js';
@@ -27,6 +27,8 @@ export interface MethodContext {
   events: EventRecorder;
   simulate(candidates: readonly Candidate[], consolidation: boolean): MoveSimulation;
   newId(): string;
+  /** The policy governing a NodePool (for the Balanced consolidation policy). */
+  policyFor?(nodePool: string): PolicySpec | undefined;
 }
 
 export interface Method {

@@ -2,6 +2,7 @@
 // Multi-node consolidation (reference §2.10): the longest prefix of candidates (in savings
 // order, within budgets, at most 100) that can all go at once, found by binary search.
 import { budgetMapping, bySavingsRatio, candidatesFor, takeWithinBudget, type Candidate } from '../candidates.js';
+import { balancedApproves } from './balanced.js';
 import { computeConsolidation, type Consolidation } from './consolidation.js';
 import type { InstanceType } from '../../cloud/provider.js';
 import { LABEL_INSTANCE_TYPE } from '../../cluster/types.js';
@@ -24,7 +25,7 @@ export const multiNode: Method = {
       const mid = Math.floor((lo + hi) / 2);
       const batch = kept.slice(0, mid + 1);
       const result = computeConsolidation(ctx, batch);
-      if (result.kind !== 'none' && !replacesWithSameType(ctx, batch, result)) {
+      if (result.kind !== 'none' && !replacesWithSameType(ctx, batch, result) && balancedApproves(ctx, batch, result)) {
         best = { batch, result };
         lo = mid + 1;
       } else hi = mid - 1;

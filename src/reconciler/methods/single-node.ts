@@ -2,6 +2,7 @@
 // Single-node consolidation (reference §2.11): candidates in savings order, interleaved by
 // NodePool; the first one that can be deleted or replaced by a cheaper node wins.
 import { budgetMapping, bySavingsRatio, candidatesFor, type Candidate } from '../candidates.js';
+import { balancedApproves } from './balanced.js';
 import { computeConsolidation } from './consolidation.js';
 import { command, type Method } from './method.js';
 
@@ -27,6 +28,7 @@ export const singleNode: Method = {
         ctx.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: result.why, object: { kind: 'NodeClaim', name: c.ref.nodeClaim } }, 15 * 60_000);
         continue;
       }
+      if (!balancedApproves(ctx, [c], result)) continue;
       return [command(ctx, this, [c], result.kind === 'replace' ? [result.replacement] : [])];
     }
     return [];
