@@ -34,7 +34,7 @@ export async function tolerateRace(write: () => Promise<unknown>): Promise<boole
  * Marks Nodes NotReady (Ready=Unknown, as the node lifecycle controller does when heartbeats stop)
  * when their instance is terminating or gone, and their pods not Ready. Returns the names marked.
  */
-export async function heartbeatNodes(client: ClusterClient, nodes: readonly Node[], pods: readonly Pod[], live: ReadonlyMap<string, Instance>, now: number): Promise<string[]> {
+export async function heartbeatNodes(client: ClusterClient, nodes: readonly Node[], podsNow: () => Promise<readonly Pod[]>, live: ReadonlyMap<string, Instance>, now: number): Promise<string[]> {
   const marked: string[] = [];
   for (const node of nodes) {
     const id = node.spec.providerID;
@@ -45,7 +45,7 @@ export async function heartbeatNodes(client: ClusterClient, nodes: readonly Node
     const ok = await tolerateRace(() => client.patch({ kind: 'Node', name: node.metadata.name }, { status: { conditions } }, { resourceVersion: node.metadata.resourceVersion }));
     if (!ok) continue;
     marked.push(node.metadata.name);
-    for (const pod of pods) {
+    for (const pod of await podsNow()) {
       if (pod.spec.nodeName !== node.metadata.name || !isTrue(pod.status?.conditions, 'Ready')) continue;
       const podConditions = withCondition(pod.status?.conditions, now, 'Ready', 'False', '', '');
       await tolerateRace(() => client.patch(podKey(pod), { status: { conditions: podConditions } }, { resourceVersion: pod.metadata.resourceVersion }));
@@ -57,24 +57,29 @@ export async function heartbeatNodes(client: ClusterClient, nodes: readonly Node
 export interface PodPass {
   started: string[]; // namespace/name
   removed: string[];
+  /** Whether a terminating pod is left (a later pass removes it once its grace is over). */
+  terminating: boolean;
 }
 
 /** Starts bound Pending pods on Ready nodes; removes pods past their grace and pods on missing nodes. */
 export async function runPods(client: ClusterClient, nodes: readonly Node[], pods: readonly Pod[], notReady: ReadonlySet<string>, now: number): Promise<PodPass> {
   const byName = new Map(nodes.map((n) => [n.metadata.name, n]));
-  const out: PodPass = { started: [], removed: [] };
+  const readyNodes = new Set(nodes.filter((n) => isTrue(n.status?.conditions, 'Ready') && !notReady.has(n.metadata.name)).map((n) => n.metadata.name));
+  const out: PodPass = { started: [], removed: [], terminating: false };
   for (const pod of pods) {
     const nodeName = pod.spec.nodeName;
     if (nodeName === undefined || nodeName === '') continue;
     const node = byName.get(nodeName);
-    const ready = node !== undefined && isTrue(node.status?.conditions, 'Ready') && !notReady.has(nodeName);
+    const ready = readyNodes.has(nodeName);
     const deletion = pod.metadata.deletionTimestamp === undefined ? undefined : Date.parse(pod.metadata.deletionTimestamp);
     // A missing node: pod GC deletes. A terminating pod: its kubelet deletes it once the grace is over, if that kubelet is alive.
     if (node === undefined || (deletion !== undefined && ready && deletion <= now)) {
       const ok = await tolerateRace(() => client.delete(podKey(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }));
       if (ok) out.removed.push(keyText(pod));
+      else out.terminating = true;
       continue;
     }
+    if (deletion !== undefined) out.terminating = true;
     if (deletion !== undefined || !ready) continue;
     const phase = pod.status?.phase;
     if (phase !== undefined && phase !== 'Pending') continue;

@@ -20,6 +20,7 @@
 // It binds no pods (the scheduling simulation does) and deletes no instances (termination does).
 import type { Clock } from '../clock.js';
 import type { ClusterClient } from '../cluster/client.js';
+import { ChangeFlag } from '../controllers/change-flag.js';
 import { FINALIZER_TERMINATION, LABEL_INITIALIZED, type Node, type NodeClaim, type Pod } from '../cluster/types.js';
 import { CloudError, type CloudProvider, type Instance, type InstanceType } from '../cloud/provider.js';
 import type { EventRecorder } from '../observe/recorder.js';
@@ -68,6 +69,9 @@ export class NodeAgent {
   private readonly registrationTimeoutMs: number;
   /** Instances launched for a NodeClaim uid whose status write has not landed yet: never launch twice (Karpenter's launch cache). */
   private readonly launchedByUid = new Map<string, Instance>();
+  private readonly podChanges: ChangeFlag;
+  /** Whether the last pod pass saw a terminating pod (removed once its grace is over: time alone changes that). */
+  private terminatingPods = true;
 
   constructor(opts: NodeAgentOptions) {
     this.client = opts.client;
@@ -77,6 +81,7 @@ export class NodeAgent {
     this.initDelayMs = opts.initDelayMs ?? 0;
     this.launchTimeoutMs = opts.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS;
     this.registrationTimeoutMs = opts.registrationTimeoutMs ?? REGISTRATION_TIMEOUT_MS;
+    this.podChanges = new ChangeFlag(opts.client, ['Pod', 'Node']);
   }
 
   async reconcile(): Promise<AgentPass> {
@@ -101,11 +106,17 @@ export class NodeAgent {
     }
 
     const nodesNow = await this.client.list<Node>('Node');
-    const pods = await this.client.list<Pod>('Pod');
-    pass.nodesNotReady = await heartbeatNodes(this.client, nodesNow, pods, live, this.clock.now());
-    const podPass = await runPods(this.client, nodesNow, pods, new Set(pass.nodesNotReady), this.clock.now());
-    pass.podsStarted = podPass.started;
-    pass.podsRemoved = podPass.removed;
+    let pods: Pod[] | undefined;
+    const podsNow = async (): Promise<Pod[]> => (pods ??= await this.client.list<Pod>('Pod'));
+    pass.nodesNotReady = await heartbeatNodes(this.client, nodesNow, podsNow, live, this.clock.now());
+    // The pod pass depends on pods, Nodes (marking one NotReady is a Node write) and, for
+    // terminating pods only, the time: without a change or a terminating pod it would do nothing.
+    await this.podChanges.ifChanged(async () => {
+      const podPass = await runPods(this.client, nodesNow, await podsNow(), new Set(pass.nodesNotReady), this.clock.now());
+      pass.podsStarted = podPass.started;
+      pass.podsRemoved = podPass.removed;
+      this.terminatingPods = podPass.terminating;
+    }, this.terminatingPods);
     return pass;
   }
 

@@ -256,6 +256,25 @@ describe('NodeAgent: kubelet', () => {
     expect(await s.getPod('web')).toBeUndefined();
   });
 
+  it('removes a terminating pod once its grace has passed, also after passes in which nothing changed', async () => {
+    const s = setup();
+    const nodeName = await readyNode(s);
+    await s.cluster.create(pod('web', nodeName, 5));
+    await s.agent.reconcile();
+    await s.cluster.delete({ kind: 'Pod', name: 'web', namespace: 'default' });
+    for (let i = 0; i < 3; i++) expect((await s.agent.reconcile()).podsRemoved).toEqual([]);
+    s.clock.advance(5_000);
+    expect((await s.agent.reconcile()).podsRemoved).toEqual(['default/web']);
+  });
+
+  it('starts a pod bound after quiet passes', async () => {
+    const s = setup();
+    const nodeName = await readyNode(s);
+    for (let i = 0; i < 3; i++) await s.agent.reconcile();
+    await s.cluster.create(pod('late', nodeName));
+    expect((await s.agent.reconcile()).podsStarted).toEqual(['default/late']);
+  });
+
   it('marks a Node NotReady (and its pods not Ready) once its instance is gone; removes pods on missing Nodes', async () => {
     const s = setup();
     const nodeName = await readyNode(s);
