@@ -32,9 +32,16 @@ export class PodEventsController {
     if (this.dirty.size === 0) return;
     const now = this.clock.now();
     const nodes = new Map((await this.client.list<Node>('Node')).map((n) => [n.metadata.name, n]));
+    // providerID → the first dirty node with it, in the order the nodes became dirty.
+    const dirtyByProvider = new Map<string, string>();
+    for (const name of this.dirty) {
+      const id = nodes.get(name)?.spec.providerID;
+      if (id && !dirtyByProvider.has(id)) dirtyByProvider.set(id, name);
+    }
     for (const nc of await this.client.list<NodeClaim>('NodeClaim')) {
-      const node = [...this.dirty].find((name) => nodes.get(name)?.spec.providerID === nc.status?.providerID && nc.status?.providerID);
-      if (!node) continue;
+      const id = nc.status?.providerID;
+      const node = id ? dirtyByProvider.get(id) : undefined;
+      if (!node || !this.dirty.has(node)) continue;
       const last = Date.parse(nc.status?.lastPodEventTime ?? '');
       if (!Number.isNaN(last) && now - last < MIN_INTERVAL_MS) continue;
       await this.client.patch({ kind: 'NodeClaim', name: nc.metadata.name }, { status: { lastPodEventTime: new Date(now).toISOString().replace('.000Z', 'Z') } });
