@@ -91,16 +91,23 @@ function timezone(ctx: LowerContext, node: CstNode): TimeZoneStmt | undefined {
   return zone && { kind: 'TimeZone', zone, range: rangeOf(ctx, node)! };
 }
 
+/**
+ * Lowers an optional part: absent → `{}` (nothing to set); present but broken → undefined
+ * (the statement is dropped, its error already reported); else `{ value }`.
+ */
+function optionalPart<T>(ctx: LowerContext, node: CstNode | undefined, lowerPart: (ctx: LowerContext, n: CstNode) => T | undefined): { value?: T } | undefined {
+  if (!node) return {};
+  const value = lowerPart(ctx, node);
+  return value === undefined ? undefined : { value };
+}
+
 function budget(ctx: LowerContext, node: CstNode): BudgetStmt | undefined {
   const nodes = quantityOf(ctx, nodeOf(node, 'quantity'));
   if (!nodes) return undefined;
+  const window = optionalPart(ctx, nodeOf(node, 'window'), windowOf);
+  if (!window) return undefined;
   const stmt: BudgetStmt = { kind: 'Budget', nodes, reasons: reasonsOf(ctx, nodeOf(node, 'reasons')), range: rangeOf(ctx, node)! };
-  const windowNode = nodeOf(node, 'window');
-  if (windowNode) {
-    const window = windowOf(ctx, windowNode);
-    if (!window) return undefined;
-    stmt.window = window;
-  }
+  if (window.value) stmt.window = window.value;
   return stmt;
 }
 
@@ -126,7 +133,8 @@ function freeze(ctx: LowerContext, node: CstNode): FreezeStmt | undefined {
 
 function pods(ctx: LowerContext, node: CstNode): PodWindowStmt | undefined {
   const window = windowOf(ctx, nodeOf(node, 'window'));
-  if (!window) return undefined;
+  const selector = optionalPart(ctx, nodeOf(node, 'selector'), selectorOf);
+  if (!window || !selector) return undefined;
   const stmt: PodWindowStmt = {
     kind: 'PodWindow',
     namespaces: namesOf(ctx, nodeOf(node, 'nameList')),
@@ -134,12 +142,7 @@ function pods(ctx: LowerContext, node: CstNode): PodWindowStmt | undefined {
     window,
     range: rangeOf(ctx, node)!,
   };
-  const selectorNode = nodeOf(node, 'selector');
-  if (selectorNode) {
-    const selector = selectorOf(ctx, selectorNode);
-    if (!selector) return undefined;
-    stmt.selector = selector;
-  }
+  if (selector.value) stmt.selector = selector.value;
   return stmt;
 }
 
@@ -147,7 +150,8 @@ function maintenanceWindow(ctx: LowerContext, node: CstNode): MaintenanceWindowS
   const name: Name | undefined = nameOf(ctx, tokenOf(node, 'Identifier'));
   const reasons = reasonsOf(ctx, nodeOf(node, 'reasons'));
   const windows = nodesOf(node, 'window').map((w) => windowOf(ctx, w));
-  if (!name || reasons.length === 0 || windows.some((w) => w === undefined)) return undefined;
+  const selector = optionalPart(ctx, nodeOf(node, 'selector'), selectorOf);
+  if (!name || !selector || reasons.length === 0 || windows.some((w) => w === undefined)) return undefined;
   const stmt: MaintenanceWindowStmt = {
     kind: 'MaintenanceWindow',
     name,
@@ -155,11 +159,6 @@ function maintenanceWindow(ctx: LowerContext, node: CstNode): MaintenanceWindowS
     windows: windows as WindowExpr[],
     range: rangeOf(ctx, node)!,
   };
-  const selectorNode = nodeOf(node, 'selector');
-  if (selectorNode) {
-    const selector = selectorOf(ctx, selectorNode);
-    if (!selector) return undefined;
-    stmt.selector = selector;
-  }
+  if (selector.value) stmt.selector = selector.value;
   return stmt;
 }
