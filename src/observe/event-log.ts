@@ -37,9 +37,12 @@ export class EventLog implements EventRecorder {
   private readonly windows = new Map<string, number>(); // dedupe key → window end (epoch ms)
   private readonly listeners = new Set<EventListener>();
   private dropped = 0;
+  /** Sweep expired windows once this many are held; doubles with the live ones, so sweeps stay amortised O(1). */
+  private sweepAt: number;
 
   constructor(private readonly clock: Clock, options: EventLogOptions = {}) {
     this.capacity = Math.max(1, options.capacity ?? 1000);
+    this.sweepAt = 4 * this.capacity;
   }
 
   publish(event: Omit<RecordedEvent, 'at'>, dedupeMs: number = DEFAULT_DEDUPE_MS): void {
@@ -52,7 +55,7 @@ export class EventLog implements EventRecorder {
       return;
     }
     this.windows.set(key, at + dedupeMs);
-    if (this.windows.size > 4 * this.capacity) this.sweep(at);
+    if (this.windows.size > this.sweepAt) this.sweep(at);
     const recorded: RecordedEvent = { ...event, object: { ...event.object }, at };
     if (this.ring.length < this.capacity) this.ring.push(recorded);
     else {
@@ -90,5 +93,6 @@ export class EventLog implements EventRecorder {
 
   private sweep(now: number): void {
     for (const [k, until] of this.windows) if (now > until) this.windows.delete(k);
+    this.sweepAt = Math.max(4 * this.capacity, 2 * this.windows.size);
   }
 }
