@@ -8,7 +8,7 @@ import type { ClusterClient } from '../cluster/client.js';
 import { isInitialized, isReady, type ClusterIndex, type StateNode } from '../cluster/state.js';
 import type { NodePool, Pod } from '../cluster/types.js';
 import { hasDisruptedTaint } from '../reconciler/queue.js';
-import { runSimulation, type SimulationEnv } from '../reconciler/simulation.js';
+import { isPending, runSimulation, type SimulationEnv } from '../reconciler/simulation.js';
 import type { NodeClaimFactory } from './nodeclaim-factory.js';
 
 const NOMINATION_TTL_MS = 15 * 60_000;
@@ -36,6 +36,8 @@ export class Provisioner {
 
   async reconcile(index: ClusterIndex, env: SimulationEnv): Promise<ProvisionResult> {
     const out: ProvisionResult = { bound: 0, created: [], unschedulable: 0 };
+    // Nothing pending: nothing to bind or launch (pods of draining nodes come back as new pending pods).
+    if (!index.snapshot.pods.some(isPending)) return out;
     const { result, pending } = runSimulation(index, [], false, env);
     const nodeClaims = new Set(index.snapshot.nodeClaims.filter((nc) => !nc.metadata.deletionTimestamp).map((nc) => nc.metadata.name));
     for (const [key, n] of this.nominations) {

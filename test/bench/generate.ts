@@ -40,7 +40,15 @@ export function generateCluster(shape: ClusterShape): KubeObject[] {
     const pool = `pool-${p}`;
     objects.push(makeNodePool(pool, { consolidateAfter: '5m' }));
     for (let i = 0; i < perPool && p * perPool + i < shape.nodes; i++) {
-      const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, { drifted: i % 7 === 0 });
+      // Recent machines (nothing expires mid-bench), with names unique across any number of pools.
+      const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, { drifted: i % 7 === 0, createdAt: '2026-11-22T00:00:00Z' });
+      const name = `node-${p}-${i}`;
+      const providerID = `aws:///${node.metadata.labels?.['topology.kubernetes.io/zone']}/i-${p.toString(16)}x${i.toString(16)}`;
+      node.metadata.name = name;
+      node.metadata.labels = { ...node.metadata.labels, 'kubernetes.io/hostname': name };
+      node.spec.providerID = providerID;
+      nodeClaim.metadata.name = `${pool}-${i}`;
+      nodeClaim.status = { ...nodeClaim.status, providerID, nodeName: name };
       objects.push(nodeClaim, node);
       for (let k = 0; k < podsPerNode; k++) {
         const annotations: Record<string, string> = {};
