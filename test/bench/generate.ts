@@ -60,10 +60,10 @@ export function generateCluster(shape: ClusterShape): KubeObject[] {
       }
     }
   }
+  // PDBs that allow disruptions everywhere, and one that allows none (it holds a tenth of the nodes).
   for (let t = 0; t < 10; t++) {
-    for (let a = 0; a < 20; a += 4) {
-      objects.push(makePdb(`app-${a}`, { matchLabels: { app: `app-${a}` } }, { namespace: `team-${t}`, disruptionsAllowed: a % 8 === 0 ? 0 : 1 }));
-    }
+    for (let a = 0; a < 20; a += 4) objects.push(makePdb(`app-${a}`, { matchLabels: { app: `app-${a}` } }, { namespace: `team-${t}`, minAvailable: 1, disruptionsAllowed: 1 }));
   }
+  objects.push(makePdb('app-1', { matchLabels: { app: 'app-1' } }, { namespace: 'team-0', maxUnavailable: 0, disruptionsAllowed: 0 }));
   return objects;
 }
