@@ -190,6 +190,19 @@ const pdbKey = (pdb: PodDisruptionBudget): string => `${pdb.metadata.namespace ?
 
 /** The PDBs in the pod's namespace whose selector matches its labels (cached per label set). */
 export function matchingPdbs(index: ClusterIndex, pod: Pod): PodDisruptionBudget[] {
+  // An index is never mutated (a changed PDB or pod means a new index), so the answer per pod object is final.
+  const known = pdbsByPod.get(index)?.get(pod);
+  if (known) return known;
+  const found = matchingPdbsUncached(index, pod);
+  let perPod = pdbsByPod.get(index);
+  if (!perPod) pdbsByPod.set(index, (perPod = new WeakMap()));
+  perPod.set(pod, found);
+  return found;
+}
+
+const pdbsByPod = new WeakMap<ClusterIndex, WeakMap<Pod, PodDisruptionBudget[]>>();
+
+function matchingPdbsUncached(index: ClusterIndex, pod: Pod): PodDisruptionBudget[] {
   const ns = pod.metadata.namespace ?? 'default';
   const candidates = index.pdbsByNamespace.get(ns);
   if (!candidates) return [];
