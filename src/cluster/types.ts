@@ -67,6 +67,16 @@ export interface KarpenterBudget {
   duration?: string;
 }
 
+/** What a NodePool's template gives each NodeClaim (Karpenter's NodeClaimTemplateSpec). */
+export interface NodeClaimTemplateSpec {
+  requirements?: NodeSelectorRequirement[];
+  taints?: Taint[];
+  startupTaints?: Taint[];
+  expireAfter?: string;
+  terminationGracePeriod?: string;
+  nodeClassRef?: { group?: string; kind?: string; name?: string };
+}
+
 export interface NodePool extends KubeObject {
   kind: 'NodePool';
   spec: {
@@ -77,14 +87,7 @@ export interface NodePool extends KubeObject {
     };
     template?: {
       metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
-      spec?: {
-        requirements?: NodeSelectorRequirement[];
-        taints?: Taint[];
-        startupTaints?: Taint[];
-        expireAfter?: string;
-        terminationGracePeriod?: string;
-        nodeClassRef?: { group?: string; kind?: string; name?: string };
-      };
+      spec?: NodeClaimTemplateSpec;
     };
     limits?: Record<string, string>;
     weight?: number;
@@ -95,13 +98,7 @@ export interface NodePool extends KubeObject {
 
 export interface NodeClaim extends KubeObject {
   kind: 'NodeClaim';
-  spec: {
-    requirements?: NodeSelectorRequirement[];
-    taints?: Taint[];
-    startupTaints?: Taint[];
-    expireAfter?: string;
-    terminationGracePeriod?: string;
-    nodeClassRef?: { group?: string; kind?: string; name?: string };
+  spec: NodeClaimTemplateSpec & {
     resources?: { requests?: Record<string, string> };
   };
   status?: {
