@@ -26,6 +26,16 @@ import { singleNode } from './methods/single-node.js';
 import { hasDisruptedTaint, type OrchestrationQueue } from './queue.js';
 
 export const VALIDATION_DELAY_MS = 15_000;
+/** The consolidated state is forcibly refreshed at least this often (reference §2.13). */
+export const CONSOLIDATED_REFRESH_MS = 5 * 60_000;
+
+/** Every node's reasons and block codes, and every pool's allowances: what the methods decide from. */
+function verdictFingerprint(evaluation: EvalOutput): string {
+  let fp = '';
+  for (const [name, n] of Object.entries(evaluation.nodes)) fp += `${name}:${n.reasons.join(',')}:${n.blocked.map((b) => b.code).join(',')};`;
+  for (const [name, p] of Object.entries(evaluation.nodePools)) fp += `${name}=${JSON.stringify(p.allowed)};`;
+  return fp;
+}
 const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 
 /** Block codes of candidate construction (`NewCandidate`, reference §2.2) and kpol's windows: such a node never reaches a method's filters. */
@@ -98,13 +108,19 @@ export class DisruptionController {
       return { evaluation, started: valid };
     }
     const ctx = this.context(index, evaluation);
+    const now = this.d.clock.now();
+    const verdicts = verdictFingerprint(evaluation);
     for (const method of METHODS) {
       if (method === emptiness || method === multiNode) this.publishUnconsolidatable(method.reason, evaluation, index);
       const eligible = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).length;
       this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
       if (eligible === 0) continue;
+      if (this.stillConsolidated(method, index, verdicts, now)) continue;
       const [command] = method.compute(ctx);
-      if (!command) continue;
+      if (!command) {
+        this.markConsolidated(method, index, verdicts, evaluation, now);
+        continue;
+      }
       this.d.log?.('computed disruption command', { method: method.name, command: describeCommand(command) });
       if (method.validates) {
         this.pending = { command, method, validateAt: this.d.clock.now() + VALIDATION_DELAY_MS };
@@ -115,6 +131,27 @@ export class DisruptionController {
       return { evaluation, started: command };
     }
     return { evaluation };
+  }
+
+  /**
+   * §2.13: emptiness and consolidation remember the state in which they found nothing to do and
+   * skip until it changes — a new index (some object changed) or any node's verdict changed
+   * (kpol derives Consolidatable and the other holds from time, where Karpenter writes a
+   * condition that changes its state) — or 5 minutes pass. Not remembered when budgets held
+   * candidates back: the budgets may open without a change.
+   */
+  private readonly consolidated = new Map<Method, { index: ClusterIndex; verdicts: string; at: number }>();
+
+  private stillConsolidated(method: Method, index: ClusterIndex, verdicts: string, now: number): boolean {
+    const c = this.consolidated.get(method);
+    return c !== undefined && c.index === index && c.verdicts === verdicts && now - c.at < CONSOLIDATED_REFRESH_MS;
+  }
+
+  private markConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number): void {
+    if (!method.validates) return;
+    const budget = budgetMapping(evaluation, method.reason);
+    const constrained = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).some((c) => (budget.get(c.ref.nodePool) ?? 0) <= 0);
+    if (!constrained) this.consolidated.set(method, { index, verdicts, at: now });
   }
 
   /** §2.12: after the delay, the command must still hold; emptiness may shrink, consolidation may not. */

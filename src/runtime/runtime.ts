@@ -59,6 +59,8 @@ export class Runtime {
   policies: readonly PolicySpec[];
   /** Snapshot NodeClaims whose instance type or offering the simulated catalog does not know. */
   readonly notAdopted: string[];
+  /** Scheduling simulations the disruption methods ran (benchmarks, and tests of the §2.13 cache). */
+  disruptionSimulations = 0;
   private readonly agent: NodeAgent;
   private readonly interruption: InterruptionController;
   private readonly replicaSets: ReplicaSetController;
@@ -103,7 +105,10 @@ export class Runtime {
     this.disruption = new DisruptionController({
       clock: o.clock, view: this.view, evaluator: this.evaluator, policies: () => this.policies, instanceTypes: this.instanceTypes,
       events: this.events, metrics: this.metrics, queue: this.queue, state: this.state, log,
-      simulate: (index, candidates, consolidation) => simulateMove(index, candidates, consolidation, this.simulationEnv()),
+      simulate: (index, candidates, consolidation) => {
+        this.disruptionSimulations++;
+        return simulateMove(index, candidates, consolidation, this.simulationEnv());
+      },
     });
   }
 
