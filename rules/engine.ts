@@ -76,19 +76,23 @@ export class GraphEngine {
   runPool(facts: PoolFacts): Promise<FiredEvent[]> {
     let key = `${facts.budgetErrors}|${this.poolReadsNow ? facts.now : ''}`;
     for (const id of Object.keys(this.graph.windows)) key += `|${facts[`window:${id}`]}`;
-    let hit = this.poolMemo.get(key);
-    if (!hit) {
-      if (this.poolMemo.size > 10_000) this.poolMemo.clear();
-      this.runs++;
-      hit = this.pool.run({ ...facts }).then(({ results }) => this.record(eventsOf(results)));
-      this.poolMemo.set(key, hit);
-    }
-    return hit;
+    return this.memoised(this.pool, this.poolMemo, 10_000, key, facts);
   }
 
-  private record(events: FiredEvent[]): FiredEvent[] {
-    for (const e of events) this.fired.add(e.rule);
-    return events;
+  /** One engine run per distinct key; a bounded memo is simply cleared when full. */
+  private memoised(engine: Engine, memo: Map<string, Promise<FiredEvent[]>>, limit: number, key: string, facts: object): Promise<FiredEvent[]> {
+    let hit = memo.get(key);
+    if (!hit) {
+      if (memo.size > limit) memo.clear();
+      this.runs++;
+      hit = engine.run({ ...facts }).then(({ results }) => {
+        const events = eventsOf(results);
+        for (const e of events) this.fired.add(e.rule);
+        return events;
+      });
+      memo.set(key, hit);
+    }
+    return hit;
   }
 
   /** The memo key: only facts that can change a decision. */
@@ -101,15 +105,7 @@ export class GraphEngine {
   }
 
   runNode(facts: NodeFacts): Promise<FiredEvent[]> {
-    const key = this.nodeKey(facts);
-    let hit = this.memo.get(key);
-    if (!hit) {
-      if (this.memo.size > 50_000) this.memo.clear();
-      this.runs++;
-      hit = this.node.run({ ...facts }).then(({ results }) => this.record(eventsOf(results)));
-      this.memo.set(key, hit);
-    }
-    return hit;
+    return this.memoised(this.node, this.memo, 50_000, this.nodeKey(facts), facts);
   }
 
   async explainNode(facts: NodeFacts): Promise<RuleTrace[]> {
