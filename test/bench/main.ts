@@ -14,6 +14,7 @@ import { podDoNotDisrupt } from '../../src/cluster/state.js';
 import { toList } from '../support/cluster-builder.js';
 import { generateCluster, generatePolicy } from './generate.js';
 import { tickBench, weekBench } from './reconciler.js';
+import { consolidationPassBench } from './consolidation.js';
 
 const now = () => performance.now();
 function median(xs: number[]): number {
@@ -83,5 +84,6 @@ await evalAtScale();
 // Reconciler scales are set by env so a slow machine can still finish: KPOL_BENCH_TICK_NODES (default 1000), KPOL_BENCH_SIM_NODES/DAYS (default 200 / 1).
 const tickNodes = Number(process.env.KPOL_BENCH_TICK_NODES ?? 1000);
 for (const l of await tickBench(tickNodes, Math.max(1, Math.round(tickNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
+for (const l of await consolidationPassBench(tickNodes, Math.max(1, Math.round(tickNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
 for (const l of await weekBench(Number(process.env.KPOL_BENCH_SIM_NODES ?? 200), Number(process.env.KPOL_BENCH_SIM_DAYS ?? 1))) line(l.name, l.value, l.goal, l.ratio);
 line('peak RSS (whole bench)', `${fmt(process.memoryUsage().rss / 2 ** 20, 0)} MiB`, '≤ 1024 MiB', '');
