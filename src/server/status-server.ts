@@ -20,7 +20,12 @@ export interface StatusServerOptions {
   /** When set, `/`, `/api/status` and `/metrics` need `Authorization: Bearer <token>` or `?token=`. */
   token?: string;
   logger?: Logger;
+  /** Further routes (the editor), tried after the Host check; true when they answered. */
+  routes?: ExtraRoutes;
 }
+
+/** `origins` are this server's own origins, for routes that check a request's Origin. */
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, url: URL, origins: ReadonlySet<string>) => Promise<boolean>;
 
 export interface StatusServer {
   /** `http://127.0.0.1:<port>`, without a trailing slash. */
@@ -65,6 +70,7 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
     const url = new URL(req.url ?? '/', `http://${HOST}`);
     const head = req.method === 'HEAD';
     if (!allowedHosts().has((req.headers.host ?? '').toLowerCase())) return send(res, head, 421, TEXT, 'misdirected request\n');
+    if (o.routes && (await o.routes(req, res, url, new Set([`http://${HOST}:${port}`, `http://localhost:${port}`])))) return;
     if (!PROTECTED.has(url.pathname) && !PUBLIC.has(url.pathname)) return send(res, head, 404, TEXT, 'not found\n');
     if (req.method !== 'GET' && !head) return send(res, head, 405, TEXT, 'method not allowed\n', { Allow: 'GET, HEAD' });
     if (url.pathname === '/healthz') return send(res, head, 200, TEXT, 'ok');

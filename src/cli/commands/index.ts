@@ -9,11 +9,13 @@ import { exportCommand } from './export.js';
 import { fmtCommand } from './fmt.js';
 import { importCommand } from './import.js';
 import { runCommand } from './run.js';
+import { serveCommand } from './serve.js';
 import { simulateCommand } from './simulate.js';
 import { testCommand } from './test.js';
 
 export const COMMANDS: Record<string, Command> = {
   run: runCommand,
+  serve: serveCommand,
   check: checkCommand,
   fmt: fmtCommand,
   compile: compileCommand,

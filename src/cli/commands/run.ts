@@ -1,25 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-import { createLogger } from '../../observe/logger.js';
-import { Runtime } from '../../runtime/runtime.js';
-import { RuntimeStatus } from '../../runtime/status.js';
-import { startStatusServer } from '../../server/status-server.js';
-import { simulationObjects } from '../../simulate/cluster-objects.js';
-import type { ConfigMap } from '../../cluster/types.js';
-import { loadPolicies, policySourcesFromConfigMaps } from '../../policy/load.js';
-import { CliError, EXIT_FINDINGS, EXIT_OK, readText } from '../io.js';
-import { readPolicySources, reportDiagnostics } from '../inputs.js';
-import { ScaledClock } from '../scaled-clock.js';
+import { CliError } from '../io.js';
 import { parse, type Command } from './command.js';
-
-const DEMO_CLUSTER = new URL('../../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
-const DEMO_POLICY = new URL('../../../rules/examples/business-hours.kpol', import.meta.url).pathname;
+import { DEMO_CLUSTER, DEMO_POLICY, numbers, runEmbedded } from './serve.js';
 
 const usage = `usage: kpol run [--cluster FILE --policy FILE…] [--speed 60] [--port 8080] [--for SECONDS]
 
 Runs the controller. Without --kubeconfig it runs against the embedded simulated cluster,
 seeded from the shipped demo (rules/examples/demo/) unless --cluster is given, on a clock
 running --speed times real time. Serves a status page, /metrics and /healthz on 127.0.0.1 and
-logs each decision as one JSON line. --for stops after that many real seconds.`;
+logs each decision as one JSON line. --for stops after that many real seconds. The browser
+editor is served at /editor/ with an access token printed at start; policies it saves as
+ConfigMaps are reloaded by the controller (see kpol serve).`;
 
 export const runCommand: Command = {
   summary: 'run the controller (embedded simulated cluster by default)',
@@ -30,48 +21,8 @@ export const runCommand: Command = {
       port: { type: 'string', default: '8080' }, for: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' },
     }, usage);
     if (values.kubeconfig) throw new CliError('--kubeconfig: running against a real cluster is not available yet (issue 4); omit it for the embedded simulated cluster');
-    const speed = Number(values.speed);
-    const port = Number(values.port);
-    if (!(speed > 0)) throw new CliError(`--speed takes a positive number, not \`${values.speed}\``);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port takes a port number, not \`${values.port}\``);
-    const clusterFile = values.cluster ?? DEMO_CLUSTER;
-    const { objects, errors } = simulationObjects(readText(clusterFile), clusterFile);
-    if (errors.length) throw new CliError(errors.map((e) => `${e.location}: ${e.message}`).join('\n'));
-    const configMaps = objects.filter((o): o is ConfigMap => o.kind === 'ConfigMap');
+    const n = numbers(values);
     const policyFiles = values.policy ?? (values.cluster ? [] : [DEMO_POLICY]);
-    const loaded = loadPolicies([...readPolicySources(policyFiles), ...policySourcesFromConfigMaps(configMaps)]);
-    if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
-
-    const clock = new ScaledClock(speed);
-    const logger = createLogger({ clock, sink: (line) => io.out(line) });
-    const rt = new Runtime({ clock, objects, policies: loaded.policies, logger });
-    const status = new RuntimeStatus(rt, speed);
-    const server = await startStatusServer({ port, source: status, metrics: rt.metrics, logger });
-    io.err(`kpol: embedded simulated cluster (${clusterFile}), clock ×${speed}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
-    logger.info('started', { url: server.url, cluster: clusterFile, policies: loaded.policies.map((p) => p.name), speed });
-
-    let stopping = false;
-    const done = new Promise<void>((resolve) => {
-      const stop = () => { stopping = true; resolve(); };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      if (values.for) setTimeout(stop, Number(values.for) * 1000).unref();
-    });
-    const loop = (async () => {
-      while (!stopping) {
-        const r = await rt.tick();
-        status.record(r);
-        const c = r.disruption.started;
-        if (c) logger.info('disruption decision', { method: c.method, reason: c.reason, decision: c.replacements.length ? 'replace' : 'delete', nodes: c.candidates.map((x) => x.node), replacements: c.replacements.map((x) => x.instanceTypes[0]) });
-        for (const n of r.expired) logger.info('disruption decision', { method: 'Expiration', reason: 'Expired', decision: 'delete', nodeClaims: [n] });
-        for (const n of r.interrupted) logger.info('disruption decision', { method: 'Interruption', reason: 'Interrupted', decision: 'delete', nodeClaims: [n] });
-        await new Promise((res) => setTimeout(res, 1000));
-      }
-    })();
-    await done;
-    await loop;
-    await server.close();
-    logger.info('stopped', {});
-    return EXIT_OK;
+    return runEmbedded({ clusterFile: values.cluster ?? DEMO_CLUSTER, policyFiles, protectStatus: false, ...n }, io);
   },
 };

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// `kpol serve`: the browser editor on 127.0.0.1 in front of the controller on the embedded
+// simulated cluster. Policies live in ConfigMaps (the demo's is seeded into one), so what the
+// editor saves is what the controller reloads. `kpol run` shares the wiring below.
+import { randomBytes } from 'node:crypto';
+import type { ConfigMap, KubeObject } from '../../cluster/types.js';
+import { LABEL_POLICY_CONFIGMAP } from '../../cluster/types.js';
+import { createLogger, type Logger } from '../../observe/logger.js';
+import { loadPolicies, policySourcesFromConfigMaps, type PolicySource } from '../../policy/load.js';
+import { Runtime } from '../../runtime/runtime.js';
+import { RuntimeStatus } from '../../runtime/status.js';
+import { editorRoutes } from '../../server/editor-routes.js';
+import { ConfigMapPolicyReload } from '../../server/policy-reload.js';
+import { startStatusServer, type StatusServer } from '../../server/status-server.js';
+import { simulationObjects } from '../../simulate/cluster-objects.js';
+import { CliError, EXIT_FINDINGS, EXIT_OK, readText, type Output } from '../io.js';
+import { readPolicySources, reportDiagnostics } from '../inputs.js';
+import { ScaledClock } from '../scaled-clock.js';
+import { parse, type Command } from './command.js';
+
+export const DEMO_CLUSTER = new URL('../../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
+export const DEMO_POLICY = new URL('../../../rules/examples/business-hours.kpol', import.meta.url).pathname;
+/** Where `kpol serve` keeps the demo policy so the editor can load and save it. */
+export const DEMO_POLICY_CONFIGMAP = { namespace: 'kpol-system', name: 'business-hours', key: 'business-hours.kpol' };
+
+export interface EmbeddedOptions {
+  clusterFile: string;
+  policyFiles: string[];
+  /** Extra objects to seed (the demo policy's ConfigMap). */
+  extraObjects?: KubeObject[];
+  speed: number;
+  port: number;
+  startMs?: number;
+  /** Whether the status page and metrics need the token too (serve) or stay open (run). */
+  protectStatus: boolean;
+  forSeconds?: number;
+}
+
+export const newToken = () => randomBytes(24).toString('base64url');
+
+/** Seeds, runs the controller loop and serves status and editor until SIGINT/SIGTERM or --for. */
+export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<number> {
+  const { objects: fileObjects, errors } = simulationObjects(readText(o.clusterFile), o.clusterFile);
+  if (errors.length) throw new CliError(errors.map((e) => `${e.location}: ${e.message}`).join('\n'));
+  const objects = [...fileObjects, ...(o.extraObjects ?? [])];
+  const files = readPolicySources(o.policyFiles);
+  const configMaps = objects.filter((x): x is ConfigMap => x.kind === 'ConfigMap');
+  const initial: PolicySource[] = [...files, ...policySourcesFromConfigMaps(configMaps)];
+  const clock = new ScaledClock(o.speed, o.startMs);
+  const loaded = loadPolicies(initial, clock.now());
+  if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
+
+  const logger = createLogger({ clock, sink: (line) => io.out(line) });
+  const rt = new Runtime({ clock, objects, policies: loaded.policies, logger });
+  const status = new RuntimeStatus(rt, o.speed);
+  const reload = new ConfigMapPolicyReload({ client: rt.cluster, files, target: rt, now: () => clock.now(), logger }, initial);
+  const token = newToken();
+  const server = await startStatusServer({
+    port: o.port, source: status, metrics: rt.metrics, logger, ...(o.protectStatus && { token }),
+    routes: editorRoutes({ client: rt.cluster, token, sources: reload, now: () => clock.now() }),
+  });
+  announce(server, token, o, io);
+  logger.info('started', { url: server.url, cluster: o.clusterFile, policies: loaded.policies.map((p) => p.name), speed: o.speed });
+  await controllerLoop(rt, status, logger, o.forSeconds);
+  reload.stop();
+  await server.close();
+  logger.info('stopped', {});
+  return EXIT_OK;
+}
+
+function announce(server: StatusServer, token: string, o: EmbeddedOptions, io: Output): void {
+  io.err(`kpol: embedded simulated cluster (${o.clusterFile}), clock ×${o.speed}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
+  // The token travels in the fragment, which browsers never send to the server or in Referer.
+  io.err(`kpol: editor ${server.url}/editor/#token=${token}`);
+  io.err(`kpol: access token ${token}`);
+}
+
+async function controllerLoop(rt: Runtime, status: RuntimeStatus, logger: Logger, forSeconds: number | undefined): Promise<void> {
+  let stopping = false;
+  const done = new Promise<void>((resolve) => {
+    const stop = () => { stopping = true; resolve(); };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (forSeconds !== undefined) setTimeout(stop, forSeconds * 1000).unref();
+  });
+  const loop = (async () => {
+    while (!stopping) {
+      const r = await rt.tick();
+      status.record(r);
+      const c = r.disruption.started;
+      if (c) logger.info('disruption decision', { method: c.method, reason: c.reason, decision: c.replacements.length ? 'replace' : 'delete', nodes: c.candidates.map((x) => x.node), replacements: c.replacements.map((x) => x.instanceTypes[0]) });
+      for (const n of r.expired) logger.info('disruption decision', { method: 'Expiration', reason: 'Expired', decision: 'delete', nodeClaims: [n] });
+      for (const n of r.interrupted) logger.info('disruption decision', { method: 'Interruption', reason: 'Interrupted', decision: 'delete', nodeClaims: [n] });
+      await new Promise((res) => setTimeout(res, 1000));
+    }
+  })();
+  await done;
+  await loop;
+}
+
+/** Parses and checks the numeric options both commands share. */
+export function numbers(values: { speed?: string; port?: string; for?: string; start?: string }): { speed: number; port: number; forSeconds?: number; startMs?: number } {
+  const speed = Number(values.speed);
+  const port = Number(values.port);
+  if (!(speed > 0)) throw new CliError(`--speed takes a positive number, not \`${values.speed}\``);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port takes a port number, not \`${values.port}\``);
+  const forSeconds = values.for === undefined ? undefined : Number(values.for);
+  if (forSeconds !== undefined && !(forSeconds > 0)) throw new CliError(`--for takes a positive number of seconds, not \`${values.for}\``);
+  const startMs = values.start === undefined ? undefined : Date.parse(values.start);
+  if (startMs !== undefined && Number.isNaN(startMs)) throw new CliError(`--start takes an RFC 3339 time, not \`${values.start}\``);
+  return { speed, port, ...(forSeconds !== undefined && { forSeconds }), ...(startMs !== undefined && { startMs }) };
+}
+
+const usage = `usage: kpol serve [--cluster FILE] [--policy FILE…] [--port 8080] [--speed 1] [--start RFC3339] [--for SECONDS]
+
+Serves the browser editor on 127.0.0.1 (the URL and an access token are printed at start) in
+front of the controller on the embedded simulated cluster. Without --cluster it runs the demo
+(rules/examples/demo/) with its policy stored in ConfigMap ${DEMO_POLICY_CONFIGMAP.namespace}/${DEMO_POLICY_CONFIGMAP.name}, so
+the editor can load and save it. Policies saved from the editor are ConfigMaps that the
+controller reloads; one with errors is refused and the last good policies stay. --policy files
+are applied too but are read-only. The status page, /metrics and the API need the token.`;
+
+export const serveCommand: Command = {
+  summary: 'serve the browser editor in front of the controller (embedded simulated cluster)',
+  usage,
+  async run(argv, io) {
+    const { values } = parse(argv, {
+      cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, speed: { type: 'string', default: '1' },
+      port: { type: 'string', default: '8080' }, start: { type: 'string' }, for: { type: 'string' },
+    }, usage);
+    const n = numbers(values);
+    const demo = values.cluster === undefined && values.policy === undefined;
+    const extraObjects: KubeObject[] = demo ? [demoPolicyConfigMap()] : [];
+    return runEmbedded({ clusterFile: values.cluster ?? DEMO_CLUSTER, policyFiles: values.policy ?? [], extraObjects, protectStatus: true, ...n }, io);
+  },
+};
+
+function demoPolicyConfigMap(): ConfigMap {
+  const { namespace, name, key } = DEMO_POLICY_CONFIGMAP;
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { [LABEL_POLICY_CONFIGMAP]: 'true' } }, data: { [key]: readText(DEMO_POLICY) } };
+}

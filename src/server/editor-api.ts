@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// The editor's JSON API under /api/editor/. Every route needs the access token; every write
+// also needs a same-origin (or absent) Origin. The API never applies a policy itself: it
+// stores ConfigMaps, and whatever loads policies (PolicySources) picks them up — a policy with
+// errors is refused here and would be refused there too.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hasErrors } from '../../grammar/diagnostic.js';
+import type { ClusterClient, Kind } from '../cluster/client.js';
+import type { KubeObject } from '../cluster/types.js';
+import { loadPolicies, type PolicySource } from '../policy/load.js';
+import { hasToken, originAllowed, readJson, reply, RequestError } from './http-reply.js';
+import { badPolicyAddress, PolicyConfigMaps, type StoredPolicy } from './policy-configmaps.js';
+import type { PolicySources } from './policy-reload.js';
+import { simulateDay, type DaySimulation } from './simulate-day.js';
+
+export interface EditorApiOptions {
+  client: ClusterClient;
+  token: string;
+  sources: PolicySources;
+  now: () => number;
+}
+
+/** The kinds the browser needs for the preview, completion and the simulation. */
+const SNAPSHOT_KINDS: Kind[] = ['NodePool', 'NodeClaim', 'Node', 'Pod', 'PodDisruptionBudget', 'ConfigMap', 'ReplicaSet'];
+
+/** Where a ConfigMap policy key appears as a PolicySource (see policySourcesFromConfigMaps). */
+export const configMapFileName = (p: Pick<StoredPolicy, 'namespace' | 'name' | 'key'>) => `ConfigMap ${p.namespace}/${p.name} ${p.key}`;
+
+interface EditedPolicy {
+  namespace: string;
+  name: string;
+  key: string;
+  text: string;
+  resourceVersion?: string;
+}
+
+function editedPolicy(body: unknown): EditedPolicy {
+  const b = body as Partial<Record<keyof EditedPolicy, unknown>> | null;
+  if (!b || typeof b !== 'object' || typeof b.text !== 'string' || typeof b.namespace !== 'string' || typeof b.name !== 'string' || typeof b.key !== 'string') {
+    throw new RequestError(400, 'the body needs string fields `namespace`, `name`, `key` and `text`');
+  }
+  if (b.resourceVersion !== undefined && typeof b.resourceVersion !== 'string') throw new RequestError(400, '`resourceVersion` must be a string');
+  const e: EditedPolicy = { namespace: b.namespace, name: b.name, key: b.key, text: b.text, ...(b.resourceVersion !== undefined && { resourceVersion: b.resourceVersion as string }) };
+  const bad = badPolicyAddress(e);
+  if (bad) throw new RequestError(400, bad);
+  return e;
+}
+
+export class EditorApi {
+  private readonly store: PolicyConfigMaps;
+
+  constructor(private readonly o: EditorApiOptions) {
+    this.store = new PolicyConfigMaps(o.client);
+  }
+
+  /** The sources the controller would run with the edited text in place of its stored version. */
+  withEdit(e: EditedPolicy): PolicySource[] {
+    const fileName = configMapFileName(e);
+    const others = this.o.sources.applied().filter((s) => s.fileName !== fileName);
+    return [...others, { fileName, text: e.text }];
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL, origins: ReadonlySet<string>): Promise<void> {
+    try {
+      if (!hasToken(req, this.o.token)) return reply(res, 401, { error: 'unauthorised: this API needs the access token kpol printed at start' }, { 'WWW-Authenticate': 'Bearer realm="kpol"' });
+      const route = `${req.method} ${url.pathname}`;
+      if (req.method !== 'GET' && !originAllowed(req, origins)) return reply(res, 403, { error: `forbidden: requests from origin \`${req.headers.origin}\` may not write` });
+      switch (route) {
+        case 'GET /api/editor/cluster':
+          return reply(res, 200, await this.cluster());
+        case 'GET /api/editor/policies':
+          return reply(res, 200, await this.policies());
+        case 'PUT /api/editor/policies':
+          return await this.save(req, res);
+        case 'POST /api/editor/simulate':
+          return await this.simulate(req, res);
+        default:
+          return reply(res, 404, { error: `no route ${route}` });
+      }
+    } catch (e) {
+      if (e instanceof RequestError) return reply(res, e.status, { error: e.message });
+      throw e;
+    }
+  }
+
+  private async cluster(): Promise<{ now: number; objects: KubeObject[]; files: readonly PolicySource[] }> {
+    const lists = await Promise.all(SNAPSHOT_KINDS.map((k) => this.o.client.list(k)));
+    return { now: this.o.now(), objects: lists.flat(), files: this.o.sources.files };
+  }
+
+  private async policies(): Promise<{ policies: (StoredPolicy & { applied: boolean })[] }> {
+    const applied = new Map(this.o.sources.applied().map((s) => [s.fileName, s.text]));
+    const list = await this.store.list();
+    return { policies: list.map((p) => ({ ...p, applied: applied.get(configMapFileName(p)) === p.text })) };
+  }
+
+  private async save(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const e = editedPolicy(await readJson(req));
+    const loaded = loadPolicies(this.withEdit(e), this.o.now());
+    if (!loaded.ok) {
+      const diagnostics = loaded.files.flatMap((f) => f.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ file: f.fileName, ...d })));
+      return reply(res, 422, { error: 'the policy has errors, so it was not saved and is not applied; keep it as a draft until it checks', diagnostics });
+    }
+    const r = await this.store.save(e);
+    if (!r.ok) {
+      const who = r.current ? `it is now at version ${r.current.resourceVersion}` : 'it no longer exists';
+      return reply(res, 409, { error: `conflict: ConfigMap ${e.namespace}/${e.name} changed since you loaded it (${who}); compare and save again`, current: r.current ?? null });
+    }
+    return reply(res, 200, { saved: r.saved });
+  }
+
+  private async simulate(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const e = editedPolicy(await readJson(req));
+    const loaded = loadPolicies(this.withEdit(e), this.o.now());
+    if (!loaded.ok) return reply(res, 422, { error: 'the policy has errors; fix them to simulate' });
+    const { objects } = await this.cluster();
+    const result: DaySimulation = await simulateDay(objects, loaded.policies, this.o.now());
+    return reply(res, 200, result);
+  }
+}

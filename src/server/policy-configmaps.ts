@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Policies stored as ConfigMaps (label `kpol.dev/policy`, one `*.kpol` key each), read and
+// written through the ClusterClient with optimistic concurrency: a save names the
+// resourceVersion it was based on and fails with a conflict when the ConfigMap moved on.
+import { isApiError, type ClusterClient } from '../cluster/client.js';
+import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../cluster/types.js';
+
+export interface StoredPolicy {
+  namespace: string;
+  name: string;
+  key: string; // the data key, ending in .kpol
+  text: string;
+  resourceVersion: string;
+}
+
+export interface SaveRequest {
+  namespace: string;
+  name: string;
+  key: string;
+  text: string;
+  /** The version the edit started from; absent to create a new ConfigMap. */
+  resourceVersion?: string;
+}
+
+export type SaveResult =
+  | { ok: true; saved: StoredPolicy }
+  | { ok: false; conflict: true; current: StoredPolicy | undefined };
+
+const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+const KEY = /^[-._a-zA-Z0-9]+\.kpol$/;
+
+/** Why a ConfigMap name, namespace or key is unusable, or undefined. */
+export function badPolicyAddress(r: Pick<SaveRequest, 'namespace' | 'name' | 'key'>): string | undefined {
+  if (!NAME.test(r.namespace)) return `namespace \`${r.namespace}\` is not a valid Kubernetes name`;
+  if (!NAME.test(r.name)) return `ConfigMap name \`${r.name}\` is not a valid Kubernetes name`;
+  if (!KEY.test(r.key)) return `key \`${r.key}\` must be a ConfigMap key ending in .kpol`;
+  return undefined;
+}
+
+const stored = (cm: ConfigMap, key: string): StoredPolicy => ({
+  namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key, text: cm.data?.[key] ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
+});
+
+export class PolicyConfigMaps {
+  constructor(private readonly client: ClusterClient) {}
+
+  /** Every `*.kpol` key of every labelled ConfigMap, ordered by namespace, name, key. */
+  async list(): Promise<StoredPolicy[]> {
+    const cms = await this.client.list<ConfigMap>('ConfigMap');
+    return cms
+      .filter((cm) => cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] !== undefined)
+      .flatMap((cm) => Object.keys(cm.data ?? {}).filter((k) => k.endsWith('.kpol')).map((k) => stored(cm, k)))
+      .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.key.localeCompare(b.key));
+  }
+
+  async get(namespace: string, name: string, key: string): Promise<StoredPolicy | undefined> {
+    const cm = await this.client.get<ConfigMap>({ kind: 'ConfigMap', namespace, name });
+    return cm && cm.data?.[key] !== undefined ? stored(cm, key) : undefined;
+  }
+
+  async save(r: SaveRequest): Promise<SaveResult> {
+    const cm = await this.client.get<ConfigMap>({ kind: 'ConfigMap', namespace: r.namespace, name: r.name });
+    const current = cm && cm.data?.[r.key] !== undefined ? stored(cm, r.key) : undefined;
+    if (!cm) {
+      if (r.resourceVersion !== undefined) return { ok: false, conflict: true, current: undefined };
+      const created = await this.client.create<ConfigMap>({
+        apiVersion: 'v1', kind: 'ConfigMap',
+        metadata: { name: r.name, namespace: r.namespace, labels: { [LABEL_POLICY_CONFIGMAP]: 'true' } },
+        data: { [r.key]: r.text },
+      });
+      return { ok: true, saved: stored(created, r.key) };
+    }
+    if (r.resourceVersion === undefined ? current !== undefined : cm.metadata.resourceVersion !== r.resourceVersion) {
+      return { ok: false, conflict: true, current };
+    }
+    try {
+      const updated = await this.client.update<ConfigMap>({
+        ...cm,
+        metadata: { ...cm.metadata, labels: { ...cm.metadata.labels, [LABEL_POLICY_CONFIGMAP]: cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] ?? 'true' } },
+        data: { ...cm.data, [r.key]: r.text },
+      });
+      return { ok: true, saved: stored(updated, r.key) };
+    } catch (e) {
+      // Someone wrote between our read and our update: the API server's own precondition.
+      if (isApiError(e, 409)) return { ok: false, conflict: true, current: await this.get(r.namespace, r.name, r.key) };
+      throw e;
+    }
+  }
+}
