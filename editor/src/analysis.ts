@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the web worker computes, as plain functions (also run in Node by the tests and the
+// benchmark): diagnostics from the same parse + check the CLI uses, and the preview — the
+// evaluator's answer now plus a week's calendar — for the text being edited.
+import { hasErrors, type Diagnostic } from '../../grammar/diagnostic.js';
+import type { PolicySpec, Reason } from '../../rules/model.js';
+import { loadSnapshot } from '../../src/cluster/snapshot.js';
+import { indexCluster, type ClusterIndex } from '../../src/cluster/state.js';
+import { Evaluator } from '../../src/eval/evaluate-cluster.js';
+import type { NodeResult, PoolResult } from '../../src/eval/output.js';
+import { loadPolicies } from '../../src/policy/load.js';
+import { calendarFromSamples } from '../../src/simulate/report-calendar-data.js';
+import type { CalendarRow, Sample } from '../../src/simulate/timeline.js';
+import type { ClusterData, EditedDoc } from './protocol.js';
+
+export interface Preview {
+  at: number;
+  /** The edited policies' names, and the NodePools they govern. */
+  policies: string[];
+  nodePools: Record<string, PoolResult>;
+  nodes: Record<string, NodeResult>;
+  /** One row per governed NodePool and reason, 7 × 24 local hours from Monday. */
+  calendar: CalendarRow[];
+  /** Set when the edited text has errors: the preview is of the last text that checked. */
+  stale?: string;
+}
+
+export interface Connected {
+  data: ClusterData;
+  index: ClusterIndex;
+}
+
+export function connect(data: ClusterData): Connected {
+  const { snapshot, errors } = loadSnapshot(JSON.stringify(data.objects), 'cluster');
+  if (!snapshot) throw new Error(errors.map((e) => `${e.location}: ${e.message}`).join('; '));
+  return { data, index: indexCluster(snapshot) };
+}
+
+function load(doc: EditedDoc, cluster: Connected | undefined) {
+  const files = cluster?.data.files ?? [];
+  const sources = [...files, ...doc.others.filter((s) => s.fileName !== doc.fileName), { fileName: doc.fileName, text: doc.text }];
+  return loadPolicies(sources, cluster?.data.now);
+}
+
+/** The edited text's diagnostics, checked together with the policies it will run beside. */
+export function diagnosticsFor(doc: EditedDoc, cluster: Connected | undefined): Diagnostic[] {
+  return load(doc, cluster).files.at(-1)!.diagnostics;
+}
+
+const SLICE_MS = 15 * 60_000;
+const WEEK_MS = 7 * 24 * 3600_000;
+
+/** The zone a policy's calendar is drawn in: its first window zone other than UTC, else UTC. */
+export function policyZone(p: PolicySpec): string {
+  const zones = [...p.budgets.map((b) => b.window?.timeZone), ...p.maintenanceWindows.flatMap((w) => w.windows.map((x) => x.timeZone)), ...p.podWindows.map((w) => w.window.timeZone)];
+  return zones.find((z) => z !== undefined && z !== 'UTC') ?? 'UTC';
+}
+
+/**
+ * Evaluates the edited policies against the cluster now, and at every 15 minutes of the next
+ * week for the calendar (pool allowances only depend on the instant, so the cluster's current
+ * nodes stand in for the future ones). Undefined when the text has errors.
+ */
+export async function previewFor(doc: EditedDoc, cluster: Connected, evaluator = new Evaluator()): Promise<Preview | undefined> {
+  const loaded = load(doc, cluster);
+  if (!loaded.ok || hasErrors(loaded.files.at(-1)!.diagnostics)) return undefined;
+  const edited = loaded.policies.filter((p) => p.file === doc.fileName);
+  const names = new Set(edited.map((p) => p.name));
+  const now = cluster.data.now;
+  const out = await evaluator.evaluate(cluster.index, loaded.policies, now);
+  const governed = Object.entries(out.nodePools).filter(([, p]) => names.has(p.policy)).map(([n]) => n);
+  const zones: Record<string, string> = {};
+  for (const pool of governed) zones[pool] = policyZone(edited.find((p) => p.name === out.nodePools[pool].policy)!);
+  const samples: Sample[] = [];
+  const start = Math.floor(now / SLICE_MS) * SLICE_MS;
+  for (let t = start; t < start + WEEK_MS; t += SLICE_MS) {
+    const at = await evaluator.evaluate(cluster.index, loaded.policies, t);
+    const allowed: Sample['allowed'] = {};
+    for (const pool of governed) allowed[pool] = at.nodePools[pool].allowed as Partial<Record<Reason, number | null>>;
+    samples.push({ at: t, nodes: 0, nodesByPool: {}, costPerHour: 0, pendingPods: 0, allowed });
+  }
+  return { at: now, policies: [...names], nodePools: out.nodePools, nodes: out.nodes, calendar: calendarFromSamples(samples, zones, SLICE_MS) };
+}

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// The names completion offers from the connected cluster: NodePool names, and label keys with
+// their values from Nodes, NodePool templates and Pods, each sorted.
+import type { KubeObject, NodePool } from '../../src/cluster/types.js';
+
+export interface ClusterWords {
+  nodePools: string[];
+  labels: Map<string, string[]>; // key → values
+  namespaces: string[];
+}
+
+export function clusterWords(objects: readonly KubeObject[]): ClusterWords {
+  const labels = new Map<string, Set<string>>();
+  const add = (l: Record<string, string> | undefined) => {
+    for (const [k, v] of Object.entries(l ?? {})) {
+      let s = labels.get(k);
+      if (!s) labels.set(k, (s = new Set()));
+      s.add(v);
+    }
+  };
+  const nodePools: string[] = [];
+  const namespaces = new Set<string>();
+  for (const o of objects) {
+    if (o.kind === 'NodePool') {
+      nodePools.push(o.metadata.name);
+      add((o as NodePool).spec.template?.metadata?.labels);
+    } else if (o.kind === 'Node' || o.kind === 'Pod') add(o.metadata.labels);
+    if (o.kind === 'Pod' && o.metadata.namespace) namespaces.add(o.metadata.namespace);
+  }
+  return {
+    nodePools: nodePools.sort(),
+    labels: new Map([...labels].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, [...v].sort()])),
+    namespaces: [...namespaces].sort(),
+  };
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kpol editor page: Monaco with the kpol language, live diagnostics from the worker, the
+// preview beside it, and load/save of ConfigMap policies with drafts and conflict handling.
+import type { Diagnostic } from '../../grammar/diagnostic.js';
+import { hasErrors } from '../../grammar/diagnostic.js';
+import { KPOL_LANGUAGE_ID } from '../../grammar/monarch.js';
+import type { PolicySource } from '../../src/policy/load.js';
+import type { Preview } from './analysis.js';
+import { EditorApi, takeToken, type PolicyAddress, type StoredPolicy } from './api.js';
+import { renderCalendar } from './calendar-view.js';
+import { clusterWords, type ClusterWords } from './cluster-words.js';
+import { h, replaceChildren } from './dom.js';
+import { addressKey, dropDraft, lastAddress, loadDraft, storeDraft } from './drafts.js';
+import { registerKpol } from './language.js';
+import { setDiagnostics } from './markers.js';
+import { monaco } from './monaco.js';
+import { renderNow } from './preview-view.js';
+import type { EditedDoc } from './protocol.js';
+import { renderSimulation } from './simulate-view.js';
+import { showConflict } from './conflict-view.js';
+import { KpolWorkers } from './worker-client.js';
+import './style.css';
+
+const $ = (id: string) => document.getElementById(id)!;
+const status = (text: string, kind: 'info' | 'ok' | 'warn' | 'error' = 'info') => {
+  const el = $('status');
+  el.textContent = text;
+  el.className = kind;
+};
+
+const api = new EditorApi(takeToken());
+let words: ClusterWords = { nodePools: [], labels: new Map(), namespaces: [] };
+let stored: StoredPolicy[] = [];
+let current: { address: PolicyAddress; baseVersion?: string; baseText: string } | undefined;
+let diagnostics: Diagnostic[] = [];
+let lastPreview: Preview | undefined;
+
+const workers = new KpolWorkers({
+  diagnostics(d) {
+    diagnostics = d;
+    setDiagnostics(model, d);
+    renderProblems(d);
+    if (hasErrors(d) && lastPreview) markStale();
+  },
+  preview(p) {
+    lastPreview = p;
+    renderNow($('now'), p);
+    renderCalendar($('calendar'), p.calendar);
+  },
+  failed: (message) => status(`the checker failed: ${message}`, 'error'),
+});
+registerKpol({ words: () => words, format: (text) => workers.format(text) });
+
+const model = monaco.editor.createModel('', KPOL_LANGUAGE_ID, monaco.Uri.parse('inmemory://kpol/policy.kpol'));
+const editor = monaco.editor.create($('editor'), {
+  model, automaticLayout: true, minimap: { enabled: false }, fontSize: 13, scrollBeyondLastLine: false,
+  quickSuggestions: { other: true, strings: true, comments: false }, renderValidationDecorations: 'on', fixedOverflowWidgets: true,
+});
+
+function doc(): EditedDoc {
+  const a = current?.address;
+  const fileName = a ? `ConfigMap ${a.namespace}/${a.name} ${a.key}` : 'policy.kpol';
+  const others: PolicySource[] = stored.filter((p) => p.applied !== false).map((p) => ({ fileName: `ConfigMap ${p.namespace}/${p.name} ${p.key}`, text: p.text }));
+  return { fileName, text: model.getValue(), others };
+}
+
+function markStale(): void {
+  const el = $('now').querySelector('p.sub');
+  if (el) el.textContent = 'The text has errors: this preview is of the last text that checked.';
+}
+
+function renderProblems(d: Diagnostic[]): void {
+  const items = d.map((x) => h('li', { class: x.severity, 'data-code': x.code },
+    h('span', { class: 'loc' }, `${x.range.start.line + 1}:${x.range.start.character + 1}`), ' ', h('code', {}, x.code), ' ', x.message, x.help ? h('span', { class: 'help' }, ` — ${x.help}`) : null));
+  replaceChildren($('problems'), items.length ? h('ul', {}, ...items) : h('p', { class: 'ok' }, 'No problems.'));
+}
+
+let suppressDraft = false;
+model.onDidChangeContent(() => {
+  workers.check(doc());
+  workers.preview(doc());
+  if (suppressDraft || !current) return;
+  storeDraft(current.address, { text: model.getValue(), ...(current.baseVersion !== undefined && { baseVersion: current.baseVersion }), savedAt: Date.now() });
+  status(model.getValue() === current.baseText ? 'No unsaved changes.' : 'Unsaved changes (kept in this browser).');
+});
+
+function open(address: PolicyAddress, base: StoredPolicy | undefined, template = ''): void {
+  const draft = loadDraft(address);
+  current = { address, ...(base && { baseVersion: base.resourceVersion }), baseText: base?.text ?? template };
+  suppressDraft = true;
+  if (draft && draft.text !== current.baseText) {
+    model.setValue(draft.text);
+    if (draft.baseVersion !== undefined) current.baseVersion = draft.baseVersion;
+    status(`Restored unsaved edits from this browser${base && draft.baseVersion !== base.resourceVersion ? ' (the ConfigMap has changed since; saving will show the conflict)' : ''}.`, 'warn');
+  } else {
+    model.setValue(current.baseText);
+    status(base ? `Loaded ConfigMap ${address.namespace}/${address.name} (version ${base.resourceVersion})${base.applied === false ? ' — not applied: the controller refused it' : ''}.` : 'New policy: not saved yet.');
+  }
+  suppressDraft = false;
+  ($('policy') as HTMLSelectElement).value = addressKey(address);
+}
+
+async function refreshCluster(): Promise<void> {
+  const cluster = await api.cluster();
+  words = clusterWords(cluster.objects);
+  workers.setCluster(cluster);
+  workers.preview(doc(), 0);
+}
+
+function fillPolicyList(): void {
+  const select = $('policy') as HTMLSelectElement;
+  replaceChildren(select, ...stored.map((p) => h('option', { value: addressKey(p) }, `${p.namespace}/${p.name} · ${p.key}`)), h('option', { value: 'new' }, 'New policy…'));
+  if (current) select.value = addressKey(current.address);
+}
+
+async function save(): Promise<void> {
+  if (!current) return;
+  if (hasErrors(diagnostics)) {
+    status('The policy has errors: kept as a draft in this browser, not saved and not applied.', 'warn');
+    return;
+  }
+  const text = model.getValue();
+  const answer = await api.save(current.address, text, current.baseVersion);
+  switch (answer.status) {
+    case 'saved':
+      current.baseVersion = answer.saved.resourceVersion;
+      current.baseText = text;
+      dropDraft(current.address);
+      stored = await api.policies();
+      fillPolicyList();
+      status(`Saved ConfigMap ${answer.saved.namespace}/${answer.saved.name} (version ${answer.saved.resourceVersion}); the controller reloads it.`, 'ok');
+      return;
+    case 'conflict':
+      status(answer.message, 'error');
+      return showConflict($('conflict'), answer.message, answer.current?.text ?? '', text, {
+        keepMine: () => {
+          if (current) current.baseVersion = answer.current?.resourceVersion;
+          void save();
+        },
+        takeTheirs: () => {
+          if (!current) return;
+          current.baseVersion = answer.current?.resourceVersion;
+          current.baseText = answer.current?.text ?? '';
+          model.setValue(current.baseText);
+          dropDraft(current.address);
+          status('Took the version in the cluster.', 'ok');
+        },
+      });
+    case 'invalid':
+    case 'error':
+      status(answer.message, 'error');
+      return;
+  }
+}
+
+async function simulate(): Promise<void> {
+  if (!current) return;
+  const out = $('simulation');
+  replaceChildren(out, h('p', { class: 'sub' }, 'Simulating the next 24 h…'));
+  try {
+    renderSimulation(out, await api.simulate(current.address, model.getValue()));
+  } catch (e) {
+    replaceChildren(out, h('p', { class: 'error' }, (e as Error).message));
+  }
+}
+
+function tabs(): void {
+  for (const b of Array.from(document.querySelectorAll<HTMLButtonElement>('nav.tabs button'))) {
+    b.onclick = () => {
+      for (const x of Array.from(document.querySelectorAll('nav.tabs button'))) x.classList.toggle('active', x === b);
+      for (const p of Array.from(document.querySelectorAll<HTMLElement>('.panel'))) p.hidden = p.id !== b.dataset.panel;
+    };
+  }
+}
+
+async function start(): Promise<void> {
+  tabs();
+  $('save').onclick = () => void save();
+  $('format').onclick = () => void editor.getAction('editor.action.formatDocument')?.run();
+  $('simulate').onclick = () => void simulate();
+  ($('policy') as HTMLSelectElement).onchange = (ev) => {
+    const v = (ev.target as HTMLSelectElement).value;
+    if (v === 'new') {
+      const name = prompt('ConfigMap name for the new policy (namespace kpol-system):', 'my-policy');
+      if (!name) return fillPolicyList();
+      open({ namespace: 'kpol-system', name, key: `${name}.kpol` }, undefined, `policy ${name} for nodepool ${words.nodePools[0] ?? 'default'} {\n  budget 10%\n}\n`);
+      return;
+    }
+    const p = stored.find((x) => addressKey(x) === v);
+    if (p) open(p, p);
+  };
+  try {
+    [stored] = await Promise.all([api.policies(), refreshCluster()]);
+  } catch (e) {
+    status(`${(e as Error).message} — open the URL kpol printed (it carries the access token)`, 'error');
+    return;
+  }
+  fillPolicyList();
+  const last = lastAddress();
+  const first = stored.find((p) => addressKey(p) === last) ?? stored[0];
+  if (first) open(first, first);
+  else open({ namespace: 'kpol-system', name: 'my-policy', key: 'my-policy.kpol' }, undefined, `policy my-policy for nodepool ${words.nodePools[0] ?? 'default'} {\n  budget 10%\n}\n`);
+  setInterval(() => void refreshCluster().catch(() => status('Lost the connection to kpol.', 'error')), 10_000);
+  document.body.dataset.ready = 'true';
+}
+
+// Tests and the benchmark drive the page through the same objects a user's keystrokes reach.
+Object.assign(globalThis, { kpolEditor: { monaco, editor, model, workers, diagnostics: () => diagnostics } });
+void start();

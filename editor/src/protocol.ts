@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// Messages between the page and the kpol web worker. Each request carries a sequence number;
+// the page drops answers older than the newest it has applied.
+import type { Diagnostic } from '../../grammar/diagnostic.js';
+import type { KubeObject } from '../../src/cluster/types.js';
+import type { PolicySource } from '../../src/policy/load.js';
+import type { Preview } from './analysis.js';
+
+/** The connected cluster as /api/editor/cluster returns it. */
+export interface ClusterData {
+  now: number; // the controller's clock, epoch ms
+  objects: KubeObject[];
+  files: PolicySource[]; // read-only policy files the controller also applies
+}
+
+/** The edited document: its text and the PolicySource name it replaces. */
+export interface EditedDoc {
+  fileName: string;
+  text: string;
+  /** Other editable sources the controller applies now (the ConfigMaps not being edited). */
+  others: PolicySource[];
+}
+
+export type ToWorker =
+  | { kind: 'cluster'; cluster: ClusterData }
+  | { kind: 'check'; seq: number; doc: EditedDoc }
+  | { kind: 'preview'; seq: number; doc: EditedDoc }
+  | { kind: 'format'; seq: number; text: string }
+  | { kind: 'ping'; seq: number };
+
+export type FromWorker =
+  | { kind: 'diagnostics'; seq: number; diagnostics: Diagnostic[] }
+  | { kind: 'preview'; seq: number; preview: Preview }
+  | { kind: 'format'; seq: number; text: string | undefined }
+  | { kind: 'pong'; seq: number }
+  | { kind: 'failed'; seq: number; message: string };
