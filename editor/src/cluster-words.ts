@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The names completion offers from the connected cluster: NodePool names, and label keys with
-// their values from Nodes, NodePool templates and Pods, each sorted.
+// their values from Nodes and Pods, and from what will carry labels: NodePool templates (labels
+// and `In` requirements) and ReplicaSet pod templates. Each sorted.
 import type { KubeObject, NodePool } from '../../src/cluster/types.js';
 
 export interface ClusterWords {
@@ -23,7 +24,11 @@ export function clusterWords(objects: readonly KubeObject[]): ClusterWords {
   for (const o of objects) {
     if (o.kind === 'NodePool') {
       nodePools.push(o.metadata.name);
-      add((o as NodePool).spec.template?.metadata?.labels);
+      const t = (o as NodePool).spec.template;
+      add(t?.metadata?.labels);
+      for (const r of t?.spec?.requirements ?? []) if (r.operator === 'In') for (const v of r.values ?? []) add({ [r.key]: v });
+    } else if (o.kind === 'ReplicaSet') {
+      add((o as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } }).spec?.template?.metadata?.labels);
     } else if (o.kind === 'Node' || o.kind === 'Pod') add(o.metadata.labels);
     if (o.kind === 'Pod' && o.metadata.namespace) namespaces.add(o.metadata.namespace);
   }

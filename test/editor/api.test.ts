@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+// The editor API in-process, on the real status server and the embedded cluster: the token
+// and Origin checks on every write, saving to the ConfigMap with resourceVersion conflicts, a
+// policy with errors refused (and never applied), and the controller reloading a saved policy.
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../../src/cluster/types.js';
+import { loadPolicies, policySourcesFromConfigMaps } from '../../src/policy/load.js';
+import { Runtime } from '../../src/runtime/runtime.js';
+import { RuntimeStatus } from '../../src/runtime/status.js';
+import { editorRoutes } from '../../src/server/editor-routes.js';
+import { ConfigMapPolicyReload } from '../../src/server/policy-reload.js';
+import { startStatusServer, type StatusServer } from '../../src/server/status-server.js';
+import { simulationObjects } from '../../src/simulate/cluster-objects.js';
+
+const DEMO = new URL('../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
+const POLICY = readFileSync(new URL('../../rules/examples/business-hours.kpol', import.meta.url), 'utf8');
+const TOKEN = 'test-token-123';
+const AT = { namespace: 'kpol-system', name: 'business-hours', key: 'business-hours.kpol' };
+
+let server: StatusServer;
+let rt: Runtime;
+let reload: ConfigMapPolicyReload;
+
+function call(method: string, path: string, opts: { body?: unknown; token?: string | null; origin?: string } = {}): Promise<{ status: number; json: any }> {
+  const u = new URL(path, server.url);
+  const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+  const token = opts.token === undefined ? TOKEN : opts.token;
+  return new Promise((resolve, reject) => {
+    const req = request(u, {
+      method,
+      headers: {
+        ...(token !== null && { Authorization: `Bearer ${token}` }),
+        ...(body !== undefined && { 'Content-Type': 'application/json' }),
+        ...(opts.origin !== undefined && { Origin: opts.origin }),
+      },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+beforeAll(async () => {
+  const clock = new FakeClock(Date.parse('2026-11-23T12:00:00Z'));
+  const cm: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AT.name, namespace: AT.namespace, labels: { [LABEL_POLICY_CONFIGMAP]: 'true' } }, data: { [AT.key]: POLICY } };
+  const objects = [...simulationObjects(readFileSync(DEMO, 'utf8'), DEMO).objects, cm];
+  const initial = policySourcesFromConfigMaps([cm]);
+  rt = new Runtime({ clock, objects, policies: loadPolicies(initial).policies });
+  reload = new ConfigMapPolicyReload({ client: rt.cluster, files: [], target: rt, now: () => clock.now() }, initial);
+  server = await startStatusServer({ port: 0, source: new RuntimeStatus(rt, 1), metrics: rt.metrics, routes: editorRoutes({ client: rt.cluster, token: TOKEN, sources: reload, now: () => clock.now() }) });
+});
+afterAll(async () => {
+  reload.stop();
+  await server.close();
+});
+
+describe('editor API', () => {
+  it('refuses every route without the token, and a write with the wrong token', async () => {
+    expect((await call('GET', '/api/editor/policies', { token: null })).status).toBe(401);
+    expect((await call('GET', '/api/editor/cluster', { token: null })).status).toBe(401);
+    const put = await call('PUT', '/api/editor/policies', { token: null, body: { ...AT, text: POLICY } });
+    expect(put.status).toBe(401);
+    expect((await call('PUT', '/api/editor/policies', { token: 'wrong', body: { ...AT, text: POLICY } })).status).toBe(401);
+  });
+
+  it('refuses a write from another origin even with the token, and accepts its own', async () => {
+    const { json } = await call('GET', '/api/editor/policies');
+    const rv = json.policies[0].resourceVersion;
+    const evil = await call('PUT', '/api/editor/policies', { origin: 'http://evil.example', body: { ...AT, text: POLICY, resourceVersion: rv } });
+    expect(evil.status).toBe(403);
+    expect(evil.json.error).toMatch(/origin `http:\/\/evil.example`/);
+    const own = await call('PUT', '/api/editor/policies', { origin: server.url, body: { ...AT, text: POLICY, resourceVersion: rv } });
+    expect(own.status).toBe(200);
+  });
+
+  it('lists the policy ConfigMaps with their version and whether they are applied', async () => {
+    const { status, json } = await call('GET', '/api/editor/policies');
+    expect(status).toBe(200);
+    expect(json.policies).toEqual([expect.objectContaining({ ...AT, text: POLICY, applied: true, resourceVersion: expect.any(String) })]);
+  });
+
+  it('saves with the loaded resourceVersion, then refuses the stale version with a conflict carrying the current text', async () => {
+    const rv = (await call('GET', '/api/editor/policies')).json.policies[0].resourceVersion;
+    const edited = POLICY.replace('policy business-hours', 'policy renamed-hours');
+    const saved = await call('PUT', '/api/editor/policies', { body: { ...AT, text: edited, resourceVersion: rv } });
+    expect(saved.status).toBe(200);
+    expect(saved.json.saved.resourceVersion).not.toBe(rv);
+    const cm = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+    expect(cm!.data![AT.key]).toBe(edited);
+
+    const stale = await call('PUT', '/api/editor/policies', { body: { ...AT, text: POLICY, resourceVersion: rv } });
+    expect(stale.status).toBe(409);
+    expect(stale.json.error).toMatch(/^conflict: ConfigMap kpol-system\/business-hours changed since you loaded it/);
+    expect(stale.json.current).toEqual(expect.objectContaining({ text: edited, resourceVersion: saved.json.saved.resourceVersion }));
+  });
+
+  it('the controller picks up a saved policy', async () => {
+    await reload.settled();
+    expect(rt.policies.map((p) => p.name)).toEqual(['renamed-hours']);
+    expect((await call('GET', '/api/editor/policies')).json.policies[0].applied).toBe(true);
+  });
+
+  it('refuses a policy with errors (422, with located diagnostics) and leaves the ConfigMap and the controller alone', async () => {
+    const before = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+    const r = await call('PUT', '/api/editor/policies', { body: { ...AT, text: 'policy x for nodepool default {\n  budget 1 for Drifed\n}\n', resourceVersion: before!.metadata.resourceVersion } });
+    expect(r.status).toBe(422);
+    expect(r.json.diagnostics[0]).toEqual(expect.objectContaining({ code: expect.stringMatching(/^KPOL/), range: expect.objectContaining({ start: expect.objectContaining({ line: 1 }) }) }));
+    const after = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+    expect(after!.metadata.resourceVersion).toBe(before!.metadata.resourceVersion);
+    expect(rt.policies.map((p) => p.name)).toEqual(['renamed-hours']);
+  });
+
+  it('keeps the last good policies when a ConfigMap written behind its back has errors', async () => {
+    const cm = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+    await rt.cluster.update({ ...cm!, data: { [AT.key]: 'policy broken for nodepool default { budget }' } });
+    await reload.settled();
+    expect(rt.policies.map((p) => p.name)).toEqual(['renamed-hours']);
+    expect((await call('GET', '/api/editor/policies')).json.policies[0].applied).toBe(false);
+  });
+
+  it('rejects bad addresses and bodies with a clear message', async () => {
+    expect((await call('PUT', '/api/editor/policies', { body: { ...AT, key: 'x.yaml', text: POLICY } })).json.error).toMatch(/key `x.yaml` must be a ConfigMap key ending in .kpol/);
+    expect((await call('PUT', '/api/editor/policies', { body: { text: 1 } })).status).toBe(400);
+  });
+});
