@@ -34,13 +34,18 @@ let stored: StoredPolicy[] = [];
 let current: { address: PolicyAddress; baseVersion?: string; baseText: string } | undefined;
 let diagnostics: Diagnostic[] = [];
 let lastPreview: Preview | undefined;
+let checkedText = '';
+const sentText = new Map<number, string>();
 
 const workers = new KpolWorkers({
-  diagnostics(d) {
+  diagnostics(d, seq) {
     diagnostics = d;
+    checkedText = sentText.get(seq) ?? checkedText;
+    for (const k of sentText.keys()) if (k <= seq) sentText.delete(k);
     setDiagnostics(model, d);
     renderProblems(d);
     if (hasErrors(d) && lastPreview) markStale();
+    dispatchEvent(new CustomEvent('kpol-markers', { detail: seq }));
   },
   preview(p) {
     lastPreview = p;
@@ -77,7 +82,8 @@ function renderProblems(d: Diagnostic[]): void {
 
 let suppressDraft = false;
 model.onDidChangeContent(() => {
-  workers.check(doc());
+  const d = doc();
+  sentText.set(workers.check(d), d.text);
   workers.preview(doc());
   if (suppressDraft || !current) return;
   storeDraft(current.address, { text: model.getValue(), ...(current.baseVersion !== undefined && { baseVersion: current.baseVersion }), savedAt: Date.now() });
@@ -205,5 +211,5 @@ async function start(): Promise<void> {
 }
 
 // Tests and the benchmark drive the page through the same objects a user's keystrokes reach.
-Object.assign(globalThis, { kpolEditor: { monaco, editor, model, workers, diagnostics: () => diagnostics } });
+Object.assign(globalThis, { kpolEditor: { monaco, editor, model, workers, diagnostics: () => diagnostics, checkedText: () => checkedText } });
 void start();

@@ -6,6 +6,8 @@ import 'monaco-editor/features/codeEditor/register';
 import 'monaco-editor/features/codicon/register';
 import 'monaco-editor/features/hover/register';
 import 'monaco-editor/features/suggest/register';
+// The suggest widget itself is not part of the suggest feature entry in 0.57.
+import 'monaco-editor/editor/contrib/suggest/browser/suggestController';
 import 'monaco-editor/features/codeAction/register';
 import 'monaco-editor/features/format/register';
 import 'monaco-editor/features/diffEditor/register';
