@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A real `kpol serve` child process on 127.0.0.1 with a free port; the URL and the token are
+// A real `kpol serve` (or `kpol run`) child process on 127.0.0.1 with a free port; the URL and the token are
 // read from what it prints at start, as a user would read them. Stopped by its PID.
 import { spawn, type ChildProcess } from 'node:child_process';
 
@@ -13,8 +13,8 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-export async function startServe(args: string[] = []): Promise<Served> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(args: string[] = [], command: 'serve' | 'run' = 'serve'): Promise<Served> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, command, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
