@@ -8,7 +8,9 @@ import { loadSnapshot } from '../../src/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex } from '../../src/cluster/state.js';
 import { Evaluator } from '../../src/eval/evaluate-cluster.js';
 import type { NodeResult, PoolResult } from '../../src/eval/output.js';
-import { loadPolicies } from '../../src/policy/load.js';
+import { checkAll } from '../../rules/check.js';
+import type { LoadedPolicies, PolicySource } from '../../src/policy/load.js';
+import { ChunkedParser } from './chunked-parse.js';
 import { calendarFromSamples } from '../../src/simulate/report-calendar-data.js';
 import type { CalendarRow, Sample } from '../../src/simulate/timeline.js';
 import type { ClusterData, EditedDoc } from './protocol.js';
@@ -36,15 +38,30 @@ export function connect(data: ClusterData): Connected {
   return { data, index: indexCluster(snapshot) };
 }
 
-function load(doc: EditedDoc, cluster: Connected | undefined) {
+/** One piecewise parser per source name, so a keystroke re-parses one declaration, not the file. */
+export class Parsers {
+  private readonly byName = new Map<string, ChunkedParser>();
+
+  parser(fileName: string): ChunkedParser {
+    let p = this.byName.get(fileName);
+    if (!p) this.byName.set(fileName, (p = new ChunkedParser()));
+    return p;
+  }
+}
+
+/** What src/policy/load.ts's loadPolicies does, with the cached parse: the edited text comes last. */
+function load(doc: EditedDoc, cluster: Connected | undefined, parsers: Parsers): LoadedPolicies {
   const files = cluster?.data.files ?? [];
-  const sources = [...files, ...doc.others.filter((s) => s.fileName !== doc.fileName), { fileName: doc.fileName, text: doc.text }];
-  return loadPolicies(sources, cluster?.data.now);
+  const sources: PolicySource[] = [...files, ...doc.others.filter((s) => s.fileName !== doc.fileName), { fileName: doc.fileName, text: doc.text }];
+  const parsed = sources.map((s) => ({ source: s, result: parsers.parser(s.fileName).parse(s.text) }));
+  const checked = checkAll(parsed.map((p) => ({ fileName: p.source.fileName, file: p.result.value })), { nowMs: cluster?.data.now });
+  const out = parsed.map((p, i) => ({ ...p.source, diagnostics: [...p.result.diagnostics, ...checked.files[i].diagnostics] }));
+  return { ok: !out.some((f) => hasErrors(f.diagnostics)), policies: checked.value, files: out };
 }
 
 /** The edited text's diagnostics, checked together with the policies it will run beside. */
-export function diagnosticsFor(doc: EditedDoc, cluster: Connected | undefined): Diagnostic[] {
-  return load(doc, cluster).files.at(-1)!.diagnostics;
+export function diagnosticsFor(doc: EditedDoc, cluster: Connected | undefined, parsers = new Parsers()): Diagnostic[] {
+  return load(doc, cluster, parsers).files.at(-1)!.diagnostics;
 }
 
 const SLICE_MS = 15 * 60_000;
@@ -61,8 +78,8 @@ export function policyZone(p: PolicySpec): string {
  * week for the calendar (pool allowances only depend on the instant, so the cluster's current
  * nodes stand in for the future ones). Undefined when the text has errors.
  */
-export async function previewFor(doc: EditedDoc, cluster: Connected, evaluator = new Evaluator()): Promise<Preview | undefined> {
-  const loaded = load(doc, cluster);
+export async function previewFor(doc: EditedDoc, cluster: Connected, evaluator = new Evaluator(), parsers = new Parsers()): Promise<Preview | undefined> {
+  const loaded = load(doc, cluster, parsers);
   if (!loaded.ok || hasErrors(loaded.files.at(-1)!.diagnostics)) return undefined;
   const edited = loaded.policies.filter((p) => p.file === doc.fileName);
   const names = new Set(edited.map((p) => p.name));

@@ -4,11 +4,12 @@
 // a newer one is already queued, so typing never waits behind a stale preview.
 import { formatSource } from '../../grammar/format.js';
 import { Evaluator } from '../../src/eval/evaluate-cluster.js';
-import { connect, diagnosticsFor, previewFor, type Connected } from './analysis.js';
+import { connect, diagnosticsFor, Parsers, previewFor, type Connected } from './analysis.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 let cluster: Connected | undefined;
 const evaluator = new Evaluator();
+const parsers = new Parsers();
 let newestPreview = 0;
 
 const post = (m: FromWorker) => (self as unknown as Worker).postMessage(m);
@@ -21,13 +22,13 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
         cluster = connect(m.cluster);
         return;
       case 'check':
-        return post({ kind: 'diagnostics', seq: m.seq, diagnostics: diagnosticsFor(m.doc, cluster) });
+        return post({ kind: 'diagnostics', seq: m.seq, diagnostics: diagnosticsFor(m.doc, cluster, parsers) });
       case 'preview': {
         newestPreview = m.seq;
         // Yield once so that checks queued behind this preview run first.
         await new Promise((r) => setTimeout(r, 0));
         if (m.seq !== newestPreview || !cluster) return;
-        const preview = await previewFor(m.doc, cluster, evaluator);
+        const preview = await previewFor(m.doc, cluster, evaluator, parsers);
         if (preview && m.seq === newestPreview) post({ kind: 'preview', seq: m.seq, preview });
         return;
       }

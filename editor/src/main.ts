@@ -86,11 +86,25 @@ model.onDidChangeContent(() => {
   sentText.set(workers.check(d), d.text);
   workers.preview(doc());
   if (suppressDraft || !current) return;
-  storeDraft(current.address, { text: model.getValue(), ...(current.baseVersion !== undefined && { baseVersion: current.baseVersion }), savedAt: Date.now() });
-  status(model.getValue() === current.baseText ? 'No unsaved changes.' : 'Unsaved changes (kept in this browser).');
+  // localStorage writes are synchronous: keep them off the keystroke path, but never lose one.
+  clearTimeout(draftTimer);
+  draftTimer = setTimeout(keepDraft, DRAFT_DELAY_MS);
 });
 
+const DRAFT_DELAY_MS = 300;
+let draftTimer: ReturnType<typeof setTimeout> | undefined;
+function keepDraft(): void {
+  clearTimeout(draftTimer);
+  draftTimer = undefined;
+  if (!current) return;
+  storeDraft(current.address, { text: model.getValue(), ...(current.baseVersion !== undefined && { baseVersion: current.baseVersion }), savedAt: Date.now() });
+  status(model.getValue() === current.baseText ? 'No unsaved changes.' : 'Unsaved changes (kept in this browser).');
+}
+addEventListener('pagehide', () => draftTimer !== undefined && keepDraft());
+document.addEventListener('visibilitychange', () => draftTimer !== undefined && keepDraft());
+
 function open(address: PolicyAddress, base: StoredPolicy | undefined, template = ''): void {
+  if (draftTimer !== undefined) keepDraft();
   const draft = loadDraft(address);
   current = { address, ...(base && { baseVersion: base.resourceVersion }), baseText: base?.text ?? template };
   suppressDraft = true;
@@ -129,6 +143,10 @@ async function save(): Promise<void> {
   const answer = await api.save(current.address, text, current.baseVersion);
   switch (answer.status) {
     case 'saved':
+      if (model.getValue() === text) {
+        clearTimeout(draftTimer);
+        draftTimer = undefined;
+      }
       current.baseVersion = answer.saved.resourceVersion;
       current.baseText = text;
       dropDraft(current.address);

@@ -86,4 +86,5 @@ const tickNodes = Number(process.env.KPOL_BENCH_TICK_NODES ?? 1000);
 for (const l of await tickBench(tickNodes, Math.max(1, Math.round(tickNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
 for (const l of await consolidationPassBench(tickNodes, Math.max(1, Math.round(tickNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
 for (const l of await weekBench(Number(process.env.KPOL_BENCH_SIM_NODES ?? 200), Number(process.env.KPOL_BENCH_SIM_DAYS ?? 1))) line(l.name, l.value, l.goal, l.ratio);
+for (const l of await (await import('./editor.js')).editorBench()) line(l.name, l.value, l.goal, l.ratio);
 line('peak RSS (whole bench)', `${fmt(process.memoryUsage().rss / 2 ** 20, 0)} MiB`, '≤ 1024 MiB', '');

@@ -24,6 +24,6 @@ export function editorBuildStale(): boolean {
 
 export async function ensureEditorBuilt(): Promise<boolean> {
   if (!editorBuildStale()) return false;
-  await build({ configFile: join(ROOT, 'editor/vite.config.ts'), logLevel: 'warn' });
+  await build({ configFile: join(ROOT, 'editor/vite.config.ts'), logLevel: 'error' });
   return true;
 }
