@@ -42,6 +42,6 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       }
     }
   } catch (e) {
-    post({ kind: 'failed', seq: 'seq' in m ? m.seq : 0, message: (e as Error).message });
+    post({ kind: 'failed', seq: 'seq' in m ? m.seq : 0, message: (e as Error).message, during: m.kind });
   }
 };

@@ -200,6 +200,7 @@ function tabs(): void {
 async function start(): Promise<void> {
   tabs();
   $('save').onclick = () => void save();
+  editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => void save());
   $('format').onclick = () => void editor.getAction('editor.action.formatDocument')?.run();
   $('simulate').onclick = () => void simulate();
   ($('policy') as HTMLSelectElement).onchange = (ev) => {

@@ -33,4 +33,4 @@ export type FromWorker =
   | { kind: 'preview'; seq: number; preview: Preview }
   | { kind: 'format'; seq: number; text: string | undefined }
   | { kind: 'pong'; seq: number }
-  | { kind: 'failed'; seq: number; message: string };
+  | { kind: 'failed'; seq: number; message: string; during: ToWorker['kind'] };

@@ -80,17 +80,13 @@ export class KpolWorkers {
       return waiter(m);
     }
     switch (m.kind) {
-      case 'diagnostics':
       case 'failed':
-        if (m.kind === 'diagnostics') this.cb.diagnostics(m.diagnostics, m.seq);
-        else this.cb.failed(m.message);
-        this.inFlight = false;
-        if (this.queued) {
-          const q = this.queued;
-          this.queued = undefined;
-          this.sendCheck(q.seq, q.doc);
-        }
-        return;
+        this.cb.failed(`${m.during}: ${m.message}`);
+        if (m.during !== 'check') return;
+        return this.checkDone();
+      case 'diagnostics':
+        this.cb.diagnostics(m.diagnostics, m.seq);
+        return this.checkDone();
       case 'preview':
         return this.cb.preview(m.preview);
       case 'format':
@@ -101,5 +97,13 @@ export class KpolWorkers {
         throw new Error(`unknown message ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  private checkDone(): void {
+    this.inFlight = false;
+    if (!this.queued) return;
+    const q = this.queued;
+    this.queued = undefined;
+    this.sendCheck(q.seq, q.doc);
   }
 }

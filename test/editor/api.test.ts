@@ -129,3 +129,16 @@ describe('editor API', () => {
     expect((await call('PUT', '/api/editor/policies', { body: { text: 1 } })).status).toBe(400);
   });
 });
+
+describe('editor API: simulate 24 h', () => {
+  it('runs the edited text through the real runtime for a day, and refuses text with errors', async () => {
+    const ok = await call('POST', '/api/editor/simulate', { body: { ...AT, text: POLICY } });
+    expect(ok.status).toBe(200);
+    expect(ok.json.to - ok.json.from).toBe(24 * 3600_000);
+    expect(ok.json.samples.length).toBe(48);
+    expect(ok.json.summary.endCostPerHour).toBeGreaterThan(0); // the demo's pods got nodes
+    const bad = await call('POST', '/api/editor/simulate', { body: { ...AT, text: 'policy x for nodepool default { budget }' } });
+    expect(bad.status).toBe(422);
+    expect((await call('POST', '/api/editor/simulate', { token: null, body: { ...AT, text: POLICY } })).status).toBe(401);
+  });
+});

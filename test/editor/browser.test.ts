@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYWORD_DOCS } from '../../editor/src/keyword-docs.js';
+import { formatSource } from '../../grammar/format.js';
 import { launchBrowser, type Browser } from './browser.js';
 import { errors, placeCursor, pointAt, screenshot, setText, suggestions } from './page.js';
 import { startServe, type Served } from './serve-process.js';
@@ -202,5 +203,27 @@ describe('the kpol editor in Chromium', () => {
     expect(await page.evaluate(() => (globalThis as any).kpolEditor.model.getValue())).toBe(broken);
     expect(await page.textContent('#status')).toContain('Restored unsaved edits');
     await screenshot(page, '08-draft-restored');
+  });
+});
+
+describe('the kpol editor in Chromium: format and simulate', () => {
+  it('format document rewrites the text as `kpol fmt` does', async () => {
+    await openEditor();
+    const messy = 'policy   fmt for nodepool default {budget 1\n      budget 0 for Drifted during "@daily" for 1h in "UTC"   }\n';
+    await setText(page, messy);
+    await page.click('#format');
+    const expected = formatSource(messy).value!;
+    expect(expected).not.toBe(messy);
+    await page.waitForFunction((t) => (globalThis as any).kpolEditor.model.getValue() === t, expected);
+  });
+
+  it('simulate 24 h shows what the controller would do with the edited text', async () => {
+    await setText(page, POLICY.replace('policy business-hours', 'policy simulated'));
+    await page.click('nav.tabs button[data-panel="sim"]');
+    await page.click('#simulate');
+    await page.waitForSelector('#simulation p.sub:has-text("for 24 h")', { timeout: 60000 });
+    expect(await page.textContent('#simulation p.sub')).toMatch(/^From .* UTC for 24 h: disruptions .*; cost \$\d+\.\d\d\/h → \$\d+\.\d\d\/h$/);
+    expect(await page.locator('#simulation .bars span').count()).toBe(48);
+    await screenshot(page, '09-simulate');
   });
 });
