@@ -61,6 +61,11 @@ export interface DisruptionDeps {
   queue: OrchestrationQueue;
   state: InFlight;
   simulate: (index: ClusterIndex, candidates: readonly Candidate[], consolidation: boolean) => MoveSimulation;
+  /**
+   * The simulations of one pass over an index at an instant, prepared once and shared by every
+   * move the methods try (src/reconciler/simulation-pass.ts); without it each move calls `simulate`.
+   */
+  pass?: (index: ClusterIndex, now: number) => MethodContext['simulate'];
   log?: (msg: string, fields: Record<string, unknown>) => void;
 }
 
@@ -83,9 +88,10 @@ export class DisruptionController {
   }
 
   private context(index: ClusterIndex, evaluation: EvalOutput): MethodContext {
+    const now = this.d.clock.now();
     return {
-      now: this.d.clock.now(), index, evaluation, instanceTypes: this.d.instanceTypes, events: this.d.events,
-      simulate: (c, consolidation) => this.d.simulate(index, c, consolidation),
+      now, index, evaluation, instanceTypes: this.d.instanceTypes, events: this.d.events,
+      simulate: this.d.pass ? this.d.pass(index, now) : (c, consolidation) => this.d.simulate(index, c, consolidation),
       policyFor: (pool) => resolvePolicies(index.snapshot.nodePools.filter((np) => np.metadata.name === pool), this.d.policies()).byPool.get(pool)?.policy,
       newId: () => `cmd-${++this.ids}`,
     };

@@ -29,6 +29,7 @@ import { reconcileNodePoolHashes } from '../reconciler/nodepool-hash.js';
 import { PodEventsController } from '../reconciler/pod-events.js';
 import { OrchestrationQueue } from '../reconciler/queue.js';
 import { simulateMove, type SimulationEnv } from '../reconciler/simulation.js';
+import { SimulationPass } from '../reconciler/simulation-pass.js';
 import { toCandidate } from '../reconciler/candidates.js';
 import { TerminationController } from '../termination/controller.js';
 
@@ -108,6 +109,13 @@ export class Runtime {
       simulate: (index, candidates, consolidation) => {
         this.disruptionSimulations++;
         return simulateMove(index, candidates, consolidation, this.simulationEnv());
+      },
+      pass: (index, now) => {
+        const pass = new SimulationPass(index, { ...this.simulationEnv(), now });
+        return (candidates, consolidation) => {
+          this.disruptionSimulations++;
+          return pass.simulate(candidates, consolidation);
+        };
       },
     });
   }

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// The scheduling simulations of one disruption pass, built once (reference §2.8): the existing
+// capacity (every node not deleting or marked), the pending pods, the pods of deleting nodes
+// and the prepared pools are the same for every candidate, so each candidate's move only
+// leaves its nodes out and adds its currently reschedulable pods. Same decisions as
+// simulateMove (simulation.ts), which rebuilds everything per move.
+import type { ClusterIndex, StateNode } from '../cluster/state.js';
+import type { Pod } from '../cluster/types.js';
+import { isCurrentlyReschedulable, simNodeFromState } from '../scheduling/from-state.js';
+import { PreparedScheduling } from '../scheduling/prepared.js';
+import type { SchedulingResult } from '../scheduling/simulate.js';
+import type { Candidate } from './candidates.js';
+import type { MoveSimulation } from './methods/method.js';
+import {
+  daemonSetPods, deletingOrMarked, destinationBlocked, isPending, poolTemplate, toMoveSimulation, type SimulationEnv,
+} from './simulation.js';
+
+/** One kind of simulation (consolidation or not) over one cluster index at one instant. */
+class PassBase {
+  readonly prepared: PreparedScheduling;
+  readonly pending: Pod[];
+  readonly pendingSet: ReadonlySet<Pod>;
+  /** Currently reschedulable pods of deleting or marked nodes, per node, in index order. */
+  private readonly deleting: { name: string; pods: Pod[] }[] = [];
+  /** Pending pods and the pods in `deleting`: exempt from the destination rule. */
+  private readonly exempt = new Set<Pod>();
+  private readonly reschedulable = new Map<StateNode, Pod[]>();
+
+  constructor(private readonly index: ClusterIndex, consolidation: boolean, private readonly env: SimulationEnv) {
+    const nodes = index.stateNodes
+      .filter((sn) => !deletingOrMarked(sn, env))
+      .map((sn) => simNodeFromState(sn, consolidation ? { consolidateAfterBlocked: destinationBlocked(sn, env) } : {}));
+    this.pending = index.snapshot.pods.filter(isPending);
+    this.pendingSet = new Set(this.pending);
+    for (const p of this.pending) this.exempt.add(p);
+    for (const sn of index.stateNodes) {
+      if (!deletingOrMarked(sn, env)) continue;
+      const pods = this.reschedulableOn(sn);
+      this.deleting.push({ name: sn.name, pods });
+      for (const p of pods) this.exempt.add(p);
+    }
+    this.prepared = new PreparedScheduling({
+      nodes, nodePools: index.snapshot.nodePools.map(poolTemplate), instanceTypes: env.instanceTypes,
+      consolidation, daemonSetPods: daemonSetPods(index.snapshot.pods),
+    });
+  }
+
+  private reschedulableOn(sn: StateNode): Pod[] {
+    let pods = this.reschedulable.get(sn);
+    if (!pods) {
+      pods = sn.pods.filter((p) => isCurrentlyReschedulable(this.index, p, this.env.now));
+      this.reschedulable.set(sn, pods);
+    }
+    return pods;
+  }
+
+  /** runSimulation's input for these moving nodes, in its order: pending, moving, then deleting nodes' pods. */
+  run(moving: readonly StateNode[]): SchedulingResult {
+    const without = new Set(moving.map((sn) => sn.name));
+    const pods = [...this.pending];
+    const movingPods = new Set<Pod>();
+    for (const sn of moving) for (const p of this.reschedulableOn(sn)) { pods.push(p); movingPods.add(p); }
+    for (const d of this.deleting) if (!without.has(d.name)) pods.push(...d.pods);
+    // A moving node that is itself deleting gives up its exemption, as in runSimulation.
+    return this.prepared.run({ pods, without, isExempt: (p) => this.exempt.has(p) && !movingPods.has(p) });
+  }
+}
+
+/** The simulations of one pass; each kind is prepared on its first use. */
+export class SimulationPass {
+  private readonly bases = new Map<boolean, PassBase>();
+
+  constructor(private readonly index: ClusterIndex, private readonly env: SimulationEnv) {}
+
+  private base(consolidation: boolean): PassBase {
+    let b = this.bases.get(consolidation);
+    if (!b) {
+      b = new PassBase(this.index, consolidation, this.env);
+      this.bases.set(consolidation, b);
+    }
+    return b;
+  }
+
+  /** runSimulation's result for these moving nodes. */
+  schedule(moving: readonly StateNode[], consolidation: boolean): SchedulingResult {
+    return this.base(consolidation).run(moving);
+  }
+
+  simulate(candidates: readonly Candidate[], consolidation: boolean): MoveSimulation {
+    const b = this.base(consolidation);
+    return toMoveSimulation(b.run(candidates.map((c) => c.sn)), b.pendingSet);
+  }
+}
