@@ -94,8 +94,18 @@ export class DisruptionController {
       simulate: this.d.pass ? this.d.pass(index, now) : (c, consolidation) => this.d.simulate(index, c, consolidation),
       policyFor: (pool) => resolvePolicies(index.snapshot.nodePools.filter((np) => np.metadata.name === pool), this.d.policies()).byPool.get(pool)?.policy,
       newId: () => `cmd-${++this.ids}`,
+      clock: this.d.clock,
+      unreachedPools: this.d.state.unreachedPools,
+      timedOut: (type, message) => {
+        this.d.metrics.inc('karpenter_voluntary_disruption_consolidation_timeouts_total', { consolidation_type: type });
+        this.d.log?.(message, { consolidationType: type });
+        if (type === 'single') this.singleTimedOut = true;
+      },
     };
   }
+
+  /** Set when single-node consolidation gave up at its deadline in this reconcile: it is not "consolidated" then. */
+  private singleTimedOut = false;
 
   async reconcile(): Promise<ReconcileResult> {
     const { index, evaluation } = await this.evaluate();
@@ -122,9 +132,10 @@ export class DisruptionController {
       this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
       if (eligible === 0) continue;
       if (this.stillConsolidated(method, index, verdicts, now)) continue;
+      this.singleTimedOut = false;
       const [command] = method.compute(ctx);
       if (!command) {
-        this.markConsolidated(method, index, verdicts, evaluation, now);
+        if (!this.singleTimedOut) this.markConsolidated(method, index, verdicts, evaluation, now);
         continue;
       }
       this.d.log?.('computed disruption command', { method: method.name, command: describeCommand(command) });

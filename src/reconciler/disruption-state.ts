@@ -9,6 +9,8 @@ export class InFlight implements DisruptionState {
   readonly commands = new Map<string, Command>();
   readonly marked = new Set<string>();
   readonly nominated = new Set<string>();
+  /** NodePools single-node consolidation did not reach before its last timeout (reference §2.11). */
+  readonly unreachedPools = new Set<string>();
 
   get queued(): ReadonlySet<string> {
     const ids = new Set<string>();
