@@ -83,7 +83,9 @@ export class DisruptionController {
 
   private async evaluate(): Promise<{ index: ClusterIndex; evaluation: EvalOutput }> {
     const index = await this.d.view.current();
-    const evaluation = await this.d.evaluator.evaluate(index, this.d.policies(), this.d.clock.now(), this.d.state);
+    const now = this.d.clock.now();
+    this.d.state.expireNominations(now);
+    const evaluation = await this.d.evaluator.evaluate(index, this.d.policies(), now, this.d.state);
     return { index, evaluation };
   }
 
@@ -196,7 +198,8 @@ export class DisruptionController {
       cmd.replacements[0].instanceTypes = cmd.replacements[0].instanceTypes.filter((t) => again.replacement.instanceTypes.includes(t));
       if (cmd.replacements[0].instanceTypes.length === 0) return reject('scheduling');
     }
-    return { ...cmd, createdAt: ctx.now };
+    // The re-simulation decides where the pods go: those nodes are nominated when the command starts.
+    return { ...cmd, createdAt: ctx.now, nominates: again.destinations ?? [] };
   }
 
   /** §2.1 step 3: a disrupted taint on a node no command holds is left over from a failed or crashed command. */

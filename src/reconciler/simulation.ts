@@ -91,7 +91,10 @@ export function toMoveSimulation(result: SchedulingResult, pending: ReadonlySet<
     instanceTypes: c.instanceTypes.map((t) => t.name),
     price: c.instanceTypes.length ? cheapestOffering(c.instanceTypes[0])?.price ?? 0 : 0,
   }));
-  return ok ? { ok, replacements } : { ok, replacements, error: firstError ? `${firstError[0].metadata.namespace}/${firstError[0].metadata.name}: ${firstError[1]}` : 'not all pods would schedule' };
+  const destinations = new Set<string>();
+  for (const at of result.placements.values()) if ('node' in at) destinations.add(at.node);
+  const common = { replacements, ...(destinations.size > 0 && { destinations: [...destinations].sort() }) };
+  return ok ? { ok, ...common } : { ok, ...common, error: firstError ? `${firstError[0].metadata.namespace}/${firstError[0].metadata.name}: ${firstError[1]}` : 'not all pods would schedule' };
 }
 
 /**

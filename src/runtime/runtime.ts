@@ -167,7 +167,8 @@ export class Runtime {
     this.lastPools = new Map(index.snapshot.nodePools.map((np) => [np.metadata.name, np]));
     const interrupted = (await this.interruption.reconcile()).deleted;
     await this.prelaunchForInterruptions(index);
-    await this.provisioner.reconcile(index, this.simulationEnv());
+    const provisioned = await this.provisioner.reconcile(index, this.simulationEnv());
+    this.state.nominate(provisioned.nominated, this.clock.now());
     this.view.invalidate();
     index = await this.view.current();
     const expired = await this.expiration.reconcile(index, this.policies);

@@ -18,6 +18,8 @@ export interface MoveSimulation {
   error?: string;
   /** New NodeClaims the pods need, each with its compatible instance types, cheapest first. */
   replacements: Replacement[];
+  /** Existing nodes the simulation placed pods on (nominated when a command from it starts), by name. */
+  destinations?: string[];
 }
 
 export interface MethodContext {
@@ -57,9 +59,10 @@ export interface Method {
   compute(ctx: MethodContext): Command[];
 }
 
-export function command(ctx: MethodContext, m: Method, candidates: Candidate[], replacements: Replacement[]): Command {
+export function command(ctx: MethodContext, m: Method, candidates: Candidate[], replacements: Replacement[], nominates: readonly string[] = []): Command {
   return {
     id: ctx.newId(), method: m.name, reason: m.reason as Command['reason'], consolidationType: m.consolidationType,
     candidates: candidates.map((c) => c.ref), replacements, createdAt: ctx.now, launched: [],
+    ...(nominates.length > 0 && { nominates: [...nominates] }),
   };
 }

@@ -40,7 +40,7 @@ export const multiNode: Method = {
     }
     if (!best) return [];
     const { batch, result } = best;
-    return [command(ctx, this, batch, result.kind === 'replace' ? [result.replacement] : [])];
+    return [command(ctx, this, batch, result.kind === 'replace' ? [result.replacement] : [], result.kind === 'none' ? [] : result.destinations)];
   },
 };
 

@@ -48,7 +48,7 @@ export const singleNode: Method = {
         continue;
       }
       if (!balancedApproves(ctx, [c], result)) continue;
-      return [command(ctx, this, [c], result.kind === 'replace' ? [result.replacement] : [])];
+      return [command(ctx, this, [c], result.kind === 'replace' ? [result.replacement] : [], result.destinations)];
     }
     remember(ctx, unreached);
     return [];
