@@ -38,6 +38,12 @@ interface BaseSlot {
   holders: Pod[];
 }
 
+/** Base slots that fit one pod shape, in order; `scanned` slots have been looked at. */
+interface Fitting {
+  slots: number[];
+  scanned: number;
+}
+
 /** A node's target in one run, once a pod has landed on it. */
 interface RunSlot {
   target: PlacementTarget & { pods: Pod[]; requested: Resources };
@@ -66,10 +72,10 @@ export class PreparedScheduling {
   private readonly launchableZones: string[];
   /**
    * Per node-shape key and exemption: the base slots, in order, whose unchanged node passes the
-   * node-local checks (taints, node affinity, resources) and the destination rule. A run looks
-   * only at these and at the slots it changed itself.
+   * node-local checks (taints, node affinity, resources) and the destination rule, found as far
+   * as runs have needed them. A run looks only at these and at the slots it changed itself.
    */
-  private readonly fitting = new Map<string, Int32Array>();
+  private readonly fitting = new Map<string, Fitting>();
 
   constructor(private readonly base: SchedulingBase) {
     this.slots = [...base.nodes].sort(byName).map((node) => {
@@ -87,16 +93,24 @@ export class PreparedScheduling {
     return (taintsTolerated(pod, target.taints) ?? nodeRequirementsFit(pod, target)) === undefined && fitsWithin(podRequests(pod), free);
   }
 
-  private fittingFor(pod: Pod, exempt: boolean): Int32Array {
+  private fittingFor(pod: Pod, exempt: boolean): Fitting {
     const key = (exempt ? 'x' : '-') + nodeShapeKey(pod);
-    let list = this.fitting.get(key);
-    if (!list) {
-      const out: number[] = [];
-      this.slots.forEach((s, i) => { if (this.admits(s, pod, exempt, s.target, s.free)) out.push(i); });
-      list = Int32Array.from(out);
-      this.fitting.set(key, list);
+    let f = this.fitting.get(key);
+    if (!f) {
+      f = { slots: [], scanned: 0 };
+      this.fitting.set(key, f);
     }
-    return list;
+    return f;
+  }
+
+  /** The k-th fitting base slot, scanning further only when no run has needed it yet; Infinity past the last. */
+  private fittingAt(f: Fitting, k: number, pod: Pod, exempt: boolean): number {
+    while (k >= f.slots.length && f.scanned < this.slots.length) {
+      const j = f.scanned++;
+      const s = this.slots[j];
+      if (this.admits(s, pod, exempt, s.target, s.free)) f.slots.push(j);
+    }
+    return k < f.slots.length ? f.slots[k] : Infinity;
   }
 
   /**
@@ -105,10 +119,10 @@ export class PreparedScheduling {
    * ask); slots this run changed are checked in full and merged in by position.
    */
   private firstFit(pod: Pod, exempt: boolean, left: Uint8Array, overlay: (RunSlot | undefined)[], changed: readonly number[], view: TopologyView): number {
-    const list = this.fittingFor(pod, exempt);
+    const fitting = this.fittingFor(pod, exempt);
     let c = 0;
-    for (let k = 0; k <= list.length; k++) {
-      const i = k < list.length ? list[k] : Infinity;
+    for (let k = 0; ; k++) {
+      const i = this.fittingAt(fitting, k, pod, exempt);
       // Changed slots before this one (sorted), checked against their run copy.
       for (; c < changed.length && changed[c] <= i; c++) {
         const j = changed[c];
