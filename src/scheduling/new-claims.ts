@@ -98,9 +98,22 @@ function claimLabels(pool: PreparedPool, reqs: Requirements, index: number): Rec
   return labels;
 }
 
+const allocatables = new WeakMap<readonly InstanceType[], Resources>();
+
+/** The most of each resource any of the types offers; lists are shared (compatibleFor), so remembered per list. */
+function largestOf(instanceTypes: readonly InstanceType[]): Resources {
+  let allocatable = allocatables.get(instanceTypes);
+  if (!allocatable) {
+    const out: Record<string, number> = {};
+    for (const it of instanceTypes) for (const [k, v] of Object.entries(it.capacity)) out[k] = Math.max(out[k] ?? 0, v);
+    allocatable = out;
+    allocatables.set(instanceTypes, allocatable);
+  }
+  return allocatable;
+}
+
 function makeTarget(pool: PreparedPool, reqs: Requirements, index: number, pods: Pod[], requested: Resources, instanceTypes: readonly InstanceType[]): PlacementTarget {
-  const allocatable: Record<string, number> = {};
-  for (const it of instanceTypes) for (const [k, v] of Object.entries(it.capacity)) allocatable[k] = Math.max(allocatable[k] ?? 0, v);
+  const allocatable = largestOf(instanceTypes);
   return { name: `nodeclaim-${index}`, labels: claimLabels(pool, reqs, index), taints: pool.template.taints, allocatable, pods, requested, requirements: reqs };
 }
 

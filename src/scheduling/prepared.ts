@@ -68,6 +68,9 @@ function nodeShapeKey(pod: Pod): string {
 export class PreparedScheduling {
   private readonly slots: BaseSlot[];
   private readonly slotByName = new Map<string, number>();
+  private readonly baseTargets: PlacementTarget[];
+  /** Bound pods with required anti-affinity, by slot, in target order. */
+  private readonly baseHolders: { pod: Pod; slot: number }[] = [];
   private readonly pools: PreparedPool[];
   private readonly launchableZones: string[];
   /**
@@ -83,7 +86,11 @@ export class PreparedScheduling {
       const target = { name: node.name, labels: node.labels, taints: node.taints, allocatable: node.allocatable, pods: node.pods, requested };
       return { node, target, free: remaining(node.allocatable, requested), holders: node.pods.filter((p) => requiredPodAntiAffinity(p).length > 0) };
     });
-    this.slots.forEach((s, i) => this.slotByName.set(s.node.name, i));
+    this.slots.forEach((s, i) => {
+      this.slotByName.set(s.node.name, i);
+      for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
+    });
+    this.baseTargets = this.slots.map((s) => s.target);
     this.pools = preparePools(base);
     this.launchableZones = launchableZonesOf(this.pools);
   }
@@ -118,7 +125,7 @@ export class PreparedScheduling {
    * topology checks. Unchanged slots come from the pod's fitting list (only topology is left to
    * ask); slots this run changed are checked in full and merged in by position.
    */
-  private firstFit(pod: Pod, exempt: boolean, left: Uint8Array, overlay: (RunSlot | undefined)[], changed: readonly number[], view: TopologyView): number {
+  private firstFit(pod: Pod, exempt: boolean, left: Uint8Array, overlay: ReadonlyMap<number, RunSlot>, changed: readonly number[], view: TopologyView): number {
     const fitting = this.fittingFor(pod, exempt);
     let c = 0;
     for (let k = 0; ; k++) {
@@ -126,11 +133,11 @@ export class PreparedScheduling {
       // Changed slots before this one (sorted), checked against their run copy.
       for (; c < changed.length && changed[c] <= i; c++) {
         const j = changed[c];
-        const o = overlay[j]!;
+        const o = overlay.get(j)!;
         if (this.admits(this.slots[j], pod, exempt, o.target, o.free) && topologyFit(pod, o.target, view) === undefined) return j;
       }
       if (i === Infinity) break;
-      if (left[i] || overlay[i]) continue;
+      if (left[i] || overlay.has(i)) continue;
       if (topologyFit(pod, this.slots[i].target, view) === undefined) return i;
     }
     return -1;
@@ -140,20 +147,23 @@ export class PreparedScheduling {
     const { slots } = this;
     const n = slots.length;
     const left = new Uint8Array(n);
+    const leftAt: number[] = [];
     for (const name of r.without ?? []) {
       const i = this.slotByName.get(name);
-      if (i !== undefined) left[i] = 1;
+      if (i !== undefined && !left[i]) { left[i] = 1; leftAt.push(i); }
     }
-    const overlay: (RunSlot | undefined)[] = new Array(n);
-    const position = new Int32Array(n);
-    const targets: PlacementTarget[] = [];
+    leftAt.sort((a, b) => a - b);
+    const overlay = new Map<number, RunSlot>();
+    // The view's targets: every base target but the ones left out (few), in name order.
+    const targets: PlacementTarget[] = this.baseTargets.slice();
+    for (let k = leftAt.length - 1; k >= 0; k--) targets.splice(leftAt[k], 1);
+    const position = (i: number): number => {
+      let before = 0;
+      while (before < leftAt.length && leftAt[before] < i) before++;
+      return i - before;
+    };
     const holders: { pod: Pod; target: PlacementTarget }[] = [];
-    for (let i = 0; i < n; i++) {
-      if (left[i]) continue;
-      position[i] = targets.length;
-      targets.push(slots[i].target);
-      for (const pod of slots[i].holders) holders.push({ pod, target: slots[i].target });
-    }
+    for (const h of this.baseHolders) if (!left[h.slot]) holders.push({ pod: h.pod, target: slots[h.slot].target });
     const view: TopologyView = { targets, antiAffinityHolders: holders, launchableZones: this.launchableZones, newHostnamePossible: this.pools.length > 0, version: 0 };
     const result: SchedulingResult = { placements: new Map(), newNodeClaims: [], errors: new Map() };
     const claims: PlannedClaim[] = [];
@@ -168,8 +178,8 @@ export class PreparedScheduling {
       const at = this.firstFit(pod, exempt, left, overlay, changed, view);
       if (at >= 0) {
         const s = slots[at];
-        if (!overlay[at]) insertSorted(changed, at);
-        const target = this.place(overlay, at, pod, podRequests(pod), targets, position, holders);
+        if (!overlay.has(at)) insertSorted(changed, at);
+        const target = this.place(overlay, at, pod, podRequests(pod), targets, position(at), holders);
         record(pod, target);
         if (!s.node.initialized && !exempt) {
           result.errors.set(pod, `would schedule against uninitialized nodeclaim/${s.node.nodeClaim ?? ''}, node/${s.node.name}`);
@@ -184,17 +194,17 @@ export class PreparedScheduling {
     return result;
   }
 
-  /** Adds the pod to slot `i`'s run copy (made on first use, replacing the base target in the view). */
+  /** Adds the pod to slot `i`'s run copy (made on first use, replacing the base target in the view at `position`). */
   private place(
-    overlay: (RunSlot | undefined)[], i: number, pod: Pod, requests: Resources,
-    targets: PlacementTarget[], position: Int32Array, holders: { pod: Pod; target: PlacementTarget }[],
+    overlay: Map<number, RunSlot>, i: number, pod: Pod, requests: Resources,
+    targets: PlacementTarget[], position: number, holders: { pod: Pod; target: PlacementTarget }[],
   ): PlacementTarget {
     const base = this.slots[i];
-    let o = overlay[i];
+    let o = overlay.get(i);
     if (!o) {
       o = { target: { ...base.target, pods: [...base.target.pods] }, free: base.free };
-      overlay[i] = o;
-      targets[position[i]] = o.target;
+      overlay.set(i, o);
+      targets[position] = o.target;
       for (const h of holders) if (h.target === base.target) h.target = o.target;
     }
     o.target.pods.push(pod);
