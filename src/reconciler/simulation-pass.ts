@@ -7,29 +7,28 @@
 import type { ClusterIndex, StateNode } from '../cluster/state.js';
 import type { Pod } from '../cluster/types.js';
 import { isCurrentlyReschedulable, simNodeFromState } from '../scheduling/from-state.js';
+import type { PreparedPool } from '../scheduling/new-claims.js';
 import { PreparedScheduling } from '../scheduling/prepared.js';
-import type { SchedulingResult } from '../scheduling/simulate.js';
+import { preparePools, type SchedulingResult } from '../scheduling/simulate.js';
 import type { Candidate } from './candidates.js';
 import type { MoveSimulation } from './methods/method.js';
 import {
   daemonSetPods, deletingOrMarked, destinationBlocked, isPending, poolTemplate, toMoveSimulation, type SimulationEnv,
 } from './simulation.js';
 
-/** One kind of simulation (consolidation or not) over one cluster index at one instant. */
-class PassBase {
-  readonly prepared: PreparedScheduling;
+/** What both kinds of simulation (consolidation or not) share: the pods every move places, and the pools. */
+class PassPods {
   readonly pending: Pod[];
   readonly pendingSet: ReadonlySet<Pod>;
   /** Currently reschedulable pods of deleting or marked nodes, per node, in index order. */
-  private readonly deleting: { name: string; pods: Pod[] }[] = [];
+  readonly deleting: { name: string; pods: Pod[] }[] = [];
   /** Pending pods and the pods in `deleting`: exempt from the destination rule. */
-  private readonly exempt = new Set<Pod>();
+  readonly exempt = new Set<Pod>();
+  readonly daemonSetPods: Pod[];
+  readonly pools: PreparedPool[];
   private readonly reschedulable = new Map<StateNode, Pod[]>();
 
-  constructor(private readonly index: ClusterIndex, consolidation: boolean, private readonly env: SimulationEnv) {
-    const nodes = index.stateNodes
-      .filter((sn) => !deletingOrMarked(sn, env))
-      .map((sn) => simNodeFromState(sn, consolidation ? { consolidateAfterBlocked: destinationBlocked(sn, env) } : {}));
+  constructor(private readonly index: ClusterIndex, private readonly env: SimulationEnv) {
     this.pending = index.snapshot.pods.filter(isPending);
     this.pendingSet = new Set(this.pending);
     for (const p of this.pending) this.exempt.add(p);
@@ -39,13 +38,11 @@ class PassBase {
       this.deleting.push({ name: sn.name, pods });
       for (const p of pods) this.exempt.add(p);
     }
-    this.prepared = new PreparedScheduling({
-      nodes, nodePools: index.snapshot.nodePools.map(poolTemplate), instanceTypes: env.instanceTypes,
-      consolidation, daemonSetPods: daemonSetPods(index.snapshot.pods),
-    });
+    this.daemonSetPods = daemonSetPods(index.snapshot.pods);
+    this.pools = preparePools({ nodePools: index.snapshot.nodePools.map(poolTemplate), instanceTypes: env.instanceTypes, daemonSetPods: this.daemonSetPods });
   }
 
-  private reschedulableOn(sn: StateNode): Pod[] {
+  reschedulableOn(sn: StateNode): Pod[] {
     let pods = this.reschedulable.get(sn);
     if (!pods) {
       pods = sn.pods.filter((p) => isCurrentlyReschedulable(this.index, p, this.env.now));
@@ -53,29 +50,47 @@ class PassBase {
     }
     return pods;
   }
+}
+
+/** One kind of simulation over one cluster index at one instant. */
+class PassBase {
+  private readonly prepared: PreparedScheduling;
+
+  constructor(index: ClusterIndex, consolidation: boolean, env: SimulationEnv, private readonly shared: PassPods) {
+    const nodes = index.stateNodes
+      .filter((sn) => !deletingOrMarked(sn, env))
+      .map((sn) => simNodeFromState(sn, consolidation ? { consolidateAfterBlocked: destinationBlocked(sn, env) } : {}));
+    this.prepared = new PreparedScheduling({
+      nodes, nodePools: index.snapshot.nodePools.map(poolTemplate), instanceTypes: env.instanceTypes,
+      consolidation, daemonSetPods: shared.daemonSetPods,
+    }, shared.pools);
+  }
 
   /** runSimulation's input for these moving nodes, in its order: pending, moving, then deleting nodes' pods. */
   run(moving: readonly StateNode[]): SchedulingResult {
+    const { shared } = this;
     const without = new Set(moving.map((sn) => sn.name));
-    const pods = [...this.pending];
+    const pods = [...shared.pending];
     const movingPods = new Set<Pod>();
-    for (const sn of moving) for (const p of this.reschedulableOn(sn)) { pods.push(p); movingPods.add(p); }
-    for (const d of this.deleting) if (!without.has(d.name)) pods.push(...d.pods);
+    for (const sn of moving) for (const p of shared.reschedulableOn(sn)) { pods.push(p); movingPods.add(p); }
+    for (const d of shared.deleting) if (!without.has(d.name)) pods.push(...d.pods);
     // A moving node that is itself deleting gives up its exemption, as in runSimulation.
-    return this.prepared.run({ pods, without, isExempt: (p) => this.exempt.has(p) && !movingPods.has(p) });
+    return this.prepared.run({ pods, without, isExempt: (p) => shared.exempt.has(p) && !movingPods.has(p) });
   }
 }
 
 /** The simulations of one pass; each kind is prepared on its first use. */
 export class SimulationPass {
   private readonly bases = new Map<boolean, PassBase>();
+  private pods: PassPods | undefined;
 
   constructor(private readonly index: ClusterIndex, private readonly env: SimulationEnv) {}
 
   private base(consolidation: boolean): PassBase {
     let b = this.bases.get(consolidation);
     if (!b) {
-      b = new PassBase(this.index, consolidation, this.env);
+      this.pods ??= new PassPods(this.index, this.env);
+      b = new PassBase(this.index, consolidation, this.env, this.pods);
       this.bases.set(consolidation, b);
     }
     return b;
@@ -88,6 +103,6 @@ export class SimulationPass {
 
   simulate(candidates: readonly Candidate[], consolidation: boolean): MoveSimulation {
     const b = this.base(consolidation);
-    return toMoveSimulation(b.run(candidates.map((c) => c.sn)), b.pendingSet);
+    return toMoveSimulation(b.run(candidates.map((c) => c.sn)), this.pods!.pendingSet);
   }
 }

@@ -80,7 +80,8 @@ export class PreparedScheduling {
    */
   private readonly fitting = new Map<string, Fitting>();
 
-  constructor(private readonly base: SchedulingBase) {
+  /** `pools`: the base's pools already prepared (preparePools), when the caller shares them between bases. */
+  constructor(private readonly base: SchedulingBase, pools?: PreparedPool[]) {
     this.slots = [...base.nodes].sort(byName).map((node) => {
       const requested = node.pods.reduce<Resources>((s, p) => addResources(s, podRequests(p)), {});
       const target = { name: node.name, labels: node.labels, taints: node.taints, allocatable: node.allocatable, pods: node.pods, requested };
@@ -91,7 +92,7 @@ export class PreparedScheduling {
       for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
     });
     this.baseTargets = this.slots.map((s) => s.target);
-    this.pools = preparePools(base);
+    this.pools = pools ?? preparePools(base);
     this.launchableZones = launchableZonesOf(this.pools);
   }
 
