@@ -13,7 +13,7 @@ import { resolvePolicies } from '../eval/resolve-policies.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { EventRecorder } from '../observe/recorder.js';
 import { publishBlocked } from './blocked-events.js';
-import { budgetMapping, candidatesFor, takeWithinBudget, type Candidate } from './candidates.js';
+import { budgetMapping, candidatesFor, countCandidates, takeWithinBudget, type Candidate } from './candidates.js';
 import { describeCommand, type Command } from './command.js';
 import type { ClusterView } from './cluster-view.js';
 import type { InFlight } from './disruption-state.js';
@@ -130,7 +130,7 @@ export class DisruptionController {
     const verdicts = verdictFingerprint(evaluation);
     for (const method of METHODS) {
       if (method === emptiness || method === multiNode) this.publishUnconsolidatable(method.reason, evaluation, index);
-      const eligible = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).length;
+      const eligible = countCandidates(method.reason, evaluation, index);
       this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
       if (eligible === 0) continue;
       if (this.stillConsolidated(method, index, verdicts, now)) continue;
