@@ -3,9 +3,11 @@
 // simulates every candidate against the same cluster, differing only in which nodes are left
 // out and which pods move. The nodes are sorted and summed once and kept as read-only targets;
 // pools are prepared once; a run overlays the nodes it leaves out and copies a node's target
-// only when a pod lands on it. Which nodes a pod's taints and node affinity allow is asked once
-// per pod shape and node. The decisions are simulateScheduling's (simulate.ts), which stays the
-// straightforward reference that the property test compares this against.
+// only when a pod lands on it. Which unchanged nodes a pod fits (taints, node affinity,
+// resources, the destination rule) is asked once per pod shape and node, and kept as an ordered
+// list; only topology, which depends on the run, is asked per run. The decisions are
+// simulateScheduling's (simulate.ts), which stays the straightforward reference that
+// test/reconciler/simulation-pass.property.test.ts compares this against.
 import type { Pod } from '../cluster/types.js';
 import type { PlannedClaim, PreparedPool } from './new-claims.js';
 import { requiredNodeAffinityTerms, requiredPodAntiAffinity } from './pod-spec.js';
