@@ -19,6 +19,8 @@ export interface ProvisionResult {
   bound: number;
   created: string[];
   unschedulable: number;
+  /** Existing nodes (or in-flight NodeClaims) pending pods were placed on: nominated (reference §2.2 row 6). */
+  nominated: string[];
 }
 
 const podKey = (p: Pod) => p.metadata.uid ?? `${p.metadata.namespace}/${p.metadata.name}`;
@@ -35,7 +37,7 @@ export class Provisioner {
   }
 
   async reconcile(index: ClusterIndex, env: SimulationEnv): Promise<ProvisionResult> {
-    const out: ProvisionResult = { bound: 0, created: [], unschedulable: 0 };
+    const out: ProvisionResult = { bound: 0, created: [], unschedulable: 0, nominated: [] };
     // Nothing pending: nothing to bind or launch (pods of draining nodes come back as new pending pods).
     if (!index.snapshot.pods.some(isPending)) return out;
     const { result, pending } = runSimulation(index, [], false, env);
@@ -47,6 +49,7 @@ export class Provisioner {
       const placement = result.placements.get(pod);
       if (!placement) { out.unschedulable++; continue; }
       if (!('node' in placement)) continue;
+      out.nominated.push(placement.node);
       const sn = index.nodesByName.get(placement.node) ?? index.nodeClaimsByName.get(placement.node);
       if (this.canBind(sn)) {
         await this.client.patch({ kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace }, { spec: { nodeName: sn!.node!.metadata.name } });

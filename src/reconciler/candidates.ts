@@ -39,13 +39,23 @@ export function toCandidate(sn: StateNode, nodePool: string, types: ReadonlyMap<
   };
 }
 
+/** Whether the evaluated node is a candidate the methods can act on (a managed node with a machine). */
+const actionable = (sn: StateNode | undefined): sn is StateNode => sn?.nodeClaim !== undefined && sn.providerID !== undefined;
+
+/** How many candidates candidatesFor would return, without building them (the eligible-nodes gauge, every loop). */
+export function countCandidates(reason: Reason, out: EvalOutput, index: ClusterIndex): number {
+  let n = 0;
+  for (const [name, v] of Object.entries(out.nodes)) if (v.reasons.includes(reason) && actionable(index.nodesByName.get(name))) n++;
+  return n;
+}
+
 /** Candidates for one reason, straight from the evaluation. */
 export function candidatesFor(reason: Reason, out: EvalOutput, index: ClusterIndex, types: ReadonlyMap<string, InstanceType>): Candidate[] {
   const result: Candidate[] = [];
   for (const [name, n] of Object.entries(out.nodes)) {
     if (!n.reasons.includes(reason)) continue;
     const sn = index.nodesByName.get(name);
-    if (sn?.nodeClaim && sn.providerID) result.push(toCandidate(sn, n.nodePool, types));
+    if (actionable(sn)) result.push(toCandidate(sn, n.nodePool, types));
   }
   return result;
 }

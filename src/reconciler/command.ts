@@ -35,6 +35,8 @@ export interface Command {
   createdAt: number;
   /** NodeClaim names created for `replacements`, once launched. */
   launched: string[];
+  /** Existing nodes the command's simulation placed pods on: nominated when it starts (reference §2.14). */
+  nominates?: string[];
 }
 
 export const decisionOf = (c: Command): 'delete' | 'replace' => (c.replacements.length ? 'replace' : 'delete');

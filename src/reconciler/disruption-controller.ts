@@ -13,7 +13,7 @@ import { resolvePolicies } from '../eval/resolve-policies.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { EventRecorder } from '../observe/recorder.js';
 import { publishBlocked } from './blocked-events.js';
-import { budgetMapping, candidatesFor, takeWithinBudget, type Candidate } from './candidates.js';
+import { budgetMapping, candidatesFor, countCandidates, takeWithinBudget, type Candidate } from './candidates.js';
 import { describeCommand, type Command } from './command.js';
 import type { ClusterView } from './cluster-view.js';
 import type { InFlight } from './disruption-state.js';
@@ -61,6 +61,11 @@ export interface DisruptionDeps {
   queue: OrchestrationQueue;
   state: InFlight;
   simulate: (index: ClusterIndex, candidates: readonly Candidate[], consolidation: boolean) => MoveSimulation;
+  /**
+   * The simulations of one pass over an index at an instant, prepared once and shared by every
+   * move the methods try (src/reconciler/simulation-pass.ts); without it each move calls `simulate`.
+   */
+  pass?: (index: ClusterIndex, now: number) => MethodContext['simulate'];
   log?: (msg: string, fields: Record<string, unknown>) => void;
 }
 
@@ -78,18 +83,31 @@ export class DisruptionController {
 
   private async evaluate(): Promise<{ index: ClusterIndex; evaluation: EvalOutput }> {
     const index = await this.d.view.current();
-    const evaluation = await this.d.evaluator.evaluate(index, this.d.policies(), this.d.clock.now(), this.d.state);
+    const now = this.d.clock.now();
+    this.d.state.expireNominations(now);
+    const evaluation = await this.d.evaluator.evaluate(index, this.d.policies(), now, this.d.state);
     return { index, evaluation };
   }
 
   private context(index: ClusterIndex, evaluation: EvalOutput): MethodContext {
+    const now = this.d.clock.now();
     return {
-      now: this.d.clock.now(), index, evaluation, instanceTypes: this.d.instanceTypes, events: this.d.events,
-      simulate: (c, consolidation) => this.d.simulate(index, c, consolidation),
+      now, index, evaluation, instanceTypes: this.d.instanceTypes, events: this.d.events,
+      simulate: this.d.pass ? this.d.pass(index, now) : (c, consolidation) => this.d.simulate(index, c, consolidation),
       policyFor: (pool) => resolvePolicies(index.snapshot.nodePools.filter((np) => np.metadata.name === pool), this.d.policies()).byPool.get(pool)?.policy,
       newId: () => `cmd-${++this.ids}`,
+      clock: this.d.clock,
+      unreachedPools: this.d.state.unreachedPools,
+      timedOut: (type, message) => {
+        this.d.metrics.inc('karpenter_voluntary_disruption_consolidation_timeouts_total', { consolidation_type: type });
+        this.d.log?.(message, { consolidationType: type });
+        if (type === 'single') this.singleTimedOut = true;
+      },
     };
   }
+
+  /** Set when single-node consolidation gave up at its deadline in this reconcile: it is not "consolidated" then. */
+  private singleTimedOut = false;
 
   async reconcile(): Promise<ReconcileResult> {
     const { index, evaluation } = await this.evaluate();
@@ -112,13 +130,14 @@ export class DisruptionController {
     const verdicts = verdictFingerprint(evaluation);
     for (const method of METHODS) {
       if (method === emptiness || method === multiNode) this.publishUnconsolidatable(method.reason, evaluation, index);
-      const eligible = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).length;
+      const eligible = countCandidates(method.reason, evaluation, index);
       this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
       if (eligible === 0) continue;
       if (this.stillConsolidated(method, index, verdicts, now)) continue;
+      this.singleTimedOut = false;
       const [command] = method.compute(ctx);
       if (!command) {
-        this.markConsolidated(method, index, verdicts, evaluation, now);
+        if (!this.singleTimedOut) this.markConsolidated(method, index, verdicts, evaluation, now);
         continue;
       }
       this.d.log?.('computed disruption command', { method: method.name, command: describeCommand(command) });
@@ -179,7 +198,8 @@ export class DisruptionController {
       cmd.replacements[0].instanceTypes = cmd.replacements[0].instanceTypes.filter((t) => again.replacement.instanceTypes.includes(t));
       if (cmd.replacements[0].instanceTypes.length === 0) return reject('scheduling');
     }
-    return { ...cmd, createdAt: ctx.now };
+    // The re-simulation decides where the pods go: those nodes are nominated when the command starts.
+    return { ...cmd, createdAt: ctx.now, nominates: again.destinations ?? [] };
   }
 
   /** §2.1 step 3: a disrupted taint on a node no command holds is left over from a failed or crashed command. */

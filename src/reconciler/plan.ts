@@ -15,7 +15,7 @@ import type { Command } from './command.js';
 import { METHODS } from './disruption-controller.js';
 import { dueForExpiration } from './expiration.js';
 import type { MethodContext } from './methods/method.js';
-import { simulateMove } from './simulation.js';
+import { SimulationPass } from './simulation-pass.js';
 
 const CATALOG: ReadonlyMap<string, InstanceType> = new Map(loadCatalog().map((t) => [t.name, t]));
 
@@ -40,9 +40,10 @@ function expirations(index: ClusterIndex, policies: readonly PolicySpec[], now: 
 export function planDecisions(index: ClusterIndex, evaluation: EvalOutput, policies: readonly PolicySpec[], now: number, instanceTypes = CATALOG): Decision[] {
   let ids = 0;
   const env = { now, instanceTypes: [...instanceTypes.values()], marked: new Set<string>(), policyFor: (pool: string) => resolvePolicies(index.snapshot.nodePools.filter((np) => np.metadata.name === pool), policies).byPool.get(pool)?.policy };
+  const pass = new SimulationPass(index, env);
   const ctx: MethodContext = {
     now, index, evaluation, instanceTypes, events: new EventLog(new FakeClock(now)),
-    simulate: (candidates, consolidation) => simulateMove(index, candidates, consolidation, env),
+    simulate: (candidates, consolidation) => pass.simulate(candidates, consolidation),
     policyFor: env.policyFor,
     newId: () => `plan-${++ids}`,
   };

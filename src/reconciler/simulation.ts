@@ -45,7 +45,7 @@ export function daemonSetPods(pods: readonly Pod[]): Pod[] {
 export const isPending = (p: Pod): boolean => !p.spec.nodeName && isActive(p);
 
 /** consolidateAfter also protects destination nodes (v1.14): a node with a recent pod event refuses candidates' pods. */
-function destinationBlocked(sn: StateNode, env: SimulationEnv): boolean {
+export function destinationBlocked(sn: StateNode, env: SimulationEnv): boolean {
   const after = env.policyFor(nodePoolOf(sn) ?? '')?.consolidateAfterSeconds;
   if (after === null || after === undefined || after === 0) return false;
   const init = sn.nodeClaim?.status?.conditions?.find((c) => c.type === 'Initialized');
@@ -53,7 +53,7 @@ function destinationBlocked(sn: StateNode, env: SimulationEnv): boolean {
   return !Number.isNaN(ref) && env.now - ref < after * 1000;
 }
 
-const deletingOrMarked = (sn: StateNode, env: SimulationEnv) =>
+export const deletingOrMarked = (sn: StateNode, env: SimulationEnv) =>
   isDeleting(sn) || sn.node?.metadata.deletionTimestamp !== undefined || (sn.providerID !== undefined && env.marked.has(sn.providerID));
 
 export function runSimulation(index: ClusterIndex, moving: readonly StateNode[], consolidation: boolean, env: SimulationEnv): { result: SchedulingResult; pending: Pod[] } {
@@ -77,20 +77,31 @@ export function runSimulation(index: ClusterIndex, moving: readonly StateNode[],
 }
 
 /** NodeClaims that only pending pods need are the provisioner's business, not a replacement. */
-function forMovingPods(result: SchedulingResult, pending: readonly Pod[]): SchedulingResult['newNodeClaims'] {
-  const p = new Set(pending);
-  return result.newNodeClaims.filter((c) => !c.pods.every((x) => p.has(x)));
+function forMovingPods(result: SchedulingResult, pending: ReadonlySet<Pod>): SchedulingResult['newNodeClaims'] {
+  return result.newNodeClaims.filter((c) => !c.pods.every((x) => pending.has(x)));
 }
 
-export function simulateMove(index: ClusterIndex, candidates: readonly Candidate[], consolidation: boolean, env: SimulationEnv): MoveSimulation {
-  const { result, pending } = runSimulation(index, candidates.map((c) => c.sn), consolidation, env);
+/** A scheduling result as the methods see it: did every non-pending pod find a place, and which replacements it needs. */
+export function toMoveSimulation(result: SchedulingResult, pending: ReadonlySet<Pod>): MoveSimulation {
   const ok = allNonPendingScheduled(result, pending);
-  const firstError = [...result.errors].find(([p]) => !pending.includes(p));
+  const firstError = [...result.errors].find(([p]) => !pending.has(p));
   const replacements: Replacement[] = forMovingPods(result, pending).map((c) => ({
     nodePool: c.nodePool,
     requirements: c.requirements,
     instanceTypes: c.instanceTypes.map((t) => t.name),
     price: c.instanceTypes.length ? cheapestOffering(c.instanceTypes[0])?.price ?? 0 : 0,
   }));
-  return ok ? { ok, replacements } : { ok, replacements, error: firstError ? `${firstError[0].metadata.namespace}/${firstError[0].metadata.name}: ${firstError[1]}` : 'not all pods would schedule' };
+  const destinations = new Set<string>();
+  for (const at of result.placements.values()) if ('node' in at) destinations.add(at.node);
+  const common = { replacements, ...(destinations.size > 0 && { destinations: [...destinations].sort() }) };
+  return ok ? { ok, ...common } : { ok, ...common, error: firstError ? `${firstError[0].metadata.namespace}/${firstError[0].metadata.name}: ${firstError[1]}` : 'not all pods would schedule' };
+}
+
+/**
+ * The straightforward simulation: the whole input rebuilt for this one move. Kept as the
+ * reference the pass is tested against, and as the benchmark's baseline.
+ */
+export function simulateMove(index: ClusterIndex, candidates: readonly Candidate[], consolidation: boolean, env: SimulationEnv): MoveSimulation {
+  const { result, pending } = runSimulation(index, candidates.map((c) => c.sn), consolidation, env);
+  return toMoveSimulation(result, new Set(pending));
 }

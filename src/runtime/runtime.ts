@@ -29,6 +29,7 @@ import { reconcileNodePoolHashes } from '../reconciler/nodepool-hash.js';
 import { PodEventsController } from '../reconciler/pod-events.js';
 import { OrchestrationQueue } from '../reconciler/queue.js';
 import { simulateMove, type SimulationEnv } from '../reconciler/simulation.js';
+import { SimulationPass } from '../reconciler/simulation-pass.js';
 import { toCandidate } from '../reconciler/candidates.js';
 import { TerminationController } from '../termination/controller.js';
 
@@ -109,6 +110,13 @@ export class Runtime {
         this.disruptionSimulations++;
         return simulateMove(index, candidates, consolidation, this.simulationEnv());
       },
+      pass: (index, now) => {
+        const pass = new SimulationPass(index, { ...this.simulationEnv(), now });
+        return (candidates, consolidation) => {
+          this.disruptionSimulations++;
+          return pass.simulate(candidates, consolidation);
+        };
+      },
     });
   }
 
@@ -159,7 +167,8 @@ export class Runtime {
     this.lastPools = new Map(index.snapshot.nodePools.map((np) => [np.metadata.name, np]));
     const interrupted = (await this.interruption.reconcile()).deleted;
     await this.prelaunchForInterruptions(index);
-    await this.provisioner.reconcile(index, this.simulationEnv());
+    const provisioned = await this.provisioner.reconcile(index, this.simulationEnv());
+    this.state.nominate(provisioned.nominated, this.clock.now());
     this.view.invalidate();
     index = await this.view.current();
     const expired = await this.expiration.reconcile(index, this.policies);

@@ -26,6 +26,39 @@ export interface PreparedPool {
   instanceTypes: InstanceType[];
   /** Requests of the DaemonSet pods a new node of this pool would run (Karpenter's daemonset overhead). */
   daemonSetOverhead: Resources;
+  /** compatibleInstanceTypes answers for claims of this pool (see compatibleFor). */
+  readonly compatible: WeakMap<readonly InstanceType[], Map<string, InstanceType[]>>;
+}
+
+/** A Requirements map as text: equal text, equal requirements. */
+function requirementsKey(reqs: Requirements): string {
+  let key = '';
+  for (const k of [...reqs.keys()].sort()) {
+    const r = reqs.get(k)!;
+    key += `${k}${r.complement ? '!' : '='}${[...r.values].sort().join(',')}<${r.gt ?? ''}>${r.lt ?? ''};`;
+  }
+  return key;
+}
+
+/**
+ * compatibleInstanceTypes, remembered per pool, input list, requirements and requests: claims
+ * narrow the same lists the same way pod after pod, and a consolidation pass plans the same
+ * claims for many candidates. Returned lists are shared and never mutated, so a narrowed list
+ * is itself a key for the next pod. A pool lives for one pass, while offerings' availability holds.
+ */
+function compatibleFor(pool: PreparedPool, types: readonly InstanceType[], reqs: Requirements, requests: Resources): InstanceType[] {
+  let perList = pool.compatible.get(types);
+  if (!perList) {
+    perList = new Map();
+    pool.compatible.set(types, perList);
+  }
+  const key = requirementsKey(reqs) + JSON.stringify(requests);
+  let hit = perList.get(key);
+  if (!hit) {
+    hit = compatibleInstanceTypes(types, reqs, requests);
+    perList.set(key, hit);
+  }
+  return hit;
 }
 
 /**
@@ -44,7 +77,7 @@ export function preparePool(template: PoolTemplate, instanceTypes: readonly Inst
     if (!podRequirementAlternatives(ds).some((alt) => intersectionProblem(requirements, alt) === undefined)) continue;
     daemonSetOverhead = addResources(daemonSetOverhead, podRequests(ds));
   }
-  return { template, requirements, instanceTypes: compatibleInstanceTypes(instanceTypes, requirements, daemonSetOverhead), daemonSetOverhead };
+  return { template, requirements, instanceTypes: compatibleInstanceTypes(instanceTypes, requirements, daemonSetOverhead), daemonSetOverhead, compatible: new WeakMap() };
 }
 
 /** A NodeClaim being planned; `target` is how placement checks see it. */
@@ -65,9 +98,22 @@ function claimLabels(pool: PreparedPool, reqs: Requirements, index: number): Rec
   return labels;
 }
 
+const allocatables = new WeakMap<readonly InstanceType[], Resources>();
+
+/** The most of each resource any of the types offers; lists are shared (compatibleFor), so remembered per list. */
+function largestOf(instanceTypes: readonly InstanceType[]): Resources {
+  let allocatable = allocatables.get(instanceTypes);
+  if (!allocatable) {
+    const out: Record<string, number> = {};
+    for (const it of instanceTypes) for (const [k, v] of Object.entries(it.capacity)) out[k] = Math.max(out[k] ?? 0, v);
+    allocatable = out;
+    allocatables.set(instanceTypes, allocatable);
+  }
+  return allocatable;
+}
+
 function makeTarget(pool: PreparedPool, reqs: Requirements, index: number, pods: Pod[], requested: Resources, instanceTypes: readonly InstanceType[]): PlacementTarget {
-  const allocatable: Record<string, number> = {};
-  for (const it of instanceTypes) for (const [k, v] of Object.entries(it.capacity)) allocatable[k] = Math.max(allocatable[k] ?? 0, v);
+  const allocatable = largestOf(instanceTypes);
   return { name: `nodeclaim-${index}`, labels: claimLabels(pool, reqs, index), taints: pool.template.taints, allocatable, pods, requested, requirements: reqs };
 }
 
@@ -87,14 +133,14 @@ export function addPod(claim: PlannedClaim, pod: Pod, view: TopologyView): AddRe
     const conflict = undefinedLabelProblem(claim.requirements, alt) ?? intersectionProblem(claim.requirements, alt);
     if (conflict) { reason = conflict; continue; }
     const merged = intersect(claim.requirements, alt);
-    const types = compatibleInstanceTypes(claim.instanceTypes, merged, requested);
+    const types = compatibleFor(claim.pool, claim.instanceTypes, merged, requested);
     if (types.length === 0) {
       const overhead = Object.keys(claim.pool.daemonSetOverhead).length > 0 ? `daemonset overhead=${formatResources(claim.pool.daemonSetOverhead)}, ` : '';
       reason = `${overhead}no instance type satisfied resources ${formatResources(requested)} and requirements ${formatRequirements(merged)}`;
       continue;
     }
     for (const zoneReqs of zoneChoices(merged, types, pod, view)) {
-      const zoneTypes = zoneReqs === merged ? types : compatibleInstanceTypes(types, zoneReqs, requested);
+      const zoneTypes = zoneReqs === merged ? types : compatibleFor(claim.pool, types, zoneReqs, requested);
       if (zoneTypes.length === 0) continue;
       const target = makeTarget(claim.pool, zoneReqs, claim.index, [...claim.pods, pod], requested, zoneTypes);
       const probe = { ...target, pods: claim.pods, requested: claim.requested };

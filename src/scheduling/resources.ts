@@ -94,6 +94,20 @@ export function insufficientResource(requests: Resources, available: Resources):
   return undefined;
 }
 
+/**
+ * `insufficientResource(requests, available) === undefined` without allocating: the same
+ * comparison per resource, for loops that ask it of thousands of nodes.
+ */
+export function fitsWithin(requests: Resources, available: Resources): boolean {
+  for (const name in requests) {
+    const requested = requests[name];
+    if (requested <= 0) continue;
+    const have = available[name] ?? 0;
+    if (requested > have + EPSILON * Math.max(1, Math.abs(have))) return false;
+  }
+  return true;
+}
+
 /** `available − used`, per resource named in `available`. */
 export function remaining(available: Resources, used: Resources): Record<string, number> {
   const out: Record<string, number> = { ...available };

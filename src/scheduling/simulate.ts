@@ -72,14 +72,14 @@ export const MAX_INSTANCE_TYPES = 600;
 interface ExistingSlot { node: SimNode; target: PlacementTarget & { pods: Pod[] } }
 
 /** Largest first, as Karpenter's queue orders pods; stable. */
-function byDescendingSize(pods: readonly Pod[]): Pod[] {
+export function byDescendingSize(pods: readonly Pod[]): Pod[] {
   const size = (p: Pod): [number, number] => [podRequests(p).cpu ?? 0, podRequests(p).memory ?? 0];
   return pods.map((p, i) => ({ p, i, s: size(p) }))
     .sort((a, b) => b.s[0] - a.s[0] || b.s[1] - a.s[1] || a.i - b.i)
     .map((x) => x.p);
 }
 
-const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+export const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 export function simulateScheduling(input: SchedulingInput): SchedulingResult {
   const exempt = input.exemptFromDestinationRule ?? new Set<Pod>();
@@ -87,10 +87,8 @@ export function simulateScheduling(input: SchedulingInput): SchedulingResult {
     node,
     target: { name: node.name, labels: node.labels, taints: node.taints, allocatable: node.allocatable, pods: [...node.pods], requested: node.pods.reduce<Resources>((s, p) => addResources(s, podRequests(p)), {}) },
   }));
-  const pools: PreparedPool[] = [...input.nodePools]
-    .sort((a, b) => (b.weight ?? 0) - (a.weight ?? 0) || byName(a, b))
-    .map((t) => preparePool(t, input.instanceTypes, input.daemonSetPods));
-  const launchableZones = [...new Set(pools.flatMap((p) => p.instanceTypes.flatMap((it) => compatibleOfferings(it, p.requirements).map((o) => o.zone))))].sort();
+  const pools = preparePools(input);
+  const launchableZones = launchableZonesOf(pools);
 
   const claims: PlannedClaim[] = [];
   const targets: PlacementTarget[] = slots.map((s) => s.target);
@@ -122,17 +120,34 @@ export function simulateScheduling(input: SchedulingInput): SchedulingResult {
     else result.errors.set(pod, placed);
   }
 
-  result.newNodeClaims = claims.map((c) => ({
+  result.newNodeClaims = claims.map(claimPlan);
+  return result;
+}
+
+/** A planned claim as the result reports it: its instance types cheapest first, at most 600. */
+export function claimPlan(c: PlannedClaim): NewNodeClaimPlan {
+  return {
     nodePool: c.pool.template.name,
     requirements: toNodeSelectorRequirements(c.requirements),
     instanceTypes: sortByPrice(c.instanceTypes, c.requirements).slice(0, MAX_INSTANCE_TYPES),
     pods: c.pods,
-  }));
-  return result;
+  };
+}
+
+/** Pools in the order new claims try them: weight descending, then name. */
+export function preparePools(input: Pick<SchedulingInput, 'nodePools' | 'instanceTypes' | 'daemonSetPods'>): PreparedPool[] {
+  return [...input.nodePools]
+    .sort((a, b) => (b.weight ?? 0) - (a.weight ?? 0) || byName(a, b))
+    .map((t) => preparePool(t, input.instanceTypes, input.daemonSetPods));
+}
+
+/** Zones some pool could launch a new NodeClaim in (empty spread domains that still count). */
+export function launchableZonesOf(pools: readonly PreparedPool[]): string[] {
+  return [...new Set(pools.flatMap((p) => p.instanceTypes.flatMap((it) => compatibleOfferings(it, p.requirements).map((o) => o.zone))))].sort();
 }
 
 /** Planned claims first (in opening order), then a new claim from the first pool that can take the pod. */
-function placeOnClaims(
+export function placeOnClaims(
   pod: Pod, claims: PlannedClaim[], pools: readonly PreparedPool[], view: TopologyView,
   targets: PlacementTarget[], record: (pod: Pod, target: PlacementTarget) => void,
 ): number | string {

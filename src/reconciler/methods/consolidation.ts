@@ -10,9 +10,10 @@ import type { Candidate } from '../candidates.js';
 import type { Replacement } from '../command.js';
 import type { MethodContext } from './method.js';
 
+/** A move, with the existing nodes its simulation placed pods on (nominated when it starts). */
 export type Consolidation =
-  | { kind: 'delete' }
-  | { kind: 'replace'; replacement: Replacement }
+  | { kind: 'delete'; destinations?: string[] }
+  | { kind: 'replace'; replacement: Replacement; destinations?: string[] }
   | { kind: 'none'; why: string };
 
 /** Karpenter's SpotToSpotConsolidation feature gate (default off). */
@@ -21,13 +22,14 @@ export const SPOT_TO_SPOT_CONSOLIDATION = false;
 export function computeConsolidation(ctx: MethodContext, candidates: readonly Candidate[]): Consolidation {
   const sim = ctx.simulate(candidates, true);
   if (!sim.ok) return { kind: 'none', why: sim.error ?? 'not all pods would schedule' };
-  if (sim.replacements.length === 0) return { kind: 'delete' };
+  const destinations = sim.destinations ?? [];
+  if (sim.replacements.length === 0) return { kind: 'delete', destinations };
   if (sim.replacements.length > 1) return { kind: 'none', why: `Can't remove without creating ${sim.replacements.length} candidates` };
   const r = sim.replacements[0];
   const candidatePrice = candidates.reduce((s, c) => s + c.ref.price, 0);
   const types = r.instanceTypes.map((t) => ctx.instanceTypes.get(t)).filter((t): t is InstanceType => t !== undefined);
   const replace = (its: readonly InstanceType[], requirements: NodeSelectorRequirement[]): Consolidation => ({
-    kind: 'replace', replacement: { ...r, requirements, instanceTypes: its.map((t) => t.name), price: Math.min(...its.map((t) => cheapestOffering(t, requirements)?.price ?? Infinity)) },
+    kind: 'replace', destinations, replacement: { ...r, requirements, instanceTypes: its.map((t) => t.name), price: Math.min(...its.map((t) => cheapestOffering(t, requirements)?.price ?? Infinity)) },
   });
   if (allSpot(candidates.map((c) => c.ref.capacityType)) && allowsCapacityType(r.requirements, 'spot')) {
     const s = spotToSpot(types, r.requirements, candidatePrice, { enabled: SPOT_TO_SPOT_CONSOLIDATION, singleNode: candidates.length === 1 });

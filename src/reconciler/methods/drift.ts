@@ -25,7 +25,7 @@ function oneAtATime(name: 'Drift' | 'Expiration', reason: 'Drifted' | 'Expired',
           ctx.events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message: sim.error ?? 'scheduling simulation failed', object: { kind: 'Node', name: c.ref.node } });
           continue;
         }
-        return [command(ctx, this, [c], sim.replacements)];
+        return [command(ctx, this, [c], sim.replacements, sim.destinations)];
       }
       return [];
     },

@@ -4,6 +4,7 @@
 // from the rule graph's evaluation; they order, simulate and pick.
 import type { PolicySpec, Reason } from '../../../rules/model.js';
 import type { InstanceType } from '../../cloud/provider.js';
+import type { Clock } from '../../clock.js';
 import type { ClusterIndex } from '../../cluster/state.js';
 import type { EvalOutput } from '../../eval/output.js';
 import type { EventRecorder } from '../../observe/recorder.js';
@@ -17,6 +18,8 @@ export interface MoveSimulation {
   error?: string;
   /** New NodeClaims the pods need, each with its compatible instance types, cheapest first. */
   replacements: Replacement[];
+  /** Existing nodes the simulation placed pods on (nominated when a command from it starts), by name. */
+  destinations?: string[];
 }
 
 export interface MethodContext {
@@ -29,6 +32,22 @@ export interface MethodContext {
   newId(): string;
   /** The policy governing a NodePool (for the Balanced consolidation policy). */
   policyFor?(nodePool: string): PolicySpec | undefined;
+  /**
+   * Time passing while the pass runs, for the consolidation time limits (methods/timeouts.ts).
+   * Absent: the pass takes no time.
+   */
+  clock?: Clock;
+  /**
+   * A consolidation method gave up at its time limit (reference §2.10–2.11): count it in
+   * `karpenter_voluntary_disruption_consolidation_timeouts_total`; a single-node timeout also
+   * keeps the method from being marked consolidated.
+   */
+  timedOut?(consolidationType: 'multi' | 'single', message: string): void;
+  /**
+   * NodePools single-node consolidation did not reach before its last timeout; they go first
+   * in the next pass. Kept by the caller across passes (the controller's in-flight state).
+   */
+  unreachedPools?: Set<string>;
 }
 
 export interface Method {
@@ -40,9 +59,10 @@ export interface Method {
   compute(ctx: MethodContext): Command[];
 }
 
-export function command(ctx: MethodContext, m: Method, candidates: Candidate[], replacements: Replacement[]): Command {
+export function command(ctx: MethodContext, m: Method, candidates: Candidate[], replacements: Replacement[], nominates: readonly string[] = []): Command {
   return {
     id: ctx.newId(), method: m.name, reason: m.reason as Command['reason'], consolidationType: m.consolidationType,
     candidates: candidates.map((c) => c.ref), replacements, createdAt: ctx.now, launched: [],
+    ...(nominates.length > 0 && { nominates: [...nominates] }),
   };
 }

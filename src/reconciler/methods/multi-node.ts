@@ -8,6 +8,7 @@ import type { InstanceType } from '../../cloud/provider.js';
 import { LABEL_INSTANCE_TYPE } from '../../cluster/types.js';
 import { filterOutSameInstanceType } from '../../scheduling/pricing.js';
 import { command, type Method, type MethodContext } from './method.js';
+import { deadline, MULTI_NODE_TIMEOUT_MS } from './timeouts.js';
 
 const MAX_CANDIDATES = 100;
 
@@ -21,7 +22,14 @@ export const multiNode: Method = {
     let lo = 1;
     let hi = kept.length <= max ? kept.length - 1 : max;
     let best: { batch: Candidate[]; result: Consolidation } | undefined;
+    const expired = deadline(ctx, MULTI_NODE_TIMEOUT_MS);
     while (lo <= hi) {
+      if (expired()) {
+        ctx.timedOut?.('multi', best
+          ? `stopping multi-node consolidation after timeout, returning last valid command of ${best.batch.length} candidates`
+          : `failed to find a multi-node consolidation after timeout, last considered batch had ${Math.floor((lo + hi) / 2) + 1}`);
+        break;
+      }
       const mid = Math.floor((lo + hi) / 2);
       const batch = kept.slice(0, mid + 1);
       const result = computeConsolidation(ctx, batch);
@@ -32,7 +40,7 @@ export const multiNode: Method = {
     }
     if (!best) return [];
     const { batch, result } = best;
-    return [command(ctx, this, batch, result.kind === 'replace' ? [result.replacement] : [])];
+    return [command(ctx, this, batch, result.kind === 'replace' ? [result.replacement] : [], result.kind === 'none' ? [] : result.destinations)];
   },
 };
 

@@ -4,13 +4,23 @@
 import { budgetMapping, bySavingsRatio, candidatesFor, type Candidate } from '../candidates.js';
 import { balancedApproves } from './balanced.js';
 import { computeConsolidation } from './consolidation.js';
-import { command, type Method } from './method.js';
+import { command, type Method, type MethodContext } from './method.js';
+import { deadline, SINGLE_NODE_TIMEOUT_MS } from './timeouts.js';
 
-/** 1st candidate of each pool, then the 2nd of each, … (pools in name order for determinism). */
-function interleave(cands: Candidate[]): Candidate[] {
+/**
+ * 1st candidate of each pool, then the 2nd of each, … Pools a previous pass did not reach
+ * before its timeout come first; within each group pools are in name order (Karpenter's map
+ * order is unspecified; kpol is deterministic).
+ */
+export function interleave(cands: readonly Candidate[], unreached: ReadonlySet<string> = new Set()): Candidate[] {
   const byPool = new Map<string, Candidate[]>();
-  for (const c of cands) byPool.set(c.ref.nodePool, [...(byPool.get(c.ref.nodePool) ?? []), c]);
-  const lists = [...byPool.keys()].sort().map((k) => byPool.get(k)!);
+  for (const c of cands) {
+    const list = byPool.get(c.ref.nodePool);
+    if (list) list.push(c);
+    else byPool.set(c.ref.nodePool, [c]);
+  }
+  const names = [...byPool.keys()].sort();
+  const lists = [...names.filter((k) => unreached.has(k)), ...names.filter((k) => !unreached.has(k))].map((k) => byPool.get(k)!);
   const out: Candidate[] = [];
   for (let i = 0; out.length < cands.length; i++) for (const l of lists) if (i < l.length) out.push(l[i]);
   return out;
@@ -20,7 +30,16 @@ export const singleNode: Method = {
   name: 'SingleNodeConsolidation', reason: 'Underutilized', consolidationType: 'single', validates: true,
   compute(ctx) {
     const budget = budgetMapping(ctx.evaluation, 'Underutilized');
-    for (const c of interleave(candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio))) {
+    const ordered = interleave(candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio), ctx.unreachedPools);
+    const expired = deadline(ctx, SINGLE_NODE_TIMEOUT_MS);
+    const unreached = new Set(ordered.map((c) => c.ref.nodePool));
+    for (const [i, c] of ordered.entries()) {
+      if (expired()) {
+        ctx.timedOut?.('single', `abandoning single-node consolidation due to timeout after evaluating ${i} candidates`);
+        remember(ctx, unreached);
+        return [];
+      }
+      unreached.delete(c.ref.nodePool);
       if ((budget.get(c.ref.nodePool) ?? 0) <= 0) continue;
       const result = computeConsolidation(ctx, [c]);
       if (result.kind === 'none') {
@@ -29,8 +48,16 @@ export const singleNode: Method = {
         continue;
       }
       if (!balancedApproves(ctx, [c], result)) continue;
-      return [command(ctx, this, [c], result.kind === 'replace' ? [result.replacement] : [])];
+      return [command(ctx, this, [c], result.kind === 'replace' ? [result.replacement] : [], result.destinations)];
     }
+    remember(ctx, unreached);
     return [];
   },
 };
+
+/** What the next pass puts first: the pools this pass did not reach (none after a full pass). */
+function remember(ctx: MethodContext, unreached: ReadonlySet<string>): void {
+  if (!ctx.unreachedPools) return;
+  ctx.unreachedPools.clear();
+  for (const p of unreached) ctx.unreachedPools.add(p);
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+// Property: a SimulationPass (the scheduling input prepared once, every move derived from it)
+// decides exactly what the straightforward per-move rebuild (runSimulation / simulateMove)
+// decides — same placements, errors and planned NodeClaims — on random clusters, whatever
+// order the moves are simulated in and however many share the pass.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { PolicySpec } from '../../rules/model.js';
+import { loadCatalog } from '../../src/cloud/catalog.js';
+import { emptySnapshot } from '../../src/cluster/snapshot.js';
+import { indexCluster, type ClusterIndex, type StateNode } from '../../src/cluster/state.js';
+import type { Pod } from '../../src/cluster/types.js';
+import { toCandidate } from '../../src/reconciler/candidates.js';
+import { SimulationPass } from '../../src/reconciler/simulation-pass.js';
+import { runSimulation, simulateMove, type SimulationEnv } from '../../src/reconciler/simulation.js';
+import type { SchedulingResult } from '../../src/scheduling/simulate.js';
+import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
+
+const NOW = Date.parse('2026-08-20T12:00:00Z');
+const ZONE = 'topology.kubernetes.io/zone';
+const HOST = 'kubernetes.io/hostname';
+const ZONES = ['us-west-2a', 'us-west-2b', 'us-west-2c'];
+const TYPE_NAMES = ['m5.large', 'm5.xlarge', 'm5.2xlarge', 'c5.large', 'c5.xlarge', 'r5.large'];
+const CATALOG = loadCatalog().filter((t) => TYPE_NAMES.includes(t.name));
+const TYPES = new Map(CATALOG.map((t) => [t.name, t]));
+const TAINT = { key: 'dedicated', value: 'x', effect: 'NoSchedule' as const };
+
+const podArb = fc.record({
+  node: fc.integer({ min: -1, max: 7 }), // -1: pending
+  cpu: fc.constantFrom('100m', '250m', '500m', '1', '1500m'),
+  memory: fc.constantFrom('128Mi', '512Mi', '1Gi', '3Gi'),
+  kind: fc.constantFrom('plain', 'plain', 'plain', 'hostAnti', 'zoneAnti', 'spread', 'zonePinned', 'tolerant', 'dnd', 'pdb', 'daemon', 'statefulTerminating'),
+  zone: fc.constantFrom(...ZONES),
+});
+
+const nodeArb = fc.record({
+  pool: fc.integer({ min: 0, max: 2 }),
+  type: fc.constantFrom(...TYPE_NAMES),
+  zone: fc.constantFrom(...ZONES),
+  spot: fc.boolean(),
+  cpu: fc.constantFrom('1930m', '3920m', '950m'),
+  initialized: fc.oneof(fc.constant(true), fc.constant(true), fc.constant(false)),
+  deleting: fc.oneof(fc.constant(false), fc.constant(false), fc.constant(false), fc.constant(true)),
+  marked: fc.oneof(fc.constant(false), fc.constant(false), fc.constant(false), fc.constant(true)),
+  tainted: fc.oneof(fc.constant(false), fc.constant(false), fc.constant(true)),
+  lastPodEventMinAgo: fc.integer({ min: 0, max: 20 }),
+});
+
+const clusterArb = fc.record({
+  pools: fc.array(fc.record({ weight: fc.integer({ min: 0, max: 3 }), tainted: fc.boolean(), consolidateAfterMin: fc.constantFrom(0, 5, 10) }), { minLength: 1, maxLength: 3 }),
+  nodes: fc.array(nodeArb, { minLength: 1, maxLength: 8 }),
+  pods: fc.array(podArb, { maxLength: 40 }),
+  order: fc.array(fc.nat(), { maxLength: 20 }),
+});
+
+type Raw = typeof clusterArb extends fc.Arbitrary<infer T> ? T : never;
+
+const CONSTRAINTS: Record<string, Record<string, unknown>> = {
+  hostAnti: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: HOST, labelSelector: { matchLabels: { app: 'hostAnti' } } }] } } },
+  zoneAnti: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: ZONE, labelSelector: { matchLabels: { app: 'zoneAnti' } } }] } } },
+  spread: { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'spread' } } }] },
+};
+
+function build(raw: Raw): { index: ClusterIndex; env: SimulationEnv } {
+  const snapshot = emptySnapshot();
+  const marked = new Set<string>();
+  const pools = raw.pools.map((p, i) => {
+    const np = makeNodePool(`pool-${i}`);
+    np.spec.weight = p.weight;
+    if (p.tainted) np.spec.template!.spec!.taints = [TAINT];
+    snapshot.nodePools.push(np);
+    return p;
+  });
+  const nodeNames: string[] = [];
+  raw.nodes.forEach((n, i) => {
+    const pool = `pool-${n.pool % pools.length}`;
+    const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, {
+      instanceType: n.type, zone: n.zone, capacityType: n.spot ? 'spot' : 'on-demand', initialized: n.initialized, deleting: n.deleting,
+    });
+    node.status!.allocatable = { ...node.status!.allocatable, cpu: n.cpu };
+    if (n.tainted) node.spec.taints = [...node.spec.taints ?? [], TAINT];
+    nodeClaim.status!.lastPodEventTime = new Date(NOW - n.lastPodEventMinAgo * 60_000).toISOString();
+    if (n.marked) marked.add(node.spec.providerID!);
+    snapshot.nodeClaims.push(nodeClaim);
+    snapshot.nodes.push(node);
+    nodeNames.push(node.metadata.name);
+  });
+  raw.pods.forEach((p, i) => {
+    const nodeName = p.node < 0 ? undefined : nodeNames[p.node % nodeNames.length];
+    const pod: Pod = makePod(`p${i}`, nodeName, {
+      labels: { app: p.kind },
+      requests: { cpu: p.cpu, memory: p.memory },
+      ...(p.kind === 'dnd' && { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
+      ...(p.kind === 'tolerant' && { tolerations: [{ key: 'dedicated', operator: 'Exists' }] }),
+      ...(p.kind === 'daemon' && { owner: 'DaemonSet' as const }),
+      ...(p.kind === 'statefulTerminating' && { owner: 'StatefulSet' as const, deletionTimestamp: '2026-08-20T11:59:00Z' }),
+    });
+    Object.assign(pod.spec, CONSTRAINTS[p.kind] ?? {});
+    if (p.kind === 'zonePinned') pod.spec.nodeSelector = { [ZONE]: p.zone };
+    snapshot.pods.push(pod);
+  });
+  snapshot.pdbs.push(makePdb('blocking', { matchLabels: { app: 'pdb' } }, { maxUnavailable: 0, disruptionsAllowed: 0 }));
+  const policy = (pool: string): PolicySpec | undefined => {
+    const p = pools[Number(pool.replace('pool-', ''))];
+    return p ? ({ consolidateAfterSeconds: p.consolidateAfterMin * 60 } as PolicySpec) : undefined;
+  };
+  return { index: indexCluster(snapshot), env: { now: NOW, instanceTypes: CATALOG, marked, policyFor: policy } };
+}
+
+const podId = (p: Pod) => p.metadata.name;
+
+/** A scheduling result as comparable data (pods by name, instance types by name). */
+function plain(r: SchedulingResult): unknown {
+  return {
+    placements: [...r.placements].map(([p, at]) => [podId(p), at]),
+    errors: [...r.errors].map(([p, e]) => [podId(p), e]),
+    claims: r.newNodeClaims.map((c) => ({ pool: c.nodePool, requirements: c.requirements, types: c.instanceTypes.map((t) => t.name), pods: c.pods.map(podId) })),
+  };
+}
+
+/** Moves to try: each node alone, then growing prefixes (multi-node consolidation's batches), in a random order. */
+function moves(index: ClusterIndex, order: readonly number[]): StateNode[][] {
+  const nodes = index.stateNodes;
+  const all: StateNode[][] = [[], ...nodes.map((sn) => [sn]), ...nodes.slice(1).map((_, i) => nodes.slice(0, i + 2))];
+  for (const [i, k] of order.entries()) {
+    const a = i % all.length;
+    const b = k % all.length;
+    [all[a], all[b]] = [all[b], all[a]];
+  }
+  return all;
+}
+
+describe('SimulationPass', () => {
+  it('places, rejects and plans exactly as the per-move rebuild, for every move of a shared pass', () => {
+    fc.assert(fc.property(clusterArb, fc.boolean(), (raw, consolidationFirst) => {
+      const { index, env } = build(raw);
+      const pass = new SimulationPass(index, env);
+      // Both kinds from one pass (they share pods and pools), interleaved.
+      for (const [i, moving] of moves(index, raw.order).flatMap((m) => [m, m]).entries()) {
+        const consolidation = (i % 2 === 0) === consolidationFirst;
+        const fast = pass.schedule(moving, consolidation);
+        const naive = runSimulation(index, moving, consolidation, env).result;
+        expect(plain(fast)).toEqual(plain(naive));
+        const candidates = moving.map((sn) => toCandidate(sn, sn.node?.metadata.labels?.['karpenter.sh/nodepool'] ?? '', TYPES));
+        expect(pass.simulate(candidates, consolidation)).toEqual(simulateMove(index, candidates, consolidation, env));
+      }
+    }), { numRuns: 120 });
+  });
+
+  it('really differs when the input differs (the comparison is not vacuous)', () => {
+    const raw: Raw = {
+      pools: [{ weight: 0, tainted: false, consolidateAfterMin: 0 }],
+      nodes: [0, 1].map(() => ({ pool: 0, type: 'm5.large', zone: 'us-west-2a', spot: false, cpu: '1930m', initialized: true, deleting: false, marked: false, tainted: false, lastPodEventMinAgo: 30 })),
+      pods: [{ node: 0, cpu: '1', memory: '128Mi', kind: 'plain', zone: 'us-west-2a' }, { node: 1, cpu: '1500m', memory: '128Mi', kind: 'plain', zone: 'us-west-2a' }],
+      order: [],
+    };
+    const { index, env } = build(raw);
+    const pass = new SimulationPass(index, env);
+    const [a, b] = index.stateNodes;
+    // The 1-cpu pod of one node does not fit beside the 1.5-cpu pod of the other: a new claim each time.
+    expect(plain(pass.schedule([a], true))).not.toEqual(plain(pass.schedule([b], true)));
+    expect(pass.schedule([a], true).newNodeClaims).toHaveLength(1);
+    expect(pass.schedule([], true).newNodeClaims).toHaveLength(0);
+  });
+});
