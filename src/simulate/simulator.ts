@@ -101,7 +101,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
       const allowed: Sample['allowed'] = {};
       for (const [pool, p] of Object.entries(ev.nodePools)) allowed[pool] = p.allowed as Partial<Record<Reason, number | null>>;
       samples.push({ at: now, nodes: index.snapshot.nodes.length, nodesByPool, costPerHour: rt.cloud.costPerHour(),
-        pendingPods: index.snapshot.pods.filter((p) => !p.spec.nodeName && !p.metadata.deletionTimestamp).length, allowed });
+        pendingPods: index.unboundPods.filter((p) => !p.metadata.deletionTimestamp).length, allowed });
     }
     o.onProgress?.(now + o.stepMs - o.fromMs, o.forMs);
     clock.advance(o.stepMs);
