@@ -82,8 +82,10 @@ console.log(`kpol bench — node ${process.version}, ${new Date().toISOString()}
 await policyThroughput();
 await evalAtScale();
 // Reconciler scales are set by env so a slow machine can still finish: KPOL_BENCH_TICK_NODES (default 1000), KPOL_BENCH_SIM_NODES/DAYS (default 200 / 1).
+// The quiet tick runs at the issue's scale by default (KPOL_BENCH_QUIET_TICK_NODES, default 5000, 50 nodes per pool).
+const quietNodes = Number(process.env.KPOL_BENCH_QUIET_TICK_NODES ?? 5000);
+for (const l of await tickBench(quietNodes, Math.max(1, Math.round(quietNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
 const tickNodes = Number(process.env.KPOL_BENCH_TICK_NODES ?? 1000);
-for (const l of await tickBench(tickNodes, Math.max(1, Math.round(tickNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
 for (const l of await consolidationPassBench(tickNodes, Math.max(1, Math.round(tickNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
 for (const l of await weekBench(Number(process.env.KPOL_BENCH_SIM_NODES ?? 200), Number(process.env.KPOL_BENCH_SIM_DAYS ?? 1))) line(l.name, l.value, l.goal, l.ratio);
 line('peak RSS (whole bench)', `${fmt(process.memoryUsage().rss / 2 ** 20, 0)} MiB`, '≤ 1024 MiB', '');
