@@ -44,9 +44,9 @@ export class Evaluator {
 
   /**
    * @param reuse keep node verdicts across evaluations. Sound when objects are never mutated in
-   * place (the cluster stores freeze them); off only to measure what the cache saves.
+   * place (the cluster stores freeze them); switched off only to measure what the cache saves.
    */
-  constructor(private readonly reuse = true) {}
+  constructor(public reuse = true) {}
 
   private matcherFor(policy: PolicySpec): PodWindowMatcher {
     let m = this.matchers.get(policy);

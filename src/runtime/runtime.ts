@@ -38,8 +38,6 @@ export interface RuntimeOptions {
   policies: readonly PolicySpec[];
   cloud?: Omit<SimulatedCloudOptions, 'clock'>;
   logger?: Logger;
-  /** Reuse node verdicts across ticks (default true); off only for benchmarks' baselines. */
-  reuseVerdicts?: boolean;
 }
 
 export interface TickResult {
@@ -55,7 +53,7 @@ export class Runtime {
   readonly events: EventLog;
   readonly metrics: MetricsRegistry;
   readonly state = new InFlight();
-  readonly evaluator: Evaluator;
+  readonly evaluator = new Evaluator();
   readonly view: ClusterView;
   readonly instanceTypes: ReadonlyMap<string, InstanceType>;
   policies: readonly PolicySpec[];
@@ -77,7 +75,6 @@ export class Runtime {
   constructor(o: RuntimeOptions) {
     this.clock = o.clock;
     this.policies = o.policies;
-    this.evaluator = new Evaluator(o.reuseVerdicts ?? true);
     this.cluster = new MemoryCluster(o.clock, o.objects);
     this.cloud = new SimulatedCloud({ clock: o.clock, ...o.cloud });
     this.instanceTypes = new Map(this.cloud.instanceTypes().map((t) => [t.name, t]));
