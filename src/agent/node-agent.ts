@@ -90,10 +90,10 @@ export class NodeAgent {
       podsStarted: [], podsRemoved: [], nodesNotReady: [],
     };
     const claims = await this.client.list<NodeClaim>('NodeClaim');
-    const types = new Map(this.cloud.instanceTypes().map((t) => [t.name, t]));
+    let types: Map<string, InstanceType> | undefined;
     for (const nc of claims) {
       if (nc.metadata.deletionTimestamp !== undefined) await this.finalizeUnlaunched(nc, pass);
-      else if (!nc.status?.providerID) await this.launch(nc, types, pass);
+      else if (!nc.status?.providerID) await this.launch(nc, (types ??= new Map(this.cloud.instanceTypes().map((t) => [t.name, t]))), pass);
     }
 
     const live = new Map((await this.cloud.list()).map((i) => [i.providerID, i]));
@@ -102,7 +102,10 @@ export class NodeAgent {
     for (const nc of await this.client.list<NodeClaim>('NodeClaim')) {
       const id = nc.status?.providerID;
       if (!id || nc.metadata.deletionTimestamp !== undefined) continue;
-      await this.registerAndInitialize(nc, id, nodeByProviderID.get(id), live.get(id), pass);
+      const node = nodeByProviderID.get(id);
+      // A registered, initialized machine with its Node has nothing left here: skip the async step (5,000 awaits a tick at 5k nodes).
+      if (node !== undefined && isTrue(nc.status?.conditions, 'Registered') && isTrue(nc.status?.conditions, 'Initialized')) continue;
+      await this.registerAndInitialize(nc, id, node, live.get(id), pass);
     }
 
     const nodesNow = await this.client.list<Node>('Node');

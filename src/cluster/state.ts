@@ -37,6 +37,8 @@ export interface ClusterIndex {
   nodesByName: Map<string, StateNode>;
   nodeClaimsByName: Map<string, StateNode>;
   podsByNodeName: Map<string, Pod[]>;
+  /** Pods with no `spec.nodeName` (pending ones among them), so a quiet tick need not scan every pod. */
+  unboundPods: Pod[];
   pdbsByNamespace: Map<string, PodDisruptionBudget[]>;
   /** PDBs matching a (namespace, label set), keyed by namespace + label signature. */
   pdbMatchCache: Map<string, PodDisruptionBudget[]>;
@@ -45,9 +47,13 @@ export interface ClusterIndex {
 /** Joins and indexes a snapshot; pure and linear in the number of objects. */
 export function indexCluster(snapshot: Snapshot): ClusterIndex {
   const podsByNodeName = new Map<string, Pod[]>();
+  const unboundPods: Pod[] = [];
   for (const pod of snapshot.pods) {
     const n = pod.spec.nodeName;
-    if (!n) continue;
+    if (!n) {
+      unboundPods.push(pod);
+      continue;
+    }
     const list = podsByNodeName.get(n);
     if (list) list.push(pod);
     else podsByNodeName.set(n, [pod]);
@@ -88,6 +94,7 @@ export function indexCluster(snapshot: Snapshot): ClusterIndex {
     nodesByName,
     nodeClaimsByName,
     podsByNodeName,
+    unboundPods,
     pdbsByNamespace,
     pdbMatchCache: new Map(),
   };

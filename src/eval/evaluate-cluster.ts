@@ -12,8 +12,11 @@ import { isWindowActive } from '../../rules/window.js';
 import { isInitialized, isInstanceTerminating, isManaged, isReady, nodePoolOf, isDeleting, type ClusterIndex, type StateNode } from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
+import { NodeResultCache } from './node-result-cache.js';
 import type { EvalOutput, NodeResult, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
+
+const sameElements = (a: readonly object[], b: readonly object[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The policy a node falls back to when its NodePool is unknown: built-in rules only. */
 const ORPHAN: PolicySpec = {
@@ -32,6 +35,18 @@ export class Evaluator {
   /** Every engine built so far, for rule coverage. */
   readonly built: GraphEngine[] = [];
   private readonly matchers = new WeakMap<PolicySpec, PodWindowMatcher>();
+  /** Node verdicts reused across evaluations while their inputs hold (node-result-cache.ts). */
+  private readonly verdicts = new NodeResultCache();
+  private pdbs: readonly object[] = [];
+  private pdbEpoch = 0;
+  /** Node verdicts derived (cache misses) and reused, for tests of the cache and benchmarks. */
+  readonly nodeStats = { derived: 0, reused: 0 };
+
+  /**
+   * @param reuse keep node verdicts across evaluations. Sound when objects are never mutated in
+   * place (the cluster stores freeze them); switched off only to measure what the cache saves.
+   */
+  constructor(public reuse = true) {}
 
   private matcherFor(policy: PolicySpec): PodWindowMatcher {
     let m = this.matchers.get(policy);
@@ -73,15 +88,26 @@ export class Evaluator {
   async evaluate(index: ClusterIndex, policies: readonly PolicySpec[], nowMs: number, state: DisruptionState = NO_DISRUPTION_STATE): Promise<EvalOutput> {
     const { byPool, warnings } = resolvePolicies(index.snapshot.nodePools, policies);
     const podWarnings = new Map<string, PodWarning>();
-    const warn = (w: PodWarning) => podWarnings.set(`${w.pod}\u0000${w.message}`, w);
-    const perPolicy = new Map<PolicySpec, { engine: GraphEngine; windows: Record<string, boolean>; errors: string[]; events: FiredEvent[]; deriver: NodeFactDeriver }>();
+    let nodeWarnings: PodWarning[] = [];
+    const warn = (w: PodWarning) => {
+      podWarnings.set(`${w.pod}\u0000${w.message}`, w);
+      nodeWarnings.push(w);
+    };
+    if (!sameElements(this.pdbs, index.snapshot.pdbs)) {
+      this.pdbs = index.snapshot.pdbs;
+      this.pdbEpoch++;
+    }
+    const pdbEpoch = this.pdbEpoch;
+    const perPolicy = new Map<PolicySpec, { engine: GraphEngine; windows: Record<string, boolean>; windowKey: string; errors: string[]; events: FiredEvent[]; deriver: NodeFactDeriver }>();
     const prepare = async (policy: PolicySpec) => {
       let p = perPolicy.get(policy);
       if (!p) {
         const engine = this.engineFor(policy);
         const { windows, errors } = this.windowFacts(engine, nowMs);
         const facts = { now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts;
-        p = { engine, windows, errors, events: await engine.runPool(facts), deriver: new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy)) };
+        let windowKey = '';
+        for (const [id, on] of Object.entries(windows)) if (id.startsWith('window:w:')) windowKey += on ? '1' : '0';
+        p = { engine, windows, windowKey, errors, events: await engine.runPool(facts), deriver: new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy)) };
         perPolicy.set(policy, p);
       }
       return p;
@@ -113,16 +139,30 @@ export class Evaluator {
     }
 
     const nodes: Record<string, NodeResult> = {};
+    if (this.reuse) this.verdicts.beginPass();
     for (const sn of index.stateNodes) {
       if (!sn.node) continue;
       const poolName = nodePoolOf(sn);
       const policy = (poolName !== undefined && byPool.get(poolName)?.policy) || ORPHAN;
-      const p = await prepare(policy);
-      const { facts, details } = p.deriver.derive(sn, nowMs, p.windows);
+      // Awaiting only on a policy's first node: an await per node is measurable at 5,000 nodes.
+      const p = perPolicy.get(policy) ?? (await prepare(policy));
+      const inputs = { policy, pdbEpoch, windowKey: p.windowKey, state };
+      const cached = this.reuse ? this.verdicts.get(index, sn, inputs, nowMs, (spec, at) => p.deriver.windowState(spec, at)) : undefined;
+      if (cached) {
+        this.nodeStats.reused++;
+        for (const w of cached.warnings) warn(w);
+        nodes[sn.name] = cached.result;
+        continue;
+      }
+      this.nodeStats.derived++;
+      nodeWarnings = [];
+      const { facts, details, validity } = p.deriver.derive(sn, nowMs, p.windows);
       const verdict = nodeVerdict(await p.engine.runNode(facts), details, reasonsInScope(policy));
       const result: NodeResult = { nodePool: poolName ?? '', candidate: verdict.reasons.length > 0, reasons: verdict.reasons, blocked: verdict.blocked };
       nodes[sn.name] = result;
+      if (this.reuse) this.verdicts.set(index, sn, inputs, validity, { result, warnings: nodeWarnings });
     }
+    if (this.reuse) this.verdicts.endPass();
 
     for (const w of podWarnings.values()) warnings.push(`Pod ${w.pod}: ${w.message}`);
     return {

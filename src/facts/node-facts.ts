@@ -4,7 +4,7 @@
 // per label set, so 150,000 pods cost one pass, not one rule-engine run each.
 import type { RuleGraph } from '../../rules/compile.js';
 import type { NodeDetails, NodeFacts } from '../../rules/facts.js';
-import type { PolicySpec } from '../../rules/model.js';
+import type { PolicySpec, WindowSpec } from '../../rules/model.js';
 import { parseKarpenterDurationOrNever } from '../../rules/duration.js';
 import {
   isActive, isDeleting, isEvictable, isInitialized, isInstanceTerminating, isReschedulable,
@@ -15,7 +15,8 @@ import {
   LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE, type Condition, type NodePool, type Pod,
 } from '../cluster/types.js';
 import { requirementAllows } from '../scheduling/requirements.js';
-import { PodWindowMatcher, type PodWarning } from './pod-windows.js';
+import { FactValidity } from './fact-validity.js';
+import { PodWindowMatcher, type PodWarning, type WindowState } from './pod-windows.js';
 
 /** In-memory disruption state the reconciler owns (empty for a static snapshot). */
 export interface DisruptionState {
@@ -94,7 +95,13 @@ export class NodeFactDeriver {
     private readonly podWindows: PodWindowMatcher = new PodWindowMatcher(graph.spec),
   ) {}
 
-  derive(sn: StateNode, nowMs: number, windowFacts: Record<string, boolean>): { facts: NodeFacts; details: NodeDetails } {
+  /**
+   * The node's facts at `nowMs`, and how long they hold (`validity`; the node window facts in
+   * `windowFacts` are the caller's to compare).
+   */
+  derive(sn: StateNode, nowMs: number, windowFacts: Record<string, boolean>): { facts: NodeFacts; details: NodeDetails; validity: FactValidity } {
+    const validity = new FactValidity(nowMs);
+    const seen = (spec: WindowSpec, state: WindowState) => validity.window(spec, state);
     const policy = this.graph.spec;
     const poolName = nodePoolOf(sn);
     const pool = poolName === undefined ? undefined : this.index.nodePoolsByName.get(poolName);
@@ -109,11 +116,12 @@ export class NodeFactDeriver {
       if (empty && isReschedulable(pod) && evictionCost(pod) > 0) empty = false;
       if (!isActive(pod)) continue;
       const dnd = podDoNotDisrupt(pod, nowMs);
+      if (dnd.until !== undefined) validity.threshold(dnd.until);
       const name = `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
       if (dnd.invalid) this.warn({ pod: name, message: `Invalid karpenter.sh/do-not-disrupt annotation: ${dnd.invalid}, ignoring annotation` });
       if (dnd.active && !doNotDisruptPod) { doNotDisruptPod = true; details.pod = name; }
       if (!podWindowBlocked) {
-        const held = this.podWindows.blocks(pod, nowMs, this.warn);
+        const held = this.podWindows.blocks(pod, nowMs, this.warn, seen);
         if (held) { podWindowBlocked = true; details.windowPod = name; details.window = held.window; }
       }
       if (!pdbBlocked && !pdbMultiple && isEvictable(pod, nowMs)) {
@@ -125,9 +133,13 @@ export class NodeFactDeriver {
     const nc = sn.nodeClaim;
     const initialized = isInitialized(sn);
     const readyAt = consolidatableAt(sn, policy);
-    if (readyAt !== undefined) details.consolidatableAt = new Date(readyAt).toISOString().replace('.000Z', 'Z');
+    if (readyAt !== undefined) {
+      details.consolidatableAt = new Date(readyAt).toISOString().replace('.000Z', 'Z');
+      validity.threshold(readyAt);
+    }
     const expireAfter = expireAfterSeconds(sn, policy, pool);
     const created = ms(nc?.metadata.creationTimestamp);
+    if (expireAfter !== null && created !== undefined) validity.threshold(created + expireAfter * 1000);
     const known = this.state.instanceTypes?.(poolName ?? '');
     const nodeLabels: Record<string, string> = {};
     for (const k of this.graph.labelKeys) if (k in labels) nodeLabels[k] = labels[k];
@@ -156,6 +168,11 @@ export class NodeFactDeriver {
       nodeLabels,
     };
     for (const [k, v] of Object.entries(windowFacts)) if (k.startsWith('window:w:')) facts[k as `window:${string}`] = v;
-    return { facts, details };
+    return { facts, details, validity };
+  }
+
+  /** The state of a pod window at an instant, as `derive` would see it. */
+  windowState(spec: WindowSpec, nowMs: number): WindowState {
+    return this.podWindows.state(spec, nowMs);
   }
 }

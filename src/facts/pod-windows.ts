@@ -24,6 +24,8 @@ export interface PodWarning {
   message: string;
 }
 
+export type WindowState = boolean | 'error';
+
 type Annotated = { spec?: WindowSpec; warnings: string[] };
 type Labelled = PodWindowSpec & { label: string };
 
@@ -109,15 +111,25 @@ export class PodWindowMatcher {
     return a;
   }
 
-  /** The window that holds the pod now, if any. A window that cannot be evaluated holds it (fail closed). */
-  blocks(pod: Pod, nowMs: number, warn: (w: PodWarning) => void): PodWindowBlock | undefined {
+  /** The window's state at an instant: active, inactive, or unevaluable (which holds pods: fail closed). */
+  state(spec: WindowSpec, nowMs: number): WindowState {
+    try {
+      return this.active(spec, nowMs);
+    } catch {
+      return 'error';
+    }
+  }
+
+  /**
+   * The window that holds the pod now, if any. A window that cannot be evaluated holds it (fail
+   * closed). `seen` hears every window whose state the answer depended on: the same answer holds
+   * at any other instant at which those windows are in the same states.
+   */
+  blocks(pod: Pod, nowMs: number, warn: (w: PodWarning) => void, seen?: (spec: WindowSpec, state: WindowState) => void): PodWindowBlock | undefined {
     for (const w of this.matching(pod)) {
-      let active: boolean;
-      try {
-        active = this.active(w.window, nowMs);
-      } catch {
-        return { window: w.label };
-      }
+      const active = this.state(w.window, nowMs);
+      seen?.(w.window, active);
+      if (active === 'error') return { window: w.label };
       if (w.mode === 'only' ? !active : active) return { window: w.label };
     }
     const a = this.annotations_ ? this.annotated(pod) : undefined;
@@ -125,6 +137,9 @@ export class PodWindowMatcher {
     const name = `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
     for (const message of a.warnings) warn({ pod: name, message });
     if (!a.spec) return undefined;
-    return this.active(a.spec, nowMs) ? undefined : { window: 'annotation' };
+    const active = this.state(a.spec, nowMs);
+    seen?.(a.spec, active);
+    if (active === 'error') throw new Error(`invalid annotation window ${a.spec.cron}`); // validated by annotationWindow: a bug if reached
+    return active ? undefined : { window: 'annotation' };
   }
 }

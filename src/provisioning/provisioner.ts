@@ -39,7 +39,7 @@ export class Provisioner {
   async reconcile(index: ClusterIndex, env: SimulationEnv): Promise<ProvisionResult> {
     const out: ProvisionResult = { bound: 0, created: [], unschedulable: 0, nominated: [] };
     // Nothing pending: nothing to bind or launch (pods of draining nodes come back as new pending pods).
-    if (!index.snapshot.pods.some(isPending)) return out;
+    if (!index.unboundPods.some(isPending)) return out;
     const { result, pending } = runSimulation(index, [], false, env);
     const nodeClaims = new Set(index.snapshot.nodeClaims.filter((nc) => !nc.metadata.deletionTimestamp).map((nc) => nc.metadata.name));
     for (const [key, n] of this.nominations) {

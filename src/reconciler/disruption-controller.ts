@@ -127,12 +127,14 @@ export class DisruptionController {
     }
     const ctx = this.context(index, evaluation);
     const now = this.d.clock.now();
-    const verdicts = verdictFingerprint(evaluation);
+    // Only a method with eligible nodes needs the fingerprint: a quiet cluster's tick skips building it.
+    let verdicts: string | undefined;
     for (const method of METHODS) {
       if (method === emptiness || method === multiNode) this.publishUnconsolidatable(method.reason, evaluation, index);
       const eligible = countCandidates(method.reason, evaluation, index);
       this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
       if (eligible === 0) continue;
+      verdicts ??= verdictFingerprint(evaluation);
       if (this.stillConsolidated(method, index, verdicts, now)) continue;
       this.singleTimedOut = false;
       const [command] = method.compute(ctx);

@@ -94,14 +94,17 @@ export class TerminationController {
       for (const c of claims) if (!deleting(c) && c.metadata.labels?.[LABEL_NODEPOOL] === pool.metadata.name) await remove(c);
     }
     await relist();
-    const claimsByProviderNow = byProvider(claims, claimProvider);
-    for (const node of nodes.filter(finalizing)) {
+    // The providerID maps are built only when some object is finalizing: a quiet tick builds none.
+    const finalizingNodes = nodes.filter(finalizing);
+    const claimsByProviderNow = finalizingNodes.length > 0 ? byProvider(claims, claimProvider) : new Map<string, NodeClaim[]>();
+    for (const node of finalizingNodes) {
       const claim = this.claimFor(node, claimsByProviderNow);
       if (claim && !deleting(claim)) await remove(claim);
     }
     await relist();
-    const nodesByProviderNow = byProvider(nodes, nodeProvider);
-    for (const claim of claims.filter(finalizing)) {
+    const finalizingClaimsNow = claims.filter(finalizing);
+    const nodesByProviderNow = finalizingClaimsNow.length > 0 ? byProvider(nodes, nodeProvider) : new Map<string, Node[]>();
+    for (const claim of finalizingClaimsNow) {
       for (const node of this.nodesFor(claim, nodesByProviderNow)) if (!deleting(node)) await remove(node);
     }
     await relist();
@@ -113,8 +116,9 @@ export class TerminationController {
       });
     }
 
-    const claimsByProvider = byProvider(claims, claimProvider);
-    const draining = nodes.filter((n) => finalizing(n) && (n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claimsByProvider)));
+    const finalizingNodesNow = nodes.filter(finalizing);
+    const claimsByProvider = finalizingNodesNow.length > 0 ? byProvider(claims, claimProvider) : new Map<string, NodeClaim[]>();
+    const draining = finalizingNodesNow.filter((n) => n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claimsByProvider));
     const podsByNode = draining.length > 0 ? groupByNode(await client.list<Pod>('Pod')) : new Map<string, Pod[]>();
     for (const node of draining) {
       const name = node.metadata.name;

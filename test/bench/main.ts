@@ -81,12 +81,14 @@ async function evalAtScale(): Promise<void> {
 console.log(`kpol bench — node ${process.version}, ${new Date().toISOString()}\n`);
 await policyThroughput();
 await evalAtScale();
-// Reconciler scales are set by env so a slow machine can still finish: KPOL_BENCH_TICK_NODES (default 1000), KPOL_BENCH_SIM_NODES/DAYS (default 200 / 1).
-const tickNodes = Number(process.env.KPOL_BENCH_TICK_NODES ?? 1000);
-for (const l of await tickBench(tickNodes, Math.max(1, Math.round(tickNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
+// Reconciler scales are set by env so a slow machine can still finish: KPOL_BENCH_QUIET_TICK_NODES and
+// KPOL_BENCH_CONSOLIDATION_NODES (default 5000), KPOL_BENCH_SIM_NODES/DAYS (default 1000 / 7, the issue's week).
+// The quiet tick runs at the issue's scale by default (KPOL_BENCH_QUIET_TICK_NODES, default 5000, 50 nodes per pool).
+const quietNodes = Number(process.env.KPOL_BENCH_QUIET_TICK_NODES ?? 5000);
+for (const l of await tickBench(quietNodes, Math.max(1, Math.round(quietNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
 // The consolidation pass runs at the issue's scale by default (KPOL_BENCH_CONSOLIDATION_NODES, 5000 → 100 pools).
 const passNodes = Number(process.env.KPOL_BENCH_CONSOLIDATION_NODES ?? 5000);
 for (const l of await consolidationPassBench(passNodes, Math.max(1, Math.round(passNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
-for (const l of await weekBench(Number(process.env.KPOL_BENCH_SIM_NODES ?? 200), Number(process.env.KPOL_BENCH_SIM_DAYS ?? 1))) line(l.name, l.value, l.goal, l.ratio);
+for (const l of await weekBench(Number(process.env.KPOL_BENCH_SIM_NODES ?? 1000), Number(process.env.KPOL_BENCH_SIM_DAYS ?? 7))) line(l.name, l.value, l.goal, l.ratio);
 for (const l of await (await import('./editor.js')).editorBench()) line(l.name, l.value, l.goal, l.ratio);
 line('peak RSS (whole bench)', `${fmt(process.memoryUsage().rss / 2 ** 20, 0)} MiB`, '≤ 1024 MiB', '');
