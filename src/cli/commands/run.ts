@@ -10,16 +10,22 @@ import { CliError, EXIT_FINDINGS, EXIT_OK, readText } from '../io.js';
 import { readPolicySources, reportDiagnostics } from '../inputs.js';
 import { ScaledClock } from '../scaled-clock.js';
 import { parse, type Command } from './command.js';
+import { runOnCluster } from './run-cluster.js';
+import { runLoop } from './run-loop.js';
 
 const DEMO_CLUSTER = new URL('../../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
 const DEMO_POLICY = new URL('../../../rules/examples/business-hours.kpol', import.meta.url).pathname;
 
 const usage = `usage: kpol run [--cluster FILE --policy FILE…] [--speed 60] [--port 8080] [--for SECONDS]
+       kpol run --kubeconfig FILE [--context NAME] [--policy FILE…] [--port 8080] [--for SECONDS]
+       kpol run --in-cluster [--policy FILE…] [--port 8080]
 
 Runs the controller. Without --kubeconfig it runs against the embedded simulated cluster,
 seeded from the shipped demo (rules/examples/demo/) unless --cluster is given, on a clock
-running --speed times real time. Serves a status page, /metrics and /healthz on 127.0.0.1 and
-logs each decision as one JSON line. --for stops after that many real seconds.`;
+running --speed times real time. With --kubeconfig (or --in-cluster, inside a pod) it acts on
+that cluster on the wall clock, with the simulated cloud as its cloud provider and node agent.
+Serves a status page, /metrics and /healthz on 127.0.0.1 and logs each decision as one JSON
+line. --for stops after that many real seconds.`;
 
 export const runCommand: Command = {
   summary: 'run the controller (embedded simulated cluster by default)',
@@ -27,9 +33,14 @@ export const runCommand: Command = {
   async run(argv, io) {
     const { values } = parse(argv, {
       cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, speed: { type: 'string', default: '60' },
-      port: { type: 'string', default: '8080' }, for: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' },
+      port: { type: 'string', default: '8080' }, for: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, 'in-cluster': { type: 'boolean' },
     }, usage);
-    if (values.kubeconfig) throw new CliError('--kubeconfig: running against a real cluster is not available yet (issue 4); omit it for the embedded simulated cluster');
+    if (values.for !== undefined && !(Number(values.for) > 0)) throw new CliError(`--for takes a number of seconds, not \`${values.for}\``);
+    if (values.kubeconfig || values['in-cluster']) {
+      if (values.cluster) throw new CliError('--cluster seeds the embedded simulated cluster; it cannot be combined with --kubeconfig or --in-cluster');
+      return runOnCluster({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: values.port, for: values.for }, io);
+    }
+    if (values.context) throw new CliError('--context selects a context of --kubeconfig; give --kubeconfig too');
     const speed = Number(values.speed);
     const port = Number(values.port);
     if (!(speed > 0)) throw new CliError(`--speed takes a positive number, not \`${values.speed}\``);
@@ -50,26 +61,7 @@ export const runCommand: Command = {
     io.err(`kpol: embedded simulated cluster (${clusterFile}), clock ×${speed}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
     logger.info('started', { url: server.url, cluster: clusterFile, policies: loaded.policies.map((p) => p.name), speed });
 
-    let stopping = false;
-    const done = new Promise<void>((resolve) => {
-      const stop = () => { stopping = true; resolve(); };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      if (values.for) setTimeout(stop, Number(values.for) * 1000).unref();
-    });
-    const loop = (async () => {
-      while (!stopping) {
-        const r = await rt.tick();
-        status.record(r);
-        const c = r.disruption.started;
-        if (c) logger.info('disruption decision', { method: c.method, reason: c.reason, decision: c.replacements.length ? 'replace' : 'delete', nodes: c.candidates.map((x) => x.node), replacements: c.replacements.map((x) => x.instanceTypes[0]) });
-        for (const n of r.expired) logger.info('disruption decision', { method: 'Expiration', reason: 'Expired', decision: 'delete', nodeClaims: [n] });
-        for (const n of r.interrupted) logger.info('disruption decision', { method: 'Interruption', reason: 'Interrupted', decision: 'delete', nodeClaims: [n] });
-        await new Promise((res) => setTimeout(res, 1000));
-      }
-    })();
-    await done;
-    await loop;
+    await runLoop(rt, status, logger, values.for === undefined ? undefined : Number(values.for));
     await server.close();
     logger.info('stopped', {});
     return EXIT_OK;

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// `kpol run --kubeconfig FILE [--context NAME]` / `--in-cluster`: the controller acting on a
+// real cluster on the wall clock. kube-controller-manager runs ReplicaSets and PDB status; the
+// simulated cloud stays the cloud provider and node agent (it launches machines for NodeClaims,
+// registers their Nodes and plays kubelet for the pods bound to them), as KWOK does.
+import { isApiError } from '../../cluster/client.js';
+import type { NodeClaim } from '../../cluster/types.js';
+import { KubeClusterClient } from '../../kube/kube-cluster.js';
+import { KubeConfigError, loadKubeConfig } from '../../kube/kube-config.js';
+import { createLogger } from '../../observe/logger.js';
+import { loadPolicies } from '../../policy/load.js';
+import { VIEW_KINDS } from '../../reconciler/cluster-view.js';
+import { Runtime } from '../../runtime/runtime.js';
+import { RuntimeStatus } from '../../runtime/status.js';
+import { startStatusServer } from '../../server/status-server.js';
+import { readPolicySources, reportDiagnostics } from '../inputs.js';
+import { CliError, EXIT_FINDINGS, EXIT_OK, type Output } from '../io.js';
+import { ScaledClock } from '../scaled-clock.js';
+import { runLoop } from './run-loop.js';
+
+export interface ClusterRunOptions {
+  kubeconfig?: string;
+  context?: string;
+  inCluster?: boolean;
+  policies: string[];
+  port: string;
+  for?: string;
+}
+
+export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<number> {
+  const port = Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port takes a port number, not \`${o.port}\``);
+  let kc;
+  try {
+    kc = loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context, inCluster: o.inCluster });
+  } catch (e) {
+    if (e instanceof KubeConfigError) throw new CliError(e.message);
+    throw e;
+  }
+  const loaded = loadPolicies(readPolicySources(o.policies));
+  if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
+
+  const clock = new ScaledClock(1); // speed 1: the wall clock, as the API server's timestamps are
+  const logger = createLogger({ clock, sink: (line) => io.out(line) });
+  const client = new KubeClusterClient(kc, { logger });
+  const where = o.inCluster ? 'in-cluster service account' : `${o.kubeconfig}${o.context ? ` (context ${o.context})` : ''}`;
+  let nodeClaims: NodeClaim[];
+  try {
+    // One read before anything starts: an unreachable server or missing CRDs is a clear error.
+    nodeClaims = await client.list<NodeClaim>('NodeClaim');
+  } catch (e) {
+    if (!isApiError(e)) throw e;
+    const hint = e.code === 404 ? ' (are the karpenter.sh/v1 CRDs installed?)' : '';
+    throw new CliError(`${where}: ${e.message}${hint}`);
+  }
+  await client.start([...VIEW_KINDS, 'ReplicaSet']);
+  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, policies: loaded.policies, logger });
+  if (rt.notAdopted.length) logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
+  const status = new RuntimeStatus(rt, 1);
+  const server = await startStatusServer({ port, source: status, metrics: rt.metrics, logger });
+  io.err(`kpol: cluster ${client.rest.server} from ${where}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
+  logger.info('started', { url: server.url, server: client.rest.server, policies: loaded.policies.map((p) => p.name) });
+  try {
+    await runLoop(rt, status, logger, o.for === undefined ? undefined : Number(o.for));
+  } finally {
+    client.close();
+    await server.close();
+  }
+  logger.info('stopped', {});
+  return EXIT_OK;
+}

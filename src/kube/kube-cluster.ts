@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+// The ClusterClient on a real API server (contract in src/cluster/client.ts). What the real
+// server does itself — finalizers, deletion timestamps, graceful pod deletion, the Eviction
+// API and PDBs, optimistic concurrency, garbage collection — it does; this adapter only maps
+// the interface onto REST: status goes through the /status subresource where the kind has one,
+// merge patches carry their preconditions in metadata, deletes send DeleteOptions, and watches
+// are informers that are shared per kind.
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../cluster/client.js';
+import { isApiError } from '../cluster/client.js';
+import type { KubeObject } from '../cluster/types.js';
+import type { Logger } from '../observe/logger.js';
+import { Informer, type InformerOptions } from './informer.js';
+import { namespaceFor, resourceOf, resourcePath, typed, type Resource } from './resources.js';
+import { RestClient } from './rest.js';
+
+export interface KubeClusterOptions {
+  logger?: Logger;
+  informer?: Omit<InformerOptions, 'logger'>;
+  /** Server-side apply field manager for the fields kpol owns. Default `kpol`. */
+  fieldManager?: string;
+}
+
+interface ListAnswer {
+  metadata?: { continue?: string };
+  items?: Record<string, unknown>[];
+}
+
+const MERGE_PATCH = 'application/merge-patch+json';
+const APPLY_PATCH = 'application/apply-patch+yaml';
+
+export class KubeClusterClient implements ClusterClient {
+  readonly rest: RestClient;
+  private readonly informers = new Map<Kind, Informer>();
+  /** Writes this client made per kind: part of the change stamp, which must move at once. */
+  private readonly writes = new Map<Kind, number>();
+  private readonly fieldManager: string;
+
+  constructor(kc: KubeConfig, private readonly o: KubeClusterOptions = {}) {
+    this.rest = new RestClient(kc);
+    this.fieldManager = o.fieldManager ?? 'kpol';
+  }
+
+  /** Starts the informers of `kinds` and resolves once each has listed. */
+  async start(kinds: readonly Kind[]): Promise<void> {
+    await Promise.all(kinds.map((k) => this.informer(k).synced()));
+  }
+
+  /** Stops every informer (watch connections close). */
+  close(): void {
+    for (const i of this.informers.values()) i.stop();
+    this.informers.clear();
+  }
+
+  /** The running informer of a kind, if any (tests, status). */
+  informerOf(kind: Kind): Informer | undefined {
+    return this.informers.get(kind);
+  }
+
+  /**
+   * A value that moves whenever an object of `kind` changed: the latest resourceVersion the
+   * informer saw, plus this client's own writes (their watch events arrive later, but a reader
+   * right after the write must already see a new stamp).
+   */
+  kindVersion(kind: Kind): string {
+    return `${this.informer(kind).latestVersion()}+${this.writes.get(kind) ?? 0}`;
+  }
+
+  async list<T extends KubeObject>(kind: Kind, namespace?: string): Promise<T[]> {
+    const res = resourceOf(kind);
+    const out: T[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await this.rest.request<ListAnswer>({ verb: 'GET', path: resourcePath(res, res.namespaced ? namespace : undefined), query: { limit: 500, continue: cont } });
+      for (const item of page.items ?? []) out.push(typed<T>(item, res));
+      cont = page.metadata?.continue || undefined;
+    } while (cont);
+    return out;
+  }
+
+  async get<T extends KubeObject>(key: ObjectKey): Promise<T | undefined> {
+    const res = resourceOf(key.kind);
+    try {
+      return typed<T>(await this.rest.request({ verb: 'GET', path: this.objectPath(res, key.namespace, key.name) }), res);
+    } catch (e) {
+      if (isApiError(e, 404)) return undefined;
+      throw e;
+    }
+  }
+
+  async create<T extends KubeObject>(obj: T): Promise<T> {
+    const res = resourceOf(obj.kind);
+    const namespace = namespaceFor(res, obj.metadata.namespace);
+    const body = { ...obj, apiVersion: obj.apiVersion || res.apiVersion, metadata: { ...obj.metadata, ...(namespace && { namespace }) } };
+    const created = typed<T>(await this.rest.request({ verb: 'POST', path: resourcePath(res, namespace), body }), res);
+    this.wrote(res.kind);
+    // The server drops status on create for kinds with a status subresource; the contract keeps it.
+    if (res.statusSubresource && !res.statusOnCreate && hasContent(obj.status)) {
+      return this.writeStatus(res, namespace, { ...created, status: obj.status } as T);
+    }
+    return created;
+  }
+
+  async update<T extends KubeObject>(obj: T): Promise<T> {
+    const res = resourceOf(obj.kind);
+    const namespace = namespaceFor(res, obj.metadata.namespace);
+    const body = { ...obj, apiVersion: obj.apiVersion || res.apiVersion, metadata: { ...obj.metadata, ...(namespace && { namespace }) } };
+    const updated = typed<T>(await this.rest.request({ verb: 'PUT', path: this.objectPath(res, namespace, obj.metadata.name), body }), res);
+    this.wrote(res.kind);
+    if (res.statusSubresource && obj.status !== undefined && !sameJson(obj.status, updated.status)) {
+      return this.writeStatus(res, namespace, { ...updated, status: obj.status } as T);
+    }
+    return updated;
+  }
+
+  async patch<T extends KubeObject>(key: ObjectKey, patch: MergePatch, preconditions?: Preconditions): Promise<T> {
+    const res = resourceOf(key.kind);
+    const { status, ...main } = patch;
+    const withStatus = res.statusSubresource && status !== undefined;
+    const parts: Array<[MergePatch, string | undefined]> = withStatus
+      ? [...(Object.keys(main).length ? [[main, undefined] as [MergePatch, undefined]] : []), [{ status }, 'status']]
+      : [[patch, undefined]];
+    let result: T | undefined;
+    for (const [i, [body, sub]] of parts.entries()) {
+      // Preconditions hold for the object as the caller saw it: only the first request carries them.
+      const guarded = i === 0 ? withPreconditions(body, preconditions) : body;
+      result = typed<T>(await this.rest.request({ verb: 'PATCH', path: this.objectPath(res, key.namespace, key.name, sub), body: guarded, contentType: MERGE_PATCH }), res);
+      this.wrote(res.kind);
+    }
+    return result!;
+  }
+
+  /**
+   * Server-side apply of the fields kpol owns (labels, annotations, status it computes): the
+   * server merges by field ownership, so other writers' fields are kept and a conflict with
+   * another manager's field is a 409 unless `force`.
+   */
+  async apply<T extends KubeObject>(obj: KubeObject, o: { subresource?: 'status'; force?: boolean } = {}): Promise<T> {
+    const res = resourceOf(obj.kind);
+    const namespace = namespaceFor(res, obj.metadata.namespace);
+    const body = { ...obj, apiVersion: res.apiVersion, kind: res.kind, metadata: { ...obj.metadata, ...(namespace && { namespace }) } };
+    const applied = typed<T>(await this.rest.request({
+      verb: 'PATCH', path: this.objectPath(res, namespace, obj.metadata.name, o.subresource), body, contentType: APPLY_PATCH,
+      query: { fieldManager: this.fieldManager, force: o.force ? true : undefined },
+    }), res);
+    this.wrote(res.kind);
+    return applied;
+  }
+
+  async delete(key: ObjectKey, options: DeleteOptions = {}): Promise<void> {
+    const res = resourceOf(key.kind);
+    await this.rest.request({
+      verb: 'DELETE', path: this.objectPath(res, key.namespace, key.name),
+      body: {
+        apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background',
+        ...(options.gracePeriodSeconds !== undefined && { gracePeriodSeconds: options.gracePeriodSeconds }),
+        ...(options.preconditions && { preconditions: options.preconditions }),
+      },
+    });
+    this.wrote(res.kind);
+  }
+
+  async evict(namespace: string, name: string, preconditions?: Preconditions): Promise<void> {
+    const ns = namespace || 'default';
+    await this.rest.request({
+      verb: 'POST', path: this.objectPath(resourceOf('Pod'), ns, name, 'eviction'),
+      body: {
+        apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns },
+        ...(preconditions && { deleteOptions: { preconditions } }),
+      },
+    });
+    this.wrote('Pod');
+    this.wrote('PodDisruptionBudget');
+  }
+
+  watch(kind: Kind, handler: (e: WatchEvent) => void): { stop(): void } {
+    resourceOf(kind);
+    return this.informer(kind).subscribe(handler);
+  }
+
+  private informer(kind: Kind): Informer {
+    let inf = this.informers.get(kind);
+    if (!inf) {
+      inf = new Informer(this.rest, resourceOf(kind), { ...this.o.informer, ...(this.o.logger && { logger: this.o.logger }) });
+      this.informers.set(kind, inf);
+      void inf.start();
+    }
+    return inf;
+  }
+
+  private async writeStatus<T extends KubeObject>(res: Resource, namespace: string | undefined, obj: T): Promise<T> {
+    const written = typed<T>(await this.rest.request({ verb: 'PUT', path: this.objectPath(res, namespace, obj.metadata.name, 'status'), body: obj }), res);
+    this.wrote(res.kind);
+    return written;
+  }
+
+  private objectPath(res: Resource, namespace: string | undefined, name: string, sub?: string): string {
+    return resourcePath(res, namespaceFor(res, namespace), name, sub);
+  }
+
+  private wrote(kind: Kind): void {
+    this.writes.set(kind, (this.writes.get(kind) ?? 0) + 1);
+  }
+}
+
+/** A merge patch that fails with 409 unless the object still has this uid and resourceVersion. */
+function withPreconditions(patch: MergePatch, pre: Preconditions | undefined): MergePatch {
+  if (!pre?.uid && !pre?.resourceVersion) return patch;
+  const meta = (patch.metadata && typeof patch.metadata === 'object' ? patch.metadata : {}) as Record<string, unknown>;
+  return { ...patch, metadata: { ...meta, ...(pre.uid && { uid: pre.uid }), ...(pre.resourceVersion && { resourceVersion: pre.resourceVersion }) } };
+}
+
+const hasContent = (x: unknown): boolean => x !== undefined && x !== null && (typeof x !== 'object' || Object.keys(x).length > 0);
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+// vitest globalSetup of the `k8s` project: builds the binaries if missing, starts ONE control
+// plane for all k8s test files and stops it after them. Tests reach it with
+// `inject('k8s')` (see ./inject.ts); the processes never leave the vitest main process.
+import type { TestProject } from 'vitest/node';
+import { ensureBuilt } from './ensure-built.js';
+import { startControlPlane } from './start-control-plane.js';
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  ensureBuilt();
+  const log = process.env.KPOL_K8S_VERBOSE ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+  const cp = await startControlPlane({ log });
+  project.provide('k8s', { kubeconfigPath: cp.kubeconfigPath, server: cp.server, version: cp.version, logs: cp.logs });
+  return () => cp.stop();
+}
