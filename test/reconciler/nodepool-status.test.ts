@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // NodePool status.disruption: the evaluator's numbers, written only when they change.
 import { describe, expect, it } from 'vitest';
+import type { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
 import type { NodePool } from '../../src/cluster/types.js';
 import type { PoolResult } from '../../src/eval/output.js';
 import { NodePoolStatusWriter, disruptionNumbers, type NodePoolDisruptionStatus } from '../../src/reconciler/nodepool-status.js';
@@ -36,10 +37,10 @@ describe('NodePool disruption status', () => {
     expect(first?.lastTransitionTime).toBe(r.disruption.evaluation.at);
     expect(first?.lastTransitionTime).toBe(new Date(s.clock.now() - 10_000).toISOString().replace('.000Z', 'Z'));
 
-    const version = s.rt.cluster.resourceVersion();
+    const version = (s.rt.cluster as MemoryCluster).resourceVersion();
     r = await s.tick();
     expect(await writer.reconcile(r.disruption.evaluation)).toEqual([]);
-    expect(s.rt.cluster.resourceVersion()).toBe(version); // nothing else changed in a settled cluster either
+    expect((s.rt.cluster as MemoryCluster).resourceVersion()).toBe(version); // nothing else changed in a settled cluster either
 
     // Drift every node: while one is being replaced the Drifted allowance drops to 0 and back.
     await s.rt.cluster.patch({ kind: 'NodePool', name: 'a' }, { spec: { template: { metadata: { labels: { rev: '2' } } } } });
