@@ -16,7 +16,11 @@ import { startStatusServer } from '../../server/status-server.js';
 import { readPolicySources, reportDiagnostics } from '../inputs.js';
 import { CliError, EXIT_FINDINGS, EXIT_OK, type Output } from '../io.js';
 import { ScaledClock } from '../scaled-clock.js';
-import { runLoop } from './run-loop.js';
+import { ClusterServices } from '../../runtime/cluster-services.js';
+import { CheckedSource } from '../../server/readiness.js';
+import { startProbeServer } from '../../server/probe-server.js';
+import type { ClusterRunFlags } from '../cluster-run-flags.js';
+import { runLoop, type LoopHooks } from './run-loop.js';
 
 export interface ClusterRunOptions {
   kubeconfig?: string;
@@ -25,6 +29,10 @@ export interface ClusterRunOptions {
   policies: string[];
   port: string;
   for?: string;
+  /** Namespace, leader election and probe port (cluster-run-flags.ts). */
+  namespace: string;
+  leaderElection: ClusterRunFlags['leaderElection'];
+  probePort: number | undefined;
 }
 
 export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<number> {
@@ -53,19 +61,31 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     const hint = e.code === 404 ? ' (are the karpenter.sh/v1 CRDs installed?)' : '';
     throw new CliError(`${where}: ${e.message}${hint}`);
   }
-  await client.start([...VIEW_KINDS, 'ReplicaSet']);
   const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, policies: loaded.policies, logger });
   if (rt.notAdopted.length) logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
-  const status = new RuntimeStatus(rt, 1);
+  let lost = false;
+  const hooks: LoopHooks = { shouldAct: () => services.shouldAct(), afterTick: (r) => services.afterTick(r) };
+  const services = new ClusterServices(rt, {
+    client, clock, namespace: o.namespace, files: readPolicySources(o.policies), leaderElection: o.leaderElection, logger,
+    onLostLeadership: () => { logger.error('leadership lost; stopping so a restart begins from cluster state', {}); lost = true; hooks.stop?.(); },
+  });
+  const runtimeStatus = new RuntimeStatus(rt, 1);
+  const status = new CheckedSource(runtimeStatus, services.readiness());
   const server = await startStatusServer({ port, source: status, metrics: rt.metrics, logger });
+  const probes = o.probePort === undefined ? undefined : await startProbeServer(o.probePort, status);
+  await services.start();
+  await client.start([...VIEW_KINDS, 'ReplicaSet']);
+  services.markInformersSynced();
   io.err(`kpol: cluster ${client.rest.server} from ${where}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
   logger.info('started', { url: server.url, server: client.rest.server, policies: loaded.policies.map((p) => p.name) });
   try {
-    await runLoop(rt, status, logger, o.for === undefined ? undefined : Number(o.for));
+    await runLoop(rt, runtimeStatus, logger, o.for === undefined ? undefined : Number(o.for), hooks);
   } finally {
+    await services.stop(); // releases the lease: another replica takes over at once
     client.close();
     await server.close();
+    await probes?.close();
   }
   logger.info('stopped', {});
-  return EXIT_OK;
+  return lost ? EXIT_FINDINGS : EXIT_OK;
 }

@@ -9,6 +9,7 @@ import { loadPolicies, policySourcesFromConfigMaps } from '../../policy/load.js'
 import { CliError, EXIT_FINDINGS, EXIT_OK, readText } from '../io.js';
 import { readPolicySources, reportDiagnostics } from '../inputs.js';
 import { ScaledClock } from '../scaled-clock.js';
+import { CLUSTER_RUN_FLAGS, CLUSTER_RUN_USAGE, clusterRunFlags } from '../cluster-run-flags.js';
 import { parse, type Command } from './command.js';
 import { runOnCluster } from './run-cluster.js';
 import { runLoop } from './run-loop.js';
@@ -25,7 +26,9 @@ seeded from the shipped demo (rules/examples/demo/) unless --cluster is given, o
 running --speed times real time. With --kubeconfig (or --in-cluster, inside a pod) it acts on
 that cluster on the wall clock, with the simulated cloud as its cloud provider and node agent.
 Serves a status page, /metrics and /healthz on 127.0.0.1 and logs each decision as one JSON
-line. --for stops after that many real seconds.`;
+line. --for stops after that many real seconds.
+
+${CLUSTER_RUN_USAGE}`;
 
 export const runCommand: Command = {
   summary: 'run the controller (embedded simulated cluster by default)',
@@ -34,11 +37,12 @@ export const runCommand: Command = {
     const { values } = parse(argv, {
       cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, speed: { type: 'string', default: '60' },
       port: { type: 'string', default: '8080' }, for: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, 'in-cluster': { type: 'boolean' },
+      ...CLUSTER_RUN_FLAGS,
     }, usage);
     if (values.for !== undefined && !(Number(values.for) > 0)) throw new CliError(`--for takes a number of seconds, not \`${values.for}\``);
     if (values.kubeconfig || values['in-cluster']) {
       if (values.cluster) throw new CliError('--cluster seeds the embedded simulated cluster; it cannot be combined with --kubeconfig or --in-cluster');
-      return runOnCluster({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: values.port, for: values.for }, io);
+      return runOnCluster({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: values.port, for: values.for, ...clusterRunFlags(values, process.env) }, io);
     }
     if (values.context) throw new CliError('--context selects a context of --kubeconfig; give --kubeconfig too');
     const speed = Number(values.speed);
