@@ -95,7 +95,7 @@ export class KubeClusterClient implements ClusterClient {
     const created = typed<T>(await this.rest.request({ verb: 'POST', path: resourcePath(res, namespace), body }), res);
     this.wrote(res.kind);
     // The server drops status on create for kinds with a status subresource; the contract keeps it.
-    if (res.statusSubresource && !res.statusOnCreate && hasContent(obj.status)) {
+    if (res.statusSubresource && !res.statusOnCreate && hasContent(obj.status) && !contains(created.status, obj.status)) {
       return this.writeStatus(res, namespace, { ...created, status: obj.status } as T);
     }
     return created;
@@ -208,6 +208,22 @@ function withPreconditions(patch: MergePatch, pre: Preconditions | undefined): M
   if (!pre?.uid && !pre?.resourceVersion) return patch;
   const meta = (patch.metadata && typeof patch.metadata === 'object' ? patch.metadata : {}) as Record<string, unknown>;
   return { ...patch, metadata: { ...meta, ...(pre.uid && { uid: pre.uid }), ...(pre.resourceVersion && { resourceVersion: pre.resourceVersion }) } };
+}
+
+/**
+ * Whether `have` already holds everything `want` asks for (empty arrays and objects ask for
+ * nothing): a Pending pod's status needs no second write after the server set it.
+ */
+function contains(have: unknown, want: unknown): boolean {
+  if (Array.isArray(want)) {
+    if (want.length === 0) return true;
+    return Array.isArray(have) && have.length === want.length && want.every((w, i) => contains(have[i], w));
+  }
+  if (want && typeof want === 'object') {
+    if (!have || typeof have !== 'object') return Object.keys(want).length === 0;
+    return Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v));
+  }
+  return have === want;
 }
 
 const hasContent = (x: unknown): boolean => x !== undefined && x !== null && (typeof x !== 'object' || Object.keys(x).length > 0);
