@@ -115,6 +115,8 @@ export class KubeClusterClient implements ClusterClient {
 
   async patch<T extends KubeObject>(key: ObjectKey, patch: MergePatch, preconditions?: Preconditions): Promise<T> {
     const res = resourceOf(key.kind);
+    const nodeName = key.kind === 'Pod' ? (patch.spec as { nodeName?: unknown } | undefined)?.nodeName : undefined;
+    if (typeof nodeName === 'string') return this.bind<T>(key, nodeName, patch, preconditions);
     const { status, ...main } = patch;
     const withStatus = res.statusSubresource && status !== undefined;
     const parts: Array<[MergePatch, string | undefined]> = withStatus
@@ -128,6 +130,29 @@ export class KubeClusterClient implements ClusterClient {
       this.wrote(res.kind);
     }
     return result!;
+  }
+
+  /**
+   * A pod's spec.nodeName is immutable except through the Binding subresource, which is how a
+   * scheduler binds: a merge patch that sets it becomes a Binding (409 if already bound), and
+   * the rest of the patch, if any, follows as a normal patch.
+   */
+  private async bind<T extends KubeObject>(key: ObjectKey, nodeName: string, patch: MergePatch, preconditions?: Preconditions): Promise<T> {
+    const res = resourceOf('Pod');
+    const namespace = namespaceFor(res, key.namespace)!;
+    await this.rest.request({
+      verb: 'POST', path: this.objectPath(res, namespace, key.name, 'binding'),
+      body: {
+        apiVersion: 'v1', kind: 'Binding', metadata: { name: key.name, namespace, ...(preconditions?.uid && { uid: preconditions.uid }) },
+        target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
+      },
+    });
+    this.wrote('Pod');
+    const { nodeName: _bound, ...spec } = patch.spec as Record<string, unknown>;
+    const rest: MergePatch = { ...patch, spec };
+    if (Object.keys(spec).length === 0) delete rest.spec;
+    if (Object.keys(rest).length === 0) return (await this.get<T>(key))!;
+    return this.patch<T>(key, rest);
   }
 
   /**

@@ -54,7 +54,7 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     throw new CliError(`${where}: ${e.message}${hint}`);
   }
   await client.start([...VIEW_KINDS, 'ReplicaSet']);
-  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, policies: loaded.policies, logger });
+  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, bindPods: false, policies: loaded.policies, logger });
   if (rt.notAdopted.length) logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
   const status = new RuntimeStatus(rt, 1);
   const server = await startStatusServer({ port, source: status, metrics: rt.metrics, logger });
