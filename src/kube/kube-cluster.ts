@@ -95,7 +95,7 @@ export class KubeClusterClient implements ClusterClient {
     const created = typed<T>(await this.rest.request({ verb: 'POST', path: resourcePath(res, namespace), body }), res);
     this.wrote(res.kind);
     // The server drops status on create for kinds with a status subresource; the contract keeps it.
-    if (res.statusSubresource && !res.statusOnCreate && hasContent(obj.status)) {
+    if (res.statusSubresource && !res.statusOnCreate && hasContent(obj.status) && !contains(created.status, obj.status)) {
       return this.writeStatus(res, namespace, { ...created, status: obj.status } as T);
     }
     return created;
@@ -115,6 +115,8 @@ export class KubeClusterClient implements ClusterClient {
 
   async patch<T extends KubeObject>(key: ObjectKey, patch: MergePatch, preconditions?: Preconditions): Promise<T> {
     const res = resourceOf(key.kind);
+    const nodeName = key.kind === 'Pod' ? (patch.spec as { nodeName?: unknown } | undefined)?.nodeName : undefined;
+    if (typeof nodeName === 'string') return this.bind<T>(key, nodeName, patch, preconditions);
     const { status, ...main } = patch;
     const withStatus = res.statusSubresource && status !== undefined;
     const parts: Array<[MergePatch, string | undefined]> = withStatus
@@ -128,6 +130,29 @@ export class KubeClusterClient implements ClusterClient {
       this.wrote(res.kind);
     }
     return result!;
+  }
+
+  /**
+   * A pod's spec.nodeName is immutable except through the Binding subresource, which is how a
+   * scheduler binds: a merge patch that sets it becomes a Binding (409 if already bound), and
+   * the rest of the patch, if any, follows as a normal patch.
+   */
+  private async bind<T extends KubeObject>(key: ObjectKey, nodeName: string, patch: MergePatch, preconditions?: Preconditions): Promise<T> {
+    const res = resourceOf('Pod');
+    const namespace = namespaceFor(res, key.namespace)!;
+    await this.rest.request({
+      verb: 'POST', path: this.objectPath(res, namespace, key.name, 'binding'),
+      body: {
+        apiVersion: 'v1', kind: 'Binding', metadata: { name: key.name, namespace, ...(preconditions?.uid && { uid: preconditions.uid }) },
+        target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
+      },
+    });
+    this.wrote('Pod');
+    const { nodeName: _bound, ...spec } = patch.spec as Record<string, unknown>;
+    const rest: MergePatch = { ...patch, spec };
+    if (Object.keys(spec).length === 0) delete rest.spec;
+    if (Object.keys(rest).length === 0) return (await this.get<T>(key))!;
+    return this.patch<T>(key, rest);
   }
 
   /**
@@ -208,6 +233,22 @@ function withPreconditions(patch: MergePatch, pre: Preconditions | undefined): M
   if (!pre?.uid && !pre?.resourceVersion) return patch;
   const meta = (patch.metadata && typeof patch.metadata === 'object' ? patch.metadata : {}) as Record<string, unknown>;
   return { ...patch, metadata: { ...meta, ...(pre.uid && { uid: pre.uid }), ...(pre.resourceVersion && { resourceVersion: pre.resourceVersion }) } };
+}
+
+/**
+ * Whether `have` already holds everything `want` asks for (empty arrays and objects ask for
+ * nothing): a Pending pod's status needs no second write after the server set it.
+ */
+function contains(have: unknown, want: unknown): boolean {
+  if (Array.isArray(want)) {
+    if (want.length === 0) return true;
+    return Array.isArray(have) && have.length === want.length && want.every((w, i) => contains(have[i], w));
+  }
+  if (want && typeof want === 'object') {
+    if (!have || typeof have !== 'object') return Object.keys(want).length === 0;
+    return Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v));
+  }
+  return have === want;
 }
 
 const hasContent = (x: unknown): boolean => x !== undefined && x !== null && (typeof x !== 'object' || Object.keys(x).length > 0);

@@ -2,7 +2,10 @@
 // Where the controller finds its cluster: a kubeconfig file (optionally one of its contexts),
 // or the pod's service account when it runs inside the cluster. Problems are user errors with
 // the file and context named, never stack traces.
+import { existsSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
+
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 export interface KubeConfigSource {
   kubeconfig?: string;
@@ -21,6 +24,8 @@ export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
   const kc = new KubeConfig();
   if (source.inCluster) {
     if (source.kubeconfig) throw new KubeConfigError('--in-cluster and --kubeconfig exclude each other');
+    if (!runningInCluster(process.env)) throw new KubeConfigError('--in-cluster: not running in a pod (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)');
+    if (!existsSync(SERVICE_ACCOUNT_TOKEN)) throw new KubeConfigError(`--in-cluster: no service account token at ${SERVICE_ACCOUNT_TOKEN} (automountServiceAccountToken off?)`);
     try {
       kc.loadFromCluster();
     } catch (e) {

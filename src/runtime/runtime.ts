@@ -47,6 +47,8 @@ export interface RuntimeOptions {
    * cluster — a real one has kube-controller-manager for that.
    */
   workloadControllers?: boolean;
+  /** The provisioner binds pods it places on existing nodes. Default true; false where kube-scheduler binds. */
+  bindPods?: boolean;
   policies: readonly PolicySpec[];
   cloud?: Omit<SimulatedCloudOptions, 'clock'>;
   logger?: Logger;
@@ -104,7 +106,7 @@ export class Runtime {
     const workload = o.workloadControllers ?? !o.cluster;
     this.replicaSets = workload ? new ReplicaSetController(this.cluster) : undefined;
     this.pdbs = workload ? new PdbStatusController(this.cluster, o.clock) : undefined;
-    this.provisioner = new Provisioner(this.cluster, factory);
+    this.provisioner = new Provisioner(this.cluster, factory, { bind: o.bindPods ?? true });
     this.queue = new OrchestrationQueue({ client: this.cluster, clock: o.clock, events: this.events, metrics: this.metrics, factory: new NodeClaimFactory('r'), state: this.state, log,
       policyOf: (pool) => {
         const p = this.policyForPool(pool);

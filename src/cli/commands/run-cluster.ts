@@ -61,7 +61,7 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     const hint = e.code === 404 ? ' (are the karpenter.sh/v1 CRDs installed?)' : '';
     throw new CliError(`${where}: ${e.message}${hint}`);
   }
-  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, policies: loaded.policies, logger });
+  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, bindPods: false, policies: loaded.policies, logger });
   if (rt.notAdopted.length) logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
   let lost = false;
   const hooks: LoopHooks = { shouldAct: () => services.shouldAct(), afterTick: (r) => services.afterTick(r) };
