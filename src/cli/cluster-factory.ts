@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// How CLI commands that talk to a real cluster get their ClusterClient. One function, so the
-// commands can be tested against the in-memory API server and the Kubernetes adapter (issue 4,
-// src/kube/) plugs in here once merged.
+// How CLI commands that talk to a real cluster get their ClusterClient: one function, so the
+// commands are tested against the in-memory API server and run against the Kubernetes adapter.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { isApiError, type ClusterClient } from '../cluster/client.js';
+import { KubeClusterClient } from '../kube/kube-cluster.js';
+import { KubeConfigError, loadKubeConfig } from '../kube/kube-config.js';
 import { CliError, EXIT_FINDINGS } from './io.js';
 
 export interface ClusterAccess {
@@ -15,8 +18,18 @@ export type ClusterFactory = (access: ClusterAccess) => Promise<ClusterClient>;
 /** The default namespace kpol runs in and keeps its policy ConfigMaps in (deploy/ creates it). */
 export const DEFAULT_NAMESPACE = 'kpol-system';
 
-export const connectCluster: ClusterFactory = async () => {
-  throw new CliError('connecting to a Kubernetes cluster needs the Kubernetes adapter (src/kube/), which is not part of this build yet');
+/** As kubectl: --kubeconfig, else $KUBECONFIG (its first file), else ~/.kube/config. */
+export function kubeconfigPath(access: ClusterAccess, env: Record<string, string | undefined>): string {
+  return access.kubeconfig ?? env.KUBECONFIG?.split(':').find(Boolean) ?? join(homedir(), '.kube', 'config');
+}
+
+export const connectCluster: ClusterFactory = async (access) => {
+  try {
+    return new KubeClusterClient(loadKubeConfig({ kubeconfig: kubeconfigPath(access, process.env), context: access.context }));
+  } catch (e) {
+    if (e instanceof KubeConfigError) throw new CliError(e.message);
+    throw e;
+  }
 };
 
 /** An API server's refusal (forbidden, not found, unreachable) is the user's to act on, not a crash: exit 1 with its message. */

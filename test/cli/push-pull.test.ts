@@ -120,11 +120,23 @@ describe('kpol push', () => {
     expect((await run(t.push, file('a.kpol', GOOD), join(dir2, 'a.kpol'))).code).toBe(2);
   });
 
-  it('without the Kubernetes adapter the real command says so (exit 2, no stack trace)', async () => {
-    const r = await runCli('push', file('a.kpol', GOOD));
+  it('the real command reads --kubeconfig: a missing file is exit 2 naming it, no stack trace', async () => {
+    const r = await runCli('push', '--kubeconfig', join(tmp, 'no-such-kubeconfig'), file('a.kpol', GOOD));
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('Kubernetes adapter');
+    expect(r.stderr).toContain('no-such-kubeconfig: no such file');
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('an unreachable API server is exit 1 with the reason, no stack trace', async () => {
+    const kc = file('kubeconfig.yaml', [
+      'apiVersion: v1', 'kind: Config', 'current-context: c',
+      'clusters: [{name: k, cluster: {server: "http://127.0.0.1:9", insecure-skip-tls-verify: true}}]',
+      'contexts: [{name: c, context: {cluster: k, user: u}}]', 'users: [{name: u, user: {token: t}}]', '',
+    ].join('\n'));
+    const r = await runCli('pull', '--kubeconfig', kc, '--out', mkdtempSync(join(tmpdir(), 'kpol-pull-none-')));
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('the API server refused');
   });
 });
 
