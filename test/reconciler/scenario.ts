@@ -58,12 +58,12 @@ export interface ScenarioBackend {
   prepare(objects: KubeObject[], clock: Clock): { options: Partial<RuntimeOptions>; ready: Promise<void>; afterTick(): Promise<void> };
 }
 
-const memoryBackend: ScenarioBackend = {
+export const memoryScenarioBackend: ScenarioBackend = {
   name: 'memory',
   prepare: () => ({ options: {}, ready: Promise.resolve(), afterTick: async () => {} }),
 };
 
-let backend: ScenarioBackend = memoryBackend;
+let backend: ScenarioBackend = memoryScenarioBackend;
 
 /** Selects the backend of every Scenario created afterwards in this test file. */
 export function useScenarioBackend(b: ScenarioBackend): void {
