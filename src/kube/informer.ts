@@ -42,6 +42,7 @@ export class Informer {
   private readonly syncedOnce: Promise<void>;
   private markSynced!: () => void;
   private lastList = 0;
+  private needList = false;
   /** Failures since the last successful list or watch event: the backoff exponent. */
   private failures = 0;
   /** Events that reached handlers (tests, status). */
@@ -57,8 +58,21 @@ export class Informer {
 
   /** Starts the loop; resolves after the first list. */
   start(): Promise<void> {
-    void this.run();
+    void this.run(true);
     return this.syncedOnce;
+  }
+
+  /**
+   * Restarts a stopped informer's watch from `version` (default: the last one seen) without
+   * listing first — as a controller does with a version it kept. The server replays what
+   * changed since, or answers 410 Gone when that version is compacted away, and then the
+   * informer relists.
+   */
+  resume(version = this.version): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.version = version;
+    void this.run(false);
   }
 
   /** Resolves once the first list is in the cache. */
@@ -88,17 +102,17 @@ export class Informer {
 
   /** Forces a relist on the next turn of the loop (the current watch is closed). */
   relist(): void {
-    this.lastList = 0;
+    this.needList = true;
     this.abort?.abort();
   }
 
-  private async run(): Promise<void> {
-    let needList = true;
+  private async run(listFirst: boolean): Promise<void> {
+    this.needList ||= listFirst;
     while (!this.stopped) {
       try {
-        if (needList || Date.now() - this.lastList >= (this.o.resyncMs ?? 300_000)) {
+        if (this.needList || (this.lastList > 0 && Date.now() - this.lastList >= (this.o.resyncMs ?? 300_000))) {
           await this.list();
-          needList = false;
+          this.needList = false;
         }
         await this.watch();
       } catch (e) {
@@ -107,7 +121,7 @@ export class Informer {
         if (e instanceof ApiError && (e.code === 410 || e.reason === 'Expired' || e.reason === 'Gone')) {
           this.relists++;
           this.o.logger?.info('watch expired; relisting', { kind: this.resource.kind, resourceVersion: this.version });
-          needList = true;
+          this.needList = true;
           continue;
         }
         this.failures++;
@@ -144,7 +158,7 @@ export class Informer {
       cont = page.metadata?.continue || undefined;
       version = page.metadata?.resourceVersion ?? version;
     } while (cont);
-    const first = this.lastList === 0 && this.version === '';
+    const first = this.lastList === 0;
     const seen = new Set<string>();
     for (const obj of items) {
       const key = keyOf(obj);

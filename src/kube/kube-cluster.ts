@@ -35,6 +35,8 @@ export class KubeClusterClient implements ClusterClient {
   /** Writes this client made per kind: part of the change stamp, which must move at once. */
   private readonly writes = new Map<Kind, number>();
   private readonly fieldManager: string;
+  /** The newest resourceVersion a write of this client returned (see watch()). */
+  private lastWritten: bigint | undefined;
 
   constructor(kc: KubeConfig, private readonly o: KubeClusterOptions = {}) {
     this.rest = new RestClient(kc);
@@ -93,7 +95,7 @@ export class KubeClusterClient implements ClusterClient {
     const namespace = namespaceFor(res, obj.metadata.namespace);
     const body = { ...obj, apiVersion: obj.apiVersion || res.apiVersion, metadata: { ...obj.metadata, ...(namespace && { namespace }) } };
     const created = typed<T>(await this.rest.request({ verb: 'POST', path: resourcePath(res, namespace), body }), res);
-    this.wrote(res.kind);
+    this.wrote(res.kind, created);
     // The server drops status on create for kinds with a status subresource; the contract keeps it.
     if (res.statusSubresource && !res.statusOnCreate && hasContent(obj.status) && !contains(created.status, obj.status)) {
       return this.writeStatus(res, namespace, { ...created, status: obj.status } as T);
@@ -106,7 +108,7 @@ export class KubeClusterClient implements ClusterClient {
     const namespace = namespaceFor(res, obj.metadata.namespace);
     const body = { ...obj, apiVersion: obj.apiVersion || res.apiVersion, metadata: { ...obj.metadata, ...(namespace && { namespace }) } };
     const updated = typed<T>(await this.rest.request({ verb: 'PUT', path: this.objectPath(res, namespace, obj.metadata.name), body }), res);
-    this.wrote(res.kind);
+    this.wrote(res.kind, updated);
     if (res.statusSubresource && obj.status !== undefined && !sameJson(obj.status, updated.status)) {
       return this.writeStatus(res, namespace, { ...updated, status: obj.status } as T);
     }
@@ -127,7 +129,7 @@ export class KubeClusterClient implements ClusterClient {
       // Preconditions hold for the object as the caller saw it: only the first request carries them.
       const guarded = i === 0 ? withPreconditions(body, preconditions) : body;
       result = typed<T>(await this.rest.request({ verb: 'PATCH', path: this.objectPath(res, key.namespace, key.name, sub), body: guarded, contentType: MERGE_PATCH }), res);
-      this.wrote(res.kind);
+      this.wrote(res.kind, result);
     }
     return result!;
   }
@@ -168,13 +170,13 @@ export class KubeClusterClient implements ClusterClient {
       verb: 'PATCH', path: this.objectPath(res, namespace, obj.metadata.name, o.subresource), body, contentType: APPLY_PATCH,
       query: { fieldManager: this.fieldManager, force: o.force ? true : undefined },
     }), res);
-    this.wrote(res.kind);
+    this.wrote(res.kind, applied);
     return applied;
   }
 
   async delete(key: ObjectKey, options: DeleteOptions = {}): Promise<void> {
     const res = resourceOf(key.kind);
-    await this.rest.request({
+    const answer = await this.rest.request<KubeObject | undefined>({
       verb: 'DELETE', path: this.objectPath(res, key.namespace, key.name),
       body: {
         apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background',
@@ -182,7 +184,8 @@ export class KubeClusterClient implements ClusterClient {
         ...(options.preconditions && { preconditions: options.preconditions }),
       },
     });
-    this.wrote(res.kind);
+    // The deleted object when it lingers (finalizers, grace); a Status when it is gone.
+    this.wrote(res.kind, answer?.kind === 'Status' ? undefined : answer);
   }
 
   async evict(namespace: string, name: string, preconditions?: Preconditions): Promise<void> {
@@ -198,9 +201,20 @@ export class KubeClusterClient implements ClusterClient {
     this.wrote('PodDisruptionBudget');
   }
 
+  /**
+   * Changes after this call. The informer may still be delivering changes this client made
+   * before it (the watch stream lags the write's answer); those are held back by comparing
+   * resourceVersions with the newest one this client's writes returned. (etcd revisions are
+   * integers; a server with opaque versions gets every event the informer delivers.)
+   */
   watch(kind: Kind, handler: (e: WatchEvent) => void): { stop(): void } {
     resourceOf(kind);
-    return this.informer(kind).subscribe(handler);
+    const floor = this.lastWritten;
+    if (floor === undefined) return this.informer(kind).subscribe(handler);
+    return this.informer(kind).subscribe((e) => {
+      const rv = revision(e.object.metadata.resourceVersion);
+      if (rv === undefined || rv > floor) handler(e);
+    });
   }
 
   private informer(kind: Kind): Informer {
@@ -215,7 +229,7 @@ export class KubeClusterClient implements ClusterClient {
 
   private async writeStatus<T extends KubeObject>(res: Resource, namespace: string | undefined, obj: T): Promise<T> {
     const written = typed<T>(await this.rest.request({ verb: 'PUT', path: this.objectPath(res, namespace, obj.metadata.name, 'status'), body: obj }), res);
-    this.wrote(res.kind);
+    this.wrote(res.kind, written);
     return written;
   }
 
@@ -223,8 +237,10 @@ export class KubeClusterClient implements ClusterClient {
     return resourcePath(res, namespaceFor(res, namespace), name, sub);
   }
 
-  private wrote(kind: Kind): void {
+  private wrote(kind: Kind, obj?: KubeObject): void {
     this.writes.set(kind, (this.writes.get(kind) ?? 0) + 1);
+    const rv = revision(obj?.metadata?.resourceVersion);
+    if (rv !== undefined && (this.lastWritten === undefined || rv > this.lastWritten)) this.lastWritten = rv;
   }
 }
 
@@ -250,6 +266,8 @@ function contains(have: unknown, want: unknown): boolean {
   }
   return have === want;
 }
+
+const revision = (rv: string | undefined): bigint | undefined => (rv && /^\d{1,30}$/.test(rv) ? BigInt(rv) : undefined);
 
 const hasContent = (x: unknown): boolean => x !== undefined && x !== null && (typeof x !== 'object' || Object.keys(x).length > 0);
 
