@@ -9,7 +9,7 @@ import { CliError } from './io.js';
 
 export const CLUSTER_RUN_FLAGS = {
   namespace: { type: 'string' },
-  'leader-election': { type: 'string', default: 'on' },
+  'leader-election': { type: 'string' },
   'lease-name': { type: 'string', default: 'kpol-controller' },
   'lease-duration': { type: 'string' },
   'renew-deadline': { type: 'string' },
@@ -18,7 +18,8 @@ export const CLUSTER_RUN_FLAGS = {
 } as const;
 
 export const CLUSTER_RUN_USAGE = `On a real cluster: --namespace NS (default $POD_NAMESPACE, else ${DEFAULT_NAMESPACE}) holds the
-policy ConfigMaps (label kpol.dev/policy) and the leader Lease; --leader-election on|off (on),
+policy ConfigMaps (label kpol.dev/policy) and the leader Lease; --leader-election on|off (on
+with --in-cluster, off with --kubeconfig),
 --lease-name kpol-controller, --lease-duration 15s, --renew-deadline 10s, --retry-period 2s;
 --probe-port PORT serves only /healthz and /readyz on every interface (for the kubelet).`;
 
@@ -37,14 +38,15 @@ function durationMs(text: string | undefined, flag: string, fallback: number): n
   return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
 }
 
-export function clusterRunFlags(v: Values, env: Record<string, string | undefined>): ClusterRunFlags {
+/** `inCluster`: leader election defaults to on in a pod (replicas), off for a local `--kubeconfig` run. */
+export function clusterRunFlags(v: Values & { 'in-cluster'?: boolean }, env: Record<string, string | undefined>): ClusterRunFlags {
   const namespace = v.namespace ?? env.POD_NAMESPACE ?? DEFAULT_NAMESPACE;
   let probePort: number | undefined;
   if (v['probe-port'] !== undefined) {
     probePort = Number(v['probe-port']);
     if (!Number.isInteger(probePort) || probePort < 0 || probePort > 65535) throw new CliError(`--probe-port takes a port number, not \`${v['probe-port']}\``);
   }
-  const mode = v['leader-election'] ?? 'on';
+  const mode = v['leader-election'] ?? (v['in-cluster'] ? 'on' : 'off');
   if (mode !== 'on' && mode !== 'off') throw new CliError(`--leader-election takes on or off, not \`${mode}\``);
   if (mode === 'off') return { namespace, leaderElection: undefined, probePort };
   const config = {
