@@ -26,6 +26,11 @@ export interface ConfigMapPoliciesOptions {
   logger?: Logger;
   /** Called with the new set whenever the enforced policies change. */
   onChange?: (policies: readonly PolicySpec[]) => void;
+  /**
+   * Whether this replica reports (events, annotations); default always. Every replica loads the
+   * policies, but only the leader tells the ConfigMaps, so two replicas do not write twice.
+   */
+  reporting?: () => boolean;
 }
 
 export interface ConfigMapState {
@@ -70,6 +75,11 @@ export class ConfigMapPolicies {
     this.schedule();
   }
 
+  /** Reloads soon (e.g. on becoming the leader, to annotate what a follower only loaded). */
+  refresh(): void {
+    this.schedule();
+  }
+
   /** Coalesces bursts of changes: one reload runs at a time, and one more follows if anything changed meanwhile. */
   private schedule(): void {
     this.dirty = true;
@@ -110,6 +120,7 @@ export class ConfigMapPolicies {
     const status = rejected.length ? summariseErrors(rejected) : STATUS_VALID;
     const before = this.states.get(id);
     this.states.set(id, { status, rejected });
+    if (!(this.o.reporting?.() ?? true)) return;
     const object = { kind: 'ConfigMap', name: cm.metadata.name, namespace: this.o.namespace, ...(cm.metadata.uid && { uid: cm.metadata.uid }) };
     if (rejected.length && before?.status !== status) {
       this.o.recorder?.publish({ type: 'Warning', reason: REASON_POLICY_INVALID, message: invalidEventMessage(rejected), object });

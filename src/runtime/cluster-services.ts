@@ -42,10 +42,11 @@ export class ClusterServices {
     this.policies = new ConfigMapPolicies({
       client: o.client, clock: o.clock, namespace: o.namespace, files: o.files, recorder: rt.events, logger: o.logger,
       onChange: (policies) => { rt.policies = policies; },
+      reporting: () => this.shouldLead(),
     });
     this.elector = o.leaderElection && new LeaderElector({
       client: o.client, clock: o.clock, namespace: o.namespace, logger: o.logger, ...o.leaderElection,
-      onStartedLeading: () => { this.led = true; },
+      onStartedLeading: () => { this.led = true; this.policies.refresh(); },
       onStoppedLeading: () => { if (this.led && !this.stopping) o.onLostLeadership?.(); },
     });
     this.statusWriter = new NodePoolStatusWriter(o.client);

@@ -77,6 +77,7 @@ export async function exerciseController(): Promise<{ requests: ApiRequest[]; ti
   await until(async () => (await raw.list<KubeObject>('NodeClaim')).every((nc) => !original.has(nc.metadata.name)) && (await running()) === 3);
   const replaced = (await raw.list<KubeObject>('NodeClaim')).every((nc) => !original.has(nc.metadata.name));
   // A broken policy push, then a fix.
+  await services.elector!.step(); // renew first: only the leader reports on the ConfigMap
   const cur = (await raw.get<ConfigMap>({ kind: 'ConfigMap', name: 'kpol-policies', namespace: NAMESPACE }))!;
   await raw.update({ ...cur, data: { 'a.kpol': 'policy pa for nodepool a {\n  budget 1 for Drifed\n}\n' } });
   await tick();

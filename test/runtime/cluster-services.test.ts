@@ -100,4 +100,24 @@ describe('controller replicas on a shared cluster', () => {
     await w.a.services.elector!.step();
     expect(w.a.lost).toEqual(['a']);
   });
+
+  it('only the leader reports on ConfigMaps; a new leader annotates what it had only loaded', async () => {
+    const w = replicas();
+    await w.b.services.elector!.step(); // b leads; becoming leader, it loads and annotates once
+    await w.b.services.policies.settled();
+    await w.a.services.policies.start(); // a follows: loads, but neither annotates nor publishes
+    const cm = async () => (await w.cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'kpol-policies', namespace: NS }))!;
+    expect((await cm()).metadata.annotations?.['kpol.dev/status']).toBe('valid');
+    await w.cluster.update({ ...(await cm()), data: { 'p.kpol': 'policy pa for nodepool a {\n  budget 1 for Drifed\n}\n' } });
+    await w.cluster.idle();
+    await w.a.services.policies.settled();
+    expect(w.a.rt.events.list({ reason: 'PolicyInvalid' })).toEqual([]);
+    expect((await cm()).metadata.annotations?.['kpol.dev/status']).toBe('valid'); // b does not watch here; a must not write
+    expect(w.a.services.policies.states.get(`${NS}/kpol-policies`)?.rejected).toHaveLength(1);
+
+    await w.b.services.stop(); // b steps down gracefully; a takes over and refreshes
+    await w.a.services.elector!.step();
+    await w.a.services.policies.settled();
+    expect((await cm()).metadata.annotations?.['kpol.dev/status']).toContain(`configmap/${NS}/kpol-policies/p.kpol:2:16`);
+  });
 });
