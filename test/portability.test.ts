@@ -12,7 +12,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const PORTABLE_DIRS = [
   'grammar', 'rules', 'rules/checks', 'src/cluster', 'src/cluster/memory', 'src/controllers', 'src/facts', 'src/eval', 'src/policy',
   'src/scheduling', 'src/termination', 'src/cloud', 'src/agent', 'src/reconciler', 'src/reconciler/methods', 'src/provisioning',
-  'src/observe', 'src/runtime', 'src/simulate',
+  'src/observe', 'src/runtime', 'src/simulate', 'src/leader',
 ];
 const files = PORTABLE_DIRS.flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => f.endsWith('.ts')).map((f) => `${d}/${f}`));
 

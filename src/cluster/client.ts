@@ -39,7 +39,9 @@ export interface ObjectKey {
   namespace?: string; // namespaced kinds only; default "default"
 }
 
-export type ApiReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'TooManyRequests' | 'Invalid' | 'InternalError';
+export type ApiReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'TooManyRequests' | 'Invalid' | 'InternalError'
+  // Only a real API server (or the network to it) answers these.
+  | 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'Gone' | 'Expired' | 'ServiceUnavailable' | 'Timeout' | 'Unknown';
 
 /** A failed API call, shaped like a Kubernetes Status: HTTP code, reason and message. */
 export class ApiError extends Error {

@@ -8,7 +8,7 @@ import type { PolicySpec } from '../../rules/model.js';
 import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../cluster/types.js';
 
 export interface PolicySource {
-  fileName: string; // a path, or `ConfigMap ns/name key` for policies stored in the cluster
+  fileName: string; // a path, or `configmap/<ns>/<name>/<key>` for policies stored in the cluster
   text: string;
 }
 
@@ -39,8 +39,13 @@ export function policySourcesFromConfigMaps(configMaps: readonly ConfigMap[]): P
     if (cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] === undefined) continue;
     for (const key of Object.keys(cm.data ?? {}).sort()) {
       if (!key.endsWith('.kpol')) continue;
-      out.push({ fileName: `ConfigMap ${cm.metadata.namespace ?? 'default'}/${cm.metadata.name} ${key}`, text: cm.data![key] });
+      out.push({ fileName: configMapFileName(cm, key), text: cm.data![key] });
     }
   }
   return out;
+}
+
+/** Where a ConfigMap key's diagnostics point: `configmap/<ns>/<name>/<key>`, then `:line:col`. */
+export function configMapFileName(cm: ConfigMap, key: string): string {
+  return `configmap/${cm.metadata.namespace ?? 'default'}/${cm.metadata.name}/${key}`;
 }

@@ -29,7 +29,8 @@ export class Provisioner {
   /** pod → the in-flight NodeClaim it waits for, and since when. */
   private readonly nominations = new Map<string, { nodeClaim: string; since: number }>();
 
-  constructor(private readonly client: ClusterClient, private readonly factory: NodeClaimFactory) {}
+  /** `bind: false` leaves binding to a real kube-scheduler; pods that fit nowhere still get NodeClaims. */
+  constructor(private readonly client: ClusterClient, private readonly factory: NodeClaimFactory, private readonly o: { bind?: boolean } = {}) {}
 
   private canBind(sn: StateNode | undefined): boolean {
     return sn?.node !== undefined && isReady(sn) && (sn.nodeClaim === undefined || isInitialized(sn)) &&
@@ -52,6 +53,7 @@ export class Provisioner {
       out.nominated.push(placement.node);
       const sn = index.nodesByName.get(placement.node) ?? index.nodeClaimsByName.get(placement.node);
       if (this.canBind(sn)) {
+        if (this.o.bind === false) continue;
         await this.client.patch({ kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace }, { spec: { nodeName: sn!.node!.metadata.name } });
         this.nominations.delete(podKey(pod));
         out.bound++;

@@ -8,6 +8,7 @@ import { NodeAgent } from '../agent/node-agent.js';
 import { InterruptionController } from '../agent/interruption.js';
 import { SimulatedCloud, type SimulatedCloudOptions } from '../cloud/simulator.js';
 import type { InstanceType } from '../cloud/provider.js';
+import type { ClusterClient, Kind } from '../cluster/client.js';
 import { MemoryCluster } from '../cluster/memory/memory-cluster.js';
 import type { KubeObject } from '../cluster/types.js';
 import type { Clock } from '../clock.js';
@@ -35,7 +36,20 @@ import { TerminationController } from '../termination/controller.js';
 
 export interface RuntimeOptions {
   clock: Clock;
+  /**
+   * Seeds the embedded MemoryCluster. With `cluster` given they are not written anywhere: their
+   * NodeClaims only tell the simulated cloud which machines already run.
+   */
   objects: readonly KubeObject[];
+  /** The API server to act on. Default: an embedded MemoryCluster seeded with `objects`. */
+  cluster?: ClusterClient;
+  /**
+   * Run the ReplicaSet and PDB-status controllers in-process. Default: only for the embedded
+   * cluster — a real one has kube-controller-manager for that.
+   */
+  workloadControllers?: boolean;
+  /** The provisioner binds pods it places on existing nodes. Default true; false where kube-scheduler binds. */
+  bindPods?: boolean;
   policies: readonly PolicySpec[];
   cloud?: Omit<SimulatedCloudOptions, 'clock'>;
   logger?: Logger;
@@ -49,7 +63,7 @@ export interface TickResult {
 
 export class Runtime {
   readonly clock: Clock;
-  readonly cluster: MemoryCluster;
+  readonly cluster: ClusterClient;
   readonly cloud: SimulatedCloud;
   readonly events: EventLog;
   readonly metrics: MetricsRegistry;
@@ -64,8 +78,8 @@ export class Runtime {
   disruptionSimulations = 0;
   private readonly agent: NodeAgent;
   private readonly interruption: InterruptionController;
-  private readonly replicaSets: ReplicaSetController;
-  private readonly pdbs: PdbStatusController;
+  private readonly replicaSets: ReplicaSetController | undefined;
+  private readonly pdbs: PdbStatusController | undefined;
   private readonly provisioner: Provisioner;
   private readonly disruption: DisruptionController;
   readonly queue: OrchestrationQueue;
@@ -76,7 +90,7 @@ export class Runtime {
   constructor(o: RuntimeOptions) {
     this.clock = o.clock;
     this.policies = o.policies;
-    this.cluster = new MemoryCluster(o.clock, o.objects);
+    this.cluster = o.cluster ?? new MemoryCluster(o.clock, o.objects);
     this.cloud = new SimulatedCloud({ clock: o.clock, ...o.cloud });
     this.instanceTypes = new Map(this.cloud.instanceTypes().map((t) => [t.name, t]));
     // Machines in a snapshot already run: the simulated cloud takes them over.
@@ -86,12 +100,14 @@ export class Runtime {
     const log = o.logger ? (msg: string, fields: Record<string, unknown>) => o.logger!.info(msg, fields) : undefined;
     const factory = new NodeClaimFactory();
     const cluster = this.cluster;
-    this.view = new ClusterView(cluster, { changeStamp: () => VIEW_KINDS.map((k) => cluster.kindVersion(k)).join('/') });
+    const stamped = hasKindVersions(cluster) ? cluster : undefined;
+    this.view = new ClusterView(cluster, stamped ? { changeStamp: () => VIEW_KINDS.map((k) => stamped.kindVersion(k)).join('/') } : {});
     this.agent = new NodeAgent({ client: this.cluster, cloud: this.cloud, clock: o.clock, recorder: this.events });
     this.interruption = new InterruptionController({ client: this.cluster, source: this.cloud, clock: o.clock, recorder: this.events });
-    this.replicaSets = new ReplicaSetController(this.cluster);
-    this.pdbs = new PdbStatusController(this.cluster, o.clock);
-    this.provisioner = new Provisioner(this.cluster, factory);
+    const workload = o.workloadControllers ?? !o.cluster;
+    this.replicaSets = workload ? new ReplicaSetController(this.cluster) : undefined;
+    this.pdbs = workload ? new PdbStatusController(this.cluster, o.clock) : undefined;
+    this.provisioner = new Provisioner(this.cluster, factory, { bind: o.bindPods ?? true });
     this.queue = new OrchestrationQueue({ client: this.cluster, clock: o.clock, events: this.events, metrics: this.metrics, factory: new NodeClaimFactory('r'), state: this.state, log,
       policyOf: (pool) => {
         const p = this.policyForPool(pool);
@@ -155,8 +171,8 @@ export class Runtime {
   async tick(): Promise<TickResult> {
     const now = this.clock.now();
     await this.agent.reconcile();
-    await this.replicaSets.reconcile();
-    await this.pdbs.reconcile();
+    await this.replicaSets?.reconcile();
+    await this.pdbs?.reconcile();
     await this.podEvents.reconcile();
     this.view.invalidate();
     let index = await this.view.current();
@@ -180,3 +196,7 @@ export class Runtime {
     return { disruption, expired, interrupted };
   }
 }
+
+/** A backend that can say, per kind, whether anything changed (both backends can; a test double may not). */
+const hasKindVersions = (c: ClusterClient): c is ClusterClient & { kindVersion(kind: Kind): number | string } =>
+  typeof (c as { kindVersion?: unknown }).kindVersion === 'function';

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../observe/logger.js';
 import type { Metrics } from '../observe/metrics.js';
+import { CheckedSource } from './readiness.js';
 import { renderStatusPage } from './status-page.js';
 import type { StatusSource } from './status-source.js';
 
@@ -74,7 +75,11 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
     if (!PROTECTED.has(url.pathname) && !PUBLIC.has(url.pathname)) return send(res, head, 404, TEXT, 'not found\n');
     if (req.method !== 'GET' && !head) return send(res, head, 405, TEXT, 'method not allowed\n', { Allow: 'GET, HEAD' });
     if (url.pathname === '/healthz') return send(res, head, 200, TEXT, 'ok');
-    if (url.pathname === '/readyz') return o.source.ready() ? send(res, head, 200, TEXT, 'ok') : send(res, head, 503, TEXT, 'not ready');
+    if (url.pathname === '/readyz') {
+      if (o.source.ready()) return send(res, head, 200, TEXT, 'ok');
+      const why = o.source instanceof CheckedSource ? o.source.failures() : [];
+      return send(res, head, 503, TEXT, ['not ready', ...why].join('\n'));
+    }
     if (!authorised(req, url, o.token)) return send(res, head, 401, TEXT, 'unauthorised\n', { 'WWW-Authenticate': 'Bearer realm="kpol"' });
     if (url.pathname === '/metrics') return send(res, head, 200, 'text/plain; version=0.0.4; charset=utf-8', o.metrics.render());
     const view = await o.source.status();

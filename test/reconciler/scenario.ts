@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Scenario harness: the real runtime (in-memory API server, simulated cloud and node agent,
-// every controller) on a FakeClock stepped forward — never sleeps.
+// Scenario harness: the real runtime (simulated cloud and node agent, every controller) on a
+// FakeClock stepped forward — never sleeps. The API server is the in-memory one unless a test
+// file selects another backend first (test/k8s/scenario/ runs these suites, unchanged, against
+// a real kube-apiserver with kube-controller-manager doing the workload controllers' part).
 import type { PolicySpec } from '../../rules/model.js';
-import { FakeClock } from '../../src/clock.js';
+import { FakeClock, type Clock } from '../../src/clock.js';
 import type { KubeObject, Node, NodeClaim, Pod } from '../../src/cluster/types.js';
 import { loadPolicies } from '../../src/policy/load.js';
 import { Runtime, type RuntimeOptions, type TickResult } from '../../src/runtime/runtime.js';
@@ -46,18 +48,47 @@ export function pool(name: string, instanceTypes: string[], o: { capacityType?: 
   };
 }
 
+/** Where a scenario's cluster lives. */
+export interface ScenarioBackend {
+  name: string;
+  /**
+   * Runtime options for a new scenario seeded with `objects`, a promise that resolves once the
+   * cluster holds them, and what to wait for after each tick (asynchronous controllers).
+   */
+  prepare(objects: KubeObject[], clock: Clock): { options: Partial<RuntimeOptions>; ready: Promise<void>; afterTick(): Promise<void> };
+}
+
+export const memoryScenarioBackend: ScenarioBackend = {
+  name: 'memory',
+  prepare: () => ({ options: {}, ready: Promise.resolve(), afterTick: async () => {} }),
+};
+
+let backend: ScenarioBackend = memoryScenarioBackend;
+
+/** Selects the backend of every Scenario created afterwards in this test file. */
+export function useScenarioBackend(b: ScenarioBackend): void {
+  backend = b;
+}
+
 export class Scenario {
   readonly clock: FakeClock;
   readonly rt: Runtime;
   readonly history: TickResult[] = [];
+  private readonly ready: Promise<void>;
+  private readonly afterTick: () => Promise<void>;
 
   constructor(objects: KubeObject[], pol: PolicySpec[] = [], o: Partial<RuntimeOptions> = {}) {
     this.clock = new FakeClock(o.clock?.now() ?? T0);
-    this.rt = new Runtime({ clock: this.clock, objects, policies: pol, ...o, ...(o.clock ? {} : {}) });
+    const prepared = backend.prepare(objects, this.clock);
+    this.ready = prepared.ready;
+    this.afterTick = prepared.afterTick;
+    this.rt = new Runtime({ clock: this.clock, objects, policies: pol, ...o, ...prepared.options });
   }
 
   async tick(stepMs = 10_000): Promise<TickResult> {
+    await this.ready;
     const r = await this.rt.tick();
+    await this.afterTick();
     this.history.push(r);
     this.clock.advance(stepMs);
     return r;
@@ -74,9 +105,9 @@ export class Scenario {
     return false;
   }
 
-  nodes = () => this.rt.cluster.list<Node>('Node');
-  nodeClaims = () => this.rt.cluster.list<NodeClaim>('NodeClaim');
-  pods = () => this.rt.cluster.list<Pod>('Pod');
+  nodes = async () => { await this.ready; return this.rt.cluster.list<Node>('Node'); };
+  nodeClaims = async () => { await this.ready; return this.rt.cluster.list<NodeClaim>('NodeClaim'); };
+  pods = async () => { await this.ready; return this.rt.cluster.list<Pod>('Pod'); };
   async runningPods(): Promise<Pod[]> {
     return (await this.pods()).filter((p) => p.spec.nodeName && p.status?.phase === 'Running' && !p.metadata.deletionTimestamp);
   }

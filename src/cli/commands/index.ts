@@ -8,6 +8,8 @@ import { explainCommand } from './explain.js';
 import { exportCommand } from './export.js';
 import { fmtCommand } from './fmt.js';
 import { importCommand } from './import.js';
+import { pullCommand } from './pull.js';
+import { pushCommand } from './push.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
 import { simulateCommand } from './simulate.js';
@@ -25,4 +27,6 @@ export const COMMANDS: Record<string, Command> = {
   simulate: simulateCommand,
   import: importCommand,
   export: exportCommand,
+  push: pushCommand,
+  pull: pullCommand,
 };

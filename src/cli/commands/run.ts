@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 import { CliError } from '../io.js';
+import { CLUSTER_RUN_FLAGS, CLUSTER_RUN_USAGE, clusterRunFlags } from '../cluster-run-flags.js';
 import { parse, type Command } from './command.js';
+import { runOnCluster } from './run-cluster.js';
 import { DEMO_CLUSTER, DEMO_POLICY, numbers, runEmbedded } from './serve.js';
 
 const usage = `usage: kpol run [--cluster FILE --policy FILE…] [--speed 60] [--port 8080] [--for SECONDS]
+       kpol run --kubeconfig FILE [--context NAME] [--policy FILE…] [--port 8080] [--for SECONDS]
+       kpol run --in-cluster [--policy FILE…] [--port 8080]
 
 Runs the controller. Without --kubeconfig it runs against the embedded simulated cluster,
 seeded from the shipped demo (rules/examples/demo/) unless --cluster is given, on a clock
-running --speed times real time. Serves a status page, /metrics and /healthz on 127.0.0.1 and
-logs each decision as one JSON line. --for stops after that many real seconds. The browser
-editor is served at /editor/ with an access token printed at start; policies it saves as
-ConfigMaps are reloaded by the controller (see kpol serve).`;
+running --speed times real time. With --kubeconfig (or --in-cluster, inside a pod) it acts on
+that cluster on the wall clock, with the simulated cloud as its cloud provider and node agent.
+Serves a status page, /metrics and /healthz on 127.0.0.1 and logs each decision as one JSON
+line. --for stops after that many real seconds. On the embedded cluster the browser editor is
+served at /editor/ with an access token printed at start; policies it saves as ConfigMaps are
+reloaded by the controller (see kpol serve).
+
+${CLUSTER_RUN_USAGE}`;
 
 export const runCommand: Command = {
   summary: 'run the controller (embedded simulated cluster by default)',
@@ -18,9 +26,15 @@ export const runCommand: Command = {
   async run(argv, io) {
     const { values } = parse(argv, {
       cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, speed: { type: 'string', default: '60' },
-      port: { type: 'string', default: '8080' }, for: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' },
+      port: { type: 'string', default: '8080' }, for: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, 'in-cluster': { type: 'boolean' },
+      ...CLUSTER_RUN_FLAGS,
     }, usage);
-    if (values.kubeconfig) throw new CliError('--kubeconfig: running against a real cluster is not available yet (issue 4); omit it for the embedded simulated cluster');
+    if (values.for !== undefined && !(Number(values.for) > 0)) throw new CliError(`--for takes a number of seconds, not \`${values.for}\``);
+    if (values.kubeconfig || values['in-cluster']) {
+      if (values.cluster) throw new CliError('--cluster seeds the embedded simulated cluster; it cannot be combined with --kubeconfig or --in-cluster');
+      return runOnCluster({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: values.port, for: values.for, ...clusterRunFlags(values, process.env) }, io);
+    }
+    if (values.context) throw new CliError('--context selects a context of --kubeconfig; give --kubeconfig too');
     const n = numbers(values);
     const policyFiles = values.policy ?? (values.cluster ? [] : [DEMO_POLICY]);
     return runEmbedded({ clusterFile: values.cluster ?? DEMO_CLUSTER, policyFiles, protectStatus: false, ...n }, io);

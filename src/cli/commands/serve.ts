@@ -17,6 +17,7 @@ import { CliError, EXIT_FINDINGS, EXIT_OK, readText, type Output } from '../io.j
 import { readPolicySources, reportDiagnostics } from '../inputs.js';
 import { ScaledClock } from '../scaled-clock.js';
 import { parse, type Command } from './command.js';
+import { runLoop } from './run-loop.js';
 
 export const DEMO_CLUSTER = new URL('../../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
 export const DEMO_POLICY = new URL('../../../rules/examples/business-hours.kpol', import.meta.url).pathname;
@@ -61,7 +62,7 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   });
   announce(server, token, o, io);
   logger.info('started', { url: server.url, cluster: o.clusterFile, policies: loaded.policies.map((p) => p.name), speed: o.speed });
-  await controllerLoop(rt, status, logger, o.forSeconds);
+  await runLoop(rt, status, logger, o.forSeconds);
   reload.stop();
   await server.close();
   logger.info('stopped', {});
@@ -73,29 +74,6 @@ function announce(server: StatusServer, token: string, o: EmbeddedOptions, io: O
   // The token travels in the fragment, which browsers never send to the server or in Referer.
   io.err(`kpol: editor ${server.url}/editor/#token=${token}`);
   io.err(`kpol: access token ${token}`);
-}
-
-async function controllerLoop(rt: Runtime, status: RuntimeStatus, logger: Logger, forSeconds: number | undefined): Promise<void> {
-  let stopping = false;
-  const done = new Promise<void>((resolve) => {
-    const stop = () => { stopping = true; resolve(); };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    if (forSeconds !== undefined) setTimeout(stop, forSeconds * 1000).unref();
-  });
-  const loop = (async () => {
-    while (!stopping) {
-      const r = await rt.tick();
-      status.record(r);
-      const c = r.disruption.started;
-      if (c) logger.info('disruption decision', { method: c.method, reason: c.reason, decision: c.replacements.length ? 'replace' : 'delete', nodes: c.candidates.map((x) => x.node), replacements: c.replacements.map((x) => x.instanceTypes[0]) });
-      for (const n of r.expired) logger.info('disruption decision', { method: 'Expiration', reason: 'Expired', decision: 'delete', nodeClaims: [n] });
-      for (const n of r.interrupted) logger.info('disruption decision', { method: 'Interruption', reason: 'Interrupted', decision: 'delete', nodeClaims: [n] });
-      await new Promise((res) => setTimeout(res, 1000));
-    }
-  })();
-  await done;
-  await loop;
 }
 
 /** Parses and checks the numeric options both commands share. */

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// `kpol run --kubeconfig FILE [--context NAME]` / `--in-cluster`: the controller acting on a
+// real cluster on the wall clock. kube-controller-manager runs ReplicaSets and PDB status; the
+// simulated cloud stays the cloud provider and node agent (it launches machines for NodeClaims,
+// registers their Nodes and plays kubelet for the pods bound to them), as KWOK does.
+import { isApiError } from '../../cluster/client.js';
+import type { NodeClaim } from '../../cluster/types.js';
+import { KubeClusterClient } from '../../kube/kube-cluster.js';
+import { KubeConfigError, loadKubeConfig } from '../../kube/kube-config.js';
+import { createLogger } from '../../observe/logger.js';
+import { loadPolicies } from '../../policy/load.js';
+import { VIEW_KINDS } from '../../reconciler/cluster-view.js';
+import { Runtime } from '../../runtime/runtime.js';
+import { RuntimeStatus } from '../../runtime/status.js';
+import { startStatusServer } from '../../server/status-server.js';
+import { readPolicySources, reportDiagnostics } from '../inputs.js';
+import { CliError, EXIT_FINDINGS, EXIT_OK, type Output } from '../io.js';
+import { ScaledClock } from '../scaled-clock.js';
+import { ClusterServices } from '../../runtime/cluster-services.js';
+import { CheckedSource } from '../../server/readiness.js';
+import { startProbeServer } from '../../server/probe-server.js';
+import type { ClusterRunFlags } from '../cluster-run-flags.js';
+import { runLoop, type LoopHooks } from './run-loop.js';
+
+export interface ClusterRunOptions {
+  kubeconfig?: string;
+  context?: string;
+  inCluster?: boolean;
+  policies: string[];
+  port: string;
+  for?: string;
+  /** Namespace, leader election and probe port (cluster-run-flags.ts). */
+  namespace: string;
+  leaderElection: ClusterRunFlags['leaderElection'];
+  probePort: number | undefined;
+}
+
+export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<number> {
+  const port = Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port takes a port number, not \`${o.port}\``);
+  let kc;
+  try {
+    kc = loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context, inCluster: o.inCluster });
+  } catch (e) {
+    if (e instanceof KubeConfigError) throw new CliError(e.message);
+    throw e;
+  }
+  const loaded = loadPolicies(readPolicySources(o.policies));
+  if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
+
+  const clock = new ScaledClock(1); // speed 1: the wall clock, as the API server's timestamps are
+  const logger = createLogger({ clock, sink: (line) => io.out(line) });
+  const client = new KubeClusterClient(kc, { logger });
+  const where = o.inCluster ? 'in-cluster service account' : `${o.kubeconfig}${o.context ? ` (context ${o.context})` : ''}`;
+  let nodeClaims: NodeClaim[];
+  try {
+    // One read before anything starts: an unreachable server or missing CRDs is a clear error.
+    nodeClaims = await client.list<NodeClaim>('NodeClaim');
+  } catch (e) {
+    if (!isApiError(e)) throw e;
+    const hint = e.code === 404 ? ' (are the karpenter.sh/v1 CRDs installed?)' : '';
+    throw new CliError(`${where}: ${e.message}${hint}`);
+  }
+  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, bindPods: false, policies: loaded.policies, logger });
+  if (rt.notAdopted.length) logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
+  let lost = false;
+  const hooks: LoopHooks = { shouldAct: () => services.shouldAct(), afterTick: (r) => services.afterTick(r) };
+  const services = new ClusterServices(rt, {
+    client, clock, namespace: o.namespace, files: readPolicySources(o.policies), leaderElection: o.leaderElection, logger,
+    onLostLeadership: () => { logger.error('leadership lost; stopping so a restart begins from cluster state', {}); lost = true; hooks.stop?.(); },
+  });
+  const runtimeStatus = new RuntimeStatus(rt, 1);
+  const status = new CheckedSource(runtimeStatus, services.readiness());
+  const server = await startStatusServer({ port, source: status, metrics: rt.metrics, logger });
+  const probes = o.probePort === undefined ? undefined : await startProbeServer(o.probePort, status);
+  await services.start();
+  await client.start(VIEW_KINDS);
+  services.markInformersSynced();
+  io.err(`kpol: cluster ${client.rest.server} from ${where}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
+  logger.info('started', { url: server.url, server: client.rest.server, policies: loaded.policies.map((p) => p.name) });
+  try {
+    await runLoop(rt, runtimeStatus, logger, o.for === undefined ? undefined : Number(o.for), hooks);
+  } finally {
+    await services.stop(); // releases the lease: another replica takes over at once
+    client.close();
+    await server.close();
+    await probes?.close();
+  }
+  logger.info('stopped', {});
+  return lost ? EXIT_FINDINGS : EXIT_OK;
+}

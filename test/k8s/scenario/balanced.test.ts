@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
+import { onRealServer } from './scenarios.js';
+
+await onRealServer(() => import('../../reconciler/balanced.test.js'));

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// The scenario harness's backend on the real control plane. Each Scenario gets its own
+// KubeClusterClient (fresh informers) on a cluster wiped of the previous scenario's objects,
+// seeded with the scenario's objects. kube-controller-manager runs ReplicaSets, PDB status and
+// garbage collection; kpol's provisioner keeps binding pods (through pods/binding) because the
+// scenario's pods name a scheduler that kube-scheduler leaves alone, so placements are kpol's
+// simulation on both backends. After every tick the harness waits until the real controllers
+// have caught up with what the tick changed, as the in-memory runtime's in-process controllers
+// have by construction.
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Kind } from '../../../src/cluster/client.js';
+import { isApiError } from '../../../src/cluster/client.js';
+import type { KubeObject, Pod, PodDisruptionBudget } from '../../../src/cluster/types.js';
+import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
+import type { ScenarioBackend } from '../../reconciler/scenario.js';
+import { imaged, informersCaughtUp } from '../adapter/kube-backend.js';
+import { installKarpenterCrds } from '../adapter/crds.js';
+import { eventually } from '../control-plane/eventually.js';
+import { sharedControlPlane } from '../control-plane/inject.js';
+
+/** Pods naming this scheduler are left to kpol's provisioner (kube-scheduler only binds its own). */
+export const SCENARIO_SCHEDULER = 'kpol-scenario';
+
+const NS = 'default';
+const KINDS: readonly Kind[] = ['NodePool', 'NodeClaim', 'Node', 'Pod', 'PodDisruptionBudget', 'ConfigMap', 'ReplicaSet'];
+
+/** What the scenario objects need on a real server: no server-owned fields, images, our scheduler. */
+function forCreate(obj: KubeObject): KubeObject {
+  const { uid: _u, resourceVersion: _r, creationTimestamp: _c, deletionTimestamp: _d, generation: _g, ...metadata } = obj.metadata;
+  let o: KubeObject & { spec?: Record<string, any> } = imaged({ ...obj, metadata });
+  if (o.kind === 'Pod') o = { ...o, spec: { ...o.spec, schedulerName: SCENARIO_SCHEDULER } };
+  if (o.kind === 'ReplicaSet' && o.spec?.template) o = { ...o, spec: { ...o.spec, template: { ...o.spec.template, spec: { ...o.spec.template.spec, schedulerName: SCENARIO_SCHEDULER } } } };
+  return o;
+}
+
+/** Removes everything a previous scenario left: workloads in `default`, every Node, NodeClaim and NodePool. */
+async function wipe(client: KubeClusterClient): Promise<void> {
+  for (const kind of ['ReplicaSet', 'PodDisruptionBudget', 'ConfigMap'] as const) {
+    for (const o of await client.list(kind, NS)) await ignoreMissing(client.delete({ kind, namespace: NS, name: o.metadata.name }));
+  }
+  for (const p of await client.list<Pod>('Pod', NS)) await ignoreMissing(client.delete({ kind: 'Pod', namespace: NS, name: p.metadata.name }, { gracePeriodSeconds: 0 }));
+  for (const kind of ['NodeClaim', 'Node', 'NodePool'] as const) {
+    for (const o of await client.list(kind)) {
+      if (o.metadata.finalizers?.length) await ignoreMissing(client.patch({ kind, name: o.metadata.name }, { metadata: { finalizers: null } }));
+      await ignoreMissing(client.delete({ kind, name: o.metadata.name }, { gracePeriodSeconds: 0 }));
+    }
+  }
+  await eventually('the previous scenario to be gone', async () => {
+    const left = (await Promise.all([
+      ...(['ReplicaSet', 'PodDisruptionBudget', 'ConfigMap', 'Pod'] as const).map((k) => client.list(k, NS)),
+      ...(['NodeClaim', 'Node', 'NodePool'] as const).map((k) => client.list(k)),
+    ])).flat();
+    if (left.length) throw new Error(left.map((o) => `${o.kind}/${o.metadata.name}`).join(', '));
+    return true;
+  });
+}
+
+const ignoreMissing = async (p: Promise<unknown>): Promise<void> => {
+  try {
+    await p;
+  } catch (e) {
+    if (!isApiError(e, 404)) throw e;
+  }
+};
+
+const ready = (p: Pod): boolean => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+const selects = (pdb: PodDisruptionBudget, p: Pod): boolean =>
+  Object.entries(pdb.spec.selector?.matchLabels ?? {}).every(([k, v]) => p.metadata.labels?.[k] === v) && pdb.spec.selector !== undefined;
+
+/** What kube-controller-manager has not yet done after the last tick, or undefined. */
+async function behind(client: KubeClusterClient): Promise<string | undefined> {
+  const [pods, replicaSets, pdbs, nodes, nodeClaims] = await Promise.all([
+    client.list<Pod>('Pod', NS),
+    client.list<KubeObject & { spec: { replicas?: number }; status?: { observedGeneration?: number } }>('ReplicaSet', NS),
+    client.list<PodDisruptionBudget & { status?: { observedGeneration?: number } }>('PodDisruptionBudget', NS),
+    client.list('Node'), client.list('NodeClaim'),
+  ]);
+  const live = pods.filter((p) => !p.metadata.deletionTimestamp);
+  for (const rs of replicaSets) {
+    const owned = live.filter((p) => p.metadata.ownerReferences?.some((r) => r.uid === rs.metadata.uid)).length;
+    if (owned !== (rs.spec.replicas ?? 1) || (rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 1)) return `ReplicaSet ${rs.metadata.name}: ${owned} of ${rs.spec.replicas} pods`;
+  }
+  for (const pdb of pdbs) {
+    const healthy = live.filter((p) => selects(pdb, p) && ready(p)).length;
+    if ((pdb.status?.observedGeneration ?? 0) < (pdb.metadata.generation ?? 1) || pdb.status?.currentHealthy !== healthy) return `PodDisruptionBudget ${pdb.metadata.name}`;
+  }
+  const uids = new Set([...replicaSets, ...nodeClaims, ...nodes].map((o) => o.metadata.uid));
+  for (const o of [...pods, ...nodes]) {
+    const refs = (o.metadata.ownerReferences ?? []).filter((r) => r.kind === 'ReplicaSet' || r.kind === 'NodeClaim');
+    if (refs.length && !o.metadata.deletionTimestamp && refs.every((r) => !uids.has(r.uid))) return `orphan ${o.kind} ${o.metadata.name}`;
+  }
+  return undefined;
+}
+
+/** A stamp of everything the informers have seen and the client has written. */
+const stampOf = (client: KubeClusterClient): string => KINDS.map((k) => client.kindVersion(k)).join('/');
+
+/** The client with `forCreate` applied to every create (tests create pods mid-scenario too). */
+function creatingForReal(client: KubeClusterClient): KubeClusterClient {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop === 'create') return <T extends KubeObject>(obj: T) => target.create(forCreate(obj) as T);
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+let previous: KubeClusterClient | undefined;
+let crds: Promise<void> | undefined;
+
+export const kubeScenarioBackend: ScenarioBackend = {
+  name: 'kube',
+  prepare(objects) {
+    previous?.close();
+    const kc = new KubeConfig();
+    kc.loadFromFile(sharedControlPlane().kubeconfigPath);
+    const client = new KubeClusterClient(kc);
+    previous = client;
+    let settledAt = '';
+    const settle = async () => {
+      await eventually('kube-controller-manager to catch up', async () => {
+        const lag = await behind(client);
+        if (lag) throw new Error(lag);
+        return true;
+      });
+      await informersCaughtUp(client, KINDS);
+      settledAt = stampOf(client);
+    };
+    const ready = (async () => {
+      crds ??= installKarpenterCrds(client);
+      await crds;
+      await wipe(client);
+      await client.start(KINDS);
+      for (const o of objects) await client.create(forCreate(o));
+      await settle();
+    })();
+    return {
+      options: { cluster: creatingForReal(client), workloadControllers: false, bindPods: true },
+      ready,
+      // Nothing changed since the last settle: the controllers have nothing to catch up with.
+      afterTick: async () => { if (stampOf(client) !== settledAt) await settle(); },
+    };
+  },
+};
+
+export function closeScenarioClient(): void {
+  previous?.close();
+  previous = undefined;
+}

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+// Loads reconciler scenario suites (test/reconciler/*.test.ts), unchanged, with the kube
+// backend selected, so every Scenario they create runs against the real control plane.
+import { afterAll, vi } from 'vitest';
+import { useScenarioBackend } from '../../reconciler/scenario.js';
+import { closeScenarioClient, kubeScenarioBackend } from './kube-scenario.js';
+
+export async function onRealServer(load: () => Promise<unknown>): Promise<void> {
+  useScenarioBackend(kubeScenarioBackend);
+  // A tick on a real server waits for kube-controller-manager; the suites' own limits assume memory.
+  vi.setConfig({ testTimeout: 900_000 });
+  afterAll(closeScenarioClient);
+  await load();
+}

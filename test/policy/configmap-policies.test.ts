@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// Policies in ConfigMaps against the in-memory API server: hot reload, per-ConfigMap last good
+// version, the status annotation and the Warning Event.
+import { describe, expect, it } from 'vitest';
+import type { ConfigMap } from '../../src/cluster/types.js';
+import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
+import { FakeClock } from '../../src/clock.js';
+import { EventLog } from '../../src/observe/event-log.js';
+import { ConfigMapPolicies } from '../../src/policy/configmap-policies.js';
+import { ANNOTATION_POLICY_STATUS } from '../../src/policy/configmap-status.js';
+
+const NS = 'kpol-system';
+const good = (name: string, pool: string, budget = '10%') => `policy ${name} for nodepool ${pool} {\n  budget ${budget}\n}\n`;
+const BROKEN = 'policy a for nodepool x {\n  budget 5 for Drifed\n}\n';
+
+const cm = (name: string, data: Record<string, string>, labelled = true, namespace = NS): ConfigMap => ({
+  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(labelled && { labels: { 'kpol.dev/policy': 'true' } }) }, data,
+});
+
+async function setup(objects: ConfigMap[]) {
+  const clock = new FakeClock(Date.parse('2026-11-22T10:00:00Z'));
+  const cluster = new MemoryCluster(clock, objects);
+  const events = new EventLog(clock);
+  let changes = 0;
+  const store = new ConfigMapPolicies({ client: cluster, clock, namespace: NS, recorder: events, onChange: () => changes++ });
+  await store.start();
+  await cluster.idle();
+  await store.settled();
+  const settle = async () => {
+    await cluster.idle();
+    await store.settled();
+    await cluster.idle(); // the annotation write's own event
+    await store.settled();
+  };
+  const setData = async (name: string, data: Record<string, string>) => {
+    const cur = (await cluster.get<ConfigMap>({ kind: 'ConfigMap', name, namespace: NS }))!;
+    await cluster.update({ ...cur, data });
+    await settle();
+  };
+  const annotation = async (name: string) =>
+    (await cluster.get<ConfigMap>({ kind: 'ConfigMap', name, namespace: NS }))?.metadata.annotations?.[ANNOTATION_POLICY_STATUS];
+  return { clock, cluster, events, store, settle, setData, annotation, changes: () => changes };
+}
+
+const budgetOf = (store: ConfigMapPolicies, name: string) => store.policies.find((p) => p.name === name)?.budgets.map((b) => b.nodes);
+
+describe('ConfigMap policies', () => {
+  it('loads the *.kpol keys of labelled ConfigMaps in its namespace only, and annotates them valid', async () => {
+    const t = await setup([
+      cm('a', { 'a.kpol': good('a', 'x'), 'notes.txt': 'not a policy' }),
+      cm('unlabelled', { 'u.kpol': good('u', 'y') }, false),
+      cm('elsewhere', { 'e.kpol': good('e', 'z') }, true, 'default'),
+    ]);
+    expect(t.store.loaded).toBe(true);
+    expect(t.store.policies.map((p) => p.name)).toEqual(['a']);
+    expect(await t.annotation('a')).toBe('valid');
+    expect(await t.annotation('unlabelled')).toBeUndefined();
+  });
+
+  it('hot-reloads a changed ConfigMap', async () => {
+    const t = await setup([cm('a', { 'a.kpol': good('a', 'x', '10%') })]);
+    expect(budgetOf(t.store, 'a')).toEqual([{ kind: 'percent', value: 10 }]);
+    await t.setData('a', { 'a.kpol': good('a', 'x', '3') });
+    expect(budgetOf(t.store, 'a')).toEqual([{ kind: 'count', value: 3 }]);
+  });
+
+  it('keeps the last good version of a broken ConfigMap, with a Warning Event and annotation naming the error; a fix takes effect', async () => {
+    const t = await setup([cm('a', { 'p.kpol': good('a', 'x', '10%') })]);
+    const before = t.store.policies;
+    await t.setData('a', { 'p.kpol': BROKEN });
+    expect(t.store.policies).toBe(before);
+    const warnings = t.events.list({ reason: 'PolicyInvalid' });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ type: 'Warning', object: { kind: 'ConfigMap', name: 'a', namespace: NS } });
+    expect(warnings[0].message).toContain('configmap/kpol-system/a/p.kpol:2:16: error KPOL2001');
+    expect(await t.annotation('a')).toMatch(/^configmap\/kpol-system\/a\/p\.kpol:2:16: error KPOL2001: .*Drifed/);
+
+    await t.setData('a', { 'p.kpol': good('a', 'x', '2') });
+    expect(budgetOf(t.store, 'a')).toEqual([{ kind: 'count', value: 2 }]);
+    expect(await t.annotation('a')).toBe('valid');
+    expect(t.events.list({ reason: 'PolicyValid' })).toHaveLength(1);
+  });
+
+  it('a valid change in one ConfigMap applies while another stays broken on its last good version', async () => {
+    const t = await setup([cm('a', { 'a.kpol': good('a', 'x', '1') }), cm('b', { 'b.kpol': good('b', 'y', '1') })]);
+    await t.setData('b', { 'b.kpol': BROKEN.replace('policy a for nodepool x', 'policy b for nodepool y') });
+    await t.setData('a', { 'a.kpol': good('a', 'x', '4') });
+    expect(budgetOf(t.store, 'a')).toEqual([{ kind: 'count', value: 4 }]);
+    expect(budgetOf(t.store, 'b')).toEqual([{ kind: 'count', value: 1 }]);
+    expect(await t.annotation('a')).toBe('valid');
+    expect(await t.annotation('b')).toContain('configmap/kpol-system/b/b.kpol:2:16');
+  });
+
+  it('a ConfigMap that conflicts with another (same policy name) is refused, the other kept', async () => {
+    const t = await setup([cm('a', { 'a.kpol': good('shared', 'x') })]);
+    await t.cluster.create(cm('b', { 'b.kpol': good('shared', 'y') }));
+    await t.settle();
+    expect(t.store.policies.map((p) => p.name)).toEqual(['shared']);
+    expect(t.store.policies[0].target).toMatchObject({ names: ['x'] });
+    expect(await t.annotation('a')).toBe('valid');
+    expect(await t.annotation('b')).toMatch(/^configmap\/kpol-system\/b\/b\.kpol:1:\d+: error KPOL2/);
+  });
+
+  it('a ConfigMap broken from the start contributes nothing; the others load', async () => {
+    const t = await setup([cm('a', { 'a.kpol': good('a', 'x') }), cm('b', { 'b.kpol': BROKEN.replace('policy a for nodepool x', 'policy b for nodepool y') })]);
+    expect(t.store.loaded).toBe(true);
+    expect(t.store.policies.map((p) => p.name)).toEqual(['a']);
+    expect(t.store.states.get(`${NS}/b`)?.rejected[0].diagnostic.code).toBe('KPOL2001');
+  });
+
+  it('deleting or unlabelling a ConfigMap removes its policies', async () => {
+    const t = await setup([cm('a', { 'a.kpol': good('a', 'x') }), cm('b', { 'b.kpol': good('b', 'y') })]);
+    await t.cluster.delete({ kind: 'ConfigMap', name: 'a', namespace: NS });
+    await t.settle();
+    expect(t.store.policies.map((p) => p.name)).toEqual(['b']);
+    const b = (await t.cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'b', namespace: NS }))!;
+    await t.cluster.update({ ...b, metadata: { ...b.metadata, labels: {} } });
+    await t.settle();
+    expect(t.store.policies).toEqual([]);
+  });
+
+  it('settles without writes: a reload with nothing changed neither patches nor notifies', async () => {
+    const t = await setup([cm('a', { 'a.kpol': good('a', 'x') }), cm('b', { 'b.kpol': BROKEN })]);
+    const version = t.cluster.resourceVersion();
+    const changes = t.changes();
+    await t.store.reload();
+    expect(t.cluster.resourceVersion()).toBe(version);
+    expect(t.changes()).toBe(changes);
+    expect(t.events.list({ reason: 'PolicyInvalid' })).toHaveLength(1);
+  });
+
+  it('policy files given on the command line are part of every set', async () => {
+    const clock = new FakeClock(0);
+    const cluster = new MemoryCluster(clock, [cm('a', { 'a.kpol': good('dup', 'x') })]);
+    const store = new ConfigMapPolicies({ client: cluster, clock, namespace: NS, files: [{ fileName: 'local.kpol', text: good('dup', 'y') }] });
+    await store.start();
+    expect(store.policies.map((p) => p.target)).toEqual([expect.objectContaining({ names: ['y'] })]);
+    expect(store.states.get(`${NS}/a`)?.status).toContain('configmap/kpol-system/a/a.kpol');
+    store.stop();
+  });
+});
