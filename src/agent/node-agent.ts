@@ -218,7 +218,9 @@ export class NodeAgent {
     const registeredAt = transitionTime(current.status?.conditions, 'Registered') ?? now;
     if (now - registeredAt < this.initDelayMs || !isTrue(node.status?.conditions, 'Ready')) return;
     const startup = current.spec.startupTaints ?? [];
-    const taints = (node.spec.taints ?? []).filter((t) => !startup.some((s) => s.key === t.key && s.effect === t.effect));
+    // Also the not-ready taint a real API server's admission puts on every new Node: the node
+    // lifecycle controller lifts it once the Node is Ready, and a kubelet-less cluster runs none.
+    const taints = (node.spec.taints ?? []).filter((t) => t.key !== 'node.kubernetes.io/not-ready' && !startup.some((s) => s.key === t.key && s.effect === t.effect));
     const nodeOk = await tolerateRace(() => this.client.patch({ kind: 'Node', name: node.metadata.name }, {
       metadata: { labels: { [LABEL_INITIALIZED]: 'true' } }, spec: { taints },
     }, { resourceVersion: node.metadata.resourceVersion }));

@@ -51,6 +51,8 @@ export class Informer {
   malformed = 0;
   /** Relists after 410 Gone. */
   relists = 0;
+  /** Completed lists (the first, resyncs, relists). */
+  lists = 0;
 
   constructor(private readonly rest: RestClient, readonly resource: Resource, private readonly o: InformerOptions = {}) {
     this.syncedOnce = new Promise((resolve) => { this.markSynced = resolve; });
@@ -175,6 +177,7 @@ export class Informer {
       if (!first) this.dispatch({ type: 'DELETED', object: old });
     }
     this.version = version;
+    this.lists++;
     this.lastList = Date.now();
     this.failures = 0;
     this.markSynced();

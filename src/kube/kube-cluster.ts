@@ -8,6 +8,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../cluster/client.js';
 import { isApiError } from '../cluster/client.js';
+import { apiError } from '../cluster/memory/errors.js';
 import type { KubeObject } from '../cluster/types.js';
 import type { Logger } from '../observe/logger.js';
 import { Informer, type InformerOptions } from './informer.js';
@@ -98,7 +99,7 @@ export class KubeClusterClient implements ClusterClient {
     this.wrote(res.kind, created);
     // The server drops status on create for kinds with a status subresource; the contract keeps it.
     if (res.statusSubresource && !res.statusOnCreate && hasContent(obj.status) && !contains(created.status, obj.status)) {
-      return this.writeStatus(res, namespace, { ...created, status: obj.status } as T);
+      return this.writeStatus(res, namespace, { ...created, status: obj.status } as T, 'merge');
     }
     return created;
   }
@@ -128,7 +129,11 @@ export class KubeClusterClient implements ClusterClient {
     for (const [i, [body, sub]] of parts.entries()) {
       // Preconditions hold for the object as the caller saw it: only the first request carries them.
       const guarded = i === 0 ? withPreconditions(body, preconditions) : body;
-      result = typed<T>(await this.rest.request({ verb: 'PATCH', path: this.objectPath(res, key.namespace, key.name, sub), body: guarded, contentType: MERGE_PATCH }), res);
+      try {
+        result = typed<T>(await this.rest.request({ verb: 'PATCH', path: this.objectPath(res, key.namespace, key.name, sub), body: guarded, contentType: MERGE_PATCH }), res);
+      } catch (e) {
+        throw i === 0 && preconditions?.uid ? uidPreconditionError(e, preconditions.uid) : e;
+      }
       this.wrote(res.kind, result);
     }
     return result!;
@@ -227,8 +232,16 @@ export class KubeClusterClient implements ClusterClient {
     return inf;
   }
 
-  private async writeStatus<T extends KubeObject>(res: Resource, namespace: string | undefined, obj: T): Promise<T> {
-    const written = typed<T>(await this.rest.request({ verb: 'PUT', path: this.objectPath(res, namespace, obj.metadata.name, 'status'), body: obj }), res);
+  /**
+   * Writes `obj.status` through /status: replaced whole at `obj`'s resourceVersion after an
+   * update (the caller's status, exactly), merged unconditionally after a create (another
+   * controller may already have touched the new object, as the ReplicaSet controller adopts pods).
+   */
+  private async writeStatus<T extends KubeObject>(res: Resource, namespace: string | undefined, obj: T, how: 'replace' | 'merge' = 'replace'): Promise<T> {
+    const path = this.objectPath(res, namespace, obj.metadata.name, 'status');
+    const written = typed<T>(await this.rest.request(how === 'replace'
+      ? { verb: 'PUT', path, body: obj }
+      : { verb: 'PATCH', path, body: { status: obj.status }, contentType: MERGE_PATCH }), res);
     this.wrote(res.kind, written);
     return written;
   }
@@ -242,6 +255,15 @@ export class KubeClusterClient implements ClusterClient {
     const rv = revision(obj?.metadata?.resourceVersion);
     if (rv !== undefined && (this.lastWritten === undefined || rv > this.lastWritten)) this.lastWritten = rv;
   }
+}
+
+/**
+ * The real server answers a merge patch whose metadata.uid differs with 422 (uid is immutable);
+ * as a precondition that is the 409 a delete or eviction precondition gets.
+ */
+function uidPreconditionError(e: unknown, uid: string): unknown {
+  if (!isApiError(e, 422) || !/metadata\.uid/.test(e.message)) return e;
+  return apiError(409, 'Conflict', `Precondition failed: UID in precondition: ${uid}, UID in object meta differs`);
 }
 
 /** A merge patch that fails with 409 unless the object still has this uid and resourceVersion. */

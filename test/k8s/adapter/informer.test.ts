@@ -43,7 +43,10 @@ describe('informer on a real API server', () => {
     expect(inf.relists).toBe(relists);
   });
 
-  it('resumed from a version the server no longer has, relists after 410 and reports the difference', async () => {
+  // The path a 410 Gone takes. A young apiserver still holds every version in its watch cache
+  // (a watch from resourceVersion 1 replays history instead of answering 410), so the relist is
+  // requested directly; the 410 classification itself is covered by test/kube/.
+  it('a relist turns the difference between cache and server into events', async () => {
     const inf = client.informerOf('ConfigMap')!;
     await client.create(cm('d'));
     await client.create(cm('e'));
@@ -54,9 +57,10 @@ describe('informer on a real API server', () => {
     await client.patch(key('d'), { data: { k: 'v' } });
     await client.delete(key('e'));
     await client.create(cm('f'));
-    const relists = inf.relists;
-    inf.resume('1');
-    await eventually('the relist', async () => (inf.relists > relists && mine(events).length >= 3 ? true : undefined));
+    const lists = inf.lists;
+    inf.relist();
+    inf.resume();
+    await eventually('the relist', async () => (inf.lists > lists && mine(events).length >= 3 ? true : undefined));
     sub.stop();
     expect(mine(events).sort()).toEqual(['ADDED f', 'DELETED e', 'MODIFIED d']);
     expect(events.find((e) => e.object.metadata.name === 'd')!.object).toMatchObject({ data: { k: 'v' } });

@@ -160,7 +160,8 @@ export const kubeBackend: Backend = {
       now: () => Date.now(),
       // Server timestamps are whole seconds, taken while the request is in flight.
       toleranceMs: 2_000,
-      createWithStatus: (obj) => wrapped.create(obj),
+      // The in-memory server has no scheduler: neither may kube-scheduler touch these pods.
+      createWithStatus: (obj) => wrapped.create(obj.kind === 'Pod' ? { ...obj, spec: { schedulerName: 'kpol-conformance', ...(obj.spec as object) } } : obj),
       runPod: (namespace, name, nodeName) => bindAndRun(client, namespace, name, nodeName),
       settle: () => settle(client, ns, `${id}-`),
     };

@@ -5,7 +5,6 @@
 // identical. The tick on which each decision is made may differ; it is printed, not asserted.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TickResult } from '../../../src/runtime/runtime.js';
-import { makeNodePool } from '../../support/cluster-builder.js';
 import { memoryScenarioBackend, policies, pool, replicaSet, Scenario, useScenarioBackend, type ScenarioBackend } from '../../reconciler/scenario.js';
 import { closeScenarioClient, kubeScenarioBackend } from './kube-scenario.js';
 
@@ -53,7 +52,7 @@ const cases: Case[] = [
 ];
 
 const scenarioFor = (c: Case) => () => (c.name.startsWith('drift')
-  ? new Scenario([makeNodePool('default', { consolidateAfter: 'Never' }), replicaSet('a', 2, { cpu: '3' }), replicaSet('b', 2, { cpu: '3' })],
+  ? new Scenario([pool('default', ['m5.xlarge']), replicaSet('a', 2, { cpu: '3' }), replicaSet('b', 2, { cpu: '3' })],
     policies('policy p for nodepool default {\n  consolidate never\n  budget 1 for Drifted\n}\n'))
   : new Scenario([pool('default', ['m5.xlarge']), replicaSet('a', 3, { cpu: '3' })], policies('policy p for nodepool default {\n  consolidate when empty after 5m\n}\n')));
 
@@ -68,7 +67,7 @@ describe('identical decisions on the in-memory and the real API server', () => {
     const memory = await runOn(memoryScenarioBackend, c);
     const kube = await runOn(kubeScenarioBackend, c);
     console.log(`${c.name}: decision ticks memory ${JSON.stringify(memory.map((d) => d.tick))}, kube ${JSON.stringify(kube.map((d) => d.tick))}`);
-    expect(memory.length).toBeGreaterThan(0);
+    expect(memory.length).toBeGreaterThan(1);
     expect(kube.map((d) => d.decision)).toEqual(memory.map((d) => d.decision));
   }, 600_000);
 });
