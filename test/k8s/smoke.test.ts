@@ -118,6 +118,8 @@ describe('a real control plane', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.status.allocatable.cpu).toBe('4');
+    // No not-ready taint: TaintNodesByCondition is off because nothing here would lift it.
+    expect(res.body.spec.taints).toBeUndefined();
 
     const bound = await eventually('3 pods bound', async () => {
       const list = await pods();

@@ -75,9 +75,14 @@ etcd_version="$(sed -n 's#^[[:space:]]*go.etcd.io/etcd/server/v3 \(v[^ ]*\).*#\1
   echo
   for m in $staging; do echo "replace $m => $m $staging_version"; done
 } > go.mod.new
-mv go.mod.new go.mod
-rm -f go.sum
-say "wrote $work/go.mod ($(echo "$staging" | wc -w) staging replaces to $staging_version, etcd $etcd_version)"
+if cmp -s go.mod.new go.mod; then
+  rm go.mod.new   # unchanged: keep go.sum, which go build filled last time
+  say "kept $work/go.mod and go.sum"
+else
+  mv go.mod.new go.mod
+  rm -f go.sum
+  say "wrote $work/go.mod ($(echo "$staging" | wc -w) staging replaces to $staging_version, etcd $etcd_version)"
+fi
 
 # -mod=mod lets go build fill go.sum for exactly the packages these commands need.
 export GOFLAGS="-mod=mod"

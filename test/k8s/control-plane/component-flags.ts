@@ -60,6 +60,13 @@ export function apiserverArgs(opts: { pki: Pki; stateDir: string; port: number; 
     `--service-account-key-file=${pki.serviceAccountPub}`,
     `--service-account-signing-key-file=${pki.serviceAccountKey}`,
     `--service-cluster-ip-range=${SERVICE_CIDR}`,
+    // This plugin taints every new Node `node.kubernetes.io/not-ready:NoSchedule`; only the
+    // node-lifecycle controller (off, see CONTROLLERS) lifts it. With it on, no Node the
+    // simulator registers could ever take a pod.
+    '--disable-admission-plugins=TaintNodesByCondition',
+    // The `kubernetes` Service's Endpoints may not point at loopback, the only address here;
+    // nothing in the tests dials the Service, so leave it without endpoints instead of erroring.
+    '--endpoint-reconciler-type=none',
     '--profiling=false',
   ];
 }

@@ -15,15 +15,15 @@ export interface Started {
 
 // Kills every recorded process group once the Node process that started them is gone, however
 // it went (Ctrl-C, SIGKILL, a crash that skipped 'exit' handlers), then removes the state dir.
-// It runs in its own session so the terminal's Ctrl-C does not kill it first.
+// It runs in its own session so the terminal's Ctrl-C does not kill it first. Plain POSIX sh
+// (dash here): `kill -SIG -PGID`, since dash's kill does not accept `--`.
 const REAPER = `
 parent="$1"; state="$2"
-while kill -0 "$parent" 2>/dev/null && [ ! -e "$state/stopped" ]; do sleep 1; done
-[ -e "$state/stopped" ] && exit 0
+while kill -0 "$parent" 2>/dev/null; do sleep 1; done
 if [ -f "$state/pids" ]; then
-  for pid in $(cat "$state/pids"); do kill -TERM -- "-$pid" 2>/dev/null; done
+  for pid in $(cat "$state/pids"); do kill -TERM "-$pid" 2>/dev/null; done
   sleep 2
-  for pid in $(cat "$state/pids"); do kill -KILL -- "-$pid" 2>/dev/null; done
+  for pid in $(cat "$state/pids"); do kill -KILL "-$pid" 2>/dev/null; done
 fi
 rm -rf "$state"
 `;
@@ -36,6 +36,7 @@ rm -rf "$state"
 export class ProcessSet {
   readonly started: Started[] = [];
   private readonly pidFile: string;
+  private readonly reaperPid: number | undefined;
   private readonly onExit = () => this.killAllSync('SIGKILL');
   private stopped = false;
 
@@ -46,6 +47,7 @@ export class ProcessSet {
       detached: true, stdio: 'ignore',
     });
     reaper.unref();
+    this.reaperPid = reaper.pid;
     process.once('exit', this.onExit);
   }
 
@@ -85,13 +87,14 @@ export class ProcessSet {
       signalGroup(p.pid, 'SIGKILL');
       await waitExit(p, 1000);
     }
-    appendFileSync(join(this.stateDir, 'stopped'), '');
+    if (this.reaperPid !== undefined) signalGroup(this.reaperPid, 'SIGKILL');
     if (!keepState) rmSync(this.stateDir, { recursive: true, force: true });
   }
 
   private killAllSync(signal: NodeJS.Signals): void {
     if (this.stopped) return;
     for (const p of this.started) signalGroup(p.pid, signal);
+    if (this.reaperPid !== undefined) signalGroup(this.reaperPid, 'SIGKILL');
     try {
       rmSync(this.stateDir, { recursive: true, force: true });
     } catch {
