@@ -63,12 +63,16 @@ ${body}
 `;
 }
 
-/**
- * A Deployment of `replicas` pods on the pool's Nodes. Each asks for `cpu` (an m5.large has 2
- * CPUs) and leaves within a second when deleted, so drains take seconds, not the 30 s default.
- */
-export function deployment(ns: string, name: string, pool: string, replicas: number, cpu: string, annotations: Record<string, string> = {}): string {
-  const ann = Object.keys(annotations).length ? `\n      annotations: ${JSON.stringify(annotations)}` : '';
+export interface DeploymentOptions {
+  /** Pod annotations (e.g. karpenter.sh/do-not-disrupt). */
+  annotations?: Record<string, string>;
+  /** The pods' terminationGracePeriodSeconds. Default 1: drains take seconds, not the 30 s default. */
+  graceSeconds?: number;
+}
+
+/** A Deployment of `replicas` pods on the pool's Nodes, each asking for `cpu` (an m5.large has 2 CPUs). */
+export function deployment(ns: string, name: string, pool: string, replicas: number, cpu: string, o: DeploymentOptions = {}): string {
+  const ann = o.annotations && Object.keys(o.annotations).length ? `\n      annotations: ${JSON.stringify(o.annotations)}` : '';
   return `
 apiVersion: apps/v1
 kind: Deployment
@@ -80,7 +84,7 @@ spec:
     metadata:
       labels: { app: ${name} }${ann}
     spec:
-      terminationGracePeriodSeconds: 1
+      terminationGracePeriodSeconds: ${o.graceSeconds ?? 1}
       nodeSelector: { kpol.dev/e2e: ${pool} }
       containers:
         - { name: main, image: ${PAUSE_IMAGE}, resources: { requests: { cpu: "${cpu}", memory: 256Mi } } }
