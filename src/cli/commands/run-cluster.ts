@@ -63,7 +63,10 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     const hint = e.code === 404 ? ' (are the karpenter.sh/v1 CRDs installed?)' : '';
     throw new CliError(`${where}: ${e.message}${hint}`);
   }
-  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, bindPods: false, policies: loaded.policies, logger, cloud: o.cloud });
+  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, bindPods: false, policies: loaded.policies, logger,
+    // The simulated cloud starts afresh in every process: ids from the wall clock never repeat
+    // one a previous process gave a machine (its Node may still be on its way out).
+    cloud: { ...o.cloud, instanceIdStart: clock.now() * 1000 } });
   if (rt.notAdopted.length) logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
   let lost = false;
   const hooks: LoopHooks = { shouldAct: () => services.shouldAct(), afterTick: (r) => services.afterTick(r) };
