@@ -217,8 +217,9 @@ export class KubeClusterClient implements ClusterClient {
     const floor = this.lastWritten;
     if (floor === undefined) return this.informer(kind).subscribe(handler);
     return this.informer(kind).subscribe((e) => {
+      // A DELETED after a relist carries the last version the cache saw, which may be older.
       const rv = revision(e.object.metadata.resourceVersion);
-      if (rv === undefined || rv > floor) handler(e);
+      if (e.type === 'DELETED' || rv === undefined || rv > floor) handler(e);
     });
   }
 
