@@ -46,7 +46,7 @@ export async function exerciseController(): Promise<{ requests: ApiRequest[]; ti
   const services = new ClusterServices(rt, { client: rec, clock, namespace: NAMESPACE, leaderElection: { name: 'kpol-controller', identity: 'kpol-0' } });
   const stopEvents = mirrorEventsToCluster(rt.events, { client: rec, clock, instance: 'kpol-0' });
   await services.policies.start();
-  rec.informers([...VIEW_KINDS, 'ReplicaSet']);
+  rec.informers(VIEW_KINDS); // as run-cluster.ts: client.start(VIEW_KINDS)
   services.markInformersSynced();
   const world = { rs: new ReplicaSetController(raw), pdb: new PdbStatusController(raw, clock) };
 

@@ -79,7 +79,7 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
   const server = await startStatusServer({ port, source: status, metrics: rt.metrics, logger });
   const probes = o.probePort === undefined ? undefined : await startProbeServer(o.probePort, status);
   await services.start();
-  await client.start([...VIEW_KINDS, 'ReplicaSet']);
+  await client.start(VIEW_KINDS);
   services.markInformersSynced();
   io.err(`kpol: cluster ${client.rest.server} from ${where}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
   logger.info('started', { url: server.url, server: client.rest.server, policies: loaded.policies.map((p) => p.name) });
