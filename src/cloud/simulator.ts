@@ -50,6 +50,12 @@ export interface SimulatedCloudOptions {
   unavailableOfferingTtlMs?: number;
   /** A spot interruption also marks its offering unavailable, as Karpenter's AWS interruption controller does. Default true. */
   spotInterruptionMarksUnavailable?: boolean;
+  /**
+   * The number the first instance id counts up from (default 0: `i-…001`, `i-…002`, …). A cloud
+   * that outlives no process must not hand out an id a previous process gave a machine: on a
+   * real cluster the caller starts from the wall clock.
+   */
+  instanceIdStart?: number;
 }
 
 /** Decides whether one create fails: an error to throw, or undefined to proceed. */
@@ -78,7 +84,7 @@ export class SimulatedCloud implements CloudProvider {
   readonly calls: CloudCall[] = [];
   private readonly clock: Clock;
   private readonly types: InstanceType[];
-  private readonly opts: Required<Omit<SimulatedCloudOptions, 'clock' | 'instanceTypes'>>;
+  private readonly opts: Required<Omit<SimulatedCloudOptions, 'clock' | 'instanceTypes' | 'instanceIdStart'>>;
   private readonly instances = new Map<string, InstanceRecord>();
   private readonly unavailableUntil = new Map<string, number>();
   private readonly exhausted: ((it: InstanceType, o: Offering) => boolean)[] = [];
@@ -92,6 +98,7 @@ export class SimulatedCloud implements CloudProvider {
   constructor(options: SimulatedCloudOptions) {
     this.clock = options.clock;
     this.types = options.instanceTypes ?? loadCatalog();
+    this.counter = options.instanceIdStart ?? 0;
     this.opts = {
       launchLatencyMs: options.launchLatencyMs ?? DEFAULT_LAUNCH_LATENCY_MS,
       terminationDelayMs: options.terminationDelayMs ?? DEFAULT_TERMINATION_DELAY_MS,
@@ -254,6 +261,9 @@ export class SimulatedCloud implements CloudProvider {
         continue;
       }
       const launchedAt = Date.parse(nc.metadata.creationTimestamp ?? '') || now;
+      // Never hand out an adopted machine's id again.
+      const n = parseInt(parseProviderID(providerID)?.instanceID.slice(2) ?? '', 16);
+      if (Number.isSafeInteger(n)) this.counter = Math.max(this.counter, n);
       this.instances.set(providerID, { providerID, it, offering: o, launchedAt: Math.min(launchedAt, now), runningAt: Math.min(launchedAt, now) });
     }
     return skipped;

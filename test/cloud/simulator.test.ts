@@ -234,3 +234,24 @@ describe('SimulatedCloud.instanceTypes', () => {
     expect(c.find((t) => t.name === 'm5.large')!.offerings.every((o) => o.available)).toBe(true);
   });
 });
+
+describe('SimulatedCloud instance ids across processes', () => {
+  it('counts up from instanceIdStart, so a fresh cloud never reuses an earlier process\'s ids', async () => {
+    const { cloud } = setup({ instanceIdStart: 0x1000 });
+    const inst = await cloud.create(claim('a', [r(IT, 'In', 'm5.large')]));
+    expect(parseProviderID(inst.providerID)?.instanceID).toBe('i-00000000000001001');
+  });
+
+  it('launches after adopting a machine with an id past the adopted one', async () => {
+    const { cloud } = setup();
+    const adopted: NodeClaim = {
+      ...claim('old', []),
+      metadata: { name: 'old', labels: { [IT]: 'm5.large', [ZONE]: 'us-west-2a', [CT]: 'on-demand' } },
+      status: { providerID: 'kpol-sim:///us-west-2a/i-00000000000000007' },
+    };
+    expect(cloud.adopt([adopted])).toEqual([]);
+    const inst = await cloud.create(claim('new', [r(IT, 'In', 'm5.large')]));
+    expect(parseProviderID(inst.providerID)?.instanceID).toBe('i-00000000000000008');
+    expect((await cloud.list()).map((i) => i.providerID)).toContain(adopted.status!.providerID);
+  });
+});

@@ -29,6 +29,8 @@ export interface ClusterRunOptions {
   policies: string[];
   port: string;
   for?: string;
+  /** The simulated cloud's launch latency and termination delay. */
+  cloud?: { launchLatencyMs?: number; terminationDelayMs?: number };
   /** Namespace, leader election and probe port (cluster-run-flags.ts). */
   namespace: string;
   leaderElection: ClusterRunFlags['leaderElection'];
@@ -61,7 +63,10 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     const hint = e.code === 404 ? ' (are the karpenter.sh/v1 CRDs installed?)' : '';
     throw new CliError(`${where}: ${e.message}${hint}`);
   }
-  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, bindPods: false, policies: loaded.policies, logger });
+  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, bindPods: false, policies: loaded.policies, logger,
+    // The simulated cloud starts afresh in every process: ids from the wall clock never repeat
+    // one a previous process gave a machine (its Node may still be on its way out).
+    cloud: { ...o.cloud, instanceIdStart: clock.now() * 1000 } });
   if (rt.notAdopted.length) logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
   let lost = false;
   const hooks: LoopHooks = { shouldAct: () => services.shouldAct(), afterTick: (r) => services.afterTick(r) };
@@ -80,6 +85,11 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
   logger.info('started', { url: server.url, server: client.rest.server, policies: loaded.policies.map((p) => p.name) });
   try {
     await runLoop(rt, runtimeStatus, logger, o.for === undefined ? undefined : Number(o.for), hooks);
+    // The simulated cloud lives in this process: say what it still runs and whether any machine
+    // has no NodeClaim (a leak a restart would lose track of; none is expected).
+    const claims = await client.list<NodeClaim>('NodeClaim').catch(() => undefined);
+    const instances = (await rt.cloud.list()).map((i) => i.providerID);
+    if (claims) logger.info('cloud at stop', { instances, orphans: rt.cloud.orphans(claims).map((i) => i.providerID) });
   } finally {
     await services.stop(); // releases the lease: another replica takes over at once
     client.close();

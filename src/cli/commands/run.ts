@@ -14,9 +14,11 @@ seeded from the shipped demo (rules/examples/demo/) unless --cluster is given, o
 running --speed times real time. With --kubeconfig (or --in-cluster, inside a pod) it acts on
 that cluster on the wall clock, with the simulated cloud as its cloud provider and node agent.
 Serves a status page, /metrics and /healthz on 127.0.0.1 and logs each decision as one JSON
-line. --for stops after that many real seconds. On the embedded cluster the browser editor is
-served at /editor/ with an access token printed at start; policies it saves as ConfigMaps are
-reloaded by the controller (see kpol serve).
+line. --for stops after that many real seconds. --launch-latency (default 30s) and
+--termination-delay (default 20s) set how long the simulated cloud takes to start and to
+stop a machine. On the embedded cluster the browser editor is served at /editor/ with an
+access token printed at start; policies it saves as ConfigMaps are reloaded by the controller
+(see kpol serve).
 
 ${CLUSTER_RUN_USAGE}`;
 
@@ -27,16 +29,31 @@ export const runCommand: Command = {
     const { values } = parse(argv, {
       cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, speed: { type: 'string', default: '60' },
       port: { type: 'string', default: '8080' }, for: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, 'in-cluster': { type: 'boolean' },
+      'launch-latency': { type: 'string' }, 'termination-delay': { type: 'string' },
       ...CLUSTER_RUN_FLAGS,
     }, usage);
     if (values.for !== undefined && !(Number(values.for) > 0)) throw new CliError(`--for takes a number of seconds, not \`${values.for}\``);
+    const cloud = cloudTimings(values['launch-latency'], values['termination-delay']);
     if (values.kubeconfig || values['in-cluster']) {
       if (values.cluster) throw new CliError('--cluster seeds the embedded simulated cluster; it cannot be combined with --kubeconfig or --in-cluster');
-      return runOnCluster({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: values.port, for: values.for, ...clusterRunFlags(values, process.env) }, io);
+      return runOnCluster({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: values.port, for: values.for, cloud, ...clusterRunFlags(values, process.env) }, io);
     }
     if (values.context) throw new CliError('--context selects a context of --kubeconfig; give --kubeconfig too');
     const n = numbers(values);
     const policyFiles = values.policy ?? (values.cluster ? [] : [DEMO_POLICY]);
-    return runEmbedded({ clusterFile: values.cluster ?? DEMO_CLUSTER, policyFiles, protectStatus: false, ...n }, io);
+    return runEmbedded({ clusterFile: values.cluster ?? DEMO_CLUSTER, policyFiles, protectStatus: false, cloud, ...n }, io);
   },
 };
+
+/** The simulated cloud's machine start and stop times; seconds-scale values make a real-cluster test short. */
+function cloudTimings(launch: string | undefined, termination: string | undefined): { launchLatencyMs?: number; terminationDelayMs?: number } {
+  const ms = (text: string, flag: string): number => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text);
+    if (!m) throw new CliError(`--${flag} takes a duration such as 2s or 500ms, not \`${text}\``);
+    return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
+  };
+  return {
+    ...(launch !== undefined && { launchLatencyMs: ms(launch, 'launch-latency') }),
+    ...(termination !== undefined && { terminationDelayMs: ms(termination, 'termination-delay') }),
+  };
+}

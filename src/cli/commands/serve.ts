@@ -27,6 +27,8 @@ export const DEMO_POLICY_CONFIGMAP = { namespace: 'kpol-system', name: 'business
 export interface EmbeddedOptions {
   clusterFile: string;
   policyFiles: string[];
+  /** The simulated cloud's machine start/stop times (kpol run --launch-latency/--termination-delay). */
+  cloud?: { launchLatencyMs?: number; terminationDelayMs?: number };
   /** Extra objects to seed (the demo policy's ConfigMap). */
   extraObjects?: KubeObject[];
   speed: number;
@@ -52,7 +54,7 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
 
   const logger = createLogger({ clock, sink: (line) => io.out(line) });
-  const rt = new Runtime({ clock, objects, policies: loaded.policies, logger });
+  const rt = new Runtime({ clock, objects, policies: loaded.policies, logger, ...(o.cloud && { cloud: o.cloud }) });
   const status = new RuntimeStatus(rt, o.speed);
   const reload = new ConfigMapPolicyReload({ client: rt.cluster, files, target: rt, now: () => clock.now(), logger }, initial);
   const token = newToken();
