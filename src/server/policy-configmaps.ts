@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Policies stored as ConfigMaps (label `kpol.dev/policy`, one `*.kpol` key each), read and
 // written through the ClusterClient with optimistic concurrency: a save names the
-// resourceVersion it was based on and fails with a conflict when the ConfigMap moved on.
+// resourceVersion it was based on and fails with a conflict when the ConfigMap moved on —
+// unless it names the text it was based on too and that key still holds it (the controller's
+// `kpol.dev/status` annotation moves the version without touching the policy).
 import { isApiError, type ClusterClient } from '../cluster/client.js';
 import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../cluster/types.js';
+import { ANNOTATION_POLICY_STATUS } from '../policy/configmap-status.js';
 
 export interface StoredPolicy {
   namespace: string;
@@ -11,6 +14,8 @@ export interface StoredPolicy {
   key: string; // the data key, ending in .kpol
   text: string;
   resourceVersion: string;
+  /** The controller's `kpol.dev/status` for the ConfigMap: `valid`, or why its current version is refused. */
+  status?: string;
 }
 
 export interface SaveRequest {
@@ -20,6 +25,8 @@ export interface SaveRequest {
   text: string;
   /** The version the edit started from; absent to create a new ConfigMap. */
   resourceVersion?: string;
+  /** The key's text at that version: a newer version with the same text is no conflict. */
+  baseText?: string;
 }
 
 export type SaveResult =
@@ -37,16 +44,21 @@ export function badPolicyAddress(r: Pick<SaveRequest, 'namespace' | 'name' | 'ke
   return undefined;
 }
 
-const stored = (cm: ConfigMap, key: string): StoredPolicy => ({
-  namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key, text: cm.data?.[key] ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
-});
+const stored = (cm: ConfigMap, key: string): StoredPolicy => {
+  const status = cm.metadata.annotations?.[ANNOTATION_POLICY_STATUS];
+  return {
+    namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key, text: cm.data?.[key] ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
+    ...(status !== undefined && { status }),
+  };
+};
 
 export class PolicyConfigMaps {
-  constructor(private readonly client: ClusterClient) {}
+  /** `namespace`: the controller's, the only one whose policy ConfigMaps it loads. */
+  constructor(private readonly client: ClusterClient, private readonly namespace: string) {}
 
-  /** Every `*.kpol` key of every labelled ConfigMap, ordered by namespace, name, key. */
+  /** Every `*.kpol` key of every labelled ConfigMap in the namespace, ordered by name, key. */
   async list(): Promise<StoredPolicy[]> {
-    const cms = await this.client.list<ConfigMap>('ConfigMap');
+    const cms = await this.client.list<ConfigMap>('ConfigMap', this.namespace);
     return cms
       .filter((cm) => cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] !== undefined)
       .flatMap((cm) => Object.keys(cm.data ?? {}).filter((k) => k.endsWith('.kpol')).map((k) => stored(cm, k)))
@@ -70,7 +82,8 @@ export class PolicyConfigMaps {
       });
       return { ok: true, saved: stored(created, r.key) };
     }
-    if (r.resourceVersion === undefined ? current !== undefined : cm.metadata.resourceVersion !== r.resourceVersion) {
+    const moved = r.resourceVersion === undefined ? current !== undefined : cm.metadata.resourceVersion !== r.resourceVersion && (r.baseText === undefined || current?.text !== r.baseText);
+    if (moved) {
       return { ok: false, conflict: true, current };
     }
     try {

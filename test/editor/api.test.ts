@@ -7,11 +7,11 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../../src/cluster/types.js';
-import { loadPolicies, policySourcesFromConfigMaps } from '../../src/policy/load.js';
+import { ConfigMapPolicies } from '../../src/policy/configmap-policies.js';
+import { ANNOTATION_POLICY_STATUS } from '../../src/policy/configmap-status.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { RuntimeStatus } from '../../src/runtime/status.js';
 import { editorRoutes } from '../../src/server/editor-routes.js';
-import { ConfigMapPolicyReload } from '../../src/server/policy-reload.js';
 import { startStatusServer, type StatusServer } from '../../src/server/status-server.js';
 import { simulationObjects } from '../../src/simulate/cluster-objects.js';
 
@@ -22,7 +22,7 @@ const AT = { namespace: 'kpol-system', name: 'business-hours', key: 'business-ho
 
 let server: StatusServer;
 let rt: Runtime;
-let reload: ConfigMapPolicyReload;
+let reload: ConfigMapPolicies;
 
 function call(method: string, path: string, opts: { body?: unknown; token?: string | null; origin?: string } = {}): Promise<{ status: number; json: any }> {
   const u = new URL(path, server.url);
@@ -50,9 +50,10 @@ beforeAll(async () => {
   const clock = new FakeClock(Date.parse('2026-11-23T12:00:00Z'));
   const cm: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AT.name, namespace: AT.namespace, labels: { [LABEL_POLICY_CONFIGMAP]: 'true' } }, data: { [AT.key]: POLICY } };
   const objects = [...simulationObjects(readFileSync(DEMO, 'utf8'), DEMO).objects, cm];
-  const initial = policySourcesFromConfigMaps([cm]);
-  rt = new Runtime({ clock, objects, policies: loadPolicies(initial).policies });
-  reload = new ConfigMapPolicyReload({ client: rt.cluster, files: [], target: rt, now: () => clock.now() }, initial);
+  rt = new Runtime({ clock, objects, policies: [] });
+  // The loader `kpol serve` runs, on the same embedded cluster.
+  reload = new ConfigMapPolicies({ client: rt.cluster, clock, namespace: AT.namespace, recorder: rt.events, onChange: (p) => { rt.policies = p; } });
+  await reload.start();
   server = await startStatusServer({ port: 0, source: new RuntimeStatus(rt, 1), metrics: rt.metrics, routes: editorRoutes({ client: rt.cluster, token: TOKEN, sources: reload, now: () => clock.now() }) });
 });
 afterAll(async () => {
