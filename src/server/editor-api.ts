@@ -105,17 +105,16 @@ export class EditorApi {
 
   private async save(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const e = editedPolicy(await readJson(req), this.o.sources.namespace);
-    const loaded = loadPolicies(this.withEdit(e), this.o.now());
-    if (!loaded.ok) {
-      const diagnostics = loaded.files.flatMap((f) => f.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ file: f.fileName, ...d })));
+    const fileName = fileNameOf(e);
+    const against = this.o.sources.applied().filter((s) => s.fileName !== fileName);
+    const r = await this.store.save(e, against, this.o.now());
+    if (r.ok) return reply(res, 200, { saved: r.saved });
+    if (!r.conflict) {
+      const diagnostics = r.refused.files.flatMap((f) => f.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ file: f.fileName, ...d })));
       return reply(res, 422, { error: 'the policy has errors, so it was not saved and is not applied; keep it as a draft until it checks', diagnostics });
     }
-    const r = await this.store.save(e);
-    if (!r.ok) {
-      const who = r.current ? `it is now at version ${r.current.resourceVersion}` : 'it no longer exists';
-      return reply(res, 409, { error: `conflict: ConfigMap ${e.namespace}/${e.name} changed since you loaded it (${who}); compare and save again`, current: r.current ?? null });
-    }
-    return reply(res, 200, { saved: r.saved });
+    const who = r.current ? `it is now at version ${r.current.resourceVersion}` : 'it no longer exists';
+    return reply(res, 409, { error: `conflict: ConfigMap ${e.namespace}/${e.name} changed since you loaded it (${who}); compare and save again`, current: r.current ?? null });
   }
 
   private async simulate(req: IncomingMessage, res: ServerResponse): Promise<void> {
