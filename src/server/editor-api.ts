@@ -5,7 +5,6 @@
 // (ConfigMapPolicies, seen here as PolicySources) picks them up — a policy with errors is
 // refused here and would be refused there too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hasErrors } from '../../grammar/diagnostic.js';
 import type { ClusterClient, Kind } from '../cluster/client.js';
 import type { KubeObject } from '../cluster/types.js';
 import type { PolicySources } from '../policy/configmap-policies.js';
