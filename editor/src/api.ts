@@ -11,6 +11,8 @@ export interface StoredPolicy {
   text: string;
   resourceVersion: string;
   applied?: boolean;
+  /** The controller's `kpol.dev/status` annotation: `valid`, or the errors that keep this version out. */
+  status?: string;
 }
 
 export interface PolicyAddress {
@@ -60,8 +62,9 @@ export class EditorApi {
     return r.json.policies as StoredPolicy[];
   }
 
-  async save(at: PolicyAddress, text: string, resourceVersion: string | undefined): Promise<SaveAnswer> {
-    const r = await this.call('PUT', '/api/editor/policies', { ...at, text, ...(resourceVersion !== undefined && { resourceVersion }) });
+  /** `baseText`: the text the edit started from, so a version bump that left it alone (the controller's status annotation) is no conflict. */
+  async save(at: PolicyAddress, text: string, resourceVersion: string | undefined, baseText?: string): Promise<SaveAnswer> {
+    const r = await this.call('PUT', '/api/editor/policies', { ...at, text, ...(resourceVersion !== undefined && { resourceVersion, ...(baseText !== undefined && { baseText }) }) });
     const message = String(r.json.error ?? '');
     if (r.status === 200) return { status: 'saved', saved: r.json.saved as StoredPolicy };
     if (r.status === 409) return { status: 'conflict', message, current: (r.json.current as StoredPolicy | null) ?? null };

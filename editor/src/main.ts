@@ -64,8 +64,9 @@ const editor = monaco.editor.create($('editor'), {
 
 function doc(): EditedDoc {
   const a = current?.address;
-  const fileName = a ? `ConfigMap ${a.namespace}/${a.name} ${a.key}` : 'policy.kpol';
-  const others: PolicySource[] = stored.filter((p) => p.applied !== false).map((p) => ({ fileName: `ConfigMap ${p.namespace}/${p.name} ${p.key}`, text: p.text }));
+  // The controller's names for ConfigMap keys (src/policy/load.ts), so diagnostics read the same.
+  const fileName = a ? `configmap/${a.namespace}/${a.name}/${a.key}` : 'policy.kpol';
+  const others: PolicySource[] = stored.filter((p) => p.applied !== false).map((p) => ({ fileName: `configmap/${p.namespace}/${p.name}/${p.key}`, text: p.text }));
   return { fileName, text: model.getValue(), others };
 }
 
@@ -114,7 +115,7 @@ function open(address: PolicyAddress, base: StoredPolicy | undefined, template =
     status(`Restored unsaved edits from this browser${base && draft.baseVersion !== base.resourceVersion ? ' (the ConfigMap has changed since; saving will show the conflict)' : ''}.`, 'warn');
   } else {
     model.setValue(current.baseText);
-    status(base ? `Loaded ConfigMap ${address.namespace}/${address.name} (version ${base.resourceVersion})${base.applied === false ? ' — not applied: the controller refused it' : ''}.` : 'New policy: not saved yet.');
+    status(base ? `Loaded ConfigMap ${address.namespace}/${address.name} (version ${base.resourceVersion})${base.applied === false ? ` — not applied: the controller refused it${base.status && base.status !== 'valid' ? ` (${base.status})` : ''}` : ''}.` : 'New policy: not saved yet.');
   }
   suppressDraft = false;
   ($('policy') as HTMLSelectElement).value = addressKey(address);
@@ -140,7 +141,7 @@ async function save(): Promise<void> {
     return;
   }
   const text = model.getValue();
-  const answer = await api.save(current.address, text, current.baseVersion);
+  const answer = await api.save(current.address, text, current.baseVersion, current.baseText);
   switch (answer.status) {
     case 'saved':
       if (model.getValue() === text) {

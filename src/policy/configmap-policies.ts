@@ -39,7 +39,17 @@ export interface ConfigMapState {
   rejected: LocatedError[];
 }
 
-export class ConfigMapPolicies {
+/** What the editor asks of the loader: what it may not edit, and what is in force now. */
+export interface PolicySources {
+  /** The namespace whose labelled ConfigMaps are loaded: the only place a saved policy takes effect. */
+  readonly namespace: string;
+  /** Policies from files given on the command line (not editable in the browser). */
+  readonly files: readonly PolicySource[];
+  /** The sources the controller enforces now: the files, then each ConfigMap's accepted (current or last good) version. */
+  applied(): readonly PolicySource[];
+}
+
+export class ConfigMapPolicies implements PolicySources {
   /** The enforced set. Empty until the first load. */
   policies: readonly PolicySpec[] = [];
   /** True once a load has completed: `/readyz` waits for it. */
@@ -51,7 +61,18 @@ export class ConfigMapPolicies {
   private running: Promise<void> | undefined;
   private dirty = false;
 
-  constructor(private readonly o: ConfigMapPoliciesOptions) {}
+  readonly namespace: string;
+  readonly files: readonly PolicySource[];
+
+  constructor(private readonly o: ConfigMapPoliciesOptions) {
+    this.namespace = o.namespace;
+    this.files = o.files ?? [];
+  }
+
+  applied(): readonly PolicySource[] {
+    // Map order is resolveLastGood's id order, so the set reads the same on every call.
+    return [...this.files, ...[...this.accepted.values()].flat()];
+  }
 
   /** Watches ConfigMaps and loads once; resolves after that first load. */
   async start(): Promise<void> {
@@ -101,7 +122,7 @@ export class ConfigMapPolicies {
     const all = await this.o.client.list<ConfigMap>('ConfigMap', this.o.namespace);
     const labelled = all.filter((cm) => cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] !== undefined);
     const bundles: PolicyBundle[] = labelled.map((cm) => ({ id: idOf(cm), sources: policySourcesFromConfigMaps([cm]) }));
-    const r = resolveLastGood(this.o.files ?? [], bundles, this.accepted, this.o.clock.now());
+    const r = resolveLastGood(this.files, bundles, this.accepted, this.o.clock.now());
     const changed = !sameAccepted(this.accepted, r.accepted);
     this.accepted = r.accepted;
     if (r.policies && (changed || !this.loaded)) {

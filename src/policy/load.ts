@@ -46,6 +46,6 @@ export function policySourcesFromConfigMaps(configMaps: readonly ConfigMap[]): P
 }
 
 /** Where a ConfigMap key's diagnostics point: `configmap/<ns>/<name>/<key>`, then `:line:col`. */
-export function configMapFileName(cm: ConfigMap, key: string): string {
+export function configMapFileName(cm: { metadata: { namespace?: string; name: string } }, key: string): string {
   return `configmap/${cm.metadata.namespace ?? 'default'}/${cm.metadata.name}/${key}`;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// `kpol push`: policy files into one ConfigMap, checked first against everything the controller
-// would load beside them (the namespace's other policy ConfigMaps), then written with the
-// resourceVersion that was read, so a concurrent change is a conflict rather than lost.
+// Writing policy files into a ConfigMap, for `kpol push` and the editor's save alike: checked
+// first against everything the controller would load beside them, then written with a
+// resourceVersion precondition, so a concurrent change is a conflict rather than lost.
 import { hasErrors } from '../../grammar/diagnostic.js';
 import { isApiError, type ClusterClient } from '../cluster/client.js';
 import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../cluster/types.js';
@@ -17,21 +17,37 @@ export interface PushTarget {
   name: string;
 }
 
+export interface PushOptions {
+  /** Keep the ConfigMap's `*.kpol` keys not written (the editor saves one key); by default they are replaced (`kpol push`). */
+  keepOtherKeys?: boolean;
+  /**
+   * What the writer's change was based on. Absent (`kpol push`): the version read here is the
+   * precondition. Present: a ConfigMap that moved on since `resourceVersion` (absent: one whose
+   * written keys exist at all) is a conflict, unless `texts` is given and every written key
+   * still holds its text there (a version bump by an annotation is no conflict).
+   */
+  base?: { resourceVersion?: string; texts?: Readonly<Record<string, string>> };
+  /**
+   * What the files must be valid beside. Default: the namespace's policy ConfigMaps as stored
+   * (what a remote `kpol push` can see). The controller's own loader passes what it enforces.
+   */
+  against?: readonly PolicySource[];
+  nowMs?: number;
+}
+
 export type PushResult =
   | { kind: 'refused'; loaded: LoadedPolicies }
-  | { kind: 'conflict'; message: string }
+  | { kind: 'conflict'; message: string; current: ConfigMap | undefined }
   | { kind: 'written'; configMap: ConfigMap; created: boolean; loaded: LoadedPolicies };
 
 const errorLines = (f: LoadedFile) => f.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code}:${d.range.start.offset}:${d.message}`);
 
 /**
- * Checks `files` as the new content of `target` together with the other policy ConfigMaps of
- * the namespace. Refused when a pushed file has an error, or when the push introduces an error
- * into another ConfigMap (a duplicate policy name or NodePool); errors another ConfigMap has
- * anyway are not the push's to fix and do not block it.
+ * Checks `files` beside `others`. Refused when a written file has an error, or when the write
+ * introduces an error into another file (a duplicate policy name or NodePool); errors another
+ * file has anyway are not the writer's to fix and do not block it.
  */
-export function checkPush(files: readonly PushFile[], target: PushTarget, configMaps: readonly ConfigMap[], nowMs?: number): LoadedPolicies {
-  const others = policySourcesFromConfigMaps(configMaps.filter((cm) => cm.metadata.name !== target.name && (cm.metadata.namespace ?? 'default') === target.namespace));
+export function checkPush(files: readonly PolicySource[], others: readonly PolicySource[], nowMs?: number): LoadedPolicies {
   const together = loadPolicies([...files, ...others], nowMs);
   if (together.ok) return together;
   const alone = new Map(loadPolicies(others, nowMs).files.map((f) => [f.fileName, new Set(errorLines(f))]));
@@ -43,17 +59,43 @@ export function checkPush(files: readonly PushFile[], target: PushTarget, config
   return { ok: !blamed.some((f) => hasErrors(f.diagnostics)), policies: together.policies, files: blamed };
 }
 
-/** Validates, then creates or replaces the ConfigMap's `*.kpol` keys (other keys are kept). */
-export async function pushPolicies(client: ClusterClient, files: readonly PushFile[], target: PushTarget, nowMs?: number): Promise<PushResult> {
+/** The stored policy sources the files are checked beside: every other labelled ConfigMap's, and the target's own unwritten keys when they are kept. */
+function storedOthers(configMaps: readonly ConfigMap[], files: readonly PushFile[], target: PushTarget, keepOtherKeys: boolean): PolicySource[] {
+  const written = new Set(files.map((f) => f.key));
+  const others = configMaps.flatMap((cm) => {
+    if (cm.metadata.name !== target.name) return [cm];
+    if (!keepOtherKeys) return [];
+    return [{ ...cm, data: Object.fromEntries(Object.entries(cm.data ?? {}).filter(([k]) => !written.has(k))) }];
+  });
+  return policySourcesFromConfigMaps(others);
+}
+
+/** Why the ConfigMap as read is not the one the change was based on, or undefined. */
+function moved(existing: ConfigMap | undefined, files: readonly PushFile[], base: NonNullable<PushOptions['base']>): string | undefined {
+  if (base.resourceVersion === undefined) {
+    const taken = files.find((f) => existing?.data?.[f.key] !== undefined);
+    return taken && `key ${taken.key} exists already`;
+  }
+  if (!existing) return 'it no longer exists';
+  if (existing.metadata.resourceVersion === base.resourceVersion) return undefined;
+  const texts = base.texts;
+  if (texts && files.every((f) => existing.data?.[f.key] === texts[f.key])) return undefined;
+  return `it is now at version ${existing.metadata.resourceVersion}`;
+}
+
+/** Validates, then creates or updates the ConfigMap (keys other than `*.kpol` are always kept). */
+export async function pushPolicies(client: ClusterClient, files: readonly PushFile[], target: PushTarget, o: PushOptions = {}): Promise<PushResult> {
   const all = await client.list<ConfigMap>('ConfigMap', target.namespace);
   const labelled = all.filter((cm) => cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] !== undefined);
-  const loaded = checkPush(files, target, labelled, nowMs);
-  if (!loaded.ok) return { kind: 'refused', loaded };
   const existing = all.find((cm) => cm.metadata.name === target.name);
-  const kept = Object.fromEntries(Object.entries(existing?.data ?? {}).filter(([k]) => !k.endsWith('.kpol')));
-  const data = { ...kept, ...Object.fromEntries(files.map((f) => [f.key, f.text])) };
-  const labels = { ...existing?.metadata.labels, [LABEL_POLICY_CONFIGMAP]: 'true' };
   const where = `configmap/${target.namespace}/${target.name}`;
+  const loaded = checkPush(files, o.against ?? storedOthers(labelled, files, target, o.keepOtherKeys ?? false), o.nowMs);
+  if (!loaded.ok) return { kind: 'refused', loaded };
+  const why = o.base && moved(existing, files, o.base);
+  if (why) return { kind: 'conflict', message: `${where} changed since the version this change is based on (${why})`, current: existing };
+  const kept = Object.fromEntries(Object.entries(existing?.data ?? {}).filter(([k]) => o.keepOtherKeys || !k.endsWith('.kpol')));
+  const data = { ...kept, ...Object.fromEntries(files.map((f) => [f.key, f.text])) };
+  const labels = { ...existing?.metadata.labels, [LABEL_POLICY_CONFIGMAP]: existing?.metadata.labels?.[LABEL_POLICY_CONFIGMAP] ?? 'true' };
   try {
     if (!existing) {
       const created = await client.create<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: target.name, namespace: target.namespace, labels }, data });
@@ -64,7 +106,8 @@ export async function pushPolicies(client: ClusterClient, files: readonly PushFi
     return { kind: 'written', configMap: updated, created: false, loaded };
   } catch (err) {
     if (isApiError(err, 409)) {
-      return { kind: 'conflict', message: `${where} was changed by someone else while pushing (${err.message}); nothing was written, pull and push again` };
+      const current = await client.get<ConfigMap>({ kind: 'ConfigMap', namespace: target.namespace, name: target.name });
+      return { kind: 'conflict', message: `${where} was changed by someone else while writing (${err.message}); nothing was written`, current };
     }
     throw err;
   }

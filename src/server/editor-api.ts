@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The editor's JSON API under /api/editor/. Every route needs the access token; every write
 // also needs a same-origin (or absent) Origin. The API never applies a policy itself: it
-// stores ConfigMaps, and whatever loads policies (PolicySources) picks them up — a policy with
-// errors is refused here and would be refused there too.
+// stores ConfigMaps in the controller's namespace, and the controller's loader
+// (ConfigMapPolicies, seen here as PolicySources) picks them up — a policy with errors is
+// refused here and would be refused there too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hasErrors } from '../../grammar/diagnostic.js';
 import type { ClusterClient, Kind } from '../cluster/client.js';
 import type { KubeObject } from '../cluster/types.js';
-import { loadPolicies, type PolicySource } from '../policy/load.js';
+import type { PolicySources } from '../policy/configmap-policies.js';
+import { configMapFileName, loadPolicies, type PolicySource } from '../policy/load.js';
 import { hasToken, originAllowed, readJson, reply, RequestError } from './http-reply.js';
 import { badPolicyAddress, PolicyConfigMaps, type StoredPolicy } from './policy-configmaps.js';
-import type { PolicySources } from './policy-reload.js';
 import { simulateDay, type DaySimulation } from './simulate-day.js';
 
 export interface EditorApiOptions {
@@ -23,8 +23,8 @@ export interface EditorApiOptions {
 /** The kinds the browser needs for the preview, completion and the simulation. */
 const SNAPSHOT_KINDS: Kind[] = ['NodePool', 'NodeClaim', 'Node', 'Pod', 'PodDisruptionBudget', 'ConfigMap', 'ReplicaSet'];
 
-/** Where a ConfigMap policy key appears as a PolicySource (see policySourcesFromConfigMaps). */
-export const configMapFileName = (p: Pick<StoredPolicy, 'namespace' | 'name' | 'key'>) => `ConfigMap ${p.namespace}/${p.name} ${p.key}`;
+/** Where a ConfigMap policy key appears as a PolicySource: the loader's own name for it. */
+const fileNameOf = (p: Pick<StoredPolicy, 'namespace' | 'name' | 'key'>) => configMapFileName({ metadata: p }, p.key);
 
 interface EditedPolicy {
   namespace: string;
@@ -32,17 +32,25 @@ interface EditedPolicy {
   key: string;
   text: string;
   resourceVersion?: string;
+  baseText?: string;
 }
 
-function editedPolicy(body: unknown): EditedPolicy {
+function editedPolicy(body: unknown, namespace: string): EditedPolicy {
   const b = body as Partial<Record<keyof EditedPolicy, unknown>> | null;
   if (!b || typeof b !== 'object' || typeof b.text !== 'string' || typeof b.namespace !== 'string' || typeof b.name !== 'string' || typeof b.key !== 'string') {
     throw new RequestError(400, 'the body needs string fields `namespace`, `name`, `key` and `text`');
   }
   if (b.resourceVersion !== undefined && typeof b.resourceVersion !== 'string') throw new RequestError(400, '`resourceVersion` must be a string');
-  const e: EditedPolicy = { namespace: b.namespace, name: b.name, key: b.key, text: b.text, ...(b.resourceVersion !== undefined && { resourceVersion: b.resourceVersion as string }) };
+  if (b.baseText !== undefined && typeof b.baseText !== 'string') throw new RequestError(400, '`baseText` must be a string');
+  const e: EditedPolicy = {
+    namespace: b.namespace, name: b.name, key: b.key, text: b.text,
+    ...(b.resourceVersion !== undefined && { resourceVersion: b.resourceVersion as string }),
+    ...(b.baseText !== undefined && { baseText: b.baseText as string }),
+  };
   const bad = badPolicyAddress(e);
   if (bad) throw new RequestError(400, bad);
+  // Saved anywhere else, the policy would never be loaded: say so rather than store it.
+  if (e.namespace !== namespace) throw new RequestError(400, `namespace \`${e.namespace}\` is not the controller's: it loads policy ConfigMaps from \`${namespace}\` only`);
   return e;
 }
 
@@ -50,12 +58,12 @@ export class EditorApi {
   private readonly store: PolicyConfigMaps;
 
   constructor(private readonly o: EditorApiOptions) {
-    this.store = new PolicyConfigMaps(o.client);
+    this.store = new PolicyConfigMaps(o.client, o.sources.namespace);
   }
 
   /** The sources the controller would run with the edited text in place of its stored version. */
   withEdit(e: EditedPolicy): PolicySource[] {
-    const fileName = configMapFileName(e);
+    const fileName = fileNameOf(e);
     const others = this.o.sources.applied().filter((s) => s.fileName !== fileName);
     return [...others, { fileName, text: e.text }];
   }
@@ -91,26 +99,25 @@ export class EditorApi {
   private async policies(): Promise<{ policies: (StoredPolicy & { applied: boolean })[] }> {
     const applied = new Map(this.o.sources.applied().map((s) => [s.fileName, s.text]));
     const list = await this.store.list();
-    return { policies: list.map((p) => ({ ...p, applied: applied.get(configMapFileName(p)) === p.text })) };
+    return { policies: list.map((p) => ({ ...p, applied: applied.get(fileNameOf(p)) === p.text })) };
   }
 
   private async save(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const e = editedPolicy(await readJson(req));
-    const loaded = loadPolicies(this.withEdit(e), this.o.now());
-    if (!loaded.ok) {
-      const diagnostics = loaded.files.flatMap((f) => f.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ file: f.fileName, ...d })));
+    const e = editedPolicy(await readJson(req), this.o.sources.namespace);
+    const fileName = fileNameOf(e);
+    const against = this.o.sources.applied().filter((s) => s.fileName !== fileName);
+    const r = await this.store.save(e, against, this.o.now());
+    if (r.ok) return reply(res, 200, { saved: r.saved });
+    if (!r.conflict) {
+      const diagnostics = r.refused.files.flatMap((f) => f.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ file: f.fileName, ...d })));
       return reply(res, 422, { error: 'the policy has errors, so it was not saved and is not applied; keep it as a draft until it checks', diagnostics });
     }
-    const r = await this.store.save(e);
-    if (!r.ok) {
-      const who = r.current ? `it is now at version ${r.current.resourceVersion}` : 'it no longer exists';
-      return reply(res, 409, { error: `conflict: ConfigMap ${e.namespace}/${e.name} changed since you loaded it (${who}); compare and save again`, current: r.current ?? null });
-    }
-    return reply(res, 200, { saved: r.saved });
+    const who = r.current ? `it is now at version ${r.current.resourceVersion}` : 'it no longer exists';
+    return reply(res, 409, { error: `conflict: ConfigMap ${e.namespace}/${e.name} changed since you loaded it (${who}); compare and save again`, current: r.current ?? null });
   }
 
   private async simulate(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const e = editedPolicy(await readJson(req));
+    const e = editedPolicy(await readJson(req), this.o.sources.namespace);
     const loaded = loadPolicies(this.withEdit(e), this.o.now());
     if (!loaded.ok) return reply(res, 422, { error: 'the policy has errors; fix them to simulate' });
     const { objects } = await this.cluster();

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Policies stored as ConfigMaps (label `kpol.dev/policy`, one `*.kpol` key each), read and
 // written through the ClusterClient with optimistic concurrency: a save names the
-// resourceVersion it was based on and fails with a conflict when the ConfigMap moved on.
-import { isApiError, type ClusterClient } from '../cluster/client.js';
+// resourceVersion it was based on and fails with a conflict when the ConfigMap moved on —
+// unless it names the text it was based on too and that key still holds it (the controller's
+// `kpol.dev/status` annotation moves the version without touching the policy). Saving is
+// `kpol push`'s validate-then-write, for one key.
+import type { ClusterClient } from '../cluster/client.js';
 import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../cluster/types.js';
+import { ANNOTATION_POLICY_STATUS } from '../policy/configmap-status.js';
+import { configMapFileName, type LoadedPolicies, type PolicySource } from '../policy/load.js';
+import { pushPolicies } from '../policy/push.js';
 
 export interface StoredPolicy {
   namespace: string;
@@ -11,6 +17,8 @@ export interface StoredPolicy {
   key: string; // the data key, ending in .kpol
   text: string;
   resourceVersion: string;
+  /** The controller's `kpol.dev/status` for the ConfigMap: `valid`, or why its current version is refused. */
+  status?: string;
 }
 
 export interface SaveRequest {
@@ -20,11 +28,14 @@ export interface SaveRequest {
   text: string;
   /** The version the edit started from; absent to create a new ConfigMap. */
   resourceVersion?: string;
+  /** The key's text at that version: a newer version with the same text is no conflict. */
+  baseText?: string;
 }
 
 export type SaveResult =
   | { ok: true; saved: StoredPolicy }
-  | { ok: false; conflict: true; current: StoredPolicy | undefined };
+  | { ok: false; conflict: true; current: StoredPolicy | undefined }
+  | { ok: false; conflict?: undefined; refused: LoadedPolicies };
 
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const KEY = /^[-._a-zA-Z0-9]+\.kpol$/;
@@ -37,16 +48,21 @@ export function badPolicyAddress(r: Pick<SaveRequest, 'namespace' | 'name' | 'ke
   return undefined;
 }
 
-const stored = (cm: ConfigMap, key: string): StoredPolicy => ({
-  namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key, text: cm.data?.[key] ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
-});
+const stored = (cm: ConfigMap, key: string): StoredPolicy => {
+  const status = cm.metadata.annotations?.[ANNOTATION_POLICY_STATUS];
+  return {
+    namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key, text: cm.data?.[key] ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
+    ...(status !== undefined && { status }),
+  };
+};
 
 export class PolicyConfigMaps {
-  constructor(private readonly client: ClusterClient) {}
+  /** `namespace`: the controller's, the only one whose policy ConfigMaps it loads. */
+  constructor(private readonly client: ClusterClient, private readonly namespace: string) {}
 
-  /** Every `*.kpol` key of every labelled ConfigMap, ordered by namespace, name, key. */
+  /** Every `*.kpol` key of every labelled ConfigMap in the namespace, ordered by name, key. */
   async list(): Promise<StoredPolicy[]> {
-    const cms = await this.client.list<ConfigMap>('ConfigMap');
+    const cms = await this.client.list<ConfigMap>('ConfigMap', this.namespace);
     return cms
       .filter((cm) => cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] !== undefined)
       .flatMap((cm) => Object.keys(cm.data ?? {}).filter((k) => k.endsWith('.kpol')).map((k) => stored(cm, k)))
@@ -58,32 +74,25 @@ export class PolicyConfigMaps {
     return cm && cm.data?.[key] !== undefined ? stored(cm, key) : undefined;
   }
 
-  async save(r: SaveRequest): Promise<SaveResult> {
-    const cm = await this.client.get<ConfigMap>({ kind: 'ConfigMap', namespace: r.namespace, name: r.name });
-    const current = cm && cm.data?.[r.key] !== undefined ? stored(cm, r.key) : undefined;
-    if (!cm) {
-      if (r.resourceVersion !== undefined) return { ok: false, conflict: true, current: undefined };
-      const created = await this.client.create<ConfigMap>({
-        apiVersion: 'v1', kind: 'ConfigMap',
-        metadata: { name: r.name, namespace: r.namespace, labels: { [LABEL_POLICY_CONFIGMAP]: 'true' } },
-        data: { [r.key]: r.text },
-      });
-      return { ok: true, saved: stored(created, r.key) };
-    }
-    if (r.resourceVersion === undefined ? current !== undefined : cm.metadata.resourceVersion !== r.resourceVersion) {
-      return { ok: false, conflict: true, current };
-    }
-    try {
-      const updated = await this.client.update<ConfigMap>({
-        ...cm,
-        metadata: { ...cm.metadata, labels: { ...cm.metadata.labels, [LABEL_POLICY_CONFIGMAP]: cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] ?? 'true' } },
-        data: { ...cm.data, [r.key]: r.text },
-      });
-      return { ok: true, saved: stored(updated, r.key) };
-    } catch (e) {
-      // Someone wrote between our read and our update: the API server's own precondition.
-      if (isApiError(e, 409)) return { ok: false, conflict: true, current: await this.get(r.namespace, r.name, r.key) };
-      throw e;
+  /**
+   * Checks the key's new text beside `against` (what the controller enforces, without this key)
+   * and writes it with kpol push's validate-then-write (src/policy/push.ts).
+   */
+  async save(r: SaveRequest, against: readonly PolicySource[], nowMs: number): Promise<SaveResult> {
+    const file = { key: r.key, fileName: configMapFileName({ metadata: r }, r.key), text: r.text };
+    const base = { ...(r.resourceVersion !== undefined && { resourceVersion: r.resourceVersion }), ...(r.baseText !== undefined && { texts: { [r.key]: r.baseText } }) };
+    const w = await pushPolicies(this.client, [file], r, { keepOtherKeys: true, base, against, nowMs });
+    switch (w.kind) {
+      case 'written':
+        return { ok: true, saved: stored(w.configMap, r.key) };
+      case 'refused':
+        return { ok: false, refused: w.loaded };
+      case 'conflict':
+        return { ok: false, conflict: true, current: w.current && w.current.data?.[r.key] !== undefined ? stored(w.current, r.key) : undefined };
+      default: {
+        const never: never = w;
+        throw new Error(`unknown push result ${JSON.stringify(never)}`);
+      }
     }
   }
 }

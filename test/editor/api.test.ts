@@ -6,12 +6,13 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
+import type { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
 import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../../src/cluster/types.js';
-import { loadPolicies, policySourcesFromConfigMaps } from '../../src/policy/load.js';
+import { ConfigMapPolicies } from '../../src/policy/configmap-policies.js';
+import { ANNOTATION_POLICY_STATUS } from '../../src/policy/configmap-status.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { RuntimeStatus } from '../../src/runtime/status.js';
 import { editorRoutes } from '../../src/server/editor-routes.js';
-import { ConfigMapPolicyReload } from '../../src/server/policy-reload.js';
 import { startStatusServer, type StatusServer } from '../../src/server/status-server.js';
 import { simulationObjects } from '../../src/simulate/cluster-objects.js';
 
@@ -22,7 +23,15 @@ const AT = { namespace: 'kpol-system', name: 'business-hours', key: 'business-ho
 
 let server: StatusServer;
 let rt: Runtime;
-let reload: ConfigMapPolicyReload;
+let reload: ConfigMapPolicies;
+
+/** Waits for the ConfigMap watch, the reload, and the reload's own annotation write. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    await (rt.cluster as MemoryCluster).idle();
+    await reload.settled();
+  }
+}
 
 function call(method: string, path: string, opts: { body?: unknown; token?: string | null; origin?: string } = {}): Promise<{ status: number; json: any }> {
   const u = new URL(path, server.url);
@@ -50,9 +59,10 @@ beforeAll(async () => {
   const clock = new FakeClock(Date.parse('2026-11-23T12:00:00Z'));
   const cm: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: AT.name, namespace: AT.namespace, labels: { [LABEL_POLICY_CONFIGMAP]: 'true' } }, data: { [AT.key]: POLICY } };
   const objects = [...simulationObjects(readFileSync(DEMO, 'utf8'), DEMO).objects, cm];
-  const initial = policySourcesFromConfigMaps([cm]);
-  rt = new Runtime({ clock, objects, policies: loadPolicies(initial).policies });
-  reload = new ConfigMapPolicyReload({ client: rt.cluster, files: [], target: rt, now: () => clock.now() }, initial);
+  rt = new Runtime({ clock, objects, policies: [] });
+  // The loader `kpol serve` runs, on the same embedded cluster.
+  reload = new ConfigMapPolicies({ client: rt.cluster, clock, namespace: AT.namespace, recorder: rt.events, onChange: (p) => { rt.policies = p; } });
+  await reload.start();
   server = await startStatusServer({ port: 0, source: new RuntimeStatus(rt, 1), metrics: rt.metrics, routes: editorRoutes({ client: rt.cluster, token: TOKEN, sources: reload, now: () => clock.now() }) });
 });
 afterAll(async () => {
@@ -101,9 +111,33 @@ describe('editor API', () => {
   });
 
   it('the controller picks up a saved policy', async () => {
-    await reload.settled();
+    await settle();
     expect(rt.policies.map((p) => p.name)).toEqual(['renamed-hours']);
-    expect((await call('GET', '/api/editor/policies')).json.policies[0].applied).toBe(true);
+    expect((await call('GET', '/api/editor/policies')).json.policies[0]).toEqual(expect.objectContaining({ applied: true, status: 'valid' }));
+  });
+
+  it('a newer version that left the key’s text alone (an annotation) is no conflict when the save names its base text', async () => {
+    const base = (await call('GET', '/api/editor/policies')).json.policies[0];
+    const cm = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+    await rt.cluster.update({ ...cm!, metadata: { ...cm!.metadata, annotations: { ...cm!.metadata.annotations, 'example.com/owner': 'team-a' } } });
+    await settle();
+    const edited = base.text.replace('budget 5', 'budget 4');
+    const wrongBase = await call('PUT', '/api/editor/policies', { body: { ...AT, text: edited, resourceVersion: base.resourceVersion, baseText: 'something else' } });
+    expect(wrongBase.status).toBe(409);
+    const saved = await call('PUT', '/api/editor/policies', { body: { ...AT, text: edited, resourceVersion: base.resourceVersion, baseText: base.text } });
+    expect(saved.status).toBe(200);
+    const after = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+    expect(after!.data![AT.key]).toBe(edited);
+    expect(after!.metadata.annotations!['example.com/owner']).toBe('team-a');
+    await settle();
+    expect(rt.policies[0].budgets.map((b) => b.nodes)).toContainEqual({ kind: 'count', value: 4 });
+  });
+
+  it('refuses a save outside the controller’s namespace, where it would never be loaded', async () => {
+    const r = await call('PUT', '/api/editor/policies', { body: { ...AT, namespace: 'default', text: POLICY } });
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatch(/namespace `default` is not the controller's: it loads policy ConfigMaps from `kpol-system` only/);
+    expect(await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT, namespace: 'default' })).toBeUndefined();
   });
 
   it('refuses a policy with errors (422, with located diagnostics) and leaves the ConfigMap and the controller alone', async () => {
@@ -116,12 +150,17 @@ describe('editor API', () => {
     expect(rt.policies.map((p) => p.name)).toEqual(['renamed-hours']);
   });
 
-  it('keeps the last good policies when a ConfigMap written behind its back has errors', async () => {
+  it('keeps the last good policies when a ConfigMap written behind its back has errors, and shows why as a real cluster does', async () => {
     const cm = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
     await rt.cluster.update({ ...cm!, data: { [AT.key]: 'policy broken for nodepool default { budget }' } });
-    await reload.settled();
+    await settle();
     expect(rt.policies.map((p) => p.name)).toEqual(['renamed-hours']);
-    expect((await call('GET', '/api/editor/policies')).json.policies[0].applied).toBe(false);
+    const listed = (await call('GET', '/api/editor/policies')).json.policies[0];
+    expect(listed.applied).toBe(false);
+    expect(listed.status).toMatch(/^configmap\/kpol-system\/business-hours\/business-hours\.kpol:1:\d+: error KPOL1/);
+    const annotated = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+    expect(annotated!.metadata.annotations![ANNOTATION_POLICY_STATUS]).toBe(listed.status);
+    expect(rt.events.list({ reason: 'PolicyInvalid' })).toEqual([expect.objectContaining({ type: 'Warning', object: expect.objectContaining({ name: AT.name, namespace: AT.namespace }) })]);
   });
 
   it('rejects bad addresses and bodies with a clear message', async () => {

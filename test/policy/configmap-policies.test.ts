@@ -138,4 +138,24 @@ describe('ConfigMap policies', () => {
     expect(store.states.get(`${NS}/a`)?.status).toContain('configmap/kpol-system/a/a.kpol');
     store.stop();
   });
+
+  it('applied() is what is enforced: the files, then each ConfigMap’s accepted version (its last good one while refused)', async () => {
+    const clock = new FakeClock(0);
+    const cluster = new MemoryCluster(clock, [cm('b', { 'b.kpol': good('b', 'y', '1') }), cm('a', { 'a.kpol': good('a', 'x', '1') })]);
+    const local = { fileName: 'local.kpol', text: good('l', 'z') };
+    const store = new ConfigMapPolicies({ client: cluster, clock, namespace: NS, files: [local] });
+    await store.start();
+    expect(store.files).toEqual([local]);
+    expect(store.applied().map((s) => s.fileName)).toEqual(['local.kpol', `configmap/${NS}/a/a.kpol`, `configmap/${NS}/b/b.kpol`]);
+    const b = (await cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'b', namespace: NS }))!;
+    await cluster.update({ ...b, data: { 'b.kpol': BROKEN.replace('policy a for nodepool x', 'policy b for nodepool y') } });
+    await cluster.idle();
+    await store.settled();
+    expect(store.applied().find((s) => s.fileName.endsWith('/b.kpol'))?.text).toBe(good('b', 'y', '1'));
+    await cluster.delete({ kind: 'ConfigMap', name: 'a', namespace: NS });
+    await cluster.idle();
+    await store.settled();
+    expect(store.applied().map((s) => s.fileName)).toEqual(['local.kpol', `configmap/${NS}/b/b.kpol`]);
+    store.stop();
+  });
 });

@@ -39,7 +39,7 @@ export function makePushCommand(connect: ClusterFactory): Command {
         io.err(`kpol: the policies have errors; nothing was written to configmap/${values.namespace}/${values.name}`);
         return EXIT_FINDINGS;
       }
-      if (r.kind === 'conflict') throw new CliError(r.message, EXIT_FINDINGS);
+      if (r.kind === 'conflict') throw new CliError(`${r.message}; pull and push again`, EXIT_FINDINGS);
       reportDiagnostics(r.loaded, io); // warnings only
       io.out(`${r.created ? 'created' : 'updated'} configmap/${values.namespace}/${values.name} (${files.length} file(s), resourceVersion ${r.configMap.metadata.resourceVersion})`);
       return EXIT_OK;

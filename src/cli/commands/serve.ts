@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // `kpol serve`: the browser editor on 127.0.0.1 in front of the controller on the embedded
 // simulated cluster. Policies live in ConfigMaps (the demo's is seeded into one), so what the
-// editor saves is what the controller reloads. `kpol run` shares the wiring below.
+// editor saves is what the controller reloads — through the same loader as on a real cluster
+// (ConfigMapPolicies: per-ConfigMap last good version, `kpol.dev/status`, PolicyInvalid
+// events), so the editor sees the status a real cluster gives. `kpol run` shares the wiring.
 import { randomBytes } from 'node:crypto';
 import type { ConfigMap, KubeObject } from '../../cluster/types.js';
 import { LABEL_POLICY_CONFIGMAP } from '../../cluster/types.js';
 import { createLogger, type Logger } from '../../observe/logger.js';
-import { loadPolicies, policySourcesFromConfigMaps, type PolicySource } from '../../policy/load.js';
+import { ConfigMapPolicies } from '../../policy/configmap-policies.js';
+import { loadPolicies } from '../../policy/load.js';
 import { Runtime } from '../../runtime/runtime.js';
 import { RuntimeStatus } from '../../runtime/status.js';
 import { editorRoutes } from '../../server/editor-routes.js';
-import { ConfigMapPolicyReload } from '../../server/policy-reload.js';
 import { startStatusServer, type StatusServer } from '../../server/status-server.js';
 import { simulationObjects } from '../../simulate/cluster-objects.js';
+import { DEFAULT_NAMESPACE } from '../cluster-factory.js';
 import { CliError, EXIT_FINDINGS, EXIT_OK, readText, type Output } from '../io.js';
 import { readPolicySources, reportDiagnostics } from '../inputs.js';
 import { ScaledClock } from '../scaled-clock.js';
@@ -47,25 +50,29 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   if (errors.length) throw new CliError(errors.map((e) => `${e.location}: ${e.message}`).join('\n'));
   const objects = [...fileObjects, ...(o.extraObjects ?? [])];
   const files = readPolicySources(o.policyFiles);
-  const configMaps = objects.filter((x): x is ConfigMap => x.kind === 'ConfigMap');
-  const initial: PolicySource[] = [...files, ...policySourcesFromConfigMaps(configMaps)];
   const clock = new ScaledClock(o.speed, o.startMs);
-  const loaded = loadPolicies(initial, clock.now());
+  // --policy files are the command's input: errors stop it here. A seeded ConfigMap is cluster
+  // state, refused (annotated, evented) by the loader as on a real cluster, so the editor can fix it.
+  const loaded = loadPolicies(files, clock.now());
   if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
 
   const logger = createLogger({ clock, sink: (line) => io.out(line) });
   const rt = new Runtime({ clock, objects, policies: loaded.policies, logger, ...(o.cloud && { cloud: o.cloud }) });
   const status = new RuntimeStatus(rt, o.speed);
-  const reload = new ConfigMapPolicyReload({ client: rt.cluster, files, target: rt, now: () => clock.now(), logger }, initial);
+  const policies = new ConfigMapPolicies({
+    client: rt.cluster, clock, namespace: DEFAULT_NAMESPACE, files, recorder: rt.events, logger,
+    onChange: (p) => { rt.policies = p; },
+  });
+  await policies.start();
   const token = newToken();
   const server = await startStatusServer({
     port: o.port, source: status, metrics: rt.metrics, logger, ...(o.protectStatus && { token }),
-    routes: editorRoutes({ client: rt.cluster, token, sources: reload, now: () => clock.now() }),
+    routes: editorRoutes({ client: rt.cluster, token, sources: policies, now: () => clock.now() }),
   });
   announce(server, token, o, io);
-  logger.info('started', { url: server.url, cluster: o.clusterFile, policies: loaded.policies.map((p) => p.name), speed: o.speed });
+  logger.info('started', { url: server.url, cluster: o.clusterFile, policies: rt.policies.map((p) => p.name), speed: o.speed });
   await runLoop(rt, status, logger, o.forSeconds);
-  reload.stop();
+  policies.stop();
   await server.close();
   logger.info('stopped', {});
   return EXIT_OK;
@@ -96,9 +103,10 @@ const usage = `usage: kpol serve [--cluster FILE] [--policy FILE…] [--port 808
 Serves the browser editor on 127.0.0.1 (the URL and an access token are printed at start) in
 front of the controller on the embedded simulated cluster. Without --cluster it runs the demo
 (rules/examples/demo/) with its policy stored in ConfigMap ${DEMO_POLICY_CONFIGMAP.namespace}/${DEMO_POLICY_CONFIGMAP.name}, so
-the editor can load and save it. Policies saved from the editor are ConfigMaps that the
-controller reloads; one with errors is refused and the last good policies stay. --policy files
-are applied too but are read-only. The status page, /metrics and the API need the token.`;
+the editor can load and save it. Policies are the ConfigMaps labelled kpol.dev/policy in
+namespace ${DEFAULT_NAMESPACE}, reloaded on every change as on a real cluster: one with errors is
+refused (its last good version stays, and its kpol.dev/status annotation and a PolicyInvalid
+event say why). --policy files are applied too but are read-only. The status page, /metrics and the API need the token.`;
 
 export const serveCommand: Command = {
   summary: 'serve the browser editor in front of the controller (embedded simulated cluster)',
