@@ -10,7 +10,7 @@ import type { KubeObject } from '../cluster/types.js';
 import type { PolicySources } from '../policy/configmap-policies.js';
 import { configMapFileName, loadPolicies, type PolicySource } from '../policy/load.js';
 import { hasToken, originAllowed, readJson, reply, RequestError } from './http-reply.js';
-import { badPolicyAddress, PolicyConfigMaps, type StoredPolicy } from './policy-configmaps.js';
+import { badPolicyAddress, PolicyConfigMaps, type SaveRequest, type StoredPolicy } from './policy-configmaps.js';
 import { simulateDay, type DaySimulation } from './simulate-day.js';
 
 export interface EditorApiOptions {
@@ -26,14 +26,8 @@ const SNAPSHOT_KINDS: Kind[] = ['NodePool', 'NodeClaim', 'Node', 'Pod', 'PodDisr
 /** Where a ConfigMap policy key appears as a PolicySource: the loader's own name for it. */
 const fileNameOf = (p: Pick<StoredPolicy, 'namespace' | 'name' | 'key'>) => configMapFileName({ metadata: p }, p.key);
 
-interface EditedPolicy {
-  namespace: string;
-  name: string;
-  key: string;
-  text: string;
-  resourceVersion?: string;
-  baseText?: string;
-}
+/** An edit as the browser sends it: the same shape a save takes. */
+type EditedPolicy = SaveRequest;
 
 function editedPolicy(body: unknown, namespace: string): EditedPolicy {
   const b = body as Partial<Record<keyof EditedPolicy, unknown>> | null;
