@@ -5,13 +5,13 @@
 // runs in-process. Each setup gets fresh namespaces and a fresh prefix for cluster-scoped names.
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { ClusterClient, Kind } from '../../../src/cluster/client.js';
+import { isApiError, type ClusterClient, type Kind } from '../../../src/cluster/client.js';
 import type { KubeObject, Pod } from '../../../src/cluster/types.js';
 import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
 import type { Backend, Harness } from '../../cluster/memory/backends.js';
 import { eventually } from '../control-plane/eventually.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
-import { installKarpenterCrds } from './crds.js';
+import { installShippedCrds } from '../shipped-crds.js';
 
 /** The image every test container runs; the real API requires one and kpol never reads it. */
 export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
@@ -48,25 +48,61 @@ export function kubeClient(): Promise<KubeClusterClient> {
   shared ??= (async () => {
     const kc = new KubeConfig();
     kc.loadFromFile(sharedControlPlane().kubeconfigPath);
-    const client = new KubeClusterClient(kc);
-    await installKarpenterCrds(client);
-    return client;
+    await installShippedCrds(sharedControlPlane().kubeconfigPath);
+    return new KubeClusterClient(kc);
   })();
   return shared;
 }
 
+/** Namespaces this file made: the cluster is shared, so the next file must not see their pods. */
+const created = new Set<string>();
+
 export async function closeKubeClient(): Promise<void> {
-  if (shared) (await shared).close();
+  if (shared) {
+    const client = await shared;
+    await deleteNamespaces(client, [...created]);
+    created.clear();
+    client.close();
+  }
   shared = undefined;
 }
 
 /** A namespace in which pods are admitted (its `default` ServiceAccount exists). */
 export async function createNamespace(client: KubeClusterClient, name: string): Promise<void> {
   await client.rest.request({ verb: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  created.add(name);
   await eventually(`ServiceAccount ${name}/default`, async () => {
     await client.rest.request({ verb: 'GET', path: `/api/v1/namespaces/${name}/serviceaccounts/default` });
     return true;
   });
+}
+
+const notFound = async (p: Promise<unknown>): Promise<boolean> => {
+  try {
+    await p;
+    return false;
+  } catch (e) {
+    if (isApiError(e, 404)) return true;
+    throw e;
+  }
+};
+
+/**
+ * Deletes the namespaces and waits until they are gone. No kubelet finishes the graceful
+ * deletion of a bound pod, so the namespace controller would wait for ever: the pods are
+ * deleted at once (grace 0) while the namespace terminates (which admits no new ones).
+ */
+export async function deleteNamespaces(client: KubeClusterClient, names: readonly string[]): Promise<void> {
+  for (const n of names) await notFound(client.rest.request({ verb: 'DELETE', path: `/api/v1/namespaces/${n}` }));
+  await eventually(`namespaces ${names.join(', ')} to be deleted`, async () => {
+    let left = 0;
+    for (const n of names) {
+      if (await notFound(client.rest.request({ verb: 'GET', path: `/api/v1/namespaces/${n}` }))) continue;
+      left++;
+      for (const p of await client.list<Pod>('Pod', n)) await notFound(client.delete({ kind: 'Pod', namespace: n, name: p.metadata.name }, { gracePeriodSeconds: 0 }));
+    }
+    return left === 0 ? true : undefined;
+  }, 120_000);
 }
 
 /** Resolves once every running informer's cache equals the server's current list of its kind. */
