@@ -5,13 +5,13 @@
 // runs in-process. Each setup gets fresh namespaces and a fresh prefix for cluster-scoped names.
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { ClusterClient, Kind } from '../../../src/cluster/client.js';
+import { isApiError, type ClusterClient, type Kind } from '../../../src/cluster/client.js';
 import type { KubeObject, Pod } from '../../../src/cluster/types.js';
 import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
 import type { Backend, Harness } from '../../cluster/memory/backends.js';
 import { eventually } from '../control-plane/eventually.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
-import { installKarpenterCrds } from './crds.js';
+import { installShippedCrds } from '../shipped-crds.js';
 
 /** The image every test container runs; the real API requires one and kpol never reads it. */
 export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
@@ -48,24 +48,61 @@ export function kubeClient(): Promise<KubeClusterClient> {
   shared ??= (async () => {
     const kc = new KubeConfig();
     kc.loadFromFile(sharedControlPlane().kubeconfigPath);
-    const client = new KubeClusterClient(kc);
-    await installKarpenterCrds(client);
-    return client;
+    await installShippedCrds(sharedControlPlane().kubeconfigPath);
+    return new KubeClusterClient(kc);
   })();
   return shared;
 }
 
+/** Namespaces this file made: the cluster is shared, so the next file must not see their pods. */
+const created = new Set<string>();
+
 export async function closeKubeClient(): Promise<void> {
-  if (shared) (await shared).close();
+  if (shared) {
+    const client = await shared;
+    await deleteNamespaces(client, [...created]);
+    created.clear();
+    client.close();
+  }
   shared = undefined;
 }
 
 /** A namespace in which pods are admitted (its `default` ServiceAccount exists). */
 export async function createNamespace(client: KubeClusterClient, name: string): Promise<void> {
   await client.rest.request({ verb: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  created.add(name);
   await eventually(`ServiceAccount ${name}/default`, async () => {
     await client.rest.request({ verb: 'GET', path: `/api/v1/namespaces/${name}/serviceaccounts/default` });
     return true;
+  });
+}
+
+const notFound = async (p: Promise<unknown>): Promise<boolean> => {
+  try {
+    await p;
+    return false;
+  } catch (e) {
+    if (isApiError(e, 404)) return true;
+    throw e;
+  }
+};
+
+/**
+ * Deletes the namespaces and their pods, and resolves once no pod of theirs is left running. A
+ * terminating namespace admits no new pods, but no kubelet finishes the graceful deletion of a
+ * bound pod, so the pods are deleted at once (grace 0); one still held by a finalizer only keeps
+ * its deletionTimestamp. The namespaces themselves may take the namespace controller a while
+ * longer: nothing waits for that, since a terminating namespace with no pods disturbs no one.
+ */
+export async function deleteNamespaces(client: KubeClusterClient, names: readonly string[]): Promise<void> {
+  if (!names.length) return;
+  await Promise.all(names.map((n) => notFound(client.rest.request({ verb: 'DELETE', path: `/api/v1/namespaces/${n}` }))));
+  const doomed = new Set(names);
+  const finishing = (p: Pod) => p.metadata.deletionTimestamp && (p.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds === 0;
+  await eventually(`the pods of ${names.length} deleted namespaces to be gone`, async () => {
+    const left = (await client.list<Pod>('Pod')).filter((p) => doomed.has(p.metadata.namespace ?? '') && !finishing(p));
+    await Promise.all(left.map((p) => notFound(client.delete({ kind: 'Pod', namespace: p.metadata.namespace, name: p.metadata.name }, { gracePeriodSeconds: 0 }))));
+    return left.length === 0 ? true : undefined;
   });
 }
 

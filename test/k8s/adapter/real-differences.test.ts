@@ -24,7 +24,7 @@ describe('kube-apiserver where the in-memory server differs', () => {
 
   it('sets generation on kinds that count spec changes (a CRD) but not on ConfigMaps', async () => {
     expect((await h.client.create(configMap(h, 'a'))).metadata.generation).toBeUndefined();
-    const nc = await h.client.create<NodeClaim>({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: `${h.prefix}gen` }, spec: {} });
+    const nc = await h.client.create<NodeClaim>({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: `${h.prefix}gen` }, spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] } });
     expect(nc.metadata.generation).toBe(1);
   });
 

@@ -24,13 +24,16 @@ const failure = async (p: Promise<unknown>): Promise<ApiError> => {
   throw new Error('expected a failure');
 };
 
+/** The least spec the karpenter.sh/v1 NodeClaim schema accepts (both fields are required). */
+const claimSpec = (): NodeClaim['spec'] => ({ nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] });
+
 describe('status subresource', () => {
   it('create, update and patch keep the status the caller sent (the server alone would drop it)', async () => {
     const name = `${id}-nc`;
-    const nc: NodeClaim = { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name }, spec: { requirements: [] }, status: { providerID: 'sim://a' } };
+    const nc: NodeClaim = { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name }, spec: claimSpec(), status: { providerID: 'sim://a' } };
     const created = await client.create(nc);
     expect(created.status).toEqual({ providerID: 'sim://a' });
-    const updated = await client.update({ ...created, spec: { requirements: [{ key: 'a', operator: 'Exists' }] }, status: { providerID: 'sim://b' } });
+    const updated = await client.update({ ...created, spec: { ...created.spec, requirements: [{ key: 'a', operator: 'Exists' }] }, status: { providerID: 'sim://b' } });
     expect([updated.spec.requirements, updated.status]).toEqual([[{ key: 'a', operator: 'Exists' }], { providerID: 'sim://b' }]);
     const patched = await client.patch<NodeClaim>({ kind: 'NodeClaim', name }, { metadata: { labels: { x: 'y' } }, status: { nodeName: 'n' } });
     expect([patched.metadata.labels, patched.status]).toEqual([{ x: 'y' }, { providerID: 'sim://b', nodeName: 'n' }]);
@@ -39,7 +42,7 @@ describe('status subresource', () => {
 
   it('a stale resourceVersion fails the whole patch with 409 before anything is written', async () => {
     const name = `${id}-nc2`;
-    const created = await client.create<NodeClaim>({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name }, spec: {} });
+    const created = await client.create<NodeClaim>({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name }, spec: claimSpec() });
     await client.patch({ kind: 'NodeClaim', name }, { metadata: { labels: { v: '1' } } });
     const err = await failure(client.patch({ kind: 'NodeClaim', name }, { status: { nodeName: 'n' } }, { resourceVersion: created.metadata.resourceVersion }));
     expect([err.code, err.reason]).toEqual([409, 'Conflict']);

@@ -7,8 +7,8 @@ import type { Node, NodeClaim, Pod } from '../../../src/cluster/types.js';
 import type { ApiClient } from '../control-plane/api-client.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 import { kubectl, kubectlOk } from '../control-plane/kubectl.js';
+import { installShippedCrds } from '../shipped-crds.js';
 
-const ROOT = new URL('../../..', import.meta.url).pathname;
 export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 export const DISRUPTED_TAINT = 'karpenter.sh/disrupted';
 
@@ -20,7 +20,7 @@ export async function apply(cp: ControlPlane, yaml: string): Promise<void> {
 
 /** The shipped CRDs (idempotent, as `kubectl apply -f deploy/crds` is) and the test's namespace. */
 export async function prepare(cp: ControlPlane, ns: string): Promise<void> {
-  await kubectlOk(cp.kubeconfigPath, ['apply', '-f', `${ROOT}deploy/crds`]);
+  await installShippedCrds(cp.kubeconfigPath);
   await kubectlOk(cp.kubeconfigPath, ['create', 'namespace', ns]);
 }
 

@@ -13,8 +13,8 @@ import { isApiError } from '../../../src/cluster/client.js';
 import type { KubeObject, Pod, PodDisruptionBudget } from '../../../src/cluster/types.js';
 import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
 import type { ScenarioBackend } from '../../reconciler/scenario.js';
-import { imaged, informersCaughtUp } from '../adapter/kube-backend.js';
-import { installKarpenterCrds } from '../adapter/crds.js';
+import { deleteNamespaces, imaged, informersCaughtUp } from '../adapter/kube-backend.js';
+import { installShippedCrds } from '../shipped-crds.js';
 import { eventually } from '../control-plane/eventually.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 
@@ -33,8 +33,17 @@ function forCreate(obj: KubeObject): KubeObject {
   return o;
 }
 
-/** Removes everything a previous scenario left: workloads in `default`, every Node, NodeClaim and NodePool. */
+/** Namespaces the control plane itself keeps; every other one is a test's. */
+const SYSTEM_NAMESPACES = new Set([NS, 'kube-system', 'kube-public', 'kube-node-lease']);
+
+/**
+ * Removes everything a previous scenario or test file left: every namespace but the system ones
+ * (kpol's runtime sees pods in all namespaces, and would provision for or count another file's
+ * pods), workloads in `default`, every Node, NodeClaim and NodePool.
+ */
 async function wipe(client: KubeClusterClient): Promise<void> {
+  const namespaces = await client.rest.request<{ items: KubeObject[] }>({ verb: 'GET', path: '/api/v1/namespaces' });
+  await deleteNamespaces(client, namespaces.items.map((n) => n.metadata.name).filter((n) => !SYSTEM_NAMESPACES.has(n)));
   for (const kind of ['ReplicaSet', 'PodDisruptionBudget', 'ConfigMap'] as const) {
     for (const o of await client.list(kind, NS)) await ignoreMissing(client.delete({ kind, namespace: NS, name: o.metadata.name }));
   }
@@ -108,8 +117,6 @@ function creatingForReal(client: KubeClusterClient): KubeClusterClient {
 }
 
 let previous: KubeClusterClient | undefined;
-let crds: Promise<void> | undefined;
-
 export const kubeScenarioBackend: ScenarioBackend = {
   name: 'kube',
   prepare(objects) {
@@ -129,8 +136,7 @@ export const kubeScenarioBackend: ScenarioBackend = {
       settledAt = stampOf(client);
     };
     const ready = (async () => {
-      crds ??= installKarpenterCrds(client);
-      await crds;
+      await installShippedCrds(sharedControlPlane().kubeconfigPath);
       await wipe(client);
       await client.start(KINDS);
       for (const o of objects) await client.create(forCreate(o));
