@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS, leaderElectionProblems, type LeaderElectionConfig } from '../leader/lease-elector.js';
 import { DEFAULT_NAMESPACE } from './cluster-factory.js';
+import { durationFlagMs } from './duration-flag.js';
 import { CliError } from './io.js';
 
 export const CLUSTER_RUN_FLAGS = {
@@ -32,10 +33,7 @@ export interface ClusterRunFlags {
 type Values = { [K in keyof typeof CLUSTER_RUN_FLAGS]?: string };
 
 function durationMs(text: string | undefined, flag: string, fallback: number): number {
-  if (text === undefined) return fallback;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text);
-  if (!m) throw new CliError(`--${flag} takes a duration such as 15s, not \`${text}\``);
-  return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
+  return text === undefined ? fallback : durationFlagMs(text, flag, '15s');
 }
 
 /** `inCluster`: leader election defaults to on in a pod (replicas), off for a local `--kubeconfig` run. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { CliError } from '../io.js';
+import { durationFlagMs } from '../duration-flag.js';
 import { CLUSTER_RUN_FLAGS, CLUSTER_RUN_USAGE, clusterRunFlags } from '../cluster-run-flags.js';
 import { parse, type Command } from './command.js';
 import { runOnCluster } from './run-cluster.js';
@@ -47,11 +48,7 @@ export const runCommand: Command = {
 
 /** The simulated cloud's machine start and stop times; seconds-scale values make a real-cluster test short. */
 function cloudTimings(launch: string | undefined, termination: string | undefined): { launchLatencyMs?: number; terminationDelayMs?: number } {
-  const ms = (text: string, flag: string): number => {
-    const m = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text);
-    if (!m) throw new CliError(`--${flag} takes a duration such as 2s or 500ms, not \`${text}\``);
-    return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
-  };
+  const ms = (text: string, flag: string) => durationFlagMs(text, flag, '2s or 500ms');
   return {
     ...(launch !== undefined && { launchLatencyMs: ms(launch, 'launch-latency') }),
     ...(termination !== undefined && { terminationDelayMs: ms(termination, 'termination-delay') }),
