@@ -27,8 +27,8 @@ export interface ClusterRunOptions {
   context?: string;
   inCluster?: boolean;
   policies: string[];
-  port: string;
-  for?: string;
+  port: number;
+  forSeconds?: number;
   /** The simulated cloud's launch latency and termination delay. */
   cloud?: { launchLatencyMs?: number; terminationDelayMs?: number };
   /** Namespace, leader election and probe port (cluster-run-flags.ts). */
@@ -38,8 +38,7 @@ export interface ClusterRunOptions {
 }
 
 export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<number> {
-  const port = Number(o.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port takes a port number, not \`${o.port}\``);
+  const port = o.port;
   let kc;
   try {
     kc = loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context, inCluster: o.inCluster });
@@ -84,7 +83,7 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
   io.err(`kpol: cluster ${client.rest.server} from ${where}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
   logger.info('started', { url: server.url, server: client.rest.server, policies: loaded.policies.map((p) => p.name) });
   try {
-    await runLoop(rt, runtimeStatus, logger, o.for === undefined ? undefined : Number(o.for), hooks);
+    await runLoop(rt, runtimeStatus, logger, o.forSeconds, hooks);
     // The simulated cloud lives in this process: say what it still runs and whether any machine
     // has no NodeClaim (a leak a restart would lose track of; none is expected).
     const claims = await client.list<NodeClaim>('NodeClaim').catch(() => undefined);

@@ -33,14 +33,13 @@ export const runCommand: Command = {
       'launch-latency': { type: 'string' }, 'termination-delay': { type: 'string' },
       ...CLUSTER_RUN_FLAGS,
     }, usage);
-    if (values.for !== undefined && !(Number(values.for) > 0)) throw new CliError(`--for takes a number of seconds, not \`${values.for}\``);
+    const n = numbers(values);
     const cloud = cloudTimings(values['launch-latency'], values['termination-delay']);
     if (values.kubeconfig || values['in-cluster']) {
       if (values.cluster) throw new CliError('--cluster seeds the embedded simulated cluster; it cannot be combined with --kubeconfig or --in-cluster');
-      return runOnCluster({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: values.port, for: values.for, cloud, ...clusterRunFlags(values, process.env) }, io);
+      return runOnCluster({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: n.port, ...(n.forSeconds !== undefined && { forSeconds: n.forSeconds }), cloud, ...clusterRunFlags(values, process.env) }, io);
     }
     if (values.context) throw new CliError('--context selects a context of --kubeconfig; give --kubeconfig too');
-    const n = numbers(values);
     const policyFiles = values.policy ?? (values.cluster ? [] : [DEMO_POLICY]);
     return runEmbedded({ clusterFile: values.cluster ?? DEMO_CLUSTER, policyFiles, protectStatus: false, cloud, ...n }, io);
   },
