@@ -58,8 +58,7 @@ describe('e2e 4: the controller killed mid-drain and restarted', () => {
       return !onOld && readyPods(s, 'web').length === REPLICAS && s.nodeClaims.every((nc) => !nc.metadata.deletionTimestamp && nc.status?.nodeName) ? s : undefined;
     }, 150_000);
     // The new process adopted every machine the old one left (none unknown to its cloud).
-    // (Compared as a list so a failure shows which NodeClaims were refused.)
-    expect(second.logs().filter((l) => l.msg === 'NodeClaims the simulated cloud cannot take over')).toEqual([]);
+    expect(second.logs().some((l) => l.msg === 'NodeClaims the simulated cloud cannot take over')).toBe(false);
     // The victim's NodeClaim finished terminating under the new process.
     expect(final.nodeClaims.map((nc) => nc.metadata.name)).not.toContain(claimsAtKill.find((n) => held.nodeClaims.find((nc) => nc.metadata.name === n)?.status?.nodeName === victim));
 
