@@ -75,6 +75,7 @@ export class InterruptionController {
   async reconcile(): Promise<InterruptionPass> {
     const pass: InterruptionPass = { deleted: [], ignored: [] };
     const notices = this.source.receiveInterruptions();
+    if (notices.length === 0 && this.pending.size === 0) return pass; // a quiet tick reads nothing
     const claims = await this.client.list<NodeClaim>('NodeClaim');
     const present = new Set(claims.map((c) => c.metadata.name));
     for (const name of this.pending.keys()) if (!present.has(name)) this.pending.delete(name);

@@ -21,8 +21,14 @@ export function expireAfterSeconds(nc: NodeClaim, policy: PolicySpec | undefined
 
 /** NodeClaims the forceful expiration controller would delete now, with their pool and policy. */
 export function dueForExpiration(index: ClusterIndex, policies: readonly PolicySpec[], now: number): { nc: NodeClaim; pool: string; policy?: PolicySpec }[] {
+  return expirationScan(index, policies, now).due;
+}
+
+/** The claims due at `now`, and the first later instant at which another one becomes due (Infinity: none). */
+function expirationScan(index: ClusterIndex, policies: readonly PolicySpec[], now: number): { due: { nc: NodeClaim; pool: string; policy?: PolicySpec }[]; nextAt: number } {
   const { byPool } = resolvePolicies(index.snapshot.nodePools, policies);
   const due: { nc: NodeClaim; pool: string; policy?: PolicySpec }[] = [];
+  let nextAt = Infinity;
   for (const nc of index.snapshot.nodeClaims) {
     if (nc.metadata.deletionTimestamp) continue;
     const pool = nc.metadata.labels?.[LABEL_NODEPOOL] ?? '';
@@ -30,10 +36,14 @@ export function dueForExpiration(index: ClusterIndex, policies: readonly PolicyS
     if (policy?.expiration === 'graceful') continue;
     const after = expireAfterSeconds(nc, policy);
     const created = Date.parse(nc.metadata.creationTimestamp ?? '');
-    if (after === null || Number.isNaN(created) || now < created + after * 1000) continue;
+    if (after === null || Number.isNaN(created)) continue;
+    if (now < created + after * 1000) {
+      nextAt = Math.min(nextAt, created + after * 1000);
+      continue;
+    }
     due.push({ nc, pool, ...(policy && { policy }) });
   }
-  return due;
+  return { due, nextAt };
 }
 
 export class ExpirationController {
@@ -44,10 +54,22 @@ export class ExpirationController {
     private readonly log?: (msg: string, fields: Record<string, unknown>) => void,
   ) {}
 
+  /**
+   * The index and policies of the last pass that found nothing due, and when the next claim
+   * becomes due: until then, with the same objects and policies, a pass would find nothing
+   * again (indexes are rebuilt on any change, so identity means no object changed).
+   */
+  private idle: { index: ClusterIndex; policies: readonly PolicySpec[]; until: number } | undefined;
+
   /** Deletes every expired NodeClaim; returns their names. */
   async reconcile(index: ClusterIndex, policies: readonly PolicySpec[]): Promise<string[]> {
+    const now = this.clock.now();
+    const idle = this.idle;
+    if (idle !== undefined && idle.index === index && idle.policies === policies && now < idle.until) return [];
+    const { due, nextAt } = expirationScan(index, policies, now);
+    this.idle = due.length === 0 ? { index, policies, until: nextAt } : undefined;
     const expired: string[] = [];
-    for (const { nc, pool, policy } of dueForExpiration(index, policies, this.clock.now())) {
+    for (const { nc, pool, policy } of due) {
       try {
         await this.client.delete({ kind: 'NodeClaim', name: nc.metadata.name });
       } catch (e) {

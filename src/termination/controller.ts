@@ -11,6 +11,7 @@
 //   5. Eviction queue: evicts or force-deletes what step 4 queued, in the same pass.
 //   6. NodeClaim finalizers, after re-reading Nodes so a Node released in 4 frees its claim now.
 import { isApiError, type ClusterClient } from '../cluster/client.js';
+import { ChangeFlag } from '../controllers/change-flag.js';
 import type { KubeObject, Node, NodeClaim, NodePool, Pod } from '../cluster/types.js';
 import type { CloudProvider } from '../cloud/provider.js';
 import type { EventRecorder } from '../observe/recorder.js';
@@ -49,13 +50,33 @@ const nodeProvider = (n: Node): string => n.spec.providerID ?? '';
 export class TerminationController {
   readonly queue: EvictionQueue;
   private readonly ctx: TerminationContext;
+  /**
+   * A pass that found nothing deleting, queued nothing and wrote nothing does the same until a
+   * NodePool, NodeClaim or Node changes: time alone starts no termination (pods matter only on
+   * a finalizing Node). A quiet 5,000-node cluster then skips three scans a tick.
+   */
+  private readonly changes: ChangeFlag;
+  private idle = false;
 
   constructor(private readonly opts: TerminationControllerOptions) {
     this.queue = new EvictionQueue({ client: opts.client, recorder: opts.recorder, metrics: opts.metrics });
     this.ctx = { ...opts, queue: this.queue, minDrainTimeMs: opts.minDrainTimeMs ?? MIN_DRAIN_TIME_MS, drainedWithoutClaim: new Set() };
+    this.changes = new ChangeFlag(opts.client, ['NodePool', 'NodeClaim', 'Node']);
   }
 
   async reconcile(nowMs: number): Promise<TerminationResult> {
+    let result: TerminationResult = { released: { nodes: [], nodeClaims: [] }, errors: [] };
+    await this.changes.ifChanged(async () => {
+      result = await this.pass(nowMs);
+      this.idle = result.requeueAfterMs === undefined && result.errors.length === 0 && this.queue.size === 0 && !this.busy;
+    }, !this.idle || this.queue.size > 0);
+    return result;
+  }
+
+  /** Whether the last pass saw a deleting NodePool or a finalizing NodeClaim or Node. */
+  private busy = false;
+
+  private async pass(nowMs: number): Promise<TerminationResult> {
     const { client } = this.opts;
     const result: TerminationResult = { released: { nodes: [], nodeClaims: [] }, errors: [] };
     let next: number | undefined;
@@ -90,6 +111,7 @@ export class TerminationController {
         }
       });
     };
+    this.busy = pools.some(deleting) || claims.some(finalizing) || nodes.some(finalizing);
     for (const pool of pools.filter(deleting)) {
       for (const c of claims) if (!deleting(c) && c.metadata.labels?.[LABEL_NODEPOOL] === pool.metadata.name) await remove(c);
     }

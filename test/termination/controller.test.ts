@@ -223,3 +223,26 @@ describe('TerminationController under concurrency', () => {
     expect(now - T0).toBeLessThan(120_000); // everything was gone well before T
   });
 });
+
+describe('TerminationController: quiet passes', () => {
+  it('with nothing deleting it skips its scans, and a deletion after quiet passes is handled on the next one', async () => {
+    const s = new Scenario();
+    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [makePod('web-1', m.node.metadata.name)]);
+    let lists = 0;
+    const list = s.cluster.list.bind(s.cluster);
+    s.cluster.list = ((...args: Parameters<typeof list>) => (lists++, list(...args))) as typeof list;
+    await s.controller.reconcile(s.clock.now());
+    const afterFirst = lists;
+    expect(afterFirst).toBeGreaterThan(0);
+    for (let i = 0; i < 5; i++) {
+      s.clock.advance(60_000);
+      expect(await s.controller.reconcile(s.clock.now())).toEqual({ released: { nodes: [], nodeClaims: [] }, errors: [] });
+    }
+    expect(lists).toBe(afterFirst);
+
+    await s.deleteObject('Node', m.node.metadata.name);
+    await s.controller.reconcile(s.clock.now());
+    expect((await s.node(m.node.metadata.name))!.spec.taints).toContainEqual({ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' });
+    expect((await s.pod('web-1'))!.metadata.deletionTimestamp).toBeDefined();
+  });
+});
