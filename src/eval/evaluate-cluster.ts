@@ -12,6 +12,7 @@ import { isWindowActive } from '../../rules/window.js';
 import { isInitialized, isInstanceTerminating, isManaged, isReady, nodePoolOf, isDeleting, type ClusterIndex, type StateNode } from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
+import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
 import type { EvalOutput, NodeResult, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
@@ -39,8 +40,10 @@ export class Evaluator {
   private readonly verdicts = new NodeResultCache();
   private pdbs: readonly object[] = [];
   private pdbEpoch = 0;
-  /** Node verdicts derived (cache misses) and reused, for tests of the cache and benchmarks. */
-  readonly nodeStats = { derived: 0, reused: 0 };
+  /** The last whole evaluation and how long it holds (evaluation-span.ts). */
+  private span: EvaluationSpan | undefined;
+  /** Node verdicts derived (cache misses) and reused, and whole evaluations reused, for tests of the caches and benchmarks. */
+  readonly nodeStats = { derived: 0, reused: 0, evaluationsReused: 0 };
 
   /**
    * @param reuse keep node verdicts across evaluations. Sound when objects are never mutated in
@@ -85,8 +88,34 @@ export class Evaluator {
     return { windows, errors };
   }
 
+  /**
+   * What the governing policies' rules read of time at `nowMs`, joined: every window fact, and
+   * where each instant a rule compares `now` with (a freeze's bounds) lies relative to it.
+   */
+  private poolWindowKey(policies: Iterable<PolicySpec>, nowMs: number): string {
+    let key = '';
+    for (const policy of policies) {
+      const engine = this.engineFor(policy);
+      const { windows, errors } = this.windowFacts(engine, nowMs);
+      for (const on of Object.values(windows)) key += on ? '1' : '0';
+      for (const at of nowThresholds(engine)) key += nowMs < at ? '<' : nowMs === at ? '=' : '>';
+      key += `${errors.length};`;
+    }
+    return key;
+  }
+
   async evaluate(index: ClusterIndex, policies: readonly PolicySpec[], nowMs: number, state: DisruptionState = NO_DISRUPTION_STATE): Promise<EvalOutput> {
     const { byPool, warnings } = resolvePolicies(index.snapshot.nodePools, policies);
+    const governing = new Set([...byPool.values()].map((g) => g.policy));
+    const stateNow = this.reuse ? stateKey(state) : undefined;
+    const poolWindows = stateNow === undefined ? '' : this.poolWindowKey(governing, nowMs);
+    const kept = this.span;
+    if (stateNow !== undefined && kept?.holds(index, policies, stateNow, poolWindows, nowMs)) {
+      this.nodeStats.evaluationsReused++;
+      const previous = kept.output!;
+      return { ...previous, at: atText(nowMs), decisions: [], warnings: [...previous.warnings] };
+    }
+    const span = stateNow === undefined ? undefined : new EvaluationSpan(index, policies, stateNow, poolWindows);
     const podWarnings = new Map<string, PodWarning>();
     let nodeWarnings: PodWarning[] = [];
     const warn = (w: PodWarning) => {
@@ -149,6 +178,7 @@ export class Evaluator {
       const inputs = { policy, pdbEpoch, windowKey: p.windowKey, state };
       const cached = this.reuse ? this.verdicts.get(index, sn, inputs, nowMs, (spec, at) => p.deriver.windowState(spec, at)) : undefined;
       if (cached) {
+        span?.add(cached.validity, p.deriver.windowStateOf);
         this.nodeStats.reused++;
         for (const w of cached.warnings) warn(w);
         nodes[sn.name] = cached.result;
@@ -157,6 +187,7 @@ export class Evaluator {
       this.nodeStats.derived++;
       nodeWarnings = [];
       const { facts, details, validity } = p.deriver.derive(sn, nowMs, p.windows);
+      span?.add(validity, p.deriver.windowStateOf);
       const verdict = nodeVerdict(await p.engine.runNode(facts), details, reasonsInScope(policy));
       const result: NodeResult = { nodePool: poolName ?? '', candidate: verdict.reasons.length > 0, reasons: verdict.reasons, blocked: verdict.blocked };
       nodes[sn.name] = result;
@@ -165,12 +196,36 @@ export class Evaluator {
     if (this.reuse) this.verdicts.endPass();
 
     for (const w of podWarnings.values()) warnings.push(`Pod ${w.pod}: ${w.message}`);
-    return {
-      at: new Date(nowMs).toISOString().replace('.000Z', 'Z'),
+    const output: EvalOutput = {
+      at: atText(nowMs),
       nodePools,
       nodes,
       decisions: [], // filled by src/reconciler/plan.ts where a caller wants them (eval, fixtures)
       warnings,
     };
+    if (span) span.output = { ...output, warnings: [...warnings] };
+    this.span = span;
+    return output;
   }
 }
+
+/** The constants the engine's pool rules compare the `now` fact with. */
+const thresholds = new WeakMap<GraphEngine, number[]>();
+function nowThresholds(engine: GraphEngine): number[] {
+  let out = thresholds.get(engine);
+  if (out === undefined) {
+    out = [];
+    const visit = (c: unknown): void => {
+      if (Array.isArray(c)) return c.forEach(visit);
+      if (c === null || typeof c !== 'object') return;
+      const o = c as Record<string, unknown>;
+      if (o.fact === 'now' && typeof o.value === 'number') out!.push(o.value);
+      for (const v of Object.values(o)) visit(v);
+    };
+    for (const r of engine.graph.poolRules) visit(r.conditions);
+    thresholds.set(engine, out);
+  }
+  return out;
+}
+
+const atText = (nowMs: number): string => new Date(nowMs).toISOString().replace('.000Z', 'Z');

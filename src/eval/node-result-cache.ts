@@ -74,7 +74,7 @@ export class NodeResultCache {
     for (const [name, e] of this.entries) if (e.seen !== this.pass) this.entries.delete(name);
   }
 
-  get(index: ClusterIndex, sn: StateNode, inputs: NodeInputs, nowMs: number, windowState: (spec: WindowSpec, nowMs: number) => WindowState): CachedVerdict | undefined {
+  get(index: ClusterIndex, sn: StateNode, inputs: NodeInputs, nowMs: number, windowState: (spec: WindowSpec, nowMs: number) => WindowState): (CachedVerdict & { validity: FactValidity }) | undefined {
     const e = this.entries.get(sn.name);
     if (!e) return undefined;
     e.seen = this.pass;

@@ -7,6 +7,8 @@
 import type { WindowSpec } from '../../rules/model.js';
 import type { WindowState } from './pod-windows.js';
 
+const NO_WINDOWS: ReadonlyMap<WindowSpec, WindowState> = new Map();
+
 export class FactValidity {
   /** The facts hold for instants in [from, until), as far as thresholds go. */
   from = -Infinity;
@@ -25,6 +27,11 @@ export class FactValidity {
 
   window(spec: WindowSpec, state: WindowState): void {
     (this.windows ??= new Map()).set(spec, state);
+  }
+
+  /** The windows the facts depended on, with their states. */
+  windowStates(): ReadonlyMap<WindowSpec, WindowState> {
+    return this.windows ?? NO_WINDOWS;
   }
 
   /** Whether the facts derived at `at` are the facts at `nowMs` (objects unchanged). */

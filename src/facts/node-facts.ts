@@ -175,4 +175,7 @@ export class NodeFactDeriver {
   windowState(spec: WindowSpec, nowMs: number): WindowState {
     return this.podWindows.state(spec, nowMs);
   }
+
+  /** windowState, bound (kept by evaluations that outlive this deriver). */
+  readonly windowStateOf = (spec: WindowSpec, nowMs: number): WindowState => this.podWindows.state(spec, nowMs);
 }

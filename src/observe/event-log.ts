@@ -45,14 +45,14 @@ export class EventLog implements EventRecorder {
     this.sweepAt = 4 * this.capacity;
   }
 
-  publish(event: Omit<RecordedEvent, 'at'>, dedupeMs: number = DEFAULT_DEDUPE_MS): void {
+  publish(event: Omit<RecordedEvent, 'at'>, dedupeMs: number = DEFAULT_DEDUPE_MS): number {
     const at = this.clock.now();
     const key = JSON.stringify([objectKey(event.object), event.reason, event.message]);
     const until = this.windows.get(key);
     // go-cache keeps an item until `now > expiration`, so a repeat exactly at the end is still dropped.
     if (until !== undefined && at <= until) {
       this.dropped++;
-      return;
+      return until;
     }
     this.windows.set(key, at + dedupeMs);
     if (this.windows.size > this.sweepAt) this.sweep(at);
@@ -63,6 +63,7 @@ export class EventLog implements EventRecorder {
       this.start = (this.start + 1) % this.capacity;
     }
     for (const l of this.listeners) l(recorded);
+    return at + dedupeMs;
   }
 
   /** Recorded events, oldest first. */

@@ -18,6 +18,9 @@ export interface RecordedEvent {
 }
 
 export interface EventRecorder {
-  /** Records unless the same (object, reason, message) was recorded within `dedupeMs` (default 2 min). */
-  publish(event: Omit<RecordedEvent, 'at'>, dedupeMs?: number): void;
+  /**
+   * Records unless the same (object, reason, message) was recorded within `dedupeMs` (default
+   * 2 min). May return the last instant at which a repeat is still dropped.
+   */
+  publish(event: Omit<RecordedEvent, 'at'>, dedupeMs?: number): number | void;
 }

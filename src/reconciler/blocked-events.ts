@@ -5,6 +5,8 @@
 import type { ClusterIndex } from '../cluster/state.js';
 import type { EvalOutput } from '../eval/output.js';
 import type { EventRecorder } from '../observe/recorder.js';
+import { RepeatedBatch } from '../observe/repeated-batch.js';
+import { digestOf } from './verdict-digest.js';
 
 /** Candidate-construction codes that carry an event (rows 4–11 of §2.2, plus kpol's holds). */
 const WITH_EVENT = new Set([
@@ -14,14 +16,26 @@ const WITH_EVENT = new Set([
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-export function publishBlocked(evaluation: EvalOutput, index: ClusterIndex, events: EventRecorder): void {
-  for (const [name, n] of Object.entries(evaluation.nodes)) {
-    const first = n.blocked[0];
-    if (!first || !WITH_EVENT.has(first.code)) continue;
-    const sn = index.nodesByName.get(name);
-    const message = first.code === 'NodePoolNotFound' ? first.message.replace(/^nodepool not found/, 'NodePool not found') : capitalise(first.message);
-    events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message, object: { kind: 'Node', name, ...(sn?.node?.metadata.uid && { uid: sn.node.metadata.uid }) } });
-    const nc = sn?.nodeClaim;
-    if (nc) events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message, object: { kind: 'NodeClaim', name: nc.metadata.name, ...(nc.metadata.uid && { uid: nc.metadata.uid }) } });
+/** Publishes each blocked node's event every tick (deduplicated), skipping ticks on which all of them would be dropped. */
+export class BlockedEvents {
+  private readonly batch: RepeatedBatch;
+
+  constructor(events: EventRecorder) {
+    this.batch = new RepeatedBatch(events);
+  }
+
+  publish(evaluation: EvalOutput, index: ClusterIndex, nowMs: number): void {
+    const { blocked } = digestOf(evaluation);
+    this.batch.run(blocked, nowMs, (publish) => {
+      for (const [name, n] of blocked) {
+        const first = n.blocked[0];
+        if (!WITH_EVENT.has(first.code)) continue;
+        const sn = index.nodesByName.get(name);
+        const message = first.code === 'NodePoolNotFound' ? first.message.replace(/^nodepool not found/, 'NodePool not found') : capitalise(first.message);
+        publish({ type: 'Normal', reason: 'DisruptionBlocked', message, object: { kind: 'Node', name, ...(sn?.node?.metadata.uid && { uid: sn.node.metadata.uid }) } });
+        const nc = sn?.nodeClaim;
+        if (nc) publish({ type: 'Normal', reason: 'DisruptionBlocked', message, object: { kind: 'NodeClaim', name: nc.metadata.name, ...(nc.metadata.uid && { uid: nc.metadata.uid }) } });
+      }
+    });
   }
 }

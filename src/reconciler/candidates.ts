@@ -9,6 +9,7 @@ import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE, type Pod } from '
 import type { EvalOutput } from '../eval/output.js';
 import { evictionCost } from '../facts/node-facts.js';
 import type { CandidateRef } from './command.js';
+import { digestOf } from './verdict-digest.js';
 
 export interface Candidate {
   sn: StateNode;
@@ -45,17 +46,16 @@ const actionable = (sn: StateNode | undefined): sn is StateNode => sn?.nodeClaim
 /** How many candidates candidatesFor would return, without building them (the eligible-nodes gauge, every loop). */
 export function countCandidates(reason: Reason, out: EvalOutput, index: ClusterIndex): number {
   let n = 0;
-  for (const [name, v] of Object.entries(out.nodes)) if (v.reasons.includes(reason) && actionable(index.nodesByName.get(name))) n++;
+  for (const name of digestOf(out).byReason.get(reason) ?? []) if (actionable(index.nodesByName.get(name))) n++;
   return n;
 }
 
 /** Candidates for one reason, straight from the evaluation. */
 export function candidatesFor(reason: Reason, out: EvalOutput, index: ClusterIndex, types: ReadonlyMap<string, InstanceType>): Candidate[] {
   const result: Candidate[] = [];
-  for (const [name, n] of Object.entries(out.nodes)) {
-    if (!n.reasons.includes(reason)) continue;
+  for (const name of digestOf(out).byReason.get(reason) ?? []) {
     const sn = index.nodesByName.get(name);
-    if (actionable(sn)) result.push(toCandidate(sn, n.nodePool, types));
+    if (actionable(sn)) result.push(toCandidate(sn, out.nodes[name].nodePool, types));
   }
   return result;
 }

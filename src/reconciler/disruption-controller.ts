@@ -4,7 +4,7 @@
 // command acts (after the 15 s validation for emptiness and consolidation) and the loop ends.
 import type { PolicySpec, Reason } from '../../rules/model.js';
 import type { InstanceType } from '../cloud/provider.js';
-import type { ClusterIndex } from '../cluster/state.js';
+import type { ClusterIndex, StateNode } from '../cluster/state.js';
 import type { NodePool } from '../cluster/types.js';
 import type { Clock } from '../clock.js';
 import type { Evaluator } from '../eval/evaluate-cluster.js';
@@ -12,8 +12,10 @@ import type { EvalOutput } from '../eval/output.js';
 import { resolvePolicies } from '../eval/resolve-policies.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { EventRecorder } from '../observe/recorder.js';
-import { publishBlocked } from './blocked-events.js';
+import { BlockedEvents } from './blocked-events.js';
 import { budgetMapping, candidatesFor, countCandidates, takeWithinBudget, type Candidate } from './candidates.js';
+import { digestOf } from './verdict-digest.js';
+import { RepeatedBatch } from '../observe/repeated-batch.js';
 import { describeCommand, type Command } from './command.js';
 import type { ClusterView } from './cluster-view.js';
 import type { InFlight } from './disruption-state.js';
@@ -30,11 +32,21 @@ export const VALIDATION_DELAY_MS = 15_000;
 export const CONSOLIDATED_REFRESH_MS = 5 * 60_000;
 
 /** Every node's reasons and block codes, and every pool's allowances: what the methods decide from. */
-function verdictFingerprint(evaluation: EvalOutput): string {
-  let fp = '';
-  for (const [name, n] of Object.entries(evaluation.nodes)) fp += `${name}:${n.reasons.join(',')}:${n.blocked.map((b) => b.code).join(',')};`;
-  for (const [name, p] of Object.entries(evaluation.nodePools)) fp += `${name}=${JSON.stringify(p.allowed)};`;
-  return fp;
+/** Per index (rebuilt on any change): every machine's providerID, and the live nodes carrying the disrupted taint. */
+const taintScans = new WeakMap<ClusterIndex, { existing: Set<string>; tainted: StateNode[] }>();
+function taintScan(index: ClusterIndex): { existing: Set<string>; tainted: StateNode[] } {
+  let scan = taintScans.get(index);
+  if (scan === undefined) {
+    scan = { existing: new Set(), tainted: [] };
+    for (const sn of index.stateNodes) {
+      if (sn.providerID) scan.existing.add(sn.providerID);
+      if (!sn.node || !hasDisruptedTaint(sn.node.spec.taints) || sn.node.metadata.deletionTimestamp) continue;
+      if (sn.nodeClaim?.metadata.deletionTimestamp) continue;
+      scan.tainted.push(sn);
+    }
+    taintScans.set(index, scan);
+  }
+  return scan;
 }
 const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 
@@ -79,7 +91,13 @@ export class DisruptionController {
   private pending: { command: Command; method: Method; validateAt: number } | undefined;
   private ids = 0;
 
-  constructor(private readonly d: DisruptionDeps) {}
+  private readonly blocked: BlockedEvents;
+  /** Unconsolidatable events, per method reason (each method's batch differs). */
+  private readonly unconsolidatable = new Map<Reason, RepeatedBatch>();
+
+  constructor(private readonly d: DisruptionDeps) {
+    this.blocked = new BlockedEvents(d.events);
+  }
 
   private async evaluate(): Promise<{ index: ClusterIndex; evaluation: EvalOutput }> {
     const index = await this.d.view.current();
@@ -113,7 +131,7 @@ export class DisruptionController {
     const { index, evaluation } = await this.evaluate();
     await this.cleanup(index);
     this.publishBudgets(evaluation);
-    publishBlocked(evaluation, index, this.d.events);
+    this.blocked.publish(evaluation, index, this.d.clock.now());
     const pools = index.nodePoolsByName as ReadonlyMap<string, NodePool>;
     if (this.pending) {
       if (this.d.clock.now() < this.pending.validateAt) return { evaluation, waitingValidation: this.pending.command };
@@ -134,7 +152,7 @@ export class DisruptionController {
       const eligible = countCandidates(method.reason, evaluation, index);
       this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
       if (eligible === 0) continue;
-      verdicts ??= verdictFingerprint(evaluation);
+      verdicts ??= digestOf(evaluation).fingerprint();
       if (this.stillConsolidated(method, index, verdicts, now)) continue;
       this.singleTimedOut = false;
       const [command] = method.compute(ctx);
@@ -206,12 +224,9 @@ export class DisruptionController {
 
   /** §2.1 step 3: a disrupted taint on a node no command holds is left over from a failed or crashed command. */
   private async cleanup(index: ClusterIndex): Promise<void> {
-    const existing = new Set<string>();
+    const { existing, tainted } = taintScan(index);
     let changed = false;
-    for (const sn of index.stateNodes) {
-      if (sn.providerID) existing.add(sn.providerID);
-      if (!sn.node || !hasDisruptedTaint(sn.node.spec.taints) || sn.node.metadata.deletionTimestamp) continue;
-      if (sn.nodeClaim?.metadata.deletionTimestamp) continue;
+    for (const sn of tainted) {
       if (sn.providerID && (this.d.state.marked.has(sn.providerID) || this.d.state.queued.has(sn.providerID))) continue;
       await this.d.queue.taint(sn.name, false);
       if (sn.nodeClaim) await this.d.queue.setReason(sn.nodeClaim.metadata.name, undefined);
@@ -232,14 +247,19 @@ export class DisruptionController {
   private publishUnconsolidatable(reason: Reason, evaluation: EvalOutput, index: ClusterIndex): void {
     const codes = FILTER_CODES[reason];
     if (!codes) return;
-    for (const [name, n] of Object.entries(evaluation.nodes)) {
-      if (n.blocked.length === 0 || n.blocked.some((b) => CANDIDATE_CODES.has(b.code))) continue;
-      const b = n.blocked.find((x) => codes.includes(x.code));
-      if (!b) continue;
-      const nc = index.nodesByName.get(name)?.nodeClaim;
-      this.d.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'Node', name } }, UNCONSOLIDATABLE_DEDUPE_MS);
-      if (nc) this.d.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'NodeClaim', name: nc.metadata.name } }, UNCONSOLIDATABLE_DEDUPE_MS);
-    }
+    let batch = this.unconsolidatable.get(reason);
+    if (!batch) this.unconsolidatable.set(reason, (batch = new RepeatedBatch(this.d.events)));
+    const { blocked } = digestOf(evaluation);
+    batch.run(blocked, this.d.clock.now(), (publish) => {
+      for (const [name, n] of blocked) {
+        if (n.blocked.some((b) => CANDIDATE_CODES.has(b.code))) continue;
+        const b = n.blocked.find((x) => codes.includes(x.code));
+        if (!b) continue;
+        const nc = index.nodesByName.get(name)?.nodeClaim;
+        publish({ type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'Node', name } }, UNCONSOLIDATABLE_DEDUPE_MS);
+        if (nc) publish({ type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'NodeClaim', name: nc.metadata.name } }, UNCONSOLIDATABLE_DEDUPE_MS);
+      }
+    });
   }
 
   /** Budget gauges and the NodePool DisruptionBlocked event (reference §1.6 step 4). */

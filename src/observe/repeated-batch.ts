@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// A batch of deduplicated events published every tick from the same input (the blocked nodes of
+// an evaluation reused across quiet ticks): once every event of the batch is inside its dedupe
+// window, publishing the same batch again drops all of them, so it is skipped until the first
+// window ends. Exact, not approximate: it runs again at the first instant any event would be
+// recorded. A recorder that does not report its windows gets every batch.
+import type { EventRecorder, RecordedEvent } from './recorder.js';
+
+export type Publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number) => void;
+
+export class RepeatedBatch {
+  private last: { key: object; through: number } | undefined;
+
+  constructor(private readonly recorder: EventRecorder) {}
+
+  /** Runs `publishAll` unless it last ran for the same `key` and each event it published would still be dropped at `nowMs`. */
+  run(key: object, nowMs: number, publishAll: (publish: Publish) => void): void {
+    if (this.last !== undefined && this.last.key === key && nowMs <= this.last.through) return;
+    let through = Infinity;
+    publishAll((event, dedupeMs) => {
+      const until = this.recorder.publish(event, dedupeMs);
+      through = Math.min(through, typeof until === 'number' ? until : -Infinity);
+    });
+    this.last = { key, through };
+  }
+}

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// A batch skipped while all its events are inside their dedupe windows records exactly what
+// publishing it every tick records.
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { EventLog } from '../../src/observe/event-log.js';
+import type { EventRecorder, RecordedEvent } from '../../src/observe/recorder.js';
+import { RepeatedBatch, type Publish } from '../../src/observe/repeated-batch.js';
+
+const T0 = Date.parse('2026-08-21T00:00:00Z');
+
+/** Three events with different dedupe windows; the second input adds a fourth. */
+function batchFor(input: { extra: boolean }) {
+  return (publish: Publish) => {
+    publish({ type: 'Normal', reason: 'DisruptionBlocked', message: 'Pod is blocking', object: { kind: 'Node', name: 'a' } });
+    publish({ type: 'Normal', reason: 'Unconsolidatable', message: 'Not cheaper', object: { kind: 'Node', name: 'b' } }, 15 * 60_000);
+    publish({ type: 'Normal', reason: 'DisruptionBlocked', message: 'Pod is blocking', object: { kind: 'NodeClaim', name: 'a' } }, 45_000);
+    if (input.extra) publish({ type: 'Normal', reason: 'DisruptionBlocked', message: 'Node is nominated', object: { kind: 'Node', name: 'c' } });
+  };
+}
+
+describe('RepeatedBatch', () => {
+  it('records the same events at the same instants as publishing every tick', async () => {
+    const clock = new FakeClock(T0);
+    const direct = new EventLog(clock);
+    const batched = new EventLog(clock);
+    const batch = new RepeatedBatch(batched);
+    const first = { extra: false };
+    const second = { extra: true };
+    let runs = 0;
+    for (let i = 0; i < 240; i++) {
+      const input = i < 100 || i >= 160 ? first : second;
+      batchFor(input)((e, d) => direct.publish(e, d));
+      batch.run(input, clock.now(), (publish) => {
+        runs++;
+        batchFor(input)(publish);
+      });
+      clock.advance(5_000);
+    }
+    const strip = (es: RecordedEvent[]) => es.map((e) => `${e.at - T0} ${e.object.kind}/${e.object.name} ${e.reason}`);
+    expect(strip(batched.list())).toEqual(strip(direct.list()));
+    expect(direct.list().length).toBeGreaterThan(20);
+    expect(runs).toBeLessThan(100); // most ticks skipped
+  });
+
+  it('publishes every time through a recorder that does not report its dedupe windows', () => {
+    const seen: string[] = [];
+    const recorder: EventRecorder = { publish: (e) => void seen.push(e.object.name) };
+    const batch = new RepeatedBatch(recorder);
+    const key = {};
+    for (let i = 0; i < 3; i++) batch.run(key, T0 + i, batchFor({ extra: false }));
+    expect(seen).toEqual(['a', 'b', 'a', 'a', 'b', 'a', 'a', 'b', 'a']);
+  });
+});
