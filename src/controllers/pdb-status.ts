@@ -6,41 +6,55 @@ import { isApiError, type ClusterClient } from '../cluster/client.js';
 import { deepEqual } from '../cluster/memory/deep.js';
 import type { ReplicaSet } from '../cluster/memory/api-fields.js';
 import type { KubeObject, Pod, PodDisruptionBudget } from '../cluster/types.js';
-import { ChangeFlag } from './change-flag.js';
+import { DirtyNamespaces } from './dirty-namespaces.js';
 import { computePdbStatus } from './pdb-arithmetic.js';
 import { runOnChanges, type ChangeLoop } from './run-on-changes.js';
 
 export class PdbStatusController {
-  private readonly changes: ChangeFlag;
-  /** Whether a status written last pass records evictions, which expire with time alone. */
-  private expiring = true;
+  private readonly changes: DirtyNamespaces;
+  /** Namespaces where a status written last pass records evictions, which expire with time alone. */
+  private expiring = new Set<string>();
 
   constructor(private readonly client: ClusterClient, private readonly clock: Clock) {
-    this.changes = new ChangeFlag(client, ['Pod', 'PodDisruptionBudget', 'ReplicaSet']);
+    this.changes = new DirtyNamespaces(client, ['Pod', 'PodDisruptionBudget', 'ReplicaSet']);
   }
 
   /**
-   * Recomputes every PDB; writes only the ones whose status changed. Skipped when no pod, PDB
-   * or ReplicaSet changed and no recorded eviction can expire: the result would be the same.
+   * Recomputes the PDBs of every namespace in which a pod, PDB or ReplicaSet changed, or in which
+   * a recorded eviction can expire; writes only the ones whose status changed. A PDB's status
+   * depends on nothing outside its namespace, so the others would come out the same.
    */
   async reconcile(): Promise<void> {
-    await this.changes.ifChanged(() => this.recompute(), this.expiring);
+    await this.changes.ifChanged((namespaces) => this.recompute(namespaces), this.expiring);
   }
 
-  private async recompute(): Promise<void> {
-    const [pdbs, pods, replicaSets] = await Promise.all([
-      this.client.list<PodDisruptionBudget>('PodDisruptionBudget'),
-      this.client.list<Pod>('Pod'),
-      this.client.list<ReplicaSet>('ReplicaSet'),
-    ]);
+  private async recompute(namespaces: ReadonlySet<string> | undefined): Promise<void> {
     const now = this.clock.now();
-    const podsByNs = groupByNamespace(pods);
-    const replicaSetsByNs = groupByNamespace(replicaSets);
-    this.expiring = false;
+    if (namespaces === undefined) {
+      const [pdbs, pods, replicaSets] = await Promise.all([
+        this.client.list<PodDisruptionBudget>('PodDisruptionBudget'),
+        this.client.list<Pod>('Pod'),
+        this.client.list<ReplicaSet>('ReplicaSet'),
+      ]);
+      this.expiring.clear();
+      const podsByNs = groupByNamespace(pods);
+      const replicaSetsByNs = groupByNamespace(replicaSets);
+      for (const [ns, inNs] of groupByNamespace(pdbs)) await this.recomputeNamespace(ns, inNs, podsByNs.get(ns) ?? [], replicaSetsByNs.get(ns) ?? [], now);
+      return;
+    }
+    for (const ns of namespaces) {
+      this.expiring.delete(ns);
+      const pdbs = await this.client.list<PodDisruptionBudget>('PodDisruptionBudget', ns);
+      if (pdbs.length === 0) continue;
+      const [pods, replicaSets] = await Promise.all([this.client.list<Pod>('Pod', ns), this.client.list<ReplicaSet>('ReplicaSet', ns)]);
+      await this.recomputeNamespace(ns, pdbs, pods, replicaSets, now);
+    }
+  }
+
+  private async recomputeNamespace(ns: string, pdbs: readonly PodDisruptionBudget[], pods: readonly Pod[], replicaSets: readonly ReplicaSet[], now: number): Promise<void> {
     for (const pdb of pdbs) {
-      const ns = pdb.metadata.namespace ?? 'default';
-      const status = computePdbStatus(pdb, podsByNs.get(ns) ?? [], replicaSetsByNs.get(ns) ?? [], now);
-      if (status.disruptedPods !== undefined) this.expiring = true;
+      const status = computePdbStatus(pdb, pods, replicaSets, now);
+      if (status.disruptedPods !== undefined) this.expiring.add(ns);
       if (deepEqual(status, pdb.status ?? {})) continue;
       try {
         // The resourceVersion makes this a compare-and-swap: an eviction that spent a

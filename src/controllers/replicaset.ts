@@ -6,7 +6,7 @@ import type { ReplicaSet } from '../cluster/memory/api-fields.js';
 import { deepCopy, deepEqual } from '../cluster/memory/deep.js';
 import { isActive, isPodReady } from '../cluster/state.js';
 import { ANNOTATION_POD_DELETION_COST, type Pod } from '../cluster/types.js';
-import { ChangeFlag } from './change-flag.js';
+import { DirtyNamespaces } from './dirty-namespaces.js';
 import { NameGenerator } from './pod-names.js';
 import { runOnChanges, type ChangeLoop } from './run-on-changes.js';
 
@@ -17,20 +17,27 @@ export interface ReplicaSetControllerOptions {
 
 export class ReplicaSetController {
   private readonly names: NameGenerator;
-  private readonly changes: ChangeFlag;
+  private readonly changes: DirtyNamespaces;
 
   constructor(private readonly client: ClusterClient, options: ReplicaSetControllerOptions = {}) {
     this.names = new NameGenerator(options.seed ?? 0);
-    this.changes = new ChangeFlag(client, ['Pod', 'ReplicaSet']);
+    this.changes = new DirtyNamespaces(client, ['Pod', 'ReplicaSet']);
   }
 
-  /** One pass; skipped when no pod or ReplicaSet changed since the last (its result depends on nothing else). */
+  /**
+   * One pass over the namespaces in which a pod or ReplicaSet changed since the last (a
+   * ReplicaSet's result depends on nothing else); skipped when there are none.
+   */
   async reconcile(): Promise<void> {
-    await this.changes.ifChanged(() => this.sync());
+    await this.changes.ifChanged(async (namespaces) => {
+      if (namespaces === undefined) return this.sync();
+      for (const ns of namespaces) await this.sync(ns);
+    });
   }
 
-  private async sync(): Promise<void> {
-    const [replicaSets, pods] = await Promise.all([this.client.list<ReplicaSet>('ReplicaSet'), this.client.list<Pod>('Pod')]);
+  private async sync(namespace?: string): Promise<void> {
+    const [replicaSets, pods] = await Promise.all([this.client.list<ReplicaSet>('ReplicaSet', namespace), this.client.list<Pod>('Pod', namespace)]);
+    if (replicaSets.length === 0) return;
     const byOwner = new Map<string, Pod[]>();
     for (const pod of pods) {
       const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'ReplicaSet');

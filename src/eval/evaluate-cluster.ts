@@ -9,6 +9,7 @@ import { GraphEngine, type FiredEvent } from '../../rules/engine.js';
 import type { PoolFacts } from '../../rules/facts.js';
 import { KARPENTER_REASONS, type PolicySpec, type Reason } from '../../rules/model.js';
 import { isWindowActive } from '../../rules/window.js';
+import type { PodDisruptionBudget } from '../cluster/types.js';
 import { isInitialized, isInstanceTerminating, isManaged, isReady, nodePoolOf, isDeleting, type ClusterIndex, type StateNode } from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
@@ -40,6 +41,7 @@ export class Evaluator {
   private readonly verdicts = new NodeResultCache();
   private pdbs: readonly object[] = [];
   private pdbEpoch = 0;
+  private pdbKey = '';
   /** The last whole evaluation and how long it holds (evaluation-span.ts). */
   private span: EvaluationSpan | undefined;
   /** Node verdicts derived (cache misses) and reused, and whole evaluations reused, for tests of the caches and benchmarks. */
@@ -124,7 +126,9 @@ export class Evaluator {
     };
     if (!sameElements(this.pdbs, index.snapshot.pdbs)) {
       this.pdbs = index.snapshot.pdbs;
-      this.pdbEpoch++;
+      const key = pdbVerdictKey(index.snapshot.pdbs);
+      if (key !== this.pdbKey) this.pdbEpoch++;
+      this.pdbKey = key;
     }
     const pdbEpoch = this.pdbEpoch;
     const perPolicy = new Map<PolicySpec, { engine: GraphEngine; windows: Record<string, boolean>; windowKey: string; errors: string[]; events: FiredEvent[]; deriver: NodeFactDeriver }>();
@@ -207,6 +211,19 @@ export class Evaluator {
     this.span = span;
     return output;
   }
+}
+
+/**
+ * What node verdicts read of the PodDisruptionBudgets (pdbBlock in src/cluster/state.ts): which
+ * exist, whom they select, whether they allow no disruption, their unhealthy-pod policy. A PDB
+ * whose allowance moves from 3 to 2 — every eviction elsewhere in a drain — changes no verdict.
+ */
+function pdbVerdictKey(pdbs: readonly PodDisruptionBudget[]): string {
+  let key = '';
+  for (const p of pdbs) {
+    key += `${p.metadata.namespace}/${p.metadata.name}|${JSON.stringify(p.spec.selector)}|${p.spec.unhealthyPodEvictionPolicy ?? ''}|${(p.status?.disruptionsAllowed ?? 0) === 0}\n`;
+  }
+  return key;
 }
 
 /** The constants the engine's pool rules compare the `now` fact with. */

@@ -153,7 +153,7 @@ export class DisruptionController {
       this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
       if (eligible === 0) continue;
       verdicts ??= digestOf(evaluation).fingerprint();
-      if (this.stillConsolidated(method, index, verdicts, now)) continue;
+      if (this.stillConsolidated(method, index, verdicts, evaluation, now)) continue;
       this.singleTimedOut = false;
       const [command] = method.compute(ctx);
       if (!command) {
@@ -178,19 +178,26 @@ export class DisruptionController {
    * (kpol derives Consolidatable and the other holds from time, where Karpenter writes a
    * condition that changes its state) — or 5 minutes pass. Not remembered when budgets held
    * candidates back: the budgets may open without a change.
+   *
+   * The 5-minute refresh is Karpenter's guard against changes its state does not track (prices,
+   * say). kpol's catalog is fixed for the run, and an evaluation reused across instants (the same
+   * `nodes` record, src/eval/evaluation-span.ts) proves that nothing the methods read moved since
+   * — objects, policies, in-flight state, and every time-dependent fact (consolidateAfter on
+   * candidates and destinations, do-not-disrupt durations, windows) — so the method would find
+   * nothing again; the refresh is skipped then, with the same decisions.
    */
-  private readonly consolidated = new Map<Method, { index: ClusterIndex; verdicts: string; at: number }>();
+  private readonly consolidated = new Map<Method, { index: ClusterIndex; verdicts: string; nodes: EvalOutput['nodes']; at: number }>();
 
-  private stillConsolidated(method: Method, index: ClusterIndex, verdicts: string, now: number): boolean {
+  private stillConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number): boolean {
     const c = this.consolidated.get(method);
-    return c !== undefined && c.index === index && c.verdicts === verdicts && now - c.at < CONSOLIDATED_REFRESH_MS;
+    return c !== undefined && c.index === index && c.verdicts === verdicts && (now - c.at < CONSOLIDATED_REFRESH_MS || c.nodes === evaluation.nodes);
   }
 
   private markConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number): void {
     if (!method.validates) return;
     const budget = budgetMapping(evaluation, method.reason);
     const constrained = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).some((c) => (budget.get(c.ref.nodePool) ?? 0) <= 0);
-    if (!constrained) this.consolidated.set(method, { index, verdicts, at: now });
+    if (!constrained) this.consolidated.set(method, { index, verdicts, nodes: evaluation.nodes, at: now });
   }
 
   /** §2.12: after the delay, the command must still hold; emptiness may shrink, consolidation may not. */

@@ -29,6 +29,12 @@ export interface ClusterShape {
   pools: number;
   nodes: number;
   pods: number;
+  /**
+   * Pods owned by ReplicaSets that exist (one per pool and pod slot, a replica per node), so an
+   * evicted pod comes back and needs capacity, as in a real cluster. Without it the pods' owners
+   * are absent and an evicted pod is gone for good.
+   */
+  replicaSets?: boolean;
 }
 
 /** A cluster of `nodes` machines over `pools` NodePools with `pods` pods, PDBs and some protections. */
@@ -54,10 +60,18 @@ export function generateCluster(shape: ClusterShape): KubeObject[] {
         const annotations: Record<string, string> = {};
         if ((i + k) % 97 === 0) annotations['karpenter.sh/do-not-disrupt'] = 'true';
         if ((i + k) % 89 === 0) annotations['karpenter.sh/disruption-schedule'] = '0 2 * * 6';
-        objects.push(makePod(`app-${p}-${i}-${k}`, node.metadata.name, {
-          namespace: `team-${p % 10}`, labels: { app: `app-${k % 20}`, team: `t${p % 10}` }, annotations,
-        }));
+        if (shape.replicaSets) {
+          objects.push(makePod(`${workload(p, k)}-${i}`, node.metadata.name, { namespace: `team-${p % 10}`, labels: workloadLabels(p, k) }));
+        } else {
+          objects.push(makePod(`app-${p}-${i}-${k}`, node.metadata.name, {
+            namespace: `team-${p % 10}`, labels: { app: `app-${k % 20}`, team: `t${p % 10}` }, annotations,
+          }));
+        }
       }
+    }
+    if (shape.replicaSets) {
+      const replicas = Math.min(perPool, shape.nodes - p * perPool);
+      for (let k = 0; k < podsPerNode; k++) objects.push(replicaSetFor(p, k, replicas));
     }
   }
   // PDBs that allow disruptions everywhere, and one that allows none (it holds a tenth of the nodes).
@@ -66,4 +80,27 @@ export function generateCluster(shape: ClusterShape): KubeObject[] {
   }
   objects.push(makePdb('app-1', { matchLabels: { app: 'app-1' } }, { namespace: 'team-0', maxUnavailable: 0, disruptionsAllowed: 0 }));
   return objects;
+}
+
+const workload = (p: number, k: number) => `app-${p}-k${k}`;
+const workloadLabels = (p: number, k: number) => ({ app: `app-${k % 20}`, team: `t${p % 10}`, workload: workload(p, k) });
+
+/** The ReplicaSet owning pod slot `k` of pool `p` (makePod names its pods' owner from their name, with the same uid). */
+function replicaSetFor(p: number, k: number, replicas: number): KubeObject {
+  const name = workload(p, k);
+  const labels = workloadLabels(p, k);
+  return {
+    apiVersion: 'apps/v1', kind: 'ReplicaSet',
+    metadata: { name, namespace: `team-${p % 10}`, uid: `uid-ReplicaSet-${name}` },
+    spec: {
+      replicas, selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          nodeSelector: { 'karpenter.sh/nodepool': `pool-${p}` }, terminationGracePeriodSeconds: 30,
+          containers: [{ name: 'main', resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
+        },
+      },
+    },
+  } as KubeObject;
 }

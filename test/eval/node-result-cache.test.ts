@@ -135,6 +135,11 @@ describe('node verdicts reused across evaluations', () => {
 
     const node4 = (await view.current()).stateNodes[4].name;
     expect(second.nodes[node4].blocked).toEqual([]);
+    // An allowance that stays above zero changes no verdict: nothing is derived again.
+    const derivedBefore = ev.nodeStats.derived;
+    await cluster.patch({ kind: 'PodDisruptionBudget', name: 'web-4', namespace: 'default' }, { status: { disruptionsAllowed: 2 } });
+    expect((await ev.evaluate(await view.current(), ps, t)).nodes[node4].blocked).toEqual([]);
+    expect(ev.nodeStats.derived).toBe(derivedBefore);
     await cluster.patch({ kind: 'PodDisruptionBudget', name: 'web-4', namespace: 'default' }, { status: { disruptionsAllowed: 0 } });
     const third = await ev.evaluate(await view.current(), ps, t);
     expect(third.nodes[node4].blocked.map((b) => b.code)).toEqual(['PDBBlocked']);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reference §2.13: once consolidation found nothing to do, it is not recomputed until the
-// cluster (or a node's verdict) changes, or 5 minutes pass.
+// cluster (or a node's verdict) changes, or 5 minutes pass — unless a reused evaluation proves
+// nothing moved in those 5 minutes.
 import { describe, expect, it } from 'vitest';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
@@ -20,7 +21,13 @@ describe('consolidated state', () => {
     await s.tick();
     expect(s.rt.disruptionSimulations).toBeGreaterThan(quiet); // a change: consolidation looks again
     const afterChange = s.rt.disruptionSimulations;
+    // The evaluation is reused across these quiet minutes, which proves nothing the methods read
+    // moved: Karpenter's 5-minute refresh would find nothing again and is skipped.
     await s.until(() => false, 6 * 60_000, 10_000);
-    expect(s.rt.disruptionSimulations).toBeGreaterThan(afterChange); // the forced 5-minute refresh
+    expect(s.rt.disruptionSimulations).toBe(afterChange);
+    // Without that proof (evaluations not reused), the forced 5-minute refresh runs.
+    s.rt.evaluator.reuse = false;
+    await s.until(() => false, 6 * 60_000, 10_000);
+    expect(s.rt.disruptionSimulations).toBeGreaterThan(afterChange);
   });
 });
