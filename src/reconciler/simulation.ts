@@ -30,8 +30,16 @@ export function poolTemplate(np: NodePool): PoolTemplate {
   };
 }
 
-/** One pod per DaemonSet, for the per-node overhead of new NodeClaims. */
+/** One pod per DaemonSet, for the per-node overhead of new NodeClaims. Kept per pod list (an index's lists are never changed). */
 export function daemonSetPods(pods: readonly Pod[]): Pod[] {
+  let found = daemonSetPodsOf.get(pods);
+  if (found === undefined) daemonSetPodsOf.set(pods, (found = findDaemonSetPods(pods)));
+  return found;
+}
+
+const daemonSetPodsOf = new WeakMap<readonly Pod[], Pod[]>();
+
+function findDaemonSetPods(pods: readonly Pod[]): Pod[] {
   const seen = new Map<string, Pod>();
   for (const p of pods) {
     if (!isDaemonSetPod(p)) continue;

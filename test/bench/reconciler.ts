@@ -43,7 +43,7 @@ export async function settledRuntime(nodes: number, pools: number): Promise<{ rt
  * with consolidateAfter 1h from a pod event at the start, so for the measured minutes no node becomes a candidate and no object
  * changes — what the issue's "tick when nothing changed" is. Time still moves 10 s per tick.
  */
-async function quietRuntime(nodes: number, pools: number): Promise<{ rt: Runtime; clock: FakeClock }> {
+export async function quietRuntime(nodes: number, pools: number): Promise<{ rt: Runtime; clock: FakeClock }> {
   const clock = new FakeClock(T0);
   const objects = generateCluster({ pools, nodes, pods: nodes * 30 });
   for (const o of objects) {
@@ -90,7 +90,7 @@ export async function tickBench(nodes: number, pools: number): Promise<Line[]> {
 }
 
 export async function weekBench(nodes: number, days: number): Promise<Line[]> {
-  const objects = generateCluster({ pools: Math.max(1, Math.round(nodes / 50)), nodes, pods: nodes * 10 });
+  const objects = generateCluster({ pools: Math.max(1, Math.round(nodes / 50)), nodes, pods: nodes * 10, replicaSets: true });
   const t = performance.now();
   const timeline = await simulate({ objects, policies: [], fromMs: T0, forMs: days * 86_400_000, stepMs: 60_000 });
   const s = (performance.now() - t) / 1000;
