@@ -11,7 +11,7 @@ import type { Evaluator } from '../eval/evaluate-cluster.js';
 import type { EvalOutput } from '../eval/output.js';
 import { resolvePolicies } from '../eval/resolve-policies.js';
 import type { Metrics } from '../observe/metrics.js';
-import type { EventRecorder } from '../observe/recorder.js';
+import type { EventRecorder, RecordedEvent } from '../observe/recorder.js';
 import { BlockedEvents } from './blocked-events.js';
 import { budgetMapping, candidatesFor, countCandidates, takeWithinBudget, type Candidate } from './candidates.js';
 import { digestOf } from './verdict-digest.js';
@@ -48,6 +48,18 @@ function taintScan(index: ClusterIndex): { existing: Set<string>; tainted: State
   }
   return scan;
 }
+type PublishedEvent = readonly [Omit<RecordedEvent, 'at'>, number | undefined];
+
+/** `events`, also noting what is published into `into`. */
+function recording(events: EventRecorder, into: PublishedEvent[]): EventRecorder {
+  return {
+    publish: (event, dedupeMs) => {
+      into.push([event, dedupeMs]);
+      return events.publish(event, dedupeMs);
+    },
+  };
+}
+
 const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 
 /** Block codes of candidate construction (`NewCandidate`, reference §2.2) and kpol's windows: such a node never reaches a method's filters. */
@@ -155,9 +167,10 @@ export class DisruptionController {
       verdicts ??= digestOf(evaluation).fingerprint();
       if (this.stillConsolidated(method, index, verdicts, evaluation, now)) continue;
       this.singleTimedOut = false;
-      const [command] = method.compute(ctx);
+      const published: PublishedEvent[] = [];
+      const [command] = method.compute({ ...ctx, events: recording(this.d.events, published) });
       if (!command) {
-        if (!this.singleTimedOut) this.markConsolidated(method, index, verdicts, evaluation, now);
+        if (!this.singleTimedOut) this.markConsolidated(method, index, verdicts, evaluation, now, published);
         continue;
       }
       this.d.log?.('computed disruption command', { method: method.name, command: describeCommand(command) });
@@ -184,20 +197,26 @@ export class DisruptionController {
    * `nodes` record, src/eval/evaluation-span.ts) proves that nothing the methods read moved since
    * — objects, policies, in-flight state, and every time-dependent fact (consolidateAfter on
    * candidates and destinations, do-not-disrupt durations, windows) — so the method would find
-   * nothing again; the refresh is skipped then, with the same decisions.
+   * nothing again, and publish the same events (Unconsolidatable, each deduplicated): the
+   * refresh replays those events instead of recomputing — the same decisions and events.
    */
-  private readonly consolidated = new Map<Method, { index: ClusterIndex; verdicts: string; nodes: EvalOutput['nodes']; at: number }>();
+  private readonly consolidated = new Map<Method, { index: ClusterIndex; verdicts: string; nodes: EvalOutput['nodes']; at: number; published: readonly PublishedEvent[] }>();
 
   private stillConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number): boolean {
     const c = this.consolidated.get(method);
-    return c !== undefined && c.index === index && c.verdicts === verdicts && (now - c.at < CONSOLIDATED_REFRESH_MS || c.nodes === evaluation.nodes);
+    if (c === undefined || c.index !== index || c.verdicts !== verdicts) return false;
+    if (now - c.at < CONSOLIDATED_REFRESH_MS) return true;
+    if (c.nodes !== evaluation.nodes) return false;
+    for (const [event, dedupeMs] of c.published) this.d.events.publish(event, dedupeMs);
+    c.at = now;
+    return true;
   }
 
-  private markConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number): void {
+  private markConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number, published: readonly PublishedEvent[]): void {
     if (!method.validates) return;
     const budget = budgetMapping(evaluation, method.reason);
     const constrained = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).some((c) => (budget.get(c.ref.nodePool) ?? 0) <= 0);
-    if (!constrained) this.consolidated.set(method, { index, verdicts, nodes: evaluation.nodes, at: now });
+    if (!constrained) this.consolidated.set(method, { index, verdicts, nodes: evaluation.nodes, at: now, published });
   }
 
   /** §2.12: after the delay, the command must still hold; emptiness may shrink, consolidation may not. */

@@ -21,6 +21,11 @@ export interface SimulateOptions {
   onProgress?: (doneMs: number, totalMs: number) => void;
   /** Wall time source for the summary only (the simulation never reads it). */
   wallMs?: () => number;
+  /**
+   * Reuse node verdicts and whole evaluations across ticks (default). Off only to check that
+   * reuse changes no decision and to measure what it saves.
+   */
+  reuseVerdicts?: boolean;
 }
 
 /** The zone each NodePool's policy thinks in: the first window zone other than UTC, else UTC. */
@@ -59,6 +64,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
   const started = wall();
   const clock = new FakeClock(o.fromMs);
   const rt = new Runtime({ clock, objects: o.objects, policies: o.policies });
+  rt.evaluator.reuse = o.reuseVerdicts ?? true;
   const sampleEvery = Math.max(o.sampleEveryMs ?? 10 * 60_000, o.stepMs);
   const samples: Sample[] = [];
   const disruptions: DisruptionRecord[] = [];
