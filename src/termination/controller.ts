@@ -57,6 +57,8 @@ export class TerminationController {
    */
   private readonly changes: ChangeFlag;
   private idle = false;
+  /** Whether the last pass saw a deleting NodePool or a finalizing NodeClaim or Node. */
+  private busy = false;
 
   constructor(private readonly opts: TerminationControllerOptions) {
     this.queue = new EvictionQueue({ client: opts.client, recorder: opts.recorder, metrics: opts.metrics });
@@ -72,9 +74,6 @@ export class TerminationController {
     }, !this.idle || this.queue.size > 0);
     return result;
   }
-
-  /** Whether the last pass saw a deleting NodePool or a finalizing NodeClaim or Node. */
-  private busy = false;
 
   private async pass(nowMs: number): Promise<TerminationResult> {
     const { client } = this.opts;
