@@ -86,6 +86,21 @@ describe('the kpol editor in Chromium', () => {
     expect(await page.locator('#problems li.error').count()).toBe(0);
   });
 
+  it('several edits in one change (a quick fix, a format) reach the checker as they are, not as the whole text', async () => {
+    await setText(page, 'policy multi for nodepool default {\n  budget 1 for Drifted\n  budget 2 for Empty\n}\n');
+    await page.evaluate(() => {
+      const { model, monaco } = (globalThis as any).kpolEditor;
+      model.applyEdits([
+        { range: new monaco.Range(2, 23, 2, 23), text: 'x' },
+        { range: new monaco.Range(3, 21, 3, 21), text: 'q' },
+      ]);
+    });
+    await page.waitForFunction(() => (globalThis as any).kpolEditor.monaco.editor.getModelMarkers({ owner: 'kpol' }).filter((m: any) => m.severity === 8).length === 2);
+    expect((await errors(page)).map((m) => [m.line, m.column, m.message.match(/`\w+`/)?.[0]])).toEqual([[2, 16, '`Driftedx`'], [3, 16, '`Emptyq`']]);
+    // A worker that lost track of the text would fail the check first (and then be sent it whole).
+    expect(await page.textContent('#status')).not.toContain('checker failed');
+  });
+
   it('offers the "did you mean" quick fix', async () => {
     await setText(page, 'policy fix for nodepool default {\n  budget 1 for Drifed\n}\n');
     expect((await errors(page))[0].message).toMatch(/Drifed/);
