@@ -113,6 +113,21 @@ describe('the kpol editor in Chromium', () => {
     await page.waitForFunction(() => !(globalThis as any).kpolEditor.monaco.editor.getModelMarkers({ owner: 'kpol' }).some((m: any) => m.severity === 8));
   });
 
+  it('a space opens completion where the context calls for it (reasons after `for`), not after `budget 5`', async () => {
+    await setText(page, 'policy spaces for nodepool default {\n  budget 5\n  budget 2 for\n}\n');
+    await placeCursor(page, 3, '  budget 2 for'.length + 1);
+    await page.keyboard.type(' ');
+    expect(await suggestions(page)).toEqual(expect.arrayContaining(['Empty', 'Drifted', 'Underutilized', 'Expired']));
+    await page.keyboard.press('Escape');
+    await placeCursor(page, 2, '  budget 5'.length + 1);
+    const seen = await page.evaluate(() => (globalThis as any).kpolEditor.checkedText());
+    await page.keyboard.type(' ');
+    await page.waitForFunction((t) => (globalThis as any).kpolEditor.checkedText() !== t, seen);
+    // By then the provider has answered (its answer settles within the keystroke's task); Monaco's
+    // suggest model is idle again when the answer was empty (state 0), open when it was not.
+    expect(await page.evaluate(() => (globalThis as any).kpolEditor.editor.getContribution('editor.contrib.suggestController').model.state)).toBe(0);
+  });
+
   it('completion offers the reasons, and label keys from the connected cluster', async () => {
     await setText(page, 'policy complete for nodepool default {\n  \n}\n');
     await placeCursor(page, 2, 3);
