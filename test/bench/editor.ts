@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The editor in Chromium against a real `kpol serve`: time from a keystroke (keydown) to the
 // updated markers for a 1,000-line policy, with baselines from the same run — a no-op round
-// trip to the same worker, the same (piecewise-parsed) check in Node, and the whole-text
-// parse + check in Node — and the editor bundle's size.
+// trip to the same worker, the same (incremental) check in Node, and the whole-text parse +
+// check in Node — and the editor bundle's size.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
