@@ -25,7 +25,15 @@ export interface ParsedPiece extends Piece {
 /** The text in clean pieces, or — when any piece has a diagnostic — the whole-text parse. */
 export type PieceParse = { pieces: ParsedPiece[] } | { whole: Result<PolicyFile> };
 
-const TOP_LEVEL = /^(?:policy|schedule)(?![A-Za-z0-9_.\-/])/;
+// `policy` or `schedule` as a whole word: not followed by a character names may hold.
+const TOP_LEVEL = /(?:policy|schedule)(?![A-Za-z0-9_.\-/])/y;
+
+function startsDeclaration(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  if (c !== 112 && c !== 115) return false; // neither `p` nor `s`: most lines, without a regex
+  TOP_LEVEL.lastIndex = at;
+  return TOP_LEVEL.test(text);
+}
 
 /** Cuts `text` before each line that starts a top-level declaration (line breaks as LineIndex reads them). */
 export function pieces(text: string): Piece[] {
@@ -34,7 +42,7 @@ export function pieces(text: string): Piece[] {
   let startLine = 0;
   let line = 0;
   for (let i = 0; i <= text.length; ) {
-    if (i > start && TOP_LEVEL.test(text.slice(i, i + 9))) {
+    if (i > start && startsDeclaration(text, i)) {
       out.push({ start, line: startLine, text: text.slice(start, i) });
       start = i;
       startLine = line;

@@ -40,7 +40,8 @@ const EMPTY: PolicyFile = parse('').value;
 
 export class IncrementalChecker {
   private readonly parsers = new Map<string, ChunkedParser>();
-  private cache = new Map<string, PieceCheck>();
+  // By context, then by piece text: the piece's own string, already hashed by the parser's cache.
+  private cache = new Map<string, Map<string, PieceCheck>>();
   /** Pieces that went through the `policy` stages in the last call; for tests and the benchmark. */
   lastChecked = 0;
 
@@ -50,7 +51,7 @@ export class IncrementalChecker {
     this.lastChecked = 0;
     if (splits.some((s) => 'whole' in s)) return this.checkWhole(sources, splits, options);
     const files = sources.map((s, i) => filePieces(s.fileName, (splits[i] as { pieces: ParsedPiece[] }).pieces, options));
-    const next = new Map<string, PieceCheck>();
+    const next = new Map<string, Map<string, PieceCheck>>();
     const checks = files.map((f) => f.pieces.map((p) => this.pieceCheck(f, p, options, next)));
     this.cache = next;
     const reported = files.map((): Diagnostic[] => []);
@@ -68,9 +69,9 @@ export class IncrementalChecker {
     return reported.map(settleDiagnostics);
   }
 
-  /** Pieces checked by `checkPiece`, by context and text. Protected so that tests can plant a wrong key. */
-  protected pieceKey(f: FilePieces, piece: ParsedPiece): string {
-    return `${f.context}\u0000${piece.text}`;
+  /** What a piece's check is cached under: its file's context and its text. Protected so that tests can plant a wrong key. */
+  protected pieceKey(f: FilePieces, piece: ParsedPiece): [context: string, text: string] {
+    return [f.context, piece.text];
   }
 
   private parser(fileName: string): ChunkedParser {
@@ -88,17 +89,19 @@ export class IncrementalChecker {
     return parsed.map((p, i) => [...p.diagnostics, ...checked.files[i].diagnostics]);
   }
 
-  private pieceCheck(f: FilePieces, piece: ParsedPiece, options: CheckOptions, next: Map<string, PieceCheck>): PieceCheck {
+  private pieceCheck(f: FilePieces, piece: ParsedPiece, options: CheckOptions, next: Map<string, Map<string, PieceCheck>>): PieceCheck {
     if (piece.parsed.value.policies.length === 0) return NOTHING;
-    const key = this.pieceKey(f, piece);
-    const known = this.cache.get(key) ?? next.get(key);
+    const [context, text] = this.pieceKey(f, piece);
+    let kept = next.get(context);
+    if (!kept) next.set(context, (kept = new Map()));
+    const known = this.cache.get(context)?.get(text) ?? kept.get(text);
     if (known) {
-      next.set(key, known);
+      kept.set(text, known);
       return known;
     }
     this.lastChecked++;
     const c = checkPiece(f, piece, options);
-    if (c.movable) next.set(key, c);
+    if (c.movable) kept.set(text, c);
     return c;
   }
 }

@@ -103,8 +103,8 @@ function sameAfterEdits(make: () => IncrementalChecker) {
 
 /** The planted bug: pieces cached by their text alone, as if nothing outside a policy mattered. */
 class TextOnlyKey extends IncrementalChecker {
-  protected override pieceKey(_f: FilePieces, piece: ParsedPiece): string {
-    return piece.text;
+  protected override pieceKey(_f: FilePieces, piece: ParsedPiece): [string, string] {
+    return ['', piece.text];
   }
 }
 
