@@ -147,6 +147,8 @@ function fillPolicyList(): void {
 
 async function save(): Promise<void> {
   if (!current) return;
+  // Keep the draft now: its timer would otherwise overwrite what the save says below.
+  if (draftTimer !== undefined) keepDraft();
   if (hasErrors(diagnostics)) {
     status('The policy has errors: kept as a draft in this browser, not saved and not applied.', 'warn');
     return;
