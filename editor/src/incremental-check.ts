@@ -54,16 +54,10 @@ export class IncrementalChecker {
     const next = new Map<string, Map<string, PieceCheck>>();
     const checks = files.map((f) => f.pieces.map((p) => this.pieceCheck(f, p, options, next)));
     this.cache = next;
+    files.forEach((f, fi) => checks[fi].forEach((c) => c.usedSchedules.forEach((n) => f.scope.usedSchedules.add(n))));
     const reported = files.map((): Diagnostic[] => []);
     STAGES.forEach((stage, i) => {
-      if (stage.reach === 'policy') {
-        files.forEach((f, fi) => f.pieces.forEach((p, pi) => reported[fi].push(...checks[fi][pi].byStage[i].map((d) => moved(d, p)))));
-        return;
-      }
-      if (stage.reach === 'all') files.forEach((f, fi) => checks[fi].forEach((c) => c.usedSchedules.forEach((n) => f.scope.usedSchedules.add(n))));
-      let out = runStage(stage, files, options, false);
-      // An `all` stage decides from names alone: only the ranges it reports need the policies in place.
-      if (stage.reach === 'all' && out.some((d) => d.length > 0)) out = runStage(stage, files, options, true);
+      const out = stage.reach === 'policy' ? files.map((f, fi) => f.pieces.flatMap((p, pi) => checks[fi][pi].byStage[i].map((d) => moved(d, p)))) : runPlaced(stage, files, options);
       out.forEach((d, fi) => reported[fi].push(...d));
     });
     return reported.map(settleDiagnostics);
@@ -130,6 +124,12 @@ export function checkPiece(f: FilePieces, piece: ParsedPiece, options: CheckOpti
   const inside = (r: Range) => r.start.offset >= 0 && r.end.offset <= piece.text.length;
   const movable = byStage.every((ds) => ds.every((d) => inside(d.range) && (d.related ?? []).every((x) => inside(x.range))));
   return { byStage, usedSchedules: [...scope.usedSchedules], movable };
+}
+
+/** A `file` or `all` stage over every file. An `all` stage decides from names alone: only when it reports are the policies moved in place, for its ranges. */
+function runPlaced(stage: Stage, files: readonly FilePieces[], options: CheckOptions): Diagnostic[][] {
+  const out = runStage(stage, files, options, false);
+  return stage.reach === 'all' && out.some((d) => d.length > 0) ? runStage(stage, files, options, true) : out;
 }
 
 /** A `file` or `all` stage over every file; `placed` moves the policies where they lie (a deep copy). */
