@@ -110,7 +110,7 @@ function filePieces(fileName: string, pieces: ParsedPiece[], options: CheckOptio
 }
 
 /** Runs the `policy` stages on one piece's policies, the file's schedules moved into the piece's frame. */
-export function checkPiece(f: FilePieces, piece: ParsedPiece, options: CheckOptions): PieceCheck {
+function checkPiece(f: FilePieces, piece: ParsedPiece, options: CheckOptions): PieceCheck {
   const scope = newScope(f.fileName, { ...EMPTY, schedules: shifted(f.scope.file.schedules, -piece.line, -piece.start) });
   const units = piece.parsed.value.policies.map((ast) => newUnit(scope, ast, f.fileName));
   const ctx: CheckContext = { scopes: [scope], units, nowMs: options.nowMs };
