@@ -24,33 +24,33 @@ import { checkWindowNeverOpens } from './checks/window-never-opens.js';
 import type { NodePoolTarget, PolicySpec } from './model.js';
 
 export const STAGES: readonly Stage[] = [
-  { name: 'resolveSchedules', run: resolveSchedules,
+  { name: 'resolveSchedules', reach: 'file', run: resolveSchedules,
     why: 'windows anywhere may name a top-level schedule; each declaration is validated once, so a bad cron is reported where it is declared and not at every use' },
-  { name: 'settings', run: lowerSettings,
+  { name: 'settings', reach: 'policy', run: lowerSettings,
     why: 'before anything with reasons or windows: graceful expiration decides whether `Expired` is a reason, and `timezone` is the default zone of every later window' },
-  { name: 'selectors', run: checkSelectors,
+  { name: 'selectors', reach: 'policy', run: checkSelectors,
     why: 'depends on nothing; label rules are checked once for the target, pod and node selectors, so the lowering stages after it stay pure' },
-  { name: 'budgets', run: lowerBudgets,
+  { name: 'budgets', reach: 'policy', run: lowerBudgets,
     why: 'after settings (reasons, default zone); before the analysis stages, which reason about the lowered budgets' },
-  { name: 'freezes', run: lowerFreezes,
+  { name: 'freezes', reach: 'policy', run: lowerFreezes,
     why: 'after settings: wall times are read in the policy zone' },
-  { name: 'podWindows', run: lowerPodWindows,
+  { name: 'podWindows', reach: 'policy', run: lowerPodWindows,
     why: 'after settings and resolveSchedules, like every window' },
-  { name: 'maintenanceWindows', run: lowerMaintenanceWindows,
+  { name: 'maintenanceWindows', reach: 'policy', run: lowerMaintenanceWindows,
     why: 'after settings (graceful `Expired`, default zone) and resolveSchedules' },
-  { name: 'uniqueness', run: checkUniqueness,
+  { name: 'uniqueness', reach: 'all', run: checkUniqueness,
     why: 'needs every policy of every file checked together (NodePool overlap spans files); reads only names, so lowering errors do not hide it' },
-  { name: 'unusedSchedules', run: checkUnusedSchedules,
+  { name: 'unusedSchedules', reach: 'all', run: checkUnusedSchedules,
     why: 'only after every window stage has recorded which schedules it used' },
-  { name: 'windowNeverOpens', run: checkWindowNeverOpens,
+  { name: 'windowNeverOpens', reach: 'policy', run: checkWindowNeverOpens,
     why: 'analysis runs last and only on windows that lowered without errors, so a warning never repeats an error' },
-  { name: 'scheduleNeverFires', run: checkScheduleNeverFires,
+  { name: 'scheduleNeverFires', reach: 'policy', run: checkScheduleNeverFires,
     why: 'analysis; independent of the other window warnings (a never-firing schedule is always active, so it is not also reported as never opening)' },
-  { name: 'alwaysActive', run: checkAlwaysActive,
+  { name: 'alwaysActive', reach: 'policy', run: checkAlwaysActive,
     why: 'analysis; before budgetShadowed, whose notion of an always-active budget it explains' },
-  { name: 'budgetShadowed', run: checkBudgetShadowed,
+  { name: 'budgetShadowed', reach: 'policy', run: checkBudgetShadowed,
     why: 'analysis over whole budget lists, after every window is known to be valid or carries an error' },
-  { name: 'reasonUnlimited', run: checkReasonUnlimited,
+  { name: 'reasonUnlimited', reach: 'policy', run: checkReasonUnlimited,
     why: 'analysis; last because it concerns the policy as a whole and is reported at its name' },
 ];
 
@@ -73,19 +73,13 @@ export interface CheckAllResult {
 
 /** Checks files together, so that names and NodePools must be unique across all of them. */
 export function checkAll(inputs: readonly CheckInput[], options: CheckOptions = {}): CheckAllResult {
-  const scopes: FileScope[] = inputs.map(({ fileName, file }) => ({
-    fileName: fileName ?? UNNAMED,
-    file,
-    diagnostics: [],
-    schedules: new Map(),
-    usedSchedules: new Set(),
-  }));
+  const scopes = inputs.map(({ fileName, file }) => newScope(fileName, file));
   const units = scopes.flatMap((scope, i) => scope.file.policies.map((ast) => newUnit(scope, ast, inputs[i].fileName)));
   const ctx: CheckContext = { scopes, units, nowMs: options.nowMs };
   for (const stage of STAGES) stage.run(ctx);
   return {
     value: units.map((u) => u.spec),
-    files: scopes.map((s) => ({ fileName: s.fileName, diagnostics: sortDiagnostics(dedupe(s.diagnostics)) })),
+    files: scopes.map((s) => ({ fileName: s.fileName, diagnostics: settleDiagnostics(s.diagnostics) })),
   };
 }
 
@@ -103,7 +97,13 @@ export function checkSource(text: string, fileName?: string, options: CheckOptio
 
 const UNNAMED = '<input>';
 
-function newUnit(scope: FileScope, ast: Policy, fileName: string | undefined): PolicyUnit {
+/** A file about to be checked: nothing reported or resolved yet. */
+export function newScope(fileName: string | undefined, file: PolicyFile): FileScope {
+  return { fileName: fileName ?? UNNAMED, file, diagnostics: [], schedules: new Map(), usedSchedules: new Set() };
+}
+
+/** A policy about to be checked, with Karpenter's defaults until the stages fill it in. */
+export function newUnit(scope: FileScope, ast: Policy, fileName: string | undefined): PolicyUnit {
   const spec: PolicySpec = {
     name: ast.name.text,
     origin: 'kpol',
@@ -124,6 +124,11 @@ function newUnit(scope: FileScope, ast: Policy, fileName: string | undefined): P
 function lowerTarget(ast: Policy): NodePoolTarget {
   const t = ast.target;
   return t.kind === 'NodePoolNames' ? { kind: 'names', names: t.names.map((n) => n.text) } : { kind: 'selector', selector: lowerSelector(t.selector) };
+}
+
+/** A file's reports as checkAll returns them: identical ones collapsed, then sorted. */
+export function settleDiagnostics(reported: Diagnostic[]): Diagnostic[] {
+  return sortDiagnostics(dedupe(reported));
 }
 
 // A named schedule's duration is checked at each use; identical reports collapse to one.

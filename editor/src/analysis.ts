@@ -11,6 +11,7 @@ import type { NodeResult, PoolResult } from '../../src/eval/output.js';
 import { checkAll } from '../../rules/check.js';
 import type { LoadedPolicies, PolicySource } from '../../src/policy/load.js';
 import { ChunkedParser } from './chunked-parse.js';
+import { IncrementalChecker } from './incremental-check.js';
 import { calendarFromSamples } from '../../src/simulate/report-calendar-data.js';
 import type { CalendarRow, Sample } from '../../src/simulate/timeline.js';
 import type { ClusterData, EditedDoc } from './protocol.js';
@@ -49,19 +50,28 @@ export class Parsers {
   }
 }
 
-/** What src/policy/load.ts's loadPolicies does, with the cached parse: the edited text comes last. */
-function load(doc: EditedDoc, cluster: Connected | undefined, parsers: Parsers): LoadedPolicies {
+/** The sources the controller would load with the edited text: the edited one comes last. */
+function sourcesOf(doc: EditedDoc, cluster: Connected | undefined): PolicySource[] {
   const files = cluster?.data.files ?? [];
-  const sources: PolicySource[] = [...files, ...doc.others.filter((s) => s.fileName !== doc.fileName), { fileName: doc.fileName, text: doc.text }];
+  return [...files, ...doc.others.filter((s) => s.fileName !== doc.fileName), { fileName: doc.fileName, text: doc.text }];
+}
+
+/** What src/policy/load.ts's loadPolicies does, with the cached parse. */
+function load(doc: EditedDoc, cluster: Connected | undefined, parsers: Parsers): LoadedPolicies {
+  const sources = sourcesOf(doc, cluster);
   const parsed = sources.map((s) => ({ source: s, result: parsers.parser(s.fileName).parse(s.text) }));
   const checked = checkAll(parsed.map((p) => ({ fileName: p.source.fileName, file: p.result.value })), { nowMs: cluster?.data.now });
   const out = parsed.map((p, i) => ({ ...p.source, diagnostics: [...p.result.diagnostics, ...checked.files[i].diagnostics] }));
   return { ok: !out.some((f) => hasErrors(f.diagnostics)), policies: checked.value, files: out };
 }
 
-/** The edited text's diagnostics, checked together with the policies it will run beside. */
-export function diagnosticsFor(doc: EditedDoc, cluster: Connected | undefined, parsers = new Parsers()): Diagnostic[] {
-  return load(doc, cluster, parsers).files.at(-1)!.diagnostics;
+/**
+ * The edited text's diagnostics, checked together with the policies it will run beside; the
+ * same as loadPolicies reports for it. Keep one checker per document: it re-checks only the
+ * policies whose text changed.
+ */
+export function diagnosticsFor(doc: EditedDoc, cluster: Connected | undefined, checker = new IncrementalChecker()): Diagnostic[] {
+  return checker.check(sourcesOf(doc, cluster), { nowMs: cluster?.data.now }).at(-1)!;
 }
 
 const SLICE_MS = 15 * 60_000;

@@ -23,6 +23,16 @@ const offers = (kind: OfferKind, labels: readonly string[], detail?: string): Of
 
 /** `before` is the line's text up to the cursor, without the word being typed. */
 export function offersAt(before: string, words: ClusterWords): Offer[] {
+  return contextOffers(before, words) ?? [...offers('keyword', KEYWORDS), ...offers('reason', REASONS, 'disruption reason')];
+}
+
+/**
+ * What the context before the cursor calls for; undefined where any keyword or reason might
+ * follow. A trigger character (a space, a quote, `(`, `,`) opens completion only for these:
+ * every space in a statement would otherwise open the list of every keyword, which typing a
+ * letter of the word (or Ctrl+Space) brings up anyway.
+ */
+export function contextOffers(before: string, words: ClusterWords): Offer[] | undefined {
   const quotes = (before.match(/"/g) ?? []).length;
   const tokens: string[] = (quotes % 2 === 1 ? before.slice(0, before.lastIndexOf('"')) : before).match(WORD) ?? [];
   const prev = tokens.at(-1);
@@ -52,5 +62,5 @@ export function offersAt(before: string, words: ClusterWords): Offer[] {
   }
   if (first === 'allow' && /^\d/.test(prev ?? '')) return [...reasons(), ...offers('keyword', ['only'])];
   if (tokens.length === 0) return offers('keyword', [...STATEMENT_KEYWORDS, 'policy', 'schedule']);
-  return [...offers('keyword', KEYWORDS), ...reasons()];
+  return undefined;
 }

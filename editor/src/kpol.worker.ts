@@ -5,11 +5,15 @@
 import { formatSource } from '../../grammar/format.js';
 import { Evaluator } from '../../src/eval/evaluate-cluster.js';
 import { connect, diagnosticsFor, Parsers, previewFor, type Connected } from './analysis.js';
+import { DocMirror } from './doc-mirror.js';
+import { IncrementalChecker } from './incremental-check.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 let cluster: Connected | undefined;
 const evaluator = new Evaluator();
 const parsers = new Parsers();
+const checker = new IncrementalChecker();
+const mirror = new DocMirror();
 let newestPreview = 0;
 
 const post = (m: FromWorker) => (self as unknown as Worker).postMessage(m);
@@ -22,7 +26,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
         cluster = connect(m.cluster);
         return;
       case 'check':
-        return post({ kind: 'diagnostics', seq: m.seq, diagnostics: diagnosticsFor(m.doc, cluster, parsers) });
+        return post({ kind: 'diagnostics', seq: m.seq, diagnostics: diagnosticsFor(mirror.apply(m), cluster, checker) });
       case 'preview': {
         newestPreview = m.seq;
         // Yield once so that checks queued behind this preview run first.

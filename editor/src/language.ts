@@ -4,7 +4,7 @@
 import { KPOL_LANGUAGE_ID, kpolMonarch } from '../../grammar/monarch.js';
 import { NAME_PATTERN } from '../../grammar/tokens.js';
 import type { ClusterWords } from './cluster-words.js';
-import { offersAt, type OfferKind } from './completion.js';
+import { contextOffers, offersAt, type OfferKind } from './completion.js';
 import { KEYWORD_DOCS, REASON_DOCS } from './keyword-docs.js';
 import { fixesAt, MARKER_OWNER } from './markers.js';
 import { monaco } from './monaco.js';
@@ -39,7 +39,7 @@ export function registerKpol(hooks: LanguageHooks): void {
 
   monaco.languages.registerCompletionItemProvider(id, {
     triggerCharacters: [' ', '"', '(', ','],
-    provideCompletionItems(model, position) {
+    provideCompletionItems(model, position, context) {
       const word = model.getWordUntilPosition(position);
       const line = model.getLineContent(position.lineNumber);
       const inString = ((line.slice(0, position.column - 1).match(/"/g) ?? []).length % 2) === 1;
@@ -47,7 +47,9 @@ export function registerKpol(hooks: LanguageHooks): void {
       const startColumn = inString ? line.lastIndexOf('"', position.column - 2) + 2 : word.startColumn;
       const before = line.slice(0, startColumn - 1);
       const range = { startLineNumber: position.lineNumber, endLineNumber: position.lineNumber, startColumn, endColumn: inString ? position.column : word.endColumn };
-      const suggestions = offersAt(before, hooks.words()).map((o, i) => ({
+      const typed = context.triggerKind === monaco.languages.CompletionTriggerKind.TriggerCharacter;
+      const list = typed ? contextOffers(before, hooks.words()) ?? [] : offersAt(before, hooks.words());
+      const suggestions = list.map((o, i) => ({
         label: o.label, kind: KIND[o.kind], insertText: o.label, range, sortText: String(i).padStart(5, '0'),
         ...(o.detail && { detail: o.detail }),
         ...(o.kind === 'keyword' && KEYWORD_DOCS[o.label] && { documentation: { value: KEYWORD_DOCS[o.label] } }),

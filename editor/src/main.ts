@@ -63,11 +63,22 @@ const editor = monaco.editor.create($('editor'), {
 });
 
 function doc(): EditedDoc {
+  return { fileName: fileName(), text: model.getValue(), others: others() };
+}
+
+// The controller's names for ConfigMap keys (src/policy/load.ts), so diagnostics read the same.
+function fileName(): string {
   const a = current?.address;
-  // The controller's names for ConfigMap keys (src/policy/load.ts), so diagnostics read the same.
-  const fileName = a ? `configmap/${a.namespace}/${a.name}/${a.key}` : 'policy.kpol';
-  const others: PolicySource[] = stored.filter((p) => p.applied !== false).map((p) => ({ fileName: `configmap/${p.namespace}/${p.name}/${p.key}`, text: p.text }));
-  return { fileName, text: model.getValue(), others };
+  return a ? `configmap/${a.namespace}/${a.name}/${a.key}` : 'policy.kpol';
+}
+
+// Rebuilt only when the stored policies change, so that a check sends them only then.
+let othersOf: { stored: StoredPolicy[]; others: PolicySource[] } | undefined;
+function others(): PolicySource[] {
+  if (othersOf?.stored !== stored) {
+    othersOf = { stored, others: stored.filter((p) => p.applied !== false).map((p) => ({ fileName: `configmap/${p.namespace}/${p.name}/${p.key}`, text: p.text })) };
+  }
+  return othersOf.others;
 }
 
 function markStale(): void {
@@ -82,10 +93,10 @@ function renderProblems(d: Diagnostic[]): void {
 }
 
 let suppressDraft = false;
-model.onDidChangeContent(() => {
-  const d = doc();
-  sentText.set(workers.check(d), d.text);
-  workers.preview(doc());
+model.onDidChangeContent((e) => {
+  workers.edited(e);
+  sentText.set(workers.check({ fileName: fileName(), others: others(), model }), model.getValue());
+  workers.preview(doc);
   if (suppressDraft || !current) return;
   // localStorage writes are synchronous: keep them off the keystroke path, but never lose one.
   clearTimeout(draftTimer);
@@ -125,7 +136,7 @@ async function refreshCluster(): Promise<void> {
   const cluster = await api.cluster();
   words = clusterWords(cluster.objects);
   workers.setCluster(cluster);
-  workers.preview(doc(), 0);
+  workers.preview(doc, 0);
 }
 
 function fillPolicyList(): void {
@@ -136,6 +147,8 @@ function fillPolicyList(): void {
 
 async function save(): Promise<void> {
   if (!current) return;
+  // Keep the draft now: its timer would otherwise overwrite what the save says below.
+  if (draftTimer !== undefined) keepDraft();
   if (hasErrors(diagnostics)) {
     status('The policy has errors: kept as a draft in this browser, not saved and not applied.', 'warn');
     return;

@@ -21,9 +21,32 @@ export interface EditedDoc {
   others: PolicySource[];
 }
 
+/** One replacement, in offsets of the text before it (Monaco's content change). */
+export interface TextEdit {
+  offset: number;
+  length: number;
+  text: string;
+}
+
+/**
+ * The edited text as the check worker is to hold it: whole, or the edits that take the
+ * version it holds (`base`) to `version`, applied in order. `length` is the result's length,
+ * a cheap guard against a worker that lost track.
+ */
+export type TextSync =
+  | { kind: 'full'; version: number; text: string }
+  | { kind: 'edits'; base: number; version: number; edits: TextEdit[]; length: number };
+
+/** A check of the edited document; `others` is left out when unchanged since the last check. */
+export interface CheckRequest {
+  fileName: string;
+  sync: TextSync;
+  others?: PolicySource[];
+}
+
 export type ToWorker =
   | { kind: 'cluster'; cluster: ClusterData }
-  | { kind: 'check'; seq: number; doc: EditedDoc }
+  | ({ kind: 'check'; seq: number } & CheckRequest)
   | { kind: 'preview'; seq: number; doc: EditedDoc }
   | { kind: 'format'; seq: number; text: string }
   | { kind: 'ping'; seq: number };

@@ -3,9 +3,12 @@
 // and formatting (fast, every keystroke), the other computes previews (a week of evaluations)
 // so a preview never delays markers. Checks are debounced by coalescing: at most one is in
 // flight and only the newest text waits behind it, so a burst of keystrokes costs one check
-// per round trip, and a single keystroke is checked at once.
+// per round trip, and a single keystroke is checked at once. A check carries only the edits
+// made since the previous one (edit-log.ts); the worker keeps the text (doc-mirror.ts).
 import type { Diagnostic } from '../../grammar/diagnostic.js';
+import type { PolicySource } from '../../src/policy/load.js';
 import type { Preview } from './analysis.js';
+import { EditLog, type ContentChange } from './edit-log.js';
 import type { ClusterData, EditedDoc, FromWorker, ToWorker } from './protocol.js';
 import KpolWorker from './kpol.worker.ts?worker';
 
@@ -17,12 +20,30 @@ export interface WorkerCallbacks {
   failed(message: string): void;
 }
 
+/** The edited document, read when a check is sent (Monaco's ITextModel has these methods). */
+export interface CheckedModel {
+  getVersionId(): number;
+  getValueLength(): number;
+  getValue(): string;
+}
+
+export interface CheckSource {
+  fileName: string;
+  /** The same array until the other sources change: only then is it sent again. */
+  others: PolicySource[];
+  model: CheckedModel;
+}
+
 export class KpolWorkers {
   private readonly checker = new KpolWorker();
   private readonly previewer = new KpolWorker();
   private seq = 0;
   private inFlight = false;
-  private queued: { seq: number; doc: EditedDoc } | undefined;
+  private queued: { seq: number; source: CheckSource } | undefined;
+  private readonly log = new EditLog();
+  private sentOthers: PolicySource[] | undefined;
+  private lastSent: CheckSource | undefined;
+  private resending = false;
   private previewTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly waiting = new Map<number, (m: FromWorker) => void>();
 
@@ -38,18 +59,23 @@ export class KpolWorkers {
     this.previewer.postMessage(m);
   }
 
-  /** Requests diagnostics for `doc`; returns the request's sequence number. */
-  check(doc: EditedDoc): number {
+  /** Every change of the checked model, in order, before the check it causes. */
+  edited(change: ContentChange): void {
+    this.log.record(change);
+  }
+
+  /** Requests diagnostics for the model as it is when the request is sent; returns its sequence number. */
+  check(source: CheckSource): number {
     const seq = ++this.seq;
-    if (this.inFlight) this.queued = { seq, doc };
-    else this.sendCheck(seq, doc);
+    if (this.inFlight) this.queued = { seq, source };
+    else this.sendCheck(seq, source);
     return seq;
   }
 
-  /** Requests a preview after typing pauses. */
-  preview(doc: EditedDoc, delayMs = PREVIEW_DELAY_MS): void {
+  /** Requests a preview after typing pauses, of the document as it is then. */
+  preview(doc: () => EditedDoc, delayMs = PREVIEW_DELAY_MS): void {
     clearTimeout(this.previewTimer);
-    this.previewTimer = setTimeout(() => this.previewer.postMessage({ kind: 'preview', seq: ++this.seq, doc } satisfies ToWorker), delayMs);
+    this.previewTimer = setTimeout(() => this.previewer.postMessage({ kind: 'preview', seq: ++this.seq, doc: doc() } satisfies ToWorker), delayMs);
   }
 
   format(text: string): Promise<string | undefined> {
@@ -68,9 +94,14 @@ export class KpolWorkers {
     });
   }
 
-  private sendCheck(seq: number, doc: EditedDoc): void {
+  private sendCheck(seq: number, source: CheckSource): void {
     this.inFlight = true;
-    this.checker.postMessage({ kind: 'check', seq, doc } satisfies ToWorker);
+    this.lastSent = source;
+    const m = source.model;
+    const sync = this.log.take(m.getVersionId(), m.getValueLength(), () => m.getValue());
+    const others = source.others === this.sentOthers ? undefined : source.others;
+    this.sentOthers = source.others;
+    this.checker.postMessage({ kind: 'check', seq, fileName: source.fileName, sync, ...(others && { others }) } satisfies ToWorker);
   }
 
   private receive(m: FromWorker): void {
@@ -83,8 +114,15 @@ export class KpolWorkers {
       case 'failed':
         this.cb.failed(`${m.during}: ${m.message}`);
         if (m.during !== 'check') return;
+        // The worker may no longer hold the text: the next check sends it whole, at once.
+        this.log.reset();
+        this.sentOthers = undefined;
+        // Only once: a check that fails on the whole text too is the checker's failure, reported above.
+        if (!this.queued && this.lastSent && !this.resending) this.queued = { seq: ++this.seq, source: this.lastSent };
+        this.resending = !this.resending && this.queued !== undefined;
         return this.checkDone();
       case 'diagnostics':
+        this.resending = false;
         this.cb.diagnostics(m.diagnostics, m.seq);
         return this.checkDone();
       case 'preview':
@@ -104,6 +142,6 @@ export class KpolWorkers {
     if (!this.queued) return;
     const q = this.queued;
     this.queued = undefined;
-    this.sendCheck(q.seq, q.doc);
+    this.sendCheck(q.seq, q.source);
   }
 }

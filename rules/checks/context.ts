@@ -49,10 +49,21 @@ export interface CheckContext {
   nowMs?: number;
 }
 
+/**
+ * What a stage reads, which decides what may be re-checked alone (editor/src/incremental-check.ts):
+ * - `file`: one file's top-level declarations, never a policy;
+ * - `policy`: one policy and its file's schedule table, nothing of any other policy; it gives
+ *   the same reports whether run over every policy or over one policy alone;
+ * - `all`: every policy checked together. It decides from names and counts, never from
+ *   positions, so only the ranges it reports depend on where policies lie in their files.
+ */
+export type StageReach = 'file' | 'policy' | 'all';
+
 /** A named, ordered step of the checker. `why` states the reason for its position. */
 export interface Stage {
   name: string;
   why: string;
+  reach: StageReach;
   run: (ctx: CheckContext) => void;
 }
 

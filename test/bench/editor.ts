@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The editor in Chromium against a real `kpol serve`: time from a keystroke (keydown) to the
 // updated markers for a 1,000-line policy, with baselines from the same run — a no-op round
-// trip to the same worker, the same (piecewise-parsed) check in Node, and the whole-text
-// parse + check in Node — and the editor bundle's size.
+// trip to the same worker, the same (incremental) check in Node, and the whole-text parse +
+// check in Node — and the editor bundle's size.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { connect, diagnosticsFor, Parsers } from '../../editor/src/analysis.js';
+import { connect, diagnosticsFor } from '../../editor/src/analysis.js';
+import { IncrementalChecker } from '../../editor/src/incremental-check.js';
 import { ensureChromium, launchBrowser } from '../editor/browser.js';
 import { ensureEditorBuilt } from '../editor/editor-build.js';
 import { placeCursor, setText } from '../editor/page.js';
@@ -79,10 +80,10 @@ export async function editorBench(): Promise<Line[]> {
     const connected = connect(cluster);
     const doc = { fileName: 'ConfigMap kpol-system/bench bench.kpol', text, others: [] };
     const nodeTimes: number[] = [];
-    const parsers = new Parsers();
+    const checker = new IncrementalChecker();
     for (let i = 0; i < KEYSTROKES; i++) {
       const t = performance.now();
-      diagnosticsFor({ ...doc, text: i % 2 ? text : text.replace('  budget 5\n', '  budget 5 \n') }, connected, parsers);
+      diagnosticsFor({ ...doc, text: i % 2 ? text : text.replace('  budget 5\n', '  budget 5 \n') }, connected, checker);
       nodeTimes.push(performance.now() - t);
     }
     const nodeCheck = median(nodeTimes);

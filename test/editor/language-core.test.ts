@@ -7,7 +7,7 @@ import { KEYWORDS, REASONS } from '../../grammar/tokens.js';
 import { checkSource } from '../../rules/check.js';
 import { connect, diagnosticsFor, previewFor } from '../../editor/src/analysis.js';
 import { clusterWords } from '../../editor/src/cluster-words.js';
-import { offersAt } from '../../editor/src/completion.js';
+import { contextOffers, offersAt } from '../../editor/src/completion.js';
 import { KEYWORD_DOCS, REASON_DOCS } from '../../editor/src/keyword-docs.js';
 import { simulationObjects } from '../../src/simulate/cluster-objects.js';
 import { readFileSync } from 'node:fs';
@@ -41,6 +41,13 @@ describe('completion', () => {
     expect(labels('  consolidate when ')).toEqual(['consolidation:empty', 'consolidation:empty or underutilized', 'consolidation:balanced']);
     expect(labels('  allow 3 only during "0 1 * * *" for 4h in "')).toContain('zone:Europe/Berlin');
     expect(labels('  budget 0 during "')).toEqual([]); // a cron string: nothing to offer
+  });
+  it('a trigger character opens only what the context calls for; elsewhere every keyword and reason waits for a letter', () => {
+    expect(contextOffers('  budget 5 ', words)).toBeUndefined();
+    expect(contextOffers('  consolidate when empty ', words)).toBeUndefined();
+    expect(labels('  budget 5 ')).toEqual([...KEYWORDS.map((k) => `keyword:${k}`), ...REASONS.map((r) => `reason:${r}`)]);
+    expect(contextOffers('  budget 5 for ', words)?.map((o) => o.label)).toEqual([...REASONS, 'during']);
+    expect(contextOffers('  ', words)?.map((o) => o.label)).toContain('budget');
   });
 });
 
