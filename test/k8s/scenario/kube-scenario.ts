@@ -16,6 +16,7 @@ import type { ScenarioBackend } from '../../reconciler/scenario.js';
 import { deleteNamespaces, imaged, informersCaughtUp } from '../adapter/kube-backend.js';
 import { installShippedCrds } from '../shipped-crds.js';
 import { eventually } from '../control-plane/eventually.js';
+import { ScenarioTimeline, TimelineClient } from './scenario-timeline.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 
 /** Pods naming this scheduler are left to kpol's provisioner (kube-scheduler only binds its own). */
@@ -105,26 +106,16 @@ async function behind(client: KubeClusterClient): Promise<string | undefined> {
 /** A stamp of everything the informers have seen and the client has written. */
 const stampOf = (client: KubeClusterClient): string => KINDS.map((k) => client.kindVersion(k)).join('/');
 
-/** The client with `forCreate` applied to every create (tests create pods mid-scenario too). */
-function creatingForReal(client: KubeClusterClient): KubeClusterClient {
-  return new Proxy(client, {
-    get(target, prop, receiver) {
-      if (prop === 'create') return <T extends KubeObject>(obj: T) => target.create(forCreate(obj) as T);
-      const v = Reflect.get(target, prop, receiver);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-}
-
-let previous: KubeClusterClient | undefined;
+let previous: { client: KubeClusterClient; timeline: TimelineClient } | undefined;
 export const kubeScenarioBackend: ScenarioBackend = {
   name: 'kube',
-  prepare(objects) {
-    previous?.close();
+  prepare(objects, clock) {
+    closeScenarioClient();
     const kc = new KubeConfig();
     kc.loadFromFile(sharedControlPlane().kubeconfigPath);
     const client = new KubeClusterClient(kc);
-    previous = client;
+    const timeline = new TimelineClient(client, new ScenarioTimeline(clock), KINDS, forCreate);
+    previous = { client, timeline };
     let settledAt = '';
     const settle = async () => {
       await eventually('kube-controller-manager to catch up', async () => {
@@ -139,11 +130,11 @@ export const kubeScenarioBackend: ScenarioBackend = {
       await installShippedCrds(sharedControlPlane().kubeconfigPath);
       await wipe(client);
       await client.start(KINDS);
-      for (const o of objects) await client.create(forCreate(o));
+      for (const o of objects) await timeline.create(o);
       await settle();
     })();
     return {
-      options: { cluster: creatingForReal(client), workloadControllers: false, bindPods: true },
+      options: { cluster: timeline, workloadControllers: false, bindPods: true },
       ready,
       // Nothing changed since the last settle: the controllers have nothing to catch up with.
       afterTick: async () => { if (stampOf(client) !== settledAt) await settle(); },
@@ -152,6 +143,7 @@ export const kubeScenarioBackend: ScenarioBackend = {
 };
 
 export function closeScenarioClient(): void {
-  previous?.close();
+  previous?.timeline.close();
+  previous?.client.close();
   previous = undefined;
 }
