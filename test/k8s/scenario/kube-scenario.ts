@@ -16,6 +16,7 @@ import type { ScenarioBackend } from '../../reconciler/scenario.js';
 import { deleteNamespaces, imaged, informersCaughtUp } from '../adapter/kube-backend.js';
 import { installShippedCrds } from '../shipped-crds.js';
 import { eventually } from '../control-plane/eventually.js';
+import { deleteFixtureOwners, withExistingOwners } from './fixture-owners.js';
 import { ScenarioTimeline, TimelineClient } from './scenario-timeline.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 
@@ -48,6 +49,7 @@ async function wipe(client: KubeClusterClient): Promise<void> {
   for (const kind of ['ReplicaSet', 'PodDisruptionBudget', 'ConfigMap'] as const) {
     for (const o of await client.list(kind, NS)) await ignoreMissing(client.delete({ kind, namespace: NS, name: o.metadata.name }));
   }
+  await deleteFixtureOwners(client.rest, NS);
   for (const p of await client.list<Pod>('Pod', NS)) await ignoreMissing(client.delete({ kind: 'Pod', namespace: NS, name: p.metadata.name }, { gracePeriodSeconds: 0 }));
   for (const kind of ['NodeClaim', 'Node', 'NodePool'] as const) {
     for (const o of await client.list(kind)) {
@@ -114,7 +116,7 @@ export const kubeScenarioBackend: ScenarioBackend = {
     const kc = new KubeConfig();
     kc.loadFromFile(sharedControlPlane().kubeconfigPath);
     const client = new KubeClusterClient(kc);
-    const timeline = new TimelineClient(client, new ScenarioTimeline(clock), KINDS, forCreate);
+    const timeline = new TimelineClient(client, new ScenarioTimeline(clock), KINDS, async (o) => withExistingOwners(client.rest, forCreate(o)));
     previous = { client, timeline };
     let settledAt = '';
     const settle = async () => {

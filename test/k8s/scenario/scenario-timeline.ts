@@ -73,7 +73,7 @@ export class TimelineClient implements ClusterClient {
     private readonly inner: KubeClusterClient,
     private readonly timeline: ScenarioTimeline,
     kinds: readonly Kind[],
-    private readonly prepare: (obj: KubeObject) => KubeObject = (o) => o,
+    private readonly prepare: (obj: KubeObject) => Promise<KubeObject> = async (o) => o,
   ) {
     // Watching every kind makes "first seen" happen when the informer delivers, during the tick
     // that caused the change, rather than whenever kpol next happens to read the object.
@@ -100,7 +100,7 @@ export class TimelineClient implements ClusterClient {
   }
 
   async create<T extends KubeObject>(obj: T): Promise<T> {
-    return this.seen(await this.inner.create(this.prepare(untimed(obj)) as T));
+    return this.seen(await this.inner.create((await this.prepare(untimed(obj))) as T));
   }
 
   async update<T extends KubeObject>(obj: T): Promise<T> {
