@@ -6,7 +6,8 @@
 // scenario's pods name a scheduler that kube-scheduler leaves alone, so placements are kpol's
 // simulation on both backends. After every tick the harness waits until the real controllers
 // have caught up with what the tick changed, as the in-memory runtime's in-process controllers
-// have by construction.
+// have by construction. The runtime reads through a TimelineClient, which puts the server's
+// timestamps on the scenario's fake clock (see scenario-timeline.ts).
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Kind } from '../../../src/cluster/client.js';
 import { isApiError } from '../../../src/cluster/client.js';
