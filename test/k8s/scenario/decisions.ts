@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a scenario decided, in order, in a form two backends' runs can be compared by: each
 // disruption command started (method, reason, the NodeClaims it disrupts, the pool and instance
-// types of each replacement) and each forceful expiration and interruption. The tick a decision was made
-// on is kept beside it, to print: the suites assert the times they care about themselves.
+// types of each replacement) and each forceful expiration and interruption, each with the tick
+// (index in the scenario's history) it was made on.
 import type { TickResult } from '../../../src/runtime/runtime.js';
 
 export interface Decision {
