@@ -150,3 +150,16 @@ export function closeScenarioClient(): void {
   previous?.client.close();
   previous = undefined;
 }
+
+/**
+ * After a file's last scenario: closes its client and wipes what it left. The next test file
+ * on the shared control plane may run `kpol run`, which would adopt the leftover NodeClaims'
+ * machines and act on the leftover pool and pods.
+ */
+export async function finishScenarios(): Promise<void> {
+  if (!previous) return;
+  closeScenarioClient();
+  const kc = new KubeConfig();
+  kc.loadFromFile(sharedControlPlane().kubeconfigPath);
+  await wipe(new KubeClusterClient(kc));
+}

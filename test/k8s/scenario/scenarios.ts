@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, vi } from
 import type { RunnerTestCase } from 'vitest';
 import { memoryScenarioBackend, observeScenarios, useScenarioBackend, type Scenario, type ScenarioBackend } from '../../reconciler/scenario.js';
 import { decisionsOf, type Decision } from './decisions.js';
-import { closeScenarioClient, kubeScenarioBackend } from './kube-scenario.js';
+import { finishScenarios, kubeScenarioBackend } from './kube-scenario.js';
 
 const MEMORY = 'on the in-memory API server';
 const KUBE = 'on the real API server';
@@ -52,9 +52,9 @@ export async function onBothServers(suite: string): Promise<void> {
 
   describe(KUBE, async () => {
     onBackend(kubeScenarioBackend);
-    afterAll(() => {
-      closeScenarioClient();
+    afterAll(async () => {
       observeScenarios(undefined);
+      await finishScenarios();
     });
     afterEach(({ task }) => {
       const key = keyOf(task);
