@@ -70,6 +70,13 @@ export function useScenarioBackend(b: ScenarioBackend): void {
   backend = b;
 }
 
+let observer: ((s: Scenario) => void) | undefined;
+
+/** Calls `fn` with every Scenario created afterwards in this test file (to compare their decisions across backends). */
+export function observeScenarios(fn: ((s: Scenario) => void) | undefined): void {
+  observer = fn;
+}
+
 export class Scenario {
   readonly clock: FakeClock;
   readonly rt: Runtime;
@@ -83,6 +90,7 @@ export class Scenario {
     this.ready = prepared.ready;
     this.afterTick = prepared.afterTick;
     this.rt = new Runtime({ clock: this.clock, objects, policies: pol, ...o, ...prepared.options });
+    observer?.(this);
   }
 
   async tick(stepMs = 10_000): Promise<TickResult> {

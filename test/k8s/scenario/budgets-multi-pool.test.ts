@@ -1,4 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import { onRealServer } from './scenarios.js';
+import { onBothServers } from './scenarios.js';
 
-await onRealServer(() => import('../../reconciler/budgets-multi-pool.test.js'));
+await onBothServers('budgets-multi-pool');

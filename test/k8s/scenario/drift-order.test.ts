@@ -1,4 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import { onRealServer } from './scenarios.js';
+import { onBothServers } from './scenarios.js';
 
-await onRealServer(() => import('../../reconciler/drift-order.test.js'));
+await onBothServers('drift-order');

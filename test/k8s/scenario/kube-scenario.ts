@@ -6,7 +6,8 @@
 // scenario's pods name a scheduler that kube-scheduler leaves alone, so placements are kpol's
 // simulation on both backends. After every tick the harness waits until the real controllers
 // have caught up with what the tick changed, as the in-memory runtime's in-process controllers
-// have by construction.
+// have by construction. The runtime reads through a TimelineClient, which puts the server's
+// timestamps on the scenario's fake clock (see scenario-timeline.ts).
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Kind } from '../../../src/cluster/client.js';
 import { isApiError } from '../../../src/cluster/client.js';
@@ -16,6 +17,8 @@ import type { ScenarioBackend } from '../../reconciler/scenario.js';
 import { deleteNamespaces, imaged, informersCaughtUp } from '../adapter/kube-backend.js';
 import { installShippedCrds } from '../shipped-crds.js';
 import { eventually } from '../control-plane/eventually.js';
+import { deleteFixtureOwners, withExistingOwners } from './fixture-owners.js';
+import { ScenarioTimeline, TimelineClient } from './scenario-timeline.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 
 /** Pods naming this scheduler are left to kpol's provisioner (kube-scheduler only binds its own). */
@@ -47,6 +50,7 @@ async function wipe(client: KubeClusterClient): Promise<void> {
   for (const kind of ['ReplicaSet', 'PodDisruptionBudget', 'ConfigMap'] as const) {
     for (const o of await client.list(kind, NS)) await ignoreMissing(client.delete({ kind, namespace: NS, name: o.metadata.name }));
   }
+  await deleteFixtureOwners(client.rest, NS);
   for (const p of await client.list<Pod>('Pod', NS)) await ignoreMissing(client.delete({ kind: 'Pod', namespace: NS, name: p.metadata.name }, { gracePeriodSeconds: 0 }));
   for (const kind of ['NodeClaim', 'Node', 'NodePool'] as const) {
     for (const o of await client.list(kind)) {
@@ -105,26 +109,16 @@ async function behind(client: KubeClusterClient): Promise<string | undefined> {
 /** A stamp of everything the informers have seen and the client has written. */
 const stampOf = (client: KubeClusterClient): string => KINDS.map((k) => client.kindVersion(k)).join('/');
 
-/** The client with `forCreate` applied to every create (tests create pods mid-scenario too). */
-function creatingForReal(client: KubeClusterClient): KubeClusterClient {
-  return new Proxy(client, {
-    get(target, prop, receiver) {
-      if (prop === 'create') return <T extends KubeObject>(obj: T) => target.create(forCreate(obj) as T);
-      const v = Reflect.get(target, prop, receiver);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-}
-
-let previous: KubeClusterClient | undefined;
+let previous: { client: KubeClusterClient; timeline: TimelineClient } | undefined;
 export const kubeScenarioBackend: ScenarioBackend = {
   name: 'kube',
-  prepare(objects) {
-    previous?.close();
+  prepare(objects, clock) {
+    closeScenarioClient();
     const kc = new KubeConfig();
     kc.loadFromFile(sharedControlPlane().kubeconfigPath);
     const client = new KubeClusterClient(kc);
-    previous = client;
+    const timeline = new TimelineClient(client, new ScenarioTimeline(clock), KINDS, async (o) => withExistingOwners(client.rest, forCreate(o)));
+    previous = { client, timeline };
     let settledAt = '';
     const settle = async () => {
       await eventually('kube-controller-manager to catch up', async () => {
@@ -139,11 +133,11 @@ export const kubeScenarioBackend: ScenarioBackend = {
       await installShippedCrds(sharedControlPlane().kubeconfigPath);
       await wipe(client);
       await client.start(KINDS);
-      for (const o of objects) await client.create(forCreate(o));
+      for (const o of objects) await timeline.create(o);
       await settle();
     })();
     return {
-      options: { cluster: creatingForReal(client), workloadControllers: false, bindPods: true },
+      options: { cluster: timeline, workloadControllers: false, bindPods: true },
       ready,
       // Nothing changed since the last settle: the controllers have nothing to catch up with.
       afterTick: async () => { if (stampOf(client) !== settledAt) await settle(); },
@@ -152,6 +146,20 @@ export const kubeScenarioBackend: ScenarioBackend = {
 };
 
 export function closeScenarioClient(): void {
-  previous?.close();
+  previous?.timeline.close();
+  previous?.client.close();
   previous = undefined;
+}
+
+/**
+ * After a file's last scenario: closes its client and wipes what it left. The next test file
+ * on the shared control plane may run `kpol run`, which would adopt the leftover NodeClaims'
+ * machines and act on the leftover pool and pods.
+ */
+export async function finishScenarios(): Promise<void> {
+  if (!previous) return;
+  closeScenarioClient();
+  const kc = new KubeConfig();
+  kc.loadFromFile(sharedControlPlane().kubeconfigPath);
+  await wipe(new KubeClusterClient(kc));
 }

@@ -1,4 +1,0 @@
-// SPDX-License-Identifier: Apache-2.0
-import { onRealServer } from './scenarios.js';
-
-await onRealServer(() => import('../../reconciler/balanced.test.js'));
