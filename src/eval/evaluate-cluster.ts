@@ -20,6 +20,12 @@ import { resolvePolicies } from './resolve-policies.js';
 
 const sameElements = (a: readonly object[], b: readonly object[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** A policy's `window:<id>` facts at an instant, and the budgets that cannot be evaluated. */
+interface WindowFacts {
+  windows: Record<string, boolean>;
+  errors: string[];
+}
+
 /** The policy a node falls back to when its NodePool is unknown: built-in rules only. */
 const ORPHAN: PolicySpec = {
   name: '(no nodepool)', origin: 'karpenter', target: { kind: 'names', names: [] },
@@ -73,7 +79,7 @@ export class Evaluator {
   }
 
   /** `window:<id>` facts and the number of budgets that cannot be evaluated (fail closed). */
-  windowFacts(engine: GraphEngine, nowMs: number): { windows: Record<string, boolean>; errors: string[] } {
+  windowFacts(engine: GraphEngine, nowMs: number): WindowFacts {
     const windows: Record<string, boolean> = {};
     const errors: string[] = [];
     for (const b of engine.graph.spec.budgets) if (b.error) errors.push(`budget ${b.id}: ${b.error}`);
@@ -94,13 +100,12 @@ export class Evaluator {
    * What the governing policies' rules read of time at `nowMs`, joined: every window fact, and
    * where each instant a rule compares `now` with (a freeze's bounds) lies relative to it.
    */
-  private poolWindowKey(policies: Iterable<PolicySpec>, nowMs: number): string {
+  private poolWindowKey(policies: Iterable<PolicySpec>, nowMs: number, windowsOf: (policy: PolicySpec) => WindowFacts): string {
     let key = '';
     for (const policy of policies) {
-      const engine = this.engineFor(policy);
-      const { windows, errors } = this.windowFacts(engine, nowMs);
+      const { windows, errors } = windowsOf(policy);
       for (const on of Object.values(windows)) key += on ? '1' : '0';
-      for (const at of nowThresholds(engine)) key += nowMs < at ? '<' : nowMs === at ? '=' : '>';
+      for (const at of nowThresholds(this.engineFor(policy))) key += nowMs < at ? '<' : nowMs === at ? '=' : '>';
       key += `${errors.length};`;
     }
     return key;
@@ -109,8 +114,15 @@ export class Evaluator {
   async evaluate(index: ClusterIndex, policies: readonly PolicySpec[], nowMs: number, state: DisruptionState = NO_DISRUPTION_STATE): Promise<EvalOutput> {
     const { byPool, warnings } = resolvePolicies(index.snapshot.nodePools, policies);
     const governing = new Set([...byPool.values()].map((g) => g.policy));
+    // Each policy's window facts at this instant, computed once: the reuse check and the pool rules both read them.
+    const windowFacts = new Map<PolicySpec, WindowFacts>();
+    const windowsOf = (policy: PolicySpec): WindowFacts => {
+      let w = windowFacts.get(policy);
+      if (!w) windowFacts.set(policy, (w = this.windowFacts(this.engineFor(policy), nowMs)));
+      return w;
+    };
     const stateNow = this.reuse ? stateKey(state) : undefined;
-    const poolWindows = stateNow === undefined ? '' : this.poolWindowKey(governing, nowMs);
+    const poolWindows = stateNow === undefined ? '' : this.poolWindowKey(governing, nowMs, windowsOf);
     const kept = this.span;
     if (stateNow !== undefined && kept?.holds(index, policies, stateNow, poolWindows, nowMs)) {
       this.nodeStats.evaluationsReused++;
@@ -136,7 +148,7 @@ export class Evaluator {
       let p = perPolicy.get(policy);
       if (!p) {
         const engine = this.engineFor(policy);
-        const { windows, errors } = this.windowFacts(engine, nowMs);
+        const { windows, errors } = windowsOf(policy);
         const facts = { now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts;
         let windowKey = '';
         for (const [id, on] of Object.entries(windows)) if (id.startsWith('window:w:')) windowKey += on ? '1' : '0';
