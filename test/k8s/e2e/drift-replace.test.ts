@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sharedControlPlane } from '../control-plane/inject.js';
-import { apply, cleanup, describeDisrupting, disruptingNodes, events, nodePool, poolState, readyPods, sampleUntil, seedDrift } from './e2e-cluster.js';
+import { apply, cleanup, deployment, describeDisrupting, disruptingNodes, events, nodePool, policyConfigMap, poolState, prepare, readyPods, sampleUntil } from './e2e-cluster.js';
 import { killStrays, startKpol } from './kpol-process.js';
 
 const cp = sharedControlPlane();
@@ -16,6 +16,15 @@ const ns = `kpol-e2e-drift-${id}`;
 const pool = `e2e-drift-${id}`;
 const REPLICAS = 4;
 
+const pdb = `
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: { name: web, namespace: ${ns} }
+spec:
+  maxUnavailable: 1
+  selector: { matchLabels: { app: web } }
+`;
+
 afterAll(async () => {
   killStrays();
   await cleanup(cp, ns, pool);
@@ -23,7 +32,16 @@ afterAll(async () => {
 
 describe('e2e 1: drift replaced one node at a time within the budget, PDB enforced by the Eviction API', () => {
   it('replaces every drifted node, never more than one at a time, and the pods land on the replacements', async () => {
-    await seedDrift(cp, ns, pool, REPLICAS);
+    await prepare(cp, ns);
+    await apply(cp, nodePool(pool, '1'));
+    await apply(cp, policyConfigMap(ns, 'drift-policy', `
+      policy drift-one for nodepool ${pool} {
+        consolidate when empty after 10m
+        budget 1 for Drifted
+      }`));
+    // 800m CPU each: two pods per m5.large, so two nodes; the PDB lets one pod be away at a time.
+    await apply(cp, deployment(ns, 'web', pool, REPLICAS, '800m'));
+    await apply(cp, pdb);
     const kpol = await startKpol(cp.kubeconfigPath, ns);
     const read = () => poolState(cp, pool, ns);
 

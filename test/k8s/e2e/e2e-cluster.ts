@@ -91,28 +91,6 @@ spec:
 `;
 }
 
-/**
- * The drift scenario tests 1 and 4 share: a NodePool, a policy allowing one Drifted node at a
- * time, a Deployment of 800m pods (two per m5.large, so two nodes) and a PDB letting one pod be
- * away at a time.
- */
-export async function seedDrift(cp: ControlPlane, ns: string, pool: string, replicas: number, o: DeploymentOptions = {}): Promise<void> {
-  await prepare(cp, ns);
-  await apply(cp, nodePool(pool, '1'));
-  await apply(cp, policyConfigMap(ns, 'drift-policy', `
-    policy drift-one for nodepool ${pool} {
-      consolidate when empty after 10m
-      budget 1 for Drifted
-    }`));
-  await apply(cp, deployment(ns, 'web', pool, replicas, '800m', o));
-  await apply(cp, `
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata: { name: web, namespace: ${ns} }
-spec: { maxUnavailable: 1, selector: { matchLabels: { app: web } } }
-`);
-}
-
 export interface PoolState {
   nodeClaims: NodeClaim[];
   nodes: Node[];

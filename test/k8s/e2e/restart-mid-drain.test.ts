@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sharedControlPlane } from '../control-plane/inject.js';
-import { apply, cleanup, describeDisrupting, disruptingNodes, nodePool, poolState, readyPods, sampleUntil, seedDrift, type PoolState } from './e2e-cluster.js';
+import { apply, cleanup, deployment, describeDisrupting, disruptingNodes, nodePool, policyConfigMap, poolState, prepare, readyPods, sampleUntil, type PoolState } from './e2e-cluster.js';
 import { killStrays, startKpol } from './kpol-process.js';
 
 const cp = sharedControlPlane();
@@ -29,8 +29,21 @@ const drainingNode = (s: PoolState): string | undefined => s.nodeClaims
 
 describe('e2e 4: the controller killed mid-drain and restarted', () => {
   it('resumes from cluster state and finishes within the budget, with no orphaned machine', async () => {
+    await prepare(cp, ns);
+    await apply(cp, nodePool(pool, '1'));
+    await apply(cp, policyConfigMap(ns, 'drift-policy', `
+      policy drift-one for nodepool ${pool} {
+        consolidate when empty after 10m
+        budget 1 for Drifted
+      }`));
     // Pods take 8 s to leave once evicted, so a drain lasts long enough to be interrupted.
-    await seedDrift(cp, ns, pool, REPLICAS, { graceSeconds: 8 });
+    await apply(cp, deployment(ns, 'web', pool, REPLICAS, '800m', { graceSeconds: 8 }));
+    await apply(cp, `
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: { name: web, namespace: ${ns} }
+spec: { maxUnavailable: 1, selector: { matchLabels: { app: web } } }
+`);
     const first = await startKpol(cp.kubeconfigPath, ns);
     const read = () => poolState(cp, pool, ns);
     const budget = (s: PoolState) => {
