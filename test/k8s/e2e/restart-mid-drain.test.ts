@@ -86,7 +86,10 @@ spec: { maxUnavailable: 1, selector: { matchLabels: { app: web } } }
     expect(await second.stop('SIGTERM')).toBe(0);
     const cloud = second.logs().find((l) => l.msg === 'cloud at stop') as { instances: string[]; orphans: string[] } | undefined;
     expect(cloud).toBeDefined();
+    // No machine runs without a NodeClaim, and each of this pool's NodeClaims has its machine.
+    // (Not "exactly these machines": the restarted process adopts every NodeClaim on the shared
+    // control plane, other test files' pools included — one such extra instance failed a CI run.)
     expect(cloud!.orphans).toEqual([]);
-    expect([...cloud!.instances].sort()).toEqual(claimIDs);
+    expect(claimIDs.filter((id) => !cloud!.instances.includes(id!))).toEqual([]);
   }, 300_000);
 });
