@@ -5,6 +5,7 @@
 import { formatSource } from '../../grammar/format.js';
 import { Evaluator } from '../../src/eval/evaluate-cluster.js';
 import { connect, diagnosticsFor, Parsers, previewFor, type Connected } from './analysis.js';
+import { AnswerSlot } from './answer-slot.js';
 import { DocMirror } from './doc-mirror.js';
 import { IncrementalChecker } from './incremental-check.js';
 import type { FromWorker, ToWorker } from './protocol.js';
@@ -15,6 +16,7 @@ const parsers = new Parsers();
 const checker = new IncrementalChecker();
 const mirror = new DocMirror();
 let newestPreview = 0;
+let slot: AnswerSlot | undefined;
 
 const post = (m: FromWorker) => (self as unknown as Worker).postMessage(m);
 
@@ -25,8 +27,14 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       case 'cluster':
         cluster = connect(m.cluster);
         return;
-      case 'check':
-        return post({ kind: 'diagnostics', seq: m.seq, diagnostics: diagnosticsFor(mirror.apply(m), cluster, checker) });
+      case 'slot':
+        slot = new AnswerSlot(m.buffer);
+        return;
+      case 'check': {
+        const diagnostics = diagnosticsFor(mirror.apply(m), cluster, checker);
+        slot?.write(m.seq, diagnostics);
+        return post({ kind: 'diagnostics', seq: m.seq, diagnostics });
+      }
       case 'preview': {
         newestPreview = m.seq;
         // Yield once so that checks queued behind this preview run first.

@@ -62,6 +62,9 @@ const editor = monaco.editor.create($('editor'), {
   quickSuggestions: { other: true, strings: true, comments: false }, renderValidationDecorations: 'on', fixedOverflowWidgets: true,
 });
 
+// Capture phase: before Monaco handles the key and schedules its render (worker-client.ts).
+editor.getContainerDomNode().addEventListener('keydown', () => workers.readAtNextFrame(), true);
+
 function doc(): EditedDoc {
   return { fileName: fileName(), text: model.getValue(), others: others() };
 }

@@ -46,6 +46,8 @@ export interface CheckRequest {
 
 export type ToWorker =
   | { kind: 'cluster'; cluster: ClusterData }
+  /** Shared memory where the check worker also puts each check's diagnostics (answer-slot.ts). */
+  | { kind: 'slot'; buffer: SharedArrayBuffer }
   | ({ kind: 'check'; seq: number } & CheckRequest)
   | { kind: 'preview'; seq: number; doc: EditedDoc }
   | { kind: 'format'; seq: number; text: string }

@@ -47,6 +47,11 @@ export async function serveEditorFile(res: ServerResponse, path: string, head: b
     'Cache-Control': rel.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-store',
     'X-Content-Type-Options': 'nosniff',
     ...(type.startsWith('text/html') && { 'Content-Security-Policy': CSP }),
+    // Cross-origin isolation, so the page may share memory with its check worker
+    // (editor/src/answer-slot.ts). Every file comes from this origin; the worker's script needs
+    // the embedder policy too.
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Embedder-Policy': 'require-corp',
   });
   res.end(head ? undefined : body);
   return true;

@@ -102,6 +102,26 @@ describe('the kpol editor in Chromium', () => {
     expect(await page.textContent('#status')).not.toContain('checker failed');
   });
 
+  it('reads a check’s answer from memory shared with the worker, without waiting for its message', async () => {
+    await setText(page, 'policy shared for nodepool default {\n  budget 1 for Drifted\n}\n');
+    const got = await page.evaluate(() => {
+      const { model, monaco, workers } = (globalThis as any).kpolEditor;
+      const before = { ...workers.answeredBy };
+      model.applyEdits([{ range: new monaco.Range(2, 23, 2, 23), text: 'x' }]);
+      // The page's thread stays busy from the edit to the read, so no message from the worker
+      // can have been handled: only shared memory can carry the answer.
+      const t0 = performance.now();
+      let taken = false;
+      while (!taken && performance.now() - t0 < 10_000) taken = workers.takeFromSlot();
+      const errors = monaco.editor.getModelMarkers({ owner: 'kpol' }).filter((m: any) => m.severity === 8).map((m: any) => [m.startLineNumber, m.startColumn, m.message.split('\n')[0]]);
+      return { isolated: crossOriginIsolated, taken, errors, slot: workers.answeredBy.slot - before.slot, message: workers.answeredBy.message - before.message };
+    });
+    expect(got).toEqual({ isolated: true, taken: true, errors: [[2, 16, expect.stringContaining('Driftedx')]], slot: 1, message: 0 });
+    // The worker's message for that check comes later and is dropped; the next check is answered as usual.
+    await setText(page, 'policy shared for nodepool default {\n  budget 1 for Drifted\n}\n');
+    expect(await errors(page)).toEqual([]);
+  });
+
   it('offers the "did you mean" quick fix', async () => {
     await setText(page, 'policy fix for nodepool default {\n  budget 1 for Drifed\n}\n');
     expect((await errors(page))[0].message).toMatch(/Drifed/);

@@ -27,9 +27,14 @@ describe('kpol serve', () => {
       const page = await fetch(`${s.url}/editor/`);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+      // Cross-origin isolated, so the page can share memory with its check worker.
+      expect(page.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+      expect(page.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
       const html = await page.text();
       const asset = /src="(\/editor\/assets\/[^"]+\.js)"/.exec(html)![1];
-      expect((await fetch(`${s.url}${asset}`)).headers.get('content-type')).toMatch(/javascript/);
+      const script = await fetch(`${s.url}${asset}`);
+      expect(script.headers.get('content-type')).toMatch(/javascript/);
+      expect(script.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
       expect((await fetch(`${s.url}/editor/../package.json`)).status).toBe(404);
       expect((await fetch(`${s.url}/api/editor/cluster`)).status).toBe(401);
       expect((await fetch(`${s.url}/api/status`)).status).toBe(401);
