@@ -5,11 +5,14 @@
 import type { TestProject } from 'vitest/node';
 import { ensureBuilt } from './ensure-built.js';
 import { startControlPlane } from './start-control-plane.js';
+import { installShippedCrds } from '../shipped-crds.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   ensureBuilt();
   const log = process.env.KPOL_K8S_VERBOSE ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
-  const cp = await startControlPlane({ log });
+  // The CRDs before kube-controller-manager, so that its garbage collector follows NodeClaim
+  // owner references from the first test on.
+  const cp = await startControlPlane({ log, beforeControllers: installShippedCrds });
   project.provide('k8s', { kubeconfigPath: cp.kubeconfigPath, server: cp.server, version: cp.version, logs: cp.logs });
   return () => cp.stop();
 }

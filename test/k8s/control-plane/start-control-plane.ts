@@ -34,6 +34,12 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Progress lines; default silent. */
   log?: (line: string) => void;
+  /**
+   * Runs once the apiserver is ready and before the controllers start, with the admin
+   * kubeconfig: CRDs installed here are known to kube-controller-manager's garbage collector
+   * from its start (it discovers kinds installed later only at its next resync, 30 s on).
+   */
+  beforeControllers?: (kubeconfigPath: string) => Promise<void>;
 }
 
 const POLL_MS = 100;
@@ -75,6 +81,10 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     const api = ApiClient.fromKubeconfig(kubeconfigPath);
     await waitFor('kube-apiserver /readyz', deadline, procs, async () => (await api.get('/readyz')).status === 200);
     step('kube-apiserver ready');
+    if (options.beforeControllers) {
+      await options.beforeControllers(kubeconfigPath);
+      step('prepared before the controllers');
+    }
 
     procs.start('kube-controller-manager', binaryPath('kube-controller-manager'),
       controllerManagerArgs({ pki, kubeconfig: kubeconfig('kube-controller-manager') }));
