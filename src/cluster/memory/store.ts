@@ -7,7 +7,7 @@ import type { Kind, WatchEvent } from '../client.js';
 import type { KubeObject } from '../types.js';
 import { deepCopy, deepFreeze } from './deep.js';
 import { KIND_NAMES } from './kinds.js';
-import { byNamespaceAndName, position, SortedObjects } from './sorted-objects.js';
+import { byNamespaceAndName, inNamespace, SortedObjects } from '../sorted-objects.js';
 
 const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? ''}/${name}`;
 
@@ -30,13 +30,7 @@ export class ObjectStore {
 
   /** Sorted by namespace, then name, as etcd returns them; the array is the caller's, the objects are frozen. */
   list(kind: Kind, namespace?: string): KubeObject[] {
-    const all = this.sorted.get(kind)!.read();
-    if (namespace === undefined) return all.slice();
-    // Namespaces are contiguous in the sorted array.
-    const from = position(all, { metadata: { namespace, name: '' } } as KubeObject).at;
-    let to = from;
-    while (to < all.length && all[to].metadata.namespace === namespace) to++;
-    return all.slice(from, to);
+    return inNamespace(this.sorted.get(kind)!.read(), namespace);
   }
 
   /** Stored objects with an ownerReference to an owner of this kind and name (any uid, any namespace). */

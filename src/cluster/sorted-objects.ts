@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// One kind's stored objects in list order (namespace, then name), kept current so that a list
-// is an array copy: a replacement is patched in place by binary search; additions and removals
-// are collected and merged in on the next read, so deleting 100,000 pods does not shift a
+// One kind's objects in list order (namespace, then name, as etcd returns them), kept current
+// so that a list is an array copy; used by the in-memory server's store and by each informer's
+// cache. A replacement is patched in place by binary search; additions and removals are
+// collected and merged in on the next read, so deleting 100,000 pods does not shift a
 // 150,000-element array 100,000 times.
-import type { KubeObject } from '../types.js';
+import type { KubeObject } from './types.js';
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -22,6 +23,16 @@ export function position(sorted: readonly KubeObject[], obj: KubeObject): { at: 
     else hi = mid;
   }
   return { at: lo, found: false };
+}
+
+/** The objects of `namespace` (all of them when undefined) from a sorted array, as a new array. */
+export function inNamespace(sorted: readonly KubeObject[], namespace: string | undefined): KubeObject[] {
+  if (namespace === undefined) return sorted.slice();
+  // Namespaces are contiguous in the sorted array.
+  const from = position(sorted, { metadata: { namespace, name: '' } } as KubeObject).at;
+  let to = from;
+  while (to < sorted.length && sorted[to].metadata.namespace === namespace) to++;
+  return sorted.slice(from, to);
 }
 
 export class SortedObjects {
