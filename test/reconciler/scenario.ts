@@ -53,14 +53,16 @@ export interface ScenarioBackend {
   name: string;
   /**
    * Runtime options for a new scenario seeded with `objects`, a promise that resolves once the
-   * cluster holds them, and what to wait for after each tick (asynchronous controllers).
+   * cluster holds them, and what to wait for before and after each tick: the cluster's own
+   * asynchronous controllers, and the watches, catching up with every write so far — the
+   * test's between ticks, and the tick's.
    */
-  prepare(objects: KubeObject[], clock: Clock): { options: Partial<RuntimeOptions>; ready: Promise<void>; afterTick(): Promise<void> };
+  prepare(objects: KubeObject[], clock: Clock): { options: Partial<RuntimeOptions>; ready: Promise<void>; settle(): Promise<void> };
 }
 
 export const memoryScenarioBackend: ScenarioBackend = {
   name: 'memory',
-  prepare: () => ({ options: {}, ready: Promise.resolve(), afterTick: async () => {} }),
+  prepare: () => ({ options: {}, ready: Promise.resolve(), settle: async () => {} }),
 };
 
 let backend: ScenarioBackend = memoryScenarioBackend;
@@ -82,21 +84,22 @@ export class Scenario {
   readonly rt: Runtime;
   readonly history: TickResult[] = [];
   private readonly ready: Promise<void>;
-  private readonly afterTick: () => Promise<void>;
+  private readonly settle: () => Promise<void>;
 
   constructor(objects: KubeObject[], pol: PolicySpec[] = [], o: Partial<RuntimeOptions> = {}) {
     this.clock = new FakeClock(o.clock?.now() ?? T0);
     const prepared = backend.prepare(objects, this.clock);
     this.ready = prepared.ready;
-    this.afterTick = prepared.afterTick;
+    this.settle = prepared.settle;
     this.rt = new Runtime({ clock: this.clock, objects, policies: pol, ...o, ...prepared.options });
     observer?.(this);
   }
 
   async tick(stepMs = 10_000): Promise<TickResult> {
     await this.ready;
+    await this.settle();
     const r = await this.rt.tick();
-    await this.afterTick();
+    await this.settle();
     this.history.push(r);
     this.clock.advance(stepMs);
     return r;

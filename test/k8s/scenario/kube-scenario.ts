@@ -4,9 +4,9 @@
 // seeded with the scenario's objects. kube-controller-manager runs ReplicaSets, PDB status and
 // garbage collection; kpol's provisioner keeps binding pods (through pods/binding) because the
 // scenario's pods name a scheduler that kube-scheduler leaves alone, so placements are kpol's
-// simulation on both backends. After every tick the harness waits until the real controllers
-// have caught up with what the tick changed, as the in-memory runtime's in-process controllers
-// have by construction. The runtime reads through a TimelineClient, which puts the server's
+// simulation on both backends. Before and after every tick the harness waits until the real
+// controllers and the informers have caught up with what the test and the tick changed, as the
+// in-memory runtime's in-process controllers and watches have by construction. The runtime reads through a TimelineClient, which puts the server's
 // timestamps on the scenario's fake clock (see scenario-timeline.ts).
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Kind } from '../../../src/cluster/client.js';
@@ -48,20 +48,20 @@ async function wipe(client: KubeClusterClient): Promise<void> {
   const namespaces = await client.rest.request<{ items: KubeObject[] }>({ verb: 'GET', path: '/api/v1/namespaces' });
   await deleteNamespaces(client, namespaces.items.map((n) => n.metadata.name).filter((n) => !SYSTEM_NAMESPACES.has(n)));
   for (const kind of ['ReplicaSet', 'PodDisruptionBudget', 'ConfigMap'] as const) {
-    for (const o of await client.list(kind, NS)) await ignoreMissing(client.delete({ kind, namespace: NS, name: o.metadata.name }));
+    for (const o of await client.listFromServer(kind, NS)) await ignoreMissing(client.delete({ kind, namespace: NS, name: o.metadata.name }));
   }
   await deleteFixtureOwners(client.rest, NS);
-  for (const p of await client.list<Pod>('Pod', NS)) await ignoreMissing(client.delete({ kind: 'Pod', namespace: NS, name: p.metadata.name }, { gracePeriodSeconds: 0 }));
+  for (const p of await client.listFromServer<Pod>('Pod', NS)) await ignoreMissing(client.delete({ kind: 'Pod', namespace: NS, name: p.metadata.name }, { gracePeriodSeconds: 0 }));
   for (const kind of ['NodeClaim', 'Node', 'NodePool'] as const) {
-    for (const o of await client.list(kind)) {
+    for (const o of await client.listFromServer(kind)) {
       if (o.metadata.finalizers?.length) await ignoreMissing(client.patch({ kind, name: o.metadata.name }, { metadata: { finalizers: null } }));
       await ignoreMissing(client.delete({ kind, name: o.metadata.name }, { gracePeriodSeconds: 0 }));
     }
   }
   await eventually('the previous scenario to be gone', async () => {
     const left = (await Promise.all([
-      ...(['ReplicaSet', 'PodDisruptionBudget', 'ConfigMap', 'Pod'] as const).map((k) => client.list(k, NS)),
-      ...(['NodeClaim', 'Node', 'NodePool'] as const).map((k) => client.list(k)),
+      ...(['ReplicaSet', 'PodDisruptionBudget', 'ConfigMap', 'Pod'] as const).map((k) => client.listFromServer(k, NS)),
+      ...(['NodeClaim', 'Node', 'NodePool'] as const).map((k) => client.listFromServer(k)),
     ])).flat();
     if (left.length) throw new Error(left.map((o) => `${o.kind}/${o.metadata.name}`).join(', '));
     return true;
@@ -84,10 +84,10 @@ const selects = (pdb: PodDisruptionBudget, p: Pod): boolean =>
 /** What kube-controller-manager has not yet done after the last tick, or undefined. */
 async function behind(client: KubeClusterClient): Promise<string | undefined> {
   const [pods, replicaSets, pdbs, nodes, nodeClaims] = await Promise.all([
-    client.list<Pod>('Pod', NS),
-    client.list<KubeObject & { spec: { replicas?: number }; status?: { observedGeneration?: number } }>('ReplicaSet', NS),
-    client.list<PodDisruptionBudget & { status?: { observedGeneration?: number } }>('PodDisruptionBudget', NS),
-    client.list('Node'), client.list('NodeClaim'),
+    client.listFromServer<Pod>('Pod', NS),
+    client.listFromServer<KubeObject & { spec: { replicas?: number }; status?: { observedGeneration?: number } }>('ReplicaSet', NS),
+    client.listFromServer<PodDisruptionBudget & { status?: { observedGeneration?: number } }>('PodDisruptionBudget', NS),
+    client.listFromServer('Node'), client.listFromServer('NodeClaim'),
   ]);
   const live = pods.filter((p) => !p.metadata.deletionTimestamp);
   for (const rs of replicaSets) {
@@ -116,7 +116,8 @@ export const kubeScenarioBackend: ScenarioBackend = {
     closeScenarioClient();
     const kc = new KubeConfig();
     kc.loadFromFile(sharedControlPlane().kubeconfigPath);
-    const client = new KubeClusterClient(kc);
+    // Cached reads, as `kpol run` makes them; the harness's own checks ask the server.
+    const client = new KubeClusterClient(kc, { cachedReads: true });
     const timeline = new TimelineClient(client, new ScenarioTimeline(clock), KINDS, async (o) => withExistingOwners(client.rest, forCreate(o)));
     previous = { client, timeline };
     let settledAt = '';
@@ -140,7 +141,7 @@ export const kubeScenarioBackend: ScenarioBackend = {
       options: { cluster: timeline, workloadControllers: false, bindPods: true },
       ready,
       // Nothing changed since the last settle: the controllers have nothing to catch up with.
-      afterTick: async () => { if (stampOf(client) !== settledAt) await settle(); },
+      settle: async () => { if (stampOf(client) !== settledAt) await settle(); },
     };
   },
 };
