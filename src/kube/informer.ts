@@ -6,10 +6,14 @@
 // relists and turns the difference between cache and list into ADDED/MODIFIED/DELETED events,
 // so no change is lost; other failures back off exponentially (with jitter) and retry; a
 // malformed line is logged and skipped; a handler that throws is logged. A periodic resync
-// relists the same way, so an event a proxy swallowed is repaired within `resyncMs`.
+// relists the same way, so an event a proxy swallowed is repaired within `resyncMs`. The cache
+// is kept in list order, and an object whose resourceVersion did not change stays the same
+// object across relists, so readers can tell what changed by identity.
 import { ApiError, type WatchEvent } from '../cluster/client.js';
 import type { KubeObject } from '../cluster/types.js';
 import type { Logger } from '../observe/logger.js';
+import { inNamespace, SortedObjects } from '../cluster/sorted-objects.js';
+import { deepFreeze } from '../cluster/memory/deep.js';
 import { statusError } from './api-errors.js';
 import { resourcePath, typed, type Resource } from './resources.js';
 import { isAbort, type RestClient } from './rest.js';
@@ -36,6 +40,7 @@ const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.meta
 export class Informer {
   private readonly handlers = new Set<(e: WatchEvent) => void>();
   private readonly cache = new Map<string, KubeObject>();
+  private readonly sorted = new SortedObjects(() => this.cache);
   private version = '';
   private stopped = false;
   private abort: AbortController | undefined;
@@ -102,6 +107,16 @@ export class Informer {
     return this.cache;
   }
 
+  /** The cached objects of `namespace` (every one when undefined) in list order, as a new array. */
+  listCached(namespace?: string): KubeObject[] {
+    return inNamespace(this.sorted.read(), namespace);
+  }
+
+  /** Listed, running, and its last list or watch event did not fail: the cache is as current as the watch. */
+  current(): boolean {
+    return this.lists > 0 && !this.stopped && this.failures === 0;
+  }
+
   /** Forces a relist on the next turn of the loop (the current watch is closed). */
   relist(): void {
     this.needList = true;
@@ -166,14 +181,14 @@ export class Informer {
       const key = keyOf(obj);
       seen.add(key);
       const old = this.cache.get(key);
-      this.cache.set(key, obj);
+      if (old?.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
+      this.put(key, obj);
       if (first) continue;
-      if (!old) this.dispatch({ type: 'ADDED', object: obj });
-      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.dispatch({ type: 'MODIFIED', object: obj });
+      this.dispatch({ type: old ? 'MODIFIED' : 'ADDED', object: obj });
     }
     for (const [key, old] of [...this.cache]) {
       if (seen.has(key)) continue;
-      this.cache.delete(key);
+      this.remove(key);
       if (!first) this.dispatch({ type: 'DELETED', object: old });
     }
     this.version = version;
@@ -209,8 +224,8 @@ export class Informer {
           case 'MODIFIED':
           case 'DELETED': {
             const key = keyOf(e.object);
-            if (e.type === 'DELETED') this.cache.delete(key);
-            else this.cache.set(key, e.object);
+            if (e.type === 'DELETED') this.remove(key);
+            else this.put(key, e.object);
             this.version = e.object.metadata.resourceVersion!;
             this.failures = 0;
             this.dispatch({ type: e.type, object: e.object });
@@ -226,6 +241,21 @@ export class Informer {
     } finally {
       clearTimeout(timeout);
     }
+  }
+
+  /** Cached objects are handed to every reader, so they are frozen, as the in-memory server's are. */
+  private put(key: string, obj: KubeObject): void {
+    const old = this.cache.get(key);
+    this.cache.set(key, deepFreeze(obj));
+    if (old) this.sorted.replace(old, obj);
+    else this.sorted.add(obj);
+  }
+
+  private remove(key: string): void {
+    const old = this.cache.get(key);
+    if (!old) return;
+    this.cache.delete(key);
+    this.sorted.remove(old);
   }
 
   private dispatch(event: WatchEvent): void {

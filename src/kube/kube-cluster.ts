@@ -4,7 +4,9 @@
 // API and PDBs, optimistic concurrency, garbage collection — it does; this adapter only maps
 // the interface onto REST: status goes through the /status subresource where the kind has one,
 // merge patches carry their preconditions in metadata, deletes send DeleteOptions, and watches
-// are informers that are shared per kind.
+// are informers that are shared per kind. With `cachedReads` (the controller) a list is served
+// from the kind's informer cache when it is current and shows this client's own writes
+// (unseen-writes.ts), as controller-runtime's cached client does; otherwise from the server.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../cluster/client.js';
 import { isApiError } from '../cluster/client.js';
@@ -14,12 +16,20 @@ import type { Logger } from '../observe/logger.js';
 import { Informer, type InformerOptions } from './informer.js';
 import { namespaceFor, resourceOf, resourcePath, typed, type Resource } from './resources.js';
 import { RestClient } from './rest.js';
+import { revision, UnseenWrites } from './unseen-writes.js';
 
 export interface KubeClusterOptions {
   logger?: Logger;
   informer?: Omit<InformerOptions, 'logger'>;
   /** Server-side apply field manager for the fields kpol owns. Default `kpol`. */
   fieldManager?: string;
+  /**
+   * Serve list() from the kind's informer cache when it can (see the top of this file). The
+   * objects of an unchanged cache are the same objects from one list to the next, and a quiet
+   * 150,000-pod cluster is not listed again after every change. Default off: each list asks the
+   * server.
+   */
+  cachedReads?: boolean;
 }
 
 interface ListAnswer {
@@ -38,6 +48,9 @@ export class KubeClusterClient implements ClusterClient {
   private readonly fieldManager: string;
   /** The newest resourceVersion a write of this client returned (see watch()). */
   private lastWritten: bigint | undefined;
+  private readonly unseen = new UnseenWrites();
+  /** Where list() answered from (tests, status). */
+  readonly reads = { cache: 0, server: 0 };
 
   constructor(kc: KubeConfig, private readonly o: KubeClusterOptions = {}) {
     this.rest = new RestClient(kc);
@@ -70,6 +83,17 @@ export class KubeClusterClient implements ClusterClient {
   }
 
   async list<T extends KubeObject>(kind: Kind, namespace?: string): Promise<T[]> {
+    const inf = this.o.cachedReads ? this.informers.get(kind) : undefined;
+    if (inf?.current() && this.unseen.shown(kind, inf.latestVersion())) {
+      this.reads.cache++;
+      return inf.listCached(resourceOf(kind).namespaced ? namespace : undefined) as T[];
+    }
+    return this.listFromServer<T>(kind, namespace);
+  }
+
+  /** Lists from the server, whatever the informer holds (sorted by namespace and name). */
+  async listFromServer<T extends KubeObject>(kind: Kind, namespace?: string): Promise<T[]> {
+    this.reads.server++;
     const res = resourceOf(kind);
     const out: T[] = [];
     let cont: string | undefined;
@@ -158,7 +182,11 @@ export class KubeClusterClient implements ClusterClient {
     const { nodeName: _bound, ...spec } = patch.spec as Record<string, unknown>;
     const rest: MergePatch = { ...patch, spec };
     if (Object.keys(spec).length === 0) delete rest.spec;
-    if (Object.keys(rest).length === 0) return (await this.get<T>(key))!;
+    if (Object.keys(rest).length === 0) {
+      const bound = (await this.get<T>(key))!;
+      this.unseen.written('Pod', bound.metadata.resourceVersion);
+      return bound;
+    }
     return this.patch<T>(key, rest);
   }
 
@@ -190,7 +218,9 @@ export class KubeClusterClient implements ClusterClient {
       },
     });
     // The deleted object when it lingers (finalizers, grace); a Status when it is gone.
-    this.wrote(res.kind, answer?.kind === 'Status' ? undefined : answer);
+    const lingers = answer?.kind !== 'Status' ? answer : undefined;
+    this.wrote(res.kind, lingers);
+    if (!lingers) await this.wroteUnseen(res.kind);
   }
 
   async evict(namespace: string, name: string, preconditions?: Preconditions): Promise<void> {
@@ -204,6 +234,8 @@ export class KubeClusterClient implements ClusterClient {
     });
     this.wrote('Pod');
     this.wrote('PodDisruptionBudget');
+    // The eviction wrote the PDB's status, then deleted the pod.
+    await this.wroteUnseen('Pod', 'PodDisruptionBudget');
   }
 
   /**
@@ -255,6 +287,18 @@ export class KubeClusterClient implements ClusterClient {
     this.writes.set(kind, (this.writes.get(kind) ?? 0) + 1);
     const rv = revision(obj?.metadata?.resourceVersion);
     if (rv !== undefined && (this.lastWritten === undefined || rv > this.lastWritten)) this.lastWritten = rv;
+    if (obj) this.unseen.written(kind, obj.metadata.resourceVersion);
+  }
+
+  /**
+   * A write answered without its object: the server's current resourceVersion (a one-item list
+   * reads it) is at least the write's. Only cached reads need it.
+   */
+  private async wroteUnseen(...kinds: Kind[]): Promise<void> {
+    if (!this.o.cachedReads) return;
+    const res = resourceOf(kinds[0]);
+    const page = await this.rest.request<{ metadata?: { resourceVersion?: string } }>({ verb: 'GET', path: resourcePath(res), query: { limit: 1 } });
+    for (const kind of kinds) this.unseen.written(kind, page.metadata?.resourceVersion);
   }
 }
 
@@ -290,7 +334,6 @@ function contains(have: unknown, want: unknown): boolean {
   return have === want;
 }
 
-const revision = (rv: string | undefined): bigint | undefined => (rv && /^\d{1,30}$/.test(rv) ? BigInt(rv) : undefined);
 
 const hasContent = (x: unknown): boolean => x !== undefined && x !== null && (typeof x !== 'object' || Object.keys(x).length > 0);
 

@@ -51,7 +51,8 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
 
   const clock = new ScaledClock(1); // speed 1: the wall clock, as the API server's timestamps are
   const logger = createLogger({ clock, sink: (line) => io.out(line) });
-  const client = new KubeClusterClient(kc, { logger });
+  // The controller reads from its informers' caches (never behind its own writes).
+  const client = new KubeClusterClient(kc, { logger, cachedReads: true });
   const where = o.inCluster ? 'in-cluster service account' : `${o.kubeconfig}${o.context ? ` (context ${o.context})` : ''}`;
   let nodeClaims: NodeClaim[];
   try {

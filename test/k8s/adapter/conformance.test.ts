@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The in-memory API server's conformance suites (test/cluster/memory/conformance-*.test.ts),
-// unchanged, against the real control plane: the backend list is replaced by the kube backend
-// before the suites are loaded, so each `describe.each(backends)` runs once, on kube-apiserver.
+// unchanged, against the real control plane: the backend list is replaced by the kube backends
+// before the suites are loaded, so each `describe.each(backends)` runs on kube-apiserver twice:
+// lists from the server, and lists from the informer caches as the controller reads them.
 import { afterAll, beforeEach } from 'vitest';
 import { backends } from '../../cluster/memory/backends.js';
-import { closeKubeClient, kubeBackend } from './kube-backend.js';
+import { closeKubeClient, kubeBackend, kubeCachedBackend } from './kube-backend.js';
 
-backends.splice(0, backends.length, kubeBackend);
+backends.splice(0, backends.length, kubeBackend, kubeCachedBackend);
 afterAll(closeKubeClient);
 
 /**

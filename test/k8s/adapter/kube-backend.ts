@@ -58,6 +58,8 @@ export function kubeClient(): Promise<KubeClusterClient> {
 const created = new Set<string>();
 
 export async function closeKubeClient(): Promise<void> {
+  cached?.close();
+  cached = undefined;
   if (shared) {
     const client = await shared;
     await deleteNamespaces(client, [...created]);
@@ -100,7 +102,7 @@ export async function deleteNamespaces(client: KubeClusterClient, names: readonl
   const doomed = new Set(names);
   const finishing = (p: Pod) => p.metadata.deletionTimestamp && (p.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds === 0;
   await eventually(`the pods of ${names.length} deleted namespaces to be gone`, async () => {
-    const left = (await client.list<Pod>('Pod')).filter((p) => doomed.has(p.metadata.namespace ?? '') && !finishing(p));
+    const left = (await client.listFromServer<Pod>('Pod')).filter((p) => doomed.has(p.metadata.namespace ?? '') && !finishing(p));
     await Promise.all(left.map((p) => notFound(client.delete({ kind: 'Pod', namespace: p.metadata.namespace, name: p.metadata.name }, { gracePeriodSeconds: 0 }))));
     return left.length === 0 ? true : undefined;
   });
@@ -112,7 +114,7 @@ export async function informersCaughtUp(client: KubeClusterClient, kinds: readon
     for (const kind of kinds) {
       const inf = client.informerOf(kind);
       if (!inf) continue;
-      const server = await client.list(kind);
+      const server = await client.listFromServer(kind);
       const cached = inf.cached();
       if (cached.size !== server.length) return undefined;
       for (const o of server) if (cached.get(`${o.metadata.namespace ?? ''}/${o.metadata.name}`)?.metadata.resourceVersion !== o.metadata.resourceVersion) return undefined;
@@ -125,16 +127,18 @@ const ALL_KINDS: readonly Kind[] = ['NodePool', 'NodeClaim', 'Node', 'Pod', 'Pod
 
 /** What the cluster's controllers still have to do in the namespace, or undefined when nothing. */
 async function pendingWork(client: KubeClusterClient, ns: string, prefix: string): Promise<string | undefined> {
-  for (const rs of await client.list<KubeObject & { spec: { replicas?: number }; status?: { observedGeneration?: number; replicas?: number } }>('ReplicaSet', ns)) {
+  for (const rs of await client.listFromServer<KubeObject & { spec: { replicas?: number }; status?: { observedGeneration?: number; replicas?: number } }>('ReplicaSet', ns)) {
     if ((rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 1) || (rs.status?.replicas ?? 0) !== (rs.spec.replicas ?? 1)) return `ReplicaSet ${rs.metadata.name}`;
   }
-  for (const pdb of await client.list<KubeObject & { status?: { observedGeneration?: number } }>('PodDisruptionBudget', ns)) {
+  for (const pdb of await client.listFromServer<KubeObject & { status?: { observedGeneration?: number } }>('PodDisruptionBudget', ns)) {
     if ((pdb.status?.observedGeneration ?? 0) < (pdb.metadata.generation ?? 1)) return `PodDisruptionBudget ${pdb.metadata.name}`;
   }
   // The garbage collector: objects whose every owner is gone must be deleting or gone.
   const objects = [
-    ...(await Promise.all((['Pod', 'ConfigMap', 'ReplicaSet'] as const).map((k) => client.list(k, ns)))).flat(),
-    ...(await Promise.all((['Node', 'NodeClaim'] as const).map((k) => client.list(k)))).flat().filter((o) => o.metadata.name.startsWith(prefix)),
+    ...(await Promise.all((['Pod', 'ConfigMap', 'ReplicaSet'] as const).map((k) => client.listFromServer(k, ns)))).flat(),
+    // This setup's machines: named with its prefix, or in one of its NodePools (Nodes are named by address).
+    ...(await Promise.all((['Node', 'NodeClaim'] as const).map((k) => client.listFromServer(k)))).flat()
+      .filter((o) => o.metadata.name.startsWith(prefix) || o.metadata.labels?.['karpenter.sh/nodepool']?.startsWith(prefix)),
   ];
   const uids = new Set(objects.map((o) => o.metadata.uid));
   for (const o of objects) {
@@ -145,7 +149,7 @@ async function pendingWork(client: KubeClusterClient, ns: string, prefix: string
 }
 
 const fingerprint = async (client: KubeClusterClient, ns: string): Promise<string> =>
-  (await Promise.all((['Pod', 'PodDisruptionBudget', 'ReplicaSet', 'ConfigMap'] as const).map((k) => client.list(k, ns))))
+  (await Promise.all((['Pod', 'PodDisruptionBudget', 'ReplicaSet', 'ConfigMap'] as const).map((k) => client.listFromServer(k, ns))))
     .flat().map((o) => `${o.kind}/${o.metadata.name}@${o.metadata.resourceVersion}`).join(',');
 
 /**
@@ -180,14 +184,19 @@ export async function bindAndRun(client: ClusterClient & { rest: KubeClusterClie
   });
 }
 
-export const kubeBackend: Backend = {
-  name: 'kube',
+/**
+ * The kube backend; with `cachedReads` (as `kpol run` reads) the harness reads and writes
+ * through a client that answers lists from its informers.
+ */
+const kubeBackendOf = (name: string, cachedReads: boolean): Backend => ({
+  name,
   async setup(): Promise<Harness> {
-    const client = await kubeClient();
+    const shared = await kubeClient();
     const id = randomBytes(3).toString('hex');
     const ns = `kpol-a-${id}`;
-    await createNamespace(client, ns);
-    await createNamespace(client, `${ns}-other`);
+    await createNamespace(shared, ns);
+    await createNamespace(shared, `${ns}-other`);
+    const client = cachedReads ? cachedClient() : shared;
     await client.start(ALL_KINDS);
     const wrapped = imagingClient(client);
     return {
@@ -203,4 +212,19 @@ export const kubeBackend: Backend = {
       settle: () => settle(client, ns, `${id}-`),
     };
   },
-};
+});
+
+export const kubeBackend = kubeBackendOf('kube', false);
+export const kubeCachedBackend = kubeBackendOf('kube, cached reads', true);
+
+let cached: KubeClusterClient | undefined;
+
+/** One client with cached reads per test file, as kubeClient() (its informers serve every test). */
+function cachedClient(): KubeClusterClient {
+  if (!cached) {
+    const kc = new KubeConfig();
+    kc.loadFromFile(sharedControlPlane().kubeconfigPath);
+    cached = new KubeClusterClient(kc, { cachedReads: true });
+  }
+  return cached;
+}

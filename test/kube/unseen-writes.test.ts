@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a kind's watch must reach before its cache shows this client's writes.
+import { describe, expect, it } from 'vitest';
+import { UnseenWrites } from '../../src/kube/unseen-writes.js';
+
+describe('UnseenWrites', () => {
+  it('a kind is shown once its watch reaches the newest version written, and stays shown', () => {
+    const u = new UnseenWrites();
+    expect(u.shown('Pod', '5')).toBe(true);
+    u.written('Pod', '12');
+    u.written('Pod', '10'); // an older answer arriving late does not lower the bar
+    expect(u.shown('Pod', '11')).toBe(false);
+    expect(u.shown('Node', '1')).toBe(true);
+    expect(u.shown('Pod', '12')).toBe(true);
+    expect(u.shown('Pod', '3')).toBe(true); // forgotten once shown
+  });
+
+  it('compares versions as numbers, not strings', () => {
+    const u = new UnseenWrites();
+    u.written('Node', '100');
+    expect(u.shown('Node', '99')).toBe(false);
+    expect(u.shown('Node', '100')).toBe(true);
+  });
+
+  it('a kind with an opaque version is never shown (always read from the server)', () => {
+    const u = new UnseenWrites();
+    u.written('ConfigMap', 'abc');
+    expect(u.shown('ConfigMap', '999')).toBe(false);
+    u.written('Pod', '4');
+    expect(u.shown('Pod', 'not-a-number')).toBe(false);
+    expect(u.shown('Pod', '4')).toBe(true);
+  });
+});
