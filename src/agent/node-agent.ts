@@ -57,6 +57,11 @@ export interface AgentPass {
   nodesNotReady: string[];
 }
 
+const emptyPass = (): AgentPass => ({
+  launched: [], launchFailed: [], registered: [], initialized: [], deletedNodeClaims: [], finalized: [],
+  podsStarted: [], podsRemoved: [], nodesNotReady: [],
+});
+
 const truncate = (msg: string): string => (msg.length < 300 ? msg : `${msg.slice(0, 300)}...`);
 
 export class NodeAgent {
@@ -72,6 +77,15 @@ export class NodeAgent {
   private readonly podChanges: ChangeFlag;
   /** Whether the last pod pass saw a terminating pod (removed once its grace is over: time alone changes that). */
   private terminatingPods = true;
+  /**
+   * A settled pass (every NodeClaim launched, registered and initialized, nothing written, no
+   * terminating pod) is followed by the same until a NodeClaim, Node or Pod changes or the cloud
+   * reports a change (an instance starting or going, a notice): those are all it reads, and
+   * none of its timeouts is running. A quiet cluster's tick then skips its scans.
+   */
+  private readonly changes: ChangeFlag;
+  private settled = false;
+  private cloudStamp: string | undefined;
 
   constructor(opts: NodeAgentOptions) {
     this.client = opts.client;
@@ -82,18 +96,34 @@ export class NodeAgent {
     this.launchTimeoutMs = opts.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS;
     this.registrationTimeoutMs = opts.registrationTimeoutMs ?? REGISTRATION_TIMEOUT_MS;
     this.podChanges = new ChangeFlag(opts.client, ['Pod', 'Node']);
+    this.changes = new ChangeFlag(opts.client, ['NodeClaim', 'Node', 'Pod']);
   }
 
   async reconcile(): Promise<AgentPass> {
-    const pass: AgentPass = {
-      launched: [], launchFailed: [], registered: [], initialized: [], deletedNodeClaims: [], finalized: [],
-      podsStarted: [], podsRemoved: [], nodesNotReady: [],
-    };
+    let pass: AgentPass = emptyPass();
+    const stamp = this.cloud.changeStamp?.();
+    const cloudQuiet = stamp !== undefined && stamp === this.cloudStamp;
+    await this.changes.ifChanged(async () => {
+      this.cloudStamp = stamp;
+      const { result, pending } = await this.pass();
+      pass = result;
+      this.settled = !pending && !this.terminatingPods && Object.values(result).every((names) => names.length === 0);
+    }, !this.settled || !cloudQuiet);
+    return pass;
+  }
+
+  private async pass(): Promise<{ result: AgentPass; pending: boolean }> {
+    const pass = emptyPass();
+    /** Some NodeClaim is not yet launched, registered and initialized: its timeouts run with time. */
+    let pending = false;
     const claims = await this.client.list<NodeClaim>('NodeClaim');
     let types: Map<string, InstanceType> | undefined;
     for (const nc of claims) {
       if (nc.metadata.deletionTimestamp !== undefined) await this.finalizeUnlaunched(nc, pass);
-      else if (!nc.status?.providerID) await this.launch(nc, (types ??= new Map(this.cloud.instanceTypes().map((t) => [t.name, t]))), pass);
+      else if (!nc.status?.providerID) {
+        pending = true;
+        await this.launch(nc, (types ??= new Map(this.cloud.instanceTypes().map((t) => [t.name, t]))), pass);
+      }
     }
 
     const live = new Map((await this.cloud.list()).map((i) => [i.providerID, i]));
@@ -105,6 +135,7 @@ export class NodeAgent {
       const node = nodeByProviderID.get(id);
       // A registered, initialized machine with its Node has nothing left here: skip the async step (5,000 awaits a tick at 5k nodes).
       if (node !== undefined && isTrue(nc.status?.conditions, 'Registered') && isTrue(nc.status?.conditions, 'Initialized')) continue;
+      pending = true;
       await this.registerAndInitialize(nc, id, node, live.get(id), pass);
     }
 
@@ -120,7 +151,7 @@ export class NodeAgent {
       pass.podsRemoved = podPass.removed;
       this.terminatingPods = podPass.terminating;
     }, this.terminatingPods);
-    return pass;
+    return { result: pass, pending };
   }
 
   private async launch(nc: NodeClaim, types: ReadonlyMap<string, InstanceType>, pass: AgentPass): Promise<void> {

@@ -51,4 +51,10 @@ export interface CloudProvider {
   get(providerID: string): Promise<Instance | undefined>;
   delete(providerID: string): Promise<void>;
   list(): Promise<Instance[]>;
+  /**
+   * Moves whenever an instance's state or the interruption queue may have changed (a launch, a
+   * termination, a pending instance starting, a notice falling due). Optional: a caller that
+   * finds none assumes something changed every time.
+   */
+  changeStamp?(): string;
 }

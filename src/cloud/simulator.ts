@@ -91,6 +91,11 @@ export class SimulatedCloud implements CloudProvider {
   private readonly scheduled: InterruptionNotice[] = [];
   private readonly queue: InterruptionNotice[] = [];
   private counter = 0;
+  /** Bumped on every launch, termination, adoption and scheduled notice; see changeStamp(). */
+  private revision = 0;
+  /** Future instants at which an instance changes state or a notice falls due, and how many have passed. */
+  private transitions: number[] = [];
+  private passedTransitions = 0;
   private view: { from: number; until: number; types: InstanceType[] } | undefined;
   private failNext: { count: number; error: CloudError } = { count: 0, error: new CloudError('') };
   private failWhen: LaunchFailure | undefined;
@@ -150,6 +155,23 @@ export class SimulatedCloud implements CloudProvider {
     });
   }
 
+  changeStamp(): string {
+    const now = this.clock.now();
+    if (this.transitions.some((t) => t <= now)) {
+      const left = this.transitions.filter((t) => t > now);
+      this.passedTransitions += this.transitions.length - left.length;
+      this.transitions = left;
+    }
+    return `${this.revision}/${this.passedTransitions}`;
+  }
+
+  /** Records a change now and the instants at which it takes effect later. */
+  private changed(...later: number[]): void {
+    this.revision++;
+    const now = this.clock.now();
+    for (const t of later) if (t > now) this.transitions.push(t);
+  }
+
   async list(): Promise<Instance[]> {
     return this.logged('list', [], () => {
       this.deliverScheduled();
@@ -205,6 +227,7 @@ export class SimulatedCloud implements CloudProvider {
     const lead = kind === 'InstanceStopping' || kind === 'InstanceTerminating' ? 0 : noticeMs ?? SPOT_INTERRUPTION_NOTICE_MS;
     const notice: InterruptionNotice = { providerID, kind, at, ...(kind === 'RebalanceRecommendation' ? {} : { deadline: at + lead }) };
     this.scheduled.push(notice);
+    this.changed(at);
     this.deliverScheduled();
     return notice;
   }
@@ -265,6 +288,7 @@ export class SimulatedCloud implements CloudProvider {
       const n = parseInt(parseProviderID(providerID)?.instanceID.slice(2) ?? '', 16);
       if (Number.isSafeInteger(n)) this.counter = Math.max(this.counter, n);
       this.instances.set(providerID, { providerID, it, offering: o, launchedAt: Math.min(launchedAt, now), runningAt: Math.min(launchedAt, now) });
+      this.changed();
     }
     return skipped;
   }
@@ -300,6 +324,7 @@ export class SimulatedCloud implements CloudProvider {
       const latency = typeof this.opts.launchLatencyMs === 'function' ? this.opts.launchLatencyMs(it) : this.opts.launchLatencyMs;
       const rec: InstanceRecord = { providerID, it, offering: o, launchedAt: now, runningAt: now + latency };
       this.instances.set(providerID, rec);
+      this.changed(rec.runningAt);
       return this.snapshot(rec);
     }
     throw new CloudError(`insufficient capacity: all ${candidates.length} compatible offerings for NodeClaim ${nodeClaim.metadata.name} are unavailable`, true);
@@ -315,6 +340,7 @@ export class SimulatedCloud implements CloudProvider {
     if (rec.terminatingAt !== undefined && rec.terminatingAt <= at) return;
     rec.terminatingAt = at;
     rec.terminatedAt = at + this.opts.terminationDelayMs;
+    this.changed(rec.terminatingAt, rec.terminatedAt);
   }
 
   private deliverScheduled(): void {

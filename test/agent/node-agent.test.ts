@@ -304,3 +304,49 @@ describe('NodeAgent: kubelet', () => {
     expect(orphans.map((i) => i.providerID)).toEqual([b.status!.providerID]);
   });
 });
+
+/** `client` with its list calls counted (what a pass reads). */
+function countingLists(client: MemoryCluster): { client: ClusterClient; lists: () => number } {
+  let n = 0;
+  const proxy = new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop === 'list') return (...args: Parameters<MemoryCluster['list']>) => (n++, target.list(...args));
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { client: proxy, lists: () => n };
+}
+
+describe('NodeAgent: quiet passes', () => {
+  it('a settled agent reads nothing until a NodeClaim, Node or Pod changes or the cloud reports a change', async () => {
+    let counter!: ReturnType<typeof countingLists>;
+    const s = setup({ client: (c) => (counter = countingLists(c)).client });
+    const nodeName = await readyNode(s);
+    await s.agent.reconcile(); // confirms the fixpoint after the last write
+    const before = counter.lists();
+    for (let i = 0; i < 5; i++) {
+      s.clock.advance(60_000);
+      expect(await s.agent.reconcile()).toEqual(expect.objectContaining({ launched: [], nodesNotReady: [], podsStarted: [] }));
+    }
+    expect(counter.lists()).toBe(before);
+
+    // A pod written to the cluster is seen on the next pass.
+    await s.cluster.create(pod('late', nodeName));
+    expect((await s.agent.reconcile()).podsStarted).toEqual(['default/late']);
+  });
+
+  it('an instance terminated in the cloud with nothing written to the cluster still makes its Node NotReady', async () => {
+    const s = setup();
+    const nodeName = await readyNode(s);
+    for (let i = 0; i < 3; i++) await s.agent.reconcile();
+    const nc = (await s.getClaim('default-a'))!;
+    // Terminating from a moment in the future: only the cloud's clock-driven transition changes anything.
+    await s.cloud.scheduleInterruption(nc.status!.providerID!, s.clock.now() + 120_000, 'InstanceTerminating');
+    expect((await s.agent.reconcile()).nodesNotReady).toEqual([]);
+    s.clock.advance(119_000);
+    expect((await s.agent.reconcile()).nodesNotReady).toEqual([]);
+    s.clock.advance(1_000);
+    expect((await s.agent.reconcile()).nodesNotReady).toEqual([nodeName]);
+  });
+});

@@ -255,3 +255,31 @@ describe('SimulatedCloud instance ids across processes', () => {
     expect((await cloud.list()).map((i) => i.providerID)).toContain(adopted.status!.providerID);
   });
 });
+
+describe('SimulatedCloud: change stamp', () => {
+  it('moves on a launch, when a pending instance starts, on a termination and when it completes, and on a notice falling due — and not otherwise', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 0, 5, 12));
+    const cloud = new SimulatedCloud({ clock, launchLatencyMs: 30_000, terminationDelayMs: 10_000 });
+    const stamps = [cloud.changeStamp()];
+    const step = (ms: number) => {
+      clock.advance(ms);
+      stamps.push(cloud.changeStamp());
+    };
+    const inst = await cloud.create(claim('a', []));
+    stamps.push(cloud.changeStamp()); // launched
+    step(29_999); // still pending
+    step(1); // running
+    step(60_000); // nothing
+    cloud.scheduleInterruption(inst.providerID, clock.now() + 5_000, 'RebalanceRecommendation');
+    stamps.push(cloud.changeStamp()); // scheduled
+    step(4_999);
+    step(1); // due
+    await cloud.delete(inst.providerID);
+    stamps.push(cloud.changeStamp()); // terminating
+    step(9_999);
+    step(1); // terminated
+    step(60_000);
+    const moved = stamps.slice(1).map((s, i) => s !== stamps[i]);
+    expect(moved).toEqual([true, false, true, false, true, false, true, true, false, true, false]);
+  });
+});
