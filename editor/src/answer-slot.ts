@@ -14,6 +14,8 @@
 const SEQ = 0;
 const LENGTH = 1;
 const HEADER_BYTES = 8;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** 1 MiB: a thousand diagnostics are about 300 kB of JSON. */
 export const SLOT_BYTES = 1 << 20;
@@ -36,7 +38,7 @@ export class AnswerSlot {
   /** Publishes the answer to request `seq` (> 0); false, and the slot left empty, when it does not fit. */
   write(seq: number, value: unknown): boolean {
     Atomics.store(this.header, SEQ, 0);
-    const bytes = new TextEncoder().encode(JSON.stringify(value));
+    const bytes = encoder.encode(JSON.stringify(value));
     if (bytes.length > this.body.length) return false;
     this.body.set(bytes);
     Atomics.store(this.header, LENGTH, bytes.length);
@@ -50,6 +52,6 @@ export class AnswerSlot {
     // TextDecoder refuses views of shared memory: copy out first.
     const bytes = this.body.slice(0, Atomics.load(this.header, LENGTH));
     if (Atomics.load(this.header, SEQ) !== seq) return undefined;
-    return JSON.parse(new TextDecoder().decode(bytes)) as T;
+    return JSON.parse(decoder.decode(bytes)) as T;
   }
 }

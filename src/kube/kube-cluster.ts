@@ -84,7 +84,7 @@ export class KubeClusterClient implements ClusterClient {
 
   async list<T extends KubeObject>(kind: Kind, namespace?: string): Promise<T[]> {
     const inf = this.o.cachedReads ? this.informers.get(kind) : undefined;
-    if (inf?.current() && this.unseen.shown(kind, inf.latestVersion())) {
+    if (inf?.current() && this.unseen.shown(kind, inf.latestVersion(), inf.lists)) {
       this.reads.cache++;
       return inf.listCached(resourceOf(kind).namespaced ? namespace : undefined) as T[];
     }
@@ -292,13 +292,24 @@ export class KubeClusterClient implements ClusterClient {
 
   /**
    * A write answered without its object: the server's current resourceVersion (a one-item list
-   * reads it) is at least the write's. Only cached reads need it.
+   * reads it) is at least the write's. Only cached reads need it. The write itself succeeded, so
+   * a failure to read the version does not fail it: the kinds' informers relist instead, and
+   * their caches are not read until they have.
    */
   private async wroteUnseen(...kinds: Kind[]): Promise<void> {
     if (!this.o.cachedReads) return;
-    const res = resourceOf(kinds[0]);
-    const page = await this.rest.request<{ metadata?: { resourceVersion?: string } }>({ verb: 'GET', path: resourcePath(res), query: { limit: 1 } });
-    for (const kind of kinds) this.unseen.written(kind, page.metadata?.resourceVersion);
+    try {
+      const res = resourceOf(kinds[0]);
+      const page = await this.rest.request<{ metadata?: { resourceVersion?: string } }>({ verb: 'GET', path: resourcePath(res), query: { limit: 1 } });
+      for (const kind of kinds) this.unseen.written(kind, page.metadata?.resourceVersion);
+    } catch (e) {
+      this.o.logger?.warn('could not read the resourceVersion after a write; relisting', { kinds, error: (e as Error).message ?? String(e) });
+      for (const kind of kinds) {
+        const inf = this.informers.get(kind);
+        this.unseen.unknown(kind, inf?.lists ?? 0);
+        inf?.relist();
+      }
+    }
   }
 }
 

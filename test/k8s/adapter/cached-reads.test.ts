@@ -5,13 +5,11 @@
 // arrives after its answer: every list right after a create, patch, delete, eviction or
 // binding includes it.
 import { randomBytes } from 'node:crypto';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod, PodDisruptionBudget } from '../../../src/cluster/types.js';
-import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
-import { sharedControlPlane } from '../control-plane/inject.js';
+import type { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
 import { eventually } from '../control-plane/eventually.js';
-import { closeKubeClient, createNamespace, imaged, kubeClient } from './kube-backend.js';
+import { closeKubeClient, createNamespace, imaged, kubeClient, newKubeClient } from './kube-backend.js';
 
 let cached: KubeClusterClient;
 let other: KubeClusterClient;
@@ -21,9 +19,7 @@ beforeAll(async () => {
   other = await kubeClient();
   ns = `kpol-cache-${randomBytes(3).toString('hex')}`;
   await createNamespace(other, ns);
-  const kc = new KubeConfig();
-  kc.loadFromFile(sharedControlPlane().kubeconfigPath);
-  cached = new KubeClusterClient(kc, { cachedReads: true });
+  cached = newKubeClient({ cachedReads: true });
   await cached.start(['ConfigMap', 'Pod', 'PodDisruptionBudget']);
 });
 afterAll(async () => {

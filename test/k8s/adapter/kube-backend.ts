@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { isApiError, type ClusterClient, type Kind } from '../../../src/cluster/client.js';
 import type { KubeObject, Pod } from '../../../src/cluster/types.js';
-import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
+import { KubeClusterClient, type KubeClusterOptions } from '../../../src/kube/kube-cluster.js';
 import type { Backend, Harness } from '../../cluster/memory/backends.js';
 import { eventually } from '../control-plane/eventually.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
@@ -41,15 +41,20 @@ export function imagingClient(client: KubeClusterClient): ClusterClient {
   });
 }
 
+/** A new client of the shared control plane, as its admin. */
+export function newKubeClient(o: KubeClusterOptions = {}): KubeClusterClient {
+  const kc = new KubeConfig();
+  kc.loadFromFile(sharedControlPlane().kubeconfigPath);
+  return new KubeClusterClient(kc, o);
+}
+
 let shared: Promise<KubeClusterClient> | undefined;
 
 /** One client per test file (its informers are shared by every test of the file). */
 export function kubeClient(): Promise<KubeClusterClient> {
   shared ??= (async () => {
-    const kc = new KubeConfig();
-    kc.loadFromFile(sharedControlPlane().kubeconfigPath);
     await installShippedCrds(sharedControlPlane().kubeconfigPath);
-    return new KubeClusterClient(kc);
+    return newKubeClient();
   })();
   return shared;
 }
@@ -221,10 +226,6 @@ let cached: KubeClusterClient | undefined;
 
 /** One client with cached reads per test file, as kubeClient() (its informers serve every test). */
 function cachedClient(): KubeClusterClient {
-  if (!cached) {
-    const kc = new KubeConfig();
-    kc.loadFromFile(sharedControlPlane().kubeconfigPath);
-    cached = new KubeClusterClient(kc, { cachedReads: true });
-  }
+  cached ??= newKubeClient({ cachedReads: true });
   return cached;
 }

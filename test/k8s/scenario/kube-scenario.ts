@@ -8,13 +8,12 @@
 // controllers and the informers have caught up with what the test and the tick changed, as the
 // in-memory runtime's in-process controllers and watches have by construction. The runtime reads through a TimelineClient, which puts the server's
 // timestamps on the scenario's fake clock (see scenario-timeline.ts).
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Kind } from '../../../src/cluster/client.js';
 import { isApiError } from '../../../src/cluster/client.js';
 import type { KubeObject, Pod, PodDisruptionBudget } from '../../../src/cluster/types.js';
 import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
 import type { ScenarioBackend } from '../../reconciler/scenario.js';
-import { deleteNamespaces, imaged, informersCaughtUp } from '../adapter/kube-backend.js';
+import { deleteNamespaces, imaged, informersCaughtUp, newKubeClient } from '../adapter/kube-backend.js';
 import { installShippedCrds } from '../shipped-crds.js';
 import { eventually } from '../control-plane/eventually.js';
 import { deleteFixtureOwners, withExistingOwners } from './fixture-owners.js';
@@ -114,10 +113,8 @@ export const kubeScenarioBackend: ScenarioBackend = {
   name: 'kube',
   prepare(objects, clock) {
     closeScenarioClient();
-    const kc = new KubeConfig();
-    kc.loadFromFile(sharedControlPlane().kubeconfigPath);
     // Cached reads, as `kpol run` makes them; the harness's own checks ask the server.
-    const client = new KubeClusterClient(kc, { cachedReads: true });
+    const client = newKubeClient({ cachedReads: true });
     const timeline = new TimelineClient(client, new ScenarioTimeline(clock), KINDS, async (o) => withExistingOwners(client.rest, forCreate(o)));
     previous = { client, timeline };
     let settledAt = '';
@@ -160,7 +157,5 @@ export function closeScenarioClient(): void {
 export async function finishScenarios(): Promise<void> {
   if (!previous) return;
   closeScenarioClient();
-  const kc = new KubeConfig();
-  kc.loadFromFile(sharedControlPlane().kubeconfigPath);
-  await wipe(new KubeClusterClient(kc));
+  await wipe(newKubeClient());
 }
