@@ -17,7 +17,15 @@ export interface Allowance {
   allowed: number | null;
   /** Which rule bound the result (for explain): a budget id, a freeze, or fail-closed. */
   boundBy?: string;
+  /**
+   * The binding budget as written (a percent stays a percent), or a count of 0 for a freeze, a
+   * closed allow window or fail-closed; absent when unlimited. Govern mode hands it to Karpenter,
+   * which then applies it to its own node count.
+   */
+  quantity?: Quantity;
 }
+
+const ZERO: Quantity = { kind: 'count', value: 0 };
 
 function applies(reasons: unknown, reason: Reason): boolean {
   return reasons === null || reasons === undefined || (reasons as Reason[]).includes(reason);
@@ -28,18 +36,20 @@ export function allowanceFor(
 ): Allowance {
   let value = UNBOUNDED;
   let boundBy: string | undefined;
+  let quantity: Quantity | undefined;
   for (const e of events) {
-    if (e.type === 'fail-closed') return { budget: 0, allowed: 0, boundBy: e.rule };
-    let v: number;
+    if (e.type === 'fail-closed') return { budget: 0, allowed: 0, boundBy: e.rule, quantity: ZERO };
+    let q: Quantity;
     if (e.type === 'budget') {
       if (!applies(e.params.reasons, reason)) continue;
-      v = e.params.cap === 'zero' ? 0 : quantityValue(e.params.nodes as Quantity, numNodes);
+      q = e.params.cap === 'zero' ? ZERO : (e.params.nodes as Quantity);
     } else if (e.type === 'freeze') {
       if (!applies(e.params.reasons, reason)) continue;
-      v = 0;
+      q = ZERO;
     } else continue;
-    if (v < value) { value = v; boundBy = e.rule; }
+    const v = quantityValue(q, numNodes);
+    if (v < value) { value = v; boundBy = e.rule; quantity = q; }
   }
   if (value >= UNBOUNDED) return { budget: null, allowed: null };
-  return { budget: value, allowed: Math.max(value - disrupting, 0), ...(boundBy ? { boundBy } : {}) };
+  return { budget: value, allowed: Math.max(value - disrupting, 0), ...(boundBy ? { boundBy } : {}), ...(quantity ? { quantity } : {}) };
 }

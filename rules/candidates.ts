@@ -11,11 +11,24 @@ export interface Block {
   message: string;
 }
 
+/**
+ * Blocks that only kpol knows: Karpenter has no pod windows or maintenance windows, so in govern
+ * mode kpol holds such a node with Karpenter's node-level do-not-disrupt annotation instead.
+ */
+export const KPOL_ONLY_BLOCKS: ReadonlySet<string> = new Set(['PodDisruptionWindow', 'MaintenanceWindow']);
+
+/** A kpol-only block in force on a node, whether or not the node is a candidate right now. */
+export interface Hold extends Block {
+  reasons: Reason[];
+}
+
 export interface NodeVerdict {
   /** Reasons the node is a candidate for right now, before budgets, in REASONS order. */
   reasons: Reason[];
   /** Why it is not a candidate for the reasons it would otherwise be; Karpenter's first reason first. */
   blocked: Block[];
+  /** KPOL_ONLY_BLOCKS in force, with the reasons they block; empty when none. */
+  holds: Hold[];
 }
 
 export function nodeVerdict(events: readonly FiredEvent[], details: NodeDetails, reasonsInScope: readonly Reason[]): NodeVerdict {
@@ -24,8 +37,10 @@ export function nodeVerdict(events: readonly FiredEvent[], details: NodeDetails,
   const blockedReasons = new Set<Reason>();
   const blocks: { order: number; block: Block }[] = [];
   const seen = new Set<string>();
+  const holds = new Map<string, Hold>();
   for (const e of events) {
     if (e.type !== 'block') continue;
+    if (KPOL_ONLY_BLOCKS.has(e.params.code as string)) addHold(holds, e.params, details, reasonsInScope);
     const covers = (e.params.reasons as Reason[]).filter((r) => eligible.has(r) && reasonsInScope.includes(r));
     if (covers.length === 0) continue;
     covers.forEach((r) => blockedReasons.add(r));
@@ -37,5 +52,16 @@ export function nodeVerdict(events: readonly FiredEvent[], details: NodeDetails,
   }
   blocks.sort((a, b) => a.order - b.order);
   const reasons = REASONS.filter((r) => reasonsInScope.includes(r) && eligible.has(r) && !blockedReasons.has(r));
-  return { reasons, blocked: blocks.map((b) => b.block) };
+  return { reasons, blocked: blocks.map((b) => b.block), holds: [...holds.values()] };
+}
+
+/** Joins the graceful and eventual variants of one hold into one entry with both reason sets. */
+function addHold(holds: Map<string, Hold>, params: Record<string, unknown>, details: NodeDetails, inScope: readonly Reason[]): void {
+  const message = format(params.message as string, details as unknown as Record<string, string>);
+  const reasons = (params.reasons as Reason[]).filter((r) => inScope.includes(r));
+  if (reasons.length === 0) return;
+  const key = `${params.code}\u0000${message}`;
+  const h = holds.get(key);
+  if (!h) holds.set(key, { code: params.code as string, message, reasons });
+  else h.reasons = REASONS.filter((r) => h.reasons.includes(r) || reasons.includes(r));
 }

@@ -28,7 +28,8 @@ export interface NodePoolDisruptionExport {
 
 const MAX_BUDGETS = 50;
 
-const nodesText = (q: Quantity): string => (q.kind === 'percent' ? `${q.value}%` : String(q.value));
+/** A budget quantity as Karpenter's `nodes` string. */
+export const nodesText = (q: Quantity): string => (q.kind === 'percent' ? `${q.value}%` : String(q.value));
 
 /** A window's text for findings: `"@daily" for 10m in "UTC"`. */
 const windowText = (w: WindowSpec): string => `"${w.cron}" for ${formatDuration(w.durationSeconds)} in "${w.timeZone}"`;

@@ -3,7 +3,7 @@
 // assembles `kpol eval`'s answer. Per instant: one pool-rule run per policy, one node-rule run
 // per distinct combination of decision facts (memoised), and one linear pass over bound pods.
 import { allowanceFor } from '../../rules/budgets.js';
-import { nodeVerdict } from '../../rules/candidates.js';
+import { nodeVerdict, type Hold } from '../../rules/candidates.js';
 import { compile } from '../../rules/compile.js';
 import { GraphEngine, type FiredEvent } from '../../rules/engine.js';
 import type { PoolFacts } from '../../rules/facts.js';
@@ -96,6 +96,16 @@ export class Evaluator {
     return { windows, errors };
   }
 
+  /** The budget and freeze events of a policy's pool rules at an instant (govern mode asks ahead of now, too). */
+  poolEvents(policy: PolicySpec, nowMs: number): Promise<FiredEvent[]> {
+    const engine = this.engineFor(policy);
+    return this.runPool(engine, this.windowFacts(engine, nowMs), nowMs);
+  }
+
+  private runPool(engine: GraphEngine, { windows, errors }: WindowFacts, nowMs: number): Promise<FiredEvent[]> {
+    return engine.runPool({ now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts);
+  }
+
   /**
    * What the governing policies' rules read of time at `nowMs`, joined: every window fact, and
    * where each instant a rule compares `now` with (a freeze's bounds) lies relative to it.
@@ -148,11 +158,11 @@ export class Evaluator {
       let p = perPolicy.get(policy);
       if (!p) {
         const engine = this.engineFor(policy);
-        const { windows, errors } = windowsOf(policy);
-        const facts = { now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts;
+        const w = windowsOf(policy);
+        const { windows, errors } = w;
         let windowKey = '';
         for (const [id, on] of Object.entries(windows)) if (id.startsWith('window:w:')) windowKey += on ? '1' : '0';
-        p = { engine, windows, windowKey, errors, events: await engine.runPool(facts), deriver: new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy)) };
+        p = { engine, windows, windowKey, errors, events: await this.runPool(engine, w, nowMs), deriver: new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy)) };
         perPolicy.set(policy, p);
       }
       return p;
@@ -205,7 +215,7 @@ export class Evaluator {
       const { facts, details, validity } = p.deriver.derive(sn, nowMs, p.windows);
       span?.add(validity, p.deriver.windowStateOf);
       const verdict = nodeVerdict(await p.engine.runNode(facts), details, reasonsInScope(policy));
-      const result: NodeResult = { nodePool: poolName ?? '', candidate: verdict.reasons.length > 0, reasons: verdict.reasons, blocked: verdict.blocked };
+      const result: NodeResult = { nodePool: poolName ?? '', candidate: verdict.reasons.length > 0, reasons: verdict.reasons, blocked: verdict.blocked, ...holdsOf(verdict.holds, policy) };
       nodes[sn.name] = result;
       if (this.reuse) this.verdicts.set(index, sn, inputs, validity, { result, warnings: nodeWarnings });
     }
@@ -223,6 +233,14 @@ export class Evaluator {
     this.span = span;
     return output;
   }
+}
+
+/** A node's holds, and the reasons Karpenter's node annotation would block beyond them. */
+function holdsOf(holds: readonly Hold[], policy: PolicySpec): Pick<NodeResult, 'holds' | 'overblocks'> {
+  if (holds.length === 0) return {};
+  const held = new Set(holds.flatMap((h) => h.reasons));
+  const overblocks = KARPENTER_REASONS.filter((r) => !held.has(r) && reasonsInScope(policy).includes(r));
+  return { holds: [...holds], ...(overblocks.length ? { overblocks } : {}) };
 }
 
 /**

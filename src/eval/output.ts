@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `kpol eval` result: one JSON object (the contract in issue 2) and its text rendering.
-import type { Block } from '../../rules/candidates.js';
+import type { Block, Hold } from '../../rules/candidates.js';
 import type { Reason } from '../../rules/model.js';
 
 export interface PoolResult {
@@ -17,6 +17,13 @@ export interface NodeResult {
   candidate: boolean;
   reasons: Reason[];
   blocked: Block[];
+  /**
+   * Pod and maintenance windows in force on the node whatever it is a candidate for (absent when
+   * none). In govern mode each becomes Karpenter's node do-not-disrupt annotation, which blocks
+   * every reason: `overblocks` names the reasons that annotation blocks beyond the policy.
+   */
+  holds?: Hold[];
+  overblocks?: Reason[];
 }
 
 export interface Decision {
@@ -60,6 +67,11 @@ export function renderText(o: EvalOutput): string {
   const decisions = o.decisions.length
     ? o.decisions.map((d) => `  ${d.method}: ${d.action} ${d.nodes.join(', ')} (${d.reason})${d.note ? ` — ${d.note}` : ''}`).join('\n')
     : '  none';
+  const held = Object.entries(o.nodes).filter(([, n]) => n.holds?.length);
+  const holds = held.length
+    ? `\nheld in govern mode (Karpenter's node annotation karpenter.sh/do-not-disrupt):\n${held.map(([name, n]) =>
+      `  ${name}: ${n.holds!.map((h) => `${h.code}: ${h.message}`).join(' | ')}${n.overblocks ? ` — the annotation also blocks ${n.overblocks.join(', ')}, which the policy allows` : ''}`).join('\n')}\n`
+    : '';
   const warnings = o.warnings.length ? `\nwarnings:\n${o.warnings.map((w) => `  ${w}`).join('\n')}\n` : '';
-  return `at ${o.at}\n\n${table(poolRows)}\n\n${table(nodeRows)}\n\ndecisions:\n${decisions}\n${warnings}`;
+  return `at ${o.at}\n\n${table(poolRows)}\n\n${table(nodeRows)}\n\ndecisions:\n${decisions}\n${holds}${warnings}`;
 }

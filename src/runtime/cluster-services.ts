@@ -12,7 +12,15 @@ import { ConfigMapPolicies } from '../policy/configmap-policies.js';
 import type { PolicySource } from '../policy/load.js';
 import { NodePoolStatusWriter } from '../reconciler/nodepool-status.js';
 import type { ReadinessCheck } from '../server/readiness.js';
-import type { Runtime, TickResult } from './runtime.js';
+import type { PolicySpec } from '../../rules/model.js';
+import type { EventLog } from '../observe/event-log.js';
+import type { TickResult } from './runtime.js';
+
+/** What the services need of the controller they serve: its events, and where policies go. */
+export interface ServicesHost {
+  readonly events: EventLog;
+  policies: readonly PolicySpec[];
+}
 
 export interface ClusterServicesOptions {
   client: ClusterClient;
@@ -38,7 +46,7 @@ export class ClusterServices {
   private led = false;
   private stopping = false;
 
-  constructor(private readonly rt: Runtime, private readonly o: ClusterServicesOptions) {
+  constructor(private readonly rt: ServicesHost, private readonly o: ClusterServicesOptions) {
     this.policies = new ConfigMapPolicies({
       client: o.client, clock: o.clock, namespace: o.namespace, files: o.files, recorder: rt.events, logger: o.logger,
       onChange: (policies) => { rt.policies = policies; },
