@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What govern mode writes into spec.disruption.budgets, checked against Karpenter's rules for
-// budgets (KARPENTER.md §budgets): the minimum of the active budgets per reason, each dated
+// budgets (reference §1.4): the minimum of the active budgets per reason, each dated
 // budget active on [hit, hit + duration) in UTC.
 import { describe, expect, it } from 'vitest';
 import { Evaluator } from '../../src/eval/evaluate-cluster.js';
@@ -35,7 +35,8 @@ function karpenterAllows(budgets: KarpenterBudget[], reason: string, atMs: numbe
       const hours = Number(b.duration!.replace('h', ''));
       if (!hits.some((hit) => hit <= atMs && atMs < hit + hours * 3_600_000)) continue;
     }
-    const v = b.nodes.endsWith('%') ? Math.ceil((Number(b.nodes.slice(0, -1)) * nodes) / 100) : Number(b.nodes);
+    const text = b.nodes ?? '10%';
+    const v = text.endsWith('%') ? Math.ceil((Number(text.slice(0, -1)) * nodes) / 100) : Number(text);
     min = Math.min(min, v);
   }
   return min;

@@ -4,6 +4,7 @@ import { durationFlagMs } from '../duration-flag.js';
 import { CLUSTER_RUN_FLAGS, CLUSTER_RUN_USAGE, clusterRunFlags } from '../cluster-run-flags.js';
 import { parse, type Command } from './command.js';
 import { runOnCluster } from './run-cluster.js';
+import { runGoverned } from './run-govern.js';
 import { DEMO_CLUSTER, DEMO_POLICY, numbers, runEmbedded } from './serve.js';
 
 const usage = `usage: kpol run [--cluster FILE --policy FILE…] [--speed 60] [--port 8080] [--for SECONDS]
@@ -31,12 +32,17 @@ export const runCommand: Command = {
       cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, speed: { type: 'string', default: '60' },
       port: { type: 'string', default: '8080' }, for: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, 'in-cluster': { type: 'boolean' },
       'launch-latency': { type: 'string' }, 'termination-delay': { type: 'string' },
+      mode: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'fail-closed-after': { type: 'string' },
       ...CLUSTER_RUN_FLAGS,
     }, usage);
     const n = numbers(values);
     const cloud = cloudTimings(values['launch-latency'], values['termination-delay']);
     if (values.kubeconfig || values['in-cluster']) {
       if (values.cluster) throw new CliError('--cluster seeds the embedded simulated cluster; it cannot be combined with --kubeconfig or --in-cluster');
+      if (values.mode === 'govern') {
+        return runGoverned({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: n.port, ...(n.forSeconds !== undefined && { forSeconds: n.forSeconds }), ...clusterRunFlags(values, process.env),
+          dryRun: values['dry-run'] ?? false, failClosedAfterMs: durationFlagMs(values['fail-closed-after'] ?? '2m', 'fail-closed-after', '2m') }, io);
+      }
       return runOnCluster({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: n.port, ...(n.forSeconds !== undefined && { forSeconds: n.forSeconds }), cloud, ...clusterRunFlags(values, process.env) }, io);
     }
     if (values.context) throw new CliError('--context selects a context of --kubeconfig; give --kubeconfig too');

@@ -27,10 +27,10 @@ export interface KpolProcess {
 /** Every process started here and not yet stopped: afterAll hooks stop them whatever happened. */
 const running = new Set<ChildProcess>();
 
-export async function startKpol(kubeconfigPath: string, namespace: string, extra: string[] = []): Promise<KpolProcess> {
-  // Seconds-scale machines: a replacement starts in 2 s and a deleted machine is gone in 1 s.
-  const args = [`${ROOT}src/cli/bin.mjs`, 'run', '--kubeconfig', kubeconfigPath, '--namespace', namespace, '--port', '0',
-    '--launch-latency', '2s', '--termination-delay', '1s', ...extra];
+export async function startKpol(kubeconfigPath: string, namespace: string, extra: string[] = [], o: { standalone?: boolean } = {}): Promise<KpolProcess> {
+  // Standalone: seconds-scale machines (a replacement starts in 2 s, a deleted machine is gone in 1 s).
+  const cloud = o.standalone === false ? [] : ['--launch-latency', '2s', '--termination-delay', '1s'];
+  const args = [`${ROOT}src/cli/bin.mjs`, 'run', '--kubeconfig', kubeconfigPath, '--namespace', namespace, '--port', '0', ...cloud, ...extra];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let out = '';

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the govern-mode tests share: objects for the real Karpenter (NodePools on its KWOK node
+// class, Deployments pinned to a pool, policy ConfigMaps), kpol started in govern mode as a
+// process, and readings taken from Karpenter's side only — its NodeClaims, Nodes, events and
+// /metrics — so that a test judges what Karpenter did, not what kpol says it asked for.
+import { eventually } from '../control-plane/eventually.js';
+import { kubectl, kubectlOk } from '../control-plane/kubectl.js';
+import { startKpol, type KpolProcess } from '../e2e/kpol-process.js';
+import { sharedKarpenter } from './inject.js';
+
+export const KPOL_NAMESPACE = 'kpol-system';
+const MINUTE = 60_000;
+
+export interface Obj {
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string; creationTimestamp?: string; uid?: string };
+  spec?: Record<string, unknown> & { taints?: { key: string; effect: string }[] };
+  status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[]; nodeName?: string; phase?: string };
+}
+
+export class Cluster {
+  constructor(readonly kubeconfigPath: string, readonly karpenterMetricsUrl: string) {}
+
+  kubectl(args: string[], stdin?: string): Promise<string> {
+    return kubectlOk(this.kubeconfigPath, args, stdin);
+  }
+
+  apply(yaml: string): Promise<string> {
+    return this.kubectl(['apply', '--server-side', '--field-manager=test-user', '-f', '-'], yaml);
+  }
+
+  async list(kind: string, args: string[] = []): Promise<Obj[]> {
+    return (JSON.parse(await this.kubectl(['get', kind, '-o', 'json', ...args])) as { items: Obj[] }).items;
+  }
+
+  async get(kind: string, name: string, namespace?: string): Promise<Obj | undefined> {
+    const r = await kubectl(this.kubeconfigPath, ['get', kind, name, '-o', 'json', ...(namespace ? ['-n', namespace] : [])]);
+    return r.code === 0 ? (JSON.parse(r.stdout) as Obj) : undefined;
+  }
+
+  nodeClaims(pool: string): Promise<Obj[]> {
+    return this.list('nodeclaims', ['-l', `karpenter.sh/nodepool=${pool}`]);
+  }
+
+  nodes(pool: string): Promise<Obj[]> {
+    return this.list('nodes', ['-l', `karpenter.sh/nodepool=${pool}`]);
+  }
+
+  /** Waits until the pool has `n` initialized nodes, Ready, and returns their names. */
+  async initializedNodes(pool: string, n: number, timeoutMs = 120_000): Promise<string[]> {
+    return eventually(`${n} initialized nodes in NodePool ${pool}`, async () => {
+      const ready = (await this.nodes(pool)).filter((node) => node.metadata.labels?.['karpenter.sh/initialized'] === 'true'
+        && node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && !node.metadata.deletionTimestamp);
+      return ready.length === n ? ready.map((x) => x.metadata.name).sort() : undefined;
+    }, timeoutMs);
+  }
+
+  /** Karpenter's own allowed disruptions for a pool and reason (its metric; absent until it evaluated that reason). */
+  async karpenterAllowed(pool: string, reason: string): Promise<number | undefined> {
+    const text = await (await fetch(`${this.karpenterMetricsUrl}`)).text();
+    const m = new RegExp(`^karpenter_nodepools_allowed_disruptions\\{([^}]*)\\} ([0-9.e+]+)$`, 'gm');
+    for (const [, labels, value] of text.matchAll(m)) {
+      if (labels.includes(`nodepool="${pool}"`) && labels.toLowerCase().includes(`reason="${reason.toLowerCase()}"`)) return Number(value);
+    }
+    return undefined;
+  }
+
+  /** Karpenter's events about objects whose name starts with one of `names`, oldest first. */
+  async karpenterEvents(reasons: string[]): Promise<{ at: number; reason: string; kind: string; name: string; message: string }[]> {
+    const items = (JSON.parse(await this.kubectl(['get', 'events', '-A', '-o', 'json'])) as { items: Array<Record<string, any>> }).items;
+    return items
+      .filter((e) => reasons.includes(e.reason) && e.reportingComponent !== 'kpol' && e.source?.component !== 'kpol')
+      .map((e) => ({ at: Date.parse(e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp), reason: e.reason, kind: e.involvedObject.kind, name: e.involvedObject.name, message: e.message ?? e.note ?? '' }))
+      .sort((a, b) => a.at - b.at);
+  }
+
+  async ensureNamespace(ns: string): Promise<void> {
+    await this.apply(`apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${ns}\n`);
+  }
+
+  policyConfigMap(name: string, policy: string): Promise<string> {
+    return this.apply(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${name}
+  namespace: ${KPOL_NAMESPACE}
+  labels: {kpol.dev/policy: "true"}
+data:
+  policy.kpol: |
+${policy.split('\n').map((l) => `    ${l}`).join('\n')}
+`);
+  }
+
+  /** `kpol run --mode govern` on this cluster, as a process. */
+  govern(extra: string[] = []): Promise<KpolProcess> {
+    return startKpol(this.kubeconfigPath, KPOL_NAMESPACE, ['--mode', 'govern', '--fail-closed-after', '1m', ...extra], { standalone: false });
+  }
+
+  /** Deletes what a test made: its NodePools (Karpenter drains and removes their nodes), namespace and policy ConfigMaps. */
+  async cleanup(pools: string[], namespace: string, configMaps: string[]): Promise<void> {
+    await kubectl(this.kubeconfigPath, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
+    for (const cm of configMaps) await kubectl(this.kubeconfigPath, ['delete', 'configmap', cm, '-n', KPOL_NAMESPACE, '--ignore-not-found']);
+    for (const p of pools) await kubectl(this.kubeconfigPath, ['delete', 'nodepool', p, '--ignore-not-found', '--timeout=120s']);
+  }
+}
+
+export interface PoolOptions {
+  /** Karpenter budgets as YAML flow items, e.g. `{nodes: "10%"}`; default Karpenter's own default. */
+  budgets?: string[];
+  consolidationPolicy?: 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
+  consolidateAfter?: string;
+  /** A template label: changing it drifts every node of the pool. */
+  revision?: string;
+}
+
+export function nodePoolYaml(name: string, o: PoolOptions = {}): string {
+  return `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: ${name}
+spec:
+  template:
+    metadata:
+      labels: {pool: ${name}, revision: "${o.revision ?? '1'}"}
+    spec:
+      nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      expireAfter: 720h
+  disruption:
+    consolidationPolicy: ${o.consolidationPolicy ?? 'WhenEmpty'}
+    consolidateAfter: ${o.consolidateAfter ?? '0s'}
+${o.budgets ? `    budgets:\n${o.budgets.map((b) => `      - ${b}`).join('\n')}\n` : ''}`;
+}
+
+export interface DeploymentOptions {
+  replicas: number;
+  cpu?: string;
+  labels?: Record<string, string>;
+  /** One pod per node (required anti-affinity on the app label). */
+  spread?: boolean;
+  /** Tolerate this taint key (NoSchedule). */
+  tolerate?: string;
+}
+
+export function deploymentYaml(name: string, namespace: string, pool: string, o: DeploymentOptions): string {
+  const labels = { app: name, ...o.labels };
+  const labelText = Object.entries(labels).map(([k, v]) => `${k}: "${v}"`).join(', ');
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  replicas: ${o.replicas}
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {${labelText}}}
+    spec:
+      nodeSelector: {pool: ${pool}}
+      terminationGracePeriodSeconds: 0
+${o.tolerate ? `      tolerations: [{key: ${o.tolerate}, operator: Exists, effect: NoSchedule}]\n` : ''}${o.spread ? `      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            - labelSelector: {matchLabels: {app: ${name}}}
+              topologyKey: kubernetes.io/hostname
+` : ''}      containers:
+        - name: c
+          image: registry.k8s.io/pause:3.10
+          resources: {requests: {cpu: "${o.cpu ?? '500m'}", memory: 256Mi}}
+`;
+}
+
+/** The first whole minute at least `leadMs` from now (a cron window opening then). */
+export function minuteAhead(leadMs: number): Date {
+  return new Date(Math.ceil((Date.now() + leadMs) / MINUTE) * MINUTE);
+}
+
+/** The wall-clock fields of `at` in `timeZone`, as a cron `M H D Mo *` that fires at that instant. */
+export function cronAt(at: Date, timeZone: string): string {
+  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-GB', { timeZone, hourCycle: 'h23', minute: 'numeric', hour: 'numeric', day: 'numeric', month: 'numeric' })
+    .formatToParts(at).map((p) => [p.type, p.value]));
+  return `${Number(parts.minute)} ${Number(parts.hour)} ${Number(parts.day)} ${Number(parts.month)} *`;
+}
+
+/** Whether Karpenter has started disrupting a node: its disrupted taint, or its deletion. */
+export function disruptionStarted(node: Obj): boolean {
+  return node.metadata.deletionTimestamp !== undefined || (node.spec?.taints ?? []).some((t) => t.key === 'karpenter.sh/disrupted');
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The cluster of the `karpenter` vitest project (its globalSetup starts the control plane,
+ * Karpenter and KWOK); or, for a developer's loop, one already running, named by
+ * KPOL_KARPENTER_KUBECONFIG and KPOL_KARPENTER_METRICS.
+ */
+export function karpenterCluster(): Cluster {
+  if (process.env.KPOL_KARPENTER_KUBECONFIG && process.env.KPOL_KARPENTER_METRICS) {
+    return new Cluster(process.env.KPOL_KARPENTER_KUBECONFIG, process.env.KPOL_KARPENTER_METRICS);
+  }
+  const k = sharedKarpenter();
+  return new Cluster(k.kubeconfigPath, k.karpenterMetricsUrl);
+}
