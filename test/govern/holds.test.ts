@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
+import type { KubeObject } from '../../src/cluster/types.js';
 import { Evaluator } from '../../src/eval/evaluate-cluster.js';
 import { renderText } from '../../src/eval/output.js';
 import { loadPolicies } from '../../src/policy/load.js';
@@ -16,7 +17,7 @@ const T0 = Date.parse('2026-08-21T10:00:00Z'); // a Friday, inside 09:00–17:00
 async function evaluate(policy: string) {
   const loaded = loadPolicies([{ fileName: 'p.kpol', text: policy }]);
   expect(loaded.ok).toBe(true);
-  const objects = [makeNodePool('default')];
+  const objects: KubeObject[] = [makeNodePool('default')];
   for (let i = 0; i < 3; i++) {
     const { nodeClaim, node } = makeNodeClaimAndNode('default', i, { zone: i === 0 ? 'us-west-2a' : 'us-west-2b' });
     objects.push(nodeClaim, node);
