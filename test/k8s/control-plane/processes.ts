@@ -51,11 +51,13 @@ export class ProcessSet {
     process.once('exit', this.onExit);
   }
 
-  start(name: string, command: string, args: string[]): Started {
+  /** Starts `command`; `env` is added to this process's environment (Karpenter reads its options from it). */
+  start(name: string, command: string, args: string[], env?: Record<string, string>): Started {
     const logPath = join(this.logDir, `${name}.log`);
     const fd = openSync(logPath, 'a');
-    appendFileSync(logPath, `$ ${command} ${args.join(' ')}\n`);
-    const child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd] });
+    const shownEnv = env ? `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')} ` : '';
+    appendFileSync(logPath, `$ ${shownEnv}${command} ${args.join(' ')}\n`);
+    const child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd], env: env ? { ...process.env, ...env } : undefined });
     closeSync(fd);
     if (child.pid === undefined) throw new Error(`cannot start ${name} (${command}); see ${logPath}`);
     child.unref();
