@@ -105,11 +105,17 @@ describe('CRDs (reference §1.1)', () => {
 });
 
 /**
- * Govern-mode flags of `kpol run` (deploy/README.md). TODO(govern): parsed here only until the
- * CLI has them (src/govern/, by the lead); the CLI's own definitions win once it does.
+ * `kpol run`'s mode flags, which src/cli/commands/run.ts declares in its own parse() rather than
+ * in CLUSTER_RUN_FLAGS: mirrored here, and checked against its source below.
  */
-const GOVERN_RUN_FLAGS = { mode: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'fail-closed-after': { type: 'string' } } as const;
-const pendingFlags = Object.keys(GOVERN_RUN_FLAGS).filter((k) => !(k in CLUSTER_RUN_FLAGS));
+const MODE_RUN_FLAGS = { mode: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'fail-closed-after': { type: 'string' } } as const;
+
+it('the mode flags mirrored here are the ones `kpol run` declares', () => {
+  const source = readFileSync(new URL('../../src/cli/commands/run.ts', import.meta.url), 'utf8');
+  for (const [name, o] of Object.entries(MODE_RUN_FLAGS)) {
+    expect(name in CLUSTER_RUN_FLAGS || source.includes(`${/^\w+$/.test(name) ? name : `'${name}'`}: { type: '${o.type}' }`), name).toBe(true);
+  }
+});
 
 describe.each(modes)('Deployment (%s)', (mode) => {
   const dep = () => find(mode, 'Deployment', 'kpol')!;
@@ -126,7 +132,7 @@ describe.each(modes)('Deployment (%s)', (mode) => {
   it('its arguments are ones `kpol run` accepts, and the probes reach the probe server', () => {
     const args: string[] = container().args.slice(1);
     const { values } = parse(args, {
-      ...GOVERN_RUN_FLAGS, port: { type: 'string' }, 'in-cluster': { type: 'boolean' }, ...CLUSTER_RUN_FLAGS,
+      ...MODE_RUN_FLAGS, port: { type: 'string' }, 'in-cluster': { type: 'boolean' }, ...CLUSTER_RUN_FLAGS,
     }, runCommand.usage);
     const flags = clusterRunFlags(values, { POD_NAMESPACE: DEFAULT_NAMESPACE, POD_NAME: 'kpol-0' });
     const probePort = container().ports.find((p: { name: string }) => p.name === container().livenessProbe.httpGet.port).containerPort;
@@ -136,8 +142,6 @@ describe.each(modes)('Deployment (%s)', (mode) => {
     expect(container().readinessProbe.httpGet.port).toBe(container().livenessProbe.httpGet.port);
     expect(flags.leaderElection).toBeDefined();
   });
-
-  if (pendingFlags.length) it.todo(`kpol run parses ${pendingFlags.map((f) => `--${f}`).join(', ')} itself (then drop GOVERN_RUN_FLAGS above)`);
 
   it('runs hardened: non-root, read-only root filesystem, no capabilities, RuntimeDefault seccomp, an emptyDir at /tmp, resources', () => {
     expect(pod().securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: expect.any(Number), seccompProfile: { type: 'RuntimeDefault' } });

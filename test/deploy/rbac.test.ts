@@ -1,32 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 // Least privilege, checked against the code, for each mode's manifests: every request the
 // controller makes is allowed by that mode's RBAC, and every verb the RBAC grants is one of those
-// requests — in the Role when it is only ever needed in kpol's own namespace. Standalone mode's
-// requests are recorded while it provisions, drifts through a PDB, consolidates, reloads
-// policies, writes NodePool status and holds its Lease (exercise.ts). Govern mode's are, for now,
-// the designed list (govern-requests.ts), until its exercise exists.
+// requests — in the Role when it is only ever needed in kpol's own namespace. The requests are
+// recorded from the code: standalone mode's while it provisions, drifts through a PDB,
+// consolidates, reloads policies, writes NodePool status and holds its Lease (exercise.ts);
+// govern mode's while it governs a NodePool, holds and releases nodes, expires a NodeClaim
+// gracefully, reloads policies, hands the pool back and holds its Lease (exercise-govern.ts).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRequest } from './api-inventory.js';
 import { exerciseController, NAMESPACE } from './exercise.js';
-import { GOVERN_DESIGNED_REQUESTS } from './govern-requests.js';
+import { exerciseGovernor } from './exercise-govern.js';
 import { objects, type Mode } from './manifests.js';
 
 interface Rule { apiGroups: string[]; resources: string[]; verbs: string[] }
 
 interface ModeCheck {
   mode: Mode;
-  /** The requests the controller makes in this mode. */
+  /** The requests the controller makes in this mode, recorded. */
   requests: () => Promise<ApiRequest[]>;
-  /** Where they come from: recorded from the running code, or the design (until it is recorded). */
-  source: 'recorded' | 'designed';
   /** Requests that show the exercise went through each kind of work. */
   covers: string[];
+  /**
+   * Grants the design gives this mode (deploy/README.md) that the code does not use yet: allowed
+   * to go unused, and to be removed from this list as soon as the code makes the request.
+   */
+  pending?: string[];
 }
 
 const CHECKS: ModeCheck[] = [
   {
     mode: 'standalone',
-    source: 'recorded',
     async requests() {
       const run = await exerciseController();
       expect(run.replaced).toBe(true); // the exercise did go through a drift replacement
@@ -36,14 +39,17 @@ const CHECKS: ModeCheck[] = [
       'patch core/configmaps in kpol-system', 'create core/events in kpol-system', 'delete karpenter.sh/nodeclaims', 'watch core/configmaps'],
   },
   {
-    // TODO(govern): record the requests of the govern controller (src/govern/) with an exercise
-    // like exerciseController — a NodePool governed and released, a held node, a graceful
-    // expiration, the fail-closed renewal, a policy reload, the Lease — and drop the designed list.
     mode: 'govern',
-    source: 'designed',
-    requests: async () => [...GOVERN_DESIGNED_REQUESTS],
-    covers: ['patch karpenter.sh/nodepools', 'patch core/nodes', 'delete karpenter.sh/nodeclaims', 'patch karpenter.sh/nodepools/status',
-      'update coordination.k8s.io/leases in kpol-system', 'patch core/configmaps in kpol-system', 'create core/events in default'],
+    async requests() {
+      const run = await exerciseGovernor();
+      expect(run.saw).toEqual({ governed: true, held: true, released: true, expired: true, restored: true });
+      return run.requests;
+    },
+    covers: ['patch karpenter.sh/nodepools', 'patch core/nodes', 'delete karpenter.sh/nodeclaims', 'update coordination.k8s.io/leases in kpol-system',
+      'patch core/configmaps in kpol-system', 'create core/events in kpol-system', 'create core/events in default', 'watch policy/poddisruptionbudgets'],
+    // TODO(govern): run-govern.ts does not write NodePool status.disruption yet (standalone mode
+    // does, through ClusterServices.afterTick); the design keeps it.
+    pending: ['patch karpenter.sh/nodepools/status'],
   },
 ];
 
@@ -52,7 +58,7 @@ const grants = (rules: Rule[]) => rules.flatMap((r) => r.apiGroups.flatMap((g) =
 const allows = (rules: Rule[], q: ApiRequest) => grants(rules).some((g) => g.group === q.group && g.resource === q.resource && g.verb === q.verb);
 const show = (q: { group: string; resource: string; verb: string; namespace?: string }) => `${q.verb} ${q.group || 'core'}/${q.resource}${q.namespace ? ` in ${q.namespace}` : ''}`;
 
-describe.each(CHECKS)('RBAC of $mode mode against the requests it makes ($source)', ({ mode, requests: make, covers }) => {
+describe.each(CHECKS)('RBAC of $mode mode against the requests it makes', ({ mode, requests: make, covers, pending = [] }) => {
   let requests: ApiRequest[] = [];
   beforeAll(async () => {
     requests = await make();
@@ -75,9 +81,19 @@ describe.each(CHECKS)('RBAC of $mode mode against the requests it makes ($source
       !requests.some((q) => q.group === g.group && q.resource === g.resource && q.verb === g.verb && q.namespace !== NAMESPACE));
     const unusedOwn = grants(rulesOf(mode, 'Role')).filter((g) =>
       !requests.some((q) => q.group === g.group && q.resource === g.resource && q.verb === g.verb && q.namespace === NAMESPACE));
-    expect(unusedCluster.map(show)).toEqual([]);
-    expect(unusedOwn.map(show)).toEqual([]);
+    expect(unusedCluster.map(show).filter((g) => !pending.includes(g))).toEqual([]);
+    expect(unusedOwn.map(show).filter((g) => !pending.includes(g))).toEqual([]);
   });
+
+  if (pending.length) {
+    it('the grants still pending in the code are granted and not yet requested (drop them from `pending` once they are)', () => {
+      const seen = new Set(requests.map((q) => show({ ...q, namespace: undefined })));
+      expect(pending.filter((g) => seen.has(g))).toEqual([]);
+      const granted = new Set(grants([...rulesOf(mode, 'ClusterRole'), ...rulesOf(mode, 'Role')]).map(show));
+      expect(pending.filter((g) => !granted.has(g))).toEqual([]);
+    });
+    for (const g of pending) it.todo(`${mode} mode: the code makes \`${g}\``);
+  }
 
   it('the bindings give both roles to the Deployment\'s ServiceAccount', () => {
     const sa = objects(mode).find((o) => o.kind === 'ServiceAccount')!;
@@ -90,5 +106,3 @@ describe.each(CHECKS)('RBAC of $mode mode against the requests it makes ($source
     }
   });
 });
-
-it.todo('govern mode: record the requests of the govern controller (src/govern/) and check deploy/20-rbac.yaml against them');
