@@ -2,7 +2,10 @@
 // Which API requests kpol's controller makes, recorded from the code itself: a ClusterClient
 // wrapper around the in-memory API server that notes, for every call, the REST request(s) the
 // Kubernetes adapter (src/kube/kube-cluster.ts) turns it into — resource, subresource, verb and
-// namespace — using the adapter's own resource table.
+// namespace — using the adapter's own resource table. Server-side apply (govern mode) is a
+// `patch`; on the in-memory server it is played by a merge patch that also drops the fields the
+// same configuration applied before and leaves out now, as the API server does for the fields
+// one manager alone owns.
 import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../../src/cluster/client.js';
 import type { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
 import type { KubeObject } from '../../src/cluster/types.js';
@@ -23,8 +26,17 @@ const groupOf = (kind: Kind) => {
   return v.includes('/') ? v.slice(0, v.indexOf('/')) : '';
 };
 
+/** Leaf paths of an apply configuration (objects are walked, arrays are atomic), without its identity fields. */
+function leaves(v: unknown, path: string[] = []): string[][] {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return [path];
+  return Object.entries(v).flatMap(([k, c]) => leaves(c, [...path, k]));
+}
+const IDENTITY = new Set(['apiVersion', 'kind', 'metadata.name', 'metadata.namespace']);
+
 export class RecordingClient implements ClusterClient {
   readonly requests = new Map<string, ApiRequest>();
+  /** Per object, the leaf paths the last apply configuration set (what the field manager owns). */
+  private readonly applied = new Map<string, string[][]>();
 
   constructor(private readonly inner: MemoryCluster) {}
 
@@ -80,6 +92,26 @@ export class RecordingClient implements ClusterClient {
       this.note(key.kind, 'patch', ns);
     }
     return this.inner.patch<T>(key, patch, preconditions);
+  }
+
+  /** Server-side apply (KubeClusterClient.apply): a PATCH of the object or its status. */
+  async apply<T extends KubeObject>(obj: KubeObject, o: { subresource?: 'status'; force?: boolean } = {}): Promise<T> {
+    const kind = obj.kind as Kind;
+    const ns = obj.metadata.namespace ?? 'default';
+    this.note(kind, 'patch', ns, o.subresource);
+    const id = `${kind}/${RESOURCES[kind].namespaced ? `${ns}/` : ''}${obj.metadata.name}`;
+    const now = leaves(obj).filter((p) => !IDENTITY.has(p.join('.')) && p.length > 0);
+    const patch: Record<string, any> = {};
+    const set = (p: string[], v: unknown) => {
+      let at = patch;
+      for (const k of p.slice(0, -1)) at = at[k] ??= {};
+      at[p[p.length - 1]] = v;
+    };
+    for (const p of now) set(p, p.reduce<any>((v, k) => v[k], obj));
+    const kept = new Set(now.map((p) => p.join('.')));
+    for (const p of this.applied.get(id) ?? []) if (!kept.has(p.join('.'))) set(p, null);
+    this.applied.set(id, now);
+    return this.inner.patch<T>({ kind, name: obj.metadata.name, ...(RESOURCES[kind].namespaced && { namespace: ns }) }, patch);
   }
 
   async delete(key: ObjectKey, options?: DeleteOptions): Promise<void> {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// deploy/: every manifest parses; the CRDs carry Karpenter's validation (reference §1.1), whose
-// patterns are checked here against the reference's accept/reject lists; the Deployment runs
-// what the CLI accepts, with probes where the probe server listens; the example policy is the
+// deploy/: every manifest parses; each mode (govern: deploy/, next to Karpenter; standalone:
+// deploy/standalone/ with deploy/crds/) installs the same objects by name, so applying one
+// replaces the other; the CRDs carry Karpenter's validation (reference §1.1), whose patterns are
+// checked here against the reference's accept/reject lists; the Deployment runs what the CLI
+// accepts, hardened, with probes where the probe server listens; the example policy is the
 // shipped example and checks clean.
 import { relative } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -12,9 +14,10 @@ import { runCommand } from '../../src/cli/commands/run.js';
 import { DEFAULT_NAMESPACE } from '../../src/cli/cluster-factory.js';
 import { LABEL_POLICY_CONFIGMAP } from '../../src/cluster/types.js';
 import { loadPolicies } from '../../src/policy/load.js';
-import { DEPLOY, allObjects, find, manifestFiles, readManifest } from './manifests.js';
+import { DEPLOY, MODES, applyCommand, find, manifestFiles, objects, readManifest, type Mode } from './manifests.js';
 
-const crdSchema = (name: string) => find('CustomResourceDefinition', name)!.spec.versions[0].schema.openAPIV3Schema;
+const modes = Object.keys(MODES) as Mode[];
+const crdSchema = (name: string) => find('standalone', 'CustomResourceDefinition', name)!.spec.versions[0].schema.openAPIV3Schema;
 const budgets = () => crdSchema('nodepools.karpenter.sh').properties.spec.properties.disruption.properties.budgets;
 const pattern = (p: string) => new RegExp(p); // these patterns use nothing where RE2 and JS differ
 
@@ -27,18 +30,33 @@ describe('deploy/ manifests', () => {
     for (const o of m.objects) expect(o).toMatchObject({ apiVersion: expect.any(String), kind: expect.any(String), metadata: { name: expect.any(String) } });
   });
 
-  it('namespaced objects live in the namespace the CLI defaults to', () => {
-    const namespaced = allObjects().filter((o) => !['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding'].includes(o.kind));
+  it.each(modes)('%s: namespaced objects live in the namespace the CLI defaults to', (mode) => {
+    const namespaced = objects(mode).filter((o) => !['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding'].includes(o.kind));
     expect(namespaced.length).toBeGreaterThan(4);
     for (const o of namespaced) expect(o.metadata.namespace).toBe(DEFAULT_NAMESPACE);
-    expect(find('Namespace', DEFAULT_NAMESPACE)).toBeDefined();
+    expect(find(mode, 'Namespace', DEFAULT_NAMESPACE)).toBeDefined();
+  });
+
+  it('govern mode installs no CRD (Karpenter ships them); standalone mode installs both', () => {
+    expect(objects('govern').filter((o) => o.kind === 'CustomResourceDefinition')).toEqual([]);
+    expect(objects('standalone').filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name).sort()).toEqual(['nodeclaims.karpenter.sh', 'nodepools.karpenter.sh']);
+  });
+
+  it('both modes install the same objects by name, so applying one mode replaces the other', () => {
+    const names = (mode: Mode) => objects(mode).filter((o) => o.kind !== 'CustomResourceDefinition').map((o) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
+    expect(names('standalone')).toEqual(names('govern'));
+    expect(new Set(names('govern')).size).toBe(names('govern').length);
+  });
+
+  it.each(modes)('deploy/README.md gives the %s install command', (mode) => {
+    expect(readFileSync(`${DEPLOY}README.md`, 'utf8')).toContain(applyCommand(mode));
   });
 });
 
 describe('CRDs (reference §1.1)', () => {
   it('both are karpenter.sh/v1, cluster-scoped, with the status subresource', () => {
     for (const name of ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh']) {
-      const crd = find('CustomResourceDefinition', name)!;
+      const crd = find('standalone', 'CustomResourceDefinition', name)!;
       expect(crd.spec).toMatchObject({ group: 'karpenter.sh', scope: 'Cluster' });
       expect(crd.spec.versions).toEqual([expect.objectContaining({ name: 'v1', served: true, storage: true, subresources: { status: {} } })]);
     }
@@ -86,21 +104,35 @@ describe('CRDs (reference §1.1)', () => {
   });
 });
 
-describe('Deployment', () => {
-  const dep = () => find('Deployment', 'kpol')!;
-  const container = () => dep().spec.template.spec.containers[0];
+/**
+ * `kpol run`'s mode flags, which src/cli/commands/run.ts declares in its own parse() rather than
+ * in CLUSTER_RUN_FLAGS: mirrored here, and checked against its source below.
+ */
+const MODE_RUN_FLAGS = { mode: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'fail-closed-after': { type: 'string' } } as const;
 
-  it('two replicas of `kpol run --in-cluster` as the kpol ServiceAccount, with the namespace and name from the downward API', () => {
+it('the mode flags mirrored here are the ones `kpol run` declares', () => {
+  const source = readFileSync(new URL('../../src/cli/commands/run.ts', import.meta.url), 'utf8');
+  for (const [name, o] of Object.entries(MODE_RUN_FLAGS)) {
+    expect(name in CLUSTER_RUN_FLAGS || source.includes(`${/^\w+$/.test(name) ? name : `'${name}'`}: { type: '${o.type}' }`), name).toBe(true);
+  }
+});
+
+describe.each(modes)('Deployment (%s)', (mode) => {
+  const dep = () => find(mode, 'Deployment', 'kpol')!;
+  const pod = () => dep().spec.template.spec;
+  const container = () => pod().containers[0];
+
+  it('two replicas of `kpol run --in-cluster --mode <mode>` as the kpol ServiceAccount, with the namespace and name from the downward API', () => {
     expect(dep().spec.replicas).toBe(2);
-    expect(dep().spec.template.spec.serviceAccountName).toBe(find('ServiceAccount', 'kpol')!.metadata.name);
-    expect(container().args.slice(0, 2)).toEqual(['run', '--in-cluster']);
+    expect(pod().serviceAccountName).toBe(find(mode, 'ServiceAccount', 'kpol')!.metadata.name);
+    expect(container().args.slice(0, 4)).toEqual(['run', '--in-cluster', '--mode', mode]);
     expect(container().env.map((e: { name: string }) => e.name).sort()).toEqual(['POD_NAME', 'POD_NAMESPACE']);
   });
 
   it('its arguments are ones `kpol run` accepts, and the probes reach the probe server', () => {
     const args: string[] = container().args.slice(1);
     const { values } = parse(args, {
-      port: { type: 'string' }, 'in-cluster': { type: 'boolean' }, ...CLUSTER_RUN_FLAGS,
+      ...MODE_RUN_FLAGS, port: { type: 'string' }, 'in-cluster': { type: 'boolean' }, ...CLUSTER_RUN_FLAGS,
     }, runCommand.usage);
     const flags = clusterRunFlags(values, { POD_NAMESPACE: DEFAULT_NAMESPACE, POD_NAME: 'kpol-0' });
     const probePort = container().ports.find((p: { name: string }) => p.name === container().livenessProbe.httpGet.port).containerPort;
@@ -111,15 +143,32 @@ describe('Deployment', () => {
     expect(flags.leaderElection).toBeDefined();
   });
 
-  it('the image is the documented placeholder', () => {
-    expect(container().image).toBe('kpol.example/kpol:0.1.0');
-    expect(readManifest(`${DEPLOY}40-deployment.yaml`).text).toContain('`kpol.example/kpol:0.1.0` is a placeholder');
+  it('runs hardened: non-root, read-only root filesystem, no capabilities, RuntimeDefault seccomp, an emptyDir at /tmp, resources', () => {
+    expect(pod().securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: expect.any(Number), seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod().securityContext.runAsUser).toBeGreaterThan(0);
+    expect(container().securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    const tmp = container().volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/tmp');
+    expect(pod().volumes.find((v: { name: string }) => v.name === tmp.name)).toEqual({ name: tmp.name, emptyDir: {} });
+    expect(container().resources).toMatchObject({ requests: { cpu: expect.any(String), memory: expect.any(String) }, limits: { memory: expect.any(String) } });
   });
+
+  it("runs the image's ENTRYPOINT (no command), and the image is the one deploy/README.md builds with deploy/Dockerfile", () => {
+    expect(container().command).toBeUndefined();
+    expect(container().image).toBe('ghcr.io/kpol-dev/kpol:0.1.0');
+    expect(readFileSync(`${DEPLOY}README.md`, 'utf8')).toContain(`docker build -f deploy/Dockerfile -t ${container().image} .`);
+  });
+});
+
+it('the standalone Deployment is the govern one but for --mode', () => {
+  const standalone = structuredClone(find('standalone', 'Deployment', 'kpol')!);
+  const args: string[] = standalone.spec.template.spec.containers[0].args;
+  args[args.indexOf('--mode') + 1] = 'govern';
+  expect(standalone).toEqual(find('govern', 'Deployment', 'kpol'));
 });
 
 describe('example policy ConfigMap', () => {
   it('is labelled, holds rules/examples/business-hours.kpol verbatim, and checks without errors', () => {
-    const cm = find('ConfigMap', 'kpol-policies')!;
+    const cm = find('govern', 'ConfigMap', 'kpol-policies')!;
     expect(cm.metadata.labels[LABEL_POLICY_CONFIGMAP]).toBe('true');
     const example = readFileSync(new URL('../../rules/examples/business-hours.kpol', import.meta.url), 'utf8');
     expect(cm.data).toEqual({ 'business-hours.kpol': example });

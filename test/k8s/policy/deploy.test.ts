@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // deploy/ on a real API server, in a control plane of its own (the shared one carries the
-// adapter tests' permissive CRDs): kubectl applies the CRDs and every manifest; the API server's
-// pattern and CEL validation refuses bad NodePools and accepts every Karpenter NodePool in
-// rules/examples and the test snapshots, filling Karpenter's defaults; status.disruption written
-// by kpol survives the schema; the ServiceAccount can make each request the controller makes,
-// and nothing else.
+// adapter tests' permissive CRDs): kubectl applies the CRDs and each mode's manifests, standalone
+// then govern (the second replaces the first); the API server's pattern and CEL validation
+// refuses bad NodePools and accepts every Karpenter NodePool in rules/examples and the test
+// snapshots, filling Karpenter's defaults; status.disruption written by kpol survives the schema;
+// in each mode the ServiceAccount can make each request the controller makes, and nothing else.
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,10 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
 import { loadKubeConfig } from '../../../src/kube/kube-config.js';
 import { NodePoolStatusWriter } from '../../../src/reconciler/nodepool-status.js';
+import type { ApiRequest } from '../../deploy/api-inventory.js';
 import { exerciseController } from '../../deploy/exercise.js';
+import { exerciseGovernor } from '../../deploy/exercise-govern.js';
+import { MODES, type Mode } from '../../deploy/manifests.js';
 import { kubectl, kubectlOk } from '../control-plane/kubectl.js';
 import { startControlPlane, type ControlPlane } from '../control-plane/start-control-plane.js';
 
@@ -110,28 +113,46 @@ describe('the CRDs on kube-apiserver', () => {
   });
 });
 
+const applyMode = async (mode: Mode) => {
+  for (const p of MODES[mode]) await kubectlOk(cp.kubeconfigPath, ['apply', '-f', join(ROOT, p)]);
+  const dep = JSON.parse(await kubectlOk(cp.kubeconfigPath, ['-n', 'kpol-system', 'get', 'deployment', 'kpol', '-o', 'json']));
+  expect(dep.spec.replicas).toBe(2);
+  expect(dep.spec.template.spec.containers[0].args.slice(0, 4)).toEqual(['run', '--in-cluster', '--mode', mode]);
+};
+
+const as = ['--as=system:serviceaccount:kpol-system:kpol'];
+
+async function canMakeEach(requests: ApiRequest[]): Promise<void> {
+  for (const q of requests) {
+    const resource = q.group ? `${q.resource.split('/')[0]}.${q.group}` : q.resource.split('/')[0];
+    const sub = q.resource.includes('/') ? [`--subresource=${q.resource.split('/')[1]}`] : [];
+    const where = q.namespace ? ['-n', q.namespace] : ['--all-namespaces'];
+    const r = await kubectl(cp.kubeconfigPath, ['auth', 'can-i', q.verb, resource, ...sub, ...where, ...as]);
+    expect(`${r.stdout.trim()} ${q.verb} ${q.resource} ${q.namespace ?? '*'}`).toBe(`yes ${q.verb} ${q.resource} ${q.namespace ?? '*'}`);
+  }
+}
+
+async function cannot(checks: string[][]): Promise<void> {
+  for (const [verb, resource, ns] of checks) {
+    const r = await kubectl(cp.kubeconfigPath, ['auth', 'can-i', verb, resource, ...(ns ? ['-n', ns] : []), ...as]);
+    expect(`${r.stdout.trim()} ${verb} ${resource} ${ns ?? '*'}`).toBe(`no ${verb} ${resource} ${ns ?? '*'}`);
+  }
+}
+
+const NEVER = [['delete', 'configmaps', 'default'], ['get', 'secrets', 'kpol-system'], ['patch', 'configmaps', 'default'], ['update', 'leases.coordination.k8s.io', 'default']];
+
 describe('the manifests on kube-apiserver', () => {
-  it('kubectl applies every manifest', async () => {
-    for (const f of ['00-namespace.yaml', '20-rbac.yaml', '30-policy-configmap.yaml', '40-deployment.yaml']) {
-      await kubectlOk(cp.kubeconfigPath, ['apply', '-f', join(ROOT, 'deploy', f)]);
-    }
-    const dep = JSON.parse(await kubectlOk(cp.kubeconfigPath, ['-n', 'kpol-system', 'get', 'deployment', 'kpol', '-o', 'json']));
-    expect(dep.spec.replicas).toBe(2);
+  it('standalone mode: the ServiceAccount may make every request the controller makes, and not others', async () => {
+    await applyMode('standalone');
+    const { requests } = await exerciseController();
+    await canMakeEach(requests);
+    await cannot(NEVER);
   });
 
-  it('the ServiceAccount may make every request the controller makes, and not others', async () => {
-    const { requests } = await exerciseController();
-    const as = ['--as=system:serviceaccount:kpol-system:kpol'];
-    for (const q of requests) {
-      const resource = q.group ? `${q.resource.split('/')[0]}.${q.group}` : q.resource.split('/')[0];
-      const sub = q.resource.includes('/') ? [`--subresource=${q.resource.split('/')[1]}`] : [];
-      const where = q.namespace ? ['-n', q.namespace] : ['--all-namespaces'];
-      const r = await kubectl(cp.kubeconfigPath, ['auth', 'can-i', q.verb, resource, ...sub, ...where, ...as]);
-      expect(`${r.stdout.trim()} ${q.verb} ${q.resource} ${q.namespace ?? '*'}`).toBe(`yes ${q.verb} ${q.resource} ${q.namespace ?? '*'}`);
-    }
-    for (const [verb, resource, ns] of [['delete', 'configmaps', 'default'], ['get', 'secrets', 'kpol-system'], ['patch', 'configmaps', 'default'], ['update', 'leases.coordination.k8s.io', 'default']]) {
-      const r = await kubectl(cp.kubeconfigPath, ['auth', 'can-i', verb, resource, '-n', ns, ...as]);
-      expect(`${r.stdout.trim()} ${verb} ${resource} ${ns}`).toBe(`no ${verb} ${resource} ${ns}`);
-    }
+  it('govern mode replaces it: kubectl applies deploy/; the ServiceAccount may make every request govern mode makes, and none of the simulated cloud\'s', async () => {
+    await applyMode('govern');
+    const { requests } = await exerciseGovernor();
+    await canMakeEach(requests);
+    await cannot([...NEVER, ['create', 'nodes'], ['get', 'nodes'], ['create', 'nodeclaims.karpenter.sh'], ['create', 'pods/eviction', 'default'], ['update', 'nodeclaims.karpenter.sh'], ['delete', 'pods', 'default']]);
   });
 });
