@@ -47,9 +47,8 @@ const CHECKS: ModeCheck[] = [
     },
     covers: ['patch karpenter.sh/nodepools', 'patch core/nodes', 'delete karpenter.sh/nodeclaims', 'update coordination.k8s.io/leases in kpol-system',
       'patch core/configmaps in kpol-system', 'create core/events in kpol-system', 'create core/events in default', 'watch policy/poddisruptionbudgets'],
-    // TODO(govern): run-govern.ts does not write NodePool status.disruption yet (standalone mode
-    // does, through ClusterServices.afterTick); the design keeps it.
-    pending: ['patch karpenter.sh/nodepools/status'],
+    // NodePool status is Karpenter's in govern mode: what kpol decided goes into the
+    // kpol.dev/decision annotation instead, so no nodepools/status grant.
   },
 ];
 
