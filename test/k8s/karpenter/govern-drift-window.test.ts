@@ -6,7 +6,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { eventually } from '../control-plane/eventually.js';
 import { killStrays } from '../e2e/kpol-process.js';
-import { cronAt, deploymentYaml, disruptionStarted, karpenterCluster, minuteAhead, nodePoolYaml, sleep } from './govern-support.js';
+import { cronAt, deploymentYaml, disruptionStarted, driftPatch, karpenterCluster, minuteAhead, poolYaml, sleep } from './govern-support.js';
 
 const POOL = 'gov-drift';
 const NS = 'gov-drift';
@@ -24,8 +24,8 @@ afterAll(async () => {
 it('Karpenter replaces drifted nodes only inside the policy window, one at a time', async () => {
   const c = karpenterCluster();
   await c.ensureNamespace(NS);
-  await c.apply(nodePoolYaml(POOL, { budgets: ['{nodes: "100%"}'] }));
-  await c.apply(deploymentYaml('web', NS, POOL, { replicas: NODES, spread: true }));
+  await c.apply(poolYaml(POOL, { budgets: [{ nodes: '100%' }] }));
+  await c.apply(deploymentYaml({ namespace: NS, name: 'web', pool: POOL, replicas: NODES, spread: 'web' }));
   const original = await c.initializedNodes(POOL, NODES);
 
   const opens = minuteAhead(80_000).getTime();
@@ -35,7 +35,7 @@ it('Karpenter replaces drifted nodes only inside the policy window, one at a tim
 }`);
   const kpol = await c.govern();
   await eventually('kpol governing the pool', async () => (await c.get('nodepool', POOL))?.metadata.annotations?.['kpol.dev/governed-by']);
-  await c.kubectl(['patch', 'nodepool', POOL, '--type', 'merge', '-p', '{"spec":{"template":{"metadata":{"labels":{"revision":"2"}}}}}']);
+  await c.kubectl(['patch', 'nodepool', POOL, '--type', 'merge', '-p', driftPatch()]);
   await eventually('every node drifted', async () => {
     const claims = await c.nodeClaims(POOL);
     return claims.filter((nc) => nc.status?.conditions?.some((x) => x.type === 'Drifted' && x.status === 'True')).length >= NODES ? true : undefined;

@@ -11,13 +11,13 @@
 import { afterAll, expect, it } from 'vitest';
 import { eventually } from '../control-plane/eventually.js';
 import { killStrays } from '../e2e/kpol-process.js';
-import { deploymentYaml, karpenterCluster, KPOL_NAMESPACE, nodePoolYaml, sleep } from './govern-support.js';
+import { deploymentYaml, driftPatch, karpenterCluster, KPOL_NAMESPACE, poolYaml, sleep } from './govern-support.js';
 
 const POOL = 'gov-fc';
 const SENTINEL = 'gov-sentinel';
 const NS = 'gov-fc';
 const CM = 'gov-fc';
-const USER_BUDGETS = ['{nodes: "3"}', '{nodes: "0", reasons: [Underutilized], schedule: "@daily", duration: 10m}'];
+const USER_BUDGETS = [{ nodes: '3' }, { nodes: '0', reasons: ['Underutilized'], schedule: '@daily', duration: '10m' }];
 /** The documented bound for --fail-closed-after 1m, plus Karpenter's 10 s polling and metric lag. */
 const BOUND_MS = 2 * 60_000 + 20_000;
 
@@ -29,14 +29,14 @@ afterAll(async () => {
 it('Karpenter falls back to blocking after kpol is killed, kpol restores its value on restart, and the user budgets return when the policy goes', async () => {
   const c = karpenterCluster();
   await c.ensureNamespace(NS);
-  await c.apply(nodePoolYaml(SENTINEL, { budgets: ['{nodes: "0", reasons: [Drifted]}'] }));
-  await c.apply(nodePoolYaml(POOL, { budgets: USER_BUDGETS }));
-  await c.apply(deploymentYaml('sentinel', NS, SENTINEL, { replicas: 1 }));
-  await c.apply(deploymentYaml('web', NS, POOL, { replicas: 2, spread: true }));
+  await c.apply(poolYaml(SENTINEL, { budgets: [{ nodes: '0', reasons: ['Drifted'] }] }));
+  await c.apply(poolYaml(POOL, { budgets: USER_BUDGETS }));
+  await c.apply(deploymentYaml({ namespace: NS, name: 'sentinel', pool: SENTINEL, replicas: 1 }));
+  await c.apply(deploymentYaml({ namespace: NS, name: 'web', pool: POOL, replicas: 2, spread: 'web' }));
   await c.initializedNodes(SENTINEL, 1);
   await c.initializedNodes(POOL, 2);
   const userPool = await c.get('nodepool', POOL);
-  await c.kubectl(['patch', 'nodepool', SENTINEL, '--type', 'merge', '-p', '{"spec":{"template":{"metadata":{"labels":{"revision":"2"}}}}}']);
+  await c.kubectl(['patch', 'nodepool', SENTINEL, '--type', 'merge', '-p', driftPatch()]);
   await eventually('Karpenter reading the user budget of the pool', async () => ((await c.karpenterAllowed(POOL, 'Drifted')) === 3 ? true : undefined), 90_000);
 
   await c.policyConfigMap(CM, `policy open-window for nodepool ${POOL} {

@@ -5,7 +5,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { eventually } from '../control-plane/eventually.js';
 import { killStrays } from '../e2e/kpol-process.js';
-import { deploymentYaml, disruptionStarted, karpenterCluster, minuteAhead, nodePoolYaml, sleep } from './govern-support.js';
+import { deploymentYaml, disruptionStarted, driftPatch, karpenterCluster, minuteAhead, poolYaml, sleep } from './govern-support.js';
 
 const POOL = 'gov-freeze';
 const NS = 'gov-freeze';
@@ -22,8 +22,8 @@ const freezeTime = (ms: number) => new Date(ms).toISOString().slice(0, 16).repla
 it('no drift replacement during a freeze of Drifted; replacements resume when it ends', async () => {
   const c = karpenterCluster();
   await c.ensureNamespace(NS);
-  await c.apply(nodePoolYaml(POOL, { budgets: ['{nodes: "100%"}'] }));
-  await c.apply(deploymentYaml('web', NS, POOL, { replicas: 4, spread: true }));
+  await c.apply(poolYaml(POOL, { budgets: [{ nodes: '100%' }] }));
+  await c.apply(deploymentYaml({ namespace: NS, name: 'web', pool: POOL, replicas: 4, spread: 'web' }));
   const original = await c.initializedNodes(POOL, 4);
 
   const from = Math.floor(Date.now() / 60_000) * 60_000;
@@ -34,7 +34,7 @@ it('no drift replacement during a freeze of Drifted; replacements resume when it
 }`);
   const kpol = await c.govern();
   await eventually('kpol governing the pool', async () => (await c.get('nodepool', POOL))?.metadata.annotations?.['kpol.dev/governed-by']);
-  await c.kubectl(['patch', 'nodepool', POOL, '--type', 'merge', '-p', '{"spec":{"template":{"metadata":{"labels":{"revision":"2"}}}}}']);
+  await c.kubectl(['patch', 'nodepool', POOL, '--type', 'merge', '-p', driftPatch()]);
   await eventually('every node drifted', async () =>
     (await c.nodeClaims(POOL)).filter((nc) => nc.status?.conditions?.some((x) => x.type === 'Drifted' && x.status === 'True')).length >= 4 ? true : undefined);
 

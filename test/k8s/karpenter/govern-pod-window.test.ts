@@ -11,7 +11,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { eventually } from '../control-plane/eventually.js';
 import { killStrays } from '../e2e/kpol-process.js';
-import { deploymentYaml, disruptionStarted, karpenterCluster, minuteAhead, nodePoolYaml, sleep } from './govern-support.js';
+import { deploymentYaml, disruptionStarted, karpenterCluster, minuteAhead, poolYaml, sleep } from './govern-support.js';
 
 const POOL = 'gov-podwin';
 const NS = 'gov-podwin';
@@ -27,12 +27,12 @@ afterAll(async () => {
 it('a node whose pod window is closed is not consolidated; when it opens, kpol lets go and Karpenter consolidates it', async () => {
   const c = karpenterCluster();
   await c.ensureNamespace(NS);
-  await c.apply(nodePoolYaml(POOL, { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s', budgets: ['{nodes: "100%"}'] }));
-  await c.apply(deploymentYaml('big', NS, POOL, { replicas: 1, cpu: '1500m', labels: { team: 'batch' }, tolerate: 'only-big' }));
+  await c.apply(poolYaml(POOL, { consolidationPolicy: 'WhenEmptyOrUnderutilized', budgets: [{ nodes: '100%' }] }));
+  await c.apply(deploymentYaml({ namespace: NS, name: 'big', pool: POOL, replicas: 1, cpu: '1500m', podLabels: { team: 'batch' }, tolerate: 'only-big' }));
   const [keeper] = await c.initializedNodes(POOL, 1);
   await c.kubectl(['annotate', 'node', keeper, `${DND}=true`]); // the user's own
   await c.kubectl(['taint', 'node', keeper, 'only-big=yes:NoSchedule']);
-  await c.apply(deploymentYaml('small', NS, POOL, { replicas: 1, cpu: '100m', labels: { team: 'batch' } }));
+  await c.apply(deploymentYaml({ namespace: NS, name: 'small', pool: POOL, replicas: 1, podLabels: { team: 'batch' } }));
   const held = (await c.initializedNodes(POOL, 2)).find((n) => n !== keeper)!;
 
   const opens = minuteAhead(80_000).getTime();

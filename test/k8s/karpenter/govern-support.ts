@@ -7,6 +7,8 @@ import { eventually } from '../control-plane/eventually.js';
 import { kubectl, kubectlOk } from '../control-plane/kubectl.js';
 import { startKpol, type KpolProcess } from '../e2e/kpol-process.js';
 import { sharedKarpenter } from './inject.js';
+import { deployment, nodePool, toYaml, type DeploymentOptions } from './manifests.js';
+import { allowedDisruptions } from './metrics.js';
 
 export const KPOL_NAMESPACE = 'kpol-system';
 const MINUTE = 60_000;
@@ -56,12 +58,7 @@ export class Cluster {
 
   /** Karpenter's own allowed disruptions for a pool and reason (its metric; absent until it evaluated that reason). */
   async karpenterAllowed(pool: string, reason: string): Promise<number | undefined> {
-    const text = await (await fetch(`${this.karpenterMetricsUrl}`)).text();
-    const m = new RegExp(`^karpenter_nodepools_allowed_disruptions\\{([^}]*)\\} ([0-9.e+]+)$`, 'gm');
-    for (const [, labels, value] of text.matchAll(m)) {
-      if (labels.includes(`nodepool="${pool}"`) && labels.toLowerCase().includes(`reason="${reason.toLowerCase()}"`)) return Number(value);
-    }
-    return undefined;
+    return (await allowedDisruptions(this.karpenterMetricsUrl)).get(pool)?.get(reason);
   }
 
   /** Karpenter's events about objects whose name starts with one of `names`, oldest first. */
@@ -103,70 +100,18 @@ ${policy.split('\n').map((l) => `    ${l}`).join('\n')}
   }
 }
 
-export interface PoolOptions {
-  /** Karpenter budgets as YAML flow items, e.g. `{nodes: "10%"}`; default Karpenter's own default. */
-  budgets?: string[];
-  consolidationPolicy?: 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
-  consolidateAfter?: string;
-  /** A template label: changing it drifts every node of the pool. */
-  revision?: string;
+/** A NodePool whose template carries `revision`: changing it drifts every node of the pool. */
+export function poolYaml(name: string, disruption: Record<string, unknown>, revision = '1'): string {
+  return toYaml([nodePool(name, { consolidationPolicy: 'WhenEmpty', consolidateAfter: '0s', ...disruption }, { revision })]);
 }
 
-export function nodePoolYaml(name: string, o: PoolOptions = {}): string {
-  return `apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: ${name}
-spec:
-  template:
-    metadata:
-      labels: {pool: ${name}, revision: "${o.revision ?? '1'}"}
-    spec:
-      nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-      expireAfter: 720h
-  disruption:
-    consolidationPolicy: ${o.consolidationPolicy ?? 'WhenEmpty'}
-    consolidateAfter: ${o.consolidateAfter ?? '0s'}
-${o.budgets ? `    budgets:\n${o.budgets.map((b) => `      - ${b}`).join('\n')}\n` : ''}`;
+/** Drifts every node of the pool: a new template revision. */
+export function driftPatch(revision = '2'): string {
+  return JSON.stringify({ spec: { template: { metadata: { labels: { revision } } } } });
 }
 
-export interface DeploymentOptions {
-  replicas: number;
-  cpu?: string;
-  labels?: Record<string, string>;
-  /** One pod per node (required anti-affinity on the app label). */
-  spread?: boolean;
-  /** Tolerate this taint key (NoSchedule). */
-  tolerate?: string;
-}
-
-export function deploymentYaml(name: string, namespace: string, pool: string, o: DeploymentOptions): string {
-  const labels = { app: name, ...o.labels };
-  const labelText = Object.entries(labels).map(([k, v]) => `${k}: "${v}"`).join(', ');
-  return `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: ${name}, namespace: ${namespace}}
-spec:
-  replicas: ${o.replicas}
-  selector: {matchLabels: {app: ${name}}}
-  template:
-    metadata: {labels: {${labelText}}}
-    spec:
-      nodeSelector: {pool: ${pool}}
-      terminationGracePeriodSeconds: 0
-${o.tolerate ? `      tolerations: [{key: ${o.tolerate}, operator: Exists, effect: NoSchedule}]\n` : ''}${o.spread ? `      affinity:
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-            - labelSelector: {matchLabels: {app: ${name}}}
-              topologyKey: kubernetes.io/hostname
-` : ''}      containers:
-        - name: c
-          image: registry.k8s.io/pause:3.10
-          resources: {requests: {cpu: "${o.cpu ?? '500m'}", memory: 256Mi}}
-`;
+export function deploymentYaml(o: DeploymentOptions): string {
+  return toYaml([deployment(o)]);
 }
 
 /** The first whole minute at least `leadMs` from now (a cron window opening then). */

@@ -36,11 +36,17 @@ export interface DeploymentOptions {
    */
   spread?: string;
   podAnnotations?: Record<string, string>;
+  /** More pod labels (a policy's pod window selects on them). */
+  podLabels?: Record<string, string>;
+  /** CPU request per pod; default 100m. */
+  cpu?: string;
+  /** A taint key (NoSchedule) the pods tolerate. */
+  tolerate?: string;
 }
 
 /** A Deployment of pause containers with small requests, pinned to one NodePool. */
 export function deployment(o: DeploymentOptions): object {
-  const labels: Record<string, string> = { app: o.name, ...(o.spread ? { 'kpol.dev/spread': o.spread } : {}) };
+  const labels: Record<string, string> = { ...o.podLabels, app: o.name, ...(o.spread ? { 'kpol.dev/spread': o.spread } : {}) };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -53,6 +59,7 @@ export function deployment(o: DeploymentOptions): object {
         spec: {
           nodeSelector: { 'karpenter.sh/nodepool': o.pool },
           terminationGracePeriodSeconds: 0,
+          ...(o.tolerate ? { tolerations: [{ key: o.tolerate, operator: 'Exists', effect: 'NoSchedule' }] } : {}),
           ...(o.spread ? {
             affinity: {
               podAntiAffinity: {
@@ -63,7 +70,7 @@ export function deployment(o: DeploymentOptions): object {
               },
             },
           } : {}),
-          containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100m', memory: '64Mi' } } }],
+          containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: o.cpu ?? '100m', memory: '64Mi' } } }],
         },
       },
     },
