@@ -14,7 +14,9 @@ import { VIEW_KINDS } from '../../src/reconciler/cluster-view.js';
 import { ClusterServices } from '../../src/runtime/cluster-services.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { pool, replicaSet, T0 } from '../reconciler/scenario.js';
-import { RecordingClient, type ApiRequest } from './api-inventory.js';
+import { detectMode, NODEPOOL_CRD_PATH } from '../../src/cli/run-mode.js';
+import { RecordingClient, requestKey, type ApiRequest } from './api-inventory.js';
+import { find } from './manifests.js';
 
 export const NAMESPACE = 'kpol-system';
 
@@ -42,6 +44,14 @@ export async function exerciseController(): Promise<{ requests: ApiRequest[]; ti
   };
   const raw = new MemoryCluster(clock, [pool('a', ['m5.xlarge']), replicaSet('w', 3, { cpu: '3' }), pdb, cm]);
   const rec = new RecordingClient(raw);
+  // Before the controller starts, `--mode auto` reads the NodePool CRD (here the shipped one).
+  const decided = await detectMode(async (path) => {
+    if (path !== NODEPOOL_CRD_PATH) throw new Error(`unexpected GET ${path}`);
+    const crd: ApiRequest = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', verb: 'get', name: 'nodepools.karpenter.sh' };
+    rec.requests.set(requestKey(crd), crd);
+    return find('CustomResourceDefinition', 'nodepools.karpenter.sh');
+  }, 'exercise');
+  if (decided.mode !== 'standalone') throw new Error(`--mode auto on the shipped CRDs chose ${decided.mode}`);
   const rt = new Runtime({ clock, objects: [], cluster: rec, policies: [], workloadControllers: false, bindPods: false });
   const services = new ClusterServices(rt, { client: rec, clock, namespace: NAMESPACE, leaderElection: { name: 'kpol-controller', identity: 'kpol-0' } });
   const stopEvents = mirrorEventsToCluster(rt.events, { client: rec, clock, instance: 'kpol-0' });

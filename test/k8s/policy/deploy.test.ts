@@ -126,10 +126,12 @@ describe('the manifests on kube-apiserver', () => {
       const resource = q.group ? `${q.resource.split('/')[0]}.${q.group}` : q.resource.split('/')[0];
       const sub = q.resource.includes('/') ? [`--subresource=${q.resource.split('/')[1]}`] : [];
       const where = q.namespace ? ['-n', q.namespace] : ['--all-namespaces'];
-      const r = await kubectl(cp.kubeconfigPath, ['auth', 'can-i', q.verb, resource, ...sub, ...where, ...as]);
+      const named = q.name ? `${resource}/${q.name}` : resource;
+      const r = await kubectl(cp.kubeconfigPath, ['auth', 'can-i', q.verb, named, ...sub, ...where, ...as]);
       expect(`${r.stdout.trim()} ${q.verb} ${q.resource} ${q.namespace ?? '*'}`).toBe(`yes ${q.verb} ${q.resource} ${q.namespace ?? '*'}`);
     }
-    for (const [verb, resource, ns] of [['delete', 'configmaps', 'default'], ['get', 'secrets', 'kpol-system'], ['patch', 'configmaps', 'default'], ['update', 'leases.coordination.k8s.io', 'default']]) {
+    for (const [verb, resource, ns] of [['delete', 'configmaps', 'default'], ['get', 'secrets', 'kpol-system'], ['patch', 'configmaps', 'default'], ['update', 'leases.coordination.k8s.io', 'default'],
+      ['get', 'customresourcedefinitions.apiextensions.k8s.io/ec2nodeclasses.karpenter.k8s.aws', 'default']]) {
       const r = await kubectl(cp.kubeconfigPath, ['auth', 'can-i', verb, resource, '-n', ns, ...as]);
       expect(`${r.stdout.trim()} ${verb} ${resource} ${ns}`).toBe(`no ${verb} ${resource} ${ns}`);
     }
