@@ -135,7 +135,7 @@ export class Runtime {
     });
     this.disruption = new DisruptionController({
       clock: o.clock, view: this.view, evaluator: this.evaluator, policies: () => this.policies, instanceTypes: this.instanceTypes,
-      events: this.events, metrics: this.metrics, queue: this.queue, state: this.state, log,
+      events: this.events, metrics: this.metrics, queue: this.queue, state: this.state, log, ownsNode: ownership.node,
       simulate: (index, candidates, consolidation) => {
         this.disruptionSimulations++;
         return simulateMove(index, candidates, consolidation, this.simulationEnv());
