@@ -70,8 +70,9 @@ export interface ModeDecision {
   why: string;
 }
 
-interface CrdLike {
-  metadata?: { labels?: Record<string, string> };
+/** The part of a CustomResourceDefinition the decision reads. */
+export interface CrdLike {
+  metadata?: { labels?: Record<string, string>; [field: string]: unknown };
 }
 
 /** The decision from the NodePool CRD as read (undefined: not installed). */
