@@ -19,7 +19,9 @@
 //     Another provisioner's fresh NodeClaim has no such annotation and its own provider is about
 //     to launch it: launching it in the simulated cloud too would race that provider.
 // A Node is kpol's when its spec.providerID has the simulated cloud's scheme: the node agent
-// registers only such Nodes, and only for them does it play kubelet and termination drain.
+// registers only such Nodes, and only for them does it play kubelet, termination drain and
+// disruption remove a left-over disrupted taint. Other Nodes stay in the cluster view (pods can
+// be scheduled there, so the scheduling simulation must see them); nothing writes to them.
 import type { Node, NodeClaim } from '../cluster/types.js';
 import { PROVIDER_ID_SCHEME } from './simulator.js';
 

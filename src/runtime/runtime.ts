@@ -59,7 +59,8 @@ export interface RuntimeOptions {
    * Which NodeClaims and Nodes the controllers act on (src/cloud/ownership.ts). Default: every
    * one, the simulated cloud adopting them (the embedded cluster, simulations of snapshots).
    * Standalone on a real cluster passes SIMULATED_CLOUD_ONLY: other NodeClaims are left out of
-   * every read (owned-cluster.ts) and other Nodes get no kubelet and no termination drain.
+   * every read (owned-cluster.ts); other Nodes get no kubelet, no termination drain and no
+   * clean-up of their disrupted taint.
    */
   ownership?: Ownership;
 }
