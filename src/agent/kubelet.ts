@@ -61,8 +61,11 @@ export interface PodPass {
   terminating: boolean;
 }
 
-/** Starts bound Pending pods on Ready nodes; removes pods past their grace and pods on missing nodes. */
-export async function runPods(client: ClusterClient, nodes: readonly Node[], pods: readonly Pod[], notReady: ReadonlySet<string>, now: number): Promise<PodPass> {
+/**
+ * Starts bound Pending pods on Ready nodes; removes pods past their grace and pods on missing
+ * nodes. Pods on a Node that `owns` refuses are left to that Node's own kubelet.
+ */
+export async function runPods(client: ClusterClient, nodes: readonly Node[], pods: readonly Pod[], notReady: ReadonlySet<string>, now: number, owns?: (node: Node) => boolean): Promise<PodPass> {
   const byName = new Map(nodes.map((n) => [n.metadata.name, n]));
   const readyNodes = new Set(nodes.filter((n) => isTrue(n.status?.conditions, 'Ready') && !notReady.has(n.metadata.name)).map((n) => n.metadata.name));
   const out: PodPass = { started: [], removed: [], terminating: false };
@@ -70,6 +73,7 @@ export async function runPods(client: ClusterClient, nodes: readonly Node[], pod
     const nodeName = pod.spec.nodeName;
     if (nodeName === undefined || nodeName === '') continue;
     const node = byName.get(nodeName);
+    if (node !== undefined && owns !== undefined && !owns(node)) continue;
     const ready = readyNodes.has(nodeName);
     const deletion = pod.metadata.deletionTimestamp === undefined ? undefined : Date.parse(pod.metadata.deletionTimestamp);
     // A missing node: pod GC deletes. A terminating pod: its kubelet deletes it once the grace is over, if that kubelet is alive.

@@ -42,6 +42,12 @@ export interface NodeAgentOptions {
   initDelayMs?: number;
   launchTimeoutMs?: number;
   registrationTimeoutMs?: number;
+  /**
+   * The Nodes it plays kubelet for (heartbeat, starting and finishing pods). Default: every Node.
+   * Standalone on a real cluster: only the simulated cloud's (src/cloud/ownership.ts); other
+   * Nodes have a kubelet of their own.
+   */
+  ownsNode?: (node: Node) => boolean;
 }
 
 /** What one pass did (names; pods as namespace/name). */
@@ -72,6 +78,7 @@ export class NodeAgent {
   private readonly initDelayMs: number;
   private readonly launchTimeoutMs: number;
   private readonly registrationTimeoutMs: number;
+  private readonly ownsNode: ((node: Node) => boolean) | undefined;
   /** Instances launched for a NodeClaim uid whose status write has not landed yet: never launch twice (Karpenter's launch cache). */
   private readonly launchedByUid = new Map<string, Instance>();
   private readonly podChanges: ChangeFlag;
@@ -95,6 +102,7 @@ export class NodeAgent {
     this.initDelayMs = opts.initDelayMs ?? 0;
     this.launchTimeoutMs = opts.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS;
     this.registrationTimeoutMs = opts.registrationTimeoutMs ?? REGISTRATION_TIMEOUT_MS;
+    this.ownsNode = opts.ownsNode;
     this.podChanges = new ChangeFlag(opts.client, ['Pod', 'Node']);
     this.changes = new ChangeFlag(opts.client, ['NodeClaim', 'Node', 'Pod']);
   }
@@ -140,13 +148,14 @@ export class NodeAgent {
     }
 
     const nodesNow = await this.client.list<Node>('Node');
+    const owns = this.ownsNode;
     let pods: Pod[] | undefined;
     const podsNow = async (): Promise<Pod[]> => (pods ??= await this.client.list<Pod>('Pod'));
-    pass.nodesNotReady = await heartbeatNodes(this.client, nodesNow, podsNow, live, this.clock.now());
+    pass.nodesNotReady = await heartbeatNodes(this.client, owns ? nodesNow.filter(owns) : nodesNow, podsNow, live, this.clock.now());
     // The pod pass depends on pods, Nodes (marking one NotReady is a Node write) and, for
     // terminating pods only, the time: without a change or a terminating pod it would do nothing.
     await this.podChanges.ifChanged(async () => {
-      const podPass = await runPods(this.client, nodesNow, await podsNow(), new Set(pass.nodesNotReady), this.clock.now());
+      const podPass = await runPods(this.client, nodesNow, await podsNow(), new Set(pass.nodesNotReady), this.clock.now(), owns);
       pass.podsStarted = podPass.started;
       pass.podsRemoved = podPass.removed;
       this.terminatingPods = podPass.terminating;

@@ -7,6 +7,7 @@ import {
   ANNOTATION_NODEPOOL_HASH, ANNOTATION_NODEPOOL_HASH_VERSION, FINALIZER_TERMINATION, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL,
   type NodeClaim, type NodePool, type NodeSelectorRequirement,
 } from '../cluster/types.js';
+import { ANNOTATION_CREATION_REASON } from '../cloud/ownership.js';
 
 /** Names are deterministic (a counter) so simulations and tests are reproducible. */
 export class NodeClaimFactory {
@@ -23,7 +24,7 @@ export class NodeClaimFactory {
       ...extra,
       { key: LABEL_INSTANCE_TYPE, operator: 'In', values: [...instanceTypes] },
     ];
-    const annotations: Record<string, string> = { ...(tmpl.metadata?.annotations ?? {}), 'kpol.dev/creation-reason': reason };
+    const annotations: Record<string, string> = { ...(tmpl.metadata?.annotations ?? {}), [ANNOTATION_CREATION_REASON]: reason };
     const hash = pool.metadata.annotations?.[ANNOTATION_NODEPOOL_HASH];
     const version = pool.metadata.annotations?.[ANNOTATION_NODEPOOL_HASH_VERSION];
     if (hash !== undefined && version !== undefined) {

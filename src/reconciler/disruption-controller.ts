@@ -5,7 +5,7 @@
 import type { PolicySpec, Reason } from '../../rules/model.js';
 import type { InstanceType } from '../cloud/provider.js';
 import type { ClusterIndex, StateNode } from '../cluster/state.js';
-import type { NodePool } from '../cluster/types.js';
+import type { Node, NodePool } from '../cluster/types.js';
 import type { Clock } from '../clock.js';
 import type { Evaluator } from '../eval/evaluate-cluster.js';
 import type { EvalOutput } from '../eval/output.js';
@@ -91,6 +91,12 @@ export interface DisruptionDeps {
    */
   pass?: (index: ClusterIndex, now: number) => MethodContext['simulate'];
   log?: (msg: string, fields: Record<string, unknown>) => void;
+  /**
+   * The Nodes whose left-over disrupted taint it may remove. Default: every Node. Standalone on a
+   * real cluster: only the simulated cloud's (src/cloud/ownership.ts); another provider's taint
+   * belongs to that provider's disruption in progress.
+   */
+  ownsNode?: (node: Node) => boolean;
 }
 
 export interface ReconcileResult {
@@ -254,6 +260,7 @@ export class DisruptionController {
     let changed = false;
     for (const sn of tainted) {
       if (sn.providerID && (this.d.state.marked.has(sn.providerID) || this.d.state.queued.has(sn.providerID))) continue;
+      if (this.d.ownsNode && sn.node && !this.d.ownsNode(sn.node)) continue;
       await this.d.queue.taint(sn.name, false);
       if (sn.nodeClaim) await this.d.queue.setReason(sn.nodeClaim.metadata.name, undefined);
       changed = true;

@@ -7,10 +7,11 @@ import type { PolicySpec } from '../../rules/model.js';
 import { NodeAgent } from '../agent/node-agent.js';
 import { InterruptionController } from '../agent/interruption.js';
 import { SimulatedCloud, type SimulatedCloudOptions } from '../cloud/simulator.js';
+import { OWNS_EVERYTHING, type Ownership } from '../cloud/ownership.js';
 import type { InstanceType } from '../cloud/provider.js';
 import type { ClusterClient, Kind } from '../cluster/client.js';
 import { MemoryCluster } from '../cluster/memory/memory-cluster.js';
-import type { KubeObject } from '../cluster/types.js';
+import type { KubeObject, NodeClaim } from '../cluster/types.js';
 import type { Clock } from '../clock.js';
 import { PdbStatusController } from '../controllers/pdb-status.js';
 import { ReplicaSetController } from '../controllers/replicaset.js';
@@ -33,6 +34,7 @@ import { simulateMove, type SimulationEnv } from '../reconciler/simulation.js';
 import { SimulationPass } from '../reconciler/simulation-pass.js';
 import { toCandidate } from '../reconciler/candidates.js';
 import { TerminationController } from '../termination/controller.js';
+import { OwnedNodeClaims } from './owned-cluster.js';
 
 export interface RuntimeOptions {
   clock: Clock;
@@ -53,6 +55,14 @@ export interface RuntimeOptions {
   policies: readonly PolicySpec[];
   cloud?: Omit<SimulatedCloudOptions, 'clock'>;
   logger?: Logger;
+  /**
+   * Which NodeClaims and Nodes the controllers act on (src/cloud/ownership.ts). Default: every
+   * one, the simulated cloud adopting them (the embedded cluster, simulations of snapshots).
+   * Standalone on a real cluster passes SIMULATED_CLOUD_ONLY: other NodeClaims are left out of
+   * every read (owned-cluster.ts); other Nodes get no kubelet, no termination drain and no
+   * clean-up of their disrupted taint.
+   */
+  ownership?: Ownership;
 }
 
 export interface TickResult {
@@ -90,19 +100,24 @@ export class Runtime {
   constructor(o: RuntimeOptions) {
     this.clock = o.clock;
     this.policies = o.policies;
-    this.cluster = o.cluster ?? new MemoryCluster(o.clock, o.objects);
+    const ownership = o.ownership ?? OWNS_EVERYTHING;
+    const backend = o.cluster ?? new MemoryCluster(o.clock, o.objects);
+    this.cluster = ownership === OWNS_EVERYTHING ? backend : new OwnedNodeClaims(backend, ownership.nodeClaim, (nc) =>
+      o.logger?.warn('ignoring a NodeClaim of another cloud provider', { nodeClaim: nc.metadata.name, providerID: nc.status?.providerID ?? '' }));
     this.cloud = new SimulatedCloud({ clock: o.clock, ...o.cloud });
     this.instanceTypes = new Map(this.cloud.instanceTypes().map((t) => [t.name, t]));
-    // Machines in a snapshot already run: the simulated cloud takes them over.
-    this.notAdopted = this.cloud.adopt(o.objects.filter((x): x is import('../cluster/types.js').NodeClaim => x.kind === 'NodeClaim')).map((nc) => nc.metadata.name);
+    // Machines in a snapshot already run: the simulated cloud takes them over (those it may own).
+    const claims = o.objects.filter((x): x is NodeClaim => x.kind === 'NodeClaim' && ownership.nodeClaim(x as NodeClaim));
+    this.notAdopted = this.cloud.adopt(claims).map((nc) => nc.metadata.name);
     this.events = new EventLog(o.clock);
     this.metrics = createKarpenterMetrics();
     const log = o.logger ? (msg: string, fields: Record<string, unknown>) => o.logger!.info(msg, fields) : undefined;
     const factory = new NodeClaimFactory();
     const cluster = this.cluster;
-    const stamped = hasKindVersions(cluster) ? cluster : undefined;
+    // The change stamp is the backend's: the filter changes what is read, not when it changes.
+    const stamped = hasKindVersions(backend) ? backend : undefined;
     this.view = new ClusterView(cluster, stamped ? { changeStamp: () => VIEW_KINDS.map((k) => stamped.kindVersion(k)).join('/') } : {});
-    this.agent = new NodeAgent({ client: this.cluster, cloud: this.cloud, clock: o.clock, recorder: this.events });
+    this.agent = new NodeAgent({ client: this.cluster, cloud: this.cloud, clock: o.clock, recorder: this.events, ownsNode: ownership.node });
     this.interruption = new InterruptionController({ client: this.cluster, source: this.cloud, clock: o.clock, recorder: this.events });
     const workload = o.workloadControllers ?? !o.cluster;
     this.replicaSets = workload ? new ReplicaSetController(this.cluster) : undefined;
@@ -116,12 +131,12 @@ export class Runtime {
     this.podEvents = new PodEventsController(this.cluster, o.clock);
     this.expiration = new ExpirationController(this.cluster, o.clock, this.metrics, log);
     this.termination = new TerminationController({
-      client: this.cluster, cloud: this.cloud, recorder: this.events, metrics: this.metrics,
+      client: this.cluster, cloud: this.cloud, recorder: this.events, metrics: this.metrics, ownsNode: ownership.node,
       tgpSecondsFor: (nc) => this.policyForPool(nc.metadata.labels?.['karpenter.sh/nodepool'] ?? '')?.terminationGracePeriodSeconds,
     });
     this.disruption = new DisruptionController({
       clock: o.clock, view: this.view, evaluator: this.evaluator, policies: () => this.policies, instanceTypes: this.instanceTypes,
-      events: this.events, metrics: this.metrics, queue: this.queue, state: this.state, log,
+      events: this.events, metrics: this.metrics, queue: this.queue, state: this.state, log, ownsNode: ownership.node,
       simulate: (index, candidates, consolidation) => {
         this.disruptionSimulations++;
         return simulateMove(index, candidates, consolidation, this.simulationEnv());

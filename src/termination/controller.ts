@@ -31,6 +31,12 @@ export interface TerminationControllerOptions {
   tgpSecondsFor?: TgpSecondsFor;
   /** Default 5 s (Karpenter's MinDrainTime). */
   minDrainTimeMs?: number;
+  /**
+   * The Nodes it finalizes (drains, releases). Default: every Node. Standalone on a real
+   * cluster: only the simulated cloud's (src/cloud/ownership.ts); another provider's deleting
+   * Node is that provider's to drain and to release.
+   */
+  ownsNode?: (node: Node) => boolean;
 }
 
 export interface TerminationResult {
@@ -90,14 +96,19 @@ export class TerminationController {
       }
     };
 
+    const owns = this.opts.ownsNode;
+    const listNodes = async (): Promise<Node[]> => {
+      const all = await client.list<Node>('Node');
+      return owns ? all.filter(owns) : all;
+    };
     const pools = await client.list<NodePool>('NodePool');
     let claims = await client.list<NodeClaim>('NodeClaim');
-    let nodes = await client.list<Node>('Node');
+    let nodes = await listNodes();
 
     let cascaded = false;
     // Each cascade stage reads what the previous one wrote (a deleted pool's claims delete their Nodes in the same pass).
     const relist = async (): Promise<void> => {
-      if (cascaded) [claims, nodes] = await Promise.all([client.list<NodeClaim>('NodeClaim'), client.list<Node>('Node')]);
+      if (cascaded) [claims, nodes] = await Promise.all([client.list<NodeClaim>('NodeClaim'), listNodes()]);
       cascaded = false;
     };
     const remove = async (obj: KubeObject): Promise<void> => {
@@ -156,7 +167,7 @@ export class TerminationController {
 
     const finalizingClaims = claims.filter(finalizing);
     if (finalizingClaims.length > 0) {
-      if (result.released.nodes.length > 0) nodes = await client.list<Node>('Node');
+      if (result.released.nodes.length > 0) nodes = await listNodes();
       const nodesByProvider = byProvider(nodes, nodeProvider);
       for (const claim of finalizingClaims) {
         const fresh = await client.get<NodeClaim>({ kind: 'NodeClaim', name: claim.metadata.name });

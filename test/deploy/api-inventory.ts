@@ -17,6 +17,8 @@ export interface ApiRequest {
   verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
   /** undefined for cluster-scoped resources and for requests across all namespaces. */
   namespace?: string;
+  /** The one object a request names, where the RBAC grants only that one (resourceNames). */
+  name?: string;
 }
 
 export const requestKey = (r: ApiRequest) => `${r.group}|${r.resource}|${r.verb}|${r.namespace ?? '*'}`;

@@ -42,6 +42,7 @@ export async function exerciseController(): Promise<{ requests: ApiRequest[]; ti
   };
   const raw = new MemoryCluster(clock, [pool('a', ['m5.xlarge']), replicaSet('w', 3, { cpu: '3' }), pdb, cm]);
   const rec = new RecordingClient(raw);
+  // The shipped Deployment passes --mode standalone: no CRD read for `--mode auto` (so no grant for it).
   const rt = new Runtime({ clock, objects: [], cluster: rec, policies: [], workloadControllers: false, bindPods: false });
   const services = new ClusterServices(rt, { client: rec, clock, namespace: NAMESPACE, leaderElection: { name: 'kpol-controller', identity: 'kpol-0' } });
   const stopEvents = mirrorEventsToCluster(rt.events, { client: rec, clock, instance: 'kpol-0' });

@@ -6,6 +6,7 @@
 // accepts, hardened, with probes where the probe server listens; the example policy is the
 // shipped example and checks clean.
 import { relative } from 'node:path';
+import { RUN_MODE_FLAGS } from '../../src/cli/run-mode.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_RUN_FLAGS, clusterRunFlags } from '../../src/cli/cluster-run-flags.js';
@@ -104,19 +105,6 @@ describe('CRDs (reference §1.1)', () => {
   });
 });
 
-/**
- * `kpol run`'s mode flags, which src/cli/commands/run.ts declares in its own parse() rather than
- * in CLUSTER_RUN_FLAGS: mirrored here, and checked against its source below.
- */
-const MODE_RUN_FLAGS = { mode: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'fail-closed-after': { type: 'string' } } as const;
-
-it('the mode flags mirrored here are the ones `kpol run` declares', () => {
-  const source = readFileSync(new URL('../../src/cli/commands/run.ts', import.meta.url), 'utf8');
-  for (const [name, o] of Object.entries(MODE_RUN_FLAGS)) {
-    expect(name in CLUSTER_RUN_FLAGS || source.includes(`${/^\w+$/.test(name) ? name : `'${name}'`}: { type: '${o.type}' }`), name).toBe(true);
-  }
-});
-
 describe.each(modes)('Deployment (%s)', (mode) => {
   const dep = () => find(mode, 'Deployment', 'kpol')!;
   const pod = () => dep().spec.template.spec;
@@ -132,7 +120,7 @@ describe.each(modes)('Deployment (%s)', (mode) => {
   it('its arguments are ones `kpol run` accepts, and the probes reach the probe server', () => {
     const args: string[] = container().args.slice(1);
     const { values } = parse(args, {
-      ...MODE_RUN_FLAGS, port: { type: 'string' }, 'in-cluster': { type: 'boolean' }, ...CLUSTER_RUN_FLAGS,
+      ...RUN_MODE_FLAGS, port: { type: 'string' }, 'in-cluster': { type: 'boolean' }, ...CLUSTER_RUN_FLAGS,
     }, runCommand.usage);
     const flags = clusterRunFlags(values, { POD_NAMESPACE: DEFAULT_NAMESPACE, POD_NAME: 'kpol-0' });
     const probePort = container().ports.find((p: { name: string }) => p.name === container().livenessProbe.httpGet.port).containerPort;

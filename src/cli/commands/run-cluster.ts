@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // `kpol run --kubeconfig FILE [--context NAME]` / `--in-cluster`: the controller acting on a
-// real cluster on the wall clock. kube-controller-manager runs ReplicaSets and PDB status; the
+// real cluster on the wall clock. runClusterMode() picks govern or standalone (run-mode.ts);
+// runOnCluster() is standalone: kube-controller-manager runs ReplicaSets and PDB status; the
 // simulated cloud stays the cloud provider and node agent (it launches machines for NodeClaims,
-// registers their Nodes and plays kubelet for the pods bound to them), as KWOK does.
+// registers their Nodes and plays kubelet for the pods bound to them), as KWOK does. It acts only
+// on the machines the simulated cloud launched (src/cloud/ownership.ts): it refuses to start
+// beside another provider's NodeClaims and ignores any that appear later.
 import { isApiError } from '../../cluster/client.js';
 import type { NodeClaim } from '../../cluster/types.js';
 import { KubeClusterClient } from '../../kube/kube-cluster.js';
 import { KubeConfigError, loadKubeConfig } from '../../kube/kube-config.js';
+import { RestClient } from '../../kube/rest.js';
+import { describeNodeClaims, SIMULATED_CLOUD_ONLY } from '../../cloud/ownership.js';
+import { detectMode, requireNoGovernFlags, type RunModeFlags } from '../run-mode.js';
+import { runGoverned } from './run-govern.js';
 import { createLogger } from '../../observe/logger.js';
 import { loadPolicies } from '../../policy/load.js';
 import { VIEW_KINDS } from '../../reconciler/cluster-view.js';
@@ -37,15 +44,34 @@ export interface ClusterRunOptions {
   probePort: number | undefined;
 }
 
-export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<number> {
-  const port = o.port;
-  let kc;
+function kubeConfigOf(o: ClusterRunOptions) {
   try {
-    kc = loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context, inCluster: o.inCluster });
+    return loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context, inCluster: o.inCluster });
   } catch (e) {
     if (e instanceof KubeConfigError) throw new CliError(e.message);
     throw e;
   }
+}
+
+const whereOf = (o: ClusterRunOptions): string => (o.inCluster ? 'in-cluster service account' : `${o.kubeconfig}${o.context ? ` (context ${o.context})` : ''}`);
+
+/** --mode: govern goes to run-govern.ts, standalone to runOnCluster; auto asks the cluster first. */
+export async function runClusterMode(o: ClusterRunOptions, m: RunModeFlags, io: Output): Promise<number> {
+  let mode = m.mode;
+  if (mode === 'auto') {
+    const rest = new RestClient(kubeConfigOf(o));
+    const decided = await detectMode((path) => rest.request({ verb: 'GET', path }), whereOf(o));
+    io.err(`kpol: --mode auto chose ${decided.mode}: ${decided.why}`);
+    if (decided.mode === 'standalone') requireNoGovernFlags(m, `--mode auto chose standalone (${decided.why}); give --mode govern to govern`);
+    mode = decided.mode;
+  }
+  if (mode === 'govern') return runGoverned({ ...o, dryRun: m.dryRun, failClosedAfterMs: m.failClosedAfterMs }, io);
+  return runOnCluster(o, io);
+}
+
+export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<number> {
+  const port = o.port;
+  const kc = kubeConfigOf(o);
   const loaded = loadPolicies(readPolicySources(o.policies));
   if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
 
@@ -53,7 +79,7 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
   const logger = createLogger({ clock, sink: (line) => io.out(line) });
   // The controller reads from its informers' caches (never behind its own writes).
   const client = new KubeClusterClient(kc, { logger, cachedReads: true });
-  const where = o.inCluster ? 'in-cluster service account' : `${o.kubeconfig}${o.context ? ` (context ${o.context})` : ''}`;
+  const where = whereOf(o);
   let nodeClaims: NodeClaim[];
   try {
     // One read before anything starts: an unreachable server or missing CRDs is a clear error.
@@ -63,7 +89,15 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     const hint = e.code === 404 ? ' (are the karpenter.sh/v1 CRDs installed?)' : '';
     throw new CliError(`${where}: ${e.message}${hint}`);
   }
-  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, bindPods: false, policies: loaded.policies, logger,
+  // Another cloud provider's machines: standalone would fight it over them. Later ones are
+  // ignored (the Runtime's ownership); at start, refusing says what is wrong at once.
+  const foreign = nodeClaims.filter((nc) => !SIMULATED_CLOUD_ONLY.nodeClaim(nc));
+  if (foreign.length) {
+    client.close();
+    throw new CliError(`${where}: standalone mode acts only on machines its simulated cloud launches, and ${foreign.length} NodeClaim${foreign.length > 1 ? 's were' : ' was'} launched `
+      + `or created by another cloud provider: ${describeNodeClaims(foreign)}. If the cluster runs Karpenter, use --mode govern.`, EXIT_FINDINGS);
+  }
+  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, bindPods: false, policies: loaded.policies, logger, ownership: SIMULATED_CLOUD_ONLY,
     // The simulated cloud starts afresh in every process: ids from the wall clock never repeat
     // one a previous process gave a machine (its Node may still be on its way out).
     cloud: { ...o.cloud, instanceIdStart: clock.now() * 1000 } });

@@ -50,11 +50,18 @@ export function newKubeClient(o: KubeClusterOptions = {}): KubeClusterClient {
 
 let shared: Promise<KubeClusterClient> | undefined;
 
+const MACHINE_KINDS = ['NodeClaim', 'Node'] as const;
+const machineKey = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
+/** The NodeClaims and Nodes there were before this file's first client: any other is this file's. */
+let machinesBefore: Set<string> | undefined;
+
 /** One client per test file (its informers are shared by every test of the file). */
 export function kubeClient(): Promise<KubeClusterClient> {
   shared ??= (async () => {
     await installShippedCrds(sharedControlPlane().kubeconfigPath);
-    return newKubeClient();
+    const client = newKubeClient();
+    machinesBefore = new Set((await Promise.all(MACHINE_KINDS.map((k) => client.listFromServer(k)))).flat().map(machineKey));
+    return client;
   })();
   return shared;
 }
@@ -69,9 +76,27 @@ export async function closeKubeClient(): Promise<void> {
     const client = await shared;
     await deleteNamespaces(client, [...created]);
     created.clear();
+    await deleteMachinesSince(client, machinesBefore ?? new Set());
+    machinesBefore = undefined;
     client.close();
   }
   shared = undefined;
+}
+
+/**
+ * Removes the NodeClaims and Nodes made since `before`, finalizers first (no controller is left
+ * to finish them). The cluster is shared: a machine of another cloud provider left behind (the
+ * conformance suites' are `aws:///…`) would make the next `kpol run` standalone refuse to start.
+ */
+async function deleteMachinesSince(client: KubeClusterClient, before: ReadonlySet<string>): Promise<void> {
+  for (const kind of MACHINE_KINDS) {
+    for (const o of await client.listFromServer(kind)) {
+      if (before.has(machineKey(o))) continue;
+      const key = { kind, name: o.metadata.name };
+      if (o.metadata.finalizers?.length) await notFound(client.patch(key, { metadata: { finalizers: null } }));
+      await notFound(client.delete(key));
+    }
+  }
 }
 
 /** A namespace in which pods are admitted (its `default` ServiceAccount exists). */
