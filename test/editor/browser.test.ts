@@ -274,7 +274,7 @@ describe('the kpol editor in Chromium: format and simulate', () => {
     await page.click('#simulate');
     await page.waitForSelector('#simulation p.sub:has-text("for 24 h")', { timeout: 60000 });
     expect(await page.textContent('#simulation p.sub')).toMatch(/^From .* UTC for 24 h: disruptions .*; cost \$\d+\.\d\d\/h → \$\d+\.\d\d\/h$/);
-    expect(await page.locator('#simulation .bars span').count()).toBe(48);
+    expect(await page.locator('#simulation .bars.nodes span').count()).toBe(48);
     await screenshot(page, '09-simulate');
   });
 });
