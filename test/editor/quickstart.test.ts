@@ -34,10 +34,14 @@ async function after(needle: string): Promise<{ line: number; column: number }> 
 
 /** Replaces `word` (the first one following `context`) by typing, as a user would. */
 async function retype(context: string, word: string, replacement: string): Promise<void> {
+  const want = (await text()).replace(context + word, context + replacement);
   const { line, column } = await after(context + word);
   await placeCursor(page, line, column);
   for (let i = 0; i < word.length; i++) await page.keyboard.press('Backspace');
   await page.keyboard.type(replacement);
+  // Typing a word opens completion; close it, so that the next keys go to the text.
+  await page.keyboard.press('Escape');
+  await page.waitForFunction((t) => (globalThis as any).kpolEditor.model.getValue() === t, want);
 }
 
 beforeAll(async () => {
