@@ -80,7 +80,7 @@ describe('the quick start: npm start, then the editor link it prints', () => {
     await checked();
     expect(await errors(page)).toEqual([]);
     // The preview is of the edited text: its name governs both NodePools, its cap of 1 bounds every reason.
-    await page.waitForFunction(() => [...document.querySelectorAll('#now table.pools tbody tr td:nth-child(2)')].map((td) => td.textContent).join() === 'my-hours,my-hours');
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('#now table.pools tbody tr td:nth-child(2)')).map((td) => td.textContent).join() === 'my-hours,my-hours');
     const allowed = await page.locator('#now table.pools tbody td[data-reason]').allTextContents();
     expect(allowed.length).toBe(8);
     for (const a of allowed) expect(['0', '1', '–']).toContain(a);
@@ -117,10 +117,10 @@ describe('the quick start: npm start, then the editor link it prints', () => {
     const charts = await page.locator('#simulation figure.chart').evaluateAll((figs) => figs.map((f) => ({
       series: f.getAttribute('data-series'),
       title: f.querySelector('figcaption')?.textContent,
-      y: [...f.querySelectorAll('.y-axis span')].map((s) => s.textContent),
-      x: [...f.querySelectorAll('.x-axis span')].map((s) => s.textContent),
+      y: Array.from(f.querySelectorAll('.y-axis span')).map((s) => s.textContent),
+      x: Array.from(f.querySelectorAll('.x-axis span')).map((s) => s.textContent),
       xTitle: f.querySelector('.x-title')?.textContent,
-      bars: [...f.querySelectorAll('.bars span')].map((s) => s.getAttribute('title')),
+      bars: Array.from(f.querySelectorAll('.bars span')).map((s) => s.getAttribute('title')),
       label: f.querySelector('.bars')?.getAttribute('aria-label'),
     })));
     expect(charts.map((c) => [c.series, c.title, c.xTitle])).toEqual([
