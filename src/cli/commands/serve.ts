@@ -51,11 +51,14 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   if (errors.length) throw new CliError(errors.map((e) => `${e.location}: ${e.message}`).join('\n'));
   const objects = [...fileObjects, ...(o.extraObjects ?? [])];
   const files = readPolicySources(o.policyFiles);
-  const clock = new ScaledClock(o.speed, o.startMs);
   // --policy files are the command's input: errors stop it here. A seeded ConfigMap is cluster
   // state, refused (annotated, evented) by the loader as on a real cluster, so the editor can fix it.
-  const loaded = loadPolicies(files, clock.now());
+  const loaded = loadPolicies(files, o.startMs ?? Date.now());
   if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
+  // Built now if missing or stale (a few seconds, with progress), so the URL printed below
+  // works; before the simulated clock starts, which would otherwise run on meanwhile.
+  await ensureEditorBuilt((line) => io.err(`kpol: ${line}`));
+  const clock = new ScaledClock(o.speed, o.startMs);
 
   const logger = createLogger({ clock, sink: (line) => io.out(line) });
   const rt = new Runtime({ clock, objects, policies: loaded.policies, logger, ...(o.cloud && { cloud: o.cloud }) });
@@ -65,8 +68,6 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
     onChange: (p) => { rt.policies = p; },
   });
   await policies.start();
-  // Built now if missing or stale (a few seconds, with progress), so the URL printed below works.
-  await ensureEditorBuilt((line) => io.err(`kpol: ${line}`));
   const token = newToken();
   const server = await startStatusServer({
     port: o.port, source: status, metrics: rt.metrics, logger, ...(o.protectStatus && { token }),
