@@ -56,10 +56,11 @@ export class EditorApi {
     return r.json as unknown as ClusterData;
   }
 
-  async policies(): Promise<StoredPolicy[]> {
+  /** The stored policies, and the policy that governs each NodePool now (null: none). */
+  async policies(): Promise<{ policies: StoredPolicy[]; nodePools: Record<string, string | null> }> {
     const r = await this.call('GET', '/api/editor/policies');
     if (r.status !== 200) throw new Error(String(r.json.error ?? `policies: HTTP ${r.status}`));
-    return r.json.policies as StoredPolicy[];
+    return { policies: r.json.policies as StoredPolicy[], nodePools: (r.json.nodePools ?? {}) as Record<string, string | null> };
   }
 
   /** `baseText`: the text the edit started from, so a version bump that left it alone (the controller's status annotation) is no conflict. */

@@ -18,6 +18,7 @@ import { renderNow } from './preview-view.js';
 import type { EditedDoc } from './protocol.js';
 import { renderSimulation } from './simulate-view.js';
 import { showConflict } from './conflict-view.js';
+import { starterPolicy } from './starter.js';
 import { KpolWorkers } from './worker-client.js';
 import './style.css';
 
@@ -31,6 +32,8 @@ const status = (text: string, kind: 'info' | 'ok' | 'warn' | 'error' = 'info') =
 const api = new EditorApi(takeToken());
 let words: ClusterWords = { nodePools: [], labels: new Map(), namespaces: [] };
 let stored: StoredPolicy[] = [];
+/** Which policy governs each NodePool now (null: none), for a new policy's starting text. */
+let governedBy: Record<string, string | null> = {};
 let current: { address: PolicyAddress; baseVersion?: string; baseText: string } | undefined;
 let diagnostics: Diagnostic[] = [];
 let lastPreview: Preview | undefined;
@@ -44,7 +47,10 @@ const workers = new KpolWorkers({
     for (const k of sentText.keys()) if (k <= seq) sentText.delete(k);
     setDiagnostics(model, d);
     renderProblems(d);
-    if (hasErrors(d) && lastPreview) markStale();
+    if (hasErrors(d)) {
+      if (lastPreview) markStale();
+      else waitingForErrors();
+    }
     dispatchEvent(new CustomEvent('kpol-markers', { detail: seq }));
   },
   preview(p) {
@@ -82,6 +88,13 @@ function others(): PolicySource[] {
     othersOf = { stored, others: stored.filter((p) => p.applied !== false).map((p) => ({ fileName: `configmap/${p.namespace}/${p.name}/${p.key}`, text: p.text })) };
   }
   return othersOf.others;
+}
+
+/** Before any preview: the worker previews only text that checks, so say that rather than wait. */
+function waitingForErrors(): void {
+  const text = 'The policy has errors (listed under the editor): the preview appears once it checks.';
+  replaceChildren($('now'), h('p', { class: 'sub' }, text));
+  replaceChildren($('calendar'), h('p', { class: 'sub' }, text));
 }
 
 function markStale(): void {
@@ -132,7 +145,15 @@ function open(address: PolicyAddress, base: StoredPolicy | undefined, template =
     status(base ? `Loaded ConfigMap ${address.namespace}/${address.name} (version ${base.resourceVersion})${base.applied === false ? ` — not applied: the controller refused it${base.status && base.status !== 'valid' ? ` (${base.status})` : ''}` : ''}.` : 'New policy: not saved yet.');
   }
   suppressDraft = false;
-  ($('policy') as HTMLSelectElement).value = addressKey(address);
+  fillPolicyList();
+}
+
+async function loadPolicies(): Promise<void> {
+  ({ policies: stored, nodePools: governedBy } = await api.policies());
+}
+
+function newPolicy(name: string): void {
+  open({ namespace: 'kpol-system', name, key: `${name}.kpol` }, undefined, starterPolicy(name, governedBy));
 }
 
 async function refreshCluster(): Promise<void> {
@@ -144,7 +165,11 @@ async function refreshCluster(): Promise<void> {
 
 function fillPolicyList(): void {
   const select = $('policy') as HTMLSelectElement;
-  replaceChildren(select, ...stored.map((p) => h('option', { value: addressKey(p) }, `${p.namespace}/${p.name} · ${p.key}`)), h('option', { value: 'new' }, 'New policy…'));
+  const unsaved = current && !stored.some((p) => addressKey(p) === addressKey(current!.address)) ? current.address : undefined;
+  replaceChildren(select,
+    ...stored.map((p) => h('option', { value: addressKey(p) }, `${p.namespace}/${p.name} · ${p.key}`)),
+    unsaved ? h('option', { value: addressKey(unsaved) }, `${unsaved.namespace}/${unsaved.name} · ${unsaved.key} (not saved yet)`) : null,
+    h('option', { value: 'new' }, 'New policy…'));
   if (current) select.value = addressKey(current.address);
 }
 
@@ -167,7 +192,7 @@ async function save(): Promise<void> {
       current.baseVersion = answer.saved.resourceVersion;
       current.baseText = text;
       dropDraft(current.address);
-      stored = await api.policies();
+      await loadPolicies();
       fillPolicyList();
       status(`Saved ConfigMap ${answer.saved.namespace}/${answer.saved.name} (version ${answer.saved.resourceVersion}); the controller reloads it.`, 'ok');
       return;
@@ -225,14 +250,14 @@ async function start(): Promise<void> {
     if (v === 'new') {
       const name = prompt('ConfigMap name for the new policy (namespace kpol-system):', 'my-policy');
       if (!name) return fillPolicyList();
-      open({ namespace: 'kpol-system', name, key: `${name}.kpol` }, undefined, `policy ${name} for nodepool ${words.nodePools[0] ?? 'default'} {\n  budget 10%\n}\n`);
+      newPolicy(name);
       return;
     }
     const p = stored.find((x) => addressKey(x) === v);
     if (p) open(p, p);
   };
   try {
-    [stored] = await Promise.all([api.policies(), refreshCluster()]);
+    await Promise.all([loadPolicies(), refreshCluster()]);
   } catch (e) {
     status(`${(e as Error).message} — open the URL kpol printed (it carries the access token)`, 'error');
     return;
@@ -241,7 +266,7 @@ async function start(): Promise<void> {
   const last = lastAddress();
   const first = stored.find((p) => addressKey(p) === last) ?? stored[0];
   if (first) open(first, first);
-  else open({ namespace: 'kpol-system', name: 'my-policy', key: 'my-policy.kpol' }, undefined, `policy my-policy for nodepool ${words.nodePools[0] ?? 'default'} {\n  budget 10%\n}\n`);
+  else newPolicy('my-policy');
   setInterval(() => void refreshCluster().catch(() => status('Lost the connection to kpol.', 'error')), 10_000);
   document.body.dataset.ready = 'true';
 }

@@ -20,8 +20,10 @@ export function renderNow(el: HTMLElement, p: Preview): void {
     h('tbody', {}, ...nodes.map(([name, n]) => h('tr', { 'data-node': name },
       h('td', {}, name), h('td', {}, n.nodePool), h('td', { class: n.candidate ? 'yes' : 'no' }, n.reasons.join(', ') || 'no'),
       h('td', {}, ...n.blocked.map((b) => h('div', {}, h('code', {}, b.code), ' ', b.message)))))));
+  const governsNone = !pools.some(([, r]) => p.policies.includes(r.policy));
   replaceChildren(el,
     h('p', { class: 'sub' }, `As of ${new Date(p.at).toISOString()} on the connected cluster${p.stale ? ` — ${p.stale}` : ''}`),
+    governsNone ? h('p', { class: 'empty', 'data-governs': 'none' }, 'The edited policy governs no NodePool of the connected cluster: the table shows the others.') : null,
     h('h3', {}, 'Allowed disruptions now'), poolTable,
     h('h3', {}, 'Candidates and why not'), nodeTable);
 }

@@ -51,7 +51,8 @@ export class KpolWorkers {
   private readonly waiting = new Map<number, (m: FromWorker) => void>();
   private readonly slot = AnswerSlot.create();
   private inFlightSeq = 0;
-  private takenFromSlot = 0;
+  /** The newest check whose answer was delivered (from shared memory or by message). */
+  private delivered = 0;
   private frameRequested = false;
   /** How checks were answered: read from shared memory in a frame, or by the worker's message. */
   readonly answeredBy = { slot: 0, message: 0 };
@@ -113,7 +114,7 @@ export class KpolWorkers {
     const seq = this.inFlightSeq;
     const diagnostics = this.inFlight ? this.slot?.read<Diagnostic[]>(seq) : undefined;
     if (!diagnostics) return false;
-    this.takenFromSlot = seq;
+    this.delivered = seq;
     this.answeredBy.slot++;
     this.resending = false;
     this.cb.diagnostics(diagnostics, seq);
@@ -163,8 +164,11 @@ export class KpolWorkers {
         this.resending = !this.resending && this.queued !== undefined;
         return this.checkDone();
       case 'diagnostics':
-        // Already delivered from shared memory; the next check may be in flight by now.
-        if (m.seq === this.takenFromSlot) return;
+        // Already delivered from shared memory, or older than an answer that was: the next
+        // check may be in flight by now, and even have been answered from shared memory
+        // before this message (Chromium holds messages back until the key's frame is drawn).
+        if (m.seq <= this.delivered) return;
+        this.delivered = m.seq;
         this.answeredBy.message++;
         this.resending = false;
         this.cb.diagnostics(m.diagnostics, m.seq);

@@ -6,7 +6,8 @@
 // refused here and would be refused there too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClusterClient, Kind } from '../cluster/client.js';
-import type { KubeObject } from '../cluster/types.js';
+import type { KubeObject, NodePool } from '../cluster/types.js';
+import { governs } from '../eval/resolve-policies.js';
 import type { PolicySources } from '../policy/configmap-policies.js';
 import { configMapFileName, loadPolicies, type PolicySource } from '../policy/load.js';
 import { hasToken, originAllowed, readJson, reply, RequestError } from './http-reply.js';
@@ -90,10 +91,17 @@ export class EditorApi {
     return { now: this.o.now(), objects: lists.flat(), files: this.o.sources.files };
   }
 
-  private async policies(): Promise<{ policies: (StoredPolicy & { applied: boolean })[] }> {
-    const applied = new Map(this.o.sources.applied().map((s) => [s.fileName, s.text]));
-    const list = await this.store.list();
-    return { policies: list.map((p) => ({ ...p, applied: applied.get(fileNameOf(p)) === p.text })) };
+  /**
+   * The stored policies, and which policy governs each NodePool now (null: its own
+   * spec.disruption), so that a new policy can start on a NodePool no other policy governs.
+   */
+  private async policies(): Promise<{ policies: (StoredPolicy & { applied: boolean })[]; nodePools: Record<string, string | null> }> {
+    const sources = this.o.sources.applied();
+    const applied = new Map(sources.map((s) => [s.fileName, s.text]));
+    const [list, pools] = await Promise.all([this.store.list(), this.o.client.list<NodePool>('NodePool')]);
+    const enforced = loadPolicies(sources, this.o.now()).policies;
+    const nodePools = Object.fromEntries(pools.map((pool) => [pool.metadata.name, enforced.find((p) => governs(p, pool))?.name ?? null]));
+    return { policies: list.map((p) => ({ ...p, applied: applied.get(fileNameOf(p)) === p.text })), nodePools };
   }
 
   private async save(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -34,7 +34,7 @@ export async function serveEditorFile(res: ServerResponse, path: string, head: b
     body = await readFile(full);
   } catch {
     if (rel === 'index.html') {
-      const text = 'the editor is not built: run `npx vite build editor` (npm test does it)\n';
+      const text = 'the editor is not built: kpol builds it at start when it can (see what it printed there), or run `node editor/build.mjs`\n';
       res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
       res.end(head ? undefined : text);
       return true;

@@ -89,10 +89,12 @@ describe('editor API', () => {
     expect(own.status).toBe(200);
   });
 
-  it('lists the policy ConfigMaps with their version and whether they are applied', async () => {
+  it('lists the policy ConfigMaps with their version and whether they are applied, and which policy governs each NodePool', async () => {
     const { status, json } = await call('GET', '/api/editor/policies');
     expect(status).toBe(200);
     expect(json.policies).toEqual([expect.objectContaining({ ...AT, text: POLICY, applied: true, resourceVersion: expect.any(String) })]);
+    // The editor starts a new policy on a NodePool no other policy governs (here: none is left).
+    expect(json.nodePools).toEqual({ default: 'business-hours', gpu: 'business-hours' });
   });
 
   it('saves with the loaded resourceVersion, then refuses the stale version with a conflict carrying the current text', async () => {

@@ -45,6 +45,9 @@ async function openEditor(): Promise<void> {
 
 beforeAll(async () => {
   served = await startServe(['--speed', '60']);
+  // The demo's Nodes register a few seconds after start; the page reads the cluster when it
+  // opens (then every 10 s), and completion offers the label keys of the Nodes it has read.
+  for (let i = 0; i < 100 && !(await api('GET', '/api/editor/cluster')).json.objects.some((o: any) => o.kind === 'Node'); i++) await new Promise((r) => setTimeout(r, 200));
   browser = await launchBrowser();
   page = await browser.context.newPage();
   await openEditor();
@@ -274,7 +277,7 @@ describe('the kpol editor in Chromium: format and simulate', () => {
     await page.click('#simulate');
     await page.waitForSelector('#simulation p.sub:has-text("for 24 h")', { timeout: 60000 });
     expect(await page.textContent('#simulation p.sub')).toMatch(/^From .* UTC for 24 h: disruptions .*; cost \$\d+\.\d\d\/h → \$\d+\.\d\d\/h$/);
-    expect(await page.locator('#simulation .bars span').count()).toBe(48);
+    expect(await page.locator('#simulation .bars.nodes span').count()).toBe(48);
     await screenshot(page, '09-simulate');
   });
 });

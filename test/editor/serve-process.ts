@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// A real `kpol serve` (or `kpol run`) child process on 127.0.0.1 with a free port; the URL and the token are
-// read from what it prints at start, as a user would read them. Stopped by its PID.
+// A real `kpol serve` (or `kpol run`, or `npm start` itself) child process on 127.0.0.1 with a
+// free port; the URL and the token are read from what it prints at start, as a user would read
+// them. Stopped by its PID (`npm start`: by its process group, which holds npm and kpol).
 import { spawn, type ChildProcess } from 'node:child_process';
 
+const ROOT = new URL('../../', import.meta.url).pathname;
 const BIN = new URL('../../src/cli/bin.mjs', import.meta.url).pathname;
 
 export interface Served {
@@ -14,7 +16,16 @@ export interface Served {
 }
 
 export async function startServe(args: string[] = [], command: 'serve' | 'run' = 'serve'): Promise<Served> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, command, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return served(spawn(process.execPath, [BIN, command, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }), `kpol ${command}`, false);
+}
+
+/** The README's quick start as typed, `npm start`, with `--port 0` (and `args`) passed through to `kpol run`. */
+export async function startNpmStart(args: string[] = []): Promise<Served> {
+  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return served(child, 'npm start', true);
+}
+
+async function served(child: ChildProcess, what: string, group: boolean): Promise<Served> {
   let err = '';
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -25,7 +36,7 @@ export async function startServe(args: string[] = [], command: 'serve' | 'run' =
       const t = /kpol: access token (\S+)/.exec(err);
       if (e && t) resolve({ editorUrl: e[1], token: t[1] });
     });
-    child.once('exit', (code) => reject(new Error(`kpol serve exited with ${code}:\n${err}`)));
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}:\n${err}`)));
   });
   const { editorUrl, token } = await ready;
   return {
@@ -35,9 +46,14 @@ export async function startServe(args: string[] = [], command: 'serve' | 'run' =
     output: () => out + err,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        try {
+          if (group) process.kill(-child.pid!, 'SIGTERM');
+          else child.kill('SIGTERM');
+        } catch {
+          resolve(); // already gone
+        }
       }),
   };
 }

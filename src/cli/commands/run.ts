@@ -5,7 +5,7 @@ import { CLUSTER_RUN_FLAGS, CLUSTER_RUN_USAGE, clusterRunFlags } from '../cluste
 import { parse, type Command } from './command.js';
 import { RUN_MODE_FLAGS, RUN_MODE_USAGE, runModeFlags } from '../run-mode.js';
 import { runClusterMode } from './run-cluster.js';
-import { DEMO_CLUSTER, DEMO_POLICY, numbers, runEmbedded } from './serve.js';
+import { DEMO_POLICY_CONFIGMAP, embeddedInputs, numbers, runEmbedded } from './serve.js';
 
 const usage = `usage: kpol run [--cluster FILE --policy FILE…] [--speed 60] [--port 8080] [--for SECONDS]
        kpol run --kubeconfig FILE [--context NAME] [--mode govern|standalone|auto] [--dry-run]
@@ -14,15 +14,16 @@ const usage = `usage: kpol run [--cluster FILE --policy FILE…] [--speed 60] [-
 
 Runs the controller. Without --kubeconfig it runs against the embedded simulated cluster,
 seeded from the shipped demo (rules/examples/demo/) unless --cluster is given, on a clock
-running --speed times real time. With --kubeconfig (or --in-cluster, inside a pod) it acts on
+running --speed times real time; without --cluster or --policy the demo policy is stored in
+ConfigMap ${DEMO_POLICY_CONFIGMAP.namespace}/${DEMO_POLICY_CONFIGMAP.name}, as with kpol serve. With --kubeconfig (or --in-cluster, inside a pod) it acts on
 that cluster on the wall clock: next to the cluster's Karpenter it governs (--mode govern);
 standalone, the simulated cloud is its cloud provider and node agent, for the NodeClaims it
 launches only. Serves a status page, /metrics and /healthz on 127.0.0.1 and logs each
 decision as one JSON line. --for stops after that many real seconds. --launch-latency (default 30s) and
 --termination-delay (default 20s) set how long the simulated cloud takes to start and to
-stop a machine. On the embedded cluster the browser editor is served at /editor/ with an
-access token printed at start; policies it saves as ConfigMaps are reloaded by the controller
-(see kpol serve).
+stop a machine. On the embedded cluster the browser editor is served at /editor/ (built at
+the first start) with an access token printed at start; policies it saves as ConfigMaps are
+reloaded by the controller (see kpol serve).
 
 ${RUN_MODE_USAGE}
 
@@ -49,8 +50,7 @@ export const runCommand: Command = {
     for (const flag of ['mode', 'dry-run', 'fail-closed-after'] as const) {
       if (values[flag] !== undefined) throw new CliError(`--${flag} applies to a real cluster; give --kubeconfig or --in-cluster too`);
     }
-    const policyFiles = values.policy ?? (values.cluster ? [] : [DEMO_POLICY]);
-    return runEmbedded({ clusterFile: values.cluster ?? DEMO_CLUSTER, policyFiles, protectStatus: false, cloud, ...n }, io);
+    return runEmbedded({ ...embeddedInputs(values), protectStatus: false, cloud, ...n }, io);
   },
 };
 

@@ -12,6 +12,7 @@ import { ConfigMapPolicies } from '../../policy/configmap-policies.js';
 import { loadPolicies } from '../../policy/load.js';
 import { Runtime } from '../../runtime/runtime.js';
 import { RuntimeStatus } from '../../runtime/status.js';
+import { ensureEditorBuilt } from '../../server/editor-build.js';
 import { editorRoutes } from '../../server/editor-routes.js';
 import { startStatusServer, type StatusServer } from '../../server/status-server.js';
 import { simulationObjects } from '../../simulate/cluster-objects.js';
@@ -24,7 +25,7 @@ import { runLoop } from './run-loop.js';
 
 export const DEMO_CLUSTER = new URL('../../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
 export const DEMO_POLICY = new URL('../../../rules/examples/business-hours.kpol', import.meta.url).pathname;
-/** Where `kpol serve` keeps the demo policy so the editor can load and save it. */
+/** Where `kpol run` and `kpol serve` keep the demo policy, so the editor can load and save it. */
 export const DEMO_POLICY_CONFIGMAP = { namespace: 'kpol-system', name: 'business-hours', key: 'business-hours.kpol' };
 
 export interface EmbeddedOptions {
@@ -50,11 +51,14 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   if (errors.length) throw new CliError(errors.map((e) => `${e.location}: ${e.message}`).join('\n'));
   const objects = [...fileObjects, ...(o.extraObjects ?? [])];
   const files = readPolicySources(o.policyFiles);
-  const clock = new ScaledClock(o.speed, o.startMs);
   // --policy files are the command's input: errors stop it here. A seeded ConfigMap is cluster
   // state, refused (annotated, evented) by the loader as on a real cluster, so the editor can fix it.
-  const loaded = loadPolicies(files, clock.now());
+  const loaded = loadPolicies(files, o.startMs ?? Date.now());
   if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
+  // Built now if missing or stale (a few seconds, with progress), so the URL printed below
+  // works; before the simulated clock starts, which would otherwise run on meanwhile.
+  await ensureEditorBuilt((line) => io.err(`kpol: ${line}`));
+  const clock = new ScaledClock(o.speed, o.startMs);
 
   const logger = createLogger({ clock, sink: (line) => io.out(line) });
   const rt = new Runtime({ clock, objects, policies: loaded.policies, logger, ...(o.cloud && { cloud: o.cloud }) });
@@ -116,12 +120,21 @@ export const serveCommand: Command = {
       cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, speed: { type: 'string', default: '1' },
       port: { type: 'string', default: '8080' }, start: { type: 'string' }, for: { type: 'string' },
     }, usage);
-    const n = numbers(values);
-    const demo = values.cluster === undefined && values.policy === undefined;
-    const extraObjects: KubeObject[] = demo ? [demoPolicyConfigMap()] : [];
-    return runEmbedded({ clusterFile: values.cluster ?? DEMO_CLUSTER, policyFiles: values.policy ?? [], extraObjects, protectStatus: true, ...n }, io);
+    return runEmbedded({ ...embeddedInputs(values), protectStatus: true, ...numbers(values) }, io);
   },
 };
+
+/**
+ * What `kpol run` and `kpol serve` seed the embedded cluster with: the demo cluster unless
+ * --cluster is given, and the demo policy — as ConfigMap kpol-system/business-hours, so that
+ * the editor lists it and a save is what the controller reloads — unless --cluster or --policy
+ * is given. --policy files are applied read-only.
+ */
+export function embeddedInputs(values: { cluster?: string; policy?: string[] }): Pick<EmbeddedOptions, 'clusterFile' | 'policyFiles' | 'extraObjects'> {
+  const demo = values.cluster === undefined && values.policy === undefined;
+  const extraObjects: KubeObject[] = demo ? [demoPolicyConfigMap()] : [];
+  return { clusterFile: values.cluster ?? DEMO_CLUSTER, policyFiles: values.policy ?? [], extraObjects };
+}
 
 function demoPolicyConfigMap(): ConfigMap {
   const { namespace, name, key } = DEMO_POLICY_CONFIGMAP;

@@ -88,13 +88,15 @@ fi
 export GOFLAGS="-mod=mod"
 export CGO_ENABLED=0
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$version -X k8s.io/client-go/pkg/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor%%.*}"
-run "$go_bin" build -trimpath -ldflags "$ldflags" -o "$bin/" \
-  k8s.io/kubernetes/cmd/kube-apiserver \
-  k8s.io/kubernetes/cmd/kube-controller-manager \
-  k8s.io/kubernetes/cmd/kube-scheduler \
-  k8s.io/kubernetes/cmd/kubectl
+commands=(k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
+  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
+# For progress: how many packages the build may compile (cached ones are skipped), then -v
+# names each package as it is compiled (test/support/build-progress.ts counts them).
+say "go build: up to $("$go_bin" list -deps "${commands[@]}" | wc -l) packages to compile for ${#commands[@]} commands (cached ones are skipped)"
+run "$go_bin" build -v -trimpath -ldflags "$ldflags" -o "$bin/" "${commands[@]}"
 # etcd's main package lives at the root of go.etcd.io/etcd/server/v3; the binary is named v3.
-run "$go_bin" build -trimpath -ldflags "-s -w" -o "$bin/etcd" go.etcd.io/etcd/server/v3
+say "go build: up to $("$go_bin" list -deps go.etcd.io/etcd/server/v3 | wc -l) packages to compile for etcd (most are shared with the apiserver)"
+run "$go_bin" build -v -trimpath -ldflags "-s -w" -o "$bin/etcd" go.etcd.io/etcd/server/v3
 
 if ! all_present; then
   say "FAILED: build finished but a binary is missing or does not run in $bin"

@@ -6,7 +6,7 @@ import { ensureBuilt } from './ensure-built.js';
 import { startControlPlane } from './start-control-plane.js';
 
 async function main(): Promise<void> {
-  ensureBuilt();
+  await ensureBuilt();
   const runs = Number(process.argv[2] ?? 3);
   const starts: number[] = [];
   for (let i = 1; i <= runs; i++) {

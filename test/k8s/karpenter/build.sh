@@ -69,7 +69,9 @@ rm -f go.mod.new
 printf '//go:build tools\n\npackage tools\n\nimport _ "sigs.k8s.io/karpenter/kwok"\n' > tools.go
 run "$go_bin" mod tidy
 t0=$(date +%s)
-run "$go_bin" build -trimpath -ldflags "-s -w" -o "$bin/karpenter-kwok" sigs.k8s.io/karpenter/kwok
+# For progress: how many packages it may compile; -v names each one as it is compiled.
+say "go build: up to $("$go_bin" list -deps sigs.k8s.io/karpenter/kwok | wc -l) packages to compile for karpenter-kwok (cached ones are skipped)"
+run "$go_bin" build -v -trimpath -ldflags "-s -w" -o "$bin/karpenter-kwok" sigs.k8s.io/karpenter/kwok
 say "karpenter-kwok built in $(( $(date +%s) - t0 )) s"
 
 kdir="$("$go_bin" mod download -json sigs.k8s.io/karpenter@"$karpenter" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
@@ -80,7 +82,7 @@ chmod u+w "$cache"/crds/*.yaml
 
 # KWOK needs cgo; GOBIN puts the binary straight into the cache.
 t0=$(date +%s)
-GOBIN="$bin" CGO_ENABLED=1 run "$go_bin" install -trimpath -ldflags "-s -w" sigs.k8s.io/kwok/cmd/kwok@"$kwok"
+GOBIN="$bin" CGO_ENABLED=1 run "$go_bin" install -v -trimpath -ldflags "-s -w" sigs.k8s.io/kwok/cmd/kwok@"$kwok"
 say "kwok built in $(( $(date +%s) - t0 )) s"
 wdir="$("$go_bin" mod download -json sigs.k8s.io/kwok@"$kwok" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
 for f in node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml pod/fast/pod-ready.yaml \

@@ -5,13 +5,15 @@
 // after the project's files. Tests reach them with `sharedKarpenter()` (./inject.ts).
 import type { TestProject } from 'vitest/node';
 import { ensureBuilt } from '../control-plane/ensure-built.js';
+import { sayFirstBuildNotice } from '../first-build-notice.js';
 import { startControlPlane } from '../control-plane/start-control-plane.js';
 import { ensureKarpenterBuilt } from './ensure-built.js';
 import { installKarpenterCrds, startKarpenter } from './start-karpenter.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  ensureBuilt();
-  ensureKarpenterBuilt();
+  sayFirstBuildNotice(true);
+  await ensureBuilt();
+  await ensureKarpenterBuilt();
   const log = process.env.KPOL_K8S_VERBOSE ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
   // Karpenter's CRDs before kube-controller-manager, so that its garbage collector follows the
   // NodePool → NodeClaim owner references from the start (deleting a pool removes its claims).
