@@ -26,6 +26,8 @@ export interface SimulateOptions {
    * reuse changes no decision and to measure what it saves.
    */
   reuseVerdicts?: boolean;
+  /** Called after every tick with the runtime, before the clock moves on (tests that watch the cluster). */
+  onTick?: (rt: Runtime) => void | Promise<void>;
 }
 
 /** The zone each NodePool's policy thinks in: the first window zone other than UTC, else UTC. */
@@ -112,6 +114,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
       samples.push({ at: now, nodes: index.snapshot.nodes.length, nodesByPool, costPerHour: rt.cloud.costPerHour(),
         pendingPods: index.unboundPods.filter((p) => !p.metadata.deletionTimestamp).length, allowed });
     }
+    await o.onTick?.(rt);
     o.onProgress?.(now + o.stepMs - o.fromMs, o.forMs);
     clock.advance(o.stepMs);
   }
