@@ -4,18 +4,12 @@
 // (the `reports` ReplicaSet) keep it from draining gracefully. The demo's pods leave out
 // terminationGracePeriodSeconds; the API server defaults it to 30 s, so those pods are
 // force-deleted from T − 30 s. Without that default the node stayed draining for days.
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { Node, NodeClaim, Pod } from '../../src/cluster/types.js';
-import { loadPolicies } from '../../src/policy/load.js';
-import { simulationObjects } from '../../src/simulate/cluster-objects.js';
 import { simulate } from '../../src/simulate/simulator.js';
-import { readWorkload } from '../../src/simulate/workload.js';
 import { ANNOTATION_TERMINATION_TIMESTAMP } from '../../src/termination/names.js';
+import { demoInputs } from './demo.js';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const read = (path: string) => readFileSync(`${ROOT}${path}`, 'utf8');
 const STEP = 60_000;
 
 interface Drained {
@@ -27,14 +21,9 @@ interface Drained {
 
 describe('the demo', () => {
   it('deletes the pods of every drained node by its termination time, do-not-disrupt ones included, and the node goes with them', async () => {
-    const { objects, errors } = simulationObjects(read('rules/examples/demo/cluster.yaml'), 'cluster.yaml');
-    expect(errors).toEqual([]);
-    const loaded = loadPolicies([{ fileName: 'business-hours.kpol', text: read('rules/examples/business-hours.kpol') }]);
-    expect(loaded.ok).toBe(true);
-    const { workload } = readWorkload(parseYaml(read('rules/examples/demo/workload.yaml')));
     const drained = new Map<string, Drained>();
     await simulate({
-      objects: [...objects, ...workload!.objects], policies: loaded.policies, workload: workload!.events,
+      ...demoInputs(),
       // Monday: the workload drifts the default pool at 30 h, drift runs in the Berlin night (00:00 UTC
       // on Wednesday) and the policy's 24 h termination grace ends on Thursday.
       fromMs: Date.parse('2026-01-05T00:00:00Z'), forMs: 4 * 86_400_000, stepMs: STEP,
