@@ -147,6 +147,23 @@ describe('fmt, compile, explain, import/export', () => {
     expect(exp.stdout).toContain('schedule: "@daily"');
     expect(exp.stdout).toContain('nodes: 20%');
   });
+  it('export without --base warns on stderr that the NodePool has no nodeClassRef or requirements (exit 0)', async () => {
+    const p = file('plain.kpol', 'policy a for nodepool web, batch {\n  budget 5\n}\n');
+    const r = await runCli('export', p);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('name: web');
+    for (const pool of ['web', 'batch']) {
+      expect(r.stderr).toContain(`kpol export: warning: NodePool ${pool} has no spec.template.spec.nodeClassRef and spec.template.spec.requirements, which the NodePool CRD requires`);
+    }
+    expect(r.stderr).toContain('pass --base NODEPOOL.yaml');
+    const base = file('base.yaml', 'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: { name: web }\nspec:\n  template:\n    spec:\n      nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, name: default }\n      requirements: []\n');
+    const withBase = await runCli('export', '--base', base, p);
+    expect(withBase.code).toBe(0);
+    expect(withBase.stderr).not.toContain('warning');
+    const selector = await runCli('export', file('sel.kpol', 'policy a for nodepools where team = "x" {\n  budget 5\n}\n'));
+    expect(selector.code).toBe(0);
+    expect(selector.stderr).toContain('warning: it selects NodePools by label, so there is no NodePool to write without --base');
+  });
   it('export reports what Karpenter cannot express, and --strict fails on it', async () => {
     const p = file('tz.kpol', 'policy a for nodepool x {\n  allow 3 Drifted only during "0 1 * * *" for 4h in "Europe/Berlin"\n}\n');
     const r = await runCli('export', p);
