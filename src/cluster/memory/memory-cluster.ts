@@ -6,6 +6,7 @@
 import type { Clock } from '../../clock.js';
 import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../client.js';
 import type { KubeObject } from '../types.js';
+import { withServerDefaults } from './defaults.js';
 import { deleteObject } from './deletion.js';
 import { alreadyExists, notFound } from './errors.js';
 import { evictPod } from './eviction.js';
@@ -13,7 +14,6 @@ import { KIND_NAMES, kindInfo, scopeNamespace } from './kinds.js';
 import { ObjectStore, type ServerContext } from './store.js';
 import { WatchHub } from './watch-hub.js';
 import { adopt, createObject, patchObject, updateObject } from './writes.js';
-import { withServerDefaults } from './defaults.js';
 import { rfc3339 } from './timestamps.js';
 
 export interface MemoryClusterOptions {
@@ -27,7 +27,8 @@ export class MemoryCluster implements ClusterClient {
 
   /**
    * `initial` objects (a snapshot) keep their uid, timestamps, generation and finalizers; they
-   * get fresh resourceVersions and the API server's defaults for what they leave out. Duplicates and unknown kinds throw, as a create would.
+   * get fresh resourceVersions and the API server's defaults for what they leave out.
+   * Duplicates and unknown kinds throw, as a create would.
    */
   constructor(clock: Clock, initial: readonly KubeObject[] = [], options: MemoryClusterOptions = {}) {
     this.hub = new WatchHub(options.onWatchError);
