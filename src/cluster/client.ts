@@ -3,7 +3,10 @@
 // must agree on every behaviour below: the in-memory API server (src/cluster/memory/) and the
 // Kubernetes adapter (issue 4). The semantics are the real API server's:
 // - create: 409 AlreadyExists if the name is taken; server sets uid, resourceVersion,
-//   creationTimestamp (from the injected clock) and defaults generation 1.
+//   creationTimestamp (from the injected clock) and defaults generation 1. Every write comes
+//   back with the API server's defaults for the fields kpol reads (a pod's
+//   terminationGracePeriodSeconds 30, priority, tolerations, phase Pending; a Node's
+//   allocatable; the karpenter.sh CRDs' defaults; see src/cluster/memory/defaults.ts).
 // - update/patch: if the caller passes a resourceVersion that is not current → 409 Conflict.
 //   Every successful write bumps resourceVersion (a cluster-wide increasing counter, as a string).
 // - delete: an object with finalizers gets deletionTimestamp (= now) and stays until its last

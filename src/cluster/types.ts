@@ -189,5 +189,10 @@ export const ANNOTATION_NODEPOOL_HASH_VERSION = 'karpenter.sh/nodepool-hash-vers
 export const ANNOTATION_POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
 export const TAINT_DISRUPTED = 'karpenter.sh/disrupted';
 export const FINALIZER_TERMINATION = 'karpenter.sh/termination';
+/**
+ * A pod's `spec.terminationGracePeriodSeconds` when it does not say: the API server writes this
+ * default into every pod, so an absent value (a hand-written snapshot) means 30 s, never "none".
+ */
+export const DEFAULT_TERMINATION_GRACE_SECONDS = 30;
 /** Label on ConfigMaps that carry .kpol policies. */
 export const LABEL_POLICY_CONFIGMAP = 'kpol.dev/policy';

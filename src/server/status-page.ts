@@ -2,7 +2,8 @@
 // The status page: NodePools with their allowed disruptions, every node's candidacy and
 // why-not, recent decisions and events. Plain HTML that reloads itself every 5 s through a
 // meta refresh, so it works with scripts disabled and under a strict CSP.
-import { esc } from '../simulate/report-html.js';
+import { groupEvents } from '../observe/event-groups.js';
+import { esc, formatCount } from '../simulate/report-html.js';
 import { REPORT_CSS, orderReasons } from '../simulate/report-style.js';
 import type { StatusEvent, StatusView } from './status-source.js';
 
@@ -49,12 +50,13 @@ function decisions(view: StatusView): string {
 
 const objectName = (e: StatusEvent) => `${e.object.kind}/${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}`;
 
+/** Identical events (type, reason, object, message) on one row with their count, first and last time; the 50 most recently seen. */
 function events(view: StatusView): string {
-  const rows = view.events
-    .slice(-50)
-    .reverse()
-    .map((e) => `<tr><td class="nowrap">${esc(e.at)}</td><td class="${e.type === 'Warning' ? 'warn' : ''}">${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(objectName(e))}</td><td>${esc(e.message)}</td></tr>`);
-  return table(['<th>Time</th>', '<th>Type</th>', '<th>Reason</th>', '<th>Object</th>', '<th>Message</th>'], rows, 'No events yet.', 'events');
+  const groups = groupEvents(view.events, (e) => JSON.stringify([e.type, e.reason, objectName(e), e.message]), (e) => Date.parse(e.at));
+  const rows = groups
+    .slice(0, 50)
+    .map(({ latest: e, count, firstAt }) => `<tr><td class="nowrap">${esc(e.at)}</td><td class="num">${esc(formatCount(count))}</td><td class="nowrap">${esc(new Date(firstAt).toISOString())}</td><td class="${e.type === 'Warning' ? 'warn' : ''}">${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(objectName(e))}</td><td>${esc(e.message)}</td></tr>`);
+  return table(['<th>Last seen</th>', '<th class="num">Count</th>', '<th>First seen</th>', '<th>Type</th>', '<th>Reason</th>', '<th>Object</th>', '<th>Message</th>'], rows, 'No events yet.', 'events');
 }
 
 export function renderStatusPage(view: StatusView, title = 'kpol status'): string {

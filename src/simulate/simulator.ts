@@ -3,6 +3,7 @@
 // node agent) stepped through simulated time on a FakeClock, recording a Timeline.
 import type { PolicySpec, Reason } from '../../rules/model.js';
 import { FakeClock } from '../clock.js';
+import type { ClusterIndex } from '../cluster/state.js';
 import type { KubeObject, NodePool } from '../cluster/types.js';
 import { Runtime } from '../runtime/runtime.js';
 import { calendarFromSamples } from './report-calendar-data.js';
@@ -26,6 +27,8 @@ export interface SimulateOptions {
    * reuse changes no decision and to measure what it saves.
    */
   reuseVerdicts?: boolean;
+  /** Called after every tick with the runtime, before the clock moves on (tests that watch the cluster). */
+  onTick?: (rt: Runtime) => void | Promise<void>;
 }
 
 /** The zone each NodePool's policy thinks in: the first window zone other than UTC, else UTC. */
@@ -38,6 +41,10 @@ function poolZones(rt: Runtime, pools: readonly NodePool[]): Record<string, stri
   }
   return out;
 }
+
+/** A NodeClaim launched and not yet registered (no Node), and not being deleted. */
+const startingUp = (index: ClusterIndex): boolean =>
+  index.stateNodes.some((sn) => sn.nodeClaim !== undefined && sn.node === undefined && sn.nodeClaim.metadata.deletionTimestamp === undefined);
 
 async function apply(rt: Runtime, action: WorkloadAction): Promise<void> {
   if ('scale' in action) {
@@ -71,7 +78,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
   const blocked = new Map<string, BlockedCount>();
   const end = o.fromMs + o.forMs;
   let ticks = 0;
-  let nextSample = o.fromMs;
+  let nextSample = o.fromMs + sampleEvery; // after the first sample
   let last = o.fromMs - 1;
   while (clock.now() < end) {
     const now = clock.now();
@@ -99,9 +106,14 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
       entry.count++;
       blocked.set(b.code, entry);
     }
-    if (now >= nextSample) {
-      nextSample += sampleEvery;
-      const index = await rt.view.current();
+    const first = samples.length === 0;
+    const index = first || now >= nextSample ? await rt.view.current() : undefined;
+    // The first sample waits (at most one sampling interval, and never past the last tick)
+    // until the machines launched at start-up have registered: a cluster seeded with
+    // workloads and no nodes would otherwise start the node chart and the summary's cost at 0.
+    const waitForStartUp = first && now - o.fromMs < sampleEvery && now + o.stepMs < end;
+    if (index && !(waitForStartUp && startingUp(index))) {
+      nextSample = first ? o.fromMs + (Math.floor((now - o.fromMs) / sampleEvery) + 1) * sampleEvery : nextSample + sampleEvery;
       const nodesByPool: Record<string, number> = {};
       for (const sn of index.stateNodes) {
         const pool = sn.node?.metadata.labels?.['karpenter.sh/nodepool'];
@@ -112,6 +124,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
       samples.push({ at: now, nodes: index.snapshot.nodes.length, nodesByPool, costPerHour: rt.cloud.costPerHour(),
         pendingPods: index.unboundPods.filter((p) => !p.metadata.deletionTimestamp).length, allowed });
     }
+    await o.onTick?.(rt);
     o.onProgress?.(now + o.stepMs - o.fromMs, o.forMs);
     clock.advance(o.stepMs);
   }

@@ -29,13 +29,13 @@ export const evicted = (pod: InvolvedObject, reason: string): Event => ({
 });
 
 /** `terminationTime` is printed as Go's `time.Time.String()` does (Karpenter formats it with `%v`). */
-/** A missing pod grace period prints as Go prints a nil pointer with `%v`. */
-export const disrupted = (pod: InvolvedObject, terminationTimeMs: number, graceSeconds: number, podGraceSeconds: number | undefined): Event => ({
+/** `podGraceSeconds` is the pod's terminationGracePeriodSeconds as force-delete read it (absent → the API's 30 s). */
+export const disrupted = (pod: InvolvedObject, terminationTimeMs: number, graceSeconds: number, podGraceSeconds: number): Event => ({
   type: 'Normal',
   reason: 'Disrupted',
   message:
     `Deleting the pod to accommodate the terminationTime ${goTimeString(terminationTimeMs)} of the node. ` +
-    `The pod was granted ${graceSeconds} seconds of grace-period of its ${podGraceSeconds ?? '<nil>'} terminationGracePeriodSeconds. ` +
+    `The pod was granted ${graceSeconds} seconds of grace-period of its ${podGraceSeconds} terminationGracePeriodSeconds. ` +
     'This bypasses the PDB of the pod and the do-not-disrupt annotation.',
   object: pod,
 });

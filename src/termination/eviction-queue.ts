@@ -9,7 +9,7 @@ import { isActive, isEvictable } from '../cluster/state.js';
 import type { Pod } from '../cluster/types.js';
 import type { EventRecorder } from '../observe/recorder.js';
 import { disrupted, evicted, failedDraining, involved } from './events.js';
-import { forceDeleteAt, forceDeleteGraceSeconds, needsForceDelete } from './force-delete.js';
+import { forceDeleteAt, forceDeleteGraceSeconds, needsForceDelete, podGraceSeconds } from './force-delete.js';
 import { METRIC, type TerminationMetrics } from './names.js';
 
 export const EVICTION_BASE_BACKOFF_MS = 100;
@@ -115,7 +115,7 @@ export class EvictionQueue {
         if (isApiError(e, 404) || isApiError(e, 409)) return 'dropped';
         return this.retry(entry, pod, nowMs, 'failed');
       }
-      recorder.publish(disrupted(involved(pod), entry.deadlineMs, grace, pod.spec.terminationGracePeriodSeconds));
+      recorder.publish(disrupted(involved(pod), entry.deadlineMs, grace, podGraceSeconds(pod)));
       return 'force-deleted';
     }
     if (!isActive(pod)) return 'dropped';

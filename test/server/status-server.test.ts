@@ -116,6 +116,25 @@ describe('status server', () => {
     expect(html).toContain('clock ×60');
   });
 
+  it('GET / shows an event repeated every minute once, with its count and first and last time', async () => {
+    const blocked = (minute: number, name = 'web-4') => ({
+      at: `2026-01-05T08:${String(minute).padStart(2, '0')}:00.000Z`, type: 'Normal' as const, reason: 'DisruptionBlocked',
+      message: 'Node is deleting or marked for deletion', object: { kind: 'Node', name },
+    });
+    const view: StatusView = { ...VIEW, events: [blocked(1), blocked(2), blocked(2, 'web-5'), blocked(3), ...VIEW.events] };
+    const { server } = await start({ source: { ready: () => true, status: async () => structuredClone(view) } });
+    const html = await (await fetch(`${server.url}/`)).text();
+    expect(tagBalanceErrors(html)).toEqual([]);
+    const rows = /<table class="events">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(html)![1].split('</tr>').filter(Boolean);
+    expect(rows).toHaveLength(3);
+    // Newest first: FailedDraining (08:59), then web-4 ×3 (last 08:03, first 08:01), then web-5 once.
+    expect(rows[0]).toContain('FailedDraining');
+    expect(rows[1]).toContain('<td class="nowrap">2026-01-05T08:03:00.000Z</td><td class="num">3</td><td class="nowrap">2026-01-05T08:01:00.000Z</td>');
+    expect(rows[1]).toContain('Node/web-4');
+    expect(rows[2]).toContain('<td class="num">1</td>');
+    expect(rows[2]).toContain('Node/web-5');
+  });
+
   it.each(['/nope', '/metrics/', '/api', '/favicon.ico'])('GET %s is 404', async (path) => {
     const { server } = await start();
     const res = await fetch(`${server.url}${path}`);

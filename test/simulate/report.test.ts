@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/simulate/report.js';
+import { eventsTable } from '../../src/simulate/report-tables.js';
 import type { Timeline } from '../../src/simulate/timeline.js';
 import { elements, tagBalanceErrors } from './html-check.js';
 import { syntheticTimeline, XSS } from './synthetic-timeline.js';
@@ -128,6 +129,27 @@ describe('renderReport', () => {
     const short = renderReport({ ...t, to: from + 90 * 86_400_000, samples: samples.slice(0, 7), calendar: [] }, 'short');
     expect(top(d)).toBe(top(nodePath(short)));
     expect(out.length).toBeLessThan(1_000_000);
+  });
+
+  it('shows an event repeated every minute on one row, with its count and first and last time', () => {
+    const at = (min: number) => Date.parse('2026-01-08T18:00:00Z') + min * 60_000;
+    const blocked = (min: number, object = 'Node/i-01') => ({ at: at(min), type: 'Normal', reason: 'DisruptionBlocked', object, message: 'Node is deleting or marked for deletion' });
+    const events = [...Array.from({ length: 120 }, (_, i) => blocked(i)), blocked(5, 'Node/i-04'), { ...blocked(130), reason: 'FailedDraining', message: 'Failed to drain node' }];
+    const html = eventsTable(events);
+    expect(tagBalanceErrors(html)).toEqual([]);
+    const rows = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)![1].split('</tr>').filter(Boolean);
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toContain('FailedDraining');
+    expect(rows[1]).toContain('<td class="nowrap">2026-01-08 19:59 UTC</td><td class="num">120</td><td class="nowrap">2026-01-08 18:00 UTC</td>');
+    expect(rows[2]).toContain('Node/i-04');
+    expect(html).toContain('122 events recorded: 3 distinct events, newest first');
+    // At most `last` rows, the most recently seen.
+    const many = Array.from({ length: 80 }, (_, i) => blocked(i, `Node/n-${i}`));
+    const limited = eventsTable(many, 50);
+    expect(limited.match(/<tr>/g)).toHaveLength(51); // header + 50
+    expect(limited).toContain('Node/n-79');
+    expect(limited).not.toContain('Node/n-29<');
+    expect(limited).toContain('the 50 most recently seen of 80 distinct events');
   });
 
   it('renders an empty timeline without failing', () => {

@@ -16,7 +16,9 @@ describe('needsForceDelete', () => {
   it.each([
     // [case, g, pod deletionTimestamp, T, now, expected]
     ['no termination time: never', 30, undefined, undefined, '2026-08-20T13:00:00Z', false],
-    ['no grace period on the pod: never', undefined, undefined, T, '2026-08-20T13:00:00Z', false],
+    // An API server always writes one; a pod that never went through one has the API's 30 s (Karpenter: never).
+    ['no grace period on the pod: the API default 30 s, at T − 30 s not yet', undefined, undefined, T, '2026-08-20T12:04:30Z', false],
+    ['no grace period on the pod: the API default 30 s, 1 ms later forced', undefined, undefined, T, '2026-08-20T12:04:30.001Z', true],
     ['g = TGP (300 s): at T − g exactly, not yet (strict)', 300, undefined, T, '2026-08-20T12:00:00Z', false],
     ['g = TGP: 1 ms after T − g, forced (deleted as soon as draining starts)', 300, undefined, T, '2026-08-20T12:00:00.001Z', true],
     ['g > TGP (600 s): forced at once', 600, undefined, T, '2026-08-20T12:00:00Z', true],
@@ -55,9 +57,11 @@ describe('forceDeleteAt', () => {
     expect(needsForceDelete(pod(30), T, t - 1)).toBe(false);
     expect(needsForceDelete(pod(30), T, t)).toBe(true);
   });
-  it('is undefined without T, without g, or for a terminating pod', () => {
+  it('takes an absent g as the API default, 30 s', () => {
+    expect(forceDeleteAt(pod(undefined), T)).toBe(at('2026-08-20T12:04:30.001Z'));
+  });
+  it('is undefined without T or for a terminating pod', () => {
     expect(forceDeleteAt(pod(30), undefined)).toBeUndefined();
-    expect(forceDeleteAt(pod(undefined), T)).toBeUndefined();
     expect(forceDeleteAt(pod(30, '2026-08-20T12:00:30Z'), T)).toBeUndefined();
   });
 });

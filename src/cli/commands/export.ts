@@ -13,7 +13,18 @@ const usage = `usage: kpol export [--base NODEPOOL.yaml] [--strict] FILE.kpol…
 Prints karpenter.sh/v1 NodePools (YAML) carrying each policy's disruption settings. What
 Karpenter cannot express (time zones with DST, freezes, pod windows, selective maintenance
 windows, graceful expiration) is reported on stderr, never dropped silently; --strict exits 1
-when anything could not be exported. --base keeps an existing NodePool's template.`;
+when anything could not be exported. --base keeps an existing NodePool's template; without it
+the NodePools have no nodeClassRef or requirements, and a warning says so.`;
+
+/**
+ * A NodePool without these is refused by the API server (the CRD requires both): without
+ * --base there is no template to keep, which the user must hear about before `kubectl apply`.
+ */
+function templateWarning(name: string, missing: readonly string[], base: string | undefined): string {
+  const fields = missing.map((k) => `spec.template.spec.${k}`).join(' and ');
+  const fix = base ? `add them to ${base}` : 'pass --base NODEPOOL.yaml (your NodePool) to keep its template, or copy spec.disruption into your NodePool';
+  return `kpol export: warning: NodePool ${name} has no ${fields}, which the NodePool CRD requires: the API server will reject it as printed; ${fix}`;
+}
 
 export const exportCommand: Command = {
   summary: 'convert .kpol policies into Karpenter NodePools',
@@ -36,7 +47,13 @@ export const exportCommand: Command = {
         findings++;
         io.err(`${policy.file ?? ''}: policy ${policy.name}: ${f.feature}: ${f.message}`);
       }
-      for (const np of exportNodePool(policy, base)) docs.push(stringify(np));
+      const pools = exportNodePool(policy, base);
+      if (pools.length === 0) io.err(`${policy.file ?? ''}: policy ${policy.name}: warning: it selects NodePools by label, so there is no NodePool to write without --base NODEPOOL.yaml`);
+      for (const np of pools) {
+        const missing = (['nodeClassRef', 'requirements'] as const).filter((k) => np.spec.template?.spec?.[k] === undefined);
+        if (missing.length) io.err(templateWarning(np.metadata.name, missing, values.base));
+        docs.push(stringify(np));
+      }
     }
     io.out(docs.join('---\n'));
     return values.strict && findings > 0 ? EXIT_FINDINGS : EXIT_OK;

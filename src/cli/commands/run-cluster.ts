@@ -25,6 +25,7 @@ import { ScaledClock } from '../scaled-clock.js';
 import { ClusterServices } from '../../runtime/cluster-services.js';
 import { CheckedSource } from '../../server/readiness.js';
 import { startProbeServer } from '../../server/probe-server.js';
+import { listenOn } from '../listen.js';
 import type { ClusterRunFlags } from '../cluster-run-flags.js';
 import { kubeConfigOf, whereOf } from '../kube-target.js';
 import { runLoop, type LoopHooks } from './run-loop.js';
@@ -103,8 +104,11 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
   });
   const runtimeStatus = new RuntimeStatus(rt, 1);
   const status = new CheckedSource(runtimeStatus, services.readiness());
-  const server = await startStatusServer({ port, source: status, metrics: rt.metrics, logger });
-  const probes = o.probePort === undefined ? undefined : await startProbeServer(o.probePort, status);
+  const server = await listenOn('--port', '127.0.0.1', port, () => startStatusServer({ port, source: status, metrics: rt.metrics, logger }));
+  const probes = o.probePort === undefined ? undefined : await listenOn('--probe-port', '0.0.0.0', o.probePort, () => startProbeServer(o.probePort!, status)).catch(async (e: unknown) => {
+    await server.close();
+    throw e;
+  });
   await services.start();
   await client.start(VIEW_KINDS);
   services.markInformersSynced();

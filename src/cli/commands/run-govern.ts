@@ -13,6 +13,7 @@ import { loadPolicies } from '../../policy/load.js';
 import { VIEW_KINDS } from '../../reconciler/cluster-view.js';
 import { ClusterServices } from '../../runtime/cluster-services.js';
 import { startProbeServer } from '../../server/probe-server.js';
+import { listenOn } from '../listen.js';
 import { CheckedSource } from '../../server/readiness.js';
 import { startStatusServer } from '../../server/status-server.js';
 import { readPolicySources, reportDiagnostics } from '../inputs.js';
@@ -53,8 +54,11 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
   });
   const status = new GovernStatus(governor, clock);
   const checked = new CheckedSource(status, services.readiness());
-  const server = await startStatusServer({ port: o.port, source: checked, metrics: governor.metrics, logger });
-  const probes = o.probePort === undefined ? undefined : await startProbeServer(o.probePort, checked);
+  const server = await listenOn('--port', '127.0.0.1', o.port, () => startStatusServer({ port: o.port, source: checked, metrics: governor.metrics, logger }));
+  const probes = o.probePort === undefined ? undefined : await listenOn('--probe-port', '0.0.0.0', o.probePort, () => startProbeServer(o.probePort!, checked)).catch(async (e: unknown) => {
+    await server.close();
+    throw e;
+  });
   await services.start();
   await client.start(VIEW_KINDS);
   services.markInformersSynced();

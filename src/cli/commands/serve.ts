@@ -19,6 +19,7 @@ import { simulationObjects } from '../../simulate/cluster-objects.js';
 import { DEFAULT_NAMESPACE } from '../cluster-factory.js';
 import { CliError, EXIT_FINDINGS, EXIT_OK, readText, type Output } from '../io.js';
 import { readPolicySources, reportDiagnostics } from '../inputs.js';
+import { listenOn } from '../listen.js';
 import { ScaledClock } from '../scaled-clock.js';
 import { parse, type Command } from './command.js';
 import { runLoop } from './run-loop.js';
@@ -69,10 +70,16 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   });
   await policies.start();
   const token = newToken();
-  const server = await startStatusServer({
-    port: o.port, source: status, metrics: rt.metrics, logger, ...(o.protectStatus && { token }),
-    routes: editorRoutes({ client: rt.cluster, token, sources: policies, now: () => clock.now() }),
-  });
+  let server: StatusServer;
+  try {
+    server = await listenOn('--port', '127.0.0.1', o.port, () => startStatusServer({
+      port: o.port, source: status, metrics: rt.metrics, logger, ...(o.protectStatus && { token }),
+      routes: editorRoutes({ client: rt.cluster, token, sources: policies, now: () => clock.now() }),
+    }));
+  } catch (e) {
+    policies.stop();
+    throw e;
+  }
   announce(server, token, o, io);
   logger.info('started', { url: server.url, cluster: o.clusterFile, policies: rt.policies.map((p) => p.name), speed: o.speed });
   await runLoop(rt, status, logger, o.forSeconds);

@@ -3,14 +3,12 @@
 // strategy), plus owner-reference cascade, which lives here so there is exactly one place that
 // removes objects from the store.
 import type { DeleteOptions, Kind } from '../client.js';
-import type { KubeObject, Pod } from '../types.js';
+import { DEFAULT_TERMINATION_GRACE_SECONDS, type KubeObject, type Pod } from '../types.js';
 import { metaOf, type ServerObjectMeta } from './api-fields.js';
 import { isKind, KINDS } from './kinds.js';
 import { checkPreconditions } from './preconditions.js';
 import type { ServerContext } from './store.js';
 import { parseTime, rfc3339 } from './timestamps.js';
-
-const DEFAULT_POD_GRACE_SECONDS = 30;
 
 const hasFinalizers = (obj: KubeObject): boolean => (obj.metadata.finalizers?.length ?? 0) > 0;
 
@@ -23,7 +21,7 @@ function gracePeriod(obj: KubeObject, options: DeleteOptions | undefined): numbe
   const pod = obj as Pod;
   const phase = pod.status?.phase;
   if (!pod.spec?.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
-  const period = options?.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? DEFAULT_POD_GRACE_SECONDS;
+  const period = options?.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_SECONDS;
   return period < 0 ? 1 : period;
 }
 

@@ -6,6 +6,7 @@
 import type { Clock } from '../../clock.js';
 import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../client.js';
 import type { KubeObject } from '../types.js';
+import { withServerDefaults } from './defaults.js';
 import { deleteObject } from './deletion.js';
 import { alreadyExists, notFound } from './errors.js';
 import { evictPod } from './eviction.js';
@@ -26,7 +27,8 @@ export class MemoryCluster implements ClusterClient {
 
   /**
    * `initial` objects (a snapshot) keep their uid, timestamps, generation and finalizers; they
-   * get fresh resourceVersions. Duplicates and unknown kinds throw, as a create would.
+   * get fresh resourceVersions and the API server's defaults for what they leave out.
+   * Duplicates and unknown kinds throw, as a create would.
    */
   constructor(clock: Clock, initial: readonly KubeObject[] = [], options: MemoryClusterOptions = {}) {
     this.hub = new WatchHub(options.onWatchError);
@@ -36,7 +38,9 @@ export class MemoryCluster implements ClusterClient {
   }
 
   private seed(input: KubeObject): void {
-    const obj = adopt(input);
+    // Defaulted as a create would be: a snapshot written by hand may leave out what a real
+    // server always returns (a pod's terminationGracePeriodSeconds, a NodePool's budgets).
+    const obj = withServerDefaults(adopt(input), undefined);
     const kind = obj.kind as Kind;
     if (this.ctx.store.get(kind, obj.metadata.name, obj.metadata.namespace)) throw alreadyExists(kind, obj.metadata.name);
     obj.metadata.uid ||= this.ctx.store.nextUid();

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // CREATE, UPDATE and PATCH: the server owns uid, creationTimestamp, resourceVersion, generation
 // and the deletion fields; callers own everything else (status included: this API has no
-// status subresource). A write that changes nothing is a no-op, as in etcd.
+// status subresource). Every write gets the API server's defaults (defaults.ts). A write that
+// changes nothing is a no-op, as in etcd.
 import type { Kind, MergePatch, Preconditions } from '../client.js';
 import type { KubeObject } from '../types.js';
 import { metaOf } from './api-fields.js';
+import { withServerDefaults } from './defaults.js';
 import { deepCopy, deepEqual } from './deep.js';
 import { isFinished, removeObject } from './deletion.js';
 import { alreadyExists, invalid, notFound } from './errors.js';
@@ -33,7 +35,7 @@ const dropEmptyFinalizers = (obj: KubeObject): void => {
 };
 
 export function createObject(ctx: ServerContext, input: KubeObject): KubeObject {
-  const obj = adopt(input);
+  const obj = withServerDefaults(adopt(input), undefined);
   const kind = obj.kind as Kind;
   if (obj.metadata.resourceVersion) throw invalid(kind, obj.metadata.name, 'metadata.resourceVersion: Invalid value: must be empty on create');
   if (ctx.store.get(kind, obj.metadata.name, obj.metadata.namespace)) throw alreadyExists(kind, obj.metadata.name);
@@ -74,8 +76,9 @@ export function patchObject(ctx: ServerContext, current: KubeObject, patch: Merg
  * Stores `next` over `current`, keeping the server-owned fields; generation counts spec
  * changes. Removing the last finalizer of a deleting object (whose grace is over) removes it.
  */
-function commit(ctx: ServerContext, current: KubeObject, next: KubeObject): KubeObject {
+function commit(ctx: ServerContext, current: KubeObject, input: KubeObject): KubeObject {
   const kind = current.kind as Kind;
+  const next = withServerDefaults(input, current);
   const cur = metaOf(current);
   const meta = metaOf(next);
   if (cur.deletionTimestamp !== undefined && (meta.finalizers ?? []).some((f) => !(cur.finalizers ?? []).includes(f))) {

@@ -34,7 +34,7 @@ export interface Backend {
   setup(): Promise<Harness>;
 }
 
-const memory: Backend = {
+export const memoryBackend: Backend = {
   name: 'memory',
   async setup() {
     const clock = new FakeClock(Date.parse(SNAPSHOT_TIME));
@@ -64,7 +64,7 @@ const memory: Backend = {
   },
 };
 
-export const backends: Backend[] = [memory];
+export const backends: Backend[] = [memoryBackend];
 
 /** A fresh memory cluster with its fake clock and controllers, for memory-only assertions. */
 export function memoryCluster(initial: KubeObject[] = []): { cluster: MemoryCluster; clock: FakeClock; pdbs: PdbStatusController; replicaSets: ReplicaSetController } {
