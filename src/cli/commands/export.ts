@@ -16,7 +16,6 @@ windows, graceful expiration) is reported on stderr, never dropped silently; --s
 when anything could not be exported. --base keeps an existing NodePool's template.`;
 
 export const exportCommand: Command = {
-  summary: 'convert .kpol policies into Karpenter NodePools',
   usage,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { base: { type: 'string' }, strict: { type: 'boolean' } }, usage);
