@@ -102,10 +102,10 @@ function thirdPartyNotices(root, metafile) {
 }
 
 /**
- * Builds into `outDir` (default dist/cli/) and writes its stamp. Returns the output files
- * (relative to outDir), the recorded inputs and esbuild's metafile.
+ * Builds the package at `root` (default: this one) into `outDir` (default: its dist/cli/)
+ * and writes the stamp. Returns the modules built and the package files the stamp records.
  */
-export async function buildCli({ root = fileURLToPath(PACKAGE_ROOT), outDir = fileURLToPath(BUILD_DIR) } = {}) {
+export async function buildCli({ root = fileURLToPath(PACKAGE_ROOT), outDir = join(root, relative(fileURLToPath(PACKAGE_ROOT), fileURLToPath(BUILD_DIR))) } = {}) {
   const { build } = await import('esbuild');
   root = root.replace(/[\\/]+$/, '');
   const final = outDir.replace(/[\\/]+$/, '');
@@ -129,8 +129,10 @@ export async function buildCli({ root = fileURLToPath(PACKAGE_ROOT), outDir = fi
     }
     renameSync(tmp, final);
     if (hadOld) rmSync(old, { recursive: true, force: true });
-    const outputs = Object.keys(result.metafile.outputs).map((o) => relative(tmp, join(root, o)).split(sep).join('/'));
-    return { outputs, inputs: Object.keys(stamp.inputs), metafile: result.metafile };
+    // Each module of the build (relative to outDir) with the files bundled into it (relative to root).
+    const modules = Object.fromEntries(Object.entries(result.metafile.outputs).filter(([o]) => o.endsWith('.mjs'))
+      .map(([o, out]) => [relative(tmp, join(root, o)).split(sep).join('/'), Object.keys(out.inputs)]));
+    return { modules, inputs: Object.keys(stamp.inputs) };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -151,9 +153,9 @@ async function cli(argv) {
     return 0;
   }
   const t = performance.now();
-  const { outputs } = await buildCli();
+  const { modules } = await buildCli();
   const seconds = ((performance.now() - t) / 1000).toFixed(1);
-  console.error(`kpol: built dist/cli/ (${outputs.filter((o) => o.endsWith('.mjs')).length} modules) in ${seconds} s`);
+  console.error(`kpol: built dist/cli/ (${Object.keys(modules).length} modules) in ${seconds} s`);
   return 0;
 }
 
