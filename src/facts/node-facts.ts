@@ -141,8 +141,9 @@ export class NodeFactDeriver {
     const created = ms(nc?.metadata.creationTimestamp);
     if (expireAfter !== null && created !== undefined) validity.threshold(created + expireAfter * 1000);
     const known = this.state.instanceTypes?.(poolName ?? '');
-    const nodeLabels: Record<string, string> = {};
-    for (const k of this.graph.labelKeys) if (k in labels) nodeLabels[k] = labels[k];
+    // Label keys are the user's: `constructor` or `toString` must not find Object.prototype's.
+    const nodeLabels: Record<string, string> = Object.create(null);
+    for (const k of this.graph.labelKeys) if (Object.hasOwn(labels, k)) nodeLabels[k] = labels[k];
     const facts: NodeFacts = {
       inQueue: sn.providerID !== undefined && this.state.queued.has(sn.providerID),
       managed: nc !== undefined,

@@ -65,7 +65,8 @@ export class Governor {
 
   async tick(): Promise<GovernTick> {
     const now = this.o.clock.now();
-    this.view.invalidate();
+    // The view is rebuilt only when a watch saw a change (kpol's own writes included): window
+    // edges move with `now`, which the evaluation reads, not with the objects.
     const index = await this.view.current();
     const evaluation = await this.evaluator.evaluate(index, this.policies, now);
     const { byPool } = resolvePolicies(index.snapshot.nodePools, this.policies);

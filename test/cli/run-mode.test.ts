@@ -163,6 +163,13 @@ describe('kpol run --kubeconfig against a fake API server', () => {
     expect(requests).toEqual([]);
   });
 
+  it('govern mode refuses the simulated cloud\'s timings rather than ignoring them', async () => {
+    const r = await runCli('run', '--kubeconfig', kubeconfig, '--mode', 'govern', '--launch-latency', '2s');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--launch-latency and --termination-delay set the simulated cloud of standalone mode; govern mode has none');
+    expect(governed.calls).toEqual([]);
+  });
+
   it('auto with the CRD read forbidden asks for --mode (exit 2)', async () => {
     crd = { status: 403, body: { kind: 'Status', code: 403, reason: 'Forbidden', message: 'customresourcedefinitions.apiextensions.k8s.io "nodepools.karpenter.sh" is forbidden: User "u" cannot get resource' } };
     const r = await runCli('run', '--kubeconfig', kubeconfig, '--port', '0');

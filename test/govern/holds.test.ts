@@ -52,3 +52,12 @@ describe('holds', () => {
     expect(held[0].overblocks).toBeUndefined();
   });
 });
+
+describe('label keys named like Object members (issue 13, defect 3)', () => {
+  it.each(['constructor', 'toString', 'valueOf', 'hasOwnProperty'])('a maintenance window on nodes where %s exists holds none of the nodes without that label', async (key) => {
+    const out = await evaluate(`policy p for nodepool default {
+  window w blocks Underutilized on nodes where ${key} exists
+}`);
+    expect(Object.values(out.nodes).filter((n) => n.holds)).toEqual([]);
+  });
+});

@@ -9,7 +9,6 @@
 import { isApiError } from '../../cluster/client.js';
 import type { NodeClaim } from '../../cluster/types.js';
 import { KubeClusterClient } from '../../kube/kube-cluster.js';
-import { KubeConfigError, loadKubeConfig } from '../../kube/kube-config.js';
 import { RestClient } from '../../kube/rest.js';
 import { describeNodeClaims, SIMULATED_CLOUD_ONLY } from '../../cloud/ownership.js';
 import { detectMode, requireNoGovernFlags, type RunModeFlags } from '../run-mode.js';
@@ -27,6 +26,7 @@ import { ClusterServices } from '../../runtime/cluster-services.js';
 import { CheckedSource } from '../../server/readiness.js';
 import { startProbeServer } from '../../server/probe-server.js';
 import type { ClusterRunFlags } from '../cluster-run-flags.js';
+import { kubeConfigOf, whereOf } from '../kube-target.js';
 import { runLoop, type LoopHooks } from './run-loop.js';
 
 export interface ClusterRunOptions {
@@ -44,17 +44,6 @@ export interface ClusterRunOptions {
   probePort: number | undefined;
 }
 
-function kubeConfigOf(o: ClusterRunOptions) {
-  try {
-    return loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context, inCluster: o.inCluster });
-  } catch (e) {
-    if (e instanceof KubeConfigError) throw new CliError(e.message);
-    throw e;
-  }
-}
-
-const whereOf = (o: ClusterRunOptions): string => (o.inCluster ? 'in-cluster service account' : `${o.kubeconfig}${o.context ? ` (context ${o.context})` : ''}`);
-
 /** --mode: govern goes to run-govern.ts, standalone to runOnCluster; auto asks the cluster first. */
 export async function runClusterMode(o: ClusterRunOptions, m: RunModeFlags, io: Output): Promise<number> {
   let mode = m.mode;
@@ -65,7 +54,11 @@ export async function runClusterMode(o: ClusterRunOptions, m: RunModeFlags, io: 
     if (decided.mode === 'standalone') requireNoGovernFlags(m, `--mode auto chose standalone (${decided.why}); give --mode govern to govern`);
     mode = decided.mode;
   }
-  if (mode === 'govern') return runGoverned({ ...o, dryRun: m.dryRun, failClosedAfterMs: m.failClosedAfterMs }, io);
+  if (mode === 'govern') {
+    // The simulated cloud's timings mean nothing next to a real cloud provider: refused, not ignored.
+    if (o.cloud && Object.keys(o.cloud).length) throw new CliError('--launch-latency and --termination-delay set the simulated cloud of standalone mode; govern mode has none');
+    return runGoverned({ ...o, dryRun: m.dryRun, failClosedAfterMs: m.failClosedAfterMs }, io);
+  }
   return runOnCluster(o, io);
 }
 

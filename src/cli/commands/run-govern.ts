@@ -8,7 +8,6 @@ import { isApiError } from '../../cluster/client.js';
 import { Governor } from '../../govern/governor.js';
 import { GovernStatus } from '../../govern/govern-status.js';
 import { KubeClusterClient } from '../../kube/kube-cluster.js';
-import { KubeConfigError, loadKubeConfig } from '../../kube/kube-config.js';
 import { createLogger } from '../../observe/logger.js';
 import { loadPolicies } from '../../policy/load.js';
 import { VIEW_KINDS } from '../../reconciler/cluster-view.js';
@@ -18,6 +17,7 @@ import { CheckedSource } from '../../server/readiness.js';
 import { startStatusServer } from '../../server/status-server.js';
 import { readPolicySources, reportDiagnostics } from '../inputs.js';
 import { CliError, EXIT_FINDINGS, EXIT_OK, type Output } from '../io.js';
+import { kubeConfigOf, whereOf } from '../kube-target.js';
 import { ScaledClock } from '../scaled-clock.js';
 import type { ClusterRunOptions } from './run-cluster.js';
 
@@ -29,20 +29,14 @@ export interface GovernRunOptions extends ClusterRunOptions {
 const TICK_MS = 1000;
 
 export async function runGoverned(o: GovernRunOptions, io: Output): Promise<number> {
-  let kc;
-  try {
-    kc = loadKubeConfig({ kubeconfig: o.kubeconfig, context: o.context, inCluster: o.inCluster });
-  } catch (e) {
-    if (e instanceof KubeConfigError) throw new CliError(e.message);
-    throw e;
-  }
+  const kc = kubeConfigOf(o);
   const loaded = loadPolicies(readPolicySources(o.policies));
   if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
 
   const clock = new ScaledClock(1);
   const logger = createLogger({ clock, sink: (line) => io.out(line) });
   const client = new KubeClusterClient(kc, { logger, cachedReads: true });
-  const where = o.inCluster ? 'in-cluster service account' : `${o.kubeconfig}${o.context ? ` (context ${o.context})` : ''}`;
+  const where = whereOf(o);
   try {
     await client.list('NodePool'); // an unreachable server or missing CRDs is a clear error, before anything starts
   } catch (e) {

@@ -103,6 +103,28 @@ export class ProcessSet {
       // the reaper removes it if we cannot
     }
   }
+
+  /**
+   * Polls `check` until it returns true; fails fast if a process died, or at the deadline with
+   * the tail of `logOf`'s log (default: the process started last).
+   */
+  async waitFor(what: string, deadline: number, check: () => Promise<boolean>, o: { logOf?: string; pollMs?: number } = {}): Promise<void> {
+    let lastError = '';
+    for (;;) {
+      this.assertRunning();
+      try {
+        if (await check()) return;
+      } catch (err) {
+        lastError = (err as Error).message;
+      }
+      if (Date.now() > deadline) {
+        const p = o.logOf === undefined ? this.started.at(-1) : this.started.find((x) => x.name === o.logOf);
+        throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}` +
+          (p ? `\n${p.name} log tail:\n${tail(p.logPath)}` : ''));
+      }
+      await new Promise((resolve) => setTimeout(resolve, o.pollMs ?? 100));
+    }
+  }
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

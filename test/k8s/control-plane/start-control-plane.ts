@@ -9,7 +9,7 @@ import { freePorts } from './free-ports.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { K8S_VERSION, binaryPath } from './paths.js';
 import { generatePki } from './pki.js';
-import { ProcessSet, tail } from './processes.js';
+import { ProcessSet } from './processes.js';
 
 /** A running control plane. See README.md in this folder. */
 export interface ControlPlane {
@@ -42,7 +42,6 @@ export interface StartOptions {
   beforeControllers?: (kubeconfigPath: string) => Promise<void>;
 }
 
-const POLL_MS = 100;
 
 /**
  * Starts etcd, kube-apiserver, kube-controller-manager and kube-scheduler on free 127.0.0.1
@@ -74,12 +73,12 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     const kubeconfigPath = kubeconfig('admin');
 
     procs.start('etcd', binaryPath('etcd'), etcdArgs(join(stateDir, 'etcd'), etcdPort, etcdPeerPort));
-    await waitFor('etcd /health', deadline, procs, () => etcdHealthy(etcdPort));
+    await procs.waitFor('etcd /health', deadline, () => etcdHealthy(etcdPort));
     step('etcd healthy');
 
     procs.start('kube-apiserver', binaryPath('kube-apiserver'), apiserverArgs({ pki, stateDir, port: apiPort, etcdPort }));
     const api = ApiClient.fromKubeconfig(kubeconfigPath);
-    await waitFor('kube-apiserver /readyz', deadline, procs, async () => (await api.get('/readyz')).status === 200);
+    await procs.waitFor('kube-apiserver /readyz', deadline, async () => (await api.get('/readyz')).status === 200);
     step('kube-apiserver ready');
     if (options.beforeControllers) {
       await options.beforeControllers(kubeconfigPath);
@@ -90,9 +89,9 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
       controllerManagerArgs({ pki, kubeconfig: kubeconfig('kube-controller-manager') }));
     procs.start('kube-scheduler', binaryPath('kube-scheduler'), schedulerArgs({ kubeconfig: kubeconfig('kube-scheduler') }));
     await Promise.all([
-      waitFor('kube-controller-manager leader Lease', deadline, procs, () => leaseHeld(api, 'kube-controller-manager')),
-      waitFor('kube-scheduler leader Lease', deadline, procs, () => leaseHeld(api, 'kube-scheduler')),
-      waitFor('ServiceAccount default/default (serviceaccount controller)', deadline, procs,
+      procs.waitFor('kube-controller-manager leader Lease', deadline, () => leaseHeld(api, 'kube-controller-manager')),
+      procs.waitFor('kube-scheduler leader Lease', deadline, () => leaseHeld(api, 'kube-scheduler')),
+      procs.waitFor('ServiceAccount default/default (serviceaccount controller)', deadline,
         async () => (await api.get('/api/v1/namespaces/default/serviceaccounts/default')).status === 200),
     ]);
     step('controller-manager and scheduler running');
@@ -104,25 +103,6 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     await procs.stopAll({ keepState: true });
     const logs = procs.started.map((p) => `  ${p.name}: ${p.logPath}`).join('\n');
     throw new Error(`control plane failed to start: ${(err as Error).message}\nlogs (kept):\n${logs}`);
-  }
-}
-
-/** Polls `check` until it returns true; fails fast if a process died, or at the deadline. */
-async function waitFor(what: string, deadline: number, procs: ProcessSet, check: () => Promise<boolean>): Promise<void> {
-  let lastError = '';
-  for (;;) {
-    procs.assertRunning();
-    try {
-      if (await check()) return;
-    } catch (err) {
-      lastError = (err as Error).message;
-    }
-    if (Date.now() > deadline) {
-      const last = procs.started.at(-1);
-      throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}` +
-        (last ? `\n${last.name} log tail:\n${tail(last.logPath)}` : ''));
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 

@@ -74,7 +74,8 @@ export class Cluster {
     await this.apply(`apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${ns}\n`);
   }
 
-  policyConfigMap(name: string, policy: string): Promise<string> {
+  async policyConfigMap(name: string, policy: string): Promise<string> {
+    await this.ensureNamespace(KPOL_NAMESPACE);
     return this.apply(`apiVersion: v1
 kind: ConfigMap
 metadata:

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts } from '../control-plane/free-ports.js';
 import { kubectlOk } from '../control-plane/kubectl.js';
-import { ProcessSet, tail } from '../control-plane/processes.js';
+import { ProcessSet } from '../control-plane/processes.js';
 import { KARPENTER_VERSION, KWOK_VERSION, binaryPath, crdsDir, stagesDir } from './paths.js';
 
 /** Karpenter's KWOK provider and the KWOK simulator, running against one control plane. */
@@ -119,15 +119,15 @@ export async function startKarpenter(options: StartKarpenterOptions): Promise<Ru
 
     const healthUrl = `http://127.0.0.1:${healthPort}`;
     const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    await waitFor('karpenter /readyz', deadline, procs, async () => (await httpGetText(`${healthUrl}/readyz`)).status === 200);
-    await waitFor('karpenter /metrics', deadline, procs, async () => {
+    await procs.waitFor('karpenter /readyz', deadline, async () => (await httpGetText(`${healthUrl}/readyz`)).status === 200, { logOf: 'karpenter', pollMs: POLL_MS });
+    await procs.waitFor('karpenter /metrics', deadline, async () => {
       const res = await httpGetText(metricsUrl);
       return res.status === 200 && res.body.includes('karpenter_');
-    });
+    }, { logOf: 'karpenter', pollMs: POLL_MS });
     step('karpenter ready');
     // KWOK has no readiness endpoint worth trusting; a bad flag or kubeconfig makes it exit at once.
     const kwokStarted = Date.now();
-    await waitFor('kwok to stay up for a second', deadline, procs, async () => Date.now() - kwokStarted > 1000);
+    await procs.waitFor('kwok to stay up for a second', deadline, async () => Date.now() - kwokStarted > 1000, { logOf: 'karpenter', pollMs: POLL_MS });
     step('kwok running');
 
     return {
@@ -140,25 +140,6 @@ export async function startKarpenter(options: StartKarpenterOptions): Promise<Ru
     await procs.stopAll({ keepState: true });
     const logs = procs.started.map((p) => `  ${p.name}: ${p.logPath}`).join('\n');
     throw new Error(`Karpenter/KWOK failed to start: ${(err as Error).message}\nlogs (kept):\n${logs}`);
-  }
-}
-
-/** Polls `check` until it returns true; fails fast if a process died, or at the deadline. */
-async function waitFor(what: string, deadline: number, procs: ProcessSet, check: () => Promise<boolean>): Promise<void> {
-  let lastError = '';
-  for (;;) {
-    procs.assertRunning();
-    try {
-      if (await check()) return;
-    } catch (err) {
-      lastError = (err as Error).message;
-    }
-    if (Date.now() > deadline) {
-      const karpenter = procs.started.find((p) => p.name === 'karpenter');
-      throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}` +
-        (karpenter ? `\nkarpenter log tail:\n${tail(karpenter.logPath)}` : ''));
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
