@@ -25,7 +25,7 @@ const CONFIG_INPUTS = ['tsconfig.json', 'src/cli/build.mjs', 'src/cli/build-stat
 const DEPENDENCY_RECORD = 'node_modules/.package-lock.json';
 
 /** esbuild's options for building into `outDir` (a path), the package being at `root` (a path). */
-export function esbuildOptions(root, outDir) {
+function esbuildOptions(root, outDir) {
   return {
     absWorkingDir: root,
     entryPoints: { main: ENTRY_SOURCE },
