@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // npm pre-hook for `npm start` / `npm test`: installs the locked dependencies on a fresh
 // clone (npm ci also builds the CLI, through `prepare`), then builds the CLI into dist/cli/ if
-// it is missing or older than the sources, so the README's quick-start commands work as the
+// it is missing or does not match the sources, so the README's quick-start commands work as the
 // first thing a user runs and `kpol` starts from JavaScript.
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
