@@ -25,7 +25,13 @@ function listZones(): string[] {
  * Every zone name the runtime lists (Intl.supportedValuesOf), the current IANA spellings of
  * CLDR's older canonical names (`Asia/Kolkata` beside `Asia/Calcutta`), and `UTC`; sorted.
  */
-export const TIME_ZONES: string[] = listZones();
+export function timeZones(): string[] {
+  // Listed on first use (a suggestion, a completion): it costs ~10 ms, which `kpol check` of a
+  // policy with valid zones does not need to pay.
+  zones ??= listZones();
+  return zones;
+}
+let zones: string[] | undefined;
 
 /**
  * The known zone closest to a mistyped one: exact up to case (`europe/berlin`), then by the
@@ -35,13 +41,14 @@ export const TIME_ZONES: string[] = listZones();
 export function suggestTimeZone(bad: string): string | undefined {
   const text = bad.trim().replace(/ /g, '_');
   if (text === '') return undefined;
-  const sameButCase = TIME_ZONES.find((z) => z.toLowerCase() === text.toLowerCase());
+  const all = timeZones();
+  const sameButCase = all.find((z) => z.toLowerCase() === text.toLowerCase());
   if (sameButCase !== undefined) return sameButCase;
   const maxDistance = Math.min(4, Math.max(1, Math.floor(text.length / 3)));
   if (!text.includes('/')) {
-    const cities = TIME_ZONES.map((z) => z.slice(z.lastIndexOf('/') + 1));
+    const cities = all.map((z) => z.slice(z.lastIndexOf('/') + 1));
     const city = closest(text, cities, Math.min(maxDistance, 2));
-    if (city !== undefined) return TIME_ZONES[cities.indexOf(city)];
+    if (city !== undefined) return all[cities.indexOf(city)];
   }
-  return closest(text, TIME_ZONES, maxDistance);
+  return closest(text, all, maxDistance);
 }

@@ -34,8 +34,12 @@ export function scheduleAlwaysActive(spec: WindowSpec): boolean {
   const { schedule, durationMs } = compileWindow(spec);
   if (schedule.neverFires) return true;
   if (durationMs === 0) return false;
+  const gap = longestWallGapMs(schedule.cron);
+  // The offset range (max - min ≥ 0) costs thousands of Intl calls per zone: only asked for
+  // when the duration covers the wall-clock gap, i.e. when it can change the answer.
+  if (durationMs < gap) return false;
   const { min, max } = zoneOffsetRange(spec.timeZone);
-  return durationMs >= longestWallGapMs(schedule.cron) + (max - min);
+  return durationMs >= gap + (max - min);
 }
 
 function longestWallGapMs(cron: string): number {

@@ -5,7 +5,7 @@
 // after `where`/`and`, that key's values after `=`/`in (`, else keywords. Pure: the page maps
 // the result to Monaco items.
 import { KEYWORDS, REASONS, STATEMENT_KEYWORDS } from '../../grammar/tokens.js';
-import { TIME_ZONES } from '../../rules/timezones.js';
+import { timeZones } from '../../rules/timezones.js';
 import type { ClusterWords } from './cluster-words.js';
 import { CONSOLIDATION_POLICIES } from './keyword-docs.js';
 
@@ -37,7 +37,7 @@ export function contextOffers(before: string, words: ClusterWords): Offer[] | un
   const tokens: string[] = (quotes % 2 === 1 ? before.slice(0, before.lastIndexOf('"')) : before).match(WORD) ?? [];
   const prev = tokens.at(-1);
   const first = tokens[0];
-  if (quotes % 2 === 1) return prev === 'in' || prev === 'timezone' ? offers('zone', TIME_ZONES) : [];
+  if (quotes % 2 === 1) return prev === 'in' || prev === 'timezone' ? offers('zone', timeZones()) : [];
   const reasons = () => offers('reason', REASONS, 'disruption reason');
   // Walk back over a comma-separated list to the word that introduced it.
   let i = tokens.length - 1;

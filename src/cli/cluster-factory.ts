@@ -4,8 +4,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isApiError, type ClusterClient } from '../cluster/client.js';
-import { KubeClusterClient } from '../kube/kube-cluster.js';
-import { KubeConfigError, loadKubeConfig } from '../kube/kube-config.js';
 import { CliError, EXIT_FINDINGS } from './io.js';
 
 export interface ClusterAccess {
@@ -23,7 +21,9 @@ export function kubeconfigPath(access: ClusterAccess, env: Record<string, string
   return access.kubeconfig ?? env.KUBECONFIG?.split(':').find(Boolean) ?? join(homedir(), '.kube', 'config');
 }
 
+/** Loads the Kubernetes client (@kubernetes/client-node, slow to load) only when a command connects. */
 export const connectCluster: ClusterFactory = async (access) => {
+  const [{ KubeClusterClient }, { KubeConfigError, loadKubeConfig }] = await Promise.all([import('../kube/kube-cluster.js'), import('../kube/kube-config.js')]);
   try {
     return new KubeClusterClient(loadKubeConfig({ kubeconfig: kubeconfigPath(access, process.env), context: access.context }));
   } catch (e) {

@@ -17,12 +17,13 @@ export async function main(argv: string[], io: Output = processOutput): Promise<
     io.out(USAGE);
     return name ? 0 : EXIT_USAGE;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!entry) {
     io.err(`kpol: unknown command \`${name}\`\n\n${USAGE}`);
     return EXIT_USAGE;
   }
   try {
+    const command = await entry.load();
     if (rest.includes('--help') || rest.includes('-h')) {
       io.out(command.usage);
       return 0;

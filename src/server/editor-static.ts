@@ -4,8 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import type { ServerResponse } from 'node:http';
+import { packagePath } from '../package-root.js';
 
-export const EDITOR_DIST = new URL('../../editor/dist/', import.meta.url).pathname;
+export const EDITOR_DIST = packagePath('editor/dist/');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `npm run bench`: speed and memory goals, each printed with the ratio to a baseline measured
 // in the same run (never asserted in tests). Run on an otherwise idle machine.
+// `npm run bench -- --only cli` (or policy, eval, reconciler, rss, editor; repeat or comma-separate)
+// runs only those groups of lines.
+import { parseArgs } from 'node:util';
 import { Engine } from 'json-rules-engine';
 import { parse } from '../../grammar/parse.js';
 import { tokenize } from '../../grammar/lexer.js';
@@ -16,6 +19,7 @@ import { generateCluster, generatePolicy } from './generate.js';
 import { tickBench, weekBench } from './reconciler.js';
 import { consolidationPassBench } from './consolidation.js';
 import { peakRssBench } from './peak-rss.js';
+import { cliStartBench } from './cli-start.js';
 
 const now = () => performance.now();
 function median(xs: number[]): number {
@@ -83,18 +87,29 @@ async function evalAtScale(): Promise<void> {
   line('eval first instant (cold: compile + memo fill)', `${fmt(coldMs)} ms`, '-', `${runs} engine runs in total over ${15} instants`);
 }
 
+const GROUPS = ['cli', 'policy', 'eval', 'reconciler', 'rss', 'editor'] as const;
+const { values: flags } = parseArgs({ options: { only: { type: 'string', multiple: true } } });
+const only = new Set((flags.only ?? [...GROUPS]).flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean));
+const unknown = [...only].filter((g) => !(GROUPS as readonly string[]).includes(g));
+if (unknown.length) throw new Error(`--only takes ${GROUPS.join(', ')}; not ${unknown.join(', ')}`);
+const run = (group: (typeof GROUPS)[number]) => only.has(group);
+
 console.log(`kpol bench — node ${process.version}, ${new Date().toISOString()}\n`);
-await policyThroughput();
-await evalAtScale();
+// Whole processes first, while this one has built nothing: KPOL_BENCH_CLI_ROUNDS (default 11) rounds.
+if (run('cli')) for (const l of await cliStartBench(Number(process.env.KPOL_BENCH_CLI_ROUNDS ?? 11))) line(l.name, l.value, l.goal, l.ratio);
+if (run('policy')) await policyThroughput();
+if (run('eval')) await evalAtScale();
 // Reconciler scales are set by env so a slow machine can still finish: KPOL_BENCH_QUIET_TICK_NODES and
 // KPOL_BENCH_CONSOLIDATION_NODES (default 5000), KPOL_BENCH_SIM_NODES/DAYS (default 1000 / 7, the issue's week).
 // The quiet tick runs at the issue's scale by default (KPOL_BENCH_QUIET_TICK_NODES, default 5000, 50 nodes per pool).
 const quietNodes = Number(process.env.KPOL_BENCH_QUIET_TICK_NODES ?? 5000);
-for (const l of await tickBench(quietNodes, Math.max(1, Math.round(quietNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
-// The consolidation pass runs at the issue's scale by default (KPOL_BENCH_CONSOLIDATION_NODES, 5000 → 100 pools).
-const passNodes = Number(process.env.KPOL_BENCH_CONSOLIDATION_NODES ?? 5000);
-for (const l of await consolidationPassBench(passNodes, Math.max(1, Math.round(passNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
-for (const l of await weekBench(Number(process.env.KPOL_BENCH_SIM_NODES ?? 1000), Number(process.env.KPOL_BENCH_SIM_DAYS ?? 7))) line(l.name, l.value, l.goal, l.ratio);
-for (const l of peakRssBench(quietNodes)) line(l.name, l.value, l.goal, l.ratio);
-for (const l of await (await import('./editor.js')).editorBench()) line(l.name, l.value, l.goal, l.ratio);
-line('peak RSS of this bench process', `${fmt(process.resourceUsage().maxRSS / 1024, 0)} MiB`, '-', 'three 5k clusters and a simulated week built one after another in one process');
+if (run('reconciler')) {
+  for (const l of await tickBench(quietNodes, Math.max(1, Math.round(quietNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
+  // The consolidation pass runs at the issue's scale by default (KPOL_BENCH_CONSOLIDATION_NODES, 5000 → 100 pools).
+  const passNodes = Number(process.env.KPOL_BENCH_CONSOLIDATION_NODES ?? 5000);
+  for (const l of await consolidationPassBench(passNodes, Math.max(1, Math.round(passNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
+  for (const l of await weekBench(Number(process.env.KPOL_BENCH_SIM_NODES ?? 1000), Number(process.env.KPOL_BENCH_SIM_DAYS ?? 7))) line(l.name, l.value, l.goal, l.ratio);
+}
+if (run('rss')) for (const l of peakRssBench(quietNodes)) line(l.name, l.value, l.goal, l.ratio);
+if (run('editor')) for (const l of await (await import('./editor.js')).editorBench()) line(l.name, l.value, l.goal, l.ratio);
+if (only.size === GROUPS.length) line('peak RSS of this bench process', `${fmt(process.resourceUsage().maxRSS / 1024, 0)} MiB`, '-', 'three 5k clusters and a simulated week built one after another in one process');

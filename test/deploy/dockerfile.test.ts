@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // deploy/Dockerfile, checked without a Docker engine: the base image is Node 20; every COPY
-// source exists, is let in by deploy/Dockerfile.dockerignore and is in the npm package; the
-// ENTRYPOINT script is copied and packed, and every module it imports (transitively) is copied
-// or is a production dependency that `npm ci --omit=dev` installs; the user is a non-root uid;
-// and the CLI starts with the image's environment when the temp folder cannot be written
-// (readOnlyRootFilesystem without the /tmp volume).
+// source exists, is let in by deploy/Dockerfile.dockerignore and is in the npm package; a
+// build stage installs from the lock file and builds the CLI, and the final stage holds that
+// build, the sources it was built from and no node_modules; every source the CLI imports is
+// copied into the build stage; the user is a non-root uid. Then the stages are run on the
+// checkout (COPY as copies, `npm ci` as this checkout's node_modules, `node …` run for real)
+// and the image's ENTRYPOINT starts, from the build, with the image's environment when the
+// temp folder cannot be written (readOnlyRootFilesystem without the /tmp volume).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, normalize, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 interface Instruction { keyword: string; args: string; stage: number }
+const LOAD_TRACE = new URL('../support/load-trace.mjs', import.meta.url).pathname;
 
 /** Instructions with line continuations joined and comments dropped; `stage` counts FROMs (ARGs before the first are stage -1). */
 export function parseDockerfile(text: string): Instruction[] {
@@ -93,6 +98,22 @@ function baseImages(): string[] {
   });
 }
 
+/** Each stage's name (`FROM … AS name`), by index; unnamed stages have none. */
+function stageNames(): (string | undefined)[] {
+  return ins().filter((i) => i.keyword === 'FROM').map((i) => /\s+AS\s+(\S+)\s*$/i.exec(i.args)?.[1]);
+}
+
+/** `COPY --from=<stage> <src> <dest>` of a stage. */
+function copiesFrom(stage: number): { from: string; source: string; dest: string }[] {
+  return ins().filter((i) => i.keyword === 'COPY' && i.stage === stage).flatMap((i) => {
+    const words = i.args.split(/\s+/);
+    const from = words.find((w) => w.startsWith('--from='))?.slice('--from='.length);
+    if (!from) return [];
+    const plain = words.filter((w) => !w.startsWith('--'));
+    return [{ from, source: plain[0], dest: plain[plain.length - 1] }];
+  });
+}
+
 let packed: string[] = [];
 beforeAll(() => {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -119,8 +140,20 @@ describe('deploy/Dockerfile', () => {
     expect(copies().filter((c) => c.stage === finalStage()).flatMap((c) => c.sources)).not.toContain('package-lock.json');
   });
 
-  it('installs only production dependencies, from the lock file', () => {
-    expect(ins().some((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args) && /--omit=dev\b/.test(i.args))).toBe(true);
+  it('builds the CLI in a stage that installs from the lock file; the image holds the build and no node_modules', () => {
+    const names = stageNames();
+    const final = finalStage();
+    const fromBuild = copiesFrom(final).filter((c) => /^\/app\/dist\/?$/.test(c.source));
+    expect(fromBuild.length, 'the final stage copies /app/dist from a stage').toBe(1);
+    const buildStage = names.indexOf(fromBuild[0].from);
+    expect(buildStage).toBeGreaterThanOrEqual(0);
+    const runs = ins().filter((i) => i.keyword === 'RUN' && i.stage === buildStage).map((i) => i.args);
+    expect(runs.some((r) => /\bnpm ci\b/.test(r) && !/--omit=dev/.test(r)), 'npm ci with the devDependencies (esbuild)').toBe(true);
+    expect(runs.some((r) => /^node src\/cli\/build\.mjs\b/.test(r))).toBe(true);
+    // Nothing is installed into the final stage: the build bundles every package.
+    expect(ins().filter((i) => i.stage === final && i.keyword === 'RUN')).toEqual([]);
+    expect(copiesFrom(final).filter((c) => c.source.includes('node_modules'))).toEqual([]);
+    expect(pkg().dependencies ?? {}).toEqual({});
   });
 
   it('runs as a non-root numeric user', () => {
@@ -147,43 +180,101 @@ describe('deploy/Dockerfile', () => {
     expect(copiedHere).toBe(true);
   });
 
-  it('the .dockerignore keeps node_modules, test/, .git, the editor and local files out of the build context', () => {
-    for (const p of ['node_modules', 'node_modules/tsx/package.json', 'test', 'test/deploy/rbac.test.ts', '.git', '.git/HEAD', 'editor', '.ci', 'README.md', 'deploy/Dockerfile']) {
+  it('the .dockerignore keeps node_modules, a local build, test/, .git, the editor and local files out of the build context', () => {
+    for (const p of ['node_modules', 'node_modules/tsx/package.json', 'dist', 'dist/cli/main.mjs', 'test', 'test/deploy/rbac.test.ts', '.git', '.git/HEAD', 'editor', '.ci', 'README.md', 'deploy/Dockerfile']) {
       expect(dockerignored(ignorePatterns(), p), p).toBe(true);
     }
   });
 
-  it('every module the CLI loads is copied into the image or is a production dependency', () => {
-    const copied = copies().filter((c) => c.stage === finalStage()).flatMap((c) => c.sources);
-    const { dependencies = {} } = pkg();
-    const { files, packages } = importClosure(join(ROOT, pkg().bin.kpol));
+  it('the build stage has every source the CLI imports, and the packages they import are in the lock file', () => {
+    const buildStage = stageNames().indexOf(copiesFrom(finalStage()).find((c) => /^\/app\/dist/.test(c.source))!.from);
+    const copied = copies().filter((c) => c.stage === buildStage).flatMap((c) => c.sources);
+    const { dependencies = {}, devDependencies = {} } = pkg();
+    const { files, packages } = importClosure(join(ROOT, 'src/cli/main.ts'));
     expect(files.length).toBeGreaterThan(100);
-    const missing = files.map((f) => relative(ROOT, f)).filter((f) => !copied.some((s) => f === s || f.startsWith(`${s}/`)));
-    expect(missing).toEqual([]);
+    const needed = [...files.map((f) => relative(ROOT, f)), 'tsconfig.json', 'src/cli/build.mjs', 'src/cli/build-state.mjs'];
+    expect(needed.filter((f) => !copied.some((s) => f === s || f.startsWith(`${s}/`)))).toEqual([]);
     const builtins = new Set(builtinModules);
-    const notInstalled = [...packages].filter((p) => !builtins.has(p) && !p.startsWith('node:') && !(p in dependencies));
+    const notInstalled = [...packages].filter((p) => !builtins.has(p) && !p.startsWith('node:') && !(p in dependencies) && !(p in devDependencies));
     expect(notInstalled).toEqual([]);
-    expect(copied).toContain('package.json'); // "type": "module", read by Node and tsx
+    expect(copied).toContain('package.json'); // "type": "module", read by Node
   });
 
-  it('the CLI starts with the image\'s environment when the temp folder cannot be written', () => {
-    const env = Object.fromEntries(inFinal('ENV').map((i) => {
-      const m = /^(\w+)[=\s]+(.*)$/.exec(i.args.trim())!;
-      return [m[1], m[2].replace(/^"|"$/g, '')];
-    }));
-    // A folder inside a file: not even root can create it.
-    const unwritable = join(ROOT, 'package.json', 'tmp');
-    const start = (extra: Record<string, string>) => spawnSync(process.execPath, [join(ROOT, 'src/cli/bin.mjs'), 'run', '--help'], {
-      cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...extra, TMPDIR: unwritable }, timeout: 60_000,
-    });
-    const withImageEnv = start(env);
-    expect(withImageEnv.stderr).toBe('');
-    expect(withImageEnv.status).toBe(0);
-    expect(withImageEnv.stdout).toContain('usage: kpol run');
-    // Without it tsx would try to create its cache there: the environment is what makes it work.
-    expect(start({}).status).not.toBe(0);
-  }, 120_000);
+  it('the stages, run on the checkout, give an image whose ENTRYPOINT starts from the build with the temp folder unwritable', () => {
+    const image = runStages();
+    try {
+      const env = Object.fromEntries(inFinal('ENV').map((i) => {
+        const m = /^(\w+)[=\s]+(.*)$/.exec(i.args.trim())!;
+        return [m[1], m[2].replace(/^"|"$/g, '')];
+      }));
+      const [node, script] = execForm(inFinal('ENTRYPOINT')[0].args);
+      expect(node).toBe('node');
+      // A folder inside a file: not even root can create it.
+      const unwritable = join(ROOT, 'package.json', 'tmp');
+      const start = (args: string[]) => {
+        const trace = join(image.root, `trace-${args.join('-')}.txt`);
+        writeFileSync(trace, '');
+        const r = spawnSync(process.execPath, ['--import', LOAD_TRACE, script, ...args], {
+          cwd: image.final, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '', ...env, TMPDIR: unwritable, KPOL_LOAD_TRACE: trace },
+        });
+        return { ...r, loaded: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
+      };
+      const help = start(['run', '--help']);
+      expect(help.stderr).toBe('');
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain('usage: kpol run');
+      expect(help.loaded).toContain(pathToFileURL(join(image.final, 'dist/cli/main.mjs')).href);
+      expect(help.loaded.filter((u) => u.endsWith('.ts'))).toEqual([]);
+      // The CMD outside a pod: the Kubernetes client loads from the build and says what is missing.
+      const cmd = start(execForm(inFinal('CMD')[0].args));
+      expect(cmd.stderr).toMatch(/^kpol run: --in-cluster: not running in a pod/);
+      expect(cmd.status).toBe(2);
+      expect(cmd.loaded.some((u) => u.includes('/node_modules/'))).toBe(false);
+    } finally {
+      rmSync(image.root, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
+
+/**
+ * Runs the Dockerfile's stages in temporary folders (each stage's WORKDIR is its folder):
+ * COPY from the checkout or from an earlier stage, `npm ci` stands for this checkout's
+ * node_modules (installed from the same lock file), `node …` is run. Returns the final stage.
+ */
+function runStages(): { root: string; final: string } {
+  const root = mkdtempSync(join(tmpdir(), 'kpol-image-'));
+  const names = stageNames();
+  const dirs: string[] = [];
+  const inStage = (dir: string, workdir: string, path: string) => join(dir, normalize(path.startsWith('/') ? relative(workdir, path) : path));
+  let workdir = '/';
+  for (const i of ins().filter((x) => x.stage >= 0)) {
+    if (i.keyword === 'FROM') {
+      dirs[i.stage] = join(root, `stage-${i.stage}`);
+      mkdirSync(dirs[i.stage]);
+      workdir = '/';
+      continue;
+    }
+    const dir = dirs[i.stage];
+    if (i.keyword === 'WORKDIR') workdir = i.args.trim();
+    else if (i.keyword === 'COPY') {
+      const words = i.args.split(/\s+/);
+      const from = words.find((w) => w.startsWith('--from='))?.slice('--from='.length);
+      const plain = words.filter((w) => !w.startsWith('--'));
+      const dest = inStage(dir, workdir, plain[plain.length - 1]);
+      for (const source of plain.slice(0, -1)) {
+        const src = from === undefined ? join(ROOT, source) : inStage(dirs[names.indexOf(from)], '/app', source);
+        const target = plain.length > 2 || dest.endsWith('/') || plain[plain.length - 1] === './' ? join(dest, source.split('/').filter(Boolean).at(-1)!) : dest;
+        mkdirSync(dirname(target), { recursive: true });
+        cpSync(src, target, { recursive: true });
+      }
+    } else if (i.keyword === 'RUN') {
+      if (/^npm ci\b/.test(i.args)) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+      else if (/^node\s/.test(i.args)) execFileSync('sh', ['-c', i.args], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
+      else throw new Error(`the test cannot run \`RUN ${i.args}\``);
+    }
+  }
+  return { root, final: dirs[dirs.length - 1] };
+}
 
 /** Relative module files reachable from `entry` through value imports, and the bare package names they import. */
 function importClosure(entry: string): { files: string[]; packages: Set<string> } {

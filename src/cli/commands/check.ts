@@ -9,7 +9,6 @@ const usage = `usage: kpol check [--format text|json] FILE…
 Checks .kpol files together and prints diagnostics (file:line:col). Exit 1 on any error.`;
 
 export const checkCommand: Command = {
-  summary: 'check .kpol files and print diagnostics',
   usage,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { format: { type: 'string', default: 'text' } }, usage);

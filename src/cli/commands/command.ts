@@ -3,10 +3,20 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError, type Output } from '../io.js';
 
+/** A command's module: its usage text and what it does. */
 export interface Command {
-  summary: string;
   usage: string;
   run(argv: string[], io: Output): Promise<number>;
+}
+
+/**
+ * A row of the command table: what `kpol --help` lists, and how to load the command. The
+ * module (and what it imports: the Kubernetes client, the simulator, the servers) is loaded
+ * only when the command runs or its usage is asked for.
+ */
+export interface CommandEntry {
+  summary: string;
+  load(): Promise<Command>;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;

@@ -10,7 +10,6 @@ const usage = `usage: kpol compile FILE…
 Prints the rule graphs (json-rules-engine JSON) of the policies in the files.`;
 
 export const compileCommand: Command = {
-  summary: 'print the compiled rule graphs as JSON',
   usage,
   async run(argv, io) {
     const { positionals } = parse(argv, {}, usage);

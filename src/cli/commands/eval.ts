@@ -3,7 +3,7 @@ import { Evaluator } from '../../eval/evaluate-cluster.js';
 import { renderText } from '../../eval/output.js';
 import { planDecisions } from '../../reconciler/plan.js';
 import { CliError, EXIT_OK, parseInstant } from '../io.js';
-import { policiesFor, readCluster } from '../inputs.js';
+import { policiesFor, readCluster } from '../cluster-input.js';
 import { parse, type Command } from './command.js';
 
 const usage = `usage: kpol eval --cluster SNAPSHOT [--policy FILE]… [--at RFC3339] [--output json|text]
@@ -14,7 +14,6 @@ governs use their own spec.disruption, as Karpenter would) against a cluster sna
 disruptions per NodePool and reason, candidates and why-not per node, and next decisions.`;
 
 export const evalCommand: Command = {
-  summary: 'evaluate policies against a cluster snapshot at an instant',
   usage,
   async run(argv, io) {
     const { values } = parse(argv, {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { explainNode, findMachine, renderExplanation } from '../../eval/explain.js';
 import { CliError, EXIT_OK, parseInstant } from '../io.js';
-import { policiesFor, readCluster } from '../inputs.js';
+import { policiesFor, readCluster } from '../cluster-input.js';
 import { parse, type Command } from './command.js';
 
 const usage = `usage: kpol explain --cluster SNAPSHOT --node NAME [--policy FILE]… [--at RFC3339] [--output text|json]
@@ -18,7 +18,6 @@ function known(index: ReturnType<typeof readCluster>): string {
 }
 
 export const explainCommand: Command = {
-  summary: 'show the rule trace for one node',
   usage,
   async run(argv, io) {
     const { values } = parse(argv, {

@@ -27,7 +27,6 @@ function templateWarning(name: string, missing: readonly string[], base: string 
 }
 
 export const exportCommand: Command = {
-  summary: 'convert .kpol policies into Karpenter NodePools',
   usage,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { base: { type: 'string' }, strict: { type: 'boolean' } }, usage);

@@ -11,7 +11,6 @@ Prints the canonical form of each file. --write rewrites files in place; --check
 that are not canonical and exits 1. Files with syntax errors are never rewritten.`;
 
 export const fmtCommand: Command = {
-  summary: 'format .kpol files canonically',
   usage,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { write: { type: 'boolean' }, check: { type: 'boolean' } }, usage);

@@ -35,7 +35,6 @@ function nodePoolsIn(text: string, file: string): NodePool[] {
 }
 
 export const importCommand: Command = {
-  summary: 'convert Karpenter NodePools into .kpol policies',
   usage,
   async run(argv, io) {
     const { positionals } = parse(argv, {}, usage);

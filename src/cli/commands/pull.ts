@@ -14,7 +14,6 @@ each ConfigMap's status (\`valid\`, or the errors that keep its current version 
 
 export function makePullCommand(connect: ClusterFactory): Command {
   return {
-    summary: 'write the policies stored in ConfigMaps to files',
     usage,
     async run(argv, io) {
       const { values, positionals } = parse(argv, {

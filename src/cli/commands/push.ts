@@ -17,7 +17,6 @@ The write carries the resourceVersion that was read, so a concurrent change is r
 
 export function makePushCommand(connect: ClusterFactory): Command {
   return {
-    summary: 'store .kpol files in a policy ConfigMap (checked first)',
     usage,
     async run(argv, io) {
       const { values, positionals } = parse(argv, {

@@ -4,8 +4,7 @@ import { durationFlagMs } from '../duration-flag.js';
 import { CLUSTER_RUN_FLAGS, CLUSTER_RUN_USAGE, clusterRunFlags } from '../cluster-run-flags.js';
 import { parse, type Command } from './command.js';
 import { RUN_MODE_FLAGS, RUN_MODE_USAGE, runModeFlags } from '../run-mode.js';
-import { runClusterMode } from './run-cluster.js';
-import { DEMO_POLICY_CONFIGMAP, embeddedInputs, numbers, runEmbedded } from './serve.js';
+import { DEMO_POLICY_CONFIGMAP, numbers } from '../embedded-options.js';
 
 const usage = `usage: kpol run [--cluster FILE --policy FILE…] [--speed 60] [--port 8080] [--for SECONDS]
        kpol run --kubeconfig FILE [--context NAME] [--mode govern|standalone|auto] [--dry-run]
@@ -30,7 +29,6 @@ ${RUN_MODE_USAGE}
 ${CLUSTER_RUN_USAGE}`;
 
 export const runCommand: Command = {
-  summary: 'run the controller (embedded simulated cluster by default)',
   usage,
   async run(argv, io) {
     const { values } = parse(argv, {
@@ -44,12 +42,14 @@ export const runCommand: Command = {
     if (values.kubeconfig || values['in-cluster']) {
       if (values.cluster) throw new CliError('--cluster seeds the embedded simulated cluster; it cannot be combined with --kubeconfig or --in-cluster');
       const mode = runModeFlags(values);
+      const { runClusterMode } = await import('./run-cluster.js');
       return runClusterMode({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: n.port, ...(n.forSeconds !== undefined && { forSeconds: n.forSeconds }), cloud, ...clusterRunFlags(values, process.env) }, mode, io);
     }
     if (values.context) throw new CliError('--context selects a context of --kubeconfig; give --kubeconfig too');
     for (const flag of ['mode', 'dry-run', 'fail-closed-after'] as const) {
       if (values[flag] !== undefined) throw new CliError(`--${flag} applies to a real cluster; give --kubeconfig or --in-cluster too`);
     }
+    const { embeddedInputs, runEmbedded } = await import('./serve.js');
     return runEmbedded({ ...embeddedInputs(values), protectStatus: false, cloud, ...n }, io);
   },
 };

@@ -17,17 +17,13 @@ import { editorRoutes } from '../../server/editor-routes.js';
 import { startStatusServer, type StatusServer } from '../../server/status-server.js';
 import { simulationObjects } from '../../simulate/cluster-objects.js';
 import { DEFAULT_NAMESPACE } from '../cluster-factory.js';
+import { DEMO_CLUSTER, DEMO_POLICY, DEMO_POLICY_CONFIGMAP, numbers } from '../embedded-options.js';
 import { CliError, EXIT_FINDINGS, EXIT_OK, readText, type Output } from '../io.js';
 import { readPolicySources, reportDiagnostics } from '../inputs.js';
 import { listenOn } from '../listen.js';
 import { ScaledClock } from '../scaled-clock.js';
 import { parse, type Command } from './command.js';
 import { runLoop } from './run-loop.js';
-
-export const DEMO_CLUSTER = new URL('../../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
-export const DEMO_POLICY = new URL('../../../rules/examples/business-hours.kpol', import.meta.url).pathname;
-/** Where `kpol run` and `kpol serve` keep the demo policy, so the editor can load and save it. */
-export const DEMO_POLICY_CONFIGMAP = { namespace: 'kpol-system', name: 'business-hours', key: 'business-hours.kpol' };
 
 export interface EmbeddedOptions {
   clusterFile: string;
@@ -96,19 +92,6 @@ function announce(server: StatusServer, token: string, o: EmbeddedOptions, io: O
   io.err(`kpol: access token ${token}`);
 }
 
-/** Parses and checks the numeric options both commands share. */
-export function numbers(values: { speed?: string; port?: string; for?: string; start?: string }): { speed: number; port: number; forSeconds?: number; startMs?: number } {
-  const speed = Number(values.speed);
-  const port = Number(values.port);
-  if (!(speed > 0)) throw new CliError(`--speed takes a positive number, not \`${values.speed}\``);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port takes a port number, not \`${values.port}\``);
-  const forSeconds = values.for === undefined ? undefined : Number(values.for);
-  if (forSeconds !== undefined && !(forSeconds > 0)) throw new CliError(`--for takes a positive number of seconds, not \`${values.for}\``);
-  const startMs = values.start === undefined ? undefined : Date.parse(values.start);
-  if (startMs !== undefined && Number.isNaN(startMs)) throw new CliError(`--start takes an RFC 3339 time, not \`${values.start}\``);
-  return { speed, port, ...(forSeconds !== undefined && { forSeconds }), ...(startMs !== undefined && { startMs }) };
-}
-
 const usage = `usage: kpol serve [--cluster FILE] [--policy FILE…] [--port 8080] [--speed 1] [--start RFC3339] [--for SECONDS]
 
 Serves the browser editor on 127.0.0.1 (the URL and an access token are printed at start) in
@@ -120,7 +103,6 @@ refused (its last good version stays, and its kpol.dev/status annotation and a P
 event say why). --policy files are applied too but are read-only. The status page, /metrics and the API need the token.`;
 
 export const serveCommand: Command = {
-  summary: 'serve the browser editor in front of the controller (embedded simulated cluster)',
   usage,
   async run(argv, io) {
     const { values } = parse(argv, {

@@ -27,7 +27,6 @@ function duration(text: string, flag: string): number {
 }
 
 export const simulateCommand: Command = {
-  summary: 'run the reconciler in simulated time and write a timeline and an HTML report',
   usage,
   async run(argv, io) {
     const { values } = parse(argv, {

@@ -28,7 +28,6 @@ function collect(path: string, out: string[]): void {
 }
 
 export const testCommand: Command = {
-  summary: 'run decision fixtures (*.test.yaml)',
   usage,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { coverage: { type: 'boolean' } }, usage);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
 import { closest, editDistance } from '../../../rules/suggest.js';
-import { TIME_ZONES, suggestTimeZone } from '../../../rules/timezones.js';
+import { suggestTimeZone, timeZones } from '../../../rules/timezones.js';
 import { isKnownTimeZone } from '../../../rules/window.js';
 
-describe('TIME_ZONES', () => {
+describe('timeZones', () => {
   it('lists UTC and the IANA zones the runtime knows, all of them valid', () => {
+    const TIME_ZONES = timeZones();
     expect(TIME_ZONES).toContain('UTC');
     expect(TIME_ZONES).toContain('Europe/Berlin');
     expect(TIME_ZONES).toContain('Asia/Kolkata');
