@@ -7,10 +7,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { packagePath } from '../package-root.js';
 import { EDITOR_DIST } from './editor-static.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const BUILD_SCRIPT = join(ROOT, 'editor/build.mjs');
+const ROOT = packagePath('.');
+const BUILD_SCRIPT = packagePath('editor/build.mjs');
 const DIST_INDEX = join(EDITOR_DIST, 'index.html');
 
 /** What the bundle is made from: the page, and the core its worker runs (grammar/, rules/, src/). */
