@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { closest, editDistance } from '../../../rules/suggest.js';
+import { closest, editDistance } from '../../../grammar/suggest.js';
 import { TIME_ZONES, suggestTimeZone } from '../../../rules/timezones.js';
 import { isKnownTimeZone } from '../../../rules/window.js';
 

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// "Did you mean …?": the nearest candidate by edit distance.
+// "Did you mean …?": the nearest candidate by edit distance, and the help and quick fix that
+// name it. In grammar/ because the parser suggests keywords as the checker suggests names.
+import { format } from './diagnostic.js';
+import { MESSAGES } from './messages.js';
 
 /** Levenshtein distance (insert, delete, substitute; each costs 1), compared by UTF-16 unit. */
 export function editDistance(a: string, b: string): number {
@@ -36,4 +39,19 @@ export function closest(word: string, candidates: readonly string[], maxDistance
     }
   }
   return best;
+}
+
+/**
+ * How far a word may be from a candidate and still be a likely slip of the keyboard: one edit
+ * for words of up to three letters, two up to six, three beyond (`budjet`, `consolidation`).
+ */
+export function slipDistance(word: string): number {
+  return word.length <= 3 ? 1 : word.length <= 6 ? 2 : 3;
+}
+
+/** "did you mean `x`?" and the quick fix `x` for the closest candidate, or undefined when nothing is close. */
+export function didYouMean(word: string, candidates: readonly string[], maxDistance = 3): { help: string; fix: string } | undefined {
+  const best = closest(word, candidates, maxDistance);
+  if (best === undefined || best === word) return undefined;
+  return { help: format(MESSAGES.didYouMean.text, { suggestion: best }), fix: best };
 }
