@@ -50,6 +50,7 @@ export const MESSAGES = {
   negativeDuration: e('KPOL2023', 'error', 'termination grace must be a positive duration, not `{text}`'),
   duplicateSchedule: e('KPOL2024', 'error', 'schedule `{name}` is declared more than once'),
   invalidLabelValue: e('KPOL2025', 'error', '`{value}` is not a valid label value', 'label values are at most 63 letters, digits, `-`, `_` or `.`, beginning and ending with a letter or digit'),
+  unknownTimeZone: e('KPOL2026', 'error', 'unknown time zone `{zone}`, so its windows can never be computed and fail closed', 'use an IANA name such as `Europe/Berlin` or `UTC`'),
 
   // ── notes: help and related-location texts of the diagnostics above, never reported alone ──
   didYouMean: e('KPOL2901', 'info', 'did you mean `{suggestion}`?'),
@@ -65,7 +66,7 @@ export const MESSAGES = {
   budgetShadowed: e('KPOL3003', 'warning', '`{budget}` never binds: `{stricter}` is always at least as strict for {reasons}', 'drop it, or make it stricter than `{stricter}`'),
   reasonUnlimited: e('KPOL3004', 'warning', 'no budget names `{reason}`, so `{reason}` disruptions are unlimited', 'add `budget <n> for {reason}`, or a budget without reasons'),
   alwaysActive: e('KPOL3005', 'warning', 'window `{schedule}` for `{duration}` is always active: the duration is at least the schedule\'s period', 'drop the window, or shorten the duration'),
-  unknownTimeZone: e('KPOL3006', 'warning', 'unknown time zone `{zone}`; windows in it fail closed', 'use an IANA name such as `Europe/Berlin` or `UTC`'),
+  // KPOL3006 (an unknown time zone as a warning) is retired: it is error KPOL2026.
   noNodePoolsMatch: e('KPOL3007', 'warning', 'policy `{policy}` governs no NodePool in the cluster'),
   allowWindowAlwaysOpen: e('KPOL3008', 'warning', 'allow window `{schedule}` is always open, so `only during` has no effect'),
   unusedSchedule: e('KPOL3009', 'warning', 'schedule `{name}` is declared but never used'),
