@@ -4,7 +4,7 @@
 // part is missing from a recovered CST; the caller then skips the whole statement.
 import type { CstNode, IToken } from 'chevrotain';
 import type {
-  DurationLit, Name, NeverLit, QuantityLit, Range, Requirement, Selector, Str, WindowExpr,
+  DurationLit, Name, NeverLit, QuantityLit, Range, Requirement, Selector, Str, Unparsed, WindowExpr,
 } from './ast.js';
 import { nodeOf, nodesOf, spanOf, tokenOf, tokensOf, wasRecovered } from './cst.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';
@@ -15,6 +15,8 @@ import type { LineIndex } from './positions.js';
 export interface LowerContext {
   lines: LineIndex;
   diagnostics: Diagnostic[];
+  /** Text that did not make it into the AST (lower-junk.ts). */
+  unparsed: Unparsed[];
   /** Whether the parser recovered from any error; when it did not, no node needs the walk. */
   recovered: boolean;
 }

@@ -3,6 +3,7 @@
 import { EOF, type IRecognitionException, type IToken } from 'chevrotain';
 import type { PolicyFile } from './ast.js';
 import { diagnostic, sortDiagnostics, type Diagnostic, type Result } from './diagnostic.js';
+import { hintAt, statementOffsetOf } from './keyword-hints.js';
 import { tokenize } from './lexer.js';
 import { lower } from './lower.js';
 import { parseTokens } from './parser.js';
@@ -17,7 +18,7 @@ const MAX_FOUND_CHARS = 40;
 export function parse(text: string): Result<PolicyFile> {
   const tokenized = tokenize(text);
   const { cst, errors } = parseTokens(tokenized.tokens);
-  const parseDiagnostics = errors.map((e) => toDiagnostic(e, tokenized.tokens, tokenized.lines));
+  const parseDiagnostics = firstPerStatement(errors, tokenized.tokens).map((e) => toDiagnostic(e, tokenized.tokens, tokenized.lines));
   const errorOffsets = new Set([
     ...errors.map((e) => e.token.startOffset).filter(Number.isFinite),
     ...tokenized.diagnostics.map((d) => d.range.start.offset),
@@ -31,7 +32,7 @@ export function parse(text: string): Result<PolicyFile> {
   };
 }
 
-/** Chevrotain's message is the "expected" phrase (see expected.ts). */
+/** Chevrotain's message is the "expected" phrase (see expected.ts); the hint comes from the grammar. */
 function toDiagnostic(error: IRecognitionException, tokens: IToken[], lines: LineIndex): Diagnostic {
   const token = error.token;
   if (token.tokenType === EOF || !Number.isFinite(token.startOffset)) {
@@ -40,7 +41,24 @@ function toDiagnostic(error: IRecognitionException, tokens: IToken[], lines: Lin
     return diagnostic('unexpectedEnd', lines.range(end, end), { expected: error.message });
   }
   const found = token.image.length > MAX_FOUND_CHARS ? `${token.image.slice(0, MAX_FOUND_CHARS)}…` : token.image;
-  return diagnostic('unexpectedToken', lines.tokenRange(token), { expected: error.message, found });
+  return diagnostic('unexpectedToken', lines.tokenRange(token), { expected: error.message, found }, hintAt(tokens, token) ?? {});
+}
+
+/**
+ * One error per statement: after the first, recovery guesses (inserts a missing keyword, takes a
+ * misspelt one for a name) and whatever it then trips over is a consequence, not a mistake.
+ */
+function firstPerStatement(errors: IRecognitionException[], tokens: IToken[]): IRecognitionException[] {
+  const seen = new Set<number>();
+  const at = (e: IRecognitionException) => (Number.isFinite(e.token.startOffset) ? e.token.startOffset : Infinity);
+  return [...errors].sort((a, b) => at(a) - at(b)).filter((e) => {
+    if (!Number.isFinite(e.token.startOffset)) return true;
+    const statement = statementOffsetOf(tokens, e.token);
+    if (statement === undefined) return true;
+    if (seen.has(statement)) return false;
+    seen.add(statement);
+    return true;
+  });
 }
 
 /** Recovery can report the same token twice (once per enclosing rule); keep the first. */

@@ -386,6 +386,18 @@ export interface ParsedTokens {
   errors: IRecognitionException[];
 }
 
+const KEYWORD_OF = new Map<TokenType, string>(Object.entries(kw).map(([word, type]) => [type, word]));
+
+/**
+ * The keywords the grammar allows right after `preceding`, read as the start of a `rule`
+ * (Chevrotain's content assist): after `budget 5` in a `statement`, `for` and `during`. Empty
+ * when `preceding` is not such a start. For "did you mean" hints on input that failed to parse.
+ */
+export function keywordsAfter(rule: 'statement' | 'file', preceding: IToken[]): string[] {
+  const words = parser.computeContentAssist(rule, preceding).map((path) => KEYWORD_OF.get(path.nextTokenType));
+  return [...new Set(words.filter((w): w is string => w !== undefined))];
+}
+
 /** Parses a token stream from `tokenize` into a CST. Never throws on user input. */
 export function parseTokens(tokens: IToken[]): ParsedTokens {
   parser.input = tokens;

@@ -4,15 +4,23 @@
 import { format } from './diagnostic.js';
 import { MESSAGES } from './messages.js';
 
-/** Levenshtein distance (insert, delete, substitute; each costs 1), compared by UTF-16 unit. */
+/**
+ * Edit distance counting an insertion, deletion, substitution or swap of two neighbouring
+ * characters as 1 (optimal string alignment), compared by UTF-16 unit. Swaps are the commonest
+ * slip of the keyboard: `fro` is one edit from `for`, `budgte` one from `budget`.
+ */
 export function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const substitute = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min(previous[j] + 1, current[j - 1] + 1, substitute));
+      let best = Math.min(previous[j] + 1, current[j - 1] + 1, substitute);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2] + 1);
+      current.push(best);
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length];

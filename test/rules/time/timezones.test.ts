@@ -54,5 +54,9 @@ describe('closest', () => {
     expect(editDistance('kitten', 'sitting')).toBe(3);
     expect(editDistance('', 'abc')).toBe(3);
     expect(editDistance('same', 'same')).toBe(0);
+    expect(editDistance('fro', 'for')).toBe(1); // a swap of neighbours is one edit
+    expect(editDistance('budgte', 'budget')).toBe(1);
+    expect(editDistance('ab', 'ba')).toBe(1);
+    expect(editDistance('abc', 'ca')).toBe(3); // optimal string alignment: no edit of a swapped pair
   });
 });
