@@ -59,6 +59,7 @@ export const MESSAGES = {
   rangeStartsHere: e('KPOL2904', 'info', 'the range starts here'),
   stricterBudgetHere: e('KPOL2905', 'info', 'the stricter budget'),
   everyReason: e('KPOL2906', 'info', 'every reason'),
+  declarationDidNotParse: e('KPOL2907', 'info', 'the declaration of schedule `{name}` did not parse'),
 
   // ── warnings from static analysis ───────────────────────────────────────
   windowNeverOpens: e('KPOL3001', 'warning', 'window `{schedule}` for `{duration}` never opens', 'a zero duration is never active; give it a positive duration'),

@@ -24,7 +24,8 @@ export function lowerReasons(unit: PolicyUnit, names: readonly Name[]): Reason[]
       continue;
     }
     if (reason === 'Expired' && unit.spec.expiration !== 'graceful') {
-      report(unit, diagnostic('expiredNeedsGraceful', name.range));
+      // In an incomplete policy the `expire … gracefully` may be the text that did not parse.
+      if (!unit.incomplete) report(unit, diagnostic('expiredNeedsGraceful', name.range));
       continue;
     }
     seen.set(reason, name);
