@@ -6,9 +6,9 @@
 import { tokenMatcher, type IToken } from 'chevrotain';
 import { format } from './diagnostic.js';
 import { MESSAGES } from './messages.js';
-import { keywordsAfter } from './parser.js';
+import { keywordsAfter, tokensAfter } from './parser.js';
 import { didYouMean, slipDistance } from './suggest.js';
-import { kw, LCurly, RCurly, REASONS, STATEMENT_KEYWORDS } from './tokens.js';
+import { Identifier, kw, LCurly, Name, RCurly, REASONS, STATEMENT_KEYWORDS } from './tokens.js';
 
 /** Help and quick fix for a diagnostic whose range is the unexpected token. */
 export interface Hint {
@@ -32,7 +32,7 @@ function enclosingStart(tokens: readonly IToken[], index: number): { rule: 'stat
 }
 
 /** The index of `token` in `tokens` (sorted by offset), or -1. */
-function indexOf(tokens: readonly IToken[], token: IToken): number {
+export function tokenIndex(tokens: readonly IToken[], token: IToken): number {
   let lo = 0;
   let hi = tokens.length - 1;
   while (lo <= hi) {
@@ -47,7 +47,7 @@ function indexOf(tokens: readonly IToken[], token: IToken): number {
 
 /** A hint for `found`, an unexpected token of `tokens`, from what its statement allows there. */
 export function hintAt(tokens: readonly IToken[], found: IToken): Hint | undefined {
-  const index = indexOf(tokens, found);
+  const index = tokenIndex(tokens, found);
   if (index < 0) return undefined;
   const { rule, from } = enclosingStart(tokens, index);
   return hintAfter(rule, tokens.slice(from, index), found);
@@ -59,7 +59,7 @@ export function hintAt(tokens: readonly IToken[], found: IToken): Hint | undefin
  */
 export function statementOffsetOf(tokens: readonly IToken[], token: IToken): number | undefined {
   if ([...STATEMENT_STARTS, ...TOP_LEVEL, RCurly].some((type) => tokenMatcher(token, type))) return undefined;
-  const index = indexOf(tokens, token);
+  const index = tokenIndex(tokens, token);
   if (index < 0) return undefined;
   const { rule, from } = enclosingStart(tokens, index);
   return rule === 'statement' ? tokens[from]?.startOffset : undefined;
@@ -70,13 +70,19 @@ export function hintAfter(rule: 'statement' | 'file', preceding: IToken[], found
   const expected = keywordsAfter(rule, preceding);
   if (expected.length === 0) return undefined;
   const word = found.image;
-  if (!WORD.test(word)) return undefined;
-  const typo = didYouMean(word, expected, slipDistance(word));
+  if (tokenMatcher(found, Name)) {
+    const typo = WORD.test(word) ? didYouMean(word, expected, slipDistance(word)) : undefined;
+    if (typo) return typo;
+    // A reason where `for` may stand: `budget 5 Drifted`. Other names are likelier misspelt words.
+    return REASONS.includes(word) && expected.includes('for') ? insert(`for ${word}`) : undefined;
+  }
+  const typo = WORD.test(word) ? didYouMean(word, expected, slipDistance(word)) : undefined;
   if (typo) return typo;
-  // A reason where `for` may stand: `budget 5 Drifted`.
-  if (REASONS.includes(word) && expected.includes('for')) return insert(`for ${word}`);
-  // A keyword one word early: `allow 3 Drifted during` (missing `only`).
-  const missing = expected.find((k) => keywordsAfter(rule, [...preceding, keywordToken(k, found)]).includes(word));
+  // A keyword, duration or schedule one word early: `allow 3 Drifted during` (missing `only`),
+  // `during "@daily" 1h` (missing `for`), `blocks Drifted "@daily"` (missing `during`). Not
+  // where any name may stand: a keyword is a name there too, and nothing says it was meant so.
+  const fits = (k: string) => tokensAfter(rule, [...preceding, keywordToken(k, found)]).some((type) => type !== Identifier && tokenMatcher(found, type));
+  const missing = expected.find(fits);
   return missing === undefined ? undefined : insert(`${missing} ${word}`);
 }
 

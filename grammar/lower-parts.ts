@@ -8,7 +8,7 @@ import type {
 } from './ast.js';
 import { nodeOf, nodesOf, spanOf, tokenOf, tokensOf, wasRecovered } from './cst.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';
-import { unquote } from './lexer.js';
+import { percentDigits, unquote } from './lexer.js';
 import type { LineIndex } from './positions.js';
 
 /** State shared by the lowering functions of one file. */
@@ -56,15 +56,16 @@ export function afterOf(ctx: LowerContext, node: CstNode | undefined): DurationL
 export function quantityOf(ctx: LowerContext, node: CstNode | undefined): QuantityLit | undefined {
   const token = tokenOf(node, 'NumberLit') ?? tokenOf(node, 'Percent');
   if (!token) return undefined;
-  const percent = token.image.endsWith('%');
-  const digits = percent ? token.image.slice(0, -1) : token.image;
+  const percent = token.image.includes('%');
+  // `10 %` and `%10` (reported by the lexer) lower as the `10%` they mean.
+  const digits = percentDigits(token.image);
   const value = Number(digits);
   const range = ctx.lines.tokenRange(token);
   if (!/^\d+$/.test(digits) || !Number.isSafeInteger(value)) {
     ctx.diagnostics.push(diagnostic('invalidNumber', range, { text: token.image }));
     return undefined;
   }
-  return { kind: 'Quantity', text: token.image, value, percent, range };
+  return { kind: 'Quantity', text: percent ? `${digits}%` : digits, value, percent, range };
 }
 
 /** `REASON, REASON…` as written; validated by the checker. */

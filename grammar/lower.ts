@@ -4,7 +4,7 @@
 // unknown top-level text are reported by lower-junk.ts.
 import type { CstNode, IToken } from 'chevrotain';
 import type { Comment, Policy, PolicyFile, ScheduleDecl, Statement, Target } from './ast.js';
-import { allTokensOf, nodeOf, nodesOf, onlyChild, tokenOf } from './cst.js';
+import { allTokensOf, nodeOf, nodesOf, onlyChild, spanOf, tokenOf } from './cst.js';
 import type { Diagnostic } from './diagnostic.js';
 import { markUnparsed, reportTopLevelJunk, reportUnknownStatement } from './lower-junk.js';
 import { type LowerContext, nameOf, namesOf, rangeOf, selectorOf, wasRecoveredIn } from './lower-parts.js';
@@ -54,25 +54,32 @@ function lowerPolicy(ctx: LowerContext, input: LowerInput, node: CstNode): Polic
   const name = nameOf(ctx, tokenOf(node, 'Identifier'));
   const target = targetNode && !wasRecoveredIn(ctx, targetNode) ? lowerTarget(ctx, targetNode) : undefined;
   const statements: Statement[] = [];
-  let previous: CstNode | undefined;
-  for (const wrapper of nodesOf(node, 'statement')) {
-    const stmt = onlyChild(wrapper);
-    if (!stmt) continue;
+  const nodes = nodesOf(node, 'statement').map(onlyChild).filter((n): n is CstNode => n !== undefined);
+  nodes.forEach((stmt, i) => {
+    const previous = nodes[i - 1];
     if (stmt.name === 'unknownStmt') {
       reportUnknownStatement(ctx, stmt, previous, input.errorOffsets);
-    } else {
-      const lowered = lowerStatement(ctx, stmt);
-      if (lowered) statements.push(lowered);
-      else markUnparsed(ctx, allTokensOf(stmt));
+      return;
     }
-    previous = stmt;
-  }
+    // Words left on its line mean the statement was not written as it parsed (`budget 1 fro
+    // Empty` is no `budget 1`): it is left out like one recovery cut short.
+    const lowered = hasLeftOver(ctx, stmt, nodes[i + 1]) ? undefined : lowerStatement(ctx, stmt);
+    if (lowered) statements.push(lowered);
+    else markUnparsed(ctx, allTokensOf(stmt));
+  });
   const range = rangeOf(ctx, node);
   if (!name || !target || !range) {
     markUnparsed(ctx, allTokensOf(node));
     return undefined;
   }
   return { kind: 'Policy', name, target, statements, range };
+}
+
+function hasLeftOver(ctx: LowerContext, stmt: CstNode, next: CstNode | undefined): boolean {
+  if (next?.name !== 'unknownStmt') return false;
+  const end = spanOf(stmt)?.end;
+  const junk = spanOf(next)?.start;
+  return end !== undefined && junk !== undefined && ctx.lines.positionAt(end).line === ctx.lines.positionAt(junk).line;
 }
 
 function lowerTarget(ctx: LowerContext, node: CstNode): Target | undefined {

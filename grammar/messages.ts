@@ -23,6 +23,8 @@ export const MESSAGES = {
   unexpectedEnd: e('KPOL1004', 'error', 'unexpected end of input, expected {expected}'),
   unexpectedStatement: e('KPOL1005', 'error', 'unknown statement `{found}`', 'a policy holds `consolidate`, `expire`, `termination grace`, `timezone`, `budget`, `allow`, `freeze`, `pods` and `window` statements'),
   invalidNumber: e('KPOL1006', 'error', '`{text}` is not a whole number'),
+  spacedPercent: e('KPOL1007', 'error', '`{text}` has a space before `%`'),
+  percentFirst: e('KPOL1008', 'error', '`{text}` has `%` before the number'),
 
   // ── semantic errors ─────────────────────────────────────────────────────
   unknownReason: e('KPOL2001', 'error', 'unknown disruption reason `{name}`', 'reasons are `Empty`, `Drifted`, `Underutilized` and, with graceful expiration, `Expired`'),
@@ -60,6 +62,8 @@ export const MESSAGES = {
   stricterBudgetHere: e('KPOL2905', 'info', 'the stricter budget'),
   everyReason: e('KPOL2906', 'info', 'every reason'),
   declarationDidNotParse: e('KPOL2907', 'info', 'the declaration of schedule `{name}` did not parse'),
+  durationDidYouMean: e('KPOL2908', 'info', 'did you mean `{suggestion}`? durations take the units `s`, `m`, `h` and `d`'),
+  durationUnits: e('KPOL2909', 'info', 'durations are whole numbers with the units `s`, `m`, `h` and `d`, as in `90s`, `5m`, `1h30m` or `7d`'),
 
   // ── warnings from static analysis ───────────────────────────────────────
   windowNeverOpens: e('KPOL3001', 'warning', 'window `{schedule}` for `{duration}` never opens', 'a zero duration is never active; give it a positive duration'),

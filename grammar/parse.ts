@@ -3,11 +3,14 @@
 import { EOF, type IRecognitionException, type IToken } from 'chevrotain';
 import type { PolicyFile } from './ast.js';
 import { diagnostic, sortDiagnostics, type Diagnostic, type Result } from './diagnostic.js';
-import { hintAt, statementOffsetOf } from './keyword-hints.js';
+import { describeToken } from './expected.js';
+import { hintAt, statementOffsetOf, tokenIndex } from './keyword-hints.js';
 import { tokenize } from './lexer.js';
 import { lower } from './lower.js';
 import { parseTokens } from './parser.js';
 import type { LineIndex } from './positions.js';
+import { Duration } from './tokens.js';
+import { durationHint } from './unit-hints.js';
 
 const MAX_FOUND_CHARS = 40;
 
@@ -41,7 +44,18 @@ function toDiagnostic(error: IRecognitionException, tokens: IToken[], lines: Lin
     return diagnostic('unexpectedEnd', lines.range(end, end), { expected: error.message });
   }
   const found = token.image.length > MAX_FOUND_CHARS ? `${token.image.slice(0, MAX_FOUND_CHARS)}…` : token.image;
-  return diagnostic('unexpectedToken', lines.tokenRange(token), { expected: error.message, found }, hintAt(tokens, token) ?? {});
+  const args = { expected: error.message, found };
+  const duration = error.message.includes(describeToken(Duration)) ? durationHint(token, tokenAfter(tokens, token), lines) : undefined;
+  if (duration) {
+    const { range, ...hint } = duration;
+    return diagnostic('unexpectedToken', range, { ...args, found: lines.text.slice(range.start.offset, range.end.offset) }, hint);
+  }
+  return diagnostic('unexpectedToken', lines.tokenRange(token), args, hintAt(tokens, token) ?? {});
+}
+
+function tokenAfter(tokens: IToken[], token: IToken): IToken | undefined {
+  const i = tokenIndex(tokens, token);
+  return i >= 0 ? tokens[i + 1] : undefined;
 }
 
 /**

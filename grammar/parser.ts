@@ -394,8 +394,13 @@ const KEYWORD_OF = new Map<TokenType, string>(Object.entries(kw).map(([word, typ
  * when `preceding` is not such a start. For "did you mean" hints on input that failed to parse.
  */
 export function keywordsAfter(rule: 'statement' | 'file', preceding: IToken[]): string[] {
-  const words = parser.computeContentAssist(rule, preceding).map((path) => KEYWORD_OF.get(path.nextTokenType));
+  const words = tokensAfter(rule, preceding).map((type) => KEYWORD_OF.get(type));
   return [...new Set(words.filter((w): w is string => w !== undefined))];
+}
+
+/** Every token type the grammar allows right after `preceding` (see `keywordsAfter`). */
+export function tokensAfter(rule: 'statement' | 'file', preceding: IToken[]): TokenType[] {
+  return [...new Set(parser.computeContentAssist(rule, preceding).map((path) => path.nextTokenType))];
 }
 
 /** Parses a token stream from `tokenize` into a CST. Never throws on user input. */
