@@ -49,9 +49,9 @@ export const STAGES: readonly Stage[] = [
   { name: 'alwaysActive', reach: 'policy', run: checkAlwaysActive,
     why: 'analysis; before budgetShadowed, whose notion of an always-active budget it explains' },
   { name: 'budgetShadowed', reach: 'policy', run: checkBudgetShadowed,
-    why: 'analysis over whole budget lists, after every window is known to be valid or carries an error; skipped for a policy with text that did not parse, whose budget list is not the one written' },
+    why: 'analysis over whole budget lists, after every window is known to be valid or carries an error; skipped for a policy that did not lower as written (text that did not parse, an unknown reason), whose budget list is not the one meant' },
   { name: 'reasonUnlimited', reach: 'policy', run: checkReasonUnlimited,
-    why: 'analysis; last because it concerns the policy as a whole and is reported at its name; skipped, like budgetShadowed, for a policy with text that did not parse' },
+    why: 'analysis; last because it concerns the policy as a whole and is reported at its name; skipped, like budgetShadowed, for a policy that did not lower as written' },
 ];
 
 export interface CheckInput {
@@ -118,8 +118,8 @@ export function newUnit(scope: FileScope, ast: Policy, fileName: string | undefi
     maintenanceWindows: [],
   };
   if (fileName !== undefined) spec.file = fileName;
-  const incomplete = (scope.file.unparsed ?? []).some((u) => within(u.range, ast.range));
-  return { scope, ast, spec, defaultZone: 'UTC', windows: [], incomplete };
+  const unparsed = (scope.file.unparsed ?? []).some((u) => within(u.range, ast.range));
+  return { scope, ast, spec, defaultZone: 'UTC', windows: [], unparsed, incomplete: unparsed };
 }
 
 function lowerTarget(ast: Policy): NodePoolTarget {

@@ -40,10 +40,13 @@ export interface PolicyUnit {
   spec: PolicySpec;
   /** The zone of windows without their own `in`: the policy's `timezone`, else UTC. */
   defaultZone: string;
+  /** Some text inside the policy did not parse (its error is reported). */
+  unparsed: boolean;
   /**
-   * Some text inside the policy did not parse (its error is reported). Checks that reason about
-   * the policy as a whole — which reasons its budgets cover, which budget shadows which, what
-   * graceful expiration allows — are skipped: they would report what follows from the missing text.
+   * The policy did not lower as written: text inside it did not parse, or a reason list named
+   * an unknown reason (the errors are reported). Checks that reason about the policy as a whole
+   * — which reasons its budgets cover, which budget shadows which — are skipped: they would
+   * report what follows from the error.
    */
   incomplete: boolean;
   windows: LoweredWindow[];

@@ -69,6 +69,8 @@ function resolveSchedule(unit: PolicyUnit, expr: WindowExpr): Parts {
     if (inUnparsedDeclaration(scope, name)) return { errors: [], declError: format(MESSAGES.declarationDidNotParse.text, { name }) };
     const s = suggestion(name, [...scope.schedules.keys()], 2);
     const extra = s ? { help: s.help, fix: s.fix } : {};
+    // A misspelt use is a use of the schedule meant: it is not also reported unused.
+    if (s) scope.usedSchedules.add(s.fix);
     return { errors: [diagnostic('unknownSchedule', expr.schedule.range, { name }, extra)] };
   }
   scope.usedSchedules.add(name);

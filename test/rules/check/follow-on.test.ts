@@ -34,6 +34,17 @@ describe('no follow-on diagnostics', () => {
     expect(codes(`schedule nightly = "0 1 * * *" for 4h\n${inPolicy('budget 1')}`)).toEqual(['KPOL3009']);
   });
 
+  it('an unknown reason leaves no reason "unlimited" (KPOL3004) and shadows nothing (KPOL3003)', () => {
+    expect(codes(inPolicy('budget 5 for drifted'))).toEqual(['KPOL2001']);
+    expect(codes(inPolicy('budget 1 for Empyt', 'budget 5 for Drifted'))).toEqual(['KPOL2001']);
+    // `Expired` without graceful expiration is an error of its own, whatever else the list holds.
+    expect(codes(inPolicy('budget 1 for Drifed, Expired'))).toEqual(['KPOL2001', 'KPOL2013']);
+  });
+
+  it('a misspelt use of a schedule is a use of the schedule meant: it is not also unused (KPOL3009)', () => {
+    expect(codes(`schedule nightly = "0 1 * * *" for 4h\n${inPolicy('budget 0 during nighly')}`)).toEqual(['KPOL2009']);
+  });
+
   it('a policy without parse errors keeps every analysis, even beside one that has them', () => {
     const text = `${inPolicy('budjet 0 for Drifted')}policy q for nodepool other {\n  budget 0 for Drifted\n}\n`;
     expect(codes(text)).toEqual(['KPOL1005', 'KPOL3004', 'KPOL3004']);
