@@ -7,12 +7,14 @@ import { describeToken } from './expected.js';
 import { hintAt, statementOffsetOf, tokenIndex } from './keyword-hints.js';
 import { tokenize } from './lexer.js';
 import { lower } from './lower.js';
+import { MESSAGES } from './messages.js';
 import { parseTokens } from './parser.js';
 import type { LineIndex } from './positions.js';
 import { Duration } from './tokens.js';
 import { durationHint } from './unit-hints.js';
 
 const MAX_FOUND_CHARS = 40;
+const PERCENT_SLIPS = new Set([MESSAGES.spacedPercent.code, MESSAGES.percentFirst.code]);
 
 /**
  * Parses a .kpol text. Never throws on user input: syntax errors become diagnostics (sorted by
@@ -24,7 +26,8 @@ export function parse(text: string): Result<PolicyFile> {
   const parseDiagnostics = firstPerStatement(errors, tokenized.tokens).map((e) => toDiagnostic(e, tokenized.tokens, tokenized.lines));
   const errorOffsets = new Set([
     ...errors.map((e) => e.token.startOffset).filter(Number.isFinite),
-    ...tokenized.diagnostics.map((d) => d.range.start.offset),
+    // `10 %` is still a percentage to the parser: a word beside it is a mistake of its own.
+    ...tokenized.diagnostics.filter((d) => !PERCENT_SLIPS.has(d.code)).map((d) => d.range.start.offset),
   ]);
   const lowered = lower({
     cst, tokens: tokenized.tokens, comments: tokenized.comments, lines: tokenized.lines, errorOffsets, recovered: errors.length > 0,

@@ -51,6 +51,11 @@ describe('slips reported with their fix', () => {
     expect(d!.help).toBe('durations are whole numbers with the units `s`, `m`, `h` and `d`, as in `90s`, `5m`, `1h30m` or `7d`');
   });
 
+  it('a word beside `10 %` is reported as well: the slip does not hide it', () => {
+    const { diagnostics } = parse(body('budjet 10 %'));
+    expect(diagnostics.map((d) => [d.code, d.fix])).toEqual([['KPOL1005', 'budget'], ['KPOL1007', '10%']]);
+  });
+
   it('`10 %` still lowers as the 10% it means, so nothing else is reported about it', () => {
     const { value } = parse(body('budget 10 %'));
     expect(value.policies[0]!.statements[0]).toMatchObject({ kind: 'Budget', nodes: { text: '10%', value: 10, percent: true } });
