@@ -190,9 +190,21 @@ export interface Comment extends Node {
   text: string; // including the leading `#` or `//`
 }
 
+/**
+ * Source text that did not parse into the AST (a statement, declaration or policy recovery cut
+ * short, or words no statement starts with); its error is already reported. Kept so that the
+ * checker reports nothing that follows only from its absence: `words` are the names written in
+ * it, such as a schedule a broken statement used.
+ */
+export interface Unparsed extends Node {
+  kind: 'Unparsed';
+  words: string[];
+}
+
 export interface PolicyFile extends Node {
   kind: 'File';
   schedules: ScheduleDecl[];
   policies: Policy[];
   comments: Comment[]; // kept for the formatter
+  unparsed?: Unparsed[]; // present only when some text did not parse
 }

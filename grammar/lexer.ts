@@ -3,9 +3,10 @@
 // (an unterminated string is still a string token, unknown characters are dropped).
 import { Lexer, tokenMatcher, type IToken, type TokenType } from 'chevrotain';
 import type { Comment } from './ast.js';
-import { diagnostic, type Diagnostic } from './diagnostic.js';
+import { diagnostic, format, type Diagnostic } from './diagnostic.js';
+import { MESSAGES } from './messages.js';
 import { LineIndex } from './positions.js';
-import { allTokens, UnterminatedString } from './tokens.js';
+import { allTokens, PercentFirst, SpacedPercent, UnterminatedString } from './tokens.js';
 
 /** The output of `tokenize`: parser tokens in order, comments aside, and lexer diagnostics. */
 export interface Tokenized {
@@ -42,6 +43,7 @@ export function tokenize(text: string): Tokenized {
   }
   for (const token of result.tokens) {
     if (tokenMatcher(token, UnterminatedString)) diagnostics.push(diagnostic('unterminatedString', lines.tokenRange(token)));
+    else if (tokenMatcher(token, SpacedPercent) || tokenMatcher(token, PercentFirst)) diagnostics.push(percentSlip(token, lines));
   }
   const comments: Comment[] = (result.groups['comments'] ?? []).map((token) => ({
     kind: 'Comment',
@@ -49,6 +51,19 @@ export function tokenize(text: string): Tokenized {
     range: lines.tokenRange(token),
   }));
   return { tokens: result.tokens, comments, diagnostics, lines };
+}
+
+/** `10 %` or `%10`, with the quick fix `10%`. */
+function percentSlip(token: IToken, lines: LineIndex): Diagnostic {
+  const fixed = `${percentDigits(token.image)}%`;
+  const name = tokenMatcher(token, SpacedPercent) ? 'spacedPercent' : 'percentFirst';
+  const help = format(MESSAGES.didYouMean.text, { suggestion: fixed });
+  return diagnostic(name, lines.tokenRange(token), { text: token.image }, { help, fix: fixed });
+}
+
+/** The number of a percentage token as written, without `%` and blanks (`10 %` → `10`). */
+export function percentDigits(image: string): string {
+  return image.replace(/[%\s]/g, '');
 }
 
 /** The unescaped value of a string token (`\"` and `\\`; any other escape is kept as written). */

@@ -4,17 +4,19 @@
 // part is missing from a recovered CST; the caller then skips the whole statement.
 import type { CstNode, IToken } from 'chevrotain';
 import type {
-  DurationLit, Name, NeverLit, QuantityLit, Range, Requirement, Selector, Str, WindowExpr,
+  DurationLit, Name, NeverLit, QuantityLit, Range, Requirement, Selector, Str, Unparsed, WindowExpr,
 } from './ast.js';
 import { nodeOf, nodesOf, spanOf, tokenOf, tokensOf, wasRecovered } from './cst.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';
-import { unquote } from './lexer.js';
+import { percentDigits, unquote } from './lexer.js';
 import type { LineIndex } from './positions.js';
 
 /** State shared by the lowering functions of one file. */
 export interface LowerContext {
   lines: LineIndex;
   diagnostics: Diagnostic[];
+  /** Text that did not make it into the AST (lower-junk.ts). */
+  unparsed: Unparsed[];
   /** Whether the parser recovered from any error; when it did not, no node needs the walk. */
   recovered: boolean;
 }
@@ -54,15 +56,16 @@ export function afterOf(ctx: LowerContext, node: CstNode | undefined): DurationL
 export function quantityOf(ctx: LowerContext, node: CstNode | undefined): QuantityLit | undefined {
   const token = tokenOf(node, 'NumberLit') ?? tokenOf(node, 'Percent');
   if (!token) return undefined;
-  const percent = token.image.endsWith('%');
-  const digits = percent ? token.image.slice(0, -1) : token.image;
+  const percent = token.image.includes('%');
+  // `10 %` and `%10` (reported by the lexer) lower as the `10%` they mean.
+  const digits = percentDigits(token.image);
   const value = Number(digits);
   const range = ctx.lines.tokenRange(token);
   if (!/^\d+$/.test(digits) || !Number.isSafeInteger(value)) {
     ctx.diagnostics.push(diagnostic('invalidNumber', range, { text: token.image }));
     return undefined;
   }
-  return { kind: 'Quantity', text: token.image, value, percent, range };
+  return { kind: 'Quantity', text: percent ? `${digits}%` : digits, value, percent, range };
 }
 
 /** `REASON, REASON…` as written; validated by the checker. */

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // lower: CST to AST. Works on partial CSTs from error recovery: incomplete statements and
-// policies are skipped, never thrown on. Unknown statements and unknown top-level text are
-// reported here, unless the parser already reported an error at one of their tokens (they are
-// then the remainder of a statement that failed, and one error per statement is enough).
+// policies are skipped, never thrown on, and recorded as unparsed; unknown statements and
+// unknown top-level text are reported by lower-junk.ts.
 import type { CstNode, IToken } from 'chevrotain';
 import type { Comment, Policy, PolicyFile, ScheduleDecl, Statement, Target } from './ast.js';
-import { allTokensOf, nodeOf, nodesOf, onlyChild, tokenOf } from './cst.js';
-import { diagnostic, type Diagnostic } from './diagnostic.js';
+import { allTokensOf, nodeOf, nodesOf, onlyChild, spanOf, tokenOf } from './cst.js';
+import type { Diagnostic } from './diagnostic.js';
+import { markUnparsed, reportTopLevelJunk, reportUnknownStatement } from './lower-junk.js';
 import { type LowerContext, nameOf, namesOf, rangeOf, selectorOf, wasRecoveredIn } from './lower-parts.js';
 import { lowerScheduleDecl, lowerStatement } from './lower-statements.js';
 import type { LineIndex } from './positions.js';
@@ -23,24 +23,21 @@ export interface LowerInput {
   recovered?: boolean;
 }
 
-const MAX_FOUND_CHARS = 40;
-
 /** Lowers a file CST to the AST plus the diagnostics lowering itself finds. */
 export function lower(input: LowerInput): { value: PolicyFile; diagnostics: Diagnostic[] } {
-  const ctx: LowerContext = { lines: input.lines, diagnostics: [], recovered: input.recovered ?? true };
+  const ctx: LowerContext = { lines: input.lines, diagnostics: [], unparsed: [], recovered: input.recovered ?? true };
   const schedules: ScheduleDecl[] = [];
   const policies: Policy[] = [];
   for (const item of nodesOf(input.cst, 'scheduleDecl')) {
     const decl = lowerScheduleDecl(ctx, item);
     if (decl) schedules.push(decl);
+    else markUnparsed(ctx, allTokensOf(item));
   }
   for (const item of nodesOf(input.cst, 'policy')) {
     const policy = lowerPolicy(ctx, input, item);
     if (policy) policies.push(policy);
   }
-  for (const junk of nodesOf(input.cst, 'topLevelJunk')) {
-    reportJunk(ctx, input, junk, diagnosticFor('unexpectedToken', '`policy` or `schedule`'));
-  }
+  for (const junk of nodesOf(input.cst, 'topLevelJunk')) reportTopLevelJunk(ctx, junk, input.errorOffsets);
   const file: PolicyFile = {
     kind: 'File',
     schedules,
@@ -48,17 +45,8 @@ export function lower(input: LowerInput): { value: PolicyFile; diagnostics: Diag
     comments: input.comments,
     range: input.lines.range(0, input.lines.text.length),
   };
+  if (ctx.unparsed.length > 0) file.unparsed = ctx.unparsed.sort((a, b) => a.range.start.offset - b.range.start.offset);
   return { value: file, diagnostics: ctx.diagnostics };
-}
-
-type JunkDiagnostic = (first: IToken, range: Diagnostic['range']) => Diagnostic;
-
-function diagnosticFor(name: 'unexpectedToken' | 'unexpectedStatement', expected = ''): JunkDiagnostic {
-  return (first, range) => diagnostic(name, range, { expected, found: shorten(first.image) });
-}
-
-function shorten(image: string): string {
-  return image.length > MAX_FOUND_CHARS ? `${image.slice(0, MAX_FOUND_CHARS)}…` : image;
 }
 
 function lowerPolicy(ctx: LowerContext, input: LowerInput, node: CstNode): Policy | undefined {
@@ -66,19 +54,32 @@ function lowerPolicy(ctx: LowerContext, input: LowerInput, node: CstNode): Polic
   const name = nameOf(ctx, tokenOf(node, 'Identifier'));
   const target = targetNode && !wasRecoveredIn(ctx, targetNode) ? lowerTarget(ctx, targetNode) : undefined;
   const statements: Statement[] = [];
-  for (const wrapper of nodesOf(node, 'statement')) {
-    const stmt = onlyChild(wrapper);
-    if (!stmt) continue;
+  const nodes = nodesOf(node, 'statement').map(onlyChild).filter((n): n is CstNode => n !== undefined);
+  nodes.forEach((stmt, i) => {
+    const previous = nodes[i - 1];
     if (stmt.name === 'unknownStmt') {
-      reportJunk(ctx, input, stmt, unknownStatementDiagnostic(input));
-      continue;
+      reportUnknownStatement(ctx, stmt, previous, input.errorOffsets);
+      return;
     }
-    const lowered = lowerStatement(ctx, stmt);
+    // Words left on its line mean the statement was not written as it parsed (`budget 1 fro
+    // Empty` is no `budget 1`): it is left out like one recovery cut short.
+    const lowered = hasLeftOver(ctx, stmt, nodes[i + 1]) ? undefined : lowerStatement(ctx, stmt);
     if (lowered) statements.push(lowered);
-  }
+    else markUnparsed(ctx, allTokensOf(stmt));
+  });
   const range = rangeOf(ctx, node);
-  if (!name || !target || !range) return undefined;
+  if (!name || !target || !range) {
+    markUnparsed(ctx, allTokensOf(node));
+    return undefined;
+  }
   return { kind: 'Policy', name, target, statements, range };
+}
+
+function hasLeftOver(ctx: LowerContext, stmt: CstNode, next: CstNode | undefined): boolean {
+  if (next?.name !== 'unknownStmt') return false;
+  const end = spanOf(stmt)?.end;
+  const junk = spanOf(next)?.start;
+  return end !== undefined && junk !== undefined && ctx.lines.positionAt(end).line === ctx.lines.positionAt(junk).line;
 }
 
 function lowerTarget(ctx: LowerContext, node: CstNode): Target | undefined {
@@ -91,26 +92,4 @@ function lowerTarget(ctx: LowerContext, node: CstNode): Target | undefined {
   }
   const names = namesOf(ctx, nodeOf(node, 'nameList'));
   return names.length > 0 ? { kind: 'NodePoolNames', names, range } : undefined;
-}
-
-/** Words left over on the line of a statement read as "expected the end of the statement". */
-function unknownStatementDiagnostic(input: LowerInput): JunkDiagnostic {
-  return (first, range) => {
-    const index = input.tokens.indexOf(first);
-    const previous = index > 0 ? input.tokens[index - 1] : undefined;
-    const sameLine =
-      previous !== undefined &&
-      previous.tokenType.name !== 'LCurly' &&
-      input.lines.positionAt(previous.startOffset).line === range.start.line;
-    return sameLine
-      ? diagnosticFor('unexpectedToken', 'the end of the statement')(first, range)
-      : diagnosticFor('unexpectedStatement')(first, range);
-  };
-}
-
-function reportJunk(ctx: LowerContext, input: LowerInput, node: CstNode, make: JunkDiagnostic): void {
-  const tokens = allTokensOf(node);
-  const first = tokens[0];
-  if (!first || tokens.some((t) => input.errorOffsets.has(t.startOffset))) return;
-  ctx.diagnostics.push(make(first, input.lines.tokenRange(first)));
 }

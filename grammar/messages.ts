@@ -23,6 +23,8 @@ export const MESSAGES = {
   unexpectedEnd: e('KPOL1004', 'error', 'unexpected end of input, expected {expected}'),
   unexpectedStatement: e('KPOL1005', 'error', 'unknown statement `{found}`', 'a policy holds `consolidate`, `expire`, `termination grace`, `timezone`, `budget`, `allow`, `freeze`, `pods` and `window` statements'),
   invalidNumber: e('KPOL1006', 'error', '`{text}` is not a whole number'),
+  spacedPercent: e('KPOL1007', 'error', '`{text}` has a space before `%`'),
+  percentFirst: e('KPOL1008', 'error', '`{text}` has `%` before the number'),
 
   // ── semantic errors ─────────────────────────────────────────────────────
   unknownReason: e('KPOL2001', 'error', 'unknown disruption reason `{name}`', 'reasons are `Empty`, `Drifted`, `Underutilized` and, with graceful expiration, `Expired`'),
@@ -32,7 +34,7 @@ export const MESSAGES = {
   cronFieldCount: e('KPOL2005', 'error', 'schedule `{cron}` has {found} fields, expected exactly 5', 'write minute, hour, day-of-month, month and day-of-week, or a macro such as `@daily`'),
   cronDayOfWeek7: e('KPOL2006', 'error', 'day-of-week `7` in `{cron}` is out of range 0-6 and Karpenter fails the whole NodePool closed on it', 'use `0` or `sun` for Sunday'),
   cronUnknownDescriptor: e('KPOL2007', 'error', 'unrecognized schedule macro `{text}`', 'macros are `@yearly`, `@annually`, `@monthly`, `@weekly`, `@daily`, `@midnight` and `@hourly`'),
-  cronInvalidField: e('KPOL2008', 'error', 'invalid schedule `{cron}`: {reason}'),
+  // KPOL2008 (an invalid field, in robfig's words) is retired: KPOL2027–KPOL2032 name the field and the value.
   unknownSchedule: e('KPOL2009', 'error', 'no schedule named `{name}` is declared'),
   duplicateSetting: e('KPOL2010', 'error', '`{setting}` is set more than once in policy `{policy}`'),
   duplicatePolicy: e('KPOL2011', 'error', 'policy `{name}` is declared more than once'),
@@ -50,6 +52,13 @@ export const MESSAGES = {
   negativeDuration: e('KPOL2023', 'error', 'termination grace must be a positive duration, not `{text}`'),
   duplicateSchedule: e('KPOL2024', 'error', 'schedule `{name}` is declared more than once'),
   invalidLabelValue: e('KPOL2025', 'error', '`{value}` is not a valid label value', 'label values are at most 63 letters, digits, `-`, `_` or `.`, beginning and ending with a letter or digit'),
+  unknownTimeZone: e('KPOL2026', 'error', 'unknown time zone `{zone}`, so its windows can never be computed and fail closed', 'use an IANA name such as `Europe/Berlin` or `UTC`'),
+  cronInvalidValue: e('KPOL2027', 'error', '`{token}` is not a valid {field}'),
+  cronOutOfRange: e('KPOL2028', 'error', '{field} `{token}` is out of range {min}-{max}'),
+  cronReversedRange: e('KPOL2029', 'error', 'the {field} range `{token}` runs backwards', 'ranges do not wrap around; write the smaller value first'),
+  cronZeroStep: e('KPOL2030', 'error', '`{part}` steps by 0', 'use a step of `1` or more, as in `*/15`'),
+  cronEmpty: e('KPOL2031', 'error', 'the schedule is empty', 'write minute, hour, day-of-month, month and day-of-week, or a macro such as `@daily`'),
+  cronTimeZonePrefix: e('KPOL2032', 'error', 'a schedule cannot set its own time zone with `{prefix}`', 'write the zone after the window instead: `in "{zone}"`'),
 
   // ── notes: help and related-location texts of the diagnostics above, never reported alone ──
   didYouMean: e('KPOL2901', 'info', 'did you mean `{suggestion}`?'),
@@ -58,6 +67,19 @@ export const MESSAGES = {
   rangeStartsHere: e('KPOL2904', 'info', 'the range starts here'),
   stricterBudgetHere: e('KPOL2905', 'info', 'the stricter budget'),
   everyReason: e('KPOL2906', 'info', 'every reason'),
+  declarationDidNotParse: e('KPOL2907', 'info', 'the declaration of schedule `{name}` did not parse'),
+  durationDidYouMean: e('KPOL2908', 'info', 'did you mean `{suggestion}`? durations take the units `s`, `m`, `h` and `d`'),
+  cronMinutes: e('KPOL2910', 'info', 'a minute is a number from `0` to `59`'),
+  cronHours: e('KPOL2911', 'info', 'an hour is a number from `0` to `23`'),
+  cronDaysOfMonth: e('KPOL2912', 'info', 'a day of the month is a number from `1` to `31`'),
+  cronMonths: e('KPOL2913', 'info', 'a month is `1` to `12` or `jan` to `dec`'),
+  cronDaysOfWeek: e('KPOL2914', 'info', 'a day of the week is `0` to `6` or `sun` to `sat`, with `0` for Sunday'),
+  cronFieldForms: e('KPOL2915', 'info', 'a field is `*`, a value, a range such as `1-5`, a list such as `1,3` or a step such as `*/15`'),
+  cronNameElsewhere: e('KPOL2916', 'info', '`{token}` is a {kind}, which goes in the {position} field'),
+  cronQuartz: e('KPOL2917', 'info', '`L`, `W` and `#` are Quartz extensions, which Karpenter\'s cron does not read'),
+  cronWrapAround: e('KPOL2918', 'info', 'ranges do not wrap around: did you mean `{suggestion}`?'),
+  cronNoSeconds: e('KPOL2919', 'info', 'there is no seconds field: write minute, hour, day-of-month, month and day-of-week'),
+  durationUnits: e('KPOL2909', 'info', 'durations are whole numbers with the units `s`, `m`, `h` and `d`, as in `90s`, `5m`, `1h30m` or `7d`'),
 
   // ── warnings from static analysis ───────────────────────────────────────
   windowNeverOpens: e('KPOL3001', 'warning', 'window `{schedule}` for `{duration}` never opens', 'a zero duration is never active; give it a positive duration'),
@@ -65,7 +87,7 @@ export const MESSAGES = {
   budgetShadowed: e('KPOL3003', 'warning', '`{budget}` never binds: `{stricter}` is always at least as strict for {reasons}', 'drop it, or make it stricter than `{stricter}`'),
   reasonUnlimited: e('KPOL3004', 'warning', 'no budget names `{reason}`, so `{reason}` disruptions are unlimited', 'add `budget <n> for {reason}`, or a budget without reasons'),
   alwaysActive: e('KPOL3005', 'warning', 'window `{schedule}` for `{duration}` is always active: the duration is at least the schedule\'s period', 'drop the window, or shorten the duration'),
-  unknownTimeZone: e('KPOL3006', 'warning', 'unknown time zone `{zone}`; windows in it fail closed', 'use an IANA name such as `Europe/Berlin` or `UTC`'),
+  // KPOL3006 (an unknown time zone as a warning) is retired: it is error KPOL2026.
   noNodePoolsMatch: e('KPOL3007', 'warning', 'policy `{policy}` governs no NodePool in the cluster'),
   allowWindowAlwaysOpen: e('KPOL3008', 'warning', 'allow window `{schedule}` is always open, so `only during` has no effect'),
   unusedSchedule: e('KPOL3009', 'warning', 'schedule `{name}` is declared but never used'),

@@ -3,12 +3,18 @@
 import { EOF, type IRecognitionException, type IToken } from 'chevrotain';
 import type { PolicyFile } from './ast.js';
 import { diagnostic, sortDiagnostics, type Diagnostic, type Result } from './diagnostic.js';
+import { describeToken } from './expected.js';
+import { hintAt, statementOffsetOf, tokenIndex } from './keyword-hints.js';
 import { tokenize } from './lexer.js';
 import { lower } from './lower.js';
+import { MESSAGES } from './messages.js';
 import { parseTokens } from './parser.js';
 import type { LineIndex } from './positions.js';
+import { Duration } from './tokens.js';
+import { durationHint } from './unit-hints.js';
 
 const MAX_FOUND_CHARS = 40;
+const PERCENT_SLIPS = new Set([MESSAGES.spacedPercent.code, MESSAGES.percentFirst.code]);
 
 /**
  * Parses a .kpol text. Never throws on user input: syntax errors become diagnostics (sorted by
@@ -17,10 +23,11 @@ const MAX_FOUND_CHARS = 40;
 export function parse(text: string): Result<PolicyFile> {
   const tokenized = tokenize(text);
   const { cst, errors } = parseTokens(tokenized.tokens);
-  const parseDiagnostics = errors.map((e) => toDiagnostic(e, tokenized.tokens, tokenized.lines));
+  const parseDiagnostics = firstPerStatement(errors, tokenized.tokens).map((e) => toDiagnostic(e, tokenized.tokens, tokenized.lines));
   const errorOffsets = new Set([
     ...errors.map((e) => e.token.startOffset).filter(Number.isFinite),
-    ...tokenized.diagnostics.map((d) => d.range.start.offset),
+    // `10 %` is still a percentage to the parser: a word beside it is a mistake of its own.
+    ...tokenized.diagnostics.filter((d) => !PERCENT_SLIPS.has(d.code)).map((d) => d.range.start.offset),
   ]);
   const lowered = lower({
     cst, tokens: tokenized.tokens, comments: tokenized.comments, lines: tokenized.lines, errorOffsets, recovered: errors.length > 0,
@@ -31,7 +38,7 @@ export function parse(text: string): Result<PolicyFile> {
   };
 }
 
-/** Chevrotain's message is the "expected" phrase (see expected.ts). */
+/** Chevrotain's message is the "expected" phrase (see expected.ts); the hint comes from the grammar. */
 function toDiagnostic(error: IRecognitionException, tokens: IToken[], lines: LineIndex): Diagnostic {
   const token = error.token;
   if (token.tokenType === EOF || !Number.isFinite(token.startOffset)) {
@@ -40,7 +47,35 @@ function toDiagnostic(error: IRecognitionException, tokens: IToken[], lines: Lin
     return diagnostic('unexpectedEnd', lines.range(end, end), { expected: error.message });
   }
   const found = token.image.length > MAX_FOUND_CHARS ? `${token.image.slice(0, MAX_FOUND_CHARS)}…` : token.image;
-  return diagnostic('unexpectedToken', lines.tokenRange(token), { expected: error.message, found });
+  const args = { expected: error.message, found };
+  const duration = error.message.includes(describeToken(Duration)) ? durationHint(token, tokenAfter(tokens, token), lines) : undefined;
+  if (duration) {
+    const { range, ...hint } = duration;
+    return diagnostic('unexpectedToken', range, { ...args, found: lines.text.slice(range.start.offset, range.end.offset) }, hint);
+  }
+  return diagnostic('unexpectedToken', lines.tokenRange(token), args, hintAt(tokens, token) ?? {});
+}
+
+function tokenAfter(tokens: IToken[], token: IToken): IToken | undefined {
+  const i = tokenIndex(tokens, token);
+  return i >= 0 ? tokens[i + 1] : undefined;
+}
+
+/**
+ * One error per statement: after the first, recovery guesses (inserts a missing keyword, takes a
+ * misspelt one for a name) and whatever it then trips over is a consequence, not a mistake.
+ */
+function firstPerStatement(errors: IRecognitionException[], tokens: IToken[]): IRecognitionException[] {
+  const seen = new Set<number>();
+  const at = (e: IRecognitionException) => (Number.isFinite(e.token.startOffset) ? e.token.startOffset : Infinity);
+  return [...errors].sort((a, b) => at(a) - at(b)).filter((e) => {
+    if (!Number.isFinite(e.token.startOffset)) return true;
+    const statement = statementOffsetOf(tokens, e.token);
+    if (statement === undefined) return true;
+    if (seen.has(statement)) return false;
+    seen.add(statement);
+    return true;
+  });
 }
 
 /** Recovery can report the same token twice (once per enclosing rule); keep the first. */

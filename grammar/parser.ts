@@ -386,6 +386,23 @@ export interface ParsedTokens {
   errors: IRecognitionException[];
 }
 
+const KEYWORD_OF = new Map<TokenType, string>(Object.entries(kw).map(([word, type]) => [type, word]));
+
+/**
+ * The keywords the grammar allows right after `preceding`, read as the start of a `rule`
+ * (Chevrotain's content assist): after `budget 5` in a `statement`, `for` and `during`. Empty
+ * when `preceding` is not such a start. For "did you mean" hints on input that failed to parse.
+ */
+export function keywordsAfter(rule: 'statement' | 'file', preceding: IToken[]): string[] {
+  const words = tokensAfter(rule, preceding).map((type) => KEYWORD_OF.get(type));
+  return [...new Set(words.filter((w): w is string => w !== undefined))];
+}
+
+/** Every token type the grammar allows right after `preceding` (see `keywordsAfter`). */
+export function tokensAfter(rule: 'statement' | 'file', preceding: IToken[]): TokenType[] {
+  return [...new Set(parser.computeContentAssist(rule, preceding).map((path) => path.nextTokenType))];
+}
+
 /** Parses a token stream from `tokenize` into a CST. Never throws on user input. */
 export function parseTokens(tokens: IToken[]): ParsedTokens {
   parser.input = tokens;

@@ -1,27 +1,45 @@
 // SPDX-License-Identifier: Apache-2.0
 // Diagnostics as text, in the style of TypeScript's `.errors.txt` baselines: a header line
 // `file:line:col: severity CODE: message` (1-based line and column), the source line, and a
-// `~~~~` squiggle under the range (to the end of the line when the range spans lines).
-import type { Diagnostic } from './diagnostic.js';
+// `~~~~` squiggle under the range (to the end of the line when the range spans lines). With
+// `color`, ANSI colours as rustc uses them (the CLI decides when: a terminal, no NO_COLOR).
+import type { Diagnostic, Severity } from './diagnostic.js';
 import { LineIndex } from './positions.js';
 
+export interface RenderOptions {
+  /** ANSI colours: severity and squiggle in the severity's colour, help in cyan. */
+  color?: boolean;
+  /** A `fix:` line after each diagnostic that has a quick fix (golden files). */
+  fixes?: boolean;
+}
+
+const RESET = '\x1b[0m';
+const BOLD = '\x1b[1m';
+const SEVERITY_COLOR: Record<Severity, string> = { error: '\x1b[1;31m', warning: '\x1b[1;33m', info: '\x1b[1;36m' };
+const HELP = '\x1b[1;36m';
+const NOTE = '\x1b[1;34m';
+
 /** Renders `diagnostics` of `text` (in the order given); empty string when there are none. */
-export function renderDiagnostics(fileName: string, text: string, diagnostics: readonly Diagnostic[]): string {
+export function renderDiagnostics(fileName: string, text: string, diagnostics: readonly Diagnostic[], options: RenderOptions = {}): string {
   const lines = new LineIndex(text);
+  const paint = (style: string, s: string) => (options.color ? `${style}${s}${RESET}` : s);
   const out: string[] = [];
   for (const d of diagnostics) {
     const { start, end } = d.range;
-    out.push(`${fileName}:${start.line + 1}:${start.character + 1}: ${d.severity} ${d.code}: ${d.message}`);
+    const where = `${fileName}:${start.line + 1}:${start.character + 1}:`;
+    const severity = paint(SEVERITY_COLOR[d.severity], `${d.severity} ${d.code}:`);
+    out.push(`${paint(BOLD, where)} ${severity} ${paint(BOLD, d.message)}`);
     const source = lines.lineText(start.line);
     const stop = end.line === start.line ? end.character : source.length;
     const width = Math.max(1, stop - start.character);
     // Keep tabs in the padding so the squiggle lines up under tab-indented source.
     const pad = source.slice(0, start.character).replace(/[^\t]/g, ' ');
     out.push(`    ${source}`);
-    out.push(`    ${pad}${'~'.repeat(width)}`);
-    if (d.help) out.push(`    help: ${d.help}`);
+    out.push(`    ${pad}${paint(SEVERITY_COLOR[d.severity], '~'.repeat(width))}`);
+    if (d.help) out.push(`    ${paint(HELP, 'help:')} ${d.help}`);
+    if (options.fixes && d.fix !== undefined) out.push(`    ${paint(HELP, 'fix:')} replace with \`${d.fix}\``);
     for (const r of d.related ?? []) {
-      out.push(`    related ${fileName}:${r.range.start.line + 1}:${r.range.start.character + 1}: ${r.message}`);
+      out.push(`    ${paint(NOTE, 'related')} ${fileName}:${r.range.start.line + 1}:${r.range.start.character + 1}: ${r.message}`);
     }
   }
   return out.length > 0 ? `${out.join('\n')}\n` : '';

@@ -39,6 +39,12 @@ export const DURATION_PATTERN = /(?:\d+(?:ms|s|m|h|d))+/;
 export const Duration = createToken({ name: 'Duration', pattern: DURATION_PATTERN, label: 'a duration', longer_alt: Name, categories: anywhere });
 export const PERCENT_PATTERN = /\d+(?:\.\d+)?%/;
 export const Percent = createToken({ name: 'Percent', pattern: PERCENT_PATTERN, label: 'a percentage', categories: anywhere });
+/**
+ * `10 %` and `%10`: a percentage written apart or the wrong way round. The parser takes either as
+ * a percentage, so the statement still lowers; the lexer reports it with the fix.
+ */
+export const SpacedPercent = createToken({ name: 'SpacedPercent', pattern: /\d+(?:\.\d+)?[ \t]+%/, label: 'a percentage', categories: [Percent, ...anywhere] });
+export const PercentFirst = createToken({ name: 'PercentFirst', pattern: /%[ \t]*\d+(?:\.\d+)?/, label: 'a percentage', categories: [Percent, ...anywhere] });
 /** Decimals lex as numbers so that `budget 1.5` gets a precise "not a whole number" error. */
 export const NUMBER_PATTERN = /\d+(?:\.\d+)?/;
 export const NumberLit = createToken({ name: 'NumberLit', pattern: NUMBER_PATTERN, label: 'a number', longer_alt: Name, categories: anywhere });
@@ -153,6 +159,8 @@ export const allTokens: TokenType[] = [
   Equals,
   NotEquals,
   Bang,
+  SpacedPercent,
+  PercentFirst,
   Duration,
   Percent,
   NumberLit,

@@ -9,7 +9,7 @@ import { parse } from '../grammar/parse.js';
 import { checkAlwaysActive } from './checks/always-active.js';
 import { checkBudgetShadowed } from './checks/budget-shadowed.js';
 import { lowerBudgets } from './checks/budgets.js';
-import type { CheckContext, FileScope, PolicyUnit, Stage } from './checks/context.js';
+import { within, type CheckContext, type FileScope, type PolicyUnit, type Stage } from './checks/context.js';
 import { lowerFreezes } from './checks/freezes.js';
 import { lowerMaintenanceWindows } from './checks/maintenance-windows.js';
 import { lowerPodWindows } from './checks/pod-windows.js';
@@ -49,9 +49,9 @@ export const STAGES: readonly Stage[] = [
   { name: 'alwaysActive', reach: 'policy', run: checkAlwaysActive,
     why: 'analysis; before budgetShadowed, whose notion of an always-active budget it explains' },
   { name: 'budgetShadowed', reach: 'policy', run: checkBudgetShadowed,
-    why: 'analysis over whole budget lists, after every window is known to be valid or carries an error' },
+    why: 'analysis over whole budget lists, after every window is known to be valid or carries an error; skipped for a policy that did not lower as written (text that did not parse, an unknown reason), whose budget list is not the one meant' },
   { name: 'reasonUnlimited', reach: 'policy', run: checkReasonUnlimited,
-    why: 'analysis; last because it concerns the policy as a whole and is reported at its name' },
+    why: 'analysis; last because it concerns the policy as a whole and is reported at its name; skipped, like budgetShadowed, for a policy that did not lower as written' },
 ];
 
 export interface CheckInput {
@@ -118,7 +118,8 @@ export function newUnit(scope: FileScope, ast: Policy, fileName: string | undefi
     maintenanceWindows: [],
   };
   if (fileName !== undefined) spec.file = fileName;
-  return { scope, ast, spec, defaultZone: 'UTC', windows: [] };
+  const unparsed = (scope.file.unparsed ?? []).some((u) => within(u.range, ast.range));
+  return { scope, ast, spec, defaultZone: 'UTC', windows: [], unparsed, incomplete: unparsed };
 }
 
 function lowerTarget(ast: Policy): NodePoolTarget {

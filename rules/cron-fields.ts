@@ -35,7 +35,21 @@ export const BOUNDS: Record<keyof CronFields, FieldBounds> = {
   dow: { min: 0, max: 6, names: { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 } },
 };
 
-export type FieldResult = { ok: true; field: CronFieldSet } | { ok: false; error: string; endAboveMax?: number };
+/**
+ * What is wrong with a field, for kpol's own diagnostics (robfig's text stays in `error`, for
+ * Karpenter-format import): which value, at offsets `[start, end)` in the field's text, inside
+ * the comma-separated part `[partStart, partEnd)`.
+ */
+export interface FieldProblem {
+  kind: 'notAValue' | 'belowMinimum' | 'aboveMaximum' | 'reversed' | 'zeroStep' | 'malformed';
+  start: number;
+  end: number;
+  partStart: number;
+  partEnd: number;
+}
+
+export type FieldFailure = { ok: false; error: string; endAboveMax?: number; problem: FieldProblem };
+export type FieldResult = { ok: true; field: CronFieldSet } | FieldFailure;
 
 const MAX_INT64 = (1n << 63n) - 1n;
 
@@ -72,11 +86,21 @@ function parseIntOrName(expr: string, bounds: FieldBounds): ReturnType<typeof mu
   return named !== undefined ? { ok: true, value: named } : mustParseInt(expr);
 }
 
-/** robfig's `getRange` for one comma-separated part: `*`, `?`, `a`, `a-b`, any of them `/step`. */
-function getRange(expr: string, bounds: FieldBounds): { ok: true; values: number[]; star: boolean } | (FieldResult & { ok: false }) {
+/**
+ * robfig's `getRange` for one comma-separated part: `*`, `?`, `a`, `a-b`, any of them `/step`.
+ * `at` is the part's offset in its field, for the problem's offsets.
+ */
+function getRange(expr: string, bounds: FieldBounds, at: number): { ok: true; values: number[]; star: boolean } | FieldFailure {
+  const fail = (error: string, kind: FieldProblem['kind'], from = 0, to = expr.length, extra: { endAboveMax?: number } = {}): FieldFailure => {
+    // An empty value (`1-`, `-5`) is shown as the part it is missing from.
+    const [start, end] = from === to ? [0, expr.length] : [from, to];
+    return { ok: false, error, ...extra, problem: { kind, start: at + start, end: at + end, partStart: at, partEnd: at + expr.length } };
+  };
   const rangeAndStep = expr.split('/');
   const lowAndHigh = rangeAndStep[0].split('-');
   const singleDigit = lowAndHigh.length === 1;
+  const lowEnd = lowAndHigh[0].length;
+  const rangeEnd = rangeAndStep[0].length;
   let start: number;
   let end: number;
   let star = false;
@@ -87,27 +111,30 @@ function getRange(expr: string, bounds: FieldBounds): { ok: true; values: number
     star = true;
   } else {
     const low = parseIntOrName(lowAndHigh[0], bounds);
-    if (!low.ok) return low;
+    if (!low.ok) return fail(low.error, lowEnd === 0 ? 'malformed' : 'notAValue', 0, lowEnd);
     start = low.value;
     if (lowAndHigh.length === 1) end = start;
     else if (lowAndHigh.length === 2) {
       const high = parseIntOrName(lowAndHigh[1], bounds);
-      if (!high.ok) return high;
+      if (!high.ok) return fail(high.error, lowEnd + 1 === rangeEnd ? 'malformed' : 'notAValue', lowEnd + 1, rangeEnd);
       end = high.value;
-    } else return { ok: false, error: `too many hyphens: ${expr}` };
+    } else return fail(`too many hyphens: ${expr}`, 'malformed');
   }
   let step = 1;
   if (rangeAndStep.length === 2) {
     const parsed = mustParseInt(rangeAndStep[1]);
-    if (!parsed.ok) return parsed;
+    if (!parsed.ok) return fail(parsed.error, rangeEnd + 1 === expr.length ? 'malformed' : 'notAValue', rangeEnd + 1, expr.length);
     step = parsed.value;
     if (singleDigit) end = bounds.max; // `N/step` means `N-max/step`
     if (step > 1) star = false;
-  } else if (rangeAndStep.length > 2) return { ok: false, error: `too many slashes: ${expr}` };
-  if (start < bounds.min) return { ok: false, error: `beginning of range (${start}) below minimum (${bounds.min}): ${expr}` };
-  if (end > bounds.max) return { ok: false, error: `end of range (${end}) above maximum (${bounds.max}): ${expr}`, endAboveMax: end };
-  if (start > end) return { ok: false, error: `beginning of range (${start}) beyond end of range (${end}): ${expr}` };
-  if (step === 0) return { ok: false, error: `step of range should be a positive number: ${expr}` };
+  } else if (rangeAndStep.length > 2) return fail(`too many slashes: ${expr}`, 'malformed');
+  if (start < bounds.min) return fail(`beginning of range (${start}) below minimum (${bounds.min}): ${expr}`, 'belowMinimum', 0, lowEnd);
+  if (end > bounds.max) {
+    const [from, to] = singleDigit ? [0, lowEnd] : [lowEnd + 1, rangeEnd];
+    return fail(`end of range (${end}) above maximum (${bounds.max}): ${expr}`, 'aboveMaximum', from, to, { endAboveMax: end });
+  }
+  if (start > end) return fail(`beginning of range (${start}) beyond end of range (${end}): ${expr}`, 'reversed', 0, rangeEnd);
+  if (step === 0) return fail(`step of range should be a positive number: ${expr}`, 'zeroStep', rangeEnd + 1, expr.length);
   const values: number[] = [];
   for (let v = start; v <= end; v += step) values.push(v);
   return { ok: true, values, star };
@@ -117,8 +144,12 @@ function getRange(expr: string, bounds: FieldBounds): { ok: true; values: number
 export function parseField(text: string, bounds: FieldBounds): FieldResult {
   const seen = new Set<number>();
   let star = false;
-  for (const part of text.split(',').filter((p) => p !== '')) {
-    const range = getRange(part, bounds);
+  let at = 0;
+  for (const part of text.split(',')) {
+    const partAt = at;
+    at += part.length + 1;
+    if (part === '') continue;
+    const range = getRange(part, bounds, partAt);
     if (!range.ok) return range;
     for (const v of range.values) seen.add(v);
     star ||= range.star;

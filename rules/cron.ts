@@ -2,9 +2,18 @@
 // Schedules in robfig/cron v3's standard dialect, validated exactly as Karpenter's
 // `cron.ParseStandard("TZ=UTC " + schedule)` does, and normalised to a form that robfig and
 // cron-parser both read with robfig's meaning.
-import { BOUNDS, formatField, parseField, type CronFields, type CronFieldSet } from './cron-fields.js';
+import { BOUNDS, formatField, parseField, type CronFields, type CronFieldSet, type FieldProblem } from './cron-fields.js';
 
-export type CronError = { ok: false; kind: 'fieldCount' | 'dow7' | 'descriptor' | 'field'; error: string; found?: number };
+/** Where a field's problem lies, offsets into the schedule as written (see FieldProblem). */
+export interface CronFieldProblem extends FieldProblem {
+  field: keyof CronFields;
+}
+
+/**
+ * Why a schedule is invalid. `error` is robfig's own text, which Karpenter-format import reports
+ * exactly as Karpenter would fail; `problem` locates a field's error for kpol's diagnostics.
+ */
+export type CronError = { ok: false; kind: 'fieldCount' | 'dow7' | 'descriptor' | 'field'; error: string; found?: number; problem?: CronFieldProblem };
 export type CronOk = { ok: true; normalized: string };
 
 /**
@@ -28,6 +37,20 @@ const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]; // Feb 2
 
 // Go's strings.TrimSpace / strings.Fields whitespace (ASCII and Unicode White_Space).
 const GO_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
+
+/** The fields of a schedule as written: each run of non-blanks with its offset (robfig's split, untrimmed). */
+export function cronFieldSpans(expr: string): Array<{ text: string; start: number }> {
+  const spans: Array<{ text: string; start: number }> = [];
+  let start = -1;
+  for (let i = 0; i <= expr.length; i++) {
+    const blank = i === expr.length || GO_SPACE.test(expr[i]!);
+    if (blank && start >= 0) {
+      spans.push({ text: expr.slice(start, i), start });
+      start = -1;
+    } else if (!blank && start < 0) start = i;
+  }
+  return spans;
+}
 
 function trimGo(s: string): string {
   return s.replace(new RegExp(`^(?:${GO_SPACE.source})`, 'u'), '').replace(new RegExp(`(?:${GO_SPACE.source})$`, 'u'), '');
@@ -60,7 +83,10 @@ export function validateCron(expr: string): CronOk | CronError {
     const result = parseField(fields[i], BOUNDS[name]);
     if (!result.ok) {
       const kind = name === 'dow' && result.endAboveMax === 7 ? 'dow7' : 'field';
-      return { ok: false, kind, error: result.error };
+      const at = cronFieldSpans(expr)[i]!.start;
+      const p = result.problem;
+      const problem = { ...p, field: name, start: at + p.start, end: at + p.end, partStart: at + p.partStart, partEnd: at + p.partEnd };
+      return { ok: false, kind, error: result.error, problem };
     }
     parsed[name] = result.field;
   }

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Durations as kpol writes them, as Go's time.ParseDuration reads them, and the CRD patterns
 // Karpenter validates them with (reference §1.1).
+import { KPOL_DURATION_UNITS } from '../grammar/duration-slips.js';
 import { goParseDuration } from './karpenter-go.js';
-
-const KPOL_UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 /**
  * Parses a kpol duration literal (`30s`, `5m`, `1h30m`, `1h30m0s`, `720h`, `7d`) to whole
@@ -14,7 +13,7 @@ export function parseKpolDuration(text: string): number | undefined {
   if (!/^([0-9]+[smhd])+$/.test(text)) return undefined;
   let total = 0;
   for (const [, digits, unit] of text.matchAll(/([0-9]+)([smhd])/g)) {
-    total += Number(digits) * KPOL_UNIT_SECONDS[unit];
+    total += Number(digits) * KPOL_DURATION_UNITS[unit]!;
   }
   return Number.isSafeInteger(total) ? total : undefined;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The IANA zone names the runtime knows, for completion and "did you mean".
-import { closest } from './suggest.js';
+import { closest } from '../grammar/suggest.js';
 import { isKnownTimeZone } from './window-zone.js';
 
 type IntlWithZones = typeof Intl & { supportedValuesOf?: (key: 'timeZone') => string[] };

@@ -6,7 +6,7 @@
 // report for report: reports are gathered stage by stage, as checkAll makes them, because the
 // final sort keeps ties in that order.
 import type { PolicyFile, Range } from '../../grammar/ast.js';
-import type { Diagnostic } from '../../grammar/diagnostic.js';
+import { sortDiagnostics, type Diagnostic } from '../../grammar/diagnostic.js';
 import { parse } from '../../grammar/parse.js';
 import { checkAll, newScope, newUnit, settleDiagnostics, STAGES, type CheckOptions } from '../../rules/check.js';
 import type { CheckContext, FileScope, Stage } from '../../rules/checks/context.js';
@@ -80,7 +80,7 @@ export class IncrementalChecker {
     this.lastChecked = sources.length;
     const parsed = splits.map((s) => ('whole' in s ? s.whole : { value: joinPieces(s.pieces), diagnostics: [] }));
     const checked = checkAll(sources.map((s, i) => ({ fileName: s.fileName, file: parsed[i].value })), options);
-    return parsed.map((p, i) => [...p.diagnostics, ...checked.files[i].diagnostics]);
+    return parsed.map((p, i) => sortDiagnostics([...p.diagnostics, ...checked.files[i].diagnostics]));
   }
 
   private pieceCheck(f: FilePieces, piece: ParsedPiece, options: CheckOptions, next: Map<string, Map<string, PieceCheck>>): PieceCheck {

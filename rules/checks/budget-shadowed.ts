@@ -12,6 +12,7 @@ import { alwaysOpen } from './window-shape.js';
 
 export function checkBudgetShadowed(ctx: CheckContext): void {
   for (const unit of ctx.units) {
+    if (unit.incomplete) continue;
     const all = budgetedReasons(unit.spec);
     const budgets = unit.spec.budgets.filter((b) => b.source && !b.error && b.reasons?.length !== 0);
     const always = new Set(budgets.filter(isAlwaysActive));

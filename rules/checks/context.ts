@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The state the checker's stages share. Stages run in the fixed order of rules/check.ts; each
 // reads what earlier stages lowered and adds its own part of every PolicySpec plus diagnostics.
-import type { DurationLit, Policy, PolicyFile, ScheduleDecl, WindowExpr } from '../../grammar/ast.js';
+import type { DurationLit, Policy, PolicyFile, Range, ScheduleDecl, WindowExpr } from '../../grammar/ast.js';
 import type { Diagnostic } from '../../grammar/diagnostic.js';
 import type { PolicySpec, WindowSpec } from '../model.js';
 
@@ -40,6 +40,15 @@ export interface PolicyUnit {
   spec: PolicySpec;
   /** The zone of windows without their own `in`: the policy's `timezone`, else UTC. */
   defaultZone: string;
+  /** Some text inside the policy did not parse (its error is reported). */
+  unparsed: boolean;
+  /**
+   * The policy did not lower as written: text inside it did not parse, or a reason list named
+   * an unknown reason (the errors are reported). Checks that reason about the policy as a whole
+   * — which reasons its budgets cover, which budget shadows which — are skipped: they would
+   * report what follows from the error.
+   */
+  incomplete: boolean;
   windows: LoweredWindow[];
 }
 
@@ -65,6 +74,19 @@ export interface Stage {
   why: string;
   reach: StageReach;
   run: (ctx: CheckContext) => void;
+}
+
+/** Whether `inner` lies within `outer`. */
+export function within(inner: Range, outer: Range): boolean {
+  return inner.start.offset >= outer.start.offset && inner.end.offset <= outer.end.offset;
+}
+
+/**
+ * Whether `name` is written in text of the file that did not parse, outside every policy: a
+ * schedule declaration that failed, whose uses are then not "unknown".
+ */
+export function inUnparsedDeclaration(scope: FileScope, name: string): boolean {
+  return (scope.file.unparsed ?? []).some((u) => u.words.includes(name) && !scope.file.policies.some((p) => within(u.range, p.range)));
 }
 
 export function report(unitOrScope: PolicyUnit | FileScope, d: Diagnostic): void {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Duration literals → seconds, with the limits each use of a duration has.
 import type { DurationLit, NeverLit } from '../../grammar/ast.js';
-import { diagnostic, type Diagnostic } from '../../grammar/diagnostic.js';
+import { diagnostic, format, type Diagnostic } from '../../grammar/diagnostic.js';
+import { kpolDurationFor } from '../../grammar/duration-slips.js';
+import { MESSAGES } from '../../grammar/messages.js';
 import { parseKpolDuration } from '../duration.js';
 import type { WindowUse } from './context.js';
 import { memoByText } from './memo.js';
@@ -14,8 +16,17 @@ const secondsOf = memoByText(parseKpolDuration);
 /** Seconds, or the diagnostic for a literal that is not a duration. */
 export function durationSeconds(lit: DurationLit): { seconds: number } | { diagnostic: Diagnostic } {
   const seconds = secondsOf(lit.text);
-  if (seconds === undefined) return { diagnostic: diagnostic('invalidDuration', lit.range, { text: lit.text }) };
+  if (seconds === undefined) return { diagnostic: invalidDuration(lit) };
   return { seconds };
+}
+
+/** `500ms`, the only literal the lexer takes for a duration that is none: kpol has no `ms`. */
+function invalidDuration(lit: DurationLit): Diagnostic {
+  const meant = kpolDurationFor(lit.text);
+  const extra = meant
+    ? { help: format(MESSAGES.durationDidYouMean.text, { suggestion: meant }), fix: meant }
+    : { help: MESSAGES.durationUnits.text };
+  return diagnostic('invalidDuration', lit.range, { text: lit.text }, extra);
 }
 
 /** Seconds, null for `never`, or the diagnostic. */

@@ -2,10 +2,11 @@
 // A `during …` window → WindowSpec: resolves a named schedule, applies the window's own
 // `for`/`in` over the declaration's, checks the duration for its use and the zone.
 import type { DurationLit, Str, WindowExpr } from '../../grammar/ast.js';
-import { diagnostic, type Diagnostic } from '../../grammar/diagnostic.js';
+import { diagnostic, format, type Diagnostic } from '../../grammar/diagnostic.js';
+import { MESSAGES } from '../../grammar/messages.js';
 import type { WindowSpec } from '../model.js';
 import { isKnownTimeZone } from '../window.js';
-import { report, type PolicyUnit, type WindowUse } from './context.js';
+import { inUnparsedDeclaration, report, type PolicyUnit, type WindowUse } from './context.js';
 import { checkCron } from './cron-diagnostic.js';
 import { durationSeconds, windowDurationProblem } from './durations.js';
 import { suggestion } from './notes.js';
@@ -64,8 +65,12 @@ function resolveSchedule(unit: PolicyUnit, expr: WindowExpr): Parts {
   const scope = unit.scope;
   const named = scope.schedules.get(name);
   if (!named) {
+    // A declaration that did not parse is reported; its uses are not unknown names as well.
+    if (inUnparsedDeclaration(scope, name)) return { errors: [], declError: format(MESSAGES.declarationDidNotParse.text, { name }) };
     const s = suggestion(name, [...scope.schedules.keys()], 2);
     const extra = s ? { help: s.help, fix: s.fix } : {};
+    // A misspelt use is a use of the schedule meant: it is not also reported unused.
+    if (s) scope.usedSchedules.add(s.fix);
     return { errors: [diagnostic('unknownSchedule', expr.schedule.range, { name }, extra)] };
   }
   scope.usedSchedules.add(name);

@@ -3,13 +3,11 @@
 import type { Range } from '../../grammar/ast.js';
 import { format, type RelatedInfo } from '../../grammar/diagnostic.js';
 import { MESSAGES } from '../../grammar/messages.js';
-import { closest } from '../suggest.js';
+import { didYouMean } from '../../grammar/suggest.js';
 
 /** "did you mean `x`?" for the closest candidate, or undefined when nothing is close. */
 export function suggestion(word: string, candidates: readonly string[], maxDistance = 3): { help: string; fix: string } | undefined {
-  const best = closest(word, [...candidates], maxDistance);
-  if (best === undefined || best === word) return undefined;
-  return { help: format(MESSAGES.didYouMean.text, { suggestion: best }), fix: best };
+  return didYouMean(word, candidates, maxDistance);
 }
 
 /** Points back at the first occurrence; names its file when it lies in another one. */

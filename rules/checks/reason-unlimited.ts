@@ -7,6 +7,7 @@ import { reachableReasons } from './applicable-reasons.js';
 
 export function checkReasonUnlimited(ctx: CheckContext): void {
   for (const unit of ctx.units) {
+    if (unit.incomplete) continue;
     const budgets = unit.spec.budgets;
     if (!budgets.some((b) => b.source)) continue;
     for (const reason of reachableReasons(unit.spec)) {

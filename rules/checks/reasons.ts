@@ -15,6 +15,7 @@ export function lowerReasons(unit: PolicyUnit, names: readonly Name[]): Reason[]
     if (!(REASONS as readonly string[]).includes(text)) {
       const s = suggestion(text, REASONS);
       report(unit, diagnostic('unknownReason', name.range, { name: text }, s ?? {}));
+      unit.incomplete = true;
       continue;
     }
     const reason = text as Reason;
@@ -24,7 +25,8 @@ export function lowerReasons(unit: PolicyUnit, names: readonly Name[]): Reason[]
       continue;
     }
     if (reason === 'Expired' && unit.spec.expiration !== 'graceful') {
-      report(unit, diagnostic('expiredNeedsGraceful', name.range));
+      // In an incomplete policy the `expire … gracefully` may be the text that did not parse.
+      if (!unit.unparsed) report(unit, diagnostic('expiredNeedsGraceful', name.range));
       continue;
     }
     seen.set(reason, name);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Time-zone literals: an unknown zone is a warning, not an error, because the window keeps
-// the zone and fails closed at evaluation (the zone database may be newer there).
+// Time-zone literals: an unknown zone is an error. The window keeps the zone and would fail
+// closed at evaluation, so a policy that relies on it never opens its window; `kpol check`
+// must fail on it rather than let it through.
 import type { Str } from '../../grammar/ast.js';
 import { diagnostic, format, type Diagnostic } from '../../grammar/diagnostic.js';
 import { MESSAGES } from '../../grammar/messages.js';

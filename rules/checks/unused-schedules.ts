@@ -5,8 +5,10 @@ import { report, type CheckContext } from './context.js';
 
 export function checkUnusedSchedules(ctx: CheckContext): void {
   for (const scope of ctx.scopes) {
+    const unparsed = new Set((scope.file.unparsed ?? []).flatMap((u) => u.words));
     for (const [name, named] of scope.schedules) {
-      if (!scope.usedSchedules.has(name)) report(scope, diagnostic('unusedSchedule', named.decl.name.range, { name }));
+      // A use in text that did not parse is a use all the same.
+      if (!scope.usedSchedules.has(name) && !unparsed.has(name)) report(scope, diagnostic('unusedSchedule', named.decl.name.range, { name }));
     }
   }
 }

@@ -18,12 +18,20 @@ export interface Output {
   out(text: string): void;
   err(text: string): void;
   isTTY: boolean;
+  /** Whether what goes to `err` (diagnostics) may be coloured; see `colorFor`. */
+  errColor?: boolean;
+}
+
+/** Colour only on a terminal, and never when NO_COLOR is set to anything but the empty string (no-color.org). */
+export function colorFor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
+  return Boolean(stream.isTTY) && !env['NO_COLOR'];
 }
 
 export const processOutput: Output = {
   out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
   err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
   isTTY: Boolean(process.stdout.isTTY),
+  errColor: colorFor(process.stderr, process.env),
 };
 
 export function readText(path: string): string {

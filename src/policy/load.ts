@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Loads .kpol sources (files or ConfigMap keys) through parse and check together, so names
 // and NodePools are unique across all of them. Callers use `policies` only when `ok`.
-import { hasErrors, type Diagnostic } from '../../grammar/diagnostic.js';
+import { hasErrors, sortDiagnostics, type Diagnostic } from '../../grammar/diagnostic.js';
 import { parse } from '../../grammar/parse.js';
 import { checkAll } from '../../rules/check.js';
 import type { PolicySpec } from '../../rules/model.js';
@@ -27,7 +27,8 @@ export function loadPolicies(sources: readonly PolicySource[], nowMs?: number): 
   const checked = checkAll(parsed.map((p) => ({ fileName: p.source.fileName, file: p.result.value })), { nowMs });
   const files = parsed.map((p, i) => ({
     ...p.source,
-    diagnostics: [...p.result.diagnostics, ...checked.files[i].diagnostics],
+    // One list in source order: a syntax error and the checker's reports interleave by position.
+    diagnostics: sortDiagnostics([...p.result.diagnostics, ...checked.files[i].diagnostics]),
   }));
   return { ok: !files.some((f) => hasErrors(f.diagnostics)), policies: checked.value, files };
 }

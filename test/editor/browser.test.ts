@@ -137,6 +137,23 @@ describe('the kpol editor in Chromium', () => {
     await page.waitForFunction(() => !(globalThis as any).kpolEditor.monaco.editor.getModelMarkers({ owner: 'kpol' }).some((m: any) => m.severity === 8));
   });
 
+  it('offers quick fixes for a misspelt keyword and for one value inside a schedule', async () => {
+    await setText(page, 'policy fixes for nodepool default {\n  budjet 1\n  budget 0 during "0 9 * * mon-fry" for 8h\n}\n');
+    expect((await errors(page)).map((e: { message: string }) => e.message.split('\n')[0])).toEqual([
+      'unknown statement `budjet`', '`fry` is not a valid day of the week',
+    ]);
+    const fixes = [[2, 4, 'budget', '  budget 1\n'], [3, 33, 'fri', '"0 9 * * mon-fri"']] as const;
+    for (const [line, column, fix, fixed] of fixes) {
+      await placeCursor(page, line, column);
+      await page.keyboard.press('Control+.');
+      await page.waitForSelector('.action-widget');
+      expect(await page.textContent('.action-widget')).toContain(`Replace with \`${fix}\``);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((t) => (globalThis as any).kpolEditor.model.getValue().includes(t), fixed);
+    }
+    await page.waitForFunction(() => !(globalThis as any).kpolEditor.monaco.editor.getModelMarkers({ owner: 'kpol' }).some((m: any) => m.severity === 8));
+  });
+
   it('a space opens completion where the context calls for it (reasons after `for`), not after `budget 5`', async () => {
     await setText(page, 'policy spaces for nodepool default {\n  budget 5\n  budget 2 for\n}\n');
     await placeCursor(page, 3, '  budget 2 for'.length + 1);

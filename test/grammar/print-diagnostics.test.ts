@@ -30,6 +30,22 @@ describe('renderDiagnostics', () => {
     );
   });
 
+  it('prints the quick fix when asked, and colours with ANSI codes only when asked', () => {
+    const d = diagnostic('unexpectedStatement', lines.range(27, 33), { found: 'budget' }, { help: 'did you mean `budget`?', fix: 'budget' });
+    expect(renderDiagnostics('p.kpol', text, [d], { fixes: true })).toBe(
+      'p.kpol:2:2: error KPOL1005: unknown statement `budget`\n' +
+        '    \tbudget x\n' +
+        '    \t~~~~~~\n' +
+        '    help: did you mean `budget`?\n' +
+        '    fix: replace with `budget`\n',
+    );
+    expect(renderDiagnostics('p.kpol', text, [d])).not.toContain('fix:');
+    const coloured = renderDiagnostics('p.kpol', text, [d], { color: true });
+    expect(coloured).toContain('\x1b[1;31merror KPOL1005:\x1b[0m');
+    expect(coloured).toContain('\x1b[1;31m~~~~~~\x1b[0m');
+    expect(coloured.replace(/\x1b\[[0-9;]*m/g, '')).toBe(renderDiagnostics('p.kpol', text, [d]));
+  });
+
   it('prints nothing for no diagnostics', () => {
     expect(renderDiagnostics('p.kpol', text, [])).toBe('');
   });

@@ -89,6 +89,27 @@ describe('validateCron: errors (robfig texts, reference §1.2)', () => {
   });
 });
 
+describe('validateCron: where a field’s error lies (for kpol’s diagnostics)', () => {
+  it.each([
+    ['0 9 * * mon-fry', 'dow', 'notAValue', 'fry', 'mon-fry'],
+    ['0 9  *  * 1,fry', 'dow', 'notAValue', 'fry', 'fry'],
+    ['  0 24 * * *', 'hour', 'aboveMaximum', '24', '24'],
+    ['0 0 0 * *', 'dom', 'belowMinimum', '0', '0'],
+    ['0 0 1-40 * *', 'dom', 'aboveMaximum', '40', '1-40'],
+    ['0 0 * * 1,5-7', 'dow', 'aboveMaximum', '7', '5-7'],
+    ['0 22-2 * * *', 'hour', 'reversed', '22-2', '22-2'],
+    ['1,*/0 * * * *', 'minute', 'zeroStep', '0', '*/0'],
+    ['*/x * * * *', 'minute', 'notAValue', 'x', '*/x'],
+    ['1- * * * *', 'minute', 'malformed', '1-', '1-'],
+    ['1-2-3 * * * *', 'minute', 'malformed', '1-2-3', '1-2-3'],
+  ])('%j: %s %s at `%s`', (expr, field, kind, token, part) => {
+    const result = validateCron(expr);
+    if (result.ok) throw new Error('expected an error');
+    const p = result.problem!;
+    expect([p.field, p.kind, expr.slice(p.start, p.end), expr.slice(p.partStart, p.partEnd)]).toEqual([field, kind, token, part]);
+  });
+});
+
 describe('cronNeverFires', () => {
   it.each([
     ['0 0 30 2 *', true],

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { closest, editDistance } from '../../../rules/suggest.js';
+import { closest, editDistance } from '../../../grammar/suggest.js';
 import { suggestTimeZone, timeZones } from '../../../rules/timezones.js';
 import { isKnownTimeZone } from '../../../rules/window.js';
 
@@ -55,5 +55,9 @@ describe('closest', () => {
     expect(editDistance('kitten', 'sitting')).toBe(3);
     expect(editDistance('', 'abc')).toBe(3);
     expect(editDistance('same', 'same')).toBe(0);
+    expect(editDistance('fro', 'for')).toBe(1); // a swap of neighbours is one edit
+    expect(editDistance('budgte', 'budget')).toBe(1);
+    expect(editDistance('ab', 'ba')).toBe(1);
+    expect(editDistance('abc', 'ca')).toBe(3); // optimal string alignment: no edit of a swapped pair
   });
 });
