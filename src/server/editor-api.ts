@@ -81,7 +81,9 @@ export class EditorApi {
           return reply(res, 404, { error: `no route ${route}` });
       }
     } catch (e) {
-      if (e instanceof RequestError) return reply(res, e.status, { error: e.message });
+      // A body refused part-way (413) is still arriving: close the connection rather than let a
+      // client reuse it with the rest of that body in front of its next request.
+      if (e instanceof RequestError) return reply(res, e.status, { error: e.message }, e.status === 413 ? { Connection: 'close' } : {});
       throw e;
     }
   }

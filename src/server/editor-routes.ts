@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EditorApi, type EditorApiOptions } from './editor-api.js';
 import { serveEditorFile } from './editor-static.js';
+import { reply } from './http-reply.js';
 import type { ExtraRoutes } from './status-server.js';
 
 export function editorRoutes(o: EditorApiOptions & { dist?: string }): ExtraRoutes {
@@ -20,6 +21,14 @@ export function editorRoutes(o: EditorApiOptions & { dist?: string }): ExtraRout
     }
     if (!url.pathname.startsWith('/editor/')) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    return serveEditorFile(res, decodeURIComponent(url.pathname.slice('/editor/'.length)), req.method === 'HEAD', o.dist);
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname.slice('/editor/'.length));
+    } catch {
+      // `%zz`, a lone `%`, a cut multi-byte sequence: the client's mistake, not a server error.
+      reply(res, 400, { error: 'the path is not valid percent-encoding' });
+      return true;
+    }
+    return serveEditorFile(res, path, req.method === 'HEAD', o.dist);
   };
 }

@@ -171,6 +171,22 @@ describe('editor API', () => {
   });
 });
 
+describe('malformed requests (issue 13, defects 5 and 6)', () => {
+  it.each(['/editor/%zz', '/editor/%', '/editor/%E0%A4%A'])('%s: 400, not an internal error', async (path) => {
+    const res = await fetch(`${server.url}${path}`);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toBe('the path is not valid percent-encoding');
+  });
+
+  it('a body over 1 MiB: 413 and the connection closed', async () => {
+    const res = await fetch(`${server.url}/api/editor/policies`, {
+      method: 'PUT', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: 'x'.repeat(2 << 20),
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('connection')).toBe('close');
+  });
+});
+
 describe('editor API: simulate 24 h', () => {
   it('runs the edited text through the real runtime for a day, and refuses text with errors', async () => {
     const ok = await call('POST', '/api/editor/simulate', { body: { ...AT, text: POLICY } });
