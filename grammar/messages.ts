@@ -59,6 +59,7 @@ export const MESSAGES = {
   cronZeroStep: e('KPOL2030', 'error', '`{part}` steps by 0', 'use a step of `1` or more, as in `*/15`'),
   cronEmpty: e('KPOL2031', 'error', 'the schedule is empty', 'write minute, hour, day-of-month, month and day-of-week, or a macro such as `@daily`'),
   cronTimeZonePrefix: e('KPOL2032', 'error', 'a schedule cannot set its own time zone with `{prefix}`', 'write the zone after the window instead: `in "{zone}"`'),
+  durationTooLong: e('KPOL2033', 'error', '`{text}` is longer than any duration Karpenter can hold', 'Karpenter keeps durations as Go\'s time.Duration: at most 106751d (about 292 years); use `never` for no limit where the statement takes it'),
 
   // ── notes: help and related-location texts of the diagnostics above, never reported alone ──
   didYouMean: e('KPOL2901', 'info', 'did you mean `{suggestion}`?'),

@@ -9,6 +9,8 @@ import type { WindowUse } from './context.js';
 import { memoByText } from './memo.js';
 
 const MINUTE = 60;
+/** Go's time.Duration, in whole seconds: (2^63 − 1) ns. Every instant kpol derives from a duration stays a valid date. */
+export const MAX_DURATION_SECONDS = 9_223_372_036;
 const POD_WINDOW_MAX = 7 * 24 * 3600;
 
 const secondsOf = memoByText(parseKpolDuration);
@@ -17,6 +19,7 @@ const secondsOf = memoByText(parseKpolDuration);
 export function durationSeconds(lit: DurationLit): { seconds: number } | { diagnostic: Diagnostic } {
   const seconds = secondsOf(lit.text);
   if (seconds === undefined) return { diagnostic: invalidDuration(lit) };
+  if (seconds > MAX_DURATION_SECONDS) return { diagnostic: diagnostic('durationTooLong', lit.range, { text: lit.text }) };
   return { seconds };
 }
 

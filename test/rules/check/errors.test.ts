@@ -30,6 +30,10 @@ const rows: Row[] = [
   { title: 'pod window under a minute', text: inPolicy('pods where app = "x" disruptable only during "@daily" for 30s'), code: 'KPOL2020', token: '30s' },
   { title: 'pod window over 7 days', text: inPolicy('pods where app = "x" disruptable only during "@weekly" for 8d'), code: 'KPOL2020', token: '8d' },
   { title: 'zero termination grace', text: inPolicy('termination grace 0s'), code: 'KPOL2023', token: '0s' },
+  // Issue 13, defect 1: accepted up to 2^53 s, such a duration overflowed every evaluation's dates.
+  { title: 'consolidation delay past Go\'s time.Duration', text: inPolicy('consolidate after 100000000d'), code: 'KPOL2033', token: '100000000d', help: /at most 106751d/ },
+  { title: 'expiry past Go\'s time.Duration', text: inPolicy('expire after 106752d'), code: 'KPOL2033', token: '106752d' },
+  { title: 'window past Go\'s time.Duration', text: inPolicy('budget 0 during "@daily" for 9223372037s'), code: 'KPOL2033', token: '9223372037s' },
   { title: 'six cron fields', text: inPolicy('budget 0 during "* * * * * *" for 1h'), code: 'KPOL2005', token: '"* * * * * *"' },
   { title: 'TZ prefix', text: inPolicy('budget 0 during "TZ=Europe/Berlin 0 0 * * *" for 1h'), code: 'KPOL2032', token: 'TZ=Europe/Berlin', help: 'write the zone after the window instead: `in "Europe/Berlin"`' },
   { title: 'day-of-week 7', text: inPolicy('budget 0 during "0 9 * * 7" for 1h'), code: 'KPOL2006', token: '7', help: 'use `0` or `sun` for Sunday', fix: '0' },
