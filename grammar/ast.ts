@@ -158,7 +158,7 @@ export interface PodWindowStmt extends Node {
   window: WindowExpr;
 }
 
-/** `window NAME blocks REASONS [on nodes where SELECTOR] during WINDOW [, WINDOW…]` (seed 003, AND semantics). */
+/** `window NAME blocks REASONS [on nodes where SELECTOR] during WINDOW [, WINDOW…]` (KARPENTER.md#maintenance-windows-proposal, AND semantics). */
 export interface MaintenanceWindowStmt extends Node {
   kind: 'MaintenanceWindow';
   name: Name;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Budget arithmetic: combines the budget and freeze events a pool-rule run fired into the
 // allowance per reason, exactly as Karpenter's GetAllowedDisruptionsByReason and
-// BuildDisruptionBudgetMapping compute it (reference §1.3–§1.6).
+// BuildDisruptionBudgetMapping compute it (KARPENTER.md#budget-allowance–KARPENTER.md#budget-counting).
 import type { FiredEvent } from './engine.js';
 import { UNBOUNDED, type Quantity, type Reason } from './model.js';
 

@@ -70,7 +70,7 @@ function maintenanceRule(w: MaintenanceWindowSpec): GraphRule {
       order: 120, code: 'MaintenanceWindow',
       message: `maintenance window ${w.name} blocks ${reasons.join(', ')} on this node`, reasons,
     } },
-    doc: 'seed 003: an active maintenance window blocks its reasons on matching nodes; every window must allow (AND)',
+    doc: 'KARPENTER.md#maintenance-windows-proposal: an active maintenance window blocks its reasons on matching nodes; every window must allow (AND)',
   };
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Durations as kpol writes them, as Go's time.ParseDuration reads them, and the CRD patterns
-// Karpenter validates them with (reference §1.1).
+// Karpenter validates them with (KARPENTER.md#budget-fields).
 import { KPOL_DURATION_UNITS } from '../grammar/duration-slips.js';
 import { goParseDuration } from './karpenter-go.js';
 
@@ -53,7 +53,7 @@ const RE2_SPACE = '[\\t\\n\\f\\r ]';
 const RE2_ANY = '[^\\n]';
 
 /**
- * Karpenter's CRD patterns (reference §1.1), evaluated like Go RE2 would. Like RE2's
+ * Karpenter's CRD patterns (KARPENTER.md#budget-fields), evaluated like Go RE2 would. Like RE2's
  * MatchString they are unanchored except where the pattern anchors itself, which is why
  * `schedule` accepts `@dailyfoo` and six-field strings (its `^` binds only to the macro branch).
  */

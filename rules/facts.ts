@@ -16,7 +16,7 @@ export interface NodeFacts {
   hasNodePoolLabel: boolean;
   nodePoolFound: boolean;
   doNotDisruptPod: boolean; // an active bound pod has an active do-not-disrupt
-  podWindowBlocked: boolean; // a bound pod is outside its disruption window (seed 004)
+  podWindowBlocked: boolean; // a bound pod is outside its disruption window (KARPENTER.md#pod-disruption-schedule-proposal)
   pdbBlocked: boolean; // an evictable pod's only PDB allows no disruption
   pdbMultiple: boolean; // an evictable pod is selected by more than one PDB
   tgpSet: boolean; // the NodeClaim has spec.terminationGracePeriod

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A NodePool's own `spec.disruption` (and the template's expireAfter / terminationGracePeriod)
-// lowered to a PolicySpec exactly as Karpenter reads it at runtime (reference §1, §4). What
+// lowered to a PolicySpec exactly as Karpenter reads it at runtime (KARPENTER.md#budgets, KARPENTER.md#lifecycle). What
 // the API server would have rejected (CRD patterns, the CEL rule, enums, maxItems) is reported
 // as an ImportProblem; the policy still mirrors what the runtime code would do with the value.
 import type { KarpenterBudget, NodePool } from '../src/cluster/types.js';

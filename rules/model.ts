@@ -5,7 +5,7 @@
 // Plain data only (JSON-serialisable): it crosses the worker boundary in the editor.
 import type { Range } from '../grammar/ast.js';
 
-/** The budgeted disruption reasons. `Expired` exists only with graceful expiration (seed 002). */
+/** The budgeted disruption reasons. `Expired` exists only with graceful expiration (KARPENTER.md#budgets-by-reason-proposal). */
 export const REASONS = ['Empty', 'Drifted', 'Underutilized', 'Expired'] as const;
 export type Reason = (typeof REASONS)[number];
 /** The reasons Karpenter itself budgets. */
@@ -71,7 +71,7 @@ export interface LabelRequirement {
 export type LabelSelector = LabelRequirement[];
 
 /**
- * Per-workload disruption window (seed 004). `only`: the selected pods may be disrupted only
+ * Per-workload disruption window (KARPENTER.md#pod-disruption-schedule-proposal). `only`: the selected pods may be disrupted only
  * inside the window; `never`: never inside it. Pods blocked by it block their node's voluntary
  * disruption, unless the NodeClaim has a terminationGracePeriod and the method is eventual.
  */
@@ -84,7 +84,7 @@ export interface PodWindowSpec {
   source?: Range;
 }
 
-/** Maintenance window (seed 003): while any of `windows` is active (or always, when empty), the
+/** Maintenance window (KARPENTER.md#maintenance-windows-proposal): while any of `windows` is active (or always, when empty), the
  * reasons are blocked on nodes matching `nodeSelector`. Every matching window must allow (AND). */
 export interface MaintenanceWindowSpec {
   id: string;

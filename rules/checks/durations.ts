@@ -39,7 +39,7 @@ export function durationOrNever(lit: DurationLit | NeverLit): { seconds: number 
 
 /**
  * A window duration allowed for its use. Budget-like windows keep Karpenter's whole-minute
- * rule so every policy exports; pod windows keep seed 004's 1m…7d, which kpol rejects
+ * rule so every policy exports; pod windows keep KARPENTER.md#pod-disruption-schedule-proposal's 1m…7d, which kpol rejects
  * statically instead of falling back to 1h at runtime.
  */
 export function windowDurationProblem(lit: DurationLit, seconds: number, use: WindowUse): Diagnostic | undefined {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Interruption handling (reference §4; Karpenter's AWS interruption controller): each cloud
+// Interruption handling (KARPENTER.md#interruption; Karpenter's AWS interruption controller): each cloud
 // notice names an instance; a spot interruption, scheduled change, or stopping/terminating
 // instance deletes its NodeClaim at once — forceful, no budgets, no waiting — with the same
 // events AWS's controller publishes; a rebalance recommendation only records an event.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The simulated cloud's instance-type catalog (catalog.json: us-west-2 types, zones, prices)
-// and the price questions consolidation asks of it (reference §2.9).
+// and the price questions consolidation asks of it (KARPENTER.md#consolidation-decision).
 import type { NodeSelectorRequirement } from '../cluster/types.js';
 import catalogData from './catalog.json' with { type: 'json' };
 import type { CapacityType, InstanceType, Offering } from './provider.js';
@@ -99,11 +99,11 @@ export function cheapestOffering(it: InstanceType, filter?: OfferingFilter): Off
   return best;
 }
 
-/** Order in which launch prices are judged (reference §2.9): reserved capacity first, then spot, then on-demand. */
+/** Order in which launch prices are judged (KARPENTER.md#consolidation-decision): reserved capacity first, then spot, then on-demand. */
 export const CAPACITY_TYPE_PRIORITY: readonly CapacityType[] = ['reserved', 'spot', 'on-demand'];
 
 /**
- * Karpenter's worst launch price (reference §2.9): the price of the most expensive compatible
+ * Karpenter's worst launch price (KARPENTER.md#consolidation-decision): the price of the most expensive compatible
  * available offering in the first capacity type, of reserved → spot → on-demand, that has any.
  * Infinity when no offering qualifies (Karpenter's MaxFloat64).
  */

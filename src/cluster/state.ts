@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The joined cluster model (Karpenter's cluster state): NodeClaim ↔ Node by providerID, pods
 // by node, PDBs by namespace, plus the node and pod predicates the evaluator reads, each
-// mirroring one Karpenter helper (reference §1.6, §2.2, §2.3). Time is always passed in.
+// mirroring one Karpenter helper (KARPENTER.md#budget-counting, KARPENTER.md#candidates, KARPENTER.md#pod-predicates). Time is always passed in.
 import { goParseDuration, goQuote } from '../../rules/karpenter-go.js';
 import { labelSignature, matchesLabelSelector } from './labels.js';
 import type { Snapshot } from './snapshot.js';

@@ -44,7 +44,7 @@ export function evictionCost(pod: Pod): number {
   return Math.min(10, Math.max(-10, cost));
 }
 
-/** Static drift: both objects carry hash and version, versions equal, hashes differ (reference §4). */
+/** Static drift: both objects carry hash and version, versions equal, hashes differ (KARPENTER.md#drift-detection). */
 function hashDrifted(sn: StateNode, pool: NodePool | undefined): boolean {
   const a = pool?.metadata.annotations;
   const b = sn.nodeClaim?.metadata.annotations;
@@ -54,7 +54,7 @@ function hashDrifted(sn: StateNode, pool: NodePool | undefined): boolean {
 }
 
 /**
- * RequirementsDrifted (reference §4): the machine's labels no longer satisfy the pool's
+ * RequirementsDrifted (KARPENTER.md#drift-detection): the machine's labels no longer satisfy the pool's
  * requirements — a required key it lacks (except NotIn/DoesNotExist) or a value outside the
  * allowed set. Widening a requirement is not drift; narrowing it is.
  */

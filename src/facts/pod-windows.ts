@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Per-workload disruption windows (seed 004): the policy's `pods … disruptable` statements and
+// Per-workload disruption windows (KARPENTER.md#pod-disruption-schedule-proposal): the policy's `pods … disruptable` statements and
 // the pod annotations karpenter.sh/disruption-schedule(-duration). Answers "is this pod outside
 // the time in which it may be disrupted?", with the seed's fallbacks for bad annotations.
 import { validateCron } from '../../rules/cron.js';
@@ -58,7 +58,7 @@ export class PodWindowMatcher {
   private readonly labelled: Labelled[];
   /**
    * Pod annotations karpenter.sh/disruption-schedule are honoured only for .kpol policies:
-   * Karpenter itself ignores them (reference §6), so a NodePool evaluated from its own spec
+   * Karpenter itself ignores them (KARPENTER.md#proposals), so a NodePool evaluated from its own spec
    * must not see them, or `kpol eval` would disagree with Karpenter.
    */
   private readonly annotations_: boolean;

@@ -145,7 +145,7 @@ export class Governor {
   }
 
   /**
-   * Graceful expiration (Karpenter has none: reference §4): expired nodes of such pools are deleted by kpol,
+   * Graceful expiration (Karpenter has none: KARPENTER.md#expiration): expired nodes of such pools are deleted by kpol,
    * at most the pool's Expired allowance at a time; Karpenter drains and terminates them.
    */
   private async expireGracefully(index: ClusterIndex, governed: ReadonlyMap<string, PolicySpec>, ev: EvalOutput, tick: GovernTick): Promise<void> {

@@ -2,7 +2,7 @@
 // What govern mode writes into a NodePool's spec.disruption.budgets: the allowance kpol's pool
 // rules give now, per reason, tightened at each whole minute up to the renewal instant where the
 // policy tightens (a window closing, a freeze starting), and a deny budget from the renewal
-// instant on. Karpenter takes the minimum of its active budgets (reference §1.4), so:
+// instant on. Karpenter takes the minimum of its active budgets (KARPENTER.md#budget-reasons), so:
 // while kpol runs it rewrites these before the deny budget starts; when kpol stops, Karpenter
 // keeps the allowance until the renewal instant and blocks from then on (fail closed).
 import { allowanceFor } from '../../rules/budgets.js';

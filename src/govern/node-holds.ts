@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Per-node holds in govern mode. Karpenter has no pod windows or maintenance windows; the one
 // per-node control it has is the Node annotation `karpenter.sh/do-not-disrupt: "true"`
-// (reference §2.2, row 7). kpol sets it on a node while one of its holds is in force,
+// (KARPENTER.md#candidates, row 7). kpol sets it on a node while one of its holds is in force,
 // with `kpol.dev/do-not-disrupt` saying why, and removes both when the hold ends. A node that
 // carries the annotation without kpol's marker is the user's: kpol never touches it.
 import type { Hold } from '../../rules/candidates.js';

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Karpenter's event reasons, their types and dedupe windows (reference §5).
+// Karpenter's event reasons, their types and dedupe windows (KARPENTER.md#events-and-metrics).
 
 export const EVENT_REASONS = [
   'DisruptionBlocked',

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Karpenter's disruption and termination metrics with their exact names, types and label
-// names (reference §5), plus kpol's own. Dashboards built for Karpenter read these unchanged.
+// names (KARPENTER.md#events-and-metrics), plus kpol's own. Dashboards built for Karpenter read these unchanged.
 import { MetricsRegistry, type MetricFamily } from './metrics.js';
 
 /** Karpenter's `DurationBuckets()`: controller-runtime's bounds plus a tail for singleton loops. */
@@ -19,7 +19,7 @@ export const LIFETIME_BUCKETS = [15 * M, 30 * M, 45 * M, H, 2 * H, 4 * H, 6 * H,
 /** Prometheus `ExponentialBuckets(1, 2, n)`: 1, 2, 4, … 2ⁿ⁻¹ seconds. */
 export const exponentialBuckets = (n: number): number[] => Array.from({ length: n }, (_, i) => 2 ** i);
 
-// `consolidation_policy` and `termination_mode` exist on `main` only (reference §5); kpol
+// `consolidation_policy` and `termination_mode` exist on `main` only (KARPENTER.md#events-and-metrics); kpol
 // mirrors `main` so one dashboard covers both metrics.
 const DISRUPTED_LABELS = ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode'];
 

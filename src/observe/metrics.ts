@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A small Prometheus registry (portable: no `node:`), Karpenter's metric names (reference §5).
+// A small Prometheus registry (portable: no `node:`), Karpenter's metric names (KARPENTER.md#events-and-metrics).
 // Every family is declared up front with its type and label names, so a typo in a metric or
 // label name throws where it is made instead of silently creating a new series.
 import { escapeHelp, formatLabels, formatNumber, isLabelName, isMetricName } from './prometheus-text.js';

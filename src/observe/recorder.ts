@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Events with Karpenter's reasons and messages (reference §5), deduplicated per object and
+// Events with Karpenter's reasons and messages (KARPENTER.md#events-and-metrics), deduplicated per object and
 // reason as Karpenter does, and kept in memory for the status page, tests and the timeline.
 
 export interface InvolvedObject {

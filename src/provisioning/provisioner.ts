@@ -19,7 +19,7 @@ export interface ProvisionResult {
   bound: number;
   created: string[];
   unschedulable: number;
-  /** Existing nodes (or in-flight NodeClaims) pending pods were placed on: nominated (reference §2.2 row 6). */
+  /** Existing nodes (or in-flight NodeClaims) pending pods were placed on: nominated (KARPENTER.md#candidates row 6). */
   nominated: string[];
 }
 

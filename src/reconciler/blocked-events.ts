@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Karpenter records why a node is not a disruption candidate as a `DisruptionBlocked` event on
-// the Node and its NodeClaim (reference §2.2: the error text with its first letter upper-cased,
+// the Node and its NodeClaim (KARPENTER.md#candidates: the error text with its first letter upper-cased,
 // deduplicated per object for 2 minutes). The reasons come from the rule graph's verdict.
 import type { ClusterIndex } from '../cluster/state.js';
 import type { EvalOutput } from '../eval/output.js';
@@ -8,7 +8,7 @@ import type { EventRecorder } from '../observe/recorder.js';
 import { RepeatedBatch } from '../observe/repeated-batch.js';
 import { digestOf } from './verdict-digest.js';
 
-/** Candidate-construction codes that carry an event (rows 4–11 of §2.2, plus kpol's holds). */
+/** Candidate-construction codes that carry an event (rows 4–11 of KARPENTER.md#candidates, plus kpol's holds). */
 const WITH_EVENT = new Set([
   'NotInitialized', 'Deleting', 'Nominated', 'DoNotDisruptNode', 'MissingNodePoolLabel', 'NodePoolNotFound',
   'DoNotDisruptPod', 'PodDisruptionWindow', 'PDBBlocked', 'MultiplePDBs', 'MaintenanceWindow',

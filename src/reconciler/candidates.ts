@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Disruption candidates as the methods see them: the evaluator's verdict (reasons come from
 // the rule graph — nothing here decides candidacy) joined with the node's pods, price and
-// Karpenter's ordering costs (reference §2.5).
+// Karpenter's ordering costs (KARPENTER.md#cost-and-order).
 import type { Reason } from '../../rules/model.js';
 import type { InstanceType } from '../cloud/provider.js';
 import { isReschedulable, type ClusterIndex, type StateNode } from '../cluster/state.js';

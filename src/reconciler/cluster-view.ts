@@ -22,7 +22,7 @@ export interface ClusterViewOptions {
 export class ClusterView {
   private index: ClusterIndex | undefined;
   private stale = true;
-  /** Bumped on every observed change: the consolidation state timestamp of reference §2.13. */
+  /** Bumped on every observed change: the consolidation state timestamp of KARPENTER.md#consolidated-cache. */
   generation = 0;
   private readonly stops: Array<{ stop(): void }> = [];
   private builtAt: string | undefined;

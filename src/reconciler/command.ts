@@ -35,7 +35,7 @@ export interface Command {
   createdAt: number;
   /** NodeClaim names created for `replacements`, once launched. */
   launched: string[];
-  /** Existing nodes the command's simulation placed pods on: nominated when it starts (reference §2.14). */
+  /** Existing nodes the command's simulation placed pods on: nominated when it starts (KARPENTER.md#commands). */
   nominates?: string[];
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Labels of karpenter_nodeclaims_disrupted_total / karpenter_pods_disruption_initiated_total
-// (reference §5, Karpenter main): reason and pool, the pool's consolidation policy in snake
+// (KARPENTER.md#events-and-metrics, Karpenter main): reason and pool, the pool's consolidation policy in snake
 // case for consolidation reasons only, and the termination mode the NodeClaim's TGP implies.
 import type { ConsolidationPolicy } from '../../rules/model.js';
 

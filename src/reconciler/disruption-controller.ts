@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// One reconcile of the disruption controller (reference §2.1): evaluate the rule graphs,
+// One reconcile of the disruption controller (KARPENTER.md#disruption-loop): evaluate the rule graphs,
 // undo stale taints, then try each method in Karpenter's order; the first method with a
 // command acts (after the 15 s validation for emptiness and consolidation) and the loop ends.
 import type { PolicySpec, Reason } from '../../rules/model.js';
@@ -28,7 +28,7 @@ import { singleNode } from './methods/single-node.js';
 import { hasDisruptedTaint, type OrchestrationQueue } from './queue.js';
 
 export const VALIDATION_DELAY_MS = 15_000;
-/** The consolidated state is forcibly refreshed at least this often (reference §2.13). */
+/** The consolidated state is forcibly refreshed at least this often (KARPENTER.md#consolidated-cache). */
 export const CONSOLIDATED_REFRESH_MS = 5 * 60_000;
 
 /** Every node's reasons and block codes, and every pool's allowances: what the methods decide from. */
@@ -62,10 +62,10 @@ function recording(events: EventRecorder, into: PublishedEvent[]): EventRecorder
 
 const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 
-/** Block codes of candidate construction (`NewCandidate`, reference §2.2) and kpol's windows: such a node never reaches a method's filters. */
+/** Block codes of candidate construction (`NewCandidate`, KARPENTER.md#candidates) and kpol's windows: such a node never reaches a method's filters. */
 const CANDIDATE_CODES: ReadonlySet<string> = new Set(['AlreadyDisrupting', 'NotManaged', 'NotInitialized', 'Deleting', 'Nominated', 'DoNotDisruptNode',
   'MissingNodePoolLabel', 'NodePoolNotFound', 'DoNotDisruptPod', 'PodDisruptionWindow', 'PDBBlocked', 'MultiplePDBs', 'MaintenanceWindow']);
-/** Per-method filter codes that Karpenter reports as `Unconsolidatable` (reference §2.4), by the method's reason. */
+/** Per-method filter codes that Karpenter reports as `Unconsolidatable` (KARPENTER.md#method-filters), by the method's reason. */
 const FILTER_CODES: Partial<Record<Reason, readonly string[]>> = {
   Empty: ['ConsolidationDisabled'],
   Underutilized: ['InstanceTypeNotFound', 'MissingCapacityType', 'MissingZone', 'ConsolidationDisabled', 'ConsolidationPolicyWhenEmpty'],
@@ -192,7 +192,7 @@ export class DisruptionController {
   }
 
   /**
-   * §2.13: emptiness and consolidation remember the state in which they found nothing to do and
+   * KARPENTER.md#consolidated-cache: emptiness and consolidation remember the state in which they found nothing to do and
    * skip until it changes — a new index (some object changed) or any node's verdict changed
    * (kpol derives Consolidatable and the other holds from time, where Karpenter writes a
    * condition that changes its state) — or 5 minutes pass. Not remembered when budgets held
@@ -225,7 +225,7 @@ export class DisruptionController {
     if (!constrained) this.consolidated.set(method, { index, verdicts, nodes: evaluation.nodes, at: now, published });
   }
 
-  /** §2.12: after the delay, the command must still hold; emptiness may shrink, consolidation may not. */
+  /** KARPENTER.md#validation: after the delay, the command must still hold; emptiness may shrink, consolidation may not. */
   private validate(method: Method, cmd: Command, ctx: MethodContext): Command | undefined {
     const still = new Map(candidatesFor(cmd.reason as Reason, ctx.evaluation, ctx.index, ctx.instanceTypes).map((c) => [c.ref.node, c]));
     const budget = budgetMapping(ctx.evaluation, cmd.reason as Reason);
@@ -254,7 +254,7 @@ export class DisruptionController {
     return { ...cmd, createdAt: ctx.now, nominates: again.destinations ?? [] };
   }
 
-  /** §2.1 step 3: a disrupted taint on a node no command holds is left over from a failed or crashed command. */
+  /** KARPENTER.md#disruption-loop step 3: a disrupted taint on a node no command holds is left over from a failed or crashed command. */
   private async cleanup(index: ClusterIndex): Promise<void> {
     const { existing, tainted } = taintScan(index);
     let changed = false;
@@ -270,7 +270,7 @@ export class DisruptionController {
   }
 
   /**
-   * Karpenter's per-method filters (`ShouldDisrupt`, reference §2.4) record `Unconsolidatable` on
+   * Karpenter's per-method filters (`ShouldDisrupt`, KARPENTER.md#method-filters) record `Unconsolidatable` on
    * the Node and NodeClaim (15 min dedupe) for a node that passed candidate construction but is
    * filtered out: consolidation disabled (Emptiness and consolidation), and for consolidation an
    * unknown instance type, a missing capacity-type or zone label, or a WhenEmpty pool with a
@@ -295,7 +295,7 @@ export class DisruptionController {
     });
   }
 
-  /** Budget gauges and the NodePool DisruptionBlocked event (reference §1.6 step 4). */
+  /** Budget gauges and the NodePool DisruptionBlocked event (KARPENTER.md#budget-counting step 4). */
   private publishBudgets(evaluation: EvalOutput): void {
     for (const [pool, p] of Object.entries(evaluation.nodePools)) {
       for (const [reason, budget] of Object.entries(p.budgets)) {

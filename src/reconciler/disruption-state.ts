@@ -16,7 +16,7 @@ export class InFlight implements DisruptionState {
   readonly marked = new Set<string>();
   /** Nodes nominated at the instant of the last `expireNominations` (what the node fact reads). */
   readonly nominated = new Set<string>();
-  /** NodePools single-node consolidation did not reach before its last timeout (reference §2.11). */
+  /** NodePools single-node consolidation did not reach before its last timeout (KARPENTER.md#single-node). */
   readonly unreachedPools = new Set<string>();
   /** Node name → end of its nomination (exclusive). */
   private readonly nominatedUntil = new Map<string, number>();
@@ -29,7 +29,7 @@ export class InFlight implements DisruptionState {
 
   /**
    * A provisioning pass or a starting command placed pods on these existing nodes: they are no
-   * disruption candidates for the nomination window (reference §2.2 row 6, §2.14 step 4).
+   * disruption candidates for the nomination window (KARPENTER.md#candidates row 6, KARPENTER.md#commands step 4).
    */
   nominate(nodes: Iterable<string>, now: number): void {
     for (const n of nodes) {

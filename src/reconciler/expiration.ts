@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Forceful expiration (reference §4): a NodeClaim past creation + expireAfter is deleted —
+// Forceful expiration (KARPENTER.md#expiration): a NodeClaim past creation + expireAfter is deleted —
 // no budgets, no do-not-disrupt, no replacement first. Under a kpol policy with graceful
 // expiration this controller stands aside and the budgeted `Expired` method acts instead.
 import { parseKarpenterDurationOrNever } from '../../rules/duration.js';

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// NodePool template hashing for static drift (reference §4): the pool carries a hash of its
+// NodePool template hashing for static drift (KARPENTER.md#drift-detection): the pool carries a hash of its
 // template (labels, annotations, taints, startup taints, nodeClassRef, expireAfter,
 // terminationGracePeriod — not requirements, which drift through labels), NodeClaims carry the
 // hash they were created from, and a difference at the same hash version is drift. kpol's hash

@@ -7,7 +7,7 @@
 //   status.disruption:
 //     policy: business-hours          # the .kpol policy, or nodepool/<name> for its own spec.disruption
 //     nodes: 19                       # initialized nodes counted against budgets
-//     disrupting: 1                   # NotReady or being disrupted (reference §1.6)
+//     disrupting: 1                   # NotReady or being disrupted (KARPENTER.md#budget-counting)
 //     reasons:
 //     - {reason: Drifted, budget: 3, allowed: 2, disrupting: 1}
 //     - {reason: Empty, disrupting: 1}  # no budget and no allowed: unlimited
@@ -15,7 +15,7 @@
 //     lastTransitionTime: ...         # when these numbers last changed
 //
 // Karpenter counts disrupting nodes per NodePool and subtracts the same count for every reason
-// (§1.6 step 5), so each reason's `disrupting` is the pool's. Unlimited is written by omission
+// (KARPENTER.md#budget-counting step 5), so each reason's `disrupting` is the pool's. Unlimited is written by omission
 // (a JSON merge patch cannot carry null, and the CRD schema has no nullable fields). The status
 // is written only when a number changes, so a steady cluster causes no writes.
 import { isApiError, type ClusterClient } from '../cluster/client.js';

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Karpenter's pod-events controller (reference §4): a NodeClaim's status.lastPodEventTime is
+// Karpenter's pod-events controller (KARPENTER.md#consolidate-after): a NodeClaim's status.lastPodEventTime is
 // bumped when a non-DaemonSet pod is bound to its node, becomes terminal or starts
 // terminating — at most every 10 s — so consolidateAfter counts from the last pod change.
 import type { ClusterClient, WatchEvent } from '../cluster/client.js';

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The orchestration queue (reference §2.14): start a command — taint the candidates, record
+// The orchestration queue (KARPENTER.md#commands): start a command — taint the candidates, record
 // the reason, launch replacements, only then mark the candidates for deletion — and, on each
 // reconcile, wait for the replacements to initialize before deleting the candidates. A command
 // that cannot finish (replacement gone, timeout) is rolled back: taints off, marks cleared.
@@ -108,7 +108,7 @@ export class OrchestrationQueue {
     return done;
   }
 
-  /** An unrecoverable command (replacement deleted, or timed out): count its uninitialized replacements, then roll back (reference §2.14 step 6). */
+  /** An unrecoverable command (replacement deleted, or timed out): count its uninitialized replacements, then roll back (KARPENTER.md#commands step 6). */
   private async fail(cmd: Command, uninitialized: number, why: string): Promise<void> {
     this.d.metrics.inc('karpenter_voluntary_disruption_queue_failures_total', { decision: decisionOf(cmd), reason: cmd.reason.toLowerCase(), consolidation_type: decisionOf(cmd) }, uninitialized);
     await this.rollback(cmd, why);
@@ -124,7 +124,7 @@ export class OrchestrationQueue {
     this.d.state.remove(cmd, true);
   }
 
-  /** Adds or removes `karpenter.sh/disrupted:NoSchedule`, keeping any other taint (reference §2.14 step 2). */
+  /** Adds or removes `karpenter.sh/disrupted:NoSchedule`, keeping any other taint (KARPENTER.md#commands step 2). */
   async taint(nodeName: string, on: boolean): Promise<void> {
     const node = await this.d.client.get<Node>({ kind: 'Node', name: nodeName });
     if (!node) return;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The scheduling simulations of one disruption pass, built once (reference §2.8): the existing
+// The scheduling simulations of one disruption pass, built once (KARPENTER.md#scheduling-simulation): the existing
 // capacity (every node not deleting or marked), the pending pods, the pods of deleting nodes
 // and the prepared pools are the same for every candidate, so each candidate's move only
 // leaves its nodes out and adds its currently reschedulable pods. Same decisions as

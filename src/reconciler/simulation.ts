@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// SimulateScheduling as the disruption methods use it (reference §2.8): existing capacity is
+// SimulateScheduling as the disruption methods use it (KARPENTER.md#scheduling-simulation): existing capacity is
 // every node that is not deleting, not marked and not a candidate; the pods to place are the
 // pending pods, the candidates' currently reschedulable pods and those of deleting nodes.
 import type { PolicySpec } from '../../rules/model.js';

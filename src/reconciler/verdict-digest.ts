@@ -11,7 +11,7 @@ export interface VerdictDigest {
   byReason: ReadonlyMap<Reason, readonly string[]>;
   /** Nodes with at least one block, in evaluation order. */
   blocked: ReadonlyArray<readonly [string, NodeResult]>;
-  /** Every node's reasons and block codes and every pool's allowances, as one string (§2.13's "state changed"). */
+  /** Every node's reasons and block codes and every pool's allowances, as one string (KARPENTER.md#consolidated-cache's "state changed"). */
   fingerprint(): string;
 }
 

@@ -84,7 +84,7 @@ export class Runtime {
   policies: readonly PolicySpec[];
   /** Snapshot NodeClaims whose instance type or offering the simulated catalog does not know. */
   readonly notAdopted: string[];
-  /** Scheduling simulations the disruption methods ran (benchmarks, and tests of the §2.13 cache). */
+  /** Scheduling simulations the disruption methods ran (benchmarks, and tests of the KARPENTER.md#consolidated-cache cache). */
   disruptionSimulations = 0;
   private readonly agent: NodeAgent;
   private readonly interruption: InterruptionController;

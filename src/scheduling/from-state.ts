@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // From the cluster model to simulation input: a state node as existing capacity, and the
 // "currently reschedulable" pod predicate that decides which pods a simulation re-places
-// (reference §2.3, §2.8). Built on the predicates in src/cluster/state.ts.
+// (KARPENTER.md#pod-predicates, KARPENTER.md#scheduling-simulation). Built on the predicates in src/cluster/state.ts.
 import {
   isDisruptable, isInitialized, isManaged, isReschedulable, isTerminal, isFullyBlockingPdb, matchingPdbs,
   type ClusterIndex, type StateNode,

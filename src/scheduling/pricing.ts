@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Price filters for consolidation (reference §2.9, §2.10): the strict price filter, spot-to-spot
+// Price filters for consolidation (KARPENTER.md#consolidation-decision, KARPENTER.md#multi-node): the strict price filter, spot-to-spot
 // and "same instance type" filtering. Pure; the consolidation methods compose them. Offering
 // prices themselves (cheapest, worst launch price, order by price) are src/cloud/catalog.ts.
 import { worstLaunchPrice } from '../cloud/catalog.js';
@@ -63,7 +63,7 @@ export interface PricedCandidate {
 }
 
 /**
- * §2.10 step 3: replacing several nodes by one of a type some of them already run only makes
+ * KARPENTER.md#multi-node step 3: replacing several nodes by one of a type some of them already run only makes
  * sense if it is cheaper than the cheapest such candidate; otherwise deleting is the better
  * move. Keeps the types whose worst launch price is below that price (all, if no candidate
  * runs one of the replacement's types).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// SimulateScheduling (reference §2.8): place pods on existing capacity first, then on as few
+// SimulateScheduling (KARPENTER.md#scheduling-simulation): place pods on existing capacity first, then on as few
 // new NodeClaims as possible, and report what could not be placed and why.
 import type { InstanceType } from '../cloud/provider.js';
 import type { Pod, Taint } from '../cluster/types.js';
@@ -179,7 +179,7 @@ export function placeOnClaims(
   return reasons.join('; ');
 }
 
-/** §2.8's success criterion: every pod that is not pending found a place (errors on pending pods do not count). */
+/** KARPENTER.md#scheduling-simulation's success criterion: every pod that is not pending found a place (errors on pending pods do not count). */
 export function allNonPendingScheduled(result: SchedulingResult, pendingPods: ReadonlySet<Pod> | readonly Pod[]): boolean {
   const pending = pendingPods instanceof Set ? pendingPods : new Set(pendingPods as readonly Pod[]);
   for (const pod of result.errors.keys()) if (!pending.has(pod)) return false;

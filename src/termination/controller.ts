@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // TerminationController: Karpenter's termination finalizers for Nodes and NodeClaims in one
-// reconcile (reference §3). Each pass reads everything from the cluster, so a new controller on
+// reconcile (KARPENTER.md#termination). Each pass reads everything from the cluster, so a new controller on
 // the same cluster resumes where an old one stopped; only eviction backoff is in memory.
 // Order within a pass, and why:
 //   1. NodePool deletion → delete its NodeClaims (they then take the same graceful path).

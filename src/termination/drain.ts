@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Which pods of a draining node go to the eviction queue now (reference §3 step 4): every pod
+// Which pods of a draining node go to the eviction queue now (KARPENTER.md#drain-tiers step 4): every pod
 // the node still waits for, force-delete-eligible ones at once whatever their tier, the rest
 // only from the first non-empty tier, so critical pods and daemons outlive the workloads.
 import { isDaemonSetPod, isWaitingEviction } from '../cluster/state.js';

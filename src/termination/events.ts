@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The termination events, with Karpenter's reasons, types and message texts (reference §3, §5).
+// The termination events, with Karpenter's reasons, types and message texts (KARPENTER.md#termination, KARPENTER.md#events-and-metrics).
 // Every message the termination flow emits is written here and nowhere else.
 import type { InvolvedObject, RecordedEvent } from '../observe/recorder.js';
 import type { KubeObject } from '../cluster/types.js';

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The eviction queue (reference §3): one entry per pod (namespace/name + uid) with the earliest
+// The eviction queue (KARPENTER.md#eviction-queue): one entry per pod (namespace/name + uid) with the earliest
 // termination time T it was ever added with, retried with exponential backoff (100 ms doubling
 // to 10 s, on the injected clock). Each due entry is force-deleted when `needsForceDelete` says
 // so, dropped when the pod is no longer active, kept while do-not-disrupt protects it, and

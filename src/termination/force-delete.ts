@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Karpenter's `needsForceDelete` (reference §3, "TGP formula"): when a pod must be deleted
+// Karpenter's `needsForceDelete` (KARPENTER.md#force-delete, "TGP formula"): when a pod must be deleted
 // without waiting for an eviction so that it is gone by the node's termination time T.
 import { isTerminating } from '../cluster/state.js';
 import { DEFAULT_TERMINATION_GRACE_SECONDS, type Pod } from '../cluster/types.js';

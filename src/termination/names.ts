@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Names the termination flow reads and writes, spelled as Karpenter spells them (reference §3, §5).
+// Names the termination flow reads and writes, spelled as Karpenter spells them (KARPENTER.md#termination, KARPENTER.md#events-and-metrics).
 export { FINALIZER_TERMINATION, TAINT_DISRUPTED, LABEL_NODEPOOL, LABEL_ZONE, LABEL_CAPACITY_TYPE } from '../cluster/types.js';
 
 export const ANNOTATION_TERMINATION_TIMESTAMP = 'karpenter.sh/nodeclaim-termination-timestamp';
@@ -19,7 +19,7 @@ export const INSTANCE_REQUEUE_MS = 5_000;
 /** Priority classes whose pods drain last (by name, not by value). */
 export const CRITICAL_PRIORITY_CLASSES: ReadonlySet<string> = new Set(['system-cluster-critical', 'system-node-critical']);
 
-/** Counter and duration names (reference §5). */
+/** Counter and duration names (KARPENTER.md#events-and-metrics). */
 export const METRIC = {
   evictionRequests: 'karpenter_pods_eviction_requests_total',
   podsDrained: 'karpenter_pods_drained_total',

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Node finalizer (reference §3 "Node finalize"), one pass per reconcile, each step
+// The Node finalizer (KARPENTER.md#node-finalizer "Node finalize"), one pass per reconcile, each step
 // idempotent so that a restarted controller resumes from what the cluster holds:
 // instance already gone → release; taint and exclude from load balancers; drain in tiers with
 // MinDrainTime; terminate the instance and wait until it is gone; release the Node.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The NodeClaim finalizer (reference §3): once none of its Nodes is left, make sure the
+// The NodeClaim finalizer (KARPENTER.md#termination): once none of its Nodes is left, make sure the
 // instance is gone (InstanceTerminating, cloud delete, wait), then release the NodeClaim.
 // The termination-time annotation is written before this step (termination-time.ts), and the
 // Nodes are deleted by the controller's cascade step.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The NodeClaim finalizer's first step (reference §3): stamp the instant by which every pod of
+// The NodeClaim finalizer's first step (KARPENTER.md#termination-time): stamp the instant by which every pod of
 // the node will have been deleted, `karpenter.sh/nodeclaim-termination-timestamp` =
 // deletionTimestamp + terminationGracePeriod, once, as RFC3339 with whole seconds.
 import { goParseDuration } from '../../rules/karpenter-go.js';

@@ -84,7 +84,7 @@ describe('cheapestOffering', () => {
   });
 });
 
-describe('worstLaunchPrice (reference §2.9)', () => {
+describe('worstLaunchPrice (KARPENTER.md#consolidation-decision)', () => {
   const mk = (offerings: Offering[]): InstanceType => toInstanceType({
     name: 'x.large', family: 'x', architecture: 'amd64', vcpu: 2, memoryMiB: 4096, maxPods: 29, offerings,
   });

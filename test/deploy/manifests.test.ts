@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // deploy/: every manifest parses; each mode (govern: deploy/, next to Karpenter; standalone:
 // deploy/standalone/ with deploy/crds/) installs the same objects by name, so applying one
-// replaces the other; the CRDs carry Karpenter's validation (reference §1.1), whose patterns are
-// checked here against the reference's accept/reject lists; the Deployment runs what the CLI
+// replaces the other; the CRDs carry Karpenter's validation (KARPENTER.md#budget-fields), whose patterns are
+// checked here against the accept/reject lists of KARPENTER.md#budget-fields; the Deployment runs what the CLI
 // accepts, hardened, with probes where the probe server listens; the example policy is the
 // shipped example and checks clean.
 import { relative } from 'node:path';
@@ -54,7 +54,7 @@ describe('deploy/ manifests', () => {
   });
 });
 
-describe('CRDs (reference §1.1)', () => {
+describe('CRDs (KARPENTER.md#budget-fields)', () => {
   it('both are karpenter.sh/v1, cluster-scoped, with the status subresource', () => {
     for (const name of ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh']) {
       const crd = find('standalone', 'CustomResourceDefinition', name)!;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `kpol eval` on Karpenter-format snapshots reproduces Karpenter's allowances and candidate
-// decisions (reference §1.6–§1.7, §2.2), and the same cases written as .kpol agree.
+// decisions (KARPENTER.md#budget-counting–KARPENTER.md#budget-example, KARPENTER.md#candidates), and the same cases written as .kpol agree.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/cluster/snapshot.js';
@@ -33,7 +33,7 @@ const DOCS_KPOL = `policy docs for nodepool default {
 }
 `;
 
-describe('the docs example (reference §1.7): 19 nodes', () => {
+describe('the docs example (KARPENTER.md#budget-example): 19 nodes', () => {
   const index = load(readFileSync(here('../fixtures/snapshots/docs-example.yaml'), 'utf8'));
   it.each([
     ['2026-08-20T12:00:00Z', { Empty: 4, Drifted: 4, Underutilized: 5 }],
@@ -56,7 +56,7 @@ describe('the docs example (reference §1.7): 19 nodes', () => {
   });
 });
 
-describe('counting (reference §1.6)', () => {
+describe('counting (KARPENTER.md#budget-counting)', () => {
   const at = Date.parse('2026-08-20T12:00:00Z');
   it('uninitialized and InstanceTerminating nodes count nowhere; NotReady ones consume budget', async () => {
     const a = makeNodeClaimAndNode('p', 0);
@@ -81,7 +81,7 @@ describe('counting (reference §1.6)', () => {
   });
 });
 
-describe('candidates (reference §2.2)', () => {
+describe('candidates (KARPENTER.md#candidates)', () => {
   const at = Date.parse('2026-08-20T12:00:00Z');
   const pool = makeNodePool('p', { consolidateAfter: '0s' });
   async function verdict(objects: KubeObject[], node: string) {
@@ -135,7 +135,7 @@ describe('candidates (reference §2.2)', () => {
   });
 });
 
-describe('pod disruption-schedule annotations (seed 004)', () => {
+describe('pod disruption-schedule annotations (KARPENTER.md#pod-disruption-schedule-proposal)', () => {
   const at = Date.parse('2026-08-19T12:00:00Z'); // a Wednesday, outside "0 2 * * 6"
   const n = makeNodeClaimAndNode('p', 0);
   const pod = makePod('trainer', n.node.metadata.name, { annotations: { 'karpenter.sh/disruption-schedule': '0 2 * * 6', 'karpenter.sh/disruption-schedule-duration': '4h' } });

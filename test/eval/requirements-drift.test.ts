@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// RequirementsDrifted (reference §4 item 2): narrowing a NodePool's requirements drifts the
+// RequirementsDrifted (KARPENTER.md#drift-detection item 2): narrowing a NodePool's requirements drifts the
 // nodes that no longer satisfy them; widening does not.
 import { describe, expect, it } from 'vitest';
 import type { NodeSelectorRequirement } from '../../src/cluster/types.js';

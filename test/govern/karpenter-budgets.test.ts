@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What govern mode writes into spec.disruption.budgets, checked against Karpenter's rules for
-// budgets (reference §1.4): the minimum of the active budgets per reason, each dated
+// budgets (KARPENTER.md#budget-reasons): the minimum of the active budgets per reason, each dated
 // budget active on [hit, hit + duration) in UTC.
 import { describe, expect, it } from 'vitest';
 import { Evaluator } from '../../src/eval/evaluate-cluster.js';

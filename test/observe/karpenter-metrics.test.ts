@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createKarpenterMetrics } from '../../src/observe/karpenter-metrics.js';
 import { parseExposition, sample } from './parse-prometheus.js';
 
-// Reference §5, copied by hand: name, type, labels.
+// KARPENTER.md#events-and-metrics, copied by hand: name, type, labels.
 const TABLE: [string, string, string[]][] = [
   ['karpenter_voluntary_disruption_decision_evaluation_duration_seconds', 'histogram', ['reason', 'consolidation_type']],
   ['karpenter_voluntary_disruption_decisions_total', 'counter', ['decision', 'reason', 'consolidation_type']],
@@ -51,7 +51,7 @@ describe('Karpenter metrics', () => {
     ]);
   });
 
-  it('uses the consolidation score buckets of reference §5', () => {
+  it('uses the consolidation score buckets of KARPENTER.md#events-and-metrics', () => {
     const m = createKarpenterMetrics();
     expect(m.family('karpenter_consolidation_score')?.buckets).toEqual([0.1, 0.25, 0.33, 0.5, 1, 2, 5, 10]);
     m.observe('karpenter_consolidation_score', { decision: 'approved', nodepool: 'default', policy: 'Balanced' }, 0.3);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Balanced consolidation policy (reference §2.11): approve a move iff
+// The Balanced consolidation policy (KARPENTER.md#single-node): approve a move iff
 // (savings / pool cost) / (move disruption / pool disruption) ≥ 1/2.
 import { describe, expect, it } from 'vitest';
 import type { PolicySpec } from '../../rules/model.js';

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Budgets across several NodePools (reference §1.6): each pool's Drifted allowance is its own
+// Budgets across several NodePools (KARPENTER.md#budget-counting): each pool's Drifted allowance is its own
 // budget minus its own disrupting nodes, so two pools drifting at once each stay within their
 // budget at every tick, independently of the other pool.
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ describe('budgets across several NodePools', () => {
     expect([...original.values()].filter((p) => p === 'a')).toHaveLength(4);
     expect([...original.values()].filter((p) => p === 'b')).toHaveLength(4);
 
-    // Change both templates: every node of both pools drifts (static hash, reference §4).
+    // Change both templates: every node of both pools drifts (static hash, KARPENTER.md#drift-detection).
     for (const name of ['a', 'b']) {
       await s.rt.cluster.patch({ kind: 'NodePool', name }, { spec: { template: { metadata: { labels: { rev: '2' } } } } });
     }

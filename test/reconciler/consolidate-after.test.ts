@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// consolidateAfter (reference §4, §2.8): a node is consolidatable once
+// consolidateAfter (KARPENTER.md#consolidate-after, KARPENTER.md#scheduling-simulation): a node is consolidatable once
 // now − (lastPodEventTime, else Initialized) ≥ consolidateAfter; before that it is blocked
 // NotConsolidatable for Empty and Underutilized. Since v1.14 the window also protects
 // *destinations*: a consolidation simulation may not place a candidate's pods on a node whose

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reference §2.13: once consolidation found nothing to do, it is not recomputed until the
+// KARPENTER.md#consolidated-cache: once consolidation found nothing to do, it is not recomputed until the
 // cluster (or a node's verdict) changes, or 5 minutes pass — unless a reused evaluation proves
 // nothing moved in those 5 minutes.
 import { describe, expect, it } from 'vitest';

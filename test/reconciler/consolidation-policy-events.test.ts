@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// WhenEmpty vs WhenEmptyOrUnderutilized vs consolidation disabled (reference §2.4, §5): the
+// WhenEmpty vs WhenEmptyOrUnderutilized vs consolidation disabled (KARPENTER.md#method-filters, KARPENTER.md#events-and-metrics): the
 // blocked codes in the evaluation and the `Unconsolidatable` events on Node and NodeClaim, worded
 // as Karpenter words them and deduplicated for 15 minutes.
 import { describe, expect, it } from 'vitest';
@@ -78,7 +78,7 @@ describe('consolidation policy: codes and events', () => {
   });
 });
 
-describe('DisruptionBlocked events (reference §2.2)', () => {
+describe('DisruptionBlocked events (KARPENTER.md#candidates)', () => {
   it('a do-not-disrupt pod blocks its node with Karpenter\'s message, on Node and NodeClaim', async () => {
     const s = new Scenario([pool('default', ['m5.large']), replicaSet('batch', 1, { cpu: '1', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })],
       policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'));

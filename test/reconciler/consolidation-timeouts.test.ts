@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reference §2.10–2.11: single-node consolidation checks a 3-minute deadline before each
+// KARPENTER.md#multi-node, KARPENTER.md#single-node: single-node consolidation checks a 3-minute deadline before each
 // candidate, counts the timeout, and puts the NodePools it did not reach first next time;
 // multi-node consolidation stops its binary search after 1 minute with the best batch so far.
 // Elapsed time comes from the pass's clock, advanced here per simulation.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Emptiness and consolidation (reference §2.6, §2.9–§2.11) on the embedded cluster.
+// Emptiness and consolidation (KARPENTER.md#emptiness, KARPENTER.md#consolidation-decision–KARPENTER.md#single-node) on the embedded cluster.
 import { describe, expect, it } from 'vitest';
 import type { Node } from '../../src/cluster/types.js';
 import { makeNodePool } from '../support/cluster-builder.js';

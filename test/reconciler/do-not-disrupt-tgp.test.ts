@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// do-not-disrupt pods and pod disruption windows hold their node (reference §2.2 rows 10–11,
+// do-not-disrupt pods and pod disruption windows hold their node (KARPENTER.md#candidates rows 10–11,
 // rules/README §3.9), unless a terminationGracePeriod is set: then drift (an eventual method)
 // proceeds, and at drain time the pod is force-deleted at exactly T − terminationGracePeriodSeconds,
 // where T = NodeClaim deletionTimestamp + TGP is stamped in
-// `karpenter.sh/nodeclaim-termination-timestamp` (reference §3).
+// `karpenter.sh/nodeclaim-termination-timestamp` (KARPENTER.md#termination-time).
 import { describe, expect, it } from 'vitest';
 import type { NodeClaim, Pod } from '../../src/cluster/types.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Drain tiers (reference §3 step 4): (1) non-critical non-daemonset, (2) non-critical
+// Drain tiers (KARPENTER.md#drain-tiers step 4): (1) non-critical non-daemonset, (2) non-critical
 // daemonset, (3) critical non-daemonset, (4) critical daemonset — critical by priorityClassName
 // (`system-cluster-critical` / `system-node-critical`). Only the first non-empty tier is
 // evicted; the next starts once every pod of the previous one is gone.

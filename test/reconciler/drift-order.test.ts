@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Drift order (reference §2.5, §2.7): candidates sorted by the Drifted condition's
+// Drift order (KARPENTER.md#cost-and-order, KARPENTER.md#drift): candidates sorted by the Drifted condition's
 // lastTransitionTime (oldest drift first), then stably partitioned so that nodes with no
 // reschedulable pods go first; one node per command.
 import { describe, expect, it } from 'vitest';
@@ -76,7 +76,7 @@ describe('drift order', () => {
     // Oldest drift first: the last claim drifted 3 min ago, the first 1 min ago.
     expect(started.map((x) => x.nodeClaim)).toEqual([...claims].reverse());
     // Karpenter stops counting a node against the budget once its NodeClaim is
-    // InstanceTerminating (§1.6), and not before: the next command starts in a later tick.
+    // InstanceTerminating (KARPENTER.md#budget-counting), and not before: the next command starts in a later tick.
     for (let i = 1; i < started.length; i++) {
       expect(started[i].tick).toBeGreaterThan(released.get(started[i - 1].nodeClaim)!);
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Drift (reference §2.7, §4): a template change drifts every node; kpol replaces them within
+// Drift (KARPENTER.md#drift, KARPENTER.md#drift-detection): a template change drifts every node; kpol replaces them within
 // the budget, launching and initializing each replacement before its node is deleted.
 import { describe, expect, it } from 'vitest';
 import { makeNodePool } from '../support/cluster-builder.js';

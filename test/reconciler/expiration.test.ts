@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Expiration (reference §4): forceful by default — the NodeClaim is deleted at exactly
+// Expiration (KARPENTER.md#expiration): forceful by default — the NodeClaim is deleted at exactly
 // creationTimestamp + expireAfter, ignoring budgets and do-not-disrupt, with no replacement
 // launched first. kpol's `expire after D gracefully` turns it into the budgeted `Expired`
 // method instead: one node at a time under `budget 1 for Expired`, replacement first, oldest

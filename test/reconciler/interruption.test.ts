@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Interruption (reference §4; AWS provider): a spot interruption notice deletes the NodeClaim at
+// Interruption (KARPENTER.md#interruption; AWS provider): a spot interruption notice deletes the NodeClaim at
 // once — forceful, no budgets — and kpol pre-launches the replacement capacity in the same pass
 // rather than waiting for the evicted pods to go pending. The pods end up Running again.
 import { describe, expect, it } from 'vitest';

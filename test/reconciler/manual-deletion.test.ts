@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Manual deletion (reference §3): deleting a Node, a NodeClaim or a NodePool takes the same
+// Manual deletion (KARPENTER.md#termination): deleting a Node, a NodeClaim or a NodePool takes the same
 // graceful path — the termination finalizer holds both objects, the Node is tainted and drained
 // through the Eviction API, the instance is terminated in the cloud, then the finalizers go.
 // No instance is left without a NodeClaim.

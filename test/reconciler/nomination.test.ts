@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Nominations (reference §2.2 row 6, §2.12, §2.14): a node on which a provisioning pass or a
+// Nominations (KARPENTER.md#candidates row 6, KARPENTER.md#validation, KARPENTER.md#commands): a node on which a provisioning pass or a
 // starting command's simulation placed a pod is not a disruption candidate for 20 s (the
 // rule graph's `nominated` fact), renewed on each nomination.
 import { describe, expect, it } from 'vitest';

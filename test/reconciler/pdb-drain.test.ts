@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Draining through a PodDisruptionBudget (reference §3, eviction queue): evictions go through the
+// Draining through a PodDisruptionBudget (KARPENTER.md#eviction-queue, eviction queue): evictions go through the
 // Eviction API; while the PDB allows 0 disruptions the API answers 429, the node records
 // FailedDraining (`evicting pod violates a PDB`), and the pod is retried until the recreated
 // replica is Running elsewhere. The PDB is never violated.

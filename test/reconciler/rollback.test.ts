@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Rollback when a replacement fails (reference §2.14 steps 5–6): a drift command whose
+// Rollback when a replacement fails (KARPENTER.md#commands steps 5–6): a drift command whose
 // replacement NodeClaim disappears (insufficient capacity, or a launch that keeps failing until
 // the launch timeout deletes it) is unrecoverable — the candidate's taint comes off, its
 // DisruptionReason is cleared, it is unmarked, it is never deleted and its pods never move —
@@ -95,7 +95,7 @@ describe('rollback when the replacement fails', () => {
     expect(why).toBe('replacement was deleted');
     expect(s.rt.events.list({ reason: 'InsufficientCapacityError', name: cmd.launched[0] })).toHaveLength(1);
     await expectRolledBack(s, node, nodeClaim, pods);
-    // An unrecoverable command counts its uninitialized replacements (reference §2.14 step 6).
+    // An unrecoverable command counts its uninitialized replacements (KARPENTER.md#commands step 6).
     expect(s.rt.metrics.value('karpenter_voluntary_disruption_queue_failures_total', { decision: 'replace', reason: 'drifted', consolidation_type: 'replace' })).toBe(1);
 
     // The cloud works again: the next loop drifts the node for real.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Budget arithmetic through the compiled pool rules, with Karpenter's own numbers (reference §1.3–§1.7).
+// Budget arithmetic through the compiled pool rules, with Karpenter's own numbers (KARPENTER.md#budget-allowance–KARPENTER.md#budget-example).
 import { describe, expect, it } from 'vitest';
 import { allowanceFor, quantityValue } from '../../rules/budgets.js';
 import { compile } from '../../rules/compile.js';
@@ -24,7 +24,7 @@ async function allow(p: PolicySpec, windows: Record<string, boolean>, reason: Re
   return allowanceFor(await engine.runPool(facts as never), reason, n, disrupting);
 }
 
-describe('quantityValue (reference §1.3)', () => {
+describe('quantityValue (KARPENTER.md#budget-allowance)', () => {
   it.each([
     [5, 10, 1], [10, 11, 2], [20, 19, 4], [50, 3, 2], [33, 10, 4], [1, 1, 1], [0, 50, 0], [10, 0, 0], [100, 7, 7],
   ])('%i%% of %i nodes rounds up to %i', (p, n, want) => {
@@ -36,7 +36,7 @@ describe('quantityValue (reference §1.3)', () => {
   });
 });
 
-describe('the docs example, 19 nodes (reference §1.7)', () => {
+describe('the docs example, 19 nodes (KARPENTER.md#budget-example)', () => {
   const docs = policy([
     { id: 'b0', nodes: pct(20), reasons: ['Empty', 'Drifted'], mode: 'budget' },
     { id: 'b1', nodes: cnt(5), reasons: null, mode: 'budget' },
@@ -66,7 +66,7 @@ describe('the docs example, 19 nodes (reference §1.7)', () => {
   });
 });
 
-describe('reasons and defaults (reference §1.4)', () => {
+describe('reasons and defaults (KARPENTER.md#budget-reasons)', () => {
   it('a reason no budget names is unlimited', async () => {
     const p = policy([{ id: 'b0', nodes: cnt(0), reasons: ['Drifted'], mode: 'budget' }]);
     expect(await allow(p, {}, 'Empty', 10)).toEqual({ budget: null, allowed: null });
@@ -81,7 +81,7 @@ describe('reasons and defaults (reference §1.4)', () => {
     expect((await allow(p, { b0: false }, 'Empty', 10)).budget).toBeNull();
     expect((await allow(p, { b0: true }, 'Empty', 10)).budget).toBe(0);
   });
-  it('any invalid budget fails every reason closed (reference §1.5)', async () => {
+  it('any invalid budget fails every reason closed (KARPENTER.md#budget-fail-closed)', async () => {
     const p = policy([{ id: 'b0', nodes: pct(50), reasons: ['Drifted'], mode: 'budget' }]);
     for (const r of ['Empty', 'Drifted', 'Underutilized'] as const) {
       expect(await allow(p, {}, r, 10, 0, 1)).toMatchObject({ budget: 0, allowed: 0 });

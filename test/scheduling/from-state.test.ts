@@ -39,7 +39,7 @@ describe('simNodeFromState', () => {
   });
 });
 
-describe('isCurrentlyReschedulable (§2.3)', () => {
+describe('isCurrentlyReschedulable (KARPENTER.md#pod-predicates)', () => {
   const pods = {
     plain: makePod('web-1', 'n', { labels: { app: 'web' } }),
     daemon: makePod('ds-1', 'n', { owner: 'DaemonSet' }),

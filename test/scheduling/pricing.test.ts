@@ -89,7 +89,7 @@ describe('spot helpers', () => {
   });
 });
 
-describe('filterOutSameInstanceType (§2.10 step 3)', () => {
+describe('filterOutSameInstanceType (KARPENTER.md#multi-node step 3)', () => {
   const od = [{ key: CT, operator: 'In' as const, values: ['on-demand'] }];
   it('drops types not cheaper than the cheapest candidate already running one of the options', () => {
     const options = TYPES.filter((t) => ['m5.large', 'm5.xlarge', 'c5.large'].includes(t.name));

@@ -183,7 +183,7 @@ describe('simulateScheduling: topology', () => {
   });
 });
 
-describe('simulateScheduling: §2.8 rules', () => {
+describe('simulateScheduling: KARPENTER.md#scheduling-simulation rules', () => {
   it('a pod landing on an uninitialized node is an error', () => {
     const p = pod('p', { cpu: '1' });
     const r = run({ pods: [p], nodes: [simNode('n1', { initialized: false, nodeClaim: 'default-abc' })] });

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The termination flow end to end on MemoryCluster + SimulatedCloud (reference §3).
+// The termination flow end to end on MemoryCluster + SimulatedCloud (KARPENTER.md#termination).
 import { describe, expect, it } from 'vitest';
 import type { NodePool } from '../../src/cluster/types.js';
 import { makeNodePool, makePod } from '../support/cluster-builder.js';

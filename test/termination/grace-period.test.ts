@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// terminationGracePeriod end to end (reference §3 "TGP formula"): NodeClaim TGP 5 m, deleted at
+// terminationGracePeriod end to end (KARPENTER.md#force-delete "TGP formula"): NodeClaim TGP 5 m, deleted at
 // 12:00:00, so T = 12:05:00. Pods that PDBs or do-not-disrupt hold back are deleted so that
 // they are gone by T, each at T − its own grace period.
 import { describe, expect, it } from 'vitest';

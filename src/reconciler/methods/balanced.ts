@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Balanced consolidation policy (reference §2.11, Karpenter v1.14): a move must save at
+// The Balanced consolidation policy (KARPENTER.md#single-node, Karpenter v1.14): a move must save at
 // least half as much (as a share of the pool's cost) as it disrupts (as a share of the pool's
 // disruption cost): score = (savings / poolCost) / (moveDisruption / poolDisruption) ≥ 1/k, k = 2.
 import type { ClusterIndex } from '../../cluster/state.js';

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// computeConsolidation (reference §2.9): can these candidates go — deleted outright, or
+// computeConsolidation (KARPENTER.md#consolidation-decision): can these candidates go — deleted outright, or
 // replaced by one cheaper NodeClaim? Shared by multi- and single-node consolidation.
 import { cheapestOffering } from '../../cloud/catalog.js';
 import type { InstanceType } from '../../cloud/provider.js';

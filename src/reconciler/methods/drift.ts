@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Drift (reference §2.7), and kpol's graceful expiration which works the same way for reason
+// Drift (KARPENTER.md#drift), and kpol's graceful expiration which works the same way for reason
 // `Expired`: oldest first, nodes without reschedulable pods first, one node per command,
 // replacements from the scheduling simulation; no price check.
 import type { StateNode } from '../../cluster/state.js';

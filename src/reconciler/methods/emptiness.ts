@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Emptiness (reference §2.6): one delete command with every empty candidate the budgets
+// Emptiness (KARPENTER.md#emptiness): one delete command with every empty candidate the budgets
 // allow, across NodePools, most expensive first.
 import { budgetMapping, bySavingsRatio, candidatesFor, takeWithinBudget } from '../candidates.js';
 import { command, type Method } from './method.js';

@@ -11,7 +11,7 @@ import type { EventRecorder } from '../../observe/recorder.js';
 import type { Candidate } from '../candidates.js';
 import type { Command, MethodName, Replacement } from '../command.js';
 
-/** The outcome of simulating the candidates' pods elsewhere (reference §2.8). */
+/** The outcome of simulating the candidates' pods elsewhere (KARPENTER.md#scheduling-simulation). */
 export interface MoveSimulation {
   /** Every non-pending pod found a place. */
   ok: boolean;
@@ -38,7 +38,7 @@ export interface MethodContext {
    */
   clock?: Clock;
   /**
-   * A consolidation method gave up at its time limit (reference §2.10–2.11): count it in
+   * A consolidation method gave up at its time limit (KARPENTER.md#multi-node, KARPENTER.md#single-node): count it in
    * `karpenter_voluntary_disruption_consolidation_timeouts_total`; a single-node timeout also
    * keeps the method from being marked consolidated.
    */
@@ -54,7 +54,7 @@ export interface Method {
   name: MethodName;
   reason: Reason;
   consolidationType: Command['consolidationType'];
-  /** Whether commands wait 15 s and are re-validated before they start (reference §2.12). */
+  /** Whether commands wait 15 s and are re-validated before they start (KARPENTER.md#validation). */
   validates: boolean;
   compute(ctx: MethodContext): Command[];
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Multi-node consolidation (reference §2.10): the longest prefix of candidates (in savings
+// Multi-node consolidation (KARPENTER.md#multi-node): the longest prefix of candidates (in savings
 // order, within budgets, at most 100) that can all go at once, found by binary search.
 import { budgetMapping, bySavingsRatio, candidatesFor, takeWithinBudget, type Candidate } from '../candidates.js';
 import { balancedApproves } from './balanced.js';
@@ -44,7 +44,7 @@ export const multiNode: Method = {
   },
 };
 
-/** §2.10 step 3 (filterOutSameInstanceType); true when no replacement type is left, i.e. deleting is the better move. */
+/** KARPENTER.md#multi-node step 3 (filterOutSameInstanceType); true when no replacement type is left, i.e. deleting is the better move. */
 function replacesWithSameType(ctx: MethodContext, batch: Candidate[], result: Consolidation): boolean {
   if (result.kind !== 'replace') return false;
   const types = result.replacement.instanceTypes.map((t) => ctx.instanceTypes.get(t)).filter((t): t is InstanceType => t !== undefined);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Single-node consolidation (reference §2.11): candidates in savings order, interleaved by
+// Single-node consolidation (KARPENTER.md#single-node): candidates in savings order, interleaved by
 // NodePool; the first one that can be deleted or replaced by a cheaper node wins.
 import { budgetMapping, bySavingsRatio, candidatesFor, type Candidate } from '../candidates.js';
 import { balancedApproves } from './balanced.js';

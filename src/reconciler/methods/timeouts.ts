@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Karpenter's consolidation time limits (reference §2.10–2.11): multi-node consolidation's
+// Karpenter's consolidation time limits (KARPENTER.md#multi-node, KARPENTER.md#single-node): multi-node consolidation's
 // binary search stops after 1 minute with the best command found so far; single-node
 // consolidation checks a 3-minute deadline before each candidate and gives up. Time is read
 // from the pass's clock (MethodContext.clock): a simulated cluster's clock that does not move

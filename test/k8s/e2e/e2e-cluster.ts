@@ -118,7 +118,7 @@ const instanceTerminating = (nc: NodeClaim | undefined): boolean =>
   nc?.status?.conditions?.some((c) => c.type === 'InstanceTerminating' && c.status === 'True') ?? false;
 
 /**
- * Nodes that count against a disruption budget, as Karpenter counts them (reference §1.6):
+ * Nodes that count against a disruption budget, as Karpenter counts them (KARPENTER.md#budget-counting):
  * tainted karpenter.sh/disrupted or being deleted — except once the NodeClaim says
  * InstanceTerminating (drained, machine going): Karpenter stops counting those, so the next node
  * may start while the last one's objects are still on their way out.

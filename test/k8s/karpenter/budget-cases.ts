@@ -17,7 +17,7 @@ export interface BudgetCase {
   nodes: number;
   /** `spec.disruption.budgets`; `undefined` leaves the field out (Karpenter's 10% default). */
   budgets: unknown[] | undefined;
-  /** Karpenter's allowance per reason by its documented rules (§1 of the semantics notes), before subtracting disrupting nodes. */
+  /** Karpenter's allowance per reason by its documented rules (KARPENTER.md#budgets of the semantics notes), before subtracting disrupting nodes. */
   expected: Record<Reason, number>;
 }
 

@@ -11,7 +11,7 @@ const EVENTUAL: ReadonlySet<Reason> = new Set(['Drifted', 'Expired']);
 
 /**
  * Nodes voluntarily disrupted after tick `tk`, keyed by NodeClaim, counted the way Karpenter
- * counts disrupting nodes (§1.6): a managed, initialized Node exists and the NodeClaim is not
+ * counts disrupting nodes (KARPENTER.md#budget-counting): a managed, initialized Node exists and the NodeClaim is not
  * InstanceTerminating. A NodeClaim is voluntarily disrupted while it is a candidate of an
  * in-flight command, or deleting after being a candidate of a command that was not rolled back.
  */
@@ -76,7 +76,7 @@ export function checkBudgets(trace: Pick<Trace, 'ticks' | 'starts'>): string[] {
 
 const podActive = (p: Pod) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && !p.metadata.deletionTimestamp;
 
-/** §2.3: "true" forever; a positive duration from status.startTime (nil start → active); anything else ignored. */
+/** KARPENTER.md#pod-predicates: "true" forever; a positive duration from status.startTime (nil start → active); anything else ignored. */
 export function doNotDisruptActive(p: Pod, now: number): boolean {
   const v = p.metadata.annotations?.['karpenter.sh/do-not-disrupt'];
   if (v === undefined) return false;

@@ -2,13 +2,13 @@
 // Property tests (issue 3, "Property tests (fast-check)"): random small clusters, workloads,
 // .kpol policies and perturbations, run on the real Runtime for 2–4 simulated hours at 30 s
 // steps, with four properties checked over every tick of the recorded trace:
-//   1. disrupting nodes never exceed the allowance (reference §1.6);
+//   1. disrupting nodes never exceed the allowance (KARPENTER.md#budget-counting);
 //   2. no voluntary disruption takes a node held by a do-not-disrupt pod, a pod outside its
-//      disruption window, or a maintenance window (§2.2 rows 10–11, §2.3; kpol pod and
+//      disruption window, or a maintenance window (KARPENTER.md#candidates rows 10–11, KARPENTER.md#pod-predicates; kpol pod and
 //      maintenance windows), except eventual reasons under a terminationGracePeriod;
 //   3. a command's candidates are deleted only once every replacement it launched is
-//      Initialized (§2.14);
-//   4. a gone NodeClaim's instance is gone, and nothing is orphaned at the end (§3).
+//      Initialized (KARPENTER.md#commands);
+//   4. a gone NodeClaim's instance is gone, and nothing is orphaned at the end (KARPENTER.md#termination).
 // The simulations are shared between the four properties (same seed, memoized by case), so
 // the file costs one set of runs. Each property also has a negative control: its checker fed
 // a fabricated trace that violates it must report the violation.

@@ -8,7 +8,7 @@ const lower = (o: NodePoolOptions) => nodePoolToPolicy(makeNodePool('default', o
 const budgetsOf = (budgets: KarpenterBudget[]) => lower({ budgets });
 
 describe('nodePoolToPolicy', () => {
-  it('lowers the reference §1.7 docs example exactly', () => {
+  it('lowers the KARPENTER.md#budget-example docs example exactly', () => {
     const { policy, diagnostics } = budgetsOf([
       { nodes: '20%', reasons: ['Empty', 'Drifted'] },
       { nodes: '5' },

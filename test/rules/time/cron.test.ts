@@ -45,7 +45,7 @@ describe('validateCron: accepted schedules and their normal form', () => {
   });
 });
 
-describe('validateCron: errors (robfig texts, reference §1.2)', () => {
+describe('validateCron: errors (robfig texts, KARPENTER.md#budget-windows)', () => {
   it.each([
     ['@dailyfoo', 'descriptor', 'unrecognized descriptor: @dailyfoo'],
     ['@DAILY', 'descriptor', 'unrecognized descriptor: @DAILY'],

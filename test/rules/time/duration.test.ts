@@ -80,7 +80,7 @@ describe('formatDuration', () => {
   });
 });
 
-describe('KARPENTER_PATTERNS (reference §1.1, checked with Go RE2)', () => {
+describe('KARPENTER_PATTERNS (KARPENTER.md#budget-fields, checked with Go RE2)', () => {
   const cases: Array<readonly [keyof typeof KARPENTER_PATTERNS, string, boolean]> = [
     ...['0', '05', '1000', '0%', '9%', '99%', '100%'].map((v) => ['nodes', v, true] as const),
     ...['101%', '1000%', '-10', '-10%', '10.5%', '', ' 10'].map((v) => ['nodes', v, false] as const),

@@ -15,7 +15,7 @@ const at = (iso: string): number => Date.parse(iso);
 const utc = (cron: string, durationSeconds: number): WindowSpec => ({ cron, durationSeconds, timeZone: 'UTC' });
 const iso = (intervals: Array<[number, number]>): string[][] => intervals.map(([a, b]) => [new Date(a).toISOString(), new Date(b).toISOString()]);
 
-describe('Budget.IsActive boundaries (reference §1.2)', () => {
+describe('Budget.IsActive boundaries (KARPENTER.md#budget-windows)', () => {
   it.each([
     // @daily for 10m
     ['@daily', 600, '2025-06-10T00:00:00.000Z', true],
