@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // SPDX-License-Identifier: Apache-2.0
 // Builds the browser editor into editor/dist with Vite. `kpol run` and `kpol serve` run it (as a
-// child process, see src/server/editor-build.ts) when the build is missing or older than its
+// child process, see src/edge/server/editor-build.ts) when the build is missing or older than its
 // sources; so does the editor tests' global setup. Plain JavaScript so that it needs no tsx.
 //
 // It builds into a fresh folder beside dist/ and swaps it in, so a server reading dist/ or a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fact catalog: every fact a rule graph may test, with its meaning. Facts are plain
-// values derived from the cluster at one instant (src/facts/ derives them); rules decide.
+// values derived from the cluster at one instant (src/core/facts/ derives them); rules decide.
 // Node facts that identify objects (pod names, PDB names) are "details": they fill message
 // templates but never take part in a decision, so nodes that differ only in details share
 // one rule-engine run.

@@ -3,7 +3,7 @@
 // express is exported exactly; everything else becomes a finding (never silently dropped).
 // When a window cannot be expressed, the export is made stricter, never looser: the budget
 // is kept always active (a deny budget, an allow budget's `nodes: "0"`).
-import type { KarpenterBudget, NodePool } from '../src/cluster/types.js';
+import type { KarpenterBudget, NodePool } from './nodepool-types.js';
 import { formatDuration } from './duration.js';
 import { KARPENTER_REASONS, type BudgetSpec, type PolicySpec, type Quantity, type Reason, type WindowSpec } from './model.js';
 import { utcWindowsFor } from './karpenter-utc-windows.js';

@@ -3,7 +3,7 @@
 // lowered to a PolicySpec exactly as Karpenter reads it at runtime (KARPENTER.md#budgets, KARPENTER.md#lifecycle). What
 // the API server would have rejected (CRD patterns, the CEL rule, enums, maxItems) is reported
 // as an ImportProblem; the policy still mirrors what the runtime code would do with the value.
-import type { KarpenterBudget, NodePool } from '../src/cluster/types.js';
+import type { KarpenterBudget, NodePool } from './nodepool-types.js';
 import { validateCron } from './cron.js';
 import { KARPENTER_PATTERNS } from './duration.js';
 import { goAtoi, goParseDuration, goQuote } from './karpenter-go.js';

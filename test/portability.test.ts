@@ -10,9 +10,9 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const PORTABLE_DIRS = [
-  'grammar', 'rules', 'rules/checks', 'src/cluster', 'src/cluster/memory', 'src/controllers', 'src/facts', 'src/eval', 'src/policy',
-  'src/scheduling', 'src/termination', 'src/cloud', 'src/agent', 'src/reconciler', 'src/reconciler/methods', 'src/provisioning',
-  'src/observe', 'src/runtime', 'src/simulate', 'src/leader',
+  'grammar', 'rules', 'rules/checks', 'src/core/cluster', 'src/core/cluster/memory', 'src/world/controllers', 'src/core/facts', 'src/core/eval', 'src/core/policy',
+  'src/world/scheduling', 'src/control/termination', 'src/world/cloud', 'src/world/agent', 'src/control/reconciler', 'src/control/reconciler/methods', 'src/control/provisioning',
+  'src/core/observe', 'src/control/runtime', 'src/edge/simulate', 'src/control/leader',
 ];
 const files = PORTABLE_DIRS.flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => f.endsWith('.ts')).map((f) => `${d}/${f}`));
 
@@ -35,7 +35,7 @@ describe('browser portability', () => {
     expect(await browserBuildErrors(entries)).toEqual([]);
   });
   it('detects a Node built-in (control: the CLI I/O module uses node:fs)', async () => {
-    expect((await browserBuildErrors(['src/cli/io.ts'])).join('\n')).toMatch(/node:fs/);
+    expect((await browserBuildErrors(['src/edge/cli/shared/io.ts'])).join('\n')).toMatch(/node:fs/);
   });
 });
 

@@ -4,16 +4,16 @@
 // evaluator's answer now plus a week's calendar — for the text being edited.
 import { hasErrors, type Diagnostic } from '../../grammar/diagnostic.js';
 import type { PolicySpec, Reason } from '../../rules/model.js';
-import { loadSnapshot } from '../../src/cluster/snapshot.js';
-import { indexCluster, type ClusterIndex } from '../../src/cluster/state.js';
-import { Evaluator } from '../../src/eval/evaluate-cluster.js';
-import type { NodeResult, PoolResult } from '../../src/eval/output.js';
-import { checkAll } from '../../rules/check.js';
-import type { LoadedPolicies, PolicySource } from '../../src/policy/load.js';
+import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
+import { indexCluster, type ClusterIndex } from '../../src/core/cluster/state.js';
+import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
+import type { NodeResult, PoolResult } from '../../src/core/eval/output.js';
+import { checkAll } from '../../rules/checks/check.js';
+import type { LoadedPolicies, PolicySource } from '../../src/core/policy/load.js';
 import { ChunkedParser } from './chunked-parse.js';
 import { IncrementalChecker } from './incremental-check.js';
-import { calendarFromSamples } from '../../src/simulate/report-calendar-data.js';
-import type { CalendarRow, Sample } from '../../src/simulate/timeline.js';
+import { calendarFromSamples } from '../../src/edge/simulate/report-calendar-data.js';
+import type { CalendarRow, Sample } from '../../src/edge/simulate/timeline.js';
 import type { ClusterData, EditedDoc } from './protocol.js';
 
 export interface Preview {
@@ -56,7 +56,7 @@ function sourcesOf(doc: EditedDoc, cluster: Connected | undefined): PolicySource
   return [...files, ...doc.others.filter((s) => s.fileName !== doc.fileName), { fileName: doc.fileName, text: doc.text }];
 }
 
-/** What src/policy/load.ts's loadPolicies does, with the cached parse. */
+/** What src/core/policy/load.ts's loadPolicies does, with the cached parse. */
 function load(doc: EditedDoc, cluster: Connected | undefined, parsers: Parsers): LoadedPolicies {
   const sources = sourcesOf(doc, cluster);
   const parsed = sources.map((s) => ({ source: s, result: parsers.parser(s.fileName).parse(s.text) }));

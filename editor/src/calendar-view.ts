@@ -2,7 +2,7 @@
 // The week heatmap: for each NodePool the edited policy governs and each reason, 7 days × 24
 // local hours (Monday first, in the policy's zone), shaded by the share of the hour in which
 // the reason is allowed. Cells carry data attributes so tests can read what is drawn.
-import type { CalendarRow } from '../../src/simulate/timeline.js';
+import type { CalendarRow } from '../../src/edge/simulate/timeline.js';
 import { h, replaceChildren } from './dom.js';
 
 const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];

@@ -2,7 +2,7 @@
 // The names completion offers from the connected cluster: NodePool names, and label keys with
 // their values from Nodes and Pods, and from what will carry labels: NodePool templates (labels
 // and `In` requirements) and ReplicaSet pod templates. Each sorted.
-import type { KubeObject, NodePool } from '../../src/cluster/types.js';
+import type { KubeObject, NodePool } from '../../src/core/cluster/types.js';
 
 export interface ClusterWords {
   nodePools: string[];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The check worker's copy of the edited document. A keystroke sends only Monaco's edits, not
 // the whole text, so the page does not copy a long policy into a message on every key.
-import type { PolicySource } from '../../src/policy/load.js';
+import type { PolicySource } from '../../src/core/policy/load.js';
 import type { CheckRequest, EditedDoc, TextSync } from './protocol.js';
 
 export class DocMirror {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The worker's check, redone only where the text changed. Each file is cut into pieces and
-// parsed piecewise (chunked-parse.ts). The checker's `policy` stages (rules/check.ts) run once
+// parsed piecewise (chunked-parse.ts). The checker's `policy` stages (rules/checks/check.ts) run once
 // per piece text, in the piece's own frame, and their reports are kept and moved into place;
 // the `file` and `all` stages run on every call. The answer is checkAll's for the whole texts,
 // report for report: reports are gathered stage by stage, as checkAll makes them, because the
@@ -8,7 +8,7 @@
 import type { PolicyFile, Range } from '../../grammar/ast.js';
 import { sortDiagnostics, type Diagnostic } from '../../grammar/diagnostic.js';
 import { parse } from '../../grammar/parse.js';
-import { checkAll, newScope, newUnit, settleDiagnostics, STAGES, type CheckOptions } from '../../rules/check.js';
+import { checkAll, newScope, newUnit, settleDiagnostics, STAGES, type CheckOptions } from '../../rules/checks/check.js';
 import type { CheckContext, FileScope, Stage } from '../../rules/checks/context.js';
 import { ChunkedParser, joinPieces, type ParsedPiece, type PieceParse } from './chunked-parse.js';
 import { shifted } from './shift-positions.js';
@@ -45,7 +45,7 @@ export class IncrementalChecker {
   /** Pieces that went through the `policy` stages in the last call; for tests and the benchmark. */
   lastChecked = 0;
 
-  /** Each source's diagnostics, parse then check, exactly as src/policy/load.ts reports them. */
+  /** Each source's diagnostics, parse then check, exactly as src/core/policy/load.ts reports them. */
   check(sources: readonly SourceText[], options: CheckOptions = {}): Diagnostic[][] {
     const splits = sources.map((s) => this.parser(s.fileName).parsePieces(s.text));
     this.lastChecked = 0;

@@ -3,7 +3,7 @@
 // page's main thread. Checks answer at once; previews (a week of evaluations) are dropped when
 // a newer one is already queued, so typing never waits behind a stale preview.
 import { formatSource } from '../../grammar/format.js';
-import { Evaluator } from '../../src/eval/evaluate-cluster.js';
+import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
 import { connect, diagnosticsFor, Parsers, previewFor, type Connected } from './analysis.js';
 import { AnswerSlot } from './answer-slot.js';
 import { DocMirror } from './doc-mirror.js';

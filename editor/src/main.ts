@@ -4,7 +4,7 @@
 import type { Diagnostic } from '../../grammar/diagnostic.js';
 import { hasErrors } from '../../grammar/diagnostic.js';
 import { KPOL_LANGUAGE_ID } from '../../grammar/monarch.js';
-import type { PolicySource } from '../../src/policy/load.js';
+import type { PolicySource } from '../../src/core/policy/load.js';
 import type { Preview } from './analysis.js';
 import { EditorApi, takeToken, type PolicyAddress, type StoredPolicy } from './api.js';
 import { renderCalendar } from './calendar-view.js';
@@ -75,7 +75,7 @@ function doc(): EditedDoc {
   return { fileName: fileName(), text: model.getValue(), others: others() };
 }
 
-// The controller's names for ConfigMap keys (src/policy/load.ts), so diagnostics read the same.
+// The controller's names for ConfigMap keys (src/core/policy/load.ts), so diagnostics read the same.
 function fileName(): string {
   const a = current?.address;
   return a ? `configmap/${a.namespace}/${a.name}/${a.key}` : 'policy.kpol';

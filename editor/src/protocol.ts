@@ -2,8 +2,8 @@
 // Messages between the page and the kpol web worker. Each request carries a sequence number;
 // the page drops answers older than the newest it has applied.
 import type { Diagnostic } from '../../grammar/diagnostic.js';
-import type { KubeObject } from '../../src/cluster/types.js';
-import type { PolicySource } from '../../src/policy/load.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
+import type { PolicySource } from '../../src/core/policy/load.js';
 import type { Preview } from './analysis.js';
 
 /** The connected cluster as /api/editor/cluster returns it. */

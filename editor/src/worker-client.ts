@@ -8,7 +8,7 @@
 // answer is read from shared memory in the next animation frame when it is there by then
 // (answer-slot.ts), else taken from the worker's message.
 import type { Diagnostic } from '../../grammar/diagnostic.js';
-import type { PolicySource } from '../../src/policy/load.js';
+import type { PolicySource } from '../../src/core/policy/load.js';
 import type { Preview } from './analysis.js';
 import { AnswerSlot } from './answer-slot.js';
 import { EditLog, type ContentChange } from './edit-log.js';

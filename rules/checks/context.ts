@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The state the checker's stages share. Stages run in the fixed order of rules/check.ts; each
+// The state the checker's stages share. Stages run in the fixed order of rules/checks/check.ts; each
 // reads what earlier stages lowered and adds its own part of every PolicySpec plus diagnostics.
 import type { DurationLit, Policy, PolicyFile, Range, ScheduleDecl, WindowExpr } from '../../grammar/ast.js';
 import type { Diagnostic } from '../../grammar/diagnostic.js';

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { InterruptionController } from '../../src/agent/interruption.js';
-import { NodeAgent } from '../../src/agent/node-agent.js';
-import { SimulatedCloud } from '../../src/cloud/simulator.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { Node, NodeClaim } from '../../src/cluster/types.js';
-import type { EventRecorder, RecordedEvent } from '../../src/observe/recorder.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { InterruptionController } from '../../src/world/agent/interruption.js';
+import { NodeAgent } from '../../src/world/agent/node-agent.js';
+import { SimulatedCloud } from '../../src/world/cloud/simulator.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { Node, NodeClaim } from '../../src/core/cluster/types.js';
+import type { EventRecorder, RecordedEvent } from '../../src/core/observe/recorder.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12);
 

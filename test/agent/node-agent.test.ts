@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { NodeAgent } from '../../src/agent/node-agent.js';
-import { SimulatedCloud } from '../../src/cloud/simulator.js';
-import { ApiError, type ClusterClient } from '../../src/cluster/client.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { Condition, KubeObject, Node, NodeClaim, Pod } from '../../src/cluster/types.js';
-import type { EventRecorder, RecordedEvent } from '../../src/observe/recorder.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { NodeAgent } from '../../src/world/agent/node-agent.js';
+import { SimulatedCloud } from '../../src/world/cloud/simulator.js';
+import { ApiError, type ClusterClient } from '../../src/core/cluster/client.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { Condition, KubeObject, Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';
+import type { EventRecorder, RecordedEvent } from '../../src/core/observe/recorder.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12);
 const cond = (obj: { status?: { conditions?: Condition[] } } | undefined, type: string) => obj?.status?.conditions?.find((c) => c.type === type);

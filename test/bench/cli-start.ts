@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Whole `kpol` processes, as a shell starts them (`node src/cli/bin.mjs …`, the package's bin),
+// Whole `kpol` processes, as a shell starts them (`node src/edge/cli/bin.mjs …`, the package's bin),
 // against `node -e 0` measured in the same rounds: --help, check of the shipped example, and
 // eval of the demo snapshot. Each round runs every command once, in turn, so a change in the
 // machine's load touches them all alike; the median of the rounds is reported. The build is
 // brought up to date first (as `npm start` / `npm test` do), and the line says when kpol ran
 // from its sources instead.
 import { spawnSync } from 'node:child_process';
-import { buildCli } from '../../src/cli/build.mjs';
-import { buildState } from '../../src/cli/build-state.mjs';
+import { buildCli } from '../../src/edge/cli/build.mjs';
+import { buildState } from '../../src/edge/cli/build-state.mjs';
 import type { Line } from './reconciler.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const BIN = `${ROOT}src/cli/bin.mjs`;
+const BIN = `${ROOT}src/edge/cli/bin.mjs`;
 const EXAMPLE = `${ROOT}rules/examples/business-hours.kpol`;
 const DEMO = `${ROOT}rules/examples/demo/cluster.yaml`;
 

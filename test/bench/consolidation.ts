@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // `npm run bench`: one single-node consolidation pass over every candidate of a settled cluster
 // (Karpenter's users report its 3-minute timeout at 300–700 nodes). The pass prepares the
-// scheduling input once (src/reconciler/simulation-pass.ts); the baseline is the straightforward
+// scheduling input once (src/control/reconciler/simulation-pass.ts); the baseline is the straightforward
 // per-candidate rebuild (simulateMove), timed on a sample of the same candidates in the same run.
-import type { EvalOutput } from '../../src/eval/output.js';
-import { EventLog } from '../../src/observe/event-log.js';
-import type { Candidate } from '../../src/reconciler/candidates.js';
-import type { MoveSimulation } from '../../src/reconciler/methods/method.js';
-import { singleNode } from '../../src/reconciler/methods/single-node.js';
-import { SimulationPass } from '../../src/reconciler/simulation-pass.js';
-import { simulateMove } from '../../src/reconciler/simulation.js';
+import type { EvalOutput } from '../../src/core/eval/output.js';
+import { EventLog } from '../../src/core/observe/event-log.js';
+import type { Candidate } from '../../src/control/reconciler/methods/candidates.js';
+import type { MoveSimulation } from '../../src/control/reconciler/methods/method.js';
+import { singleNode } from '../../src/control/reconciler/methods/single-node.js';
+import { SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
+import { simulateMove } from '../../src/control/reconciler/move-simulation.js';
 import { settledRuntime, type Line } from './reconciler.js';
 
 /** Baseline moves timed (the naive rebuild costs ~0.1–0.5 s per move at 5k nodes). */

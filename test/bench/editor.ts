@@ -13,7 +13,7 @@ import { ensureChromium, launchBrowser } from '../editor/browser.js';
 import { ensureEditorBuilt } from '../editor/editor-build.js';
 import { placeCursor, setText } from '../editor/page.js';
 import { startServe } from '../editor/serve-process.js';
-import { loadPolicies } from '../../src/policy/load.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
 import { generatePolicy } from './generate.js';
 import type { Line } from './reconciler.js';
 

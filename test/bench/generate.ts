@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Generated inputs for the benchmarks: a long policy file and a large cluster.
-import type { KubeObject } from '../../src/cluster/types.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
 
 /** A policy file of about `lines` lines: many policies using every statement kind. */

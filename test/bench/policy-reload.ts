@@ -3,11 +3,11 @@
 // every ConfigMap is valid is one check of the whole set; a reload where one of N ConfigMaps is
 // broken checks the whole set three times (all, last good, last good + the changed one). Printed
 // as ratios to one plain check of the same files, measured in the same run.
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { ConfigMap } from '../../src/cluster/types.js';
-import { FakeClock } from '../../src/clock.js';
-import { ConfigMapPolicies } from '../../src/policy/configmap-policies.js';
-import { loadPolicies, policySourcesFromConfigMaps } from '../../src/policy/load.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { ConfigMap } from '../../src/core/cluster/types.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { ConfigMapPolicies } from '../../src/core/policy/configmap-policies.js';
+import { loadPolicies, policySourcesFromConfigMaps } from '../../src/core/policy/load.js';
 
 const N = 200;
 const NS = 'kpol-system';

@@ -3,11 +3,11 @@
 // changes, and a simulated week (the consolidation pass is in consolidation.ts).
 // Each prints the ratio to a naive baseline measured in the same run.
 import { Engine } from 'json-rules-engine';
-import { FakeClock } from '../../src/clock.js';
-import { podDoNotDisrupt } from '../../src/cluster/state.js';
-import type { NodeClaim, NodePool } from '../../src/cluster/types.js';
-import { Runtime } from '../../src/runtime/runtime.js';
-import { simulate } from '../../src/simulate/simulator.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { podDoNotDisrupt } from '../../src/core/cluster/state.js';
+import type { NodeClaim, NodePool } from '../../src/core/cluster/types.js';
+import { Runtime } from '../../src/control/runtime/runtime.js';
+import { simulate } from '../../src/edge/simulate/simulator.js';
 import { generateCluster } from './generate.js';
 
 const T0 = Date.parse('2026-11-23T12:00:00Z');

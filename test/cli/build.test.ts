@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The compiled CLI (src/cli/build.mjs) on a copy of the package in a temporary folder, so the
+// The compiled CLI (src/edge/cli/build.mjs) on a copy of the package in a temporary folder, so the
 // checkout's own dist/ is never touched: bin.mjs runs the build while it matches the sources
 // and the sources through tsx once one changes; each command loads only its own chunks (no
 // Kubernetes client for --help, check or eval); and the build answers as the sources do.
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli } from '../../src/cli/build.mjs';
-import { buildState, inputRecord, type BuildState } from '../../src/cli/build-state.mjs';
+import { buildCli } from '../../src/edge/cli/build.mjs';
+import { buildState, inputRecord, type BuildState } from '../../src/edge/cli/build-state.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const LOAD_TRACE = new URL('../support/load-trace.mjs', import.meta.url).pathname;
@@ -39,7 +39,7 @@ interface Run { code: number | null; stdout: string; stderr: string; loaded: str
 function kpol(args: string[], env: Record<string, string> = {}): Run {
   const trace = join(pkg, `trace-${++traces}.txt`);
   writeFileSync(trace, '');
-  const r = spawnSync(process.execPath, ['--import', LOAD_TRACE, join(pkg, 'src/cli/bin.mjs'), ...args], {
+  const r = spawnSync(process.execPath, ['--import', LOAD_TRACE, join(pkg, 'src/edge/cli/bin.mjs'), ...args], {
     cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, KPOL_FROM_SOURCE: '', ...env, KPOL_LOAD_TRACE: trace },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, loaded: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
@@ -53,7 +53,7 @@ function bundledSources(run: Run): string[] {
   return modules.flatMap((m) => built.modules[m] ?? []);
 }
 
-const HEAVY = [/@kubernetes[/\\]client-node/, /^src\/kube\//, /^src\/simulate\//, /^src\/server\//, /^src\/runtime\//];
+const HEAVY = [/@kubernetes[/\\]client-node/, /^src\/edge\/kube\//, /^src\/edge\/simulate\//, /^src\/edge\/server\//, /^src\/control\/runtime\//];
 const heavy = (sources: string[]) => sources.filter((s) => HEAVY.some((re) => re.test(s)));
 
 beforeAll(async () => {
@@ -66,7 +66,7 @@ afterAll(() => {
 
 describe('the build', () => {
   it('stamps every package file it read, and npm\'s record of the bundled packages', () => {
-    expect(built.inputs).toEqual(expect.arrayContaining(['src/cli/main.ts', 'src/cli/commands/check.ts', 'grammar/parser.ts', 'rules/builtin/candidate-rules.json', 'tsconfig.json', 'src/cli/build.mjs']));
+    expect(built.inputs).toEqual(expect.arrayContaining(['src/edge/cli/main.ts', 'src/edge/cli/commands/check.ts', 'grammar/parser.ts', 'rules/builtin/candidate-rules.json', 'tsconfig.json', 'src/edge/cli/build.mjs']));
     expect(built.inputs.filter((i) => i.includes('node_modules'))).toEqual([]);
     const stamp = JSON.parse(readFileSync(join(pkg, 'dist/cli/stamp.json'), 'utf8'));
     expect(Object.keys(stamp.dependencies)).toEqual(['node_modules/.package-lock.json']);
@@ -80,8 +80,8 @@ describe('the build', () => {
     expect(r.stdout).toMatch(/^ {2}check {5}check \.kpol files/m);
     expect(r.loaded.filter((u) => u.endsWith('.ts') || u.includes('/node_modules/'))).toEqual([]);
     const sources = bundledSources(r);
-    expect(sources).toContain('src/cli/commands/index.ts');
-    expect(sources.filter((s) => s.startsWith('src/cli/commands/') && !/\/(index|command)\.ts$/.test(s))).toEqual([]);
+    expect(sources).toContain('src/edge/cli/commands/index.ts');
+    expect(sources.filter((s) => s.startsWith('src/edge/cli/commands/') && !/\/(index|command)\.ts$/.test(s))).toEqual([]);
     expect(sources.filter((s) => s.includes('node_modules'))).toEqual([]);
   });
 
@@ -95,7 +95,7 @@ describe('the build', () => {
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.code).toBe(0);
     const sources = bundledSources(r);
-    expect(sources).toContain(`src/cli/commands/${command}.ts`);
+    expect(sources).toContain(`src/edge/cli/commands/${command}.ts`);
     expect(heavy(sources)).toEqual([]);
     // Everything comes from the build: no TypeScript source, nothing from node_modules.
     expect(r.loaded.filter((u) => u.endsWith('.ts') || u.includes('/node_modules/'))).toEqual([]);
@@ -112,23 +112,23 @@ describe('the build', () => {
     for (const args of [['check', '--format', 'json', EXAMPLE], ['eval', '--cluster', DEMO, '--policy', EXAMPLE, '--at', AT, '--output', 'json']]) {
       const fromBuild = kpol(args);
       const fromSource = kpol(args, { KPOL_FROM_SOURCE: '1' });
-      expect(fromSource.loaded.some((u) => u.endsWith('/src/cli/main.ts'))).toBe(true);
+      expect(fromSource.loaded.some((u) => u.endsWith('/src/edge/cli/main.ts'))).toBe(true);
       expect({ ...fromBuild, loaded: [] }).toEqual({ ...fromSource, loaded: [] });
     }
   }, 120_000);
 });
 
 describe('a source changed since the build', () => {
-  const CHECK = () => join(pkg, 'src/cli/commands/check.ts');
+  const CHECK = () => join(pkg, 'src/edge/cli/commands/check.ts');
 
   it('runs the sources: never the stale build', () => {
     const original = readFileSync(CHECK(), 'utf8');
     try {
       writeFileSync(CHECK(), original.replace('usage: kpol check', 'usage: kpol check (edited)'));
-      expect(stateOf(pkg)).toEqual({ fresh: false, reason: 'src/cli/commands/check.ts changed since the build' });
+      expect(stateOf(pkg)).toEqual({ fresh: false, reason: 'src/edge/cli/commands/check.ts changed since the build' });
       const r = kpol(['check', '--help']);
       expect(r.stdout).toContain('usage: kpol check (edited)');
-      expect(r.loaded.some((u) => u.endsWith('/src/cli/commands/check.ts'))).toBe(true);
+      expect(r.loaded.some((u) => u.endsWith('/src/edge/cli/commands/check.ts'))).toBe(true);
     } finally {
       writeFileSync(CHECK(), original);
     }
@@ -147,7 +147,7 @@ describe('a source changed since the build', () => {
     expect(stateOf(pkg).fresh).toBe(true);
     renameSync(CHECK(), `${CHECK()}.away`);
     try {
-      expect(stateOf(pkg)).toEqual({ fresh: false, reason: 'src/cli/commands/check.ts was removed since the build' });
+      expect(stateOf(pkg)).toEqual({ fresh: false, reason: 'src/edge/cli/commands/check.ts was removed since the build' });
     } finally {
       renameSync(`${CHECK()}.away`, CHECK());
     }
@@ -157,7 +157,7 @@ describe('a source changed since the build', () => {
   it('KPOL_FROM_SOURCE=1 runs the sources whatever the build', () => {
     const r = kpol(['--help'], { KPOL_FROM_SOURCE: '1' });
     expect(r.code).toBe(0);
-    expect(r.loaded.some((u) => u.endsWith('/src/cli/main.ts'))).toBe(true);
+    expect(r.loaded.some((u) => u.endsWith('/src/edge/cli/main.ts'))).toBe(true);
   }, 60_000);
 });
 
@@ -200,10 +200,10 @@ describe('buildState', () => {
 describe('bin.mjs without a usable build', () => {
   it('says what is missing when tsx is not installed either (exit 70), rather than run anything stale', () => {
     const root = mkdtempSync(join(tmpdir(), 'kpol-nobuild-'));
-    mkdirSync(join(root, 'src/cli'), { recursive: true });
-    for (const f of ['bin.mjs', 'build-state.mjs']) cpSync(join(ROOT, 'src/cli', f), join(root, 'src/cli', f));
+    mkdirSync(join(root, 'src/edge/cli'), { recursive: true });
+    for (const f of ['bin.mjs', 'build-state.mjs']) cpSync(join(ROOT, 'src/edge/cli', f), join(root, 'src/edge/cli', f));
     writeFileSync(join(root, 'package.json'), '{"type":"module"}');
-    const r = spawnSync(process.execPath, [join(root, 'src/cli/bin.mjs'), '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const r = spawnSync(process.execPath, [join(root, 'src/edge/cli/bin.mjs'), '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
     expect(r.status).toBe(70);
     expect(r.stderr).toMatch(/^kpol: cannot start: the build in dist\/cli\/ cannot be used \(there is no build .*\), and tsx, which runs kpol from its TypeScript sources, is not installed/);
     rmSync(root, { recursive: true });

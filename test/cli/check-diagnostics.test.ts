@@ -5,8 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { colorFor } from '../../src/cli/io.js';
+import { main } from '../../src/edge/cli/main.js';
+import { colorFor } from '../../src/edge/cli/shared/io.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpol-check-'));
 const file = (name: string, text: string) => {

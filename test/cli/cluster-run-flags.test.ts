@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { clusterRunFlags } from '../../src/cli/cluster-run-flags.js';
+import { clusterRunFlags } from '../../src/edge/cli/shared/cluster-run-flags.js';
 
 describe('kpol run flags for a real cluster', () => {
   it('defaults: namespace from POD_NAMESPACE, client-go timings, a unique identity from POD_NAME', () => {

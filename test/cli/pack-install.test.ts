@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildState } from '../../src/cli/build-state.mjs';
+import { buildState } from '../../src/edge/cli/build-state.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -43,7 +43,7 @@ const kpol = (...args: string[]) => spawnSync(bin, args, { cwd: tmp, encoding: '
 describe('npm pack + npm install -g', () => {
   it('packs the build, the sources it was built from and the files kpol reads at run time; no tests', () => {
     expect(packed).toEqual(expect.arrayContaining([
-      'package.json', 'README.md', 'tsconfig.json', 'src/cli/bin.mjs', 'src/cli/build-state.mjs', 'dist/cli/main.mjs', 'dist/cli/stamp.json',
+      'package.json', 'README.md', 'tsconfig.json', 'src/edge/cli/bin.mjs', 'src/edge/cli/build-state.mjs', 'dist/cli/main.mjs', 'dist/cli/stamp.json',
       'dist/cli/THIRD-PARTY-NOTICES.txt', 'rules/examples/demo/cluster.yaml', 'rules/examples/business-hours.kpol', 'deploy/crds/karpenter.sh_nodepools.yaml',
     ]));
     expect(packed.filter((p) => /^(test|node_modules|editor\/src|\.git)\//.test(p))).toEqual([]);

@@ -3,7 +3,7 @@
 // names the port and the flag, not "internal error: listen EADDRINUSE".
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenOn } from '../../src/cli/listen.js';
+import { listenOn } from '../../src/edge/cli/shared/listen.js';
 import { runCli } from './run-cli.js';
 
 let holder: Server;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs the real CLI entry point in-process and captures what it prints.
-import { main } from '../../src/cli/main.js';
+import { main } from '../../src/edge/cli/main.js';
 
 export interface CliRun {
   code: number;

@@ -8,13 +8,13 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { apiError } from '../../src/cluster/memory/errors.js';
-import type { NodeClaim } from '../../src/cluster/types.js';
-import { decideMode, detectMode, KPOL_CRD_LABEL, NODEPOOL_CRD_PATH, runModeFlags } from '../../src/cli/run-mode.js';
+import { apiError } from '../../src/core/cluster/memory/errors.js';
+import type { NodeClaim } from '../../src/core/cluster/types.js';
+import { decideMode, detectMode, KPOL_CRD_LABEL, NODEPOOL_CRD_PATH, runModeFlags } from '../../src/edge/cli/shared/run-mode.js';
 import { runCli } from './run-cli.js';
 
 const governed = vi.hoisted(() => ({ calls: [] as unknown[] }));
-vi.mock('../../src/cli/commands/run-govern.js', () => ({
+vi.mock('../../src/edge/cli/commands/run-govern.js', () => ({
   runGoverned: async (o: unknown) => {
     governed.calls.push(o);
     return 0;

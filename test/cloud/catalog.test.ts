@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   CATALOG_ZONES, cheapestOffering, loadCatalog, orderByPrice, toInstanceType, worstLaunchPrice,
-} from '../../src/cloud/catalog.js';
-import type { InstanceType, Offering } from '../../src/cloud/provider.js';
-import type { NodeSelectorRequirement } from '../../src/cluster/types.js';
+} from '../../src/world/cloud/catalog.js';
+import type { InstanceType, Offering } from '../../src/world/cloud/provider.js';
+import type { NodeSelectorRequirement } from '../../src/core/cluster/types.js';
 
 const catalog = loadCatalog();
 const byName = (n: string): InstanceType => {

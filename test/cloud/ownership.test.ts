@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ownership rule of standalone mode (src/cloud/ownership.ts): a launched NodeClaim is kpol's
+// The ownership rule of standalone mode (src/world/cloud/ownership.ts): a launched NodeClaim is kpol's
 // by its provider ID's scheme alone; one not launched yet by the annotation kpol's
 // NodeClaimFactory writes. Nothing else (nodeClassRef, labels, names) decides.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import type { Node, NodeClaim } from '../../src/cluster/types.js';
-import { ANNOTATION_CREATION_REASON, describeNodeClaims, launchedBySimulatedCloud, OWNS_EVERYTHING, SIMULATED_CLOUD_ONLY } from '../../src/cloud/ownership.js';
-import { SimulatedCloud } from '../../src/cloud/simulator.js';
-import { NodeClaimFactory } from '../../src/provisioning/nodeclaim-factory.js';
+import { FakeClock } from '../../src/core/clock.js';
+import type { Node, NodeClaim } from '../../src/core/cluster/types.js';
+import { ANNOTATION_CREATION_REASON, describeNodeClaims, launchedBySimulatedCloud, OWNS_EVERYTHING, SIMULATED_CLOUD_ONLY } from '../../src/world/cloud/ownership.js';
+import { SimulatedCloud } from '../../src/world/cloud/simulator.js';
+import { NodeClaimFactory } from '../../src/control/provisioning/nodeclaim-factory.js';
 import { pool } from '../reconciler/scenario.js';
 import { makeNodeClaimAndNode } from '../support/cluster-builder.js';
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { availableOfferings, loadCatalog } from '../../src/cloud/catalog.js';
+import { availableOfferings, loadCatalog } from '../../src/world/cloud/catalog.js';
 import {
   incompatibility, instanceTypeCompatible, instanceTypeLabels, isInstanceTypeKey, offeringCompatible, pinnedLabels,
-} from '../../src/cloud/requirements.js';
-import type { NodeSelectorRequirement } from '../../src/cluster/types.js';
+} from '../../src/world/cloud/offering-fit.js';
+import type { NodeSelectorRequirement } from '../../src/core/cluster/types.js';
 
 const catalog = loadCatalog();
 const get = (n: string) => catalog.find((t) => t.name === n)!;

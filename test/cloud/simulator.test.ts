@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { CloudError } from '../../src/cloud/provider.js';
-import { parseProviderID, SimulatedCloud } from '../../src/cloud/simulator.js';
-import type { NodeClaim, NodeSelectorRequirement } from '../../src/cluster/types.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { CloudError } from '../../src/world/cloud/provider.js';
+import { parseProviderID, SimulatedCloud } from '../../src/world/cloud/simulator.js';
+import type { NodeClaim, NodeSelectorRequirement } from '../../src/core/cluster/types.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12);
 const r = (key: string, operator: NodeSelectorRequirement['operator'], ...values: string[]): NodeSelectorRequirement => ({ key, operator, values });

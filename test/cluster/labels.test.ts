@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { labelSignature, matchesLabelSelector } from '../../src/cluster/labels.js';
+import { labelSignature, matchesLabelSelector } from '../../src/core/cluster/labels.js';
 import { matchesSelector } from '../../rules/selector.js';
 import type { LabelRequirement } from '../../rules/model.js';
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadSnapshot } from '../../src/cluster/snapshot.js';
+import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod, makePool, toList } from '../support/cluster-builder.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/snapshots/${name}`, import.meta.url), 'utf8');

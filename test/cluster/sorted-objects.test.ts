@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { byNamespaceAndName, SortedObjects } from '../../src/cluster/sorted-objects.js';
-import type { KubeObject } from '../../src/cluster/types.js';
+import { byNamespaceAndName, SortedObjects } from '../../src/core/cluster/sorted-objects.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
 
 const obj = (namespace: string, name: string, v: number): KubeObject =>
   ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace, name, resourceVersion: String(v) } }) as KubeObject;

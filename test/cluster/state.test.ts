@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadSnapshot, type Snapshot } from '../../src/cluster/snapshot.js';
+import { loadSnapshot, type Snapshot } from '../../src/core/cluster/snapshot.js';
 import {
   indexCluster,
   isActive,
@@ -22,8 +22,8 @@ import {
   pdbBlock,
   podDoNotDisrupt,
   toleratesDisruptedTaint,
-} from '../../src/cluster/state.js';
-import type { KubeObject, Pod } from '../../src/cluster/types.js';
+} from '../../src/core/cluster/state.js';
+import type { KubeObject, Pod } from '../../src/core/cluster/types.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod, type PodOptions, toList } from '../support/cluster-builder.js';
 
 const T0 = Date.parse('2026-08-20T12:00:00Z');

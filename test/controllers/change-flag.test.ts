@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Controllers whose result depends only on cluster objects skip passes when none of them changed.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import type { ClusterClient } from '../../src/cluster/client.js';
-import type { PdbStatus, ReplicaSet } from '../../src/cluster/memory/api-fields.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { KubeObject, Pod, PodDisruptionBudget } from '../../src/cluster/types.js';
-import { DELETION_TIMEOUT_MS } from '../../src/controllers/pdb-arithmetic.js';
-import { PdbStatusController } from '../../src/controllers/pdb-status.js';
-import { ReplicaSetController } from '../../src/controllers/replicaset.js';
+import { FakeClock } from '../../src/core/clock.js';
+import type { ClusterClient } from '../../src/core/cluster/client.js';
+import type { PdbStatus, ReplicaSet } from '../../src/core/cluster/memory/api-fields.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { KubeObject, Pod, PodDisruptionBudget } from '../../src/core/cluster/types.js';
+import { DELETION_TIMEOUT_MS } from '../../src/world/controllers/pdb-arithmetic.js';
+import { PdbStatusController } from '../../src/world/controllers/pdb-status.js';
+import { ReplicaSetController } from '../../src/world/controllers/replicaset.js';
 import { makePdb, makePod, SNAPSHOT_TIME } from '../support/cluster-builder.js';
 
 /** A memory cluster and a client over it that counts list calls. */

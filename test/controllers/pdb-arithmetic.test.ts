@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The disruption controller's numbers for one PDB, as table tests over computePdbStatus.
 import { describe, expect, it } from 'vitest';
-import type { ReplicaSet } from '../../src/cluster/memory/api-fields.js';
-import type { Pod, PodDisruptionBudget } from '../../src/cluster/types.js';
-import { computePdbStatus, DELETION_TIMEOUT_MS, scaledValue } from '../../src/controllers/pdb-arithmetic.js';
+import type { ReplicaSet } from '../../src/core/cluster/memory/api-fields.js';
+import type { Pod, PodDisruptionBudget } from '../../src/core/cluster/types.js';
+import { computePdbStatus, DELETION_TIMEOUT_MS, scaledValue } from '../../src/world/controllers/pdb-arithmetic.js';
 import { makePdb, makePod } from '../support/cluster-builder.js';
 
 const NOW = Date.parse('2026-08-20T12:00:00Z');

@@ -2,9 +2,9 @@
 // Conformance: the PDB status the cluster's disruption controller writes, through a whole
 // eviction → replacement → Ready cycle with the ReplicaSet controller.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { PdbStatus } from '../../src/cluster/memory/api-fields.js';
-import type { Pod, PodDisruptionBudget } from '../../src/cluster/types.js';
-import { DELETION_TIMEOUT_MS } from '../../src/controllers/pdb-arithmetic.js';
+import type { PdbStatus } from '../../src/core/cluster/memory/api-fields.js';
+import type { Pod, PodDisruptionBudget } from '../../src/core/cluster/types.js';
+import { DELETION_TIMEOUT_MS } from '../../src/world/controllers/pdb-arithmetic.js';
 import { backends, memoryCluster, type Harness } from '../cluster/memory/backends.js';
 import { pdb, replicaSet } from '../cluster/memory/objects.js';
 import { makePdb, makePod } from '../support/cluster-builder.js';

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The ReplicaSet controller: replicas from the template, surplus removed, evicted pods replaced.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ReplicaSet } from '../../src/cluster/memory/api-fields.js';
-import type { Pod } from '../../src/cluster/types.js';
+import type { ReplicaSet } from '../../src/core/cluster/memory/api-fields.js';
+import type { Pod } from '../../src/core/cluster/types.js';
 import { backends, memoryCluster, type Harness } from '../cluster/memory/backends.js';
 import { replicaSet } from '../cluster/memory/objects.js';
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which API requests kpol's controller makes, recorded from the code itself: a ClusterClient
 // wrapper around the in-memory API server that notes, for every call, the REST request(s) the
-// Kubernetes adapter (src/kube/kube-cluster.ts) turns it into — resource, subresource, verb and
+// Kubernetes adapter (src/edge/kube/kube-cluster.ts) turns it into — resource, subresource, verb and
 // namespace — using the adapter's own resource table. Server-side apply (govern mode) is a
 // `patch`; on the in-memory server it is played by a merge patch that also drops the fields the
 // same configuration applied before and leaves out now, as the API server does for the fields
 // one manager alone owns.
-import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../../src/cluster/client.js';
-import type { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { KubeObject } from '../../src/cluster/types.js';
-import { RESOURCES } from '../../src/kube/resources.js';
+import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../../src/core/cluster/client.js';
+import type { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
+import { RESOURCES } from '../../src/edge/kube/resources.js';
 
 export interface ApiRequest {
   group: string; // '' for the core group

@@ -149,7 +149,7 @@ describe('deploy/Dockerfile', () => {
     expect(buildStage).toBeGreaterThanOrEqual(0);
     const runs = ins().filter((i) => i.keyword === 'RUN' && i.stage === buildStage).map((i) => i.args);
     expect(runs.some((r) => /\bnpm ci\b/.test(r) && !/--omit=dev/.test(r)), 'npm ci with the devDependencies (esbuild)').toBe(true);
-    expect(runs.some((r) => /^node src\/cli\/build\.mjs\b/.test(r))).toBe(true);
+    expect(runs.some((r) => /^node src\/edge\/cli\/build\.mjs\b/.test(r))).toBe(true);
     // Nothing is installed into the final stage: the build bundles every package.
     expect(ins().filter((i) => i.stage === final && i.keyword === 'RUN')).toEqual([]);
     expect(copiesFrom(final).filter((c) => c.source.includes('node_modules'))).toEqual([]);
@@ -190,9 +190,9 @@ describe('deploy/Dockerfile', () => {
     const buildStage = stageNames().indexOf(copiesFrom(finalStage()).find((c) => /^\/app\/dist/.test(c.source))!.from);
     const copied = copies().filter((c) => c.stage === buildStage).flatMap((c) => c.sources);
     const { dependencies = {}, devDependencies = {} } = pkg();
-    const { files, packages } = importClosure(join(ROOT, 'src/cli/main.ts'));
+    const { files, packages } = importClosure(join(ROOT, 'src/edge/cli/main.ts'));
     expect(files.length).toBeGreaterThan(100);
-    const needed = [...files.map((f) => relative(ROOT, f)), 'tsconfig.json', 'src/cli/build.mjs', 'src/cli/build-state.mjs'];
+    const needed = [...files.map((f) => relative(ROOT, f)), 'tsconfig.json', 'src/edge/cli/build.mjs', 'src/edge/cli/build-state.mjs'];
     expect(needed.filter((f) => !copied.some((s) => f === s || f.startsWith(`${s}/`)))).toEqual([]);
     const builtins = new Set(builtinModules);
     const notInstalled = [...packages].filter((p) => !builtins.has(p) && !p.startsWith('node:') && !(p in dependencies) && !(p in devDependencies));

@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// Drives govern mode as `kpol run --in-cluster --mode govern` runs it (src/cli/commands/run-govern.ts:
+// Drives govern mode as `kpol run --in-cluster --mode govern` runs it (src/edge/cli/commands/run-govern.ts:
 // the Governor ticking on the leader, ClusterServices for policies, events and the Lease) next to a
 // stand-in for Karpenter's objects, and returns the API requests it made: a NodePool governed
 // (budgets and the renewed deny budget), nodes held by a maintenance window and a pod window and
 // released when they end, an expired NodeClaim deleted gracefully, a broken and a fixed policy
 // ConfigMap, the pool handed back when no policy governs it, and the Lease held and released.
 // Karpenter itself is not simulated: govern mode only writes its controls.
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { ConfigMap, KubeObject, Node, NodePool } from '../../src/cluster/types.js';
-import { FakeClock } from '../../src/clock.js';
-import { Governor } from '../../src/govern/governor.js';
-import { ANNOTATION_HOLD } from '../../src/govern/node-holds.js';
-import { ANNOTATION_GOVERNED_BY } from '../../src/govern/nodepool-apply.js';
-import { mirrorEventsToCluster } from '../../src/observe/cluster-events.js';
-import { createLogger } from '../../src/observe/logger.js';
-import { VIEW_KINDS } from '../../src/reconciler/cluster-view.js';
-import { ClusterServices } from '../../src/runtime/cluster-services.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { ConfigMap, KubeObject, Node, NodePool } from '../../src/core/cluster/types.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { Governor } from '../../src/control/govern/governor.js';
+import { ANNOTATION_HOLD } from '../../src/control/govern/node-holds.js';
+import { ANNOTATION_GOVERNED_BY } from '../../src/control/govern/nodepool-apply.js';
+import { mirrorEventsToCluster } from '../../src/core/observe/cluster-events.js';
+import { createLogger } from '../../src/core/observe/logger.js';
+import { VIEW_KINDS } from '../../src/control/reconciler/cluster-view.js';
+import { ClusterServices } from '../../src/control/runtime/cluster-services.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
 import { RecordingClient, type ApiRequest } from './api-inventory.js';
 import { NAMESPACE } from './exercise.js';

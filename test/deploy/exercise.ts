@@ -4,15 +4,15 @@
 // PDB, consolidation, a broken and a fixed policy ConfigMap, NodePool status and leader
 // election, and returns the API requests it made. The cluster's own controllers (ReplicaSet,
 // PDB status, scheduler) run on the unrecorded server: their requests are not kpol's.
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { ConfigMap, KubeObject, Node, Pod } from '../../src/cluster/types.js';
-import { FakeClock } from '../../src/clock.js';
-import { PdbStatusController } from '../../src/controllers/pdb-status.js';
-import { ReplicaSetController } from '../../src/controllers/replicaset.js';
-import { mirrorEventsToCluster } from '../../src/observe/cluster-events.js';
-import { VIEW_KINDS } from '../../src/reconciler/cluster-view.js';
-import { ClusterServices } from '../../src/runtime/cluster-services.js';
-import { Runtime } from '../../src/runtime/runtime.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { ConfigMap, KubeObject, Node, Pod } from '../../src/core/cluster/types.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { PdbStatusController } from '../../src/world/controllers/pdb-status.js';
+import { ReplicaSetController } from '../../src/world/controllers/replicaset.js';
+import { mirrorEventsToCluster } from '../../src/core/observe/cluster-events.js';
+import { VIEW_KINDS } from '../../src/control/reconciler/cluster-view.js';
+import { ClusterServices } from '../../src/control/runtime/cluster-services.js';
+import { Runtime } from '../../src/control/runtime/runtime.js';
 import { pool, replicaSet, T0 } from '../reconciler/scenario.js';
 import { RecordingClient, type ApiRequest } from './api-inventory.js';
 

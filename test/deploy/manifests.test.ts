@@ -6,15 +6,15 @@
 // accepts, hardened, with probes where the probe server listens; the example policy is the
 // shipped example and checks clean.
 import { relative } from 'node:path';
-import { RUN_MODE_FLAGS } from '../../src/cli/run-mode.js';
+import { RUN_MODE_FLAGS } from '../../src/edge/cli/shared/run-mode.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_RUN_FLAGS, clusterRunFlags } from '../../src/cli/cluster-run-flags.js';
-import { parse } from '../../src/cli/commands/command.js';
-import { runCommand } from '../../src/cli/commands/run.js';
-import { DEFAULT_NAMESPACE } from '../../src/cli/cluster-factory.js';
-import { LABEL_POLICY_CONFIGMAP } from '../../src/cluster/types.js';
-import { loadPolicies } from '../../src/policy/load.js';
+import { CLUSTER_RUN_FLAGS, clusterRunFlags } from '../../src/edge/cli/shared/cluster-run-flags.js';
+import { parse } from '../../src/edge/cli/commands/command.js';
+import { runCommand } from '../../src/edge/cli/commands/run.js';
+import { DEFAULT_NAMESPACE } from '../../src/edge/cli/shared/cluster-factory.js';
+import { LABEL_POLICY_CONFIGMAP } from '../../src/core/cluster/types.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
 import { DEPLOY, MODES, applyCommand, find, manifestFiles, objects, readManifest, type Mode } from './manifests.js';
 
 const modes = Object.keys(MODES) as Mode[];
@@ -98,7 +98,7 @@ describe('CRDs (KARPENTER.md#budget-fields)', () => {
     expect(crdSchema('nodeclaims.karpenter.sh').properties.spec.properties.expireAfter.pattern).toBe(t.expireAfter.pattern);
   });
 
-  it('status.disruption has the shape src/reconciler/nodepool-status.ts writes', () => {
+  it('status.disruption has the shape src/control/reconciler/nodepool-status.ts writes', () => {
     const d = crdSchema('nodepools.karpenter.sh').properties.status.properties.disruption;
     expect(Object.keys(d.properties).sort()).toEqual(['disrupting', 'errors', 'lastTransitionTime', 'nodes', 'policy', 'reasons']);
     expect(Object.keys(d.properties.reasons.items.properties).sort()).toEqual(['allowed', 'budget', 'disrupting', 'reason']);

@@ -5,16 +5,16 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import type { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../../src/cluster/types.js';
-import { ConfigMapPolicies } from '../../src/policy/configmap-policies.js';
-import { ANNOTATION_POLICY_STATUS } from '../../src/policy/configmap-status.js';
-import { Runtime } from '../../src/runtime/runtime.js';
-import { RuntimeStatus } from '../../src/runtime/status.js';
-import { editorRoutes } from '../../src/server/editor-routes.js';
-import { startStatusServer, type StatusServer } from '../../src/server/status-server.js';
-import { simulationObjects } from '../../src/simulate/cluster-objects.js';
+import { FakeClock } from '../../src/core/clock.js';
+import type { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../../src/core/cluster/types.js';
+import { ConfigMapPolicies } from '../../src/core/policy/configmap-policies.js';
+import { ANNOTATION_POLICY_STATUS } from '../../src/core/policy/configmap-status.js';
+import { Runtime } from '../../src/control/runtime/runtime.js';
+import { RuntimeStatus } from '../../src/control/runtime/status.js';
+import { editorRoutes } from '../../src/edge/server/editor-routes.js';
+import { startStatusServer, type StatusServer } from '../../src/edge/server/status-server.js';
+import { simulationObjects } from '../../src/edge/simulate/cluster-objects.js';
 
 const DEMO = new URL('../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
 const POLICY = readFileSync(new URL('../../rules/examples/business-hours.kpol', import.meta.url), 'utf8');

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IncrementalChecker, type FilePieces, type SourceText } from '../../editor/src/incremental-check.js';
 import type { ParsedPiece } from '../../editor/src/chunked-parse.js';
-import { loadPolicies } from '../../src/policy/load.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
 import { generatePolicy } from '../bench/generate.js';
 
 const EXAMPLES = new URL('../../rules/examples/', import.meta.url).pathname;

@@ -4,12 +4,12 @@
 // (diagnostics, preview, week calendar) gives what the checker and evaluator give.
 import { describe, expect, it } from 'vitest';
 import { KEYWORDS, REASONS } from '../../grammar/tokens.js';
-import { checkSource } from '../../rules/check.js';
+import { checkSource } from '../../rules/checks/check.js';
 import { connect, diagnosticsFor, previewFor } from '../../editor/src/analysis.js';
 import { clusterWords } from '../../editor/src/cluster-words.js';
 import { contextOffers, offersAt } from '../../editor/src/completion.js';
 import { KEYWORD_DOCS, REASON_DOCS } from '../../editor/src/keyword-docs.js';
-import { simulationObjects } from '../../src/simulate/cluster-objects.js';
+import { simulationObjects } from '../../src/edge/simulate/cluster-objects.js';
 import { readFileSync } from 'node:fs';
 
 const DEMO = new URL('../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;

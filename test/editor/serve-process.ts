@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const BIN = new URL('../../src/cli/bin.mjs', import.meta.url).pathname;
+const BIN = new URL('../../src/edge/cli/bin.mjs', import.meta.url).pathname;
 
 export interface Served {
   url: string; // http://127.0.0.1:PORT

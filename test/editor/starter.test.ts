@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { starterPolicy } from '../../editor/src/starter.js';
-import { loadPolicies } from '../../src/policy/load.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
 
 const DEMO_POLICY = readFileSync(new URL('../../rules/examples/business-hours.kpol', import.meta.url), 'utf8');
 const demo = { fileName: 'configmap/kpol-system/business-hours/business-hours.kpol', text: DEMO_POLICY };

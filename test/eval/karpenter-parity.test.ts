@@ -3,11 +3,11 @@
 // decisions (KARPENTER.md#budget-counting–KARPENTER.md#budget-example, KARPENTER.md#candidates), and the same cases written as .kpol agree.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadSnapshot } from '../../src/cluster/snapshot.js';
-import { indexCluster } from '../../src/cluster/state.js';
-import type { KubeObject } from '../../src/cluster/types.js';
-import { Evaluator } from '../../src/eval/evaluate-cluster.js';
-import { loadPolicies } from '../../src/policy/load.js';
+import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
+import { indexCluster } from '../../src/core/cluster/state.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
+import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod, toList } from '../support/cluster-builder.js';
 
 const here = (p: string) => new URL(p, import.meta.url).pathname;

@@ -3,9 +3,9 @@
 // takes (Go's time.Duration, as Karpenter holds them) evaluate at any instant without an
 // invalid date; one day more is a located error instead of a controller that fails every tick.
 import { describe, expect, it } from 'vitest';
-import { Evaluator } from '../../src/eval/evaluate-cluster.js';
-import { readCluster } from '../../src/cli/cluster-input.js';
-import { loadPolicies } from '../../src/policy/load.js';
+import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
+import { readCluster } from '../../src/edge/cli/shared/cluster-input.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
 
 const DEMO = new URL('../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
 

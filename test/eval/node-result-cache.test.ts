@@ -3,12 +3,12 @@
 // an object change is seen on the next evaluation, and so is time crossing a window boundary,
 // consolidateAfter, expireAfter or a duration-valued do-not-disrupt — with no object change.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { KubeObject } from '../../src/cluster/types.js';
-import { Evaluator } from '../../src/eval/evaluate-cluster.js';
-import { loadPolicies } from '../../src/policy/load.js';
-import { ClusterView, VIEW_KINDS } from '../../src/reconciler/cluster-view.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
+import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
+import { ClusterView, VIEW_KINDS } from '../../src/control/reconciler/cluster-view.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
 
 const T0 = Date.parse('2026-08-21T00:00:00Z'); // a Friday

@@ -2,8 +2,8 @@
 // RequirementsDrifted (KARPENTER.md#drift-detection item 2): narrowing a NodePool's requirements drifts the
 // nodes that no longer satisfy them; widening does not.
 import { describe, expect, it } from 'vitest';
-import type { NodeSelectorRequirement } from '../../src/cluster/types.js';
-import { requirementsDrifted } from '../../src/facts/node-facts.js';
+import type { NodeSelectorRequirement } from '../../src/core/cluster/types.js';
+import { requirementsDrifted } from '../../src/core/facts/node-facts.js';
 import { makeNodePool } from '../support/cluster-builder.js';
 
 const labels = { 'kubernetes.io/arch': 'amd64', 'karpenter.sh/capacity-type': 'spot', 'topology.kubernetes.io/zone': 'us-west-2a' };

@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { exportNodePool, policyToNodePoolDisruption } from '../../rules/karpenter-export.js';
 import { nodePoolToPolicy } from '../../rules/karpenter-import.js';
 import type { BudgetSpec, PolicySpec, Reason } from '../../rules/model.js';
-import { loadSnapshot } from '../../src/cluster/snapshot.js';
-import { indexCluster } from '../../src/cluster/state.js';
-import type { KubeObject } from '../../src/cluster/types.js';
-import { Evaluator } from '../../src/eval/evaluate-cluster.js';
+import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
+import { indexCluster } from '../../src/core/cluster/state.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
+import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
 import { makeNodePool, makePod, makePool, toList } from '../support/cluster-builder.js';
 
 const objects: KubeObject[] = [makeNodePool('default', { consolidateAfter: '0s' }), ...makePool('default', 7, 0)];

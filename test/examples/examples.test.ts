@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import type { Output } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import type { Output } from '../../src/edge/cli/shared/io.js';
+import { main } from '../../src/edge/cli/main.js';
 
 const EXAMPLES = new URL('../../rules/examples/', import.meta.url).pathname;
 const policies = readdirSync(EXAMPLES).filter((f) => f.endsWith('.kpol')).sort();

@@ -3,10 +3,10 @@
 // exactly, only kpol's fields in what it applies, and a node annotation that is the user's never
 // taken for kpol's.
 import { describe, expect, it } from 'vitest';
-import type { Node, NodePool } from '../../src/cluster/types.js';
-import { holdApply, holdStateOf, releaseApply } from '../../src/govern/node-holds.js';
-import { ANNOTATION_USER_SETTINGS, governApply, governedFields, holdsFields, restoreApply, savedUserSettings } from '../../src/govern/nodepool-apply.js';
-import { loadPolicies } from '../../src/policy/load.js';
+import type { Node, NodePool } from '../../src/core/cluster/types.js';
+import { holdApply, holdStateOf, releaseApply } from '../../src/control/govern/node-holds.js';
+import { ANNOTATION_USER_SETTINGS, governApply, governedFields, holdsFields, restoreApply, savedUserSettings } from '../../src/control/govern/nodepool-apply.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
 
 const pool = (annotations: Record<string, string> = {}): NodePool => ({
   apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'web', annotations },

@@ -2,12 +2,12 @@
 // `kpol run --mode govern --dry-run`: every write govern mode would make is reported, with the
 // fields it would change, and nothing is written — only reads reach the API server.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { KubeObject, NodePool } from '../../src/cluster/types.js';
-import { Governor } from '../../src/govern/governor.js';
-import { loadPolicies } from '../../src/policy/load.js';
-import { createLogger } from '../../src/observe/logger.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { KubeObject, NodePool } from '../../src/core/cluster/types.js';
+import { Governor } from '../../src/control/govern/governor.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
+import { createLogger } from '../../src/core/observe/logger.js';
 import { RecordingClient } from '../deploy/api-inventory.js';
 import { makeNodeClaimAndNode, makeNodePool, makePod } from '../support/cluster-builder.js';
 

@@ -3,13 +3,13 @@
 // present whether or not the node is a candidate now, and the reasons that annotation would block
 // beyond what the policy says — shown by `kpol eval` as text and JSON.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { KubeObject } from '../../src/cluster/types.js';
-import { Evaluator } from '../../src/eval/evaluate-cluster.js';
-import { renderText } from '../../src/eval/output.js';
-import { loadPolicies } from '../../src/policy/load.js';
-import { ClusterView } from '../../src/reconciler/cluster-view.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
+import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
+import { renderText } from '../../src/core/eval/output.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
+import { ClusterView } from '../../src/control/reconciler/cluster-view.js';
 import { makeNodeClaimAndNode, makeNodePool, makePod } from '../support/cluster-builder.js';
 
 const T0 = Date.parse('2026-08-21T10:00:00Z'); // a Friday, inside 09:00–17:00 UTC

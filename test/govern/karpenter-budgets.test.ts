@@ -3,10 +3,10 @@
 // budgets (KARPENTER.md#budget-reasons): the minimum of the active budgets per reason, each dated
 // budget active on [hit, hit + duration) in UTC.
 import { describe, expect, it } from 'vitest';
-import { Evaluator } from '../../src/eval/evaluate-cluster.js';
-import { ceilMinute, DATED_BUDGET_DURATION, governedBudgets, yearlyCron } from '../../src/govern/karpenter-budgets.js';
-import { loadPolicies } from '../../src/policy/load.js';
-import type { KarpenterBudget } from '../../src/cluster/types.js';
+import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
+import { ceilMinute, DATED_BUDGET_DURATION, governedBudgets, yearlyCron } from '../../src/control/govern/karpenter-budgets.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
+import type { KarpenterBudget } from '../../src/core/cluster/types.js';
 
 const MIN = 60_000;
 

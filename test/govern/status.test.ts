@@ -3,13 +3,13 @@
 // decisions, its events, and — where a node hold (Karpenter's node annotation) blocks more than
 // the policy says — a row that says so.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { KubeObject } from '../../src/cluster/types.js';
-import { Governor } from '../../src/govern/governor.js';
-import { GovernStatus } from '../../src/govern/govern-status.js';
-import { createLogger } from '../../src/observe/logger.js';
-import { loadPolicies } from '../../src/policy/load.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
+import { Governor } from '../../src/control/govern/governor.js';
+import { GovernStatus } from '../../src/control/govern/govern-status.js';
+import { createLogger } from '../../src/core/observe/logger.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
 import { RecordingClient } from '../deploy/api-inventory.js';
 import { makeNodeClaimAndNode, makeNodePool } from '../support/cluster-builder.js';
 

@@ -4,11 +4,11 @@
 import { createServer } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { Informer } from '../../src/kube/informer.js';
-import { RESOURCES } from '../../src/kube/resources.js';
-import { RestClient } from '../../src/kube/rest.js';
-import { createLogger } from '../../src/observe/logger.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { Informer } from '../../src/edge/kube/informer.js';
+import { RESOURCES } from '../../src/edge/kube/resources.js';
+import { RestClient } from '../../src/edge/kube/rest.js';
+import { createLogger } from '../../src/core/observe/logger.js';
 
 async function closedPort(): Promise<number> {
   const srv = createServer();

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KubeConfigError, loadKubeConfig, runningInCluster } from '../../src/kube/kube-config.js';
+import { KubeConfigError, loadKubeConfig, runningInCluster } from '../../src/edge/kube/kube-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kpol-kc-'));
 const file = join(dir, 'config');

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kinds to REST paths, and Status answers to ApiErrors.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/cluster/client.js';
-import { statusError, transportError } from '../../src/kube/api-errors.js';
-import { RESOURCES, resourceOf, resourcePath } from '../../src/kube/resources.js';
+import { ApiError } from '../../src/core/cluster/client.js';
+import { statusError, transportError } from '../../src/edge/kube/api-errors.js';
+import { RESOURCES, resourceOf, resourcePath } from '../../src/edge/kube/resources.js';
 
 describe('resourcePath', () => {
   it.each([

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a kind's watch must reach before its cache shows this client's writes.
 import { describe, expect, it } from 'vitest';
-import { UnseenWrites } from '../../src/kube/unseen-writes.js';
+import { UnseenWrites } from '../../src/edge/kube/unseen-writes.js';
 
 describe('UnseenWrites', () => {
   it('a kind is shown once its watch reaches the newest version written, and stays shown', () => {

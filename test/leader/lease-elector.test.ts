@@ -4,11 +4,11 @@
 // hands over at once, and no interleaving of steps, races and clock moves yields two leaders.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError, type ClusterClient } from '../../src/cluster/client.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import { FakeClock } from '../../src/clock.js';
-import { LeaderElector, leaderElectionProblems, type LeaderElectorOptions } from '../../src/leader/lease-elector.js';
-import type { Lease } from '../../src/leader/lease-record.js';
+import { ApiError, type ClusterClient } from '../../src/core/cluster/client.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { LeaderElector, leaderElectionProblems, type LeaderElectorOptions } from '../../src/control/leader/lease-elector.js';
+import type { Lease } from '../../src/control/leader/lease-record.js';
 
 const NS = 'kpol-system';
 const LEASE = { kind: 'Lease' as const, name: 'kpol-controller', namespace: NS };

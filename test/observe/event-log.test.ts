@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { EventLog } from '../../src/observe/event-log.js';
-import { DEFAULT_DEDUPE_MS, NODEPOOL_BLOCKED_DEDUPE_MS, UNCONSOLIDATABLE_DEDUPE_MS, eventType } from '../../src/observe/event-reasons.js';
-import type { InvolvedObject, RecordedEvent } from '../../src/observe/recorder.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { EventLog } from '../../src/core/observe/event-log.js';
+import { DEFAULT_DEDUPE_MS, NODEPOOL_BLOCKED_DEDUPE_MS, UNCONSOLIDATABLE_DEDUPE_MS, eventType } from '../../src/core/observe/event-reasons.js';
+import type { InvolvedObject, RecordedEvent } from '../../src/core/observe/recorder.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const node = (name: string, uid?: string): InvolvedObject => ({ kind: 'Node', name, uid });

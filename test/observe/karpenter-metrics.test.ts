@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { createKarpenterMetrics } from '../../src/observe/karpenter-metrics.js';
+import { createKarpenterMetrics } from '../../src/core/observe/karpenter-metrics.js';
 import { parseExposition, sample } from './parse-prometheus.js';
 
 // KARPENTER.md#events-and-metrics, copied by hand: name, type, labels.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { createLogger, type LogLevel } from '../../src/observe/logger.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { createLogger, type LogLevel } from '../../src/core/observe/logger.js';
 
 const T0 = Date.UTC(2026, 2, 29, 1, 30, 0, 250);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { MetricsRegistry } from '../../src/observe/metrics.js';
+import { MetricsRegistry } from '../../src/core/observe/metrics.js';
 import { parseExposition, sample } from './parse-prometheus.js';
 
 function registry(): MetricsRegistry {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CLI progress bar (src/cli/progress.ts) reports a run's progress, so it is tested here.
+// The CLI progress bar (src/edge/cli/shared/progress.ts) reports a run's progress, so it is tested here.
 import { describe, expect, it } from 'vitest';
-import { createProgress, formatEta } from '../../src/cli/progress.js';
+import { createProgress, formatEta } from '../../src/edge/cli/shared/progress.js';
 
 function tty(isTTY: boolean) {
   const out: string[] = [];

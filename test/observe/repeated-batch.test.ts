@@ -2,10 +2,10 @@
 // A batch skipped while all its events are inside their dedupe windows records exactly what
 // publishing it every tick records.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { EventLog } from '../../src/observe/event-log.js';
-import type { EventRecorder, RecordedEvent } from '../../src/observe/recorder.js';
-import { RepeatedBatch, type Publish } from '../../src/observe/repeated-batch.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { EventLog } from '../../src/core/observe/event-log.js';
+import type { EventRecorder, RecordedEvent } from '../../src/core/observe/recorder.js';
+import { RepeatedBatch, type Publish } from '../../src/core/observe/repeated-batch.js';
 
 const T0 = Date.parse('2026-08-21T00:00:00Z');
 

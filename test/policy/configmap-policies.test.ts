@@ -2,12 +2,12 @@
 // Policies in ConfigMaps against the in-memory API server: hot reload, per-ConfigMap last good
 // version, the status annotation and the Warning Event.
 import { describe, expect, it } from 'vitest';
-import type { ConfigMap } from '../../src/cluster/types.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import { FakeClock } from '../../src/clock.js';
-import { EventLog } from '../../src/observe/event-log.js';
-import { ConfigMapPolicies } from '../../src/policy/configmap-policies.js';
-import { ANNOTATION_POLICY_STATUS } from '../../src/policy/configmap-status.js';
+import type { ConfigMap } from '../../src/core/cluster/types.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { EventLog } from '../../src/core/observe/event-log.js';
+import { ConfigMapPolicies } from '../../src/core/policy/configmap-policies.js';
+import { ANNOTATION_POLICY_STATUS } from '../../src/core/policy/configmap-status.js';
 
 const NS = 'kpol-system';
 const good = (name: string, pool: string, budget = '10%') => `policy ${name} for nodepool ${pool} {\n  budget ${budget}\n}\n`;

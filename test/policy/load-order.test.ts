@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { loadPolicies } from '../../src/policy/load.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
 
 describe('loadPolicies', () => {
   it('lists syntax errors and the checker’s reports of a file together, in source order', () => {

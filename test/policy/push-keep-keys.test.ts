@@ -2,10 +2,10 @@
 // pushPolicies as the editor's save uses it: one key written, the ConfigMap's other keys kept
 // and checked beside it, and a base version whose key text still holds is no conflict.
 import { describe, expect, it } from 'vitest';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { ConfigMap } from '../../src/cluster/types.js';
-import { FakeClock } from '../../src/clock.js';
-import { pushPolicies } from '../../src/policy/push.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { ConfigMap } from '../../src/core/cluster/types.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { pushPolicies } from '../../src/core/policy/push.js';
 
 const NS = 'kpol-system';
 const at = { namespace: NS, name: 'team' };

@@ -3,15 +3,15 @@
 // (savings / pool cost) / (move disruption / pool disruption) ≥ 1/2.
 import { describe, expect, it } from 'vitest';
 import type { PolicySpec } from '../../rules/model.js';
-import { loadCatalog } from '../../src/cloud/catalog.js';
-import { loadSnapshot } from '../../src/cluster/snapshot.js';
-import { indexCluster } from '../../src/cluster/state.js';
-import type { KubeObject } from '../../src/cluster/types.js';
-import { FakeClock } from '../../src/clock.js';
-import { EventLog } from '../../src/observe/event-log.js';
-import { toCandidate } from '../../src/reconciler/candidates.js';
-import { balancedApproves, balancedScores } from '../../src/reconciler/methods/balanced.js';
-import type { MethodContext } from '../../src/reconciler/methods/method.js';
+import { loadCatalog } from '../../src/world/cloud/catalog.js';
+import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
+import { indexCluster } from '../../src/core/cluster/state.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { EventLog } from '../../src/core/observe/event-log.js';
+import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
+import { balancedApproves, balancedScores } from '../../src/control/reconciler/methods/balanced.js';
+import type { MethodContext } from '../../src/control/reconciler/methods/method.js';
 import { makeNodeClaimAndNode, makeNodePool, makePod, toList } from '../support/cluster-builder.js';
 
 const types = new Map(loadCatalog().map((t) => [t.name, t]));

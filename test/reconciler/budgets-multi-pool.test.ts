@@ -3,7 +3,7 @@
 // budget minus its own disrupting nodes, so two pools drifting at once each stay within their
 // budget at every tick, independently of the other pool.
 import { describe, expect, it } from 'vitest';
-import type { NodeClaim } from '../../src/cluster/types.js';
+import type { NodeClaim } from '../../src/core/cluster/types.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
 const POOL_LABEL = 'karpenter.sh/nodepool';

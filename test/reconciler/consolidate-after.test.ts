@@ -5,8 +5,8 @@
 // *destinations*: a consolidation simulation may not place a candidate's pods on a node whose
 // own window is still open.
 import { describe, expect, it } from 'vitest';
-import type { NodeClaim, Pod } from '../../src/cluster/types.js';
-import type { ReconcileResult } from '../../src/reconciler/disruption-controller.js';
+import type { NodeClaim, Pod } from '../../src/core/cluster/types.js';
+import type { ReconcileResult } from '../../src/control/reconciler/disruption-controller.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');

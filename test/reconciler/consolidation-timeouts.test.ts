@@ -4,15 +4,15 @@
 // multi-node consolidation stops its binary search after 1 minute with the best batch so far.
 // Elapsed time comes from the pass's clock, advanced here per simulation.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import type { KubeObject } from '../../src/cluster/types.js';
-import { EventLog } from '../../src/observe/event-log.js';
-import type { Candidate } from '../../src/reconciler/candidates.js';
-import type { MethodContext, MoveSimulation } from '../../src/reconciler/methods/method.js';
-import { multiNode } from '../../src/reconciler/methods/multi-node.js';
-import { singleNode } from '../../src/reconciler/methods/single-node.js';
-import { SimulationPass } from '../../src/reconciler/simulation-pass.js';
-import { Runtime } from '../../src/runtime/runtime.js';
+import { FakeClock } from '../../src/core/clock.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
+import { EventLog } from '../../src/core/observe/event-log.js';
+import type { Candidate } from '../../src/control/reconciler/methods/candidates.js';
+import type { MethodContext, MoveSimulation } from '../../src/control/reconciler/methods/method.js';
+import { multiNode } from '../../src/control/reconciler/methods/multi-node.js';
+import { singleNode } from '../../src/control/reconciler/methods/single-node.js';
+import { SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
+import { Runtime } from '../../src/control/runtime/runtime.js';
 import { makeNodeClaimAndNode, makeNodePool, makePod } from '../support/cluster-builder.js';
 import { T0 } from './scenario.js';
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Emptiness and consolidation (KARPENTER.md#emptiness, KARPENTER.md#consolidation-decision–KARPENTER.md#single-node) on the embedded cluster.
 import { describe, expect, it } from 'vitest';
-import type { Node } from '../../src/cluster/types.js';
+import type { Node } from '../../src/core/cluster/types.js';
 import { makeNodePool } from '../support/cluster-builder.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 

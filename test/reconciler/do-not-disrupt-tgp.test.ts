@@ -5,7 +5,7 @@
 // where T = NodeClaim deletionTimestamp + TGP is stamped in
 // `karpenter.sh/nodeclaim-termination-timestamp` (KARPENTER.md#termination-time).
 import { describe, expect, it } from 'vitest';
-import type { NodeClaim, Pod } from '../../src/cluster/types.js';
+import type { NodeClaim, Pod } from '../../src/core/cluster/types.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
 const DND = { 'karpenter.sh/do-not-disrupt': 'true' };

@@ -4,7 +4,7 @@
 // (`system-cluster-critical` / `system-node-critical`). Only the first non-empty tier is
 // evicted; the next starts once every pod of the previous one is gone.
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../src/cluster/types.js';
+import type { Pod } from '../../src/core/cluster/types.js';
 import { makePod } from '../support/cluster-builder.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 

@@ -3,7 +3,7 @@
 // lastTransitionTime (oldest drift first), then stably partitioned so that nodes with no
 // reschedulable pods go first; one node per command.
 import { describe, expect, it } from 'vitest';
-import type { NodeClaim, Pod } from '../../src/cluster/types.js';
+import type { NodeClaim, Pod } from '../../src/core/cluster/types.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');

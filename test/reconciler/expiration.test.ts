@@ -5,7 +5,7 @@
 // method instead: one node at a time under `budget 1 for Expired`, replacement first, oldest
 // first, held by do-not-disrupt like drift.
 import { describe, expect, it } from 'vitest';
-import type { NodeClaim, Pod } from '../../src/cluster/types.js';
+import type { NodeClaim, Pod } from '../../src/core/cluster/types.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
 const DND = { 'karpenter.sh/do-not-disrupt': 'true' };

@@ -3,7 +3,7 @@
 // once — forceful, no budgets — and kpol pre-launches the replacement capacity in the same pass
 // rather than waiting for the evicted pods to go pending. The pods end up Running again.
 import { describe, expect, it } from 'vitest';
-import type { NodeClaim } from '../../src/cluster/types.js';
+import type { NodeClaim } from '../../src/core/cluster/types.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
 describe('interruption', () => {

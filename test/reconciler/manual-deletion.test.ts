@@ -4,7 +4,7 @@
 // through the Eviction API, the instance is terminated in the cloud, then the finalizers go.
 // No instance is left without a NodeClaim.
 import { describe, expect, it } from 'vitest';
-import { TAINT_DISRUPTED, type Node, type NodeClaim } from '../../src/cluster/types.js';
+import { TAINT_DISRUPTED, type Node, type NodeClaim } from '../../src/core/cluster/types.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
 const FINALIZER = 'karpenter.sh/termination';

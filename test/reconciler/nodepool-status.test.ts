@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // NodePool status.disruption: the evaluator's numbers, written only when they change.
 import { describe, expect, it } from 'vitest';
-import type { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { NodePool } from '../../src/cluster/types.js';
-import type { PoolResult } from '../../src/eval/output.js';
-import { NodePoolStatusWriter, disruptionNumbers, type NodePoolDisruptionStatus } from '../../src/reconciler/nodepool-status.js';
+import type { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { NodePool } from '../../src/core/cluster/types.js';
+import type { PoolResult } from '../../src/core/eval/output.js';
+import { NodePoolStatusWriter, disruptionNumbers, type NodePoolDisruptionStatus } from '../../src/control/reconciler/nodepool-status.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
 const statusOf = async (s: Scenario, name: string) =>

@@ -3,10 +3,10 @@
 // starting command's simulation placed a pod is not a disruption candidate for 20 s (the
 // rule graph's `nominated` fact), renewed on each nomination.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import type { KubeObject, NodePool } from '../../src/cluster/types.js';
-import { NOMINATION_WINDOW_MS } from '../../src/reconciler/disruption-state.js';
-import { Runtime } from '../../src/runtime/runtime.js';
+import { FakeClock } from '../../src/core/clock.js';
+import type { KubeObject, NodePool } from '../../src/core/cluster/types.js';
+import { NOMINATION_WINDOW_MS } from '../../src/control/reconciler/disruption-state.js';
+import { Runtime } from '../../src/control/runtime/runtime.js';
 import { makeNodeClaimAndNode, makeNodePool, makePod } from '../support/cluster-builder.js';
 import { T0 } from './scenario.js';
 
@@ -39,7 +39,7 @@ describe('nominations', () => {
     const t = clock.now();
     await rt.cluster.create(makePod('late', undefined, { requests: { cpu: '100m', memory: '128Mi' } }));
     const atBinding = await verdict();
-    expect((await rt.cluster.list<import('../../src/cluster/types.js').Pod>('Pod')).find((p) => p.metadata.name === 'late')?.spec.nodeName).toBe(name);
+    expect((await rt.cluster.list<import('../../src/core/cluster/types.js').Pod>('Pod')).find((p) => p.metadata.name === 'late')?.spec.nodeName).toBe(name);
     expect(atBinding.reasons).toEqual([]);
     expect(atBinding.blocked[0]).toMatchObject({ code: 'Nominated', message: 'node is nominated for a pending pod' });
 
@@ -64,7 +64,7 @@ describe('nominations', () => {
       names.push(node.metadata.name);
     }
     const rt = new Runtime({ clock, objects, policies: [] });
-    let started: import('../../src/reconciler/command.js').Command | undefined;
+    let started: import('../../src/control/reconciler/methods/command.js').Command | undefined;
     for (let i = 0; i < 10 && !started; i++) {
       started = (await rt.tick()).disruption.started;
       if (!started) clock.advance(5_000);

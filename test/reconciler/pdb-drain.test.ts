@@ -4,7 +4,7 @@
 // FailedDraining (`evicting pod violates a PDB`), and the pod is retried until the recreated
 // replica is Running elsewhere. The PDB is never violated.
 import { describe, expect, it } from 'vitest';
-import type { Pod, PodDisruptionBudget } from '../../src/cluster/types.js';
+import type { Pod, PodDisruptionBudget } from '../../src/core/cluster/types.js';
 import { makePdb } from '../support/cluster-builder.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 

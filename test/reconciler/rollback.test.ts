@@ -5,9 +5,9 @@
 // DisruptionReason is cleared, it is unmarked, it is never deleted and its pods never move —
 // and a later attempt succeeds once the cloud launches again.
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/observe/logger.js';
-import { CloudError } from '../../src/cloud/provider.js';
-import { TAINT_DISRUPTED, type Node, type NodeClaim } from '../../src/cluster/types.js';
+import type { Logger } from '../../src/core/observe/logger.js';
+import { CloudError } from '../../src/world/cloud/provider.js';
+import { TAINT_DISRUPTED, type Node, type NodeClaim } from '../../src/core/cluster/types.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
 function captureLog(): { logger: Logger; lines: { msg: string; fields: Record<string, unknown> }[] } {

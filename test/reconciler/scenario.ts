@@ -4,10 +4,10 @@
 // file selects another backend first (test/k8s/scenario/ runs these suites, unchanged, against
 // a real kube-apiserver with kube-controller-manager doing the workload controllers' part).
 import type { PolicySpec } from '../../rules/model.js';
-import { FakeClock, type Clock } from '../../src/clock.js';
-import type { KubeObject, Node, NodeClaim, Pod } from '../../src/cluster/types.js';
-import { loadPolicies } from '../../src/policy/load.js';
-import { Runtime, type RuntimeOptions, type TickResult } from '../../src/runtime/runtime.js';
+import { FakeClock, type Clock } from '../../src/core/clock.js';
+import type { KubeObject, Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
+import { Runtime, type RuntimeOptions, type TickResult } from '../../src/control/runtime/runtime.js';
 
 export const T0 = Date.parse('2026-11-23T12:00:00Z'); // a Monday
 

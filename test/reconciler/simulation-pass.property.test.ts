@@ -6,14 +6,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PolicySpec } from '../../rules/model.js';
-import { loadCatalog } from '../../src/cloud/catalog.js';
-import { emptySnapshot } from '../../src/cluster/snapshot.js';
-import { indexCluster, type ClusterIndex, type StateNode } from '../../src/cluster/state.js';
-import type { Pod } from '../../src/cluster/types.js';
-import { toCandidate } from '../../src/reconciler/candidates.js';
-import { SimulationPass } from '../../src/reconciler/simulation-pass.js';
-import { runSimulation, simulateMove, type SimulationEnv } from '../../src/reconciler/simulation.js';
-import type { SchedulingResult } from '../../src/scheduling/simulate.js';
+import { loadCatalog } from '../../src/world/cloud/catalog.js';
+import { emptySnapshot } from '../../src/core/cluster/snapshot.js';
+import { indexCluster, type ClusterIndex, type StateNode } from '../../src/core/cluster/state.js';
+import type { Pod } from '../../src/core/cluster/types.js';
+import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
+import { SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
+import { simulateMove } from '../../src/control/reconciler/move-simulation.js';
+import { runSimulation, type SimulationEnv } from '../../src/world/scheduling/cluster-simulation.js';
+import type { SchedulingResult } from '../../src/world/scheduling/simulate.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
 
 const NOW = Date.parse('2026-08-20T12:00:00Z');

@@ -3,13 +3,13 @@
 // status, both load policies from ConfigMaps into their runtime, readiness names what is
 // missing, events reach the cluster, and stopping the leader hands over at once.
 import { describe, expect, it } from 'vitest';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { ConfigMap, KubeObject, NodePool } from '../../src/cluster/types.js';
-import { FakeClock } from '../../src/clock.js';
-import { ClusterServices } from '../../src/runtime/cluster-services.js';
-import { Runtime } from '../../src/runtime/runtime.js';
-import { CheckedSource } from '../../src/server/readiness.js';
-import { RuntimeStatus } from '../../src/runtime/status.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { ConfigMap, KubeObject, NodePool } from '../../src/core/cluster/types.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { ClusterServices } from '../../src/control/runtime/cluster-services.js';
+import { Runtime } from '../../src/control/runtime/runtime.js';
+import { CheckedSource } from '../../src/control/runtime/readiness.js';
+import { RuntimeStatus } from '../../src/control/runtime/status.js';
 import { pool, T0 } from '../reconciler/scenario.js';
 
 const NS = 'kpol-system';

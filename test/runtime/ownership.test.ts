@@ -5,11 +5,11 @@
 // their whole life. The same cluster with the default ownership (simulations: the simulated
 // cloud adopts everything) shows each of those controllers would have acted.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { KubeObject, Node, NodeClaim, Pod } from '../../src/cluster/types.js';
-import { launchedBySimulatedCloud, SIMULATED_CLOUD_ONLY, type Ownership } from '../../src/cloud/ownership.js';
-import { Runtime } from '../../src/runtime/runtime.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { KubeObject, Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';
+import { launchedBySimulatedCloud, SIMULATED_CLOUD_ONLY, type Ownership } from '../../src/world/cloud/ownership.js';
+import { Runtime } from '../../src/control/runtime/runtime.js';
 import { makeNodeClaimAndNode, makePod } from '../support/cluster-builder.js';
 import { policies, pool, replicaSet, T0 } from '../reconciler/scenario.js';
 

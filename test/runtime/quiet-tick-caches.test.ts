@@ -3,7 +3,7 @@
 // passes) never hide a change: an object written between ticks is seen on the next tick, and a
 // window opening with no object change is seen on the first tick inside it.
 import { describe, expect, it } from 'vitest';
-import type { NodeResult } from '../../src/eval/output.js';
+import type { NodeResult } from '../../src/core/eval/output.js';
 import { Scenario, policies, pool, replicaSet } from '../reconciler/scenario.js';
 
 const POLICY = `policy p for nodepool default {

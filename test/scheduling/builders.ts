@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Small builders for scheduling tests: pods with requests and constraints, simulated nodes, and
 // a handful of instance types priced like us-west-2 on-demand/spot.
-import type { InstanceType, Offering } from '../../src/cloud/provider.js';
-import type { Pod, Taint, Toleration } from '../../src/cluster/types.js';
-import { parseResourceList } from '../../src/scheduling/resources.js';
-import type { SimNode } from '../../src/scheduling/simulate.js';
+import type { InstanceType, Offering } from '../../src/world/cloud/provider.js';
+import type { Pod, Taint, Toleration } from '../../src/core/cluster/types.js';
+import { parseResourceList } from '../../src/core/cluster/resources.js';
+import type { SimNode } from '../../src/world/scheduling/simulate.js';
 
 export const ZONES = ['us-west-2a', 'us-west-2b', 'us-west-2c'];
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { indexCluster } from '../../src/cluster/state.js';
-import { loadSnapshot, type Snapshot } from '../../src/cluster/snapshot.js';
-import type { KubeObject } from '../../src/cluster/types.js';
-import { isCurrentlyReschedulable, simNodeFromState } from '../../src/scheduling/from-state.js';
+import { indexCluster } from '../../src/core/cluster/state.js';
+import { loadSnapshot, type Snapshot } from '../../src/core/cluster/snapshot.js';
+import type { KubeObject } from '../../src/core/cluster/types.js';
+import { isCurrentlyReschedulable, simNodeFromState } from '../../src/world/scheduling/from-state.js';
 import { makeNodeClaimAndNode, makePdb, makePod, toList } from '../support/cluster-builder.js';
 
 const NOW = Date.parse('2026-08-20T12:00:00Z');

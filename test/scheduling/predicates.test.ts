@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { nodeAffinityFits, nodeLocalFit, nodeSelectorFits, resourcesFit, taintsTolerated, tolerates, type PlacementTarget } from '../../src/scheduling/predicates.js';
-import { parseResourceList } from '../../src/scheduling/resources.js';
+import { nodeAffinityFits, nodeLocalFit, nodeSelectorFits, resourcesFit, taintsTolerated, tolerates, type PlacementTarget } from '../../src/world/scheduling/predicates.js';
+import { parseResourceList } from '../../src/core/cluster/resources.js';
 import { pod } from './builders.js';
 
 const target = (o: Partial<PlacementTarget> = {}): PlacementTarget => ({

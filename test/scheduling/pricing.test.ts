@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { cheapestOffering, worstLaunchPrice } from '../../src/cloud/catalog.js';
-import type { InstanceType } from '../../src/cloud/provider.js';
-import type { NodeSelectorRequirement } from '../../src/cluster/types.js';
-import { offeringFilter, sortByPrice } from '../../src/scheduling/instance-types.js';
+import { cheapestOffering, worstLaunchPrice } from '../../src/world/cloud/catalog.js';
+import type { InstanceType } from '../../src/world/cloud/provider.js';
+import type { NodeSelectorRequirement } from '../../src/core/cluster/types.js';
+import { offeringFilter, sortByPrice } from '../../src/world/scheduling/instance-types.js';
 import {
   allowsCapacityType, allSpot, filterByPrice, filterOutSameInstanceType, spotToSpot, withCapacityType,
-} from '../../src/scheduling/pricing.js';
-import { requirementsOf, toNodeSelectorRequirements } from '../../src/scheduling/requirements.js';
+} from '../../src/world/scheduling/pricing.js';
+import { requirementsOf, toNodeSelectorRequirements } from '../../src/core/cluster/requirements.js';
 import { instanceType, TYPES } from './builders.js';
 
 const CT = 'karpenter.sh/capacity-type';

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import type { NodeSelectorRequirement } from '../../src/cluster/types.js';
+import type { NodeSelectorRequirement } from '../../src/core/cluster/types.js';
 import {
   allowsLabel, intersect, intersectionProblem, matchesExpression, requirementAllows, requirementsOf, toNodeSelectorRequirements,
-} from '../../src/scheduling/requirements.js';
+} from '../../src/core/cluster/requirements.js';
 
 const req = (key: string, operator: NodeSelectorRequirement['operator'], values?: string[]): NodeSelectorRequirement => ({ key, operator, ...(values && { values }) });
 

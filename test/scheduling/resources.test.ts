@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../src/cluster/types.js';
-import { formatResources, insufficientResource, nodeAllocatable, parseQuantity, podRequests } from '../../src/scheduling/resources.js';
+import type { Pod } from '../../src/core/cluster/types.js';
+import { formatResources, insufficientResource, nodeAllocatable, parseQuantity, podRequests } from '../../src/core/cluster/resources.js';
 
 describe('parseQuantity', () => {
   it.each([

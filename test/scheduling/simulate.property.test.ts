@@ -4,13 +4,13 @@
 // or NodeClaim is asked for more than it has.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../src/cluster/types.js';
-import { compatibleInstanceTypes } from '../../src/scheduling/instance-types.js';
-import { nodeLocalFit, resourcesFit, taintsTolerated, nodeRequirementsFit, requestedOn, type PlacementTarget } from '../../src/scheduling/predicates.js';
-import { requirementsOf } from '../../src/scheduling/requirements.js';
-import { insufficientResource } from '../../src/scheduling/resources.js';
-import { simulateScheduling, type SchedulingInput, type SimNode } from '../../src/scheduling/simulate.js';
-import { topologyFit, topologyView } from '../../src/scheduling/topology.js';
+import type { Pod } from '../../src/core/cluster/types.js';
+import { compatibleInstanceTypes } from '../../src/world/scheduling/instance-types.js';
+import { nodeLocalFit, resourcesFit, taintsTolerated, nodeRequirementsFit, requestedOn, type PlacementTarget } from '../../src/world/scheduling/predicates.js';
+import { requirementsOf } from '../../src/core/cluster/requirements.js';
+import { insufficientResource } from '../../src/core/cluster/resources.js';
+import { simulateScheduling, type SchedulingInput, type SimNode } from '../../src/world/scheduling/simulate.js';
+import { topologyFit, topologyView } from '../../src/world/scheduling/topology.js';
 import { DEFAULT_POOL, pod, simNode, TYPES, ZONES } from './builders.js';
 
 const HOST = 'kubernetes.io/hostname';

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../src/cloud/catalog.js';
-import type { Pod } from '../../src/cluster/types.js';
-import { allNonPendingScheduled, simulateScheduling, type SchedulingInput, type SchedulingResult } from '../../src/scheduling/simulate.js';
+import { loadCatalog } from '../../src/world/cloud/catalog.js';
+import type { Pod } from '../../src/core/cluster/types.js';
+import { allNonPendingScheduled, simulateScheduling, type SchedulingInput, type SchedulingResult } from '../../src/world/scheduling/simulate.js';
 import { DEFAULT_POOL, pod, simNode, TYPES, ZONES } from './builders.js';
 
 const ZONE = 'topology.kubernetes.io/zone';

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import type { PlacementTarget } from '../../src/scheduling/predicates.js';
-import { parseResourceList } from '../../src/scheduling/resources.js';
-import { antiAffinityFits, podAffinityFits, topologySpreadFits, topologyView } from '../../src/scheduling/topology.js';
+import type { PlacementTarget } from '../../src/world/scheduling/predicates.js';
+import { parseResourceList } from '../../src/core/cluster/resources.js';
+import { antiAffinityFits, podAffinityFits, topologySpreadFits, topologyView } from '../../src/world/scheduling/topology.js';
 import { pod, ZONES } from './builders.js';
-import type { Pod } from '../../src/cluster/types.js';
+import type { Pod } from '../../src/core/cluster/types.js';
 
 const HOST = 'kubernetes.io/hostname';
 const ZONE = 'topology.kubernetes.io/zone';

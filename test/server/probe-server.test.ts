@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kubelet's probe server and /readyz naming the failing checks.
 import { afterEach, describe, expect, it } from 'vitest';
-import { CheckedSource } from '../../src/server/readiness.js';
-import { startProbeServer, type ProbeServer } from '../../src/server/probe-server.js';
-import type { StatusView } from '../../src/server/status-source.js';
+import { CheckedSource } from '../../src/control/runtime/readiness.js';
+import { startProbeServer, type ProbeServer } from '../../src/edge/server/probe-server.js';
+import type { StatusView } from '../../src/control/runtime/status-source.js';
 
 let server: ProbeServer | undefined;
 afterEach(async () => { await server?.close(); server = undefined; });

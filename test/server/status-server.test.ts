@@ -2,9 +2,9 @@
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKarpenterMetrics } from '../../src/observe/karpenter-metrics.js';
-import { startStatusServer, type StatusServer, type StatusServerOptions } from '../../src/server/status-server.js';
-import type { StatusSource, StatusView } from '../../src/server/status-source.js';
+import { createKarpenterMetrics } from '../../src/core/observe/karpenter-metrics.js';
+import { startStatusServer, type StatusServer, type StatusServerOptions } from '../../src/edge/server/status-server.js';
+import type { StatusSource, StatusView } from '../../src/control/runtime/status-source.js';
 import { tagBalanceErrors } from '../simulate/html-check.js';
 
 const VIEW: StatusView = {

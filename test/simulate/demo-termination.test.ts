@@ -5,9 +5,9 @@
 // terminationGracePeriodSeconds; the API server defaults it to 30 s, so those pods are
 // force-deleted from T − 30 s. Without that default the node stayed draining for days.
 import { describe, expect, it } from 'vitest';
-import type { Node, NodeClaim, Pod } from '../../src/cluster/types.js';
-import { simulate } from '../../src/simulate/simulator.js';
-import { ANNOTATION_TERMINATION_TIMESTAMP } from '../../src/termination/names.js';
+import type { Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';
+import { simulate } from '../../src/edge/simulate/simulator.js';
+import { ANNOTATION_TERMINATION_TIMESTAMP } from '../../src/control/termination/names.js';
 import { demoInputs } from './demo.js';
 
 const STEP = 60_000;

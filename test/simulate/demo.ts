@@ -4,10 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { expect } from 'vitest';
-import { loadPolicies } from '../../src/policy/load.js';
-import { simulationObjects } from '../../src/simulate/cluster-objects.js';
-import type { SimulateOptions } from '../../src/simulate/simulator.js';
-import { readWorkload } from '../../src/simulate/workload.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
+import { simulationObjects } from '../../src/edge/simulate/cluster-objects.js';
+import type { SimulateOptions } from '../../src/edge/simulate/simulator.js';
+import { readWorkload } from '../../src/edge/simulate/workload.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const read = (path: string) => readFileSync(`${ROOT}${path}`, 'utf8');

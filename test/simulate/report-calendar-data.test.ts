@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { calendarFromSamples, weekHourCell } from '../../src/simulate/report-calendar-data.js';
-import { calendarSection } from '../../src/simulate/report-calendar.js';
-import type { Sample } from '../../src/simulate/timeline.js';
+import { calendarFromSamples, weekHourCell } from '../../src/edge/simulate/report-calendar-data.js';
+import { calendarSection } from '../../src/edge/simulate/report-calendar.js';
+import type { Sample } from '../../src/edge/simulate/timeline.js';
 import { elements } from './html-check.js';
 
 const HOUR = 3_600_000;

@@ -2,9 +2,9 @@
 // A deterministic two-week Timeline for report tests and the sample report: two NodePools,
 // a business-hours Empty window in Europe/Berlin, nightly drift, a few blocked codes (one
 // with markup in its message) and events.
-import type { DisruptionRecord, Sample, Timeline } from '../../src/simulate/timeline.js';
-import { calendarFromSamples } from '../../src/simulate/report-calendar-data.js';
-import { weekHourCell } from '../../src/simulate/report-calendar-data.js';
+import type { DisruptionRecord, Sample, Timeline } from '../../src/edge/simulate/timeline.js';
+import { calendarFromSamples } from '../../src/edge/simulate/report-calendar-data.js';
+import { weekHourCell } from '../../src/edge/simulate/report-calendar-data.js';
 
 export const FROM = Date.UTC(2026, 0, 5, 0, 0); // Monday
 const DAY = 86_400_000;

@@ -19,7 +19,7 @@ import type {
   Pod,
   PodDisruptionBudget,
   Toleration,
-} from '../../src/cluster/types.js';
+} from '../../src/core/cluster/types.js';
 
 /** The instant fixtures are "taken" at unless a test says otherwise. */
 export const SNAPSHOT_TIME = '2026-08-20T12:00:00Z';

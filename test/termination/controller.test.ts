@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The termination flow end to end on MemoryCluster + SimulatedCloud (KARPENTER.md#termination).
 import { describe, expect, it } from 'vitest';
-import type { NodePool } from '../../src/cluster/types.js';
+import type { NodePool } from '../../src/core/cluster/types.js';
 import { makeNodePool, makePod } from '../support/cluster-builder.js';
 import { condition, launchMachine, Scenario, T0 } from './harness.js';
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../src/cluster/types.js';
-import { drainTier, planDrain } from '../../src/termination/drain.js';
+import type { Pod } from '../../src/core/cluster/types.js';
+import { drainTier, planDrain } from '../../src/control/termination/drain.js';
 import { makePod, type PodOptions } from '../support/cluster-builder.js';
 
 const NOW = Date.parse('2026-08-20T12:00:10Z');

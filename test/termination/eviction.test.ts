@@ -2,8 +2,8 @@
 // Drain order and the eviction queue against the real Eviction API (MemoryCluster) and the
 // real PDB status controller: tiers, PDB 429 with backoff, multiple PDBs, stale entries.
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../src/cluster/types.js';
-import { EvictionQueue } from '../../src/termination/eviction-queue.js';
+import type { Pod } from '../../src/core/cluster/types.js';
+import { EvictionQueue } from '../../src/control/termination/eviction-queue.js';
 import { makePdb, makePod } from '../support/cluster-builder.js';
 import { launchMachine, Scenario, T0 } from './harness.js';
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { forceDeleteAt, forceDeleteGraceSeconds, needsForceDelete } from '../../src/termination/force-delete.js';
+import { forceDeleteAt, forceDeleteGraceSeconds, needsForceDelete } from '../../src/control/termination/force-delete.js';
 import { makePod } from '../support/cluster-builder.js';
 
 const T = Date.parse('2026-08-20T12:05:00Z'); // deletion at 12:00:00 + TGP 5m

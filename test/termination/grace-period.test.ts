@@ -3,7 +3,7 @@
 // 12:00:00, so T = 12:05:00. Pods that PDBs or do-not-disrupt hold back are deleted so that
 // they are gone by T, each at T − its own grace period.
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../src/cluster/types.js';
+import type { Pod } from '../../src/core/cluster/types.js';
 import { makePdb, makePod } from '../support/cluster-builder.js';
 import { launchMachine, Scenario, T0 } from './harness.js';
 

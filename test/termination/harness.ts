@@ -3,15 +3,15 @@
 // the Karpenter metrics registry, the PDB status controller and a FakeClock stepped forward. The only stand-in is the
 // node agent: `kubelet()` finishes graceful pod deletions whose deadline has passed, through the
 // API, as a kubelet does once the containers stopped (kpol has no node agent of its own yet).
-import { FakeClock } from '../../src/clock.js';
-import { SimulatedCloud } from '../../src/cloud/simulator.js';
-import { isApiError } from '../../src/cluster/client.js';
-import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
-import type { KubeObject, Node, NodeClaim, Pod } from '../../src/cluster/types.js';
-import { EventLog } from '../../src/observe/event-log.js';
-import { createKarpenterMetrics } from '../../src/observe/karpenter-metrics.js';
-import { PdbStatusController } from '../../src/controllers/pdb-status.js';
-import { TerminationController, type TerminationControllerOptions } from '../../src/termination/controller.js';
+import { FakeClock } from '../../src/core/clock.js';
+import { SimulatedCloud } from '../../src/world/cloud/simulator.js';
+import { isApiError } from '../../src/core/cluster/client.js';
+import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
+import type { KubeObject, Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';
+import { EventLog } from '../../src/core/observe/event-log.js';
+import { createKarpenterMetrics } from '../../src/core/observe/karpenter-metrics.js';
+import { PdbStatusController } from '../../src/world/controllers/pdb-status.js';
+import { TerminationController, type TerminationControllerOptions } from '../../src/control/termination/controller.js';
 import { makeNodeClaimAndNode, type NodeOptions } from '../support/cluster-builder.js';
 
 export const T0 = Date.parse('2026-08-20T12:00:00Z');

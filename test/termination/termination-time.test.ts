@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { disrupted, failedDraining, goTimeString } from '../../src/termination/events.js';
-import { formatRfc3339, terminationGracePeriodSeconds, terminationTimeOf } from '../../src/termination/termination-time.js';
+import { disrupted, failedDraining, goTimeString } from '../../src/control/termination/events.js';
+import { formatRfc3339, terminationGracePeriodSeconds, terminationTimeOf } from '../../src/control/termination/termination-time.js';
 import { makeNodeClaimAndNode } from '../support/cluster-builder.js';
 
 describe('termination time', () => {

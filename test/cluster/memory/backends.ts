@@ -3,12 +3,12 @@
 // ClusterClient interface plus this Harness, so a real API server (issue 4) joins by adding a
 // Backend here: its harness creates a fresh namespace, maps `settle` onto polling until
 // kube-controller-manager has caught up, and reports its clock skew in `toleranceMs`.
-import { FakeClock } from '../../../src/clock.js';
-import type { ClusterClient } from '../../../src/cluster/client.js';
-import { MemoryCluster } from '../../../src/cluster/memory/memory-cluster.js';
-import type { KubeObject, Pod } from '../../../src/cluster/types.js';
-import { PdbStatusController } from '../../../src/controllers/pdb-status.js';
-import { ReplicaSetController } from '../../../src/controllers/replicaset.js';
+import { FakeClock } from '../../../src/core/clock.js';
+import type { ClusterClient } from '../../../src/core/cluster/client.js';
+import { MemoryCluster } from '../../../src/core/cluster/memory/memory-cluster.js';
+import type { KubeObject, Pod } from '../../../src/core/cluster/types.js';
+import { PdbStatusController } from '../../../src/world/controllers/pdb-status.js';
+import { ReplicaSetController } from '../../../src/world/controllers/replicaset.js';
 import { SNAPSHOT_TIME } from '../../support/cluster-builder.js';
 
 export interface Harness {

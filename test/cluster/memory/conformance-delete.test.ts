@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conformance: delete with finalizers, graceful pod deletion, preconditions and owner cascade.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/cluster/client.js';
-import type { ServerObjectMeta } from '../../../src/cluster/memory/api-fields.js';
-import type { KubeObject, Pod } from '../../../src/cluster/types.js';
+import { ApiError } from '../../../src/core/cluster/client.js';
+import type { ServerObjectMeta } from '../../../src/core/cluster/memory/api-fields.js';
+import type { KubeObject, Pod } from '../../../src/core/cluster/types.js';
 import { backends, type Harness } from './backends.js';
 import { configMap, machine, pod, podKey, replicaSet } from './objects.js';
 

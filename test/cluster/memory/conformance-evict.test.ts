@@ -2,9 +2,9 @@
 // Conformance: the Eviction subresource against PodDisruptionBudgets whose status the cluster's
 // disruption controller computes (never written by the test).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/cluster/client.js';
-import type { PdbStatus } from '../../../src/cluster/memory/api-fields.js';
-import type { Pod, PodDisruptionBudget } from '../../../src/cluster/types.js';
+import { ApiError } from '../../../src/core/cluster/client.js';
+import type { PdbStatus } from '../../../src/core/cluster/memory/api-fields.js';
+import type { Pod, PodDisruptionBudget } from '../../../src/core/cluster/types.js';
 import { backends, type Harness } from './backends.js';
 import { pdb, pod, podKey, replicaSet } from './objects.js';
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conformance: watch delivers every later change of its kind, in order, after the write.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { WatchEvent } from '../../../src/cluster/client.js';
+import type { WatchEvent } from '../../../src/core/cluster/client.js';
 import { backends, type Harness } from './backends.js';
 import { configMap, pod, podKey } from './objects.js';
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conformance: create, get, list, update and patch (client.ts header), on every backend.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, isApiError } from '../../../src/cluster/client.js';
-import type { ConfigMap, Pod } from '../../../src/cluster/types.js';
+import { ApiError, isApiError } from '../../../src/core/cluster/client.js';
+import type { ConfigMap, Pod } from '../../../src/core/cluster/types.js';
 import { backends, type Harness } from './backends.js';
 import { configMap, machine, pod } from './objects.js';
 

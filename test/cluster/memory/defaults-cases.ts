@@ -3,7 +3,7 @@
 // real server returns for those fields (measured on kube-apiserver v1.36.3 with kpol's shipped
 // CRDs). defaults.test.ts holds the in-memory server to these values;
 // test/k8s/adapter/defaults.test.ts creates each object on both servers and compares.
-import type { KubeObject } from '../../../src/cluster/types.js';
+import type { KubeObject } from '../../../src/core/cluster/types.js';
 import type { Harness } from './backends.js';
 
 /** The image a real server requires on every container; kpol never reads it. */
@@ -30,7 +30,7 @@ const pod = (h: Harness, name: string, spec: Json = {}, status?: Json): KubeObje
 
 const resources = (c: Json) => ({ requests: c.resources?.requests, limits: c.resources?.limits });
 
-/** What kpol reads of a pod (src/cluster/types.ts, Pod). */
+/** What kpol reads of a pod (src/core/cluster/types.ts, Pod). */
 const podFields = (p: Json) => ({
   terminationGracePeriodSeconds: p.spec.terminationGracePeriodSeconds,
   priority: p.spec.priority,

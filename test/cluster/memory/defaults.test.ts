@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The in-memory server fills in what kube-apiserver does, for the fields kpol reads
-// (src/cluster/memory/defaults.ts): on create, on writes that remove a default, and for
+// (src/core/cluster/memory/defaults.ts): on create, on writes that remove a default, and for
 // seeded snapshot objects. test/k8s/adapter/defaults.test.ts runs the same cases on both.
 import { describe, expect, it } from 'vitest';
-import type { KubeObject, NodePool, Pod } from '../../../src/cluster/types.js';
+import type { KubeObject, NodePool, Pod } from '../../../src/core/cluster/types.js';
 import { memoryBackend, memoryCluster } from './backends.js';
 import { DEFAULTS_CASES } from './defaults-cases.js';
 

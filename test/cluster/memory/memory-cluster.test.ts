@@ -2,8 +2,8 @@
 // What only the in-memory server promises: seeding from a snapshot, deterministic uids and
 // resourceVersions, copies in watch events, stats/objects/idle, and its documented deviations.
 import { describe, expect, it } from 'vitest';
-import { ApiError, type WatchEvent } from '../../../src/cluster/client.js';
-import type { ConfigMap, Pod } from '../../../src/cluster/types.js';
+import { ApiError, type WatchEvent } from '../../../src/core/cluster/client.js';
+import type { ConfigMap, Pod } from '../../../src/core/cluster/types.js';
 import { makeNodeClaimAndNode, makePdb, makePod, makePool } from '../../support/cluster-builder.js';
 import { memoryCluster } from './backends.js';
 
@@ -93,7 +93,7 @@ describe('MemoryCluster', () => {
   it('hands a throwing handler\'s error to onWatchError and keeps delivering', async () => {
     const errors: unknown[] = [];
     const { clock } = memoryCluster();
-    const { MemoryCluster } = await import('../../../src/cluster/memory/memory-cluster.js');
+    const { MemoryCluster } = await import('../../../src/core/cluster/memory/memory-cluster.js');
     const cluster = new MemoryCluster(clock, [], { onWatchError: (e) => errors.push(e) });
     const names: string[] = [];
     cluster.watch('ConfigMap', () => {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Objects for the conformance suites, built with the shared builders and placed in the
 // harness's namespace, without the server-owned fields a create must not carry.
-import type { ConfigMap, KubeObject, Pod, PodDisruptionBudget } from '../../../src/cluster/types.js';
-import type { ReplicaSet } from '../../../src/cluster/memory/api-fields.js';
+import type { ConfigMap, KubeObject, Pod, PodDisruptionBudget } from '../../../src/core/cluster/types.js';
+import type { ReplicaSet } from '../../../src/core/cluster/memory/api-fields.js';
 import { makeNodeClaimAndNode, makePdb, makePod, type PdbOptions, type PodOptions } from '../../support/cluster-builder.js';
 import type { Harness } from './backends.js';
 

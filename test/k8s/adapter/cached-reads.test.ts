@@ -6,8 +6,8 @@
 // binding includes it.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pod, PodDisruptionBudget } from '../../../src/cluster/types.js';
-import type { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
+import type { Pod, PodDisruptionBudget } from '../../../src/core/cluster/types.js';
+import type { KubeClusterClient } from '../../../src/edge/kube/kube-cluster.js';
 import { eventually } from '../control-plane/eventually.js';
 import { closeKubeClient, createNamespace, imaged, kubeClient, newKubeClient } from './kube-backend.js';
 

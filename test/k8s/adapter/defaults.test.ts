@@ -2,10 +2,10 @@
 // Conformance for defaults: each object of test/cluster/memory/defaults-cases.ts is created on
 // the in-memory server and on kube-apiserver (with kpol's shipped CRDs), and what comes back
 // for the fields kpol reads must be the same on both, and as the case states. A default the
-// in-memory server stops writing (src/cluster/memory/defaults.ts) fails here, as does one
+// in-memory server stops writing (src/core/cluster/memory/defaults.ts) fails here, as does one
 // a new Kubernetes version changes.
 import { afterAll, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../../src/cluster/types.js';
+import type { KubeObject } from '../../../src/core/cluster/types.js';
 import { memoryBackend } from '../../cluster/memory/backends.js';
 import { DEFAULTS_CASES } from '../../cluster/memory/defaults-cases.js';
 import { closeKubeClient, kubeBackend, kubeClient } from './kube-backend.js';

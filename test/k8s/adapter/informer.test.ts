@@ -4,8 +4,8 @@
 // the difference into events, so no change is lost either way.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WatchEvent } from '../../../src/cluster/client.js';
-import type { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
+import type { WatchEvent } from '../../../src/core/cluster/client.js';
+import type { KubeClusterClient } from '../../../src/edge/kube/kube-cluster.js';
 import { eventually } from '../control-plane/eventually.js';
 import { closeKubeClient, createNamespace, kubeClient } from './kube-backend.js';
 

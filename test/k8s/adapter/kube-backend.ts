@@ -5,9 +5,9 @@
 // runs in-process. Each setup gets fresh namespaces and a fresh prefix for cluster-scoped names.
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
-import { isApiError, type ClusterClient, type Kind } from '../../../src/cluster/client.js';
-import type { KubeObject, Pod } from '../../../src/cluster/types.js';
-import { KubeClusterClient, type KubeClusterOptions } from '../../../src/kube/kube-cluster.js';
+import { isApiError, type ClusterClient, type Kind } from '../../../src/core/cluster/client.js';
+import type { KubeObject, Pod } from '../../../src/core/cluster/types.js';
+import { KubeClusterClient, type KubeClusterOptions } from '../../../src/edge/kube/kube-cluster.js';
 import type { Backend, Harness } from '../../cluster/memory/backends.js';
 import { eventually } from '../control-plane/eventually.js';
 import { sharedControlPlane } from '../control-plane/inject.js';

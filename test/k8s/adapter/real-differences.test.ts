@@ -3,8 +3,8 @@
 // suite expects something tidier (the cases conformance.test.ts skips): asserted here as the
 // real behaviour kpol must live with.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, type WatchEvent } from '../../../src/cluster/client.js';
-import type { NodeClaim, Pod, PodDisruptionBudget } from '../../../src/cluster/types.js';
+import { ApiError, type WatchEvent } from '../../../src/core/cluster/client.js';
+import type { NodeClaim, Pod, PodDisruptionBudget } from '../../../src/core/cluster/types.js';
 import type { Harness } from '../../cluster/memory/backends.js';
 import { configMap, pdb, pod, podKey, replicaSet } from '../../cluster/memory/objects.js';
 import { closeKubeClient, kubeBackend } from './kube-backend.js';

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { NodeClaim, Pod } from '../../../src/cluster/types.js';
+import type { NodeClaim, Pod } from '../../../src/core/cluster/types.js';
 import { eventually } from '../control-plane/eventually.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 import { closeKubeClient, createNamespace, kubeClient, PAUSE_IMAGE } from './kube-backend.js';
@@ -52,7 +52,7 @@ describe('kpol run --kubeconfig', () => {
       } } },
     });
 
-    child = spawn(process.execPath, [`${ROOT}src/cli/bin.mjs`, 'run', '--kubeconfig', cp.kubeconfigPath, '--context', 'kpol-test', '--port', '0', '--for', '300'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [`${ROOT}src/edge/cli/bin.mjs`, 'run', '--kubeconfig', cp.kubeconfigPath, '--context', 'kpol-test', '--port', '0', '--for', '300'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d) => { stdout += d; });
     child.stderr!.on('data', (d) => { stderr += d; });
 

@@ -3,9 +3,9 @@
 // apply with kpol's field manager, binding through pods/binding.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/cluster/client.js';
-import type { KubeObject, NodeClaim, Pod } from '../../../src/cluster/types.js';
-import type { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
+import { ApiError } from '../../../src/core/cluster/client.js';
+import type { KubeObject, NodeClaim, Pod } from '../../../src/core/cluster/types.js';
+import type { KubeClusterClient } from '../../../src/edge/kube/kube-cluster.js';
 import { closeKubeClient, createNamespace, imaged, kubeClient } from './kube-backend.js';
 
 let client: KubeClusterClient;

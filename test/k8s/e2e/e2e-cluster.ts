@@ -3,7 +3,7 @@
 // kubectl (as a user would), reads of one test's NodePool, NodeClaims, Nodes and pods through
 // the raw API (cheap enough to sample every few hundred milliseconds), and a clean-up that
 // leaves nothing of the test behind on the shared cluster.
-import type { Node, NodeClaim, Pod } from '../../../src/cluster/types.js';
+import type { Node, NodeClaim, Pod } from '../../../src/core/cluster/types.js';
 import type { ApiClient } from '../control-plane/api-client.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 import { kubectl, kubectlOk } from '../control-plane/kubectl.js';

@@ -30,7 +30,7 @@ const running = new Set<ChildProcess>();
 export async function startKpol(kubeconfigPath: string, namespace: string, extra: string[] = [], o: { standalone?: boolean } = {}): Promise<KpolProcess> {
   // Standalone: seconds-scale machines (a replacement starts in 2 s, a deleted machine is gone in 1 s).
   const cloud = o.standalone === false ? [] : ['--launch-latency', '2s', '--termination-delay', '1s'];
-  const args = [`${ROOT}src/cli/bin.mjs`, 'run', '--kubeconfig', kubeconfigPath, '--namespace', namespace, '--port', '0', ...cloud, ...extra];
+  const args = [`${ROOT}src/edge/cli/bin.mjs`, 'run', '--kubeconfig', kubeconfigPath, '--namespace', namespace, '--port', '0', ...cloud, ...extra];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let out = '';

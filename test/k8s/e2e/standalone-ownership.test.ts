@@ -6,9 +6,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NodeClaim } from '../../../src/cluster/types.js';
-import { KPOL_CRD_LABEL } from '../../../src/cli/run-mode.js';
-import type { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
+import type { NodeClaim } from '../../../src/core/cluster/types.js';
+import { KPOL_CRD_LABEL } from '../../../src/edge/cli/shared/run-mode.js';
+import type { KubeClusterClient } from '../../../src/edge/kube/kube-cluster.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 import { kubectlOk } from '../control-plane/kubectl.js';
 import { closeKubeClient, createNamespace, kubeClient } from '../adapter/kube-backend.js';
@@ -26,7 +26,7 @@ interface Exit { code: number | null; stderr: string; stdout: string }
  * matches, then stopping it by PID so that a mode that does start does not keep running.
  */
 function kpolRun(args: string[], until?: RegExp, timeoutMs = 60_000): Promise<Exit> {
-  const child = spawn(process.execPath, [`${ROOT}src/cli/bin.mjs`, 'run', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [`${ROOT}src/edge/cli/bin.mjs`, 'run', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   return new Promise((resolve, reject) => {

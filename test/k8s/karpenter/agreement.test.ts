@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../control-plane/eventually.js';
 import { kubectl, kubectlOk } from '../control-plane/kubectl.js';
-import type { EvalOutput } from '../../../src/eval/output.js';
+import type { EvalOutput } from '../../../src/core/eval/output.js';
 import { REASONS, UNLIMITED, budgetCases, type Reason } from './budget-cases.js';
 import { sharedKarpenter } from './inject.js';
 import { deployment, namespace, nodePool, toYaml } from './manifests.js';

@@ -3,10 +3,10 @@
 // (as `kubectl get … -o json` prints it, the input `kpol eval --cluster` takes), kpol's answer
 // for it, Karpenter's disruption-loop progress on /metrics, and Karpenter's events.
 import { kubectlOk } from '../control-plane/kubectl.js';
-import { indexCluster } from '../../../src/cluster/state.js';
-import { loadSnapshot } from '../../../src/cluster/snapshot.js';
-import { Evaluator } from '../../../src/eval/evaluate-cluster.js';
-import type { EvalOutput } from '../../../src/eval/output.js';
+import { indexCluster } from '../../../src/core/cluster/state.js';
+import { loadSnapshot } from '../../../src/core/cluster/snapshot.js';
+import { Evaluator } from '../../../src/core/eval/evaluate-cluster.js';
+import type { EvalOutput } from '../../../src/core/eval/output.js';
 import { scrape, type Sample } from './metrics.js';
 
 /** The kinds `kpol eval` reads, in one `kubectl get`. */

@@ -4,12 +4,12 @@
 // a Warning Event and the status annotation name the error), and the fix taking effect.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../../src/clock.js';
-import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
-import { loadKubeConfig } from '../../../src/kube/kube-config.js';
-import { EventLog } from '../../../src/observe/event-log.js';
-import { mirrorEventsToCluster } from '../../../src/observe/cluster-events.js';
-import { ConfigMapPolicies } from '../../../src/policy/configmap-policies.js';
+import type { Clock } from '../../../src/core/clock.js';
+import { KubeClusterClient } from '../../../src/edge/kube/kube-cluster.js';
+import { loadKubeConfig } from '../../../src/edge/kube/kube-config.js';
+import { EventLog } from '../../../src/core/observe/event-log.js';
+import { mirrorEventsToCluster } from '../../../src/core/observe/cluster-events.js';
+import { ConfigMapPolicies } from '../../../src/core/policy/configmap-policies.js';
 import { eventually } from '../control-plane/eventually.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 import { kubectlOk } from '../control-plane/kubectl.js';

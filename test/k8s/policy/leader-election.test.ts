@@ -4,11 +4,11 @@
 // once. Both candidates are sampled throughout: never two leaders at the same moment.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../../src/clock.js';
-import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
-import { loadKubeConfig } from '../../../src/kube/kube-config.js';
-import { LeaderElector } from '../../../src/leader/lease-elector.js';
-import type { Lease } from '../../../src/leader/lease-record.js';
+import type { Clock } from '../../../src/core/clock.js';
+import { KubeClusterClient } from '../../../src/edge/kube/kube-cluster.js';
+import { loadKubeConfig } from '../../../src/edge/kube/kube-config.js';
+import { LeaderElector } from '../../../src/control/leader/lease-elector.js';
+import type { Lease } from '../../../src/control/leader/lease-record.js';
 import { eventually } from '../control-plane/eventually.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 import { kubectlOk } from '../control-plane/kubectl.js';

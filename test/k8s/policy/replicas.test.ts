@@ -11,9 +11,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { NodePool } from '../../../src/cluster/types.js';
-import type { Lease } from '../../../src/leader/lease-record.js';
-import type { NodePoolDisruptionStatus } from '../../../src/reconciler/nodepool-status.js';
+import type { NodePool } from '../../../src/core/cluster/types.js';
+import type { Lease } from '../../../src/control/leader/lease-record.js';
+import type { NodePoolDisruptionStatus } from '../../../src/control/reconciler/nodepool-status.js';
 import { runCli } from '../../cli/run-cli.js';
 import { closeKubeClient, createNamespace, kubeClient } from '../adapter/kube-backend.js';
 import { eventually } from '../control-plane/eventually.js';
@@ -34,7 +34,7 @@ const configMap = (text: string) => JSON.stringify({
 });
 
 function replica(name: string): ChildProcess {
-  const child = spawn(process.execPath, [`${ROOT}src/cli/bin.mjs`, 'run', '--kubeconfig', cp.kubeconfigPath, '--context', 'kpol-test',
+  const child = spawn(process.execPath, [`${ROOT}src/edge/cli/bin.mjs`, 'run', '--kubeconfig', cp.kubeconfigPath, '--context', 'kpol-test',
     '--leader-election', 'on', '--namespace', ns, '--lease-duration', '4s', '--renew-deadline', '3s', '--retry-period', '500ms', '--port', '0', '--for', '300'],
   { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, POD_NAME: name } });
   children.set(name, child);

@@ -3,7 +3,7 @@
 // disruption command started (method, reason, the NodeClaims it disrupts, the pool and instance
 // types of each replacement) and each forceful expiration and interruption, each with the tick
 // (index in the scenario's history) it was made on.
-import type { TickResult } from '../../../src/runtime/runtime.js';
+import type { TickResult } from '../../../src/control/runtime/runtime.js';
 
 export interface Decision {
   tick: number;

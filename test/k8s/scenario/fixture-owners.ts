@@ -5,9 +5,9 @@
 // whose owner does not exist — correctly. So on the real server the named owner is made to
 // exist first: an inert DaemonSet (no daemonset controller runs on the test control plane),
 // which the pod's ownerReference then names by its real uid.
-import { isApiError } from '../../../src/cluster/client.js';
-import type { KubeObject, OwnerReference } from '../../../src/cluster/types.js';
-import type { RestClient } from '../../../src/kube/rest.js';
+import { isApiError } from '../../../src/core/cluster/client.js';
+import type { KubeObject, OwnerReference } from '../../../src/core/cluster/types.js';
+import type { RestClient } from '../../../src/edge/kube/rest.js';
 import { PAUSE_IMAGE } from '../adapter/kube-backend.js';
 
 const daemonSets = (namespace: string) => `/apis/apps/v1/namespaces/${namespace}/daemonsets`;

@@ -8,10 +8,10 @@
 // controllers and the informers have caught up with what the test and the tick changed, as the
 // in-memory runtime's in-process controllers and watches have by construction. The runtime reads through a TimelineClient, which puts the server's
 // timestamps on the scenario's fake clock (see scenario-timeline.ts).
-import type { Kind } from '../../../src/cluster/client.js';
-import { isApiError } from '../../../src/cluster/client.js';
-import type { KubeObject, Pod, PodDisruptionBudget } from '../../../src/cluster/types.js';
-import { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
+import type { Kind } from '../../../src/core/cluster/client.js';
+import { isApiError } from '../../../src/core/cluster/client.js';
+import type { KubeObject, Pod, PodDisruptionBudget } from '../../../src/core/cluster/types.js';
+import { KubeClusterClient } from '../../../src/edge/kube/kube-cluster.js';
 import type { ScenarioBackend } from '../../reconciler/scenario.js';
 import { deleteNamespaces, imaged, informersCaughtUp, newKubeClient } from '../adapter/kube-backend.js';
 import { installShippedCrds } from '../shipped-crds.js';

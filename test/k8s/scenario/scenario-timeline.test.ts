@@ -2,8 +2,8 @@
 // The time translation on its own (no server): server timestamps become the fake time at which
 // they were first seen; a pod's grace period survives; a new deletion request is a new time.
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/clock.js';
-import type { KubeObject } from '../../../src/cluster/types.js';
+import { FakeClock } from '../../../src/core/clock.js';
+import type { KubeObject } from '../../../src/core/cluster/types.js';
 import { ScenarioTimeline } from './scenario-timeline.js';
 
 const T0 = Date.parse('2026-11-23T12:00:00Z');

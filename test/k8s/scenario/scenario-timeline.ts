@@ -14,10 +14,10 @@
 // Observation is exact because the harness waits after every tick until kube-controller-manager
 // has caught up and the informers have delivered everything, before the clock moves: whatever
 // the server stamped during a tick is seen during that tick.
-import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../../../src/cluster/client.js';
-import type { KubeObject } from '../../../src/cluster/types.js';
-import type { Clock } from '../../../src/clock.js';
-import type { KubeClusterClient } from '../../../src/kube/kube-cluster.js';
+import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../../../src/core/cluster/client.js';
+import type { KubeObject } from '../../../src/core/cluster/types.js';
+import type { Clock } from '../../../src/core/clock.js';
+import type { KubeClusterClient } from '../../../src/edge/kube/kube-cluster.js';
 
 const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 

@@ -3,7 +3,7 @@
 // found (empty = the property held). Kept pure so that the negative controls can feed them
 // fabricated traces and prove they do fail.
 import type { Reason } from '../../../rules/model.js';
-import type { Pod } from '../../../src/cluster/types.js';
+import type { Pod } from '../../../src/core/cluster/types.js';
 import type { NcObs, StartObs, TickObs, Trace } from './harness.js';
 import { goDurationMs, windowActive, type CaseSpec, type PolicyGen } from './model.js';
 

@@ -4,10 +4,10 @@
 // each disruption command was started (captured by wrapping the orchestration queue's
 // `start`, so the checkers see the pods the controller saw, not those of a tick later).
 import type { Reason } from '../../../rules/model.js';
-import type { Instance } from '../../../src/cloud/provider.js';
-import type { KubeObject, Node, NodeClaim, Pod } from '../../../src/cluster/types.js';
-import type { PoolResult, NodeResult } from '../../../src/eval/output.js';
-import type { CandidateRef, Command } from '../../../src/reconciler/command.js';
+import type { Instance } from '../../../src/world/cloud/provider.js';
+import type { KubeObject, Node, NodeClaim, Pod } from '../../../src/core/cluster/types.js';
+import type { PoolResult, NodeResult } from '../../../src/core/eval/output.js';
+import type { CandidateRef, Command } from '../../../src/control/reconciler/methods/command.js';
 import { Scenario, policies, pool, replicaSet } from '../scenario.js';
 import { cronOf, durOf, renderPolicies, type CaseSpec } from './model.js';
 
@@ -66,7 +66,7 @@ export interface Trace {
   spec: CaseSpec;
   ticks: TickObs[];
   starts: StartObs[];
-  lastEval?: import("../../../src/eval/output.js").EvalOutput;
+  lastEval?: import("../../../src/core/eval/output.js").EvalOutput;
   final: { instances: Pick<Instance, 'providerID' | 'state'>[]; orphans: string[]; ncs: NcObs[] };
 }
 

@@ -16,8 +16,8 @@
 // Reproduce a failure: KPOL_PROPERTY_SEED=<seed printed by fast-check> npx vitest run test/reconciler/properties
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Node, NodeClaim, Pod } from '../../../src/cluster/types.js';
-import type { PoolResult } from '../../../src/eval/output.js';
+import type { Node, NodeClaim, Pod } from '../../../src/core/cluster/types.js';
+import type { PoolResult } from '../../../src/core/eval/output.js';
 import { checkBudgets, checkHolds, checkInstances, checkReplacementsFirst } from './checks.js';
 import { caseArb } from './generators.js';
 import { runCase, type CommandObs, type NcObs, type StartObs, type TickObs, type Trace } from './harness.js';

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
 import { parse } from '../../../grammar/parse.js';
-import { checkAll, STAGES } from '../../../rules/check.js';
+import { checkAll, STAGES } from '../../../rules/checks/check.js';
 
 const input = (fileName: string, text: string) => ({ fileName, file: parse(text).value });
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../../grammar/diagnostic.js';
 import { renderDiagnostics } from '../../../grammar/print-diagnostics.js';
-import { checkSource } from '../../../rules/check.js';
+import { checkSource } from '../../../rules/checks/check.js';
 import { expectGolden } from '../../support/golden.js';
 
 const DIR = new URL('../../golden/diagnostics/', import.meta.url).pathname;

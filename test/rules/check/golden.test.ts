@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { renderDiagnostics } from '../../../grammar/print-diagnostics.js';
-import { checkSource } from '../../../rules/check.js';
+import { checkSource } from '../../../rules/checks/check.js';
 import { expectGolden } from '../../support/golden.js';
 import { stableJson } from '../../support/stable-json.js';
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import type { Diagnostic } from '../../../grammar/diagnostic.js';
-import { checkSource } from '../../../rules/check.js';
+import { checkSource } from '../../../rules/checks/check.js';
 
 /** Wraps statements in a policy; statement lines start at line 2, column 3. */
 export function inPolicy(...statements: string[]): string {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { checkSource } from '../../../rules/check.js';
+import { checkSource } from '../../../rules/checks/check.js';
 import { inPolicy } from './helpers.js';
 
 const specOf = (text: string) => {

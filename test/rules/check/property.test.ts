@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkSource } from '../../../rules/check.js';
+import { checkSource } from '../../../rules/checks/check.js';
 
 const VALID = `schedule nightly = "0 1 * * *" for 4h in "Europe/Berlin"
 policy business-hours for nodepool default, gpu {

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkSource } from '../../../rules/check.js';
+import { checkSource } from '../../../rules/checks/check.js';
 import { compile } from '../../../rules/compile.js';
 import builtin from '../../../rules/builtin/candidate-rules.json' with { type: 'json' };
 import { expectGolden } from '../../support/golden.js';

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
 import { nodePoolToPolicy, parseBudgetNodes } from '../../../rules/karpenter-import.js';
-import type { KarpenterBudget } from '../../../src/cluster/types.js';
+import type { KarpenterBudget } from '../../../src/core/cluster/types.js';
 import { makeNodePool, type NodePoolOptions } from '../../support/cluster-builder.js';
 
 const lower = (o: NodePoolOptions) => nodePoolToPolicy(makeNodePool('default', o));

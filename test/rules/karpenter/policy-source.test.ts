@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
 import { parse } from '../../../grammar/parse.js';
-import { checkSource } from '../../../rules/check.js';
+import { checkSource } from '../../../rules/checks/check.js';
 import { nodePoolToPolicy } from '../../../rules/karpenter-import.js';
 import type { BudgetSpec, PolicySpec } from '../../../rules/model.js';
 import { policyToSource } from '../../../rules/policy-source.js';

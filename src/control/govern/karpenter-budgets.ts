@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// What govern mode writes into a NodePool's spec.disruption.budgets: the allowance kpol's pool
+// rules give now, per reason, tightened at each whole minute up to the renewal instant where the
+// policy tightens (a window closing, a freeze starting), and a deny budget from the renewal
+// instant on. Karpenter takes the minimum of its active budgets (KARPENTER.md#budget-reasons), so:
+// while kpol runs it rewrites these before the deny budget starts; when kpol stops, Karpenter
+// keeps the allowance until the renewal instant and blocks from then on (fail closed).
+import { allowanceFor } from '../../../rules/budgets.js';
+import type { FiredEvent } from '../../../rules/engine.js';
+import { nodesText } from '../../../rules/karpenter-export.js';
+import { KARPENTER_REASONS, UNBOUNDED } from '../../../rules/model.js';
+import type { KarpenterBudget } from '../../core/cluster/types.js';
+
+type KarpenterReason = (typeof KARPENTER_REASONS)[number];
+
+const MINUTE_MS = 60_000;
+
+/**
+ * How long a dated budget stays active once its minute comes. A yearly cron is active for
+ * `[hit, hit + duration)`, and last year's hit must not reach into now: 8700 h (362.5 days) stays
+ * clear of a year by more than any renewal lease, so the budget is inactive until its minute and
+ * active for almost a year after it — far longer than any outage kpol is meant to outlive.
+ */
+export const DATED_BUDGET_DURATION = '8700h';
+
+/** The first whole minute (UTC) at or after `ms`. */
+export const ceilMinute = (ms: number): number => Math.ceil(ms / MINUTE_MS) * MINUTE_MS;
+
+/** A cron that fires once a year at `ms` (a whole minute, UTC): robfig's five fields. */
+export function yearlyCron(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCMinutes()} ${d.getUTCHours()} ${d.getUTCDate()} ${d.getUTCMonth() + 1} *`;
+}
+
+/**
+ * @param poolEventsAt the policy's pool-rule events at an instant (its windows and freezes then)
+ * @param nowMs the instant of the evaluation
+ * @param numNodes the pool's node count (decides which budget binds when counts and percents mix)
+ * @param failClosedAtMs a whole minute after now: from then on Karpenter blocks until kpol rewrites
+ */
+export async function governedBudgets(
+  poolEventsAt: (ms: number) => Promise<readonly FiredEvent[]>, nowMs: number, numNodes: number, failClosedAtMs: number,
+): Promise<KarpenterBudget[]> {
+  const out: KarpenterBudget[] = [];
+  const add = (nodes: string, reason: KarpenterReason, schedule?: string) => {
+    // One entry per distinct (nodes, schedule): the reasons of equal entries are joined.
+    const same = out.find((b) => b.nodes === nodes && b.schedule === schedule);
+    if (same) same.reasons!.push(reason);
+    else out.push({ nodes, reasons: [reason], ...(schedule && { schedule, duration: DATED_BUDGET_DURATION }) });
+  };
+  const now = await poolEventsAt(nowMs);
+  const later: Array<[number, readonly FiredEvent[]]> = [];
+  for (let m = ceilMinute(nowMs + 1); m < failClosedAtMs; m += MINUTE_MS) later.push([m, await poolEventsAt(m)]);
+  for (const reason of KARPENTER_REASONS) {
+    const a = allowanceFor(now, reason, numNodes, 0);
+    if (a.quantity) add(nodesText(a.quantity), reason);
+    let floor = a.budget ?? UNBOUNDED;
+    for (const [m, events] of later) {
+      const b = allowanceFor(events, reason, numNodes, 0);
+      if (b.quantity && (b.budget ?? UNBOUNDED) < floor) {
+        add(nodesText(b.quantity), reason, yearlyCron(m));
+        floor = b.budget!;
+      }
+    }
+  }
+  out.push({ nodes: '0', schedule: yearlyCron(failClosedAtMs), duration: DATED_BUDGET_DURATION });
+  return out;
+}

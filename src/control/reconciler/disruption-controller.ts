@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: Apache-2.0
+// One reconcile of the disruption controller (KARPENTER.md#disruption-loop): evaluate the rule graphs,
+// undo stale taints, then try each method in Karpenter's order; the first method with a
+// command acts (after the 15 s validation for emptiness and consolidation) and the loop ends.
+import type { PolicySpec, Reason } from '../../../rules/model.js';
+import type { InstanceType } from '../../world/cloud/provider.js';
+import { hasDisruptedTaint, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
+import type { Node, NodePool } from '../../core/cluster/types.js';
+import type { Clock } from '../../core/clock.js';
+import type { Evaluator } from '../../core/eval/evaluate-cluster.js';
+import type { EvalOutput } from '../../core/eval/output.js';
+import { resolvePolicies } from '../../core/eval/resolve-policies.js';
+import type { Metrics } from '../../core/observe/metrics.js';
+import type { EventRecorder, RecordedEvent } from '../../core/observe/recorder.js';
+import { BlockedEvents } from './blocked-events.js';
+import { budgetMapping, candidatesFor, countCandidates, takeWithinBudget, type Candidate } from './methods/candidates.js';
+import { digestOf } from './methods/verdict-digest.js';
+import { RepeatedBatch } from '../../core/observe/repeated-batch.js';
+import { describeCommand, type Command } from './methods/command.js';
+import type { ClusterView } from './cluster-view.js';
+import type { InFlight } from './disruption-state.js';
+import { computeConsolidation } from './methods/consolidation.js';
+import { drift, gracefulExpiration } from './methods/drift.js';
+import { emptiness } from './methods/emptiness.js';
+import type { Method, MethodContext, MoveSimulation } from './methods/method.js';
+import { multiNode } from './methods/multi-node.js';
+import { singleNode } from './methods/single-node.js';
+import type { OrchestrationQueue } from './queue.js';
+
+export const VALIDATION_DELAY_MS = 15_000;
+/** The consolidated state is forcibly refreshed at least this often (KARPENTER.md#consolidated-cache). */
+export const CONSOLIDATED_REFRESH_MS = 5 * 60_000;
+
+/** Every node's reasons and block codes, and every pool's allowances: what the methods decide from. */
+/** Per index (rebuilt on any change): every machine's providerID, and the live nodes carrying the disrupted taint. */
+const taintScans = new WeakMap<ClusterIndex, { existing: Set<string>; tainted: StateNode[] }>();
+function taintScan(index: ClusterIndex): { existing: Set<string>; tainted: StateNode[] } {
+  let scan = taintScans.get(index);
+  if (scan === undefined) {
+    scan = { existing: new Set(), tainted: [] };
+    for (const sn of index.stateNodes) {
+      if (sn.providerID) scan.existing.add(sn.providerID);
+      if (!sn.node || !hasDisruptedTaint(sn.node.spec.taints) || sn.node.metadata.deletionTimestamp) continue;
+      if (sn.nodeClaim?.metadata.deletionTimestamp) continue;
+      scan.tainted.push(sn);
+    }
+    taintScans.set(index, scan);
+  }
+  return scan;
+}
+type PublishedEvent = readonly [Omit<RecordedEvent, 'at'>, number | undefined];
+
+/** `events`, also noting what is published into `into`. */
+function recording(events: EventRecorder, into: PublishedEvent[]): EventRecorder {
+  return {
+    publish: (event, dedupeMs) => {
+      into.push([event, dedupeMs]);
+      return events.publish(event, dedupeMs);
+    },
+  };
+}
+
+const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
+
+/** Block codes of candidate construction (`NewCandidate`, KARPENTER.md#candidates) and kpol's windows: such a node never reaches a method's filters. */
+const CANDIDATE_CODES: ReadonlySet<string> = new Set(['AlreadyDisrupting', 'NotManaged', 'NotInitialized', 'Deleting', 'Nominated', 'DoNotDisruptNode',
+  'MissingNodePoolLabel', 'NodePoolNotFound', 'DoNotDisruptPod', 'PodDisruptionWindow', 'PDBBlocked', 'MultiplePDBs', 'MaintenanceWindow']);
+/** Per-method filter codes that Karpenter reports as `Unconsolidatable` (KARPENTER.md#method-filters), by the method's reason. */
+const FILTER_CODES: Partial<Record<Reason, readonly string[]>> = {
+  Empty: ['ConsolidationDisabled'],
+  Underutilized: ['InstanceTypeNotFound', 'MissingCapacityType', 'MissingZone', 'ConsolidationDisabled', 'ConsolidationPolicyWhenEmpty'],
+};
+
+/** Karpenter's production order (v1.5+), with kpol's graceful expiration after drift. */
+export const METHODS: readonly Method[] = [emptiness, drift, gracefulExpiration, multiNode, singleNode];
+
+export interface DisruptionDeps {
+  clock: Clock;
+  view: ClusterView;
+  evaluator: Evaluator;
+  policies: () => readonly PolicySpec[];
+  instanceTypes: ReadonlyMap<string, InstanceType>;
+  events: EventRecorder;
+  metrics: Metrics;
+  queue: OrchestrationQueue;
+  state: InFlight;
+  simulate: (index: ClusterIndex, candidates: readonly Candidate[], consolidation: boolean) => MoveSimulation;
+  /**
+   * The simulations of one pass over an index at an instant, prepared once and shared by every
+   * move the methods try (src/control/reconciler/simulation-pass.ts); without it each move calls `simulate`.
+   */
+  pass?: (index: ClusterIndex, now: number) => MethodContext['simulate'];
+  log?: (msg: string, fields: Record<string, unknown>) => void;
+  /**
+   * The Nodes whose left-over disrupted taint it may remove. Default: every Node. Standalone on a
+   * real cluster: only the simulated cloud's (src/world/cloud/ownership.ts); another provider's taint
+   * belongs to that provider's disruption in progress.
+   */
+  ownsNode?: (node: Node) => boolean;
+}
+
+export interface ReconcileResult {
+  evaluation: EvalOutput;
+  started?: Command;
+  waitingValidation?: Command;
+}
+
+export class DisruptionController {
+  private pending: { command: Command; method: Method; validateAt: number } | undefined;
+  private ids = 0;
+
+  private readonly blocked: BlockedEvents;
+  /** Unconsolidatable events, per method reason (each method's batch differs). */
+  private readonly unconsolidatable = new Map<Reason, RepeatedBatch>();
+
+  constructor(private readonly d: DisruptionDeps) {
+    this.blocked = new BlockedEvents(d.events);
+  }
+
+  private async evaluate(): Promise<{ index: ClusterIndex; evaluation: EvalOutput }> {
+    const index = await this.d.view.current();
+    const now = this.d.clock.now();
+    this.d.state.expireNominations(now);
+    const evaluation = await this.d.evaluator.evaluate(index, this.d.policies(), now, this.d.state);
+    return { index, evaluation };
+  }
+
+  private context(index: ClusterIndex, evaluation: EvalOutput): MethodContext {
+    const now = this.d.clock.now();
+    return {
+      now, index, evaluation, instanceTypes: this.d.instanceTypes, events: this.d.events,
+      simulate: this.d.pass ? this.d.pass(index, now) : (c, consolidation) => this.d.simulate(index, c, consolidation),
+      policyFor: (pool) => resolvePolicies(index.snapshot.nodePools.filter((np) => np.metadata.name === pool), this.d.policies()).byPool.get(pool)?.policy,
+      newId: () => `cmd-${++this.ids}`,
+      clock: this.d.clock,
+      unreachedPools: this.d.state.unreachedPools,
+      timedOut: (type, message) => {
+        this.d.metrics.inc('karpenter_voluntary_disruption_consolidation_timeouts_total', { consolidation_type: type });
+        this.d.log?.(message, { consolidationType: type });
+        if (type === 'single') this.singleTimedOut = true;
+      },
+    };
+  }
+
+  /** Set when single-node consolidation gave up at its deadline in this reconcile: it is not "consolidated" then. */
+  private singleTimedOut = false;
+
+  async reconcile(): Promise<ReconcileResult> {
+    const { index, evaluation } = await this.evaluate();
+    await this.cleanup(index);
+    this.publishBudgets(evaluation);
+    this.blocked.publish(evaluation, index, this.d.clock.now());
+    const pools = index.nodePoolsByName as ReadonlyMap<string, NodePool>;
+    if (this.pending) {
+      if (this.d.clock.now() < this.pending.validateAt) return { evaluation, waitingValidation: this.pending.command };
+      const { command, method } = this.pending;
+      this.pending = undefined;
+      const valid = this.validate(method, command, this.context(index, evaluation));
+      if (!valid) return { evaluation };
+      await this.d.queue.start(valid, pools);
+      this.d.view.invalidate();
+      return { evaluation, started: valid };
+    }
+    const ctx = this.context(index, evaluation);
+    const now = this.d.clock.now();
+    // Only a method with eligible nodes needs the fingerprint: a quiet cluster's tick skips building it.
+    let verdicts: string | undefined;
+    for (const method of METHODS) {
+      if (method === emptiness || method === multiNode) this.publishUnconsolidatable(method.reason, evaluation, index);
+      const eligible = countCandidates(method.reason, evaluation, index);
+      this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
+      if (eligible === 0) continue;
+      verdicts ??= digestOf(evaluation).fingerprint();
+      if (this.stillConsolidated(method, index, verdicts, evaluation, now)) continue;
+      this.singleTimedOut = false;
+      const published: PublishedEvent[] = [];
+      const [command] = method.compute({ ...ctx, events: recording(this.d.events, published) });
+      if (!command) {
+        if (!this.singleTimedOut) this.markConsolidated(method, index, verdicts, evaluation, now, published);
+        continue;
+      }
+      this.d.log?.('computed disruption command', { method: method.name, command: describeCommand(command) });
+      if (method.validates) {
+        this.pending = { command, method, validateAt: this.d.clock.now() + VALIDATION_DELAY_MS };
+        return { evaluation, waitingValidation: command };
+      }
+      await this.d.queue.start(command, pools);
+      this.d.view.invalidate();
+      return { evaluation, started: command };
+    }
+    return { evaluation };
+  }
+
+  /**
+   * KARPENTER.md#consolidated-cache: emptiness and consolidation remember the state in which they found nothing to do and
+   * skip until it changes — a new index (some object changed) or any node's verdict changed
+   * (kpol derives Consolidatable and the other holds from time, where Karpenter writes a
+   * condition that changes its state) — or 5 minutes pass. Not remembered when budgets held
+   * candidates back: the budgets may open without a change.
+   *
+   * The 5-minute refresh is Karpenter's guard against changes its state does not track (prices,
+   * say). kpol's catalog is fixed for the run, and an evaluation reused across instants (the same
+   * `nodes` record, src/core/eval/evaluation-span.ts) proves that nothing the methods read moved since
+   * — objects, policies, in-flight state, and every time-dependent fact (consolidateAfter on
+   * candidates and destinations, do-not-disrupt durations, windows) — so the method would find
+   * nothing again, and publish the same events (Unconsolidatable, each deduplicated): the
+   * refresh replays those events instead of recomputing — the same decisions and events.
+   */
+  private readonly consolidated = new Map<Method, { index: ClusterIndex; verdicts: string; nodes: EvalOutput['nodes']; at: number; published: readonly PublishedEvent[] }>();
+
+  private stillConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number): boolean {
+    const c = this.consolidated.get(method);
+    if (c === undefined || c.index !== index || c.verdicts !== verdicts) return false;
+    if (now - c.at < CONSOLIDATED_REFRESH_MS) return true;
+    if (c.nodes !== evaluation.nodes) return false;
+    for (const [event, dedupeMs] of c.published) this.d.events.publish(event, dedupeMs);
+    c.at = now;
+    return true;
+  }
+
+  private markConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number, published: readonly PublishedEvent[]): void {
+    if (!method.validates) return;
+    const budget = budgetMapping(evaluation, method.reason);
+    const constrained = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).some((c) => (budget.get(c.ref.nodePool) ?? 0) <= 0);
+    if (!constrained) this.consolidated.set(method, { index, verdicts, nodes: evaluation.nodes, at: now, published });
+  }
+
+  /** KARPENTER.md#validation: after the delay, the command must still hold; emptiness may shrink, consolidation may not. */
+  private validate(method: Method, cmd: Command, ctx: MethodContext): Command | undefined {
+    const still = new Map(candidatesFor(cmd.reason as Reason, ctx.evaluation, ctx.index, ctx.instanceTypes).map((c) => [c.ref.node, c]));
+    const budget = budgetMapping(ctx.evaluation, cmd.reason as Reason);
+    const kept = takeWithinBudget(cmd.candidates.map((c) => still.get(c.node)).filter((c): c is Candidate => c !== undefined), budget);
+    const reject = (category: 'budget' | 'scheduling' | 'churn') => {
+      this.d.metrics.inc('karpenter_voluntary_disruption_failed_validations_total', { consolidation_type: cmd.consolidationType }, method === emptiness ? 1 : cmd.candidates.length);
+      for (const c of cmd.candidates) {
+        this.d.events.publish({ type: 'Normal', reason: 'ConsolidationRejected', message: `Consolidation rejected: ${describeCommand(cmd)}, reason: ${category}`, object: { kind: 'Node', name: c.node } });
+      }
+      this.d.log?.('abandoning disruption command after validation', { command: cmd.id, category });
+      return undefined;
+    };
+    if (method === emptiness) {
+      if (kept.length === 0) return reject(still.size === 0 ? 'churn' : 'budget');
+      return { ...cmd, candidates: kept.map((c) => c.ref), createdAt: ctx.now };
+    }
+    if (kept.length !== cmd.candidates.length) return reject(cmd.candidates.some((c) => !still.has(c.node)) ? 'churn' : 'budget');
+    const again = computeConsolidation(ctx, kept);
+    if (again.kind === 'none') return reject('scheduling');
+    if ((again.kind === 'delete') !== (cmd.replacements.length === 0)) return reject('scheduling');
+    if (again.kind === 'replace' && !cmd.replacements[0].instanceTypes.every((t) => again.replacement.instanceTypes.includes(t))) {
+      cmd.replacements[0].instanceTypes = cmd.replacements[0].instanceTypes.filter((t) => again.replacement.instanceTypes.includes(t));
+      if (cmd.replacements[0].instanceTypes.length === 0) return reject('scheduling');
+    }
+    // The re-simulation decides where the pods go: those nodes are nominated when the command starts.
+    return { ...cmd, createdAt: ctx.now, nominates: again.destinations ?? [] };
+  }
+
+  /** KARPENTER.md#disruption-loop step 3: a disrupted taint on a node no command holds is left over from a failed or crashed command. */
+  private async cleanup(index: ClusterIndex): Promise<void> {
+    const { existing, tainted } = taintScan(index);
+    let changed = false;
+    for (const sn of tainted) {
+      if (sn.providerID && (this.d.state.marked.has(sn.providerID) || this.d.state.queued.has(sn.providerID))) continue;
+      if (this.d.ownsNode && sn.node && !this.d.ownsNode(sn.node)) continue;
+      await this.d.queue.taint(sn.name, false);
+      if (sn.nodeClaim) await this.d.queue.setReason(sn.nodeClaim.metadata.name, undefined);
+      changed = true;
+    }
+    this.d.state.prune(existing);
+    if (changed) this.d.view.invalidate();
+  }
+
+  /**
+   * Karpenter's per-method filters (`ShouldDisrupt`, KARPENTER.md#method-filters) record `Unconsolidatable` on
+   * the Node and NodeClaim (15 min dedupe) for a node that passed candidate construction but is
+   * filtered out: consolidation disabled (Emptiness and consolidation), and for consolidation an
+   * unknown instance type, a missing capacity-type or zone label, or a WhenEmpty pool with a
+   * non-empty node. Single-node consolidation's checks are the same as multi-node's, and the
+   * dedupe would drop its repeats, so it is done for Emptiness and multi-node only.
+   */
+  private publishUnconsolidatable(reason: Reason, evaluation: EvalOutput, index: ClusterIndex): void {
+    const codes = FILTER_CODES[reason];
+    if (!codes) return;
+    let batch = this.unconsolidatable.get(reason);
+    if (!batch) this.unconsolidatable.set(reason, (batch = new RepeatedBatch(this.d.events)));
+    const { blocked } = digestOf(evaluation);
+    batch.run(blocked, this.d.clock.now(), (publish) => {
+      for (const [name, n] of blocked) {
+        if (n.blocked.some((b) => CANDIDATE_CODES.has(b.code))) continue;
+        const b = n.blocked.find((x) => codes.includes(x.code));
+        if (!b) continue;
+        const nc = index.nodesByName.get(name)?.nodeClaim;
+        publish({ type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'Node', name } }, UNCONSOLIDATABLE_DEDUPE_MS);
+        if (nc) publish({ type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'NodeClaim', name: nc.metadata.name } }, UNCONSOLIDATABLE_DEDUPE_MS);
+      }
+    });
+  }
+
+  /** Budget gauges and the NodePool DisruptionBlocked event (KARPENTER.md#budget-counting step 4). */
+  private publishBudgets(evaluation: EvalOutput): void {
+    for (const [pool, p] of Object.entries(evaluation.nodePools)) {
+      for (const [reason, budget] of Object.entries(p.budgets)) {
+        this.d.metrics.set('karpenter_nodepools_allowed_disruptions', { nodepool: pool, reason }, budget ?? 2147483647);
+        this.d.metrics.set('karpenter_nodepools_nodes_consuming_budgets', { nodepool: pool, reason }, p.disrupting);
+        if (p.nodes > 0 && budget === 0) {
+          this.d.events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`, object: { kind: 'NodePool', name: pool } }, 60_000);
+        }
+      }
+    }
+  }
+}

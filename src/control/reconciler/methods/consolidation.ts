@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// computeConsolidation (KARPENTER.md#consolidation-decision): can these candidates go — deleted outright, or
+// replaced by one cheaper NodeClaim? Shared by multi- and single-node consolidation.
+import { cheapestOffering } from '../../../world/cloud/catalog.js';
+import type { InstanceType } from '../../../world/cloud/provider.js';
+import type { NodeSelectorRequirement } from '../../../core/cluster/types.js';
+import { allSpot, allowsCapacityType, filterByPrice, spotToSpot, withCapacityType } from '../../../world/scheduling/pricing.js';
+import { toNodeSelectorRequirements } from '../../../core/cluster/requirements.js';
+import type { Candidate } from './candidates.js';
+import type { Replacement } from './command.js';
+import type { MethodContext } from './method.js';
+
+/** A move, with the existing nodes its simulation placed pods on (nominated when it starts). */
+export type Consolidation =
+  | { kind: 'delete'; destinations?: string[] }
+  | { kind: 'replace'; replacement: Replacement; destinations?: string[] }
+  | { kind: 'none'; why: string };
+
+/** Karpenter's SpotToSpotConsolidation feature gate (default off). */
+export const SPOT_TO_SPOT_CONSOLIDATION = false;
+
+export function computeConsolidation(ctx: MethodContext, candidates: readonly Candidate[]): Consolidation {
+  const sim = ctx.simulate(candidates, true);
+  if (!sim.ok) return { kind: 'none', why: sim.error ?? 'not all pods would schedule' };
+  const destinations = sim.destinations ?? [];
+  if (sim.replacements.length === 0) return { kind: 'delete', destinations };
+  if (sim.replacements.length > 1) return { kind: 'none', why: `Can't remove without creating ${sim.replacements.length} candidates` };
+  const r = sim.replacements[0];
+  const candidatePrice = candidates.reduce((s, c) => s + c.ref.price, 0);
+  const types = r.instanceTypes.map((t) => ctx.instanceTypes.get(t)).filter((t): t is InstanceType => t !== undefined);
+  const replace = (its: readonly InstanceType[], requirements: NodeSelectorRequirement[]): Consolidation => ({
+    kind: 'replace', destinations, replacement: { ...r, requirements, instanceTypes: its.map((t) => t.name), price: Math.min(...its.map((t) => cheapestOffering(t, requirements)?.price ?? Infinity)) },
+  });
+  if (allSpot(candidates.map((c) => c.ref.capacityType)) && allowsCapacityType(r.requirements, 'spot')) {
+    const s = spotToSpot(types, r.requirements, candidatePrice, { enabled: SPOT_TO_SPOT_CONSOLIDATION, singleNode: candidates.length === 1 });
+    return s.ok ? replace(s.instanceTypes, toNodeSelectorRequirements(s.requirements)) : { kind: 'none', why: s.reason };
+  }
+  // Only offerings the replacement could launch on (its capacity types and zones) count.
+  const cheaper = filterByPrice(types, candidatePrice, r.requirements);
+  if (cheaper.length === 0) return { kind: 'none', why: "Can't replace with a cheaper node" };
+  // A replacement that may be spot or on-demand is made spot, so a spot shortage cannot launch a dearer on-demand node.
+  const both = allowsCapacityType(r.requirements, 'spot') && allowsCapacityType(r.requirements, 'on-demand');
+  return replace(cheaper, both ? toNodeSelectorRequirements(withCapacityType(r.requirements, 'spot')) : r.requirements);
+}

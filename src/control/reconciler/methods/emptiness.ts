@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+// Emptiness (KARPENTER.md#emptiness): one delete command with every empty candidate the budgets
+// allow, across NodePools, most expensive first.
+import { budgetMapping, bySavingsRatio, candidatesFor, takeWithinBudget } from './candidates.js';
+import { command, type Method } from './method.js';
+
+export const emptiness: Method = {
+  name: 'Emptiness', reason: 'Empty', consolidationType: 'empty', validates: true,
+  compute(ctx) {
+    const budget = budgetMapping(ctx.evaluation, 'Empty');
+    const chosen = takeWithinBudget(candidatesFor('Empty', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio), budget);
+    return chosen.length ? [command(ctx, this, chosen, [])] : [];
+  },
+};

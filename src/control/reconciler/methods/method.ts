@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// Karpenter's `Method` shape: each disruption method turns the current candidates and budget
+// mapping into at most a few commands. Methods never decide candidacy or budgets — those come
+// from the rule graph's evaluation; they order, simulate and pick.
+import type { PolicySpec, Reason } from '../../../../rules/model.js';
+import type { InstanceType } from '../../../world/cloud/provider.js';
+import type { Clock } from '../../../core/clock.js';
+import type { ClusterIndex } from '../../../core/cluster/state.js';
+import type { EvalOutput } from '../../../core/eval/output.js';
+import type { EventRecorder } from '../../../core/observe/recorder.js';
+import type { Candidate } from './candidates.js';
+import type { Command, MethodName, Replacement } from './command.js';
+
+/** The outcome of simulating the candidates' pods elsewhere (KARPENTER.md#scheduling-simulation). */
+export interface MoveSimulation {
+  /** Every non-pending pod found a place. */
+  ok: boolean;
+  error?: string;
+  /** New NodeClaims the pods need, each with its compatible instance types, cheapest first. */
+  replacements: Replacement[];
+  /** Existing nodes the simulation placed pods on (nominated when a command from it starts), by name. */
+  destinations?: string[];
+}
+
+export interface MethodContext {
+  now: number;
+  index: ClusterIndex;
+  evaluation: EvalOutput;
+  instanceTypes: ReadonlyMap<string, InstanceType>;
+  events: EventRecorder;
+  simulate(candidates: readonly Candidate[], consolidation: boolean): MoveSimulation;
+  newId(): string;
+  /** The policy governing a NodePool (for the Balanced consolidation policy). */
+  policyFor?(nodePool: string): PolicySpec | undefined;
+  /**
+   * Time passing while the pass runs, for the consolidation time limits (methods/timeouts.ts).
+   * Absent: the pass takes no time.
+   */
+  clock?: Clock;
+  /**
+   * A consolidation method gave up at its time limit (KARPENTER.md#multi-node, KARPENTER.md#single-node): count it in
+   * `karpenter_voluntary_disruption_consolidation_timeouts_total`; a single-node timeout also
+   * keeps the method from being marked consolidated.
+   */
+  timedOut?(consolidationType: 'multi' | 'single', message: string): void;
+  /**
+   * NodePools single-node consolidation did not reach before its last timeout; they go first
+   * in the next pass. Kept by the caller across passes (the controller's in-flight state).
+   */
+  unreachedPools?: Set<string>;
+}
+
+export interface Method {
+  name: MethodName;
+  reason: Reason;
+  consolidationType: Command['consolidationType'];
+  /** Whether commands wait 15 s and are re-validated before they start (KARPENTER.md#validation). */
+  validates: boolean;
+  compute(ctx: MethodContext): Command[];
+}
+
+export function command(ctx: MethodContext, m: Method, candidates: Candidate[], replacements: Replacement[], nominates: readonly string[] = []): Command {
+  return {
+    id: ctx.newId(), method: m.name, reason: m.reason as Command['reason'], consolidationType: m.consolidationType,
+    candidates: candidates.map((c) => c.ref), replacements, createdAt: ctx.now, launched: [],
+    ...(nominates.length > 0 && { nominates: [...nominates] }),
+  };
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// Single-node consolidation (KARPENTER.md#single-node): candidates in savings order, interleaved by
+// NodePool; the first one that can be deleted or replaced by a cheaper node wins.
+import { budgetMapping, bySavingsRatio, candidatesFor, type Candidate } from './candidates.js';
+import { balancedApproves } from './balanced.js';
+import { computeConsolidation } from './consolidation.js';
+import { command, type Method, type MethodContext } from './method.js';
+import { deadline, SINGLE_NODE_TIMEOUT_MS } from './timeouts.js';
+
+/**
+ * 1st candidate of each pool, then the 2nd of each, … Pools a previous pass did not reach
+ * before its timeout come first; within each group pools are in name order (Karpenter's map
+ * order is unspecified; kpol is deterministic).
+ */
+export function interleave(cands: readonly Candidate[], unreached: ReadonlySet<string> = new Set()): Candidate[] {
+  const byPool = new Map<string, Candidate[]>();
+  for (const c of cands) {
+    const list = byPool.get(c.ref.nodePool);
+    if (list) list.push(c);
+    else byPool.set(c.ref.nodePool, [c]);
+  }
+  const names = [...byPool.keys()].sort();
+  const lists = [...names.filter((k) => unreached.has(k)), ...names.filter((k) => !unreached.has(k))].map((k) => byPool.get(k)!);
+  const out: Candidate[] = [];
+  for (let i = 0; out.length < cands.length; i++) for (const l of lists) if (i < l.length) out.push(l[i]);
+  return out;
+}
+
+export const singleNode: Method = {
+  name: 'SingleNodeConsolidation', reason: 'Underutilized', consolidationType: 'single', validates: true,
+  compute(ctx) {
+    const budget = budgetMapping(ctx.evaluation, 'Underutilized');
+    const ordered = interleave(candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio), ctx.unreachedPools);
+    const expired = deadline(ctx, SINGLE_NODE_TIMEOUT_MS);
+    const unreached = new Set(ordered.map((c) => c.ref.nodePool));
+    for (const [i, c] of ordered.entries()) {
+      if (expired()) {
+        ctx.timedOut?.('single', `abandoning single-node consolidation due to timeout after evaluating ${i} candidates`);
+        remember(ctx, unreached);
+        return [];
+      }
+      unreached.delete(c.ref.nodePool);
+      if ((budget.get(c.ref.nodePool) ?? 0) <= 0) continue;
+      const result = computeConsolidation(ctx, [c]);
+      if (result.kind === 'none') {
+        ctx.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: result.why, object: { kind: 'Node', name: c.ref.node } }, 15 * 60_000);
+        ctx.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: result.why, object: { kind: 'NodeClaim', name: c.ref.nodeClaim } }, 15 * 60_000);
+        continue;
+      }
+      if (!balancedApproves(ctx, [c], result)) continue;
+      return [command(ctx, this, [c], result.kind === 'replace' ? [result.replacement] : [], result.destinations)];
+    }
+    remember(ctx, unreached);
+    return [];
+  },
+};
+
+/** What the next pass puts first: the pools this pass did not reach (none after a full pass). */
+function remember(ctx: MethodContext, unreached: ReadonlySet<string>): void {
+  if (!ctx.unreachedPools) return;
+  ctx.unreachedPools.clear();
+  for (const p of unreached) ctx.unreachedPools.add(p);
+}

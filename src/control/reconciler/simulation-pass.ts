@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// The scheduling simulations of one disruption pass, built once (KARPENTER.md#scheduling-simulation): the existing
+// capacity (every node not deleting or marked), the pending pods, the pods of deleting nodes
+// and the prepared pools are the same for every candidate, so each candidate's move only
+// leaves its nodes out and adds its currently reschedulable pods. Same decisions as
+// simulateMove (move-simulation.ts), which rebuilds everything per move.
+import type { ClusterIndex, StateNode } from '../../core/cluster/state.js';
+import type { Pod } from '../../core/cluster/types.js';
+import { isCurrentlyReschedulable, simNodeFromState } from '../../world/scheduling/from-state.js';
+import type { PreparedPool } from '../../world/scheduling/new-claims.js';
+import { PreparedScheduling } from '../../world/scheduling/prepared.js';
+import { preparePools, type SchedulingResult } from '../../world/scheduling/simulate.js';
+import type { Candidate } from './methods/candidates.js';
+import type { MoveSimulation } from './methods/method.js';
+import {
+  daemonSetPods, deletingOrMarked, destinationBlocked, isPending, poolTemplate, type SimulationEnv,
+} from '../../world/scheduling/cluster-simulation.js';
+import { toMoveSimulation } from './move-simulation.js';
+
+/** What both kinds of simulation (consolidation or not) share: the pods every move places, and the pools. */
+class PassPods {
+  readonly pending: Pod[];
+  readonly pendingSet: ReadonlySet<Pod>;
+  /** Currently reschedulable pods of deleting or marked nodes, per node, in index order. */
+  readonly deleting: { name: string; pods: Pod[] }[] = [];
+  /** Pending pods and the pods in `deleting`: exempt from the destination rule. */
+  readonly exempt = new Set<Pod>();
+  readonly daemonSetPods: Pod[];
+  readonly pools: PreparedPool[];
+  private readonly reschedulable = new Map<StateNode, Pod[]>();
+
+  constructor(private readonly index: ClusterIndex, private readonly env: SimulationEnv) {
+    this.pending = index.snapshot.pods.filter(isPending);
+    this.pendingSet = new Set(this.pending);
+    for (const p of this.pending) this.exempt.add(p);
+    for (const sn of index.stateNodes) {
+      if (!deletingOrMarked(sn, env)) continue;
+      const pods = this.reschedulableOn(sn);
+      this.deleting.push({ name: sn.name, pods });
+      for (const p of pods) this.exempt.add(p);
+    }
+    this.daemonSetPods = daemonSetPods(index.snapshot.pods);
+    this.pools = preparePools({ nodePools: index.snapshot.nodePools.map(poolTemplate), instanceTypes: env.instanceTypes, daemonSetPods: this.daemonSetPods });
+  }
+
+  reschedulableOn(sn: StateNode): Pod[] {
+    let pods = this.reschedulable.get(sn);
+    if (!pods) {
+      pods = sn.pods.filter((p) => isCurrentlyReschedulable(this.index, p, this.env.now));
+      this.reschedulable.set(sn, pods);
+    }
+    return pods;
+  }
+}
+
+/** One kind of simulation over one cluster index at one instant. */
+class PassBase {
+  private readonly prepared: PreparedScheduling;
+
+  constructor(index: ClusterIndex, consolidation: boolean, env: SimulationEnv, private readonly shared: PassPods) {
+    const nodes = index.stateNodes
+      .filter((sn) => !deletingOrMarked(sn, env))
+      .map((sn) => simNodeFromState(sn, consolidation ? { consolidateAfterBlocked: destinationBlocked(sn, env) } : {}));
+    this.prepared = new PreparedScheduling({
+      nodes, nodePools: index.snapshot.nodePools.map(poolTemplate), instanceTypes: env.instanceTypes,
+      consolidation, daemonSetPods: shared.daemonSetPods,
+    }, shared.pools);
+  }
+
+  /** runSimulation's input for these moving nodes, in its order: pending, moving, then deleting nodes' pods. */
+  run(moving: readonly StateNode[]): SchedulingResult {
+    const { shared } = this;
+    const without = new Set(moving.map((sn) => sn.name));
+    const pods = [...shared.pending];
+    const movingPods = new Set<Pod>();
+    for (const sn of moving) for (const p of shared.reschedulableOn(sn)) { pods.push(p); movingPods.add(p); }
+    for (const d of shared.deleting) if (!without.has(d.name)) pods.push(...d.pods);
+    // A moving node that is itself deleting gives up its exemption, as in runSimulation.
+    return this.prepared.run({ pods, without, isExempt: (p) => shared.exempt.has(p) && !movingPods.has(p) });
+  }
+}
+
+/** The simulations of one pass; each kind is prepared on its first use. */
+export class SimulationPass {
+  private readonly bases = new Map<boolean, PassBase>();
+  private pods: PassPods | undefined;
+
+  constructor(private readonly index: ClusterIndex, private readonly env: SimulationEnv) {}
+
+  private base(consolidation: boolean): PassBase {
+    let b = this.bases.get(consolidation);
+    if (!b) {
+      this.pods ??= new PassPods(this.index, this.env);
+      b = new PassBase(this.index, consolidation, this.env, this.pods);
+      this.bases.set(consolidation, b);
+    }
+    return b;
+  }
+
+  /** runSimulation's result for these moving nodes. */
+  schedule(moving: readonly StateNode[], consolidation: boolean): SchedulingResult {
+    return this.base(consolidation).run(moving);
+  }
+
+  simulate(candidates: readonly Candidate[], consolidation: boolean): MoveSimulation {
+    const b = this.base(consolidation);
+    return toMoveSimulation(b.run(candidates.map((c) => c.sn)), this.pods!.pendingSet);
+  }
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+// The embedded simulated cluster and the controller, wired together on one injected clock.
+// One `tick()` runs every controller once, in a fixed order: the node agent (kubelet + cloud),
+// workload controllers, the provisioner, interruption, expiration, disruption, the command
+// queue and termination. `kpol run`, `kpol simulate` and the scenario tests all drive this.
+import type { PolicySpec } from '../../../rules/model.js';
+import { NodeAgent } from '../../world/agent/node-agent.js';
+import { InterruptionController } from '../../world/agent/interruption.js';
+import { SimulatedCloud, type SimulatedCloudOptions } from '../../world/cloud/simulator.js';
+import { OWNS_EVERYTHING, type Ownership } from '../../world/cloud/ownership.js';
+import type { InstanceType } from '../../world/cloud/provider.js';
+import type { ClusterClient, Kind } from '../../core/cluster/client.js';
+import { MemoryCluster } from '../../core/cluster/memory/memory-cluster.js';
+import type { KubeObject, NodeClaim } from '../../core/cluster/types.js';
+import type { Clock } from '../../core/clock.js';
+import { PdbStatusController } from '../../world/controllers/pdb-status.js';
+import { ReplicaSetController } from '../../world/controllers/replicaset.js';
+import { Evaluator } from '../../core/eval/evaluate-cluster.js';
+import { resolvePolicies } from '../../core/eval/resolve-policies.js';
+import { EventLog } from '../../core/observe/event-log.js';
+import { createKarpenterMetrics } from '../../core/observe/karpenter-metrics.js';
+import type { Logger } from '../../core/observe/logger.js';
+import type { MetricsRegistry } from '../../core/observe/metrics.js';
+import { NodeClaimFactory } from '../provisioning/nodeclaim-factory.js';
+import { Provisioner } from '../provisioning/provisioner.js';
+import { ClusterView, VIEW_KINDS } from '../reconciler/cluster-view.js';
+import { DisruptionController, type ReconcileResult } from '../reconciler/disruption-controller.js';
+import { InFlight } from '../reconciler/disruption-state.js';
+import { ExpirationController } from '../reconciler/expiration.js';
+import { reconcileNodePoolHashes } from '../reconciler/nodepool-hash.js';
+import { PodEventsController } from '../reconciler/pod-events.js';
+import { OrchestrationQueue } from '../reconciler/queue.js';
+import { simulateMove } from '../reconciler/move-simulation.js';
+import type { SimulationEnv } from '../../world/scheduling/cluster-simulation.js';
+import { SimulationPass } from '../reconciler/simulation-pass.js';
+import { toCandidate } from '../reconciler/methods/candidates.js';
+import { TerminationController } from '../termination/controller.js';
+import { OwnedNodeClaims } from './owned-cluster.js';
+
+export interface RuntimeOptions {
+  clock: Clock;
+  /**
+   * Seeds the embedded MemoryCluster. With `cluster` given they are not written anywhere: their
+   * NodeClaims only tell the simulated cloud which machines already run.
+   */
+  objects: readonly KubeObject[];
+  /** The API server to act on. Default: an embedded MemoryCluster seeded with `objects`. */
+  cluster?: ClusterClient;
+  /**
+   * Run the ReplicaSet and PDB-status controllers in-process. Default: only for the embedded
+   * cluster — a real one has kube-controller-manager for that.
+   */
+  workloadControllers?: boolean;
+  /** The provisioner binds pods it places on existing nodes. Default true; false where kube-scheduler binds. */
+  bindPods?: boolean;
+  policies: readonly PolicySpec[];
+  cloud?: Omit<SimulatedCloudOptions, 'clock'>;
+  logger?: Logger;
+  /**
+   * Which NodeClaims and Nodes the controllers act on (src/world/cloud/ownership.ts). Default: every
+   * one, the simulated cloud adopting them (the embedded cluster, simulations of snapshots).
+   * Standalone on a real cluster passes SIMULATED_CLOUD_ONLY: other NodeClaims are left out of
+   * every read (owned-cluster.ts); other Nodes get no kubelet, no termination drain and no
+   * clean-up of their disrupted taint.
+   */
+  ownership?: Ownership;
+}
+
+export interface TickResult {
+  disruption: ReconcileResult;
+  expired: string[];
+  interrupted: string[];
+}
+
+export class Runtime {
+  readonly clock: Clock;
+  readonly cluster: ClusterClient;
+  readonly cloud: SimulatedCloud;
+  readonly events: EventLog;
+  readonly metrics: MetricsRegistry;
+  readonly state = new InFlight();
+  readonly evaluator = new Evaluator();
+  readonly view: ClusterView;
+  readonly instanceTypes: ReadonlyMap<string, InstanceType>;
+  policies: readonly PolicySpec[];
+  /** Snapshot NodeClaims whose instance type or offering the simulated catalog does not know. */
+  readonly notAdopted: string[];
+  /** Scheduling simulations the disruption methods ran (benchmarks, and tests of the KARPENTER.md#consolidated-cache cache). */
+  disruptionSimulations = 0;
+  private readonly agent: NodeAgent;
+  private readonly interruption: InterruptionController;
+  private readonly replicaSets: ReplicaSetController | undefined;
+  private readonly pdbs: PdbStatusController | undefined;
+  private readonly provisioner: Provisioner;
+  private readonly disruption: DisruptionController;
+  readonly queue: OrchestrationQueue;
+  private readonly expiration: ExpirationController;
+  private readonly podEvents: PodEventsController;
+  readonly termination: TerminationController;
+
+  constructor(o: RuntimeOptions) {
+    this.clock = o.clock;
+    this.policies = o.policies;
+    const ownership = o.ownership ?? OWNS_EVERYTHING;
+    const backend = o.cluster ?? new MemoryCluster(o.clock, o.objects);
+    this.cluster = ownership === OWNS_EVERYTHING ? backend : new OwnedNodeClaims(backend, ownership.nodeClaim, (nc) =>
+      o.logger?.warn('ignoring a NodeClaim of another cloud provider', { nodeClaim: nc.metadata.name, providerID: nc.status?.providerID ?? '' }));
+    this.cloud = new SimulatedCloud({ clock: o.clock, ...o.cloud });
+    this.instanceTypes = new Map(this.cloud.instanceTypes().map((t) => [t.name, t]));
+    // Machines in a snapshot already run: the simulated cloud takes them over (those it may own).
+    const claims = o.objects.filter((x): x is NodeClaim => x.kind === 'NodeClaim' && ownership.nodeClaim(x as NodeClaim));
+    this.notAdopted = this.cloud.adopt(claims).map((nc) => nc.metadata.name);
+    this.events = new EventLog(o.clock);
+    this.metrics = createKarpenterMetrics();
+    const log = o.logger ? (msg: string, fields: Record<string, unknown>) => o.logger!.info(msg, fields) : undefined;
+    const factory = new NodeClaimFactory();
+    const cluster = this.cluster;
+    // The change stamp is the backend's: the filter changes what is read, not when it changes.
+    const stamped = hasKindVersions(backend) ? backend : undefined;
+    this.view = new ClusterView(cluster, stamped ? { changeStamp: () => VIEW_KINDS.map((k) => stamped.kindVersion(k)).join('/') } : {});
+    this.agent = new NodeAgent({ client: this.cluster, cloud: this.cloud, clock: o.clock, recorder: this.events, ownsNode: ownership.node });
+    this.interruption = new InterruptionController({ client: this.cluster, source: this.cloud, clock: o.clock, recorder: this.events });
+    const workload = o.workloadControllers ?? !o.cluster;
+    this.replicaSets = workload ? new ReplicaSetController(this.cluster) : undefined;
+    this.pdbs = workload ? new PdbStatusController(this.cluster, o.clock) : undefined;
+    this.provisioner = new Provisioner(this.cluster, factory, { bind: o.bindPods ?? true });
+    this.queue = new OrchestrationQueue({ client: this.cluster, clock: o.clock, events: this.events, metrics: this.metrics, factory: new NodeClaimFactory('r'), state: this.state, log,
+      policyOf: (pool) => {
+        const p = this.policyForPool(pool);
+        return { ...(p && { policy: p.consolidationPolicy }), ...(p?.terminationGracePeriodSeconds !== undefined && { tgpSeconds: p.terminationGracePeriodSeconds }) };
+      } });
+    this.podEvents = new PodEventsController(this.cluster, o.clock);
+    this.expiration = new ExpirationController(this.cluster, o.clock, this.metrics, log);
+    this.termination = new TerminationController({
+      client: this.cluster, cloud: this.cloud, recorder: this.events, metrics: this.metrics, ownsNode: ownership.node,
+      tgpSecondsFor: (nc) => this.policyForPool(nc.metadata.labels?.['karpenter.sh/nodepool'] ?? '')?.terminationGracePeriodSeconds,
+    });
+    this.disruption = new DisruptionController({
+      clock: o.clock, view: this.view, evaluator: this.evaluator, policies: () => this.policies, instanceTypes: this.instanceTypes,
+      events: this.events, metrics: this.metrics, queue: this.queue, state: this.state, log, ownsNode: ownership.node,
+      simulate: (index, candidates, consolidation) => {
+        this.disruptionSimulations++;
+        return simulateMove(index, candidates, consolidation, this.simulationEnv());
+      },
+      pass: (index, now) => {
+        const pass = new SimulationPass(index, { ...this.simulationEnv(), now });
+        return (candidates, consolidation) => {
+          this.disruptionSimulations++;
+          return pass.simulate(candidates, consolidation);
+        };
+      },
+    });
+  }
+
+  private policyForPool(pool: string): PolicySpec | undefined {
+    const np = this.lastPools.get(pool);
+    return np ? resolvePolicies([np], this.policies).byPool.get(pool)?.policy : undefined;
+  }
+
+  private lastPools = new Map<string, import('../../core/cluster/types.js').NodePool>();
+
+  simulationEnv(): SimulationEnv {
+    return { now: this.clock.now(), instanceTypes: [...this.instanceTypes.values()], marked: this.state.marked, policyFor: (p) => this.policyForPool(p) };
+  }
+
+  /**
+   * Interruption is forceful (no budgets), but kpol launches the replacement capacity as soon
+   * as the notice arrives rather than after the pods are evicted (Karpenter's AWS provider
+   * leaves them pending until the provisioner reacts).
+   */
+  private async prelaunchForInterruptions(index: import('../../core/cluster/state.js').ClusterIndex): Promise<void> {
+    for (const p of this.interruption.pendingInterruptions()) {
+      this.interruption.acknowledge(p.nodeClaim);
+      const sn = index.nodeClaimsByName.get(p.nodeClaim);
+      if (!sn) continue;
+      const sim = simulateMove(index, [toCandidate(sn, p.nodePool ?? '', this.instanceTypes)], false, this.simulationEnv());
+      for (const r of sim.replacements) {
+        const pool = index.nodePoolsByName.get(r.nodePool);
+        if (pool) await this.cluster.create(this.interruptionFactory.build(pool, r.instanceTypes.slice(0, 60), [], 'interruption'));
+      }
+    }
+  }
+
+  private readonly interruptionFactory = new NodeClaimFactory('i');
+
+  /** One pass of every controller. */
+  async tick(): Promise<TickResult> {
+    const now = this.clock.now();
+    await this.agent.reconcile();
+    await this.replicaSets?.reconcile();
+    await this.pdbs?.reconcile();
+    await this.podEvents.reconcile();
+    this.view.invalidate();
+    let index = await this.view.current();
+    if (await reconcileNodePoolHashes(this.cluster, index.snapshot.nodePools)) {
+      this.view.invalidate();
+      index = await this.view.current();
+    }
+    this.lastPools = new Map(index.snapshot.nodePools.map((np) => [np.metadata.name, np]));
+    const interrupted = (await this.interruption.reconcile()).deleted;
+    await this.prelaunchForInterruptions(index);
+    const provisioned = await this.provisioner.reconcile(index, this.simulationEnv());
+    this.state.nominate(provisioned.nominated, this.clock.now());
+    this.view.invalidate();
+    index = await this.view.current();
+    const expired = await this.expiration.reconcile(index, this.policies);
+    if (expired.length) this.view.invalidate();
+    const disruption = await this.disruption.reconcile();
+    await this.queue.reconcile();
+    await this.termination.reconcile(now);
+    this.view.invalidate();
+    return { disruption, expired, interrupted };
+  }
+}
+
+/** A backend that can say, per kind, whether anything changed (both backends can; a test double may not). */
+const hasKindVersions = (c: ClusterClient): c is ClusterClient & { kindVersion(kind: Kind): number | string } =>
+  typeof (c as { kindVersion?: unknown }).kindVersion === 'function';

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the status server shows, and the one interface through which it asks for it. The
+// controller (or `kpol simulate --serve`) implements StatusSource; the server never reaches
+// into cluster state itself. Times are RFC 3339 strings from the controller's clock.
+import type { InvolvedObject, RecordedEvent } from '../../core/observe/recorder.js';
+
+export interface NodePoolStatus {
+  policy: string; // policy file or source the NodePool's rules come from
+  nodes: number;
+  disrupting: number; // nodes being disrupted or NotReady, counted against budgets
+  /** Allowed disruptions per reason now (null = unlimited). */
+  allowed: Record<string, number | null>;
+}
+
+export interface NodeStatus {
+  name: string;
+  nodePool: string;
+  candidate: boolean;
+  reasons: string[]; // disruption reasons the node qualifies for
+  blocked: { code: string; message: string }[]; // why it is not a candidate (or not for a reason)
+}
+
+export interface DecisionStatus {
+  at: string;
+  method: string;
+  reason: string;
+  nodes: string[];
+  decision: string; // delete, replace, or a why-not such as `blocked`
+}
+
+export interface StatusEvent {
+  at: string;
+  type: RecordedEvent['type'];
+  reason: string;
+  message: string;
+  object: InvolvedObject;
+}
+
+export interface StatusView {
+  at: string;
+  /** Simulated seconds per wall-clock second; 1 for a live controller. */
+  clockSpeed: number;
+  nodePools: Record<string, NodePoolStatus>;
+  nodes: NodeStatus[];
+  decisions: DecisionStatus[]; // most recent last
+  events: StatusEvent[]; // most recent last
+}
+
+export interface StatusSource {
+  /** True once the first reconcile has completed; drives `/readyz`. */
+  ready(): boolean;
+  status(): Promise<StatusView>;
+}
+
+/** A recorded event as the status view carries it (time as RFC 3339). */
+export function toStatusEvent(e: RecordedEvent): StatusEvent {
+  return { at: new Date(e.at).toISOString(), type: e.type, reason: e.reason, message: e.message, object: { ...e.object } };
+}

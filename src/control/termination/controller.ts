@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+// TerminationController: Karpenter's termination finalizers for Nodes and NodeClaims in one
+// reconcile (KARPENTER.md#termination). Each pass reads everything from the cluster, so a new controller on
+// the same cluster resumes where an old one stopped; only eviction backoff is in memory.
+// Order within a pass, and why:
+//   1. NodePool deletion → delete its NodeClaims (they then take the same graceful path).
+//   2. Cascade: a deleting Node deletes its NodeClaim, a deleting NodeClaim its Nodes, so manual
+//      deletion of either ends in the same flow.
+//   3. NodeClaim termination-time annotation, before any drain reads T.
+//   4. Node finalizers: taint, drain (queueing pods), MinDrainTime, instance, release.
+//   5. Eviction queue: evicts or force-deletes what step 4 queued, in the same pass.
+//   6. NodeClaim finalizers, after re-reading Nodes so a Node released in 4 frees its claim now.
+import { isApiError, type ClusterClient } from '../../core/cluster/client.js';
+import { ChangeFlag } from '../../world/controllers/change-flag.js';
+import type { KubeObject, Node, NodeClaim, NodePool, Pod } from '../../core/cluster/types.js';
+import type { CloudProvider } from '../../world/cloud/provider.js';
+import type { EventRecorder } from '../../core/observe/recorder.js';
+import type { StepResult, TerminationContext } from './context.js';
+import { EvictionQueue } from './eviction-queue.js';
+import { DRAIN_REQUEUE_MS, FINALIZER_TERMINATION, LABEL_NODEPOOL, MIN_DRAIN_TIME_MS, type TerminationMetrics } from './names.js';
+import { finalizeNode } from './node-finalizer.js';
+import { finalizeNodeClaim } from './nodeclaim-finalizer.js';
+import { ensureTerminationTime, type TgpSecondsFor } from './termination-time.js';
+
+export interface TerminationControllerOptions {
+  client: ClusterClient;
+  cloud: CloudProvider;
+  recorder: EventRecorder;
+  metrics?: TerminationMetrics;
+  /** Policy-level terminationGracePeriod (see termination-time.ts); overrides the NodeClaim's own. */
+  tgpSecondsFor?: TgpSecondsFor;
+  /** Default 5 s (Karpenter's MinDrainTime). */
+  minDrainTimeMs?: number;
+  /**
+   * The Nodes it finalizes (drains, releases). Default: every Node. Standalone on a real
+   * cluster: only the simulated cloud's (src/world/cloud/ownership.ts); another provider's deleting
+   * Node is that provider's to drain and to release.
+   */
+  ownsNode?: (node: Node) => boolean;
+}
+
+export interface TerminationResult {
+  /** When the controller next has something to do (ms from now); undefined when nothing is terminating. */
+  requeueAfterMs?: number;
+  /** Objects whose finalizer was removed in this pass. */
+  released: { nodes: string[]; nodeClaims: string[] };
+  /** Per-object failures (409 conflicts, cloud errors); the object is retried next pass. A 404 is not a failure. */
+  errors: { object: string; error: unknown }[];
+}
+
+const deleting = (o: KubeObject): boolean => o.metadata.deletionTimestamp !== undefined;
+const finalizing = (o: KubeObject): boolean => deleting(o) && (o.metadata.finalizers ?? []).includes(FINALIZER_TERMINATION);
+const claimProvider = (c: NodeClaim): string => c.status?.providerID ?? '';
+const nodeProvider = (n: Node): string => n.spec.providerID ?? '';
+
+export class TerminationController {
+  readonly queue: EvictionQueue;
+  private readonly ctx: TerminationContext;
+  /**
+   * A pass that found nothing deleting, queued nothing and wrote nothing does the same until a
+   * NodePool, NodeClaim or Node changes: time alone starts no termination (pods matter only on
+   * a finalizing Node). A quiet 5,000-node cluster then skips three scans a tick.
+   */
+  private readonly changes: ChangeFlag;
+  private idle = false;
+  /** Whether the last pass saw a deleting NodePool or a finalizing NodeClaim or Node. */
+  private busy = false;
+
+  constructor(private readonly opts: TerminationControllerOptions) {
+    this.queue = new EvictionQueue({ client: opts.client, recorder: opts.recorder, metrics: opts.metrics });
+    this.ctx = { ...opts, queue: this.queue, minDrainTimeMs: opts.minDrainTimeMs ?? MIN_DRAIN_TIME_MS, drainedWithoutClaim: new Set() };
+    this.changes = new ChangeFlag(opts.client, ['NodePool', 'NodeClaim', 'Node']);
+  }
+
+  async reconcile(nowMs: number): Promise<TerminationResult> {
+    let result: TerminationResult = { released: { nodes: [], nodeClaims: [] }, errors: [] };
+    await this.changes.ifChanged(async () => {
+      result = await this.pass(nowMs);
+      this.idle = result.requeueAfterMs === undefined && result.errors.length === 0 && this.queue.size === 0 && !this.busy;
+    }, !this.idle || this.queue.size > 0);
+    return result;
+  }
+
+  private async pass(nowMs: number): Promise<TerminationResult> {
+    const { client } = this.opts;
+    const result: TerminationResult = { released: { nodes: [], nodeClaims: [] }, errors: [] };
+    let next: number | undefined;
+    const wake = (ms: number): void => void (next = next === undefined ? ms : Math.min(next, ms));
+    const guard = async (object: string, step: () => Promise<StepResult | void>): Promise<StepResult | void> => {
+      try {
+        return await step();
+      } catch (error) {
+        if (isApiError(error, 404)) return; // gone meanwhile (another writer finished it): nothing left to do
+        result.errors.push({ object, error });
+        wake(DRAIN_REQUEUE_MS);
+      }
+    };
+
+    const owns = this.opts.ownsNode;
+    const listNodes = async (): Promise<Node[]> => {
+      const all = await client.list<Node>('Node');
+      return owns ? all.filter(owns) : all;
+    };
+    const pools = await client.list<NodePool>('NodePool');
+    let claims = await client.list<NodeClaim>('NodeClaim');
+    let nodes = await listNodes();
+
+    let cascaded = false;
+    // Each cascade stage reads what the previous one wrote (a deleted pool's claims delete their Nodes in the same pass).
+    const relist = async (): Promise<void> => {
+      if (cascaded) [claims, nodes] = await Promise.all([client.list<NodeClaim>('NodeClaim'), listNodes()]);
+      cascaded = false;
+    };
+    const remove = async (obj: KubeObject): Promise<void> => {
+      cascaded = true;
+      await guard(`${obj.kind}/${obj.metadata.name}`, async () => {
+        try {
+          await client.delete({ kind: obj.kind as 'Node' | 'NodeClaim', name: obj.metadata.name });
+        } catch (e) {
+          if (!isApiError(e, 404)) throw e;
+        }
+      });
+    };
+    this.busy = pools.some(deleting) || claims.some(finalizing) || nodes.some(finalizing);
+    for (const pool of pools.filter(deleting)) {
+      for (const c of claims) if (!deleting(c) && c.metadata.labels?.[LABEL_NODEPOOL] === pool.metadata.name) await remove(c);
+    }
+    await relist();
+    // The providerID maps are built only when some object is finalizing: a quiet tick builds none.
+    const finalizingNodes = nodes.filter(finalizing);
+    const claimsByProviderNow = finalizingNodes.length > 0 ? byProvider(claims, claimProvider) : new Map<string, NodeClaim[]>();
+    for (const node of finalizingNodes) {
+      const claim = this.claimFor(node, claimsByProviderNow);
+      if (claim && !deleting(claim)) await remove(claim);
+    }
+    await relist();
+    const finalizingClaimsNow = claims.filter(finalizing);
+    const nodesByProviderNow = finalizingClaimsNow.length > 0 ? byProvider(nodes, nodeProvider) : new Map<string, Node[]>();
+    for (const claim of finalizingClaimsNow) {
+      for (const node of this.nodesFor(claim, nodesByProviderNow)) if (!deleting(node)) await remove(node);
+    }
+    await relist();
+
+    for (const [i, claim] of claims.entries()) {
+      if (!finalizing(claim)) continue;
+      await guard(`NodeClaim/${claim.metadata.name}`, async () => {
+        claims[i] = await ensureTerminationTime(client, this.opts.recorder, claim, this.opts.tgpSecondsFor);
+      });
+    }
+
+    const finalizingNodesNow = nodes.filter(finalizing);
+    const claimsByProvider = finalizingNodesNow.length > 0 ? byProvider(claims, claimProvider) : new Map<string, NodeClaim[]>();
+    const draining = finalizingNodesNow.filter((n) => n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claimsByProvider));
+    const podsByNode = draining.length > 0 ? groupByNode(await client.list<Pod>('Pod')) : new Map<string, Pod[]>();
+    for (const node of draining) {
+      const name = node.metadata.name;
+      const step = await guard(`Node/${name}`, () =>
+        finalizeNode(this.ctx, node, this.claimFor(node, claimsByProvider), podsByNode.get(name) ?? [], nowMs),
+      );
+      if (step?.done) result.released.nodes.push(name);
+      else if (step) wake(step.requeueMs);
+    }
+
+    await this.queue.reconcile(nowMs);
+    const due = this.queue.nextDue();
+    if (due !== undefined) wake(Math.max(due - nowMs, 0));
+
+    const finalizingClaims = claims.filter(finalizing);
+    if (finalizingClaims.length > 0) {
+      if (result.released.nodes.length > 0) nodes = await listNodes();
+      const nodesByProvider = byProvider(nodes, nodeProvider);
+      for (const claim of finalizingClaims) {
+        const fresh = await client.get<NodeClaim>({ kind: 'NodeClaim', name: claim.metadata.name });
+        if (!fresh || !finalizing(fresh)) continue;
+        const step = await guard(`NodeClaim/${claim.metadata.name}`, () => finalizeNodeClaim(this.ctx, fresh, this.nodesFor(fresh, nodesByProvider), nowMs));
+        if (step?.done) result.released.nodeClaims.push(claim.metadata.name);
+        else if (step) wake(step.requeueMs);
+      }
+    }
+    if (next !== undefined) result.requeueAfterMs = next;
+    return result;
+  }
+
+  /** The NodeClaim of a Node by providerID; none or several → undefined (the flow proceeds without one). */
+  private claimFor(node: Node, claimsByProvider: ReadonlyMap<string, NodeClaim[]>): NodeClaim | undefined {
+    const id = nodeProvider(node);
+    const found = id ? claimsByProvider.get(id) : undefined;
+    return found?.length === 1 ? found[0] : undefined;
+  }
+
+  private nodesFor(claim: NodeClaim, nodesByProvider: ReadonlyMap<string, Node[]>): Node[] {
+    const id = claimProvider(claim);
+    return (id && nodesByProvider.get(id)) || [];
+  }
+}
+
+/** Objects grouped by providerID (objects without one are left out). */
+function byProvider<T extends KubeObject>(objects: readonly T[], providerOf: (o: T) => string): Map<string, T[]> {
+  const index = new Map<string, T[]>();
+  for (const o of objects) {
+    const id = providerOf(o);
+    if (!id) continue;
+    const group = index.get(id);
+    if (group) group.push(o);
+    else index.set(id, [o]);
+  }
+  return index;
+}
+
+function groupByNode(pods: readonly Pod[]): Map<string, Pod[]> {
+  const out = new Map<string, Pod[]>();
+  for (const pod of pods) {
+    const name = pod.spec.nodeName;
+    if (!name) continue;
+    const group = out.get(name);
+    if (group) group.push(pod);
+    else out.set(name, [pod]);
+  }
+  return out;
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kubernetes resource quantities as plain numbers (cpu in cores, memory and storage in bytes,
+// `pods` and extended resources as counts), pod requests and node allocatable.
+import type { Container, Node, Pod } from './types.js';
+
+/** Resource name → amount; a missing name is 0. */
+export type Resources = Readonly<Record<string, number>>;
+
+const SUFFIX: Record<string, number> = {
+  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+};
+const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/;
+
+/**
+ * `resource.ParseQuantity` as a number: `100m` → 0.1, `1.5` → 1.5, `128Mi` → 134217728,
+ * `1e3` → 1000, `500M` → 5e8. `undefined` for text Kubernetes would reject.
+ */
+export function parseQuantity(text: string | number): number | undefined {
+  if (typeof text === 'number') return Number.isFinite(text) ? text : undefined;
+  const m = QUANTITY.exec(text.trim());
+  if (!m) return undefined;
+  const [, sign, digits, exponent, suffix] = m;
+  const base = Number(digits) * (exponent ? 10 ** Number(exponent.slice(1)) : SUFFIX[suffix ?? '']);
+  return sign === '-' ? -base : base;
+}
+
+/** Parses a `Record<name, quantity>`; unparseable entries are skipped (the API server never stores them). */
+export function parseResourceList(list: Readonly<Record<string, string | number>> | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, q] of Object.entries(list ?? {})) {
+    const v = parseQuantity(q);
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
+
+export function addResources(a: Resources, b: Resources): Record<string, number> {
+  const out: Record<string, number> = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+export function maxResources(a: Resources, b: Resources): Record<string, number> {
+  const out: Record<string, number> = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = Math.max(out[k] ?? 0, v);
+  return out;
+}
+
+/** A container's requests; a resource with only a limit requests its limit (the API server's defaulting). */
+function containerRequests(c: Container): Record<string, number> {
+  return { ...parseResourceList(c.resources?.limits), ...parseResourceList(c.resources?.requests) };
+}
+
+const requestCache = new WeakMap<Pod, Resources>();
+
+/**
+ * The scheduler's pod requests: per resource, max(Σ containers, max init container) plus
+ * `spec.overhead`, and `pods: 1`. Memoised per pod object (pods are never mutated).
+ */
+export function podRequests(pod: Pod): Resources {
+  const hit = requestCache.get(pod);
+  if (hit) return hit;
+  let sum: Record<string, number> = {};
+  for (const c of pod.spec.containers ?? []) sum = addResources(sum, containerRequests(c));
+  let init: Record<string, number> = {};
+  for (const c of pod.spec.initContainers ?? []) init = maxResources(init, containerRequests(c));
+  const out = addResources(addResources(maxResources(sum, init), parseResourceList(pod.spec.overhead)), { pods: 1 });
+  requestCache.set(pod, out);
+  return out;
+}
+
+/** `status.allocatable`, else `status.capacity`, of a Node. */
+export function nodeAllocatable(node: Node): Record<string, number> {
+  return parseResourceList(node.status?.allocatable ?? node.status?.capacity);
+}
+
+// Sums of decimal fractions (0.1 + 0.2 cores) must not fail a fit by rounding.
+const EPSILON = 1e-9;
+
+/** The first resource whose request exceeds what is available, if any. */
+export function insufficientResource(requests: Resources, available: Resources): { name: string; requested: number; available: number } | undefined {
+  for (const [name, requested] of Object.entries(requests)) {
+    if (requested <= 0) continue;
+    const have = available[name] ?? 0;
+    if (requested > have + EPSILON * Math.max(1, Math.abs(have))) return { name, requested, available: have };
+  }
+  return undefined;
+}
+
+/**
+ * `insufficientResource(requests, available) === undefined` without allocating: the same
+ * comparison per resource, for loops that ask it of thousands of nodes.
+ */
+export function fitsWithin(requests: Resources, available: Resources): boolean {
+  for (const name in requests) {
+    const requested = requests[name];
+    if (requested <= 0) continue;
+    const have = available[name] ?? 0;
+    if (requested > have + EPSILON * Math.max(1, Math.abs(have))) return false;
+  }
+  return true;
+}
+
+/** `available − used`, per resource named in `available`. */
+export function remaining(available: Resources, used: Resources): Record<string, number> {
+  const out: Record<string, number> = { ...available };
+  for (const [k, v] of Object.entries(used)) out[k] = (out[k] ?? 0) - v;
+  return out;
+}
+
+/** Compact, stable rendering for messages: `{"cpu":"1.5","memory":"2Gi","pods":"3"}`-like. */
+export function formatResources(r: Resources): string {
+  const keys = Object.keys(r).filter((k) => r[k] !== 0).sort();
+  return '{' + keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(formatQuantity(k, r[k]))}`).join(',') + '}';
+}
+
+export function formatQuantity(name: string, v: number): string {
+  if (name === 'memory' || name === 'ephemeral-storage') {
+    for (const [s, f] of [['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+      if (Math.abs(v) >= f && Number.isInteger(v / f)) return `${v / f}${s}`;
+    }
+    return String(v);
+  }
+  if (name === 'cpu' && !Number.isInteger(v)) return `${Math.round(v * 1000)}m`;
+  return String(v);
+}

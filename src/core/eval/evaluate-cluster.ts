@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: Apache-2.0
+// evaluate: runs every governing policy's rule graph over the cluster at one instant and
+// assembles `kpol eval`'s answer. Per instant: one pool-rule run per policy, one node-rule run
+// per distinct combination of decision facts (memoised), and one linear pass over bound pods.
+import { allowanceFor } from '../../../rules/budgets.js';
+import { nodeVerdict, type Hold } from '../../../rules/candidates.js';
+import { compile } from '../../../rules/compile.js';
+import { GraphEngine, type FiredEvent } from '../../../rules/engine.js';
+import type { PoolFacts } from '../../../rules/facts.js';
+import { KARPENTER_REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
+import { isWindowActive } from '../../../rules/window.js';
+import type { PodDisruptionBudget } from '../cluster/types.js';
+import { isInitialized, isInstanceTerminating, isManaged, isReady, nodePoolOf, isDeleting, type ClusterIndex, type StateNode } from '../cluster/state.js';
+import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
+import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
+import { EvaluationSpan, stateKey } from './evaluation-span.js';
+import { NodeResultCache } from './node-result-cache.js';
+import type { EvalOutput, NodeResult, PoolResult } from './output.js';
+import { resolvePolicies } from './resolve-policies.js';
+
+const sameElements = (a: readonly object[], b: readonly object[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** A policy's `window:<id>` facts at an instant, and the budgets that cannot be evaluated. */
+interface WindowFacts {
+  windows: Record<string, boolean>;
+  errors: string[];
+}
+
+/** The policy a node falls back to when its NodePool is unknown: built-in rules only. */
+const ORPHAN: PolicySpec = {
+  name: '(no nodepool)', origin: 'karpenter', target: { kind: 'names', names: [] },
+  consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfterSeconds: 0, expireAfterSeconds: undefined,
+  expiration: 'forceful', budgets: [], freezes: [], podWindows: [], maintenanceWindows: [],
+};
+
+export function reasonsInScope(policy: PolicySpec): Reason[] {
+  return policy.expiration === 'graceful' ? [...KARPENTER_REASONS, 'Expired'] : [...KARPENTER_REASONS];
+}
+
+/** Compiled engines are kept per policy object across instants (the simulation re-evaluates every tick). */
+export class Evaluator {
+  private readonly engines = new WeakMap<PolicySpec, GraphEngine>();
+  /** Every engine built so far, for rule coverage. */
+  readonly built: GraphEngine[] = [];
+  private readonly matchers = new WeakMap<PolicySpec, PodWindowMatcher>();
+  /** Node verdicts reused across evaluations while their inputs hold (node-result-cache.ts). */
+  private readonly verdicts = new NodeResultCache();
+  private pdbs: readonly object[] = [];
+  private pdbEpoch = 0;
+  private pdbKey = '';
+  /** The last whole evaluation and how long it holds (evaluation-span.ts). */
+  private span: EvaluationSpan | undefined;
+  /** Node verdicts derived (cache misses) and reused, and whole evaluations reused, for tests of the caches and benchmarks. */
+  readonly nodeStats = { derived: 0, reused: 0, evaluationsReused: 0 };
+
+  /**
+   * @param reuse keep node verdicts across evaluations. Sound when objects are never mutated in
+   * place (the cluster stores freeze them); switched off only to measure what the cache saves.
+   */
+  constructor(public reuse = true) {}
+
+  private matcherFor(policy: PolicySpec): PodWindowMatcher {
+    let m = this.matchers.get(policy);
+    if (!m) {
+      m = new PodWindowMatcher(policy);
+      this.matchers.set(policy, m);
+    }
+    return m;
+  }
+
+  engineFor(policy: PolicySpec): GraphEngine {
+    let e = this.engines.get(policy);
+    if (!e) {
+      e = new GraphEngine(compile(policy));
+      this.engines.set(policy, e);
+      this.built.push(e);
+    }
+    return e;
+  }
+
+  /** `window:<id>` facts and the number of budgets that cannot be evaluated (fail closed). */
+  windowFacts(engine: GraphEngine, nowMs: number): WindowFacts {
+    const windows: Record<string, boolean> = {};
+    const errors: string[] = [];
+    for (const b of engine.graph.spec.budgets) if (b.error) errors.push(`budget ${b.id}: ${b.error}`);
+    for (const [id, spec] of Object.entries(engine.graph.windows)) {
+      try {
+        if (spec.error) throw new Error(spec.error);
+        windows[`window:${id}`] = isWindowActive(spec, nowMs);
+      } catch (e) {
+        // A broken budget window fails the pool closed; a broken maintenance window blocks (also closed).
+        windows[`window:${id}`] = id.startsWith('w:');
+        if (!id.startsWith('w:')) errors.push(`budget ${id}: ${(e as Error).message}`);
+      }
+    }
+    return { windows, errors };
+  }
+
+  /** The budget and freeze events of a policy's pool rules at an instant (govern mode asks ahead of now, too). */
+  poolEvents(policy: PolicySpec, nowMs: number): Promise<FiredEvent[]> {
+    const engine = this.engineFor(policy);
+    return this.runPool(engine, this.windowFacts(engine, nowMs), nowMs);
+  }
+
+  private runPool(engine: GraphEngine, { windows, errors }: WindowFacts, nowMs: number): Promise<FiredEvent[]> {
+    return engine.runPool({ now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts);
+  }
+
+  /**
+   * What the governing policies' rules read of time at `nowMs`, joined: every window fact, and
+   * where each instant a rule compares `now` with (a freeze's bounds) lies relative to it.
+   */
+  private poolWindowKey(policies: Iterable<PolicySpec>, nowMs: number, windowsOf: (policy: PolicySpec) => WindowFacts): string {
+    let key = '';
+    for (const policy of policies) {
+      const { windows, errors } = windowsOf(policy);
+      for (const on of Object.values(windows)) key += on ? '1' : '0';
+      for (const at of nowThresholds(this.engineFor(policy))) key += nowMs < at ? '<' : nowMs === at ? '=' : '>';
+      key += `${errors.length};`;
+    }
+    return key;
+  }
+
+  async evaluate(index: ClusterIndex, policies: readonly PolicySpec[], nowMs: number, state: DisruptionState = NO_DISRUPTION_STATE): Promise<EvalOutput> {
+    const { byPool, warnings } = resolvePolicies(index.snapshot.nodePools, policies);
+    const governing = new Set([...byPool.values()].map((g) => g.policy));
+    // Each policy's window facts at this instant, computed once: the reuse check and the pool rules both read them.
+    const windowFacts = new Map<PolicySpec, WindowFacts>();
+    const windowsOf = (policy: PolicySpec): WindowFacts => {
+      let w = windowFacts.get(policy);
+      if (!w) windowFacts.set(policy, (w = this.windowFacts(this.engineFor(policy), nowMs)));
+      return w;
+    };
+    const stateNow = this.reuse ? stateKey(state) : undefined;
+    const poolWindows = stateNow === undefined ? '' : this.poolWindowKey(governing, nowMs, windowsOf);
+    const kept = this.span;
+    if (stateNow !== undefined && kept?.holds(index, policies, stateNow, poolWindows, nowMs)) {
+      this.nodeStats.evaluationsReused++;
+      const previous = kept.output!;
+      return { ...previous, at: atText(nowMs), decisions: [], warnings: [...previous.warnings] };
+    }
+    const span = stateNow === undefined ? undefined : new EvaluationSpan(index, policies, stateNow, poolWindows);
+    const podWarnings = new Map<string, PodWarning>();
+    let nodeWarnings: PodWarning[] = [];
+    const warn = (w: PodWarning) => {
+      podWarnings.set(`${w.pod}\u0000${w.message}`, w);
+      nodeWarnings.push(w);
+    };
+    if (!sameElements(this.pdbs, index.snapshot.pdbs)) {
+      this.pdbs = index.snapshot.pdbs;
+      const key = pdbVerdictKey(index.snapshot.pdbs);
+      if (key !== this.pdbKey) this.pdbEpoch++;
+      this.pdbKey = key;
+    }
+    const pdbEpoch = this.pdbEpoch;
+    const perPolicy = new Map<PolicySpec, { engine: GraphEngine; windows: Record<string, boolean>; windowKey: string; errors: string[]; events: FiredEvent[]; deriver: NodeFactDeriver }>();
+    const prepare = async (policy: PolicySpec) => {
+      let p = perPolicy.get(policy);
+      if (!p) {
+        const engine = this.engineFor(policy);
+        const w = windowsOf(policy);
+        const { windows, errors } = w;
+        let windowKey = '';
+        for (const [id, on] of Object.entries(windows)) if (id.startsWith('window:w:')) windowKey += on ? '1' : '0';
+        p = { engine, windows, windowKey, errors, events: await this.runPool(engine, w, nowMs), deriver: new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy)) };
+        perPolicy.set(policy, p);
+      }
+      return p;
+    };
+
+    const counts = new Map<string, { nodes: number; disrupting: number }>();
+    for (const sn of index.stateNodes) {
+      const pool = nodePoolOf(sn);
+      if (pool === undefined || !isManaged(sn) || !isInitialized(sn) || isInstanceTerminating(sn)) continue;
+      const c = counts.get(pool) ?? { nodes: 0, disrupting: 0 };
+      c.nodes++;
+      if (!isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID))) c.disrupting++;
+      counts.set(pool, c);
+    }
+
+    const nodePools: Record<string, PoolResult> = {};
+    for (const np of index.snapshot.nodePools) {
+      const name = np.metadata.name;
+      const governed = byPool.get(name)!;
+      const p = await prepare(governed.policy);
+      const { nodes, disrupting } = counts.get(name) ?? { nodes: 0, disrupting: 0 };
+      const result: PoolResult = { policy: governed.policy.origin === 'kpol' ? governed.policy.name : `nodepool/${name}`, nodes, disrupting, budgets: {}, allowed: {}, errors: [...governed.problems, ...p.errors] };
+      for (const reason of reasonsInScope(governed.policy)) {
+        const a = allowanceFor(p.events, reason, nodes, disrupting);
+        result.budgets[reason] = a.budget;
+        result.allowed[reason] = a.allowed;
+      }
+      nodePools[name] = result;
+    }
+
+    const nodes: Record<string, NodeResult> = {};
+    if (this.reuse) this.verdicts.beginPass();
+    for (const sn of index.stateNodes) {
+      if (!sn.node) continue;
+      const poolName = nodePoolOf(sn);
+      const policy = (poolName !== undefined && byPool.get(poolName)?.policy) || ORPHAN;
+      // Awaiting only on a policy's first node: an await per node is measurable at 5,000 nodes.
+      const p = perPolicy.get(policy) ?? (await prepare(policy));
+      const inputs = { policy, pdbEpoch, windowKey: p.windowKey, state };
+      const cached = this.reuse ? this.verdicts.get(index, sn, inputs, nowMs, (spec, at) => p.deriver.windowState(spec, at)) : undefined;
+      if (cached) {
+        span?.add(cached.validity, p.deriver.windowStateOf);
+        this.nodeStats.reused++;
+        for (const w of cached.warnings) warn(w);
+        nodes[sn.name] = cached.result;
+        continue;
+      }
+      this.nodeStats.derived++;
+      nodeWarnings = [];
+      const { facts, details, validity } = p.deriver.derive(sn, nowMs, p.windows);
+      span?.add(validity, p.deriver.windowStateOf);
+      const verdict = nodeVerdict(await p.engine.runNode(facts), details, reasonsInScope(policy));
+      const result: NodeResult = { nodePool: poolName ?? '', candidate: verdict.reasons.length > 0, reasons: verdict.reasons, blocked: verdict.blocked, ...holdsOf(verdict.holds, policy) };
+      nodes[sn.name] = result;
+      if (this.reuse) this.verdicts.set(index, sn, inputs, validity, { result, warnings: nodeWarnings });
+    }
+    if (this.reuse) this.verdicts.endPass();
+
+    for (const w of podWarnings.values()) warnings.push(`Pod ${w.pod}: ${w.message}`);
+    const output: EvalOutput = {
+      at: atText(nowMs),
+      nodePools,
+      nodes,
+      decisions: [], // filled by src/control/reconciler/plan.ts where a caller wants them (eval, fixtures)
+      warnings,
+    };
+    if (span) span.output = { ...output, warnings: [...warnings] };
+    this.span = span;
+    return output;
+  }
+}
+
+/** A node's holds, and the reasons Karpenter's node annotation would block beyond them. */
+function holdsOf(holds: readonly Hold[], policy: PolicySpec): Pick<NodeResult, 'holds' | 'overblocks'> {
+  if (holds.length === 0) return {};
+  const held = new Set(holds.flatMap((h) => h.reasons));
+  const overblocks = KARPENTER_REASONS.filter((r) => !held.has(r) && reasonsInScope(policy).includes(r));
+  return { holds: [...holds], ...(overblocks.length ? { overblocks } : {}) };
+}
+
+/**
+ * What node verdicts read of the PodDisruptionBudgets (pdbBlock in src/core/cluster/state.ts): which
+ * exist, whom they select, whether they allow no disruption, their unhealthy-pod policy. A PDB
+ * whose allowance moves from 3 to 2 — every eviction elsewhere in a drain — changes no verdict.
+ */
+function pdbVerdictKey(pdbs: readonly PodDisruptionBudget[]): string {
+  let key = '';
+  for (const p of pdbs) {
+    key += `${p.metadata.namespace}/${p.metadata.name}|${JSON.stringify(p.spec.selector)}|${p.spec.unhealthyPodEvictionPolicy ?? ''}|${(p.status?.disruptionsAllowed ?? 0) === 0}\n`;
+  }
+  return key;
+}
+
+/** The constants the engine's pool rules compare the `now` fact with. */
+const thresholds = new WeakMap<GraphEngine, number[]>();
+function nowThresholds(engine: GraphEngine): number[] {
+  let out = thresholds.get(engine);
+  if (out === undefined) {
+    out = [];
+    const visit = (c: unknown): void => {
+      if (Array.isArray(c)) return c.forEach(visit);
+      if (c === null || typeof c !== 'object') return;
+      const o = c as Record<string, unknown>;
+      if (o.fact === 'now' && typeof o.value === 'number') out!.push(o.value);
+      for (const v of Object.values(o)) visit(v);
+    };
+    for (const r of engine.graph.poolRules) visit(r.conditions);
+    thresholds.set(engine, out);
+  }
+  return out;
+}
+
+const atText = (nowMs: number): string => new Date(nowMs).toISOString().replace('.000Z', 'Z');

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// The shape of a CLI command and argument parsing shared by all of them.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CliError, type Output } from '../shared/io.js';
+
+/** A command's module: its usage text and what it does. */
+export interface Command {
+  usage: string;
+  run(argv: string[], io: Output): Promise<number>;
+}
+
+/**
+ * A row of the command table: what `kpol --help` lists, and how to load the command. The
+ * module (and what it imports: the Kubernetes client, the simulator, the servers) is loaded
+ * only when the command runs or its usage is asked for.
+ */
+export interface CommandEntry {
+  summary: string;
+  load(): Promise<Command>;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** node:util parseArgs with usage errors turned into CliErrors (exit 2). */
+export function parse<O extends Options>(argv: string[], options: O, usage: string) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new CliError(`${(e as Error).message}\n\n${usage}`);
+  }
+}

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+// The node agent plays the cloud-facing half of Karpenter's NodeClaim lifecycle plus the kubelet
+// (what KWOK does in Karpenter's own tests), one pass per reconcile():
+//   launch    NodeClaim without status.providerID → cloud.create(); providerID, capacity,
+//             allocatable, resolved labels, Launched=True.
+//   register  instance running → create the Node (labels, taints + startup taints, providerID,
+//             resources, Ready=True, owner NodeClaim, termination finalizer); Registered=True.
+//   initialize  initDelayMs after registration → drop startup taints, label the Node
+//             karpenter.sh/initialized=true, Initialized=True.
+//   kubelet   bound Pending pods → Running; pods past their grace → removed; pods on missing
+//             Nodes → removed; Nodes whose instance is gone → NotReady.
+// Launch failures, as Karpenter's launch and liveness controllers handle them:
+//   InsufficientCapacity → Launched=False (reason InsufficientCapacity), Warning event
+//             InsufficientCapacityError, NodeClaim deleted at once (the provisioner makes a new one).
+//   other errors → Launched=False (reason LaunchFailed), retried every pass; deleted once the
+//             condition has been False for launchTimeoutMs (Karpenter's LaunchTimeout, 5 min).
+//   launched but no Node within registrationTimeoutMs (15 min) → NodeClaim deleted.
+//   A deleting NodeClaim that never got an instance has nothing to clean up: the agent removes
+//   its termination finalizer (Karpenter's lifecycle finalizer does the same).
+// It binds no pods (the scheduling simulation does) and deletes no instances (termination does).
+import type { Clock } from '../../core/clock.js';
+import type { ClusterClient } from '../../core/cluster/client.js';
+import { ChangeFlag } from '../controllers/change-flag.js';
+import { FINALIZER_TERMINATION, LABEL_INITIALIZED, type Node, type NodeClaim, type Pod } from '../../core/cluster/types.js';
+import { CloudError, type CloudProvider, type Instance, type InstanceType } from '../cloud/provider.js';
+import type { EventRecorder } from '../../core/observe/recorder.js';
+import { findCondition, isTrue, transitionTime, withCondition } from './conditions.js';
+import { heartbeatNodes, raced, runPods, tolerateRace } from './kubelet.js';
+import { buildNode, formatResourceList, launchedLabels, nodeNameFor } from './node-objects.js';
+
+export const LAUNCH_TIMEOUT_MS = 5 * 60_000;
+export const REGISTRATION_TIMEOUT_MS = 15 * 60_000;
+export const REASON_INSUFFICIENT_CAPACITY = 'InsufficientCapacity';
+export const REASON_LAUNCH_FAILED = 'LaunchFailed';
+
+export interface NodeAgentOptions {
+  client: ClusterClient;
+  cloud: CloudProvider;
+  clock: Clock;
+  recorder?: EventRecorder;
+  /** Registered → Initialized. Default 0 (initialized in the same pass as registration). */
+  initDelayMs?: number;
+  launchTimeoutMs?: number;
+  registrationTimeoutMs?: number;
+  /**
+   * The Nodes it plays kubelet for (heartbeat, starting and finishing pods). Default: every Node.
+   * Standalone on a real cluster: only the simulated cloud's (src/world/cloud/ownership.ts); other
+   * Nodes have a kubelet of their own.
+   */
+  ownsNode?: (node: Node) => boolean;
+}
+
+/** What one pass did (names; pods as namespace/name). */
+export interface AgentPass {
+  launched: string[];
+  launchFailed: string[];
+  registered: string[];
+  initialized: string[];
+  deletedNodeClaims: string[];
+  finalized: string[];
+  podsStarted: string[];
+  podsRemoved: string[];
+  nodesNotReady: string[];
+}
+
+const emptyPass = (): AgentPass => ({
+  launched: [], launchFailed: [], registered: [], initialized: [], deletedNodeClaims: [], finalized: [],
+  podsStarted: [], podsRemoved: [], nodesNotReady: [],
+});
+
+const truncate = (msg: string): string => (msg.length < 300 ? msg : `${msg.slice(0, 300)}...`);
+
+export class NodeAgent {
+  private readonly client: ClusterClient;
+  private readonly cloud: CloudProvider;
+  private readonly clock: Clock;
+  private readonly recorder: EventRecorder | undefined;
+  private readonly initDelayMs: number;
+  private readonly launchTimeoutMs: number;
+  private readonly registrationTimeoutMs: number;
+  private readonly ownsNode: ((node: Node) => boolean) | undefined;
+  /** Instances launched for a NodeClaim uid whose status write has not landed yet: never launch twice (Karpenter's launch cache). */
+  private readonly launchedByUid = new Map<string, Instance>();
+  private readonly podChanges: ChangeFlag;
+  /** Whether the last pod pass saw a terminating pod (removed once its grace is over: time alone changes that). */
+  private terminatingPods = true;
+  /**
+   * A settled pass (every NodeClaim launched, registered and initialized, nothing written, no
+   * terminating pod) is followed by the same until a NodeClaim, Node or Pod changes or the cloud
+   * reports a change (an instance starting or going, a notice): those are all it reads, and
+   * none of its timeouts is running. A quiet cluster's tick then skips its scans.
+   */
+  private readonly changes: ChangeFlag;
+  private settled = false;
+  private cloudStamp: string | undefined;
+
+  constructor(opts: NodeAgentOptions) {
+    this.client = opts.client;
+    this.cloud = opts.cloud;
+    this.clock = opts.clock;
+    this.recorder = opts.recorder;
+    this.initDelayMs = opts.initDelayMs ?? 0;
+    this.launchTimeoutMs = opts.launchTimeoutMs ?? LAUNCH_TIMEOUT_MS;
+    this.registrationTimeoutMs = opts.registrationTimeoutMs ?? REGISTRATION_TIMEOUT_MS;
+    this.ownsNode = opts.ownsNode;
+    this.podChanges = new ChangeFlag(opts.client, ['Pod', 'Node']);
+    this.changes = new ChangeFlag(opts.client, ['NodeClaim', 'Node', 'Pod']);
+  }
+
+  async reconcile(): Promise<AgentPass> {
+    let pass: AgentPass = emptyPass();
+    const stamp = this.cloud.changeStamp?.();
+    const cloudQuiet = stamp !== undefined && stamp === this.cloudStamp;
+    await this.changes.ifChanged(async () => {
+      this.cloudStamp = stamp;
+      const { result, pending } = await this.pass();
+      pass = result;
+      this.settled = !pending && !this.terminatingPods && Object.values(result).every((names) => names.length === 0);
+    }, !this.settled || !cloudQuiet);
+    return pass;
+  }
+
+  private async pass(): Promise<{ result: AgentPass; pending: boolean }> {
+    const pass = emptyPass();
+    /** Some NodeClaim is not yet launched, registered and initialized: its timeouts run with time. */
+    let pending = false;
+    const claims = await this.client.list<NodeClaim>('NodeClaim');
+    let types: Map<string, InstanceType> | undefined;
+    for (const nc of claims) {
+      if (nc.metadata.deletionTimestamp !== undefined) await this.finalizeUnlaunched(nc, pass);
+      else if (!nc.status?.providerID) {
+        pending = true;
+        await this.launch(nc, (types ??= new Map(this.cloud.instanceTypes().map((t) => [t.name, t]))), pass);
+      }
+    }
+
+    const live = new Map((await this.cloud.list()).map((i) => [i.providerID, i]));
+    const nodes = await this.client.list<Node>('Node');
+    const nodeByProviderID = new Map(nodes.filter((n) => n.spec.providerID).map((n) => [n.spec.providerID as string, n]));
+    for (const nc of await this.client.list<NodeClaim>('NodeClaim')) {
+      const id = nc.status?.providerID;
+      if (!id || nc.metadata.deletionTimestamp !== undefined) continue;
+      const node = nodeByProviderID.get(id);
+      // A registered, initialized machine with its Node has nothing left here: skip the async step (5,000 awaits a tick at 5k nodes).
+      if (node !== undefined && isTrue(nc.status?.conditions, 'Registered') && isTrue(nc.status?.conditions, 'Initialized')) continue;
+      pending = true;
+      await this.registerAndInitialize(nc, id, node, live.get(id), pass);
+    }
+
+    const nodesNow = await this.client.list<Node>('Node');
+    const owns = this.ownsNode;
+    let pods: Pod[] | undefined;
+    const podsNow = async (): Promise<Pod[]> => (pods ??= await this.client.list<Pod>('Pod'));
+    pass.nodesNotReady = await heartbeatNodes(this.client, owns ? nodesNow.filter(owns) : nodesNow, podsNow, live, this.clock.now());
+    // The pod pass depends on pods, Nodes (marking one NotReady is a Node write) and, for
+    // terminating pods only, the time: without a change or a terminating pod it would do nothing.
+    await this.podChanges.ifChanged(async () => {
+      const podPass = await runPods(this.client, nodesNow, await podsNow(), new Set(pass.nodesNotReady), this.clock.now(), owns);
+      pass.podsStarted = podPass.started;
+      pass.podsRemoved = podPass.removed;
+      this.terminatingPods = podPass.terminating;
+    }, this.terminatingPods);
+    return { result: pass, pending };
+  }
+
+  private async launch(nc: NodeClaim, types: ReadonlyMap<string, InstanceType>, pass: AgentPass): Promise<void> {
+    const now = this.clock.now();
+    const name = nc.metadata.name;
+    const failedAt = findCondition(nc.status?.conditions, 'Launched')?.status === 'False' ? transitionTime(nc.status?.conditions, 'Launched') : undefined;
+    if (failedAt !== undefined && now - failedAt >= this.launchTimeoutMs) {
+      if (await tolerateRace(() => this.client.delete({ kind: 'NodeClaim', name }))) pass.deletedNodeClaims.push(name);
+      return;
+    }
+    const uid = nc.metadata.uid ?? name;
+    let inst = this.launchedByUid.get(uid);
+    if (inst === undefined) {
+      try {
+        inst = await this.cloud.create(nc);
+      } catch (e) {
+        await this.launchFailed(nc, e, pass);
+        return;
+      }
+      this.launchedByUid.set(uid, inst);
+    }
+    const it = types.get(inst.instanceType);
+    const launched: NodeClaim = {
+      ...nc,
+      metadata: { ...nc.metadata, labels: launchedLabels(nc, it, inst) },
+      status: {
+        ...nc.status,
+        providerID: inst.providerID,
+        capacity: formatResourceList(it?.nodeCapacity ?? it?.capacity ?? {}),
+        allocatable: formatResourceList(it?.capacity ?? {}),
+        conditions: withCondition(nc.status?.conditions, now, 'Launched', 'True', 'Launched'),
+      },
+    };
+    if (await tolerateRace(() => this.client.update(launched))) {
+      this.launchedByUid.delete(uid);
+      pass.launched.push(name);
+    }
+  }
+
+  private async launchFailed(nc: NodeClaim, e: unknown, pass: AgentPass): Promise<void> {
+    if (!(e instanceof CloudError)) throw e;
+    const name = nc.metadata.name;
+    const ice = e.insufficientCapacity;
+    const conditions = withCondition(nc.status?.conditions, this.clock.now(), 'Launched', 'False', ice ? REASON_INSUFFICIENT_CAPACITY : REASON_LAUNCH_FAILED, truncate(e.message));
+    pass.launchFailed.push(name);
+    await tolerateRace(() => this.client.patch({ kind: 'NodeClaim', name }, { status: { conditions } }, { resourceVersion: nc.metadata.resourceVersion }));
+    if (!ice) return;
+    this.recorder?.publish({
+      type: 'Warning', reason: 'InsufficientCapacityError', message: `NodeClaim ${name} event: ${truncate(e.message)}`,
+      object: { kind: 'NodeClaim', name, ...(nc.metadata.uid ? { uid: nc.metadata.uid } : {}) },
+    });
+    if (await tolerateRace(() => this.client.delete({ kind: 'NodeClaim', name }))) pass.deletedNodeClaims.push(name);
+  }
+
+  /**
+   * A deleting NodeClaim with no instance recorded: nothing to terminate, so its termination
+   * finalizer goes. An instance launched for it whose status write never landed is deleted first.
+   */
+  private async finalizeUnlaunched(nc: NodeClaim, pass: AgentPass): Promise<void> {
+    const finalizers = nc.metadata.finalizers ?? [];
+    if (nc.status?.providerID || !finalizers.includes(FINALIZER_TERMINATION)) return;
+    const uid = nc.metadata.uid ?? nc.metadata.name;
+    const cached = this.launchedByUid.get(uid);
+    if (cached !== undefined) {
+      await this.cloud.delete(cached.providerID);
+      this.launchedByUid.delete(uid);
+    }
+    const rest = finalizers.filter((f) => f !== FINALIZER_TERMINATION);
+    const ok = await tolerateRace(() => this.client.patch({ kind: 'NodeClaim', name: nc.metadata.name }, { metadata: { finalizers: rest.length ? rest : null } }, { resourceVersion: nc.metadata.resourceVersion }));
+    if (ok) pass.finalized.push(nc.metadata.name);
+  }
+
+  private async registerAndInitialize(nc: NodeClaim, providerID: string, node: Node | undefined, inst: Instance | undefined, pass: AgentPass): Promise<void> {
+    const now = this.clock.now();
+    const name = nc.metadata.name;
+    let current = nc;
+    if (node === undefined) {
+      if (inst?.state !== 'running') {
+        const launchedAt = transitionTime(nc.status?.conditions, 'Launched');
+        if (!isTrue(nc.status?.conditions, 'Registered') && launchedAt !== undefined && now - launchedAt >= this.registrationTimeoutMs) {
+          if (await tolerateRace(() => this.client.delete({ kind: 'NodeClaim', name }))) pass.deletedNodeClaims.push(name);
+        }
+        return;
+      }
+      if (isTrue(nc.status?.conditions, 'Registered')) return; // its Node was deleted: not re-registered
+      if (!(await tolerateRace(() => this.client.create(buildNode(nc, providerID, now))))) return;
+      node = await this.client.get<Node>({ kind: 'Node', name: nodeNameFor(providerID) });
+      if (node === undefined) return;
+    }
+    if (!isTrue(nc.status?.conditions, 'Registered')) {
+      const status = { ...nc.status, nodeName: node.metadata.name, conditions: withCondition(nc.status?.conditions, now, 'Registered', 'True', 'Registered') };
+      const updated = await raced(() => this.client.patch<NodeClaim>({ kind: 'NodeClaim', name }, { status }, { resourceVersion: nc.metadata.resourceVersion }));
+      if (updated === undefined) return;
+      current = updated;
+      pass.registered.push(name);
+    }
+    if (isTrue(current.status?.conditions, 'Initialized')) return;
+    const registeredAt = transitionTime(current.status?.conditions, 'Registered') ?? now;
+    if (now - registeredAt < this.initDelayMs || !isTrue(node.status?.conditions, 'Ready')) return;
+    const startup = current.spec.startupTaints ?? [];
+    // Also the not-ready taint a real API server's admission puts on every new Node: the node
+    // lifecycle controller lifts it once the Node is Ready, and a kubelet-less cluster runs none.
+    const taints = (node.spec.taints ?? []).filter((t) => t.key !== 'node.kubernetes.io/not-ready' && !startup.some((s) => s.key === t.key && s.effect === t.effect));
+    const nodeOk = await tolerateRace(() => this.client.patch({ kind: 'Node', name: node.metadata.name }, {
+      metadata: { labels: { [LABEL_INITIALIZED]: 'true' } }, spec: { taints },
+    }, { resourceVersion: node.metadata.resourceVersion }));
+    if (!nodeOk) return;
+    const conditions = withCondition(current.status?.conditions, now, 'Initialized', 'True', 'Initialized');
+    if (await tolerateRace(() => this.client.patch({ kind: 'NodeClaim', name }, { status: { conditions } }, { resourceVersion: current.metadata.resourceVersion }))) {
+      pass.initialized.push(name);
+    }
+  }
+}

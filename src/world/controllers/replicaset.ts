@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// Keeps spec.replicas pods per ReplicaSet (kube-controller-manager's replicaset controller), so
+// evicted and deleted pods come back as Pending pods for the scheduler to place.
+import { isApiError, type ClusterClient } from '../../core/cluster/client.js';
+import type { ReplicaSet } from '../../core/cluster/memory/api-fields.js';
+import { deepCopy, deepEqual } from '../../core/cluster/memory/deep.js';
+import { isActive, isPodReady } from '../../core/cluster/state.js';
+import { ANNOTATION_POD_DELETION_COST, type Pod } from '../../core/cluster/types.js';
+import { DirtyNamespaces } from './dirty-namespaces.js';
+import { NameGenerator } from './pod-names.js';
+import { runOnChanges, type ChangeLoop } from './run-on-changes.js';
+
+export interface ReplicaSetControllerOptions {
+  /** Seeds generated pod names; the same seed and history give the same names. */
+  seed?: number;
+}
+
+export class ReplicaSetController {
+  private readonly names: NameGenerator;
+  private readonly changes: DirtyNamespaces;
+
+  constructor(private readonly client: ClusterClient, options: ReplicaSetControllerOptions = {}) {
+    this.names = new NameGenerator(options.seed ?? 0);
+    this.changes = new DirtyNamespaces(client, ['Pod', 'ReplicaSet']);
+  }
+
+  /**
+   * One pass over the namespaces in which a pod or ReplicaSet changed since the last (a
+   * ReplicaSet's result depends on nothing else); skipped when there are none.
+   */
+  async reconcile(): Promise<void> {
+    await this.changes.ifChanged(async (namespaces) => {
+      if (namespaces === undefined) return this.sync();
+      for (const ns of namespaces) await this.sync(ns);
+    });
+  }
+
+  private async sync(namespace?: string): Promise<void> {
+    const [replicaSets, pods] = await Promise.all([this.client.list<ReplicaSet>('ReplicaSet', namespace), this.client.list<Pod>('Pod', namespace)]);
+    if (replicaSets.length === 0) return;
+    const byOwner = new Map<string, Pod[]>();
+    for (const pod of pods) {
+      const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'ReplicaSet');
+      if (!ref) continue;
+      const key = `${pod.metadata.namespace}/${ref.name}`;
+      const owned = byOwner.get(key);
+      if (owned) owned.push(pod);
+      else byOwner.set(key, [pod]);
+    }
+    for (const rs of replicaSets) {
+      const candidates = byOwner.get(`${rs.metadata.namespace}/${rs.metadata.name}`) ?? [];
+      // Terminating pods are not replicas: a replacement starts as soon as one begins to stop.
+      let active = candidates.filter((p) => isControlledBy(p, rs) && isActive(p));
+      let created = 0;
+      if (rs.metadata.deletionTimestamp === undefined) {
+        const diff = (rs.spec.replicas ?? 1) - active.length;
+        for (let i = 0; i < diff; i++) await this.createPod(rs);
+        created = Math.max(diff, 0);
+        if (diff < 0) {
+          const surplus = new Set([...active].sort(deletionOrder).slice(0, -diff));
+          for (const pod of surplus) await this.deletePod(pod);
+          active = active.filter((p) => !surplus.has(p));
+        }
+      }
+      await this.writeStatus(rs, active.length + created, active.filter(isPodReady).length);
+    }
+  }
+
+  /** Also reconciles whenever pods or ReplicaSets change. */
+  start(onError?: (e: unknown) => void): ChangeLoop {
+    return runOnChanges(this.client, ['Pod', 'ReplicaSet'], () => this.reconcile(), onError);
+  }
+
+  private async createPod(rs: ReplicaSet): Promise<void> {
+    const template = rs.spec.template ?? {};
+    const spec = deepCopy(template.spec ?? {});
+    delete spec.nodeName;
+    for (;;) {
+      const pod: Pod = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: this.names.next(`${rs.metadata.name}-`),
+          namespace: rs.metadata.namespace,
+          ...(template.metadata?.labels ? { labels: { ...template.metadata.labels } } : {}),
+          ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name, uid: rs.metadata.uid, controller: true }],
+        },
+        spec,
+        status: { phase: 'Pending' },
+      };
+      try {
+        await this.client.create(pod);
+        return;
+      } catch (e) {
+        // A generated name can collide with a pod someone else named; draw another.
+        if (!isApiError(e, 409)) throw e;
+      }
+    }
+  }
+
+  private async deletePod(pod: Pod): Promise<void> {
+    try {
+      await this.client.delete({ kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name }, { preconditions: { uid: pod.metadata.uid } });
+    } catch (e) {
+      if (!isApiError(e, 404) && !isApiError(e, 409)) throw e;
+    }
+  }
+
+  /**
+   * status as it stands after this reconcile acted (upstream writes what it saw before acting
+   * and catches up on the next sync; a simulation tick should not have to wait for that).
+   */
+  private async writeStatus(rs: ReplicaSet, replicas: number, readyReplicas: number): Promise<void> {
+    const status = { replicas, readyReplicas, observedGeneration: rs.metadata.generation ?? 1 };
+    if (deepEqual(status, rs.status ?? {})) return;
+    try {
+      await this.client.update({ ...rs, status });
+    } catch (e) {
+      if (!isApiError(e, 404) && !isApiError(e, 409)) throw e;
+    }
+  }
+}
+
+export function isControlledBy(pod: Pod, rs: ReplicaSet): boolean {
+  const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true);
+  return ref !== undefined && ref.kind === 'ReplicaSet' && ref.name === rs.metadata.name && pod.metadata.namespace === rs.metadata.namespace
+    && (ref.uid === undefined || ref.uid === rs.metadata.uid);
+}
+
+/**
+ * Which surplus pod goes first (controller.ActivePodsWithRanks, without the co-location and
+ * restart terms): unscheduled, then Pending, then not Ready, then lower deletion cost, then newest.
+ */
+function deletionOrder(a: Pod, b: Pod): number {
+  const unscheduled = (p: Pod): number => (p.spec.nodeName ? 1 : 0);
+  const phase = (p: Pod): number => ({ Pending: 0, Unknown: 1, Running: 2 } as Record<string, number>)[p.status?.phase ?? 'Pending'] ?? 0;
+  const ready = (p: Pod): number => (isPodReady(p) ? 1 : 0);
+  const cost = (p: Pod): number => Number(p.metadata.annotations?.[ANNOTATION_POD_DELETION_COST] ?? 0) || 0;
+  const created = (p: Pod): number => Date.parse(p.metadata.creationTimestamp ?? '') || 0;
+  return unscheduled(a) - unscheduled(b) || phase(a) - phase(b) || ready(a) - ready(b) || cost(a) - cost(b)
+    || created(b) - created(a) || b.metadata.name.localeCompare(a.metadata.name);
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+// SimulateScheduling prepared once for many runs over the same capacity: a consolidation pass
+// simulates every candidate against the same cluster, differing only in which nodes are left
+// out and which pods move. The nodes are sorted and summed once and kept as read-only targets;
+// pools are prepared once; a run overlays the nodes it leaves out and copies a node's target
+// only when a pod lands on it. Which unchanged nodes a pod fits (taints, node affinity,
+// resources, the destination rule) is asked once per pod shape and node, and kept as an ordered
+// list; only topology, which depends on the run, is asked per run. The decisions are
+// simulateScheduling's (simulate.ts), which stays the straightforward reference that
+// test/reconciler/simulation-pass.property.test.ts compares this against.
+import type { Pod } from '../../core/cluster/types.js';
+import type { PlannedClaim, PreparedPool } from './new-claims.js';
+import { requiredNodeAffinityTerms, requiredPodAntiAffinity } from './pod-spec.js';
+import { nodeRequirementsFit, taintsTolerated, type PlacementTarget } from './predicates.js';
+import { addResources, fitsWithin, podRequests, remaining, type Resources } from '../../core/cluster/resources.js';
+import {
+  byName, claimPlan, launchableZonesOf, placeOnClaims, preparePools, byDescendingSize,
+  type SchedulingInput, type SchedulingResult, type SimNode,
+} from './simulate.js';
+import { topologyFit, type TopologyView } from './topology.js';
+
+/** Everything of a SchedulingInput that stays the same across the runs of a pass. */
+export type SchedulingBase = Omit<SchedulingInput, 'pods' | 'exemptFromDestinationRule'>;
+
+export interface PreparedRun {
+  /** Pods to place, as SchedulingInput.pods. */
+  pods: readonly Pod[];
+  /** Names of base nodes this run leaves out (the candidates). */
+  without?: ReadonlySet<string>;
+  /** SchedulingInput.exemptFromDestinationRule as a predicate. */
+  isExempt?: (pod: Pod) => boolean;
+}
+
+interface BaseSlot {
+  node: SimNode;
+  /** Never mutated: runs replace it with a copy when they place a pod here. */
+  target: PlacementTarget & { pods: readonly Pod[]; requested: Resources };
+  free: Resources;
+  /** Bound pods with required anti-affinity (the view's holders). */
+  holders: Pod[];
+}
+
+/** Base slots that fit one pod shape, in order; `scanned` slots have been looked at. */
+interface Fitting {
+  slots: number[];
+  scanned: number;
+}
+
+/** A node's target in one run, once a pod has landed on it. */
+interface RunSlot {
+  target: PlacementTarget & { pods: Pod[]; requested: Resources };
+  free: Resources;
+}
+
+const shapeKeys = new WeakMap<Pod, string>();
+
+/**
+ * What the node-local checks look at: taints and node affinity (tolerations, nodeSelector,
+ * required node affinity) and the requests. Pods with equal keys fit the same base nodes.
+ */
+function nodeShapeKey(pod: Pod): string {
+  let key = shapeKeys.get(pod);
+  if (key === undefined) {
+    key = JSON.stringify([pod.spec.tolerations ?? null, pod.spec.nodeSelector ?? null, requiredNodeAffinityTerms(pod) ?? null, podRequests(pod)]);
+    shapeKeys.set(pod, key);
+  }
+  return key;
+}
+
+export class PreparedScheduling {
+  private readonly slots: BaseSlot[];
+  private readonly slotByName = new Map<string, number>();
+  private readonly baseTargets: PlacementTarget[];
+  /** Bound pods with required anti-affinity, by slot, in target order. */
+  private readonly baseHolders: { pod: Pod; slot: number }[] = [];
+  private readonly pools: PreparedPool[];
+  private readonly launchableZones: string[];
+  /**
+   * Per node-shape key and exemption: the base slots, in order, whose unchanged node passes the
+   * node-local checks (taints, node affinity, resources) and the destination rule, found as far
+   * as runs have needed them. A run looks only at these and at the slots it changed itself.
+   */
+  private readonly fitting = new Map<string, Fitting>();
+
+  /** `pools`: the base's pools already prepared (preparePools), when the caller shares them between bases. */
+  constructor(private readonly base: SchedulingBase, pools?: PreparedPool[]) {
+    this.slots = [...base.nodes].sort(byName).map((node) => {
+      const requested = node.pods.reduce<Resources>((s, p) => addResources(s, podRequests(p)), {});
+      const target = { name: node.name, labels: node.labels, taints: node.taints, allocatable: node.allocatable, pods: node.pods, requested };
+      return { node, target, free: remaining(node.allocatable, requested), holders: node.pods.filter((p) => requiredPodAntiAffinity(p).length > 0) };
+    });
+    this.slots.forEach((s, i) => {
+      this.slotByName.set(s.node.name, i);
+      for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
+    });
+    this.baseTargets = this.slots.map((s) => s.target);
+    this.pools = pools ?? preparePools(base);
+    this.launchableZones = launchableZonesOf(this.pools);
+  }
+
+  private admits(s: BaseSlot, pod: Pod, exempt: boolean, target: PlacementTarget, free: Resources): boolean {
+    if (this.base.consolidation && s.node.consolidateAfterBlocked && !exempt) return false;
+    return (taintsTolerated(pod, target.taints) ?? nodeRequirementsFit(pod, target)) === undefined && fitsWithin(podRequests(pod), free);
+  }
+
+  private fittingFor(pod: Pod, exempt: boolean): Fitting {
+    const key = (exempt ? 'x' : '-') + nodeShapeKey(pod);
+    let f = this.fitting.get(key);
+    if (!f) {
+      f = { slots: [], scanned: 0 };
+      this.fitting.set(key, f);
+    }
+    return f;
+  }
+
+  /** The k-th fitting base slot, scanning further only when no run has needed it yet; Infinity past the last. */
+  private fittingAt(f: Fitting, k: number, pod: Pod, exempt: boolean): number {
+    while (k >= f.slots.length && f.scanned < this.slots.length) {
+      const j = f.scanned++;
+      const s = this.slots[j];
+      if (this.admits(s, pod, exempt, s.target, s.free)) f.slots.push(j);
+    }
+    return k < f.slots.length ? f.slots[k] : Infinity;
+  }
+
+  /**
+   * simulateScheduling's first fit: the first slot in name order that passes the node-local and
+   * topology checks. Unchanged slots come from the pod's fitting list (only topology is left to
+   * ask); slots this run changed are checked in full and merged in by position.
+   */
+  private firstFit(pod: Pod, exempt: boolean, left: Uint8Array, overlay: ReadonlyMap<number, RunSlot>, changed: readonly number[], view: TopologyView): number {
+    const fitting = this.fittingFor(pod, exempt);
+    let c = 0;
+    for (let k = 0; ; k++) {
+      const i = this.fittingAt(fitting, k, pod, exempt);
+      // Changed slots before this one (sorted), checked against their run copy.
+      for (; c < changed.length && changed[c] <= i; c++) {
+        const j = changed[c];
+        const o = overlay.get(j)!;
+        if (this.admits(this.slots[j], pod, exempt, o.target, o.free) && topologyFit(pod, o.target, view) === undefined) return j;
+      }
+      if (i === Infinity) break;
+      if (left[i] || overlay.has(i)) continue;
+      if (topologyFit(pod, this.slots[i].target, view) === undefined) return i;
+    }
+    return -1;
+  }
+
+  run(r: PreparedRun): SchedulingResult {
+    const { slots } = this;
+    const n = slots.length;
+    const left = new Uint8Array(n);
+    const leftAt: number[] = [];
+    for (const name of r.without ?? []) {
+      const i = this.slotByName.get(name);
+      if (i !== undefined && !left[i]) { left[i] = 1; leftAt.push(i); }
+    }
+    leftAt.sort((a, b) => a - b);
+    const overlay = new Map<number, RunSlot>();
+    // The view's targets: every base target but the ones left out (few), in name order.
+    const targets: PlacementTarget[] = this.baseTargets.slice();
+    for (let k = leftAt.length - 1; k >= 0; k--) targets.splice(leftAt[k], 1);
+    const position = (i: number): number => {
+      let before = 0;
+      while (before < leftAt.length && leftAt[before] < i) before++;
+      return i - before;
+    };
+    const holders: { pod: Pod; target: PlacementTarget }[] = [];
+    for (const h of this.baseHolders) if (!left[h.slot]) holders.push({ pod: h.pod, target: slots[h.slot].target });
+    const view: TopologyView = { targets, antiAffinityHolders: holders, launchableZones: this.launchableZones, newHostnamePossible: this.pools.length > 0, version: 0 };
+    const result: SchedulingResult = { placements: new Map(), newNodeClaims: [], errors: new Map() };
+    const claims: PlannedClaim[] = [];
+    const record = (pod: Pod, target: PlacementTarget): void => {
+      view.version = (view.version ?? 0) + 1;
+      if (requiredPodAntiAffinity(pod).length > 0) holders.push({ pod, target });
+    };
+
+    const changed: number[] = [];
+    for (const pod of byDescendingSize(r.pods)) {
+      const exempt = r.isExempt?.(pod) ?? false;
+      const at = this.firstFit(pod, exempt, left, overlay, changed, view);
+      if (at >= 0) {
+        const s = slots[at];
+        if (!overlay.has(at)) insertSorted(changed, at);
+        const target = this.place(overlay, at, pod, podRequests(pod), targets, position(at), holders);
+        record(pod, target);
+        if (!s.node.initialized && !exempt) {
+          result.errors.set(pod, `would schedule against uninitialized nodeclaim/${s.node.nodeClaim ?? ''}, node/${s.node.name}`);
+        } else result.placements.set(pod, { node: s.node.name });
+        continue;
+      }
+      const placed = placeOnClaims(pod, claims, this.pools, view, targets, record);
+      if (typeof placed === 'number') result.placements.set(pod, { newNodeClaim: placed });
+      else result.errors.set(pod, placed);
+    }
+    result.newNodeClaims = claims.map(claimPlan);
+    return result;
+  }
+
+  /** Adds the pod to slot `i`'s run copy (made on first use, replacing the base target in the view at `position`). */
+  private place(
+    overlay: Map<number, RunSlot>, i: number, pod: Pod, requests: Resources,
+    targets: PlacementTarget[], position: number, holders: { pod: Pod; target: PlacementTarget }[],
+  ): PlacementTarget {
+    const base = this.slots[i];
+    let o = overlay.get(i);
+    if (!o) {
+      o = { target: { ...base.target, pods: [...base.target.pods] }, free: base.free };
+      overlay.set(i, o);
+      targets[position] = o.target;
+      for (const h of holders) if (h.target === base.target) h.target = o.target;
+    }
+    o.target.pods.push(pod);
+    o.target.requested = addResources(o.target.requested, requests);
+    o.free = remaining(o.target.allocatable, o.target.requested);
+    return o.target;
+  }
+}
+
+function insertSorted(xs: number[], x: number): void {
+  let i = xs.length;
+  while (i > 0 && xs[i - 1] > x) i--;
+  xs.splice(i, 0, x);
+}
