@@ -31,6 +31,9 @@ export interface RuleGraph {
 
 const eq = (fact: string, value: unknown) => ({ fact, operator: 'equal', value });
 
+/** The graph's id of a maintenance window's `i`-th window (its fact is `window:<id>`). */
+const maintenanceWindowId = (w: PolicySpec['maintenanceWindows'][number], i: number): string => `${w.id}#${i}`;
+
 function budgetRules(b: BudgetSpec): GraphRule[] {
   const params = { budget: b.id, reasons: b.reasons, nodes: b.nodes };
   const open: TopLevelCondition = { all: b.window ? [eq(`window:${b.id}`, true)] : [] };
@@ -61,7 +64,7 @@ function freezeRule(f: FreezeSpec): GraphRule {
 function maintenanceRule(w: MaintenanceWindowSpec): GraphRule {
   const reasons: Reason[] = w.reasons ?? [...REASONS];
   const when: TopLevelCondition[] = w.windows.length
-    ? [{ any: w.windows.map((_, i) => eq(`window:${w.id}#${i}`, true)) }]
+    ? [{ any: w.windows.map((_, i) => eq(`window:${maintenanceWindowId(w, i)}`, true)) }]
     : [];
   return {
     name: `maintenance:${w.name}`,
@@ -74,10 +77,19 @@ function maintenanceRule(w: MaintenanceWindowSpec): GraphRule {
   };
 }
 
+/**
+ * The ids of the graph's windows that belong to maintenance windows (the others belong to
+ * budgets). It decides what a window that cannot be evaluated does: a budget's fails the pool
+ * closed, a maintenance window's blocks its nodes.
+ */
+export function maintenanceWindowIds(spec: PolicySpec): ReadonlySet<string> {
+  return new Set(spec.maintenanceWindows.flatMap((w) => w.windows.map((_, i) => maintenanceWindowId(w, i))));
+}
+
 function windowsOf(spec: PolicySpec): Record<string, WindowSpec> {
   const out: Record<string, WindowSpec> = {};
   for (const b of spec.budgets) if (b.window) out[b.id] = b.window;
-  for (const w of spec.maintenanceWindows) w.windows.forEach((win, i) => { out[`${w.id}#${i}`] = win; });
+  for (const w of spec.maintenanceWindows) w.windows.forEach((win, i) => { out[maintenanceWindowId(w, i)] = win; });
   return out;
 }
 

@@ -3,7 +3,7 @@
 // memoised by the decision facts only (NODE_DECISION_FACTS, the selector label keys and the
 // window facts): a 5,000-node cluster typically needs a few dozen runs per instant, not 5,000.
 import { Engine, type RuleResult } from 'json-rules-engine';
-import type { RuleGraph } from './compile.js';
+import { maintenanceWindowIds, type RuleGraph } from './compile.js';
 import { NODE_DECISION_FACTS, type NodeFacts, type PoolFacts } from './facts.js';
 import { registerOperators } from './operators.js';
 
@@ -56,6 +56,8 @@ export class GraphEngine {
   private readonly pool: Engine;
   private readonly node: Engine;
   private readonly nodeWindowFacts: string[];
+  /** The graph's windows that belong to maintenance windows (the rest are budgets'). */
+  readonly maintenanceWindows: ReadonlySet<string>;
   private readonly memo = new Map<string, Promise<FiredEvent[]>>();
   private readonly poolMemo = new Map<string, Promise<FiredEvent[]>>();
   /** Only freeze rules read `now`; without them pool results depend on window facts alone. */
@@ -70,7 +72,8 @@ export class GraphEngine {
     this.pool = makeEngine(graph.poolRules);
     this.node = makeEngine(graph.nodeRules);
     this.poolReadsNow = graph.spec.freezes.length > 0;
-    this.nodeWindowFacts = Object.keys(graph.windows).filter((id) => id.startsWith('w:')).map((id) => `window:${id}`);
+    this.maintenanceWindows = maintenanceWindowIds(graph.spec);
+    this.nodeWindowFacts = [...this.maintenanceWindows].map((id) => `window:${id}`);
   }
 
   runPool(facts: PoolFacts): Promise<FiredEvent[]> {

@@ -114,5 +114,12 @@ export interface PolicySpec {
   maintenanceWindows: MaintenanceWindowSpec[];
 }
 
-/** The largest allowance, Karpenter's "unbounded" (math.MaxInt32). */
+/**
+ * Unlimited, as a number: Karpenter's "unbounded" (math.MaxInt32), what its NodePool metrics show
+ * and what a budget mapping starts from. An evaluation's allowances say `null` for it (their JSON
+ * contract, rules/README §6); `countOf` is the one conversion between the two.
+ */
 export const UNBOUNDED = 2147483647;
+
+/** An allowance as a count: `null` (unlimited) becomes UNBOUNDED. */
+export const countOf = (allowed: number | null): number => allowed ?? UNBOUNDED;

@@ -2,12 +2,10 @@
 // What govern mode exposes on /metrics: the allowance kpol hands Karpenter per pool and reason
 // (compare with Karpenter's own karpenter_nodepools_allowed_disruptions), the nodes it holds,
 // and its writes by outcome.
-import type { PolicySpec } from '../../../rules/model.js';
+import { countOf, type PolicySpec } from '../../../rules/model.js';
 import type { EvalOutput } from '../../core/eval/output.js';
 import { MetricsRegistry } from '../../core/observe/metrics.js';
 
-/** Unlimited as Karpenter's metric shows it (math.MaxInt32). */
-const UNLIMITED = 2147483647;
 
 export class GovernMetrics extends MetricsRegistry {
   wrote(action: string, result: 'ok' | 'error'): void {
@@ -17,7 +15,7 @@ export class GovernMetrics extends MetricsRegistry {
   record(ev: EvalOutput, governed: ReadonlyMap<string, PolicySpec>): void {
     for (const [pool, p] of Object.entries(ev.nodePools)) {
       if (!governed.has(pool)) continue;
-      for (const [reason, v] of Object.entries(p.allowed)) this.set('kpol_govern_allowed_disruptions', { nodepool: pool, reason }, v ?? UNLIMITED);
+      for (const [reason, v] of Object.entries(p.allowed)) this.set('kpol_govern_allowed_disruptions', { nodepool: pool, reason }, countOf(v));
       const held = Object.values(ev.nodes).filter((n) => n.nodePool === pool && n.holds?.length).length;
       this.set('kpol_govern_held_nodes', { nodepool: pool }, held);
     }

@@ -8,7 +8,7 @@
 import { allowanceFor } from '../../../rules/budgets.js';
 import type { FiredEvent } from '../../../rules/engine.js';
 import { nodesText } from '../../../rules/karpenter-export.js';
-import { KARPENTER_REASONS, UNBOUNDED } from '../../../rules/model.js';
+import { countOf, KARPENTER_REASONS } from '../../../rules/model.js';
 import type { KarpenterBudget } from '../../core/cluster/types.js';
 
 type KarpenterReason = (typeof KARPENTER_REASONS)[number];
@@ -54,10 +54,10 @@ export async function governedBudgets(
   for (const reason of KARPENTER_REASONS) {
     const a = allowanceFor(now, reason, numNodes, 0);
     if (a.quantity) add(nodesText(a.quantity), reason);
-    let floor = a.budget ?? UNBOUNDED;
+    let floor = countOf(a.budget);
     for (const [m, events] of later) {
       const b = allowanceFor(events, reason, numNodes, 0);
-      if (b.quantity && (b.budget ?? UNBOUNDED) < floor) {
+      if (b.quantity && countOf(b.budget) < floor) {
         add(nodesText(b.quantity), reason, yearlyCron(m));
         floor = b.budget!;
       }

@@ -2,7 +2,7 @@
 // One reconcile of the disruption controller (KARPENTER.md#disruption-loop): evaluate the rule graphs,
 // undo stale taints, then try each method in Karpenter's order; the first method with a
 // command acts (after the 15 s validation for emptiness and consolidation) and the loop ends.
-import type { PolicySpec, Reason } from '../../../rules/model.js';
+import { countOf, type PolicySpec, type Reason } from '../../../rules/model.js';
 import type { InstanceType } from '../../world/cloud/provider.js';
 import { hasDisruptedTaint, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
 import type { Node, NodePool } from '../../core/cluster/types.js';
@@ -20,7 +20,8 @@ import { describeCommand, type Command } from './methods/command.js';
 import type { ClusterView } from './cluster-view.js';
 import type { InFlight } from './disruption-state.js';
 import { computeConsolidation } from './methods/consolidation.js';
-import { drift, gracefulExpiration } from './methods/drift.js';
+import { drift } from './methods/drift.js';
+import { gracefulExpiration } from './methods/graceful-expiration.js';
 import { emptiness } from './methods/emptiness.js';
 import type { Method, MethodContext, MoveSimulation } from './methods/method.js';
 import { multiNode } from './methods/multi-node.js';
@@ -166,7 +167,7 @@ export class DisruptionController {
     // Only a method with eligible nodes needs the fingerprint: a quiet cluster's tick skips building it.
     let verdicts: string | undefined;
     for (const method of METHODS) {
-      if (method === emptiness || method === multiNode) this.publishUnconsolidatable(method.reason, evaluation, index);
+      if (method.publishesFilterEvents) this.publishUnconsolidatable(method.reason, evaluation, index);
       const eligible = countCandidates(method.reason, evaluation, index);
       this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
       if (eligible === 0) continue;
@@ -180,7 +181,7 @@ export class DisruptionController {
         continue;
       }
       this.d.log?.('computed disruption command', { method: method.name, command: describeCommand(command) });
-      if (method.validates) {
+      if (method.validation !== 'none') {
         this.pending = { command, method, validateAt: this.d.clock.now() + VALIDATION_DELAY_MS };
         return { evaluation, waitingValidation: command };
       }
@@ -219,7 +220,7 @@ export class DisruptionController {
   }
 
   private markConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number, published: readonly PublishedEvent[]): void {
-    if (!method.validates) return;
+    if (method.validation === 'none') return;
     const budget = budgetMapping(evaluation, method.reason);
     const constrained = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).some((c) => (budget.get(c.ref.nodePool) ?? 0) <= 0);
     if (!constrained) this.consolidated.set(method, { index, verdicts, nodes: evaluation.nodes, at: now, published });
@@ -231,14 +232,14 @@ export class DisruptionController {
     const budget = budgetMapping(ctx.evaluation, cmd.reason as Reason);
     const kept = takeWithinBudget(cmd.candidates.map((c) => still.get(c.node)).filter((c): c is Candidate => c !== undefined), budget);
     const reject = (category: 'budget' | 'scheduling' | 'churn') => {
-      this.d.metrics.inc('karpenter_voluntary_disruption_failed_validations_total', { consolidation_type: cmd.consolidationType }, method === emptiness ? 1 : cmd.candidates.length);
+      this.d.metrics.inc('karpenter_voluntary_disruption_failed_validations_total', { consolidation_type: cmd.consolidationType }, method.validation === 'shrink' ? 1 : cmd.candidates.length);
       for (const c of cmd.candidates) {
         this.d.events.publish({ type: 'Normal', reason: 'ConsolidationRejected', message: `Consolidation rejected: ${describeCommand(cmd)}, reason: ${category}`, object: { kind: 'Node', name: c.node } });
       }
       this.d.log?.('abandoning disruption command after validation', { command: cmd.id, category });
       return undefined;
     };
-    if (method === emptiness) {
+    if (method.validation === 'shrink') {
       if (kept.length === 0) return reject(still.size === 0 ? 'churn' : 'budget');
       return { ...cmd, candidates: kept.map((c) => c.ref), createdAt: ctx.now };
     }
@@ -299,7 +300,7 @@ export class DisruptionController {
   private publishBudgets(evaluation: EvalOutput): void {
     for (const [pool, p] of Object.entries(evaluation.nodePools)) {
       for (const [reason, budget] of Object.entries(p.budgets)) {
-        this.d.metrics.set('karpenter_nodepools_allowed_disruptions', { nodepool: pool, reason }, budget ?? 2147483647);
+        this.d.metrics.set('karpenter_nodepools_allowed_disruptions', { nodepool: pool, reason }, countOf(budget));
         this.d.metrics.set('karpenter_nodepools_nodes_consuming_budgets', { nodepool: pool, reason }, p.disrupting);
         if (p.nodes > 0 && budget === 0) {
           this.d.events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`, object: { kind: 'NodePool', name: pool } }, 60_000);

@@ -50,7 +50,7 @@ export function planDecisions(index: ClusterIndex, evaluation: EvalOutput, polic
   const decisions = expirations(index, policies, now);
   for (const method of METHODS) {
     const [command] = method.compute(ctx);
-    if (command) return [...decisions, toDecision(command, method.validates)];
+    if (command) return [...decisions, toDecision(command, method.validation !== 'none')];
   }
   return decisions;
 }

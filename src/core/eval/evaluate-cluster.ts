@@ -89,8 +89,9 @@ export class Evaluator {
         windows[`window:${id}`] = isWindowActive(spec, nowMs);
       } catch (e) {
         // A broken budget window fails the pool closed; a broken maintenance window blocks (also closed).
-        windows[`window:${id}`] = id.startsWith('w:');
-        if (!id.startsWith('w:')) errors.push(`budget ${id}: ${(e as Error).message}`);
+        const maintenance = engine.maintenanceWindows.has(id);
+        windows[`window:${id}`] = maintenance;
+        if (!maintenance) errors.push(`budget ${id}: ${(e as Error).message}`);
       }
     }
     return { windows, errors };

@@ -2,7 +2,7 @@
 // Disruption candidates as the methods see them: the evaluator's verdict (reasons come from
 // the rule graph — nothing here decides candidacy) joined with the node's pods, price and
 // Karpenter's ordering costs (KARPENTER.md#cost-and-order).
-import type { Reason } from '../../../../rules/model.js';
+import { countOf, type Reason } from '../../../../rules/model.js';
 import type { InstanceType } from '../../../world/cloud/provider.js';
 import { isReschedulable, type ClusterIndex, type StateNode } from '../../../core/cluster/state.js';
 import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE, type Pod } from '../../../core/cluster/types.js';
@@ -64,12 +64,12 @@ export function candidatesFor(reason: Reason, out: EvalOutput, index: ClusterInd
 export const bySavingsRatio = (a: Candidate, b: Candidate): number =>
   b.ref.price / b.disruptionCost - a.ref.price / a.disruptionCost || a.ref.node.localeCompare(b.ref.node);
 
-/** Allowed disruptions per NodePool for a reason, as a mutable budget mapping (unlimited = Infinity). */
+/** Allowed disruptions per NodePool for a reason, as a mutable budget mapping (unlimited = UNBOUNDED, as in Karpenter). */
 export function budgetMapping(out: EvalOutput, reason: Reason): Map<string, number> {
   const m = new Map<string, number>();
   for (const [pool, p] of Object.entries(out.nodePools)) {
     const a = p.allowed[reason];
-    m.set(pool, a === null ? Infinity : (a ?? 0));
+    m.set(pool, a === undefined ? 0 : countOf(a));
   }
   return m;
 }

@@ -1,37 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Drift (KARPENTER.md#drift), and kpol's graceful expiration which works the same way for reason
-// `Expired`: oldest first, nodes without reschedulable pods first, one node per command,
-// replacements from the scheduling simulation; no price check.
-import type { StateNode } from '../../../core/cluster/state.js';
-import { budgetMapping, candidatesFor } from './candidates.js';
-import { command, type Method } from './method.js';
+// Drift (KARPENTER.md#drift): drifted nodes replaced one at a time, the longest drifted first.
+import { oneAtATime } from './one-at-a-time.js';
 
-const since = (sn: StateNode, type: string): number =>
-  Date.parse(sn.nodeClaim?.status?.conditions?.find((c) => c.type === type)?.lastTransitionTime ?? '') ||
-  Date.parse(sn.nodeClaim?.metadata.creationTimestamp ?? '') || 0;
-
-function oneAtATime(name: 'Drift' | 'Expiration', reason: 'Drifted' | 'Expired', orderBy: string): Method {
-  return {
-    name, reason, consolidationType: '', validates: false,
-    compute(ctx) {
-      const budget = budgetMapping(ctx.evaluation, reason);
-      const ordered = candidatesFor(reason, ctx.evaluation, ctx.index, ctx.instanceTypes)
-        .sort((a, b) => since(a.sn, orderBy) - since(b.sn, orderBy) || a.ref.node.localeCompare(b.ref.node))
-        .sort((a, b) => Number(a.reschedulable.length > 0) - Number(b.reschedulable.length > 0));
-      for (const c of ordered) {
-        if ((budget.get(c.ref.nodePool) ?? 0) <= 0) continue;
-        const sim = ctx.simulate([c], false);
-        if (!sim.ok) {
-          ctx.events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message: sim.error ?? 'scheduling simulation failed', object: { kind: 'Node', name: c.ref.node } });
-          continue;
-        }
-        return [command(ctx, this, [c], sim.replacements, sim.destinations)];
-      }
-      return [];
-    },
-  };
-}
-
-export const drift = oneAtATime('Drift', 'Drifted', 'Drifted');
-/** Graceful expiration orders by creation time: the oldest node expired first. */
-export const gracefulExpiration = oneAtATime('Expiration', 'Expired', '');
+export const drift = oneAtATime('Drift', 'Drifted', 'Drifted',
+  'A drifted node no longer matches its NodePool; it is replaced whatever the price, one per loop, oldest drift first.');

@@ -50,12 +50,29 @@ export interface MethodContext {
   unreachedPools?: Set<string>;
 }
 
+/**
+ * What happens to a method's command before it starts (KARPENTER.md#validation): `none` — it starts
+ * at once; `shrink` — it waits 15 s, then keeps the nodes that are still candidates within the
+ * budget (emptiness; a failed validation counts once); `exact` — it waits 15 s and is dropped
+ * unless every node and the replacement still hold (consolidation; a failed validation counts
+ * each node).
+ */
+export type Validation = 'none' | 'shrink' | 'exact';
+
+/** One disruption method: its identity, its hooks into the loop, and why it is as it is. */
 export interface Method {
   name: MethodName;
   reason: Reason;
   consolidationType: Command['consolidationType'];
-  /** Whether commands wait 15 s and are re-validated before they start (KARPENTER.md#validation). */
-  validates: boolean;
+  validation: Validation;
+  /**
+   * Whether this method publishes the `Unconsolidatable` events of its reason's filters
+   * (KARPENTER.md#method-filters). Multi- and single-node consolidation share a reason, so only
+   * one of them publishes and each event goes out once per tick.
+   */
+  publishesFilterEvents: boolean;
+  /** Why the method exists and behaves as it does, one sentence (as the checker's STAGES say). */
+  why: string;
   compute(ctx: MethodContext): Command[];
 }
 

@@ -13,7 +13,8 @@ import { deadline, MULTI_NODE_TIMEOUT_MS } from './timeouts.js';
 const MAX_CANDIDATES = 100;
 
 export const multiNode: Method = {
-  name: 'MultiNodeConsolidation', reason: 'Underutilized', consolidationType: 'multi', validates: true,
+  name: 'MultiNodeConsolidation', reason: 'Underutilized', consolidationType: 'multi', validation: 'exact', publishesFilterEvents: true,
+  why: 'Several underutilized nodes replaced at once save more than one at a time; the batch must hold exactly after validation.',
   compute(ctx) {
     const budget = budgetMapping(ctx.evaluation, 'Underutilized');
     const kept = takeWithinBudget(candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio), budget);

@@ -27,7 +27,8 @@ export function interleave(cands: readonly Candidate[], unreached: ReadonlySet<s
 }
 
 export const singleNode: Method = {
-  name: 'SingleNodeConsolidation', reason: 'Underutilized', consolidationType: 'single', validates: true,
+  name: 'SingleNodeConsolidation', reason: 'Underutilized', consolidationType: 'single', validation: 'exact', publishesFilterEvents: false,
+  why: 'One node at a time catches what no batch can: the first valid move wins; multi-node already published the filter events.',
   compute(ctx) {
     const budget = budgetMapping(ctx.evaluation, 'Underutilized');
     const ordered = interleave(candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio), ctx.unreachedPools);
