@@ -12,7 +12,7 @@ import { checkAll } from '../../rules/checks/check.js';
 import type { LoadedPolicies, PolicySource } from '../../src/core/policy/load.js';
 import { ChunkedParser } from './chunked-parse.js';
 import { IncrementalChecker } from './incremental-check.js';
-import { calendarFromSamples } from '../../src/edge/simulate/report-calendar-data.js';
+import { calendarFromSamples } from '../../src/edge/simulate/calendar-rows.js';
 import type { CalendarRow, Sample } from '../../src/edge/simulate/timeline.js';
 import type { ClusterData, EditedDoc } from './protocol.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { InterruptionController } from '../../src/world/agent/interruption.js';
 import { NodeAgent } from '../../src/world/agent/node-agent.js';
-import { SimulatedCloud } from '../../src/world/cloud/simulator.js';
+import { SimulatedCloud } from '../../src/world/cloud/simulated-cloud.js';
 import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import type { Node, NodeClaim } from '../../src/core/cluster/types.js';
 import type { EventRecorder, RecordedEvent } from '../../src/core/observe/recorder.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { NodeAgent } from '../../src/world/agent/node-agent.js';
-import { SimulatedCloud } from '../../src/world/cloud/simulator.js';
+import { SimulatedCloud } from '../../src/world/cloud/simulated-cloud.js';
 import { ApiError, type ClusterClient } from '../../src/core/cluster/client.js';
 import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import type { Condition, KubeObject, Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';

@@ -7,7 +7,7 @@ import { FakeClock } from '../../src/core/clock.js';
 import { podDoNotDisrupt } from '../../src/core/cluster/state.js';
 import type { NodeClaim, NodePool } from '../../src/core/cluster/types.js';
 import { Runtime } from '../../src/control/runtime/runtime.js';
-import { simulate } from '../../src/edge/simulate/simulator.js';
+import { simulate } from '../../src/edge/simulate/simulated-run.js';
 import { generateCluster } from './generate.js';
 
 const T0 = Date.parse('2026-11-23T12:00:00Z');

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import type { Node, NodeClaim } from '../../src/core/cluster/types.js';
 import { ANNOTATION_CREATION_REASON, describeNodeClaims, launchedBySimulatedCloud, OWNS_EVERYTHING, SIMULATED_CLOUD_ONLY } from '../../src/world/cloud/ownership.js';
-import { SimulatedCloud } from '../../src/world/cloud/simulator.js';
+import { SimulatedCloud } from '../../src/world/cloud/simulated-cloud.js';
 import { NodeClaimFactory } from '../../src/control/provisioning/nodeclaim-factory.js';
 import { pool } from '../reconciler/scenario.js';
 import { makeNodeClaimAndNode } from '../support/cluster-builder.js';

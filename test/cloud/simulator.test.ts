@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { CloudError } from '../../src/world/cloud/provider.js';
-import { parseProviderID, SimulatedCloud } from '../../src/world/cloud/simulator.js';
+import { parseProviderID, SimulatedCloud } from '../../src/world/cloud/simulated-cloud.js';
 import type { NodeClaim, NodeSelectorRequirement } from '../../src/core/cluster/types.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12);

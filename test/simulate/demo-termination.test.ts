@@ -6,7 +6,7 @@
 // force-deleted from T − 30 s. Without that default the node stayed draining for days.
 import { describe, expect, it } from 'vitest';
 import type { Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';
-import { simulate } from '../../src/edge/simulate/simulator.js';
+import { simulate } from '../../src/edge/simulate/simulated-run.js';
 import { ANNOTATION_TERMINATION_TIMESTAMP } from '../../src/control/termination/names.js';
 import { demoInputs } from './demo.js';
 

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { expect } from 'vitest';
 import { loadPolicies } from '../../src/core/policy/load.js';
 import { simulationObjects } from '../../src/edge/simulate/cluster-objects.js';
-import type { SimulateOptions } from '../../src/edge/simulate/simulator.js';
+import type { SimulateOptions } from '../../src/edge/simulate/simulated-run.js';
 import { readWorkload } from '../../src/edge/simulate/workload.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;

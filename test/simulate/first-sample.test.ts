@@ -3,8 +3,8 @@
 // cluster seeded with workloads and no nodes (the demo) does not start its node chart and its
 // cost at 0 ("$0.00 → $1.86"); a snapshot with running nodes is sampled at once.
 import { describe, expect, it } from 'vitest';
-import { renderReport } from '../../src/edge/simulate/report.js';
-import { simulate } from '../../src/edge/simulate/simulator.js';
+import { renderReport } from '../../src/edge/report/report.js';
+import { simulate } from '../../src/edge/simulate/simulated-run.js';
 import { demoInputs } from './demo.js';
 
 const FROM = Date.parse('2026-01-05T00:00:00Z');

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { calendarFromSamples, weekHourCell } from '../../src/edge/simulate/report-calendar-data.js';
-import { calendarSection } from '../../src/edge/simulate/report-calendar.js';
+import { calendarFromSamples, weekHourCell } from '../../src/edge/simulate/calendar-rows.js';
+import { calendarSection } from '../../src/edge/report/calendar.js';
 import type { Sample } from '../../src/edge/simulate/timeline.js';
 import { elements } from './html-check.js';
 

@@ -2,8 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderReport } from '../../src/edge/simulate/report.js';
-import { eventsTable } from '../../src/edge/simulate/report-tables.js';
+import { renderReport } from '../../src/edge/report/report.js';
+import { eventsTable } from '../../src/edge/report/tables.js';
 import type { Timeline } from '../../src/edge/simulate/timeline.js';
 import { elements, tagBalanceErrors } from './html-check.js';
 import { syntheticTimeline, XSS } from './synthetic-timeline.js';

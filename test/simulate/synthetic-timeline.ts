@@ -3,8 +3,8 @@
 // a business-hours Empty window in Europe/Berlin, nightly drift, a few blocked codes (one
 // with markup in its message) and events.
 import type { DisruptionRecord, Sample, Timeline } from '../../src/edge/simulate/timeline.js';
-import { calendarFromSamples } from '../../src/edge/simulate/report-calendar-data.js';
-import { weekHourCell } from '../../src/edge/simulate/report-calendar-data.js';
+import { calendarFromSamples } from '../../src/edge/simulate/calendar-rows.js';
+import { weekHourCell } from '../../src/edge/simulate/calendar-rows.js';
 
 export const FROM = Date.UTC(2026, 0, 5, 0, 0); // Monday
 const DAY = 86_400_000;

@@ -5,7 +5,7 @@
 // day deriving every verdict at every tick.
 import { describe, expect, it } from 'vitest';
 import { loadPolicies } from '../../src/core/policy/load.js';
-import { simulate } from '../../src/edge/simulate/simulator.js';
+import { simulate } from '../../src/edge/simulate/simulated-run.js';
 import { generateCluster } from '../bench/generate.js';
 
 const T0 = Date.parse('2026-11-23T22:00:00Z'); // a Monday evening in UTC

@@ -4,7 +4,7 @@
 // node agent: `kubelet()` finishes graceful pod deletions whose deadline has passed, through the
 // API, as a kubelet does once the containers stopped (kpol has no node agent of its own yet).
 import { FakeClock } from '../../src/core/clock.js';
-import { SimulatedCloud } from '../../src/world/cloud/simulator.js';
+import { SimulatedCloud } from '../../src/world/cloud/simulated-cloud.js';
 import { isApiError } from '../../src/core/cluster/client.js';
 import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import type { KubeObject, Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';

@@ -6,7 +6,7 @@
 import type { PolicySpec } from '../../../rules/model.js';
 import { NodeAgent } from '../../world/agent/node-agent.js';
 import { InterruptionController } from '../../world/agent/interruption.js';
-import { SimulatedCloud, type SimulatedCloudOptions } from '../../world/cloud/simulator.js';
+import { SimulatedCloud, type SimulatedCloudOptions } from '../../world/cloud/simulated-cloud.js';
 import { OWNS_EVERYTHING, type Ownership } from '../../world/cloud/ownership.js';
 import type { InstanceType } from '../../world/cloud/provider.js';
 import type { ClusterClient, Kind } from '../../core/cluster/client.js';

@@ -3,7 +3,7 @@
 // objects and the edited policies, one-minute steps, trimmed to what the timeline view shows.
 import type { PolicySpec } from '../../../rules/model.js';
 import type { KubeObject } from '../../core/cluster/types.js';
-import { simulate } from '../simulate/simulator.js';
+import { simulate } from '../simulate/simulated-run.js';
 import type { DisruptionRecord, Timeline } from '../simulate/timeline.js';
 
 export interface DaySimulation {

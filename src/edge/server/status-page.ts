@@ -3,8 +3,8 @@
 // why-not, recent decisions and events. Plain HTML that reloads itself every 5 s through a
 // meta refresh, so it works with scripts disabled and under a strict CSP.
 import { groupEvents } from '../../core/observe/event-groups.js';
-import { esc, formatCount } from '../simulate/report-html.js';
-import { REPORT_CSS, orderReasons } from '../simulate/report-style.js';
+import { esc, formatCount } from '../report/html.js';
+import { REPORT_CSS, orderReasons } from '../report/style.js';
 import type { StatusEvent, StatusView } from '../../control/runtime/status-source.js';
 
 const STATUS_CSS = `${REPORT_CSS}

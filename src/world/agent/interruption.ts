@@ -8,7 +8,7 @@
 import type { Clock } from '../../core/clock.js';
 import type { ClusterClient } from '../../core/cluster/client.js';
 import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL, LABEL_ZONE, type Node, type NodeClaim } from '../../core/cluster/types.js';
-import type { InterruptionKind, InterruptionNotice } from '../cloud/simulator.js';
+import type { InterruptionKind, InterruptionNotice } from '../cloud/simulated-cloud.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
 import { tolerateRace } from './kubelet.js';
 

@@ -4,7 +4,7 @@
 import { formatQuantity } from '../../core/cluster/resources.js';
 import type { Instance, InstanceType } from '../cloud/provider.js';
 import { instanceTypeLabels, pinnedLabels } from '../cloud/offering-fit.js';
-import { parseProviderID } from '../cloud/simulator.js';
+import { parseProviderID } from '../cloud/simulated-cloud.js';
 import {
   FINALIZER_TERMINATION, LABEL_CAPACITY_TYPE, LABEL_HOSTNAME, LABEL_ZONE,
   type Node, type NodeClaim, type Taint,

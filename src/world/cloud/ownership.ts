@@ -23,7 +23,7 @@
 // disruption remove a left-over disrupted taint. Other Nodes stay in the cluster view (pods can
 // be scheduled there, so the scheduling simulation must see them); nothing writes to them.
 import type { Node, NodeClaim } from '../../core/cluster/types.js';
-import { PROVIDER_ID_SCHEME } from './simulator.js';
+import { PROVIDER_ID_SCHEME } from './simulated-cloud.js';
 
 /** Put by kpol's NodeClaimFactory on every NodeClaim it builds: why kpol created it. */
 export const ANNOTATION_CREATION_REASON = 'kpol.dev/creation-reason';

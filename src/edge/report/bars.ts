@@ -2,10 +2,10 @@
 // Disruptions per UTC day (per week for long runs) as bars stacked by reason. Bars count
 // nodes disrupted, because one command can disrupt several nodes; each segment's tooltip
 // also gives the number of commands.
-import { linear, niceTicks, round1, timeTickLabel } from './report-axes.js';
-import { esc } from './report-html.js';
-import { orderReasons, reasonColour } from './report-style.js';
-import type { DisruptionRecord } from './timeline.js';
+import { linear, niceTicks, round1, timeTickLabel } from './axes.js';
+import { esc } from './html.js';
+import { orderReasons, reasonColour } from './style.js';
+import type { DisruptionRecord } from '../simulate/timeline.js';
 
 const DAY = 86_400_000;
 const MONDAY_OFFSET = 4 * DAY; // the epoch was a Thursday

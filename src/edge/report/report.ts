@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `kpol simulate --report`: one self-contained HTML file (inline CSS and SVG, no scripts, no
 // external URLs) that opens anywhere and can be attached to a ticket.
-import { disruptionBars } from './report-bars.js';
-import { calendarSection } from './report-calendar.js';
-import { esc, formatMoney } from './report-html.js';
-import { type LineSeries, lineChart } from './report-line-chart.js';
-import { DASHES, PALETTE, REPORT_CSS } from './report-style.js';
-import { summaryHeader } from './report-summary.js';
-import { blockedTable, eventsTable } from './report-tables.js';
-import type { Timeline } from './timeline.js';
+import { disruptionBars } from './bars.js';
+import { calendarSection } from './calendar.js';
+import { esc, formatMoney } from './html.js';
+import { type LineSeries, lineChart } from './line-chart.js';
+import { DASHES, PALETTE, REPORT_CSS } from './style.js';
+import { summaryHeader } from './summary.js';
+import { blockedTable, eventsTable } from './tables.js';
+import type { Timeline } from '../simulate/timeline.js';
 
 function nodeSeries(t: Timeline): LineSeries[] {
   const pools = [...new Set(t.samples.flatMap((s) => Object.keys(s.nodesByPool)))].sort();

@@ -2,9 +2,9 @@
 // The weekly calendar heatmap: one 7 × 24 grid per NodePool and reason, Monday first, in the
 // local hours of the policy's time zone; darker means the reason was allowed for more of that
 // hour. Each cell carries its weekday, hour and fraction as data attributes and a tooltip.
-import { esc } from './report-html.js';
-import { heatColour, reasonRank } from './report-style.js';
-import type { CalendarRow } from './timeline.js';
+import { esc } from './html.js';
+import { heatColour, reasonRank } from './style.js';
+import type { CalendarRow } from '../simulate/timeline.js';
 
 export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
 const CELL = 19;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The report's header: what was simulated and the headline numbers.
-import { esc, formatCount, formatDuration, formatMoney, formatUtc } from './report-html.js';
-import { orderReasons, reasonColour } from './report-style.js';
-import type { Timeline } from './timeline.js';
+import { esc, formatCount, formatDuration, formatMoney, formatUtc } from './html.js';
+import { orderReasons, reasonColour } from './style.js';
+import type { Timeline } from '../simulate/timeline.js';
 
 const card = (k: string, v: string, d = '') => `<div class="card"><div class="k">${esc(k)}</div><div class="v">${v}</div>${d ? `<div class="d">${d}</div>` : ''}</div>`;
 

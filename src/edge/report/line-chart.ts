@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A time-series line chart as inline SVG: UTC time axis, a y axis from zero, grid lines and
 // an HTML legend. Values are drawn as steps because samples hold until the next sample.
-import { linear, niceTicks, round1, timeTickLabel, timeTicks } from './report-axes.js';
-import { esc } from './report-html.js';
+import { linear, niceTicks, round1, timeTickLabel, timeTicks } from './axes.js';
+import { esc } from './html.js';
 
 export interface LineSeries {
   name: string;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The report's tables: the most frequent blocked reasons and the most recent events (grouped).
 import { groupEvents } from '../../core/observe/event-groups.js';
-import { esc, formatCount, formatUtc } from './report-html.js';
-import type { BlockedCount, Timeline } from './timeline.js';
+import { esc, formatCount, formatUtc } from './html.js';
+import type { BlockedCount, Timeline } from '../simulate/timeline.js';
 
 export function blockedTable(blocked: readonly BlockedCount[], top = 15): string {
   if (blocked.length === 0) return '<p class="empty">Nothing was blocked.</p>';

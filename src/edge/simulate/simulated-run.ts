@@ -6,7 +6,7 @@ import { FakeClock } from '../../core/clock.js';
 import type { ClusterIndex } from '../../core/cluster/state.js';
 import type { KubeObject, NodePool } from '../../core/cluster/types.js';
 import { Runtime } from '../../control/runtime/runtime.js';
-import { calendarFromSamples } from './report-calendar-data.js';
+import { calendarFromSamples } from './calendar-rows.js';
 import type { BlockedCount, DisruptionRecord, Sample, Timeline } from './timeline.js';
 import type { WorkloadAction, WorkloadEvent } from './workload.js';
 
