@@ -51,6 +51,7 @@ export function goQuote(s: string): string {
 }
 
 /** Go's `time.ParseDuration`, returning seconds (possibly fractional or negative) or Go's exact error. */
+// eslint-disable-next-line complexity -- follows Go's time.ParseDuration step by step, so it can be checked against it
 export function goParseDuration(orig: string): GoResult<number> {
   const invalid = (): GoResult<number> => ({ ok: false, error: `time: invalid duration ${goTimeQuote(orig)}` });
   let s = orig;

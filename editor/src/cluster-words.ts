@@ -26,7 +26,8 @@ export function clusterWords(objects: readonly KubeObject[]): ClusterWords {
       nodePools.push(o.metadata.name);
       const t = (o as NodePool).spec.template;
       add(t?.metadata?.labels);
-      for (const r of t?.spec?.requirements ?? []) if (r.operator === 'In') for (const v of r.values ?? []) add({ [r.key]: v });
+      const offered = (t?.spec?.requirements ?? []).filter((r) => r.operator === 'In');
+      for (const r of offered) for (const v of r.values ?? []) add({ [r.key]: v });
     } else if (o.kind === 'ReplicaSet') {
       add((o as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } }).spec?.template?.metadata?.labels);
     } else if (o.kind === 'Node' || o.kind === 'Pod') add(o.metadata.labels);

@@ -32,6 +32,7 @@ export function offersAt(before: string, words: ClusterWords): Offer[] {
  * every space in a statement would otherwise open the list of every keyword, which typing a
  * letter of the word (or Ctrl+Space) brings up anyway.
  */
+// eslint-disable-next-line complexity -- one switch over the grammar's completion contexts; each case is two lines
 export function contextOffers(before: string, words: ClusterWords): Offer[] | undefined {
   const quotes = (before.match(/"/g) ?? []).length;
   const tokens: string[] = (quotes % 2 === 1 ? before.slice(0, before.lastIndexOf('"')) : before).match(WORD) ?? [];

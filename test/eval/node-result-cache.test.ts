@@ -106,7 +106,8 @@ describe('node verdicts reused across evaluations', () => {
     expect(codes(nodes[name(1)])).toContain('PodDisruptionWindow');
     expect(codes(nodes[name(3)])).toContain('DoNotDisruptPod');
     expect(nodes[name(5)].blocked).toEqual([]);
-    nodes = await at('2026-08-21T00:25:00Z'); // consolidateAfter counts from the pod events: still held
+    nodes = await at('2026-08-21T00:25:00Z'); // consolidateAfter has run out: the node may be consolidated now
+    expect(nodes[name(0)].reasons).toEqual(['Drifted', 'Underutilized']);
     nodes = await at('2026-08-21T02:30:00Z'); // pod window open; consolidateAfter elapsed; do-not-disrupt 3h still on
     expect(codes(nodes[name(1)])).not.toContain('PodDisruptionWindow');
     expect(codes(nodes[name(3)])).toContain('DoNotDisruptPod');

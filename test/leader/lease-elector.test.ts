@@ -113,8 +113,7 @@ describe('leader election', () => {
     const w = world(1);
     const started: string[] = [];
     const waits: number[] = [];
-    let elector!: LeaderElector;
-    elector = new LeaderElector({
+    const elector: LeaderElector = new LeaderElector({
       client: w.cluster, clock: w.clock, namespace: NS, name: LEASE.name, identity: 'solo',
       onStartedLeading: () => started.push('started'), onStoppedLeading: () => started.push('stopped'),
       wait: async (ms) => {

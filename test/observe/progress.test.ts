@@ -23,7 +23,7 @@ describe('progress bar', () => {
     const p = createProgress({ total: 200, label: 'simulate', stream: s.stream, now: s.now, minIntervalMs: 0 });
     s.advance(10_000);
     p.update(50);
-    expect(s.out[0]).toMatch(/^\rsimulate \[#+-+\]  25% ETA 0:30\x1b\[K$/);
+    expect(s.out[0]).toMatch(/^\rsimulate \[#+-+\] {2}25% ETA 0:30\x1b\[K$/);
     s.advance(20_000);
     p.update(150);
     expect(s.out[1]).toContain(' 75% ETA 0:10');

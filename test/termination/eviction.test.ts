@@ -116,7 +116,7 @@ describe('eviction queue', () => {
 
   it('a later add only tightens the deadline', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [
+    await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [
       makePod('db-1', m.node.metadata.name, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
     ]);
     const queue = new EvictionQueue({ client: s.cluster, recorder: s.events });

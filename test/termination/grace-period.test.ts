@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/core/cluster/types.js';
 import { makePdb, makePod } from '../support/cluster-builder.js';
-import { launchMachine, Scenario, T0 } from './harness.js';
+import { launchMachine, Scenario } from './harness.js';
 
 const at = (hms: string): number => Date.parse(`2026-08-20T${hms}Z`);
 const grace = (p: Pod, g: number): Pod => ({ ...p, spec: { ...p.spec, terminationGracePeriodSeconds: g } });

@@ -5,7 +5,7 @@
 // that cannot finish (replacement gone, timeout) is rolled back: taints off, marks cleared.
 import type { ClusterClient } from '../../core/cluster/client.js';
 import { isApiError } from '../../core/cluster/client.js';
-import { TAINT_DISRUPTED, type Condition, type Node, type NodeClaim, type NodePool, type Taint } from '../../core/cluster/types.js';
+import { TAINT_DISRUPTED, type Condition, type Node, type NodeClaim, type NodePool } from '../../core/cluster/types.js';
 import type { Clock } from '../../core/clock.js';
 import type { Metrics } from '../../core/observe/metrics.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';

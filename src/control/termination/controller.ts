@@ -81,6 +81,7 @@ export class TerminationController {
     return result;
   }
 
+  // eslint-disable-next-line complexity -- the finalizer's steps in Karpenter's order (KARPENTER.md#node-finalizer), each a guarded line
   private async pass(nowMs: number): Promise<TerminationResult> {
     const { client } = this.opts;
     const result: TerminationResult = { released: { nodes: [], nodeClaims: [] }, errors: [] };

@@ -75,6 +75,7 @@ class Loader {
     this.addObject(value, kind, apiVersion);
   }
 
+  // eslint-disable-next-line complexity -- one case per kind the snapshot may hold
   private addObject(value: Record<string, unknown>, kind: string | undefined, apiVersion: string | undefined): void {
     const meta = isObject(value.metadata) ? value.metadata : undefined;
     const name = typeof meta?.name === 'string' && meta.name !== '' ? meta.name : undefined;

@@ -6,7 +6,7 @@ export type {
   ObjectMeta, OwnerReference, Condition, KubeObject, NodeSelectorRequirement, Taint, Toleration, KarpenterBudget, NodeClaimTemplateSpec, NodePool,
 } from '../../../rules/nodepool-types.js';
 import type {
-  Condition, KubeObject, NodeClaimTemplateSpec, NodeSelectorRequirement, Taint, Toleration,
+  Condition, KubeObject, NodeClaimTemplateSpec, Taint, Toleration,
 } from '../../../rules/nodepool-types.js';
 
 export interface NodeClaim extends KubeObject {

@@ -10,7 +10,7 @@ import type { PoolFacts } from '../../../rules/facts.js';
 import { KARPENTER_REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
 import { isWindowActive } from '../../../rules/window.js';
 import type { PodDisruptionBudget } from '../cluster/types.js';
-import { isInitialized, isInstanceTerminating, isManaged, isReady, nodePoolOf, isDeleting, type ClusterIndex, type StateNode } from '../cluster/state.js';
+import { isInitialized, isInstanceTerminating, isManaged, isReady, nodePoolOf, isDeleting, type ClusterIndex } from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
@@ -122,6 +122,7 @@ export class Evaluator {
     return key;
   }
 
+  // eslint-disable-next-line complexity -- the evaluation's stages in order, each a guarded line; split, they would pass a dozen locals
   async evaluate(index: ClusterIndex, policies: readonly PolicySpec[], nowMs: number, state: DisruptionState = NO_DISRUPTION_STATE): Promise<EvalOutput> {
     const { byPool, warnings } = resolvePolicies(index.snapshot.nodePools, policies);
     const governing = new Set([...byPool.values()].map((g) => g.policy));

@@ -99,6 +99,7 @@ export class NodeFactDeriver {
    * The node's facts at `nowMs`, and how long they hold (`validity`; the node window facts in
    * `windowFacts` are the caller's to compare).
    */
+  // eslint-disable-next-line complexity -- the fact catalog, one fact per line, in rules/facts.ts's order
   derive(sn: StateNode, nowMs: number, windowFacts: Record<string, boolean>): { facts: NodeFacts; details: NodeDetails; validity: FactValidity } {
     const validity = new FactValidity(nowMs);
     const seen = (spec: WindowSpec, state: WindowState) => validity.window(spec, state);

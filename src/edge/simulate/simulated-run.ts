@@ -66,6 +66,7 @@ function due(e: WorkloadEvent, fromMs: number, before: number, now: number): boo
   return first + k * e.everyMs > before;
 }
 
+// eslint-disable-next-line complexity -- the run's options resolved in one place, each a defaulting line
 export async function simulate(o: SimulateOptions): Promise<Timeline> {
   const wall = o.wallMs ?? (() => 0);
   const started = wall();

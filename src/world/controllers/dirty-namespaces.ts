@@ -20,7 +20,7 @@ export class DirtyNamespaces {
    * pass's own writes mark their namespaces again, so the next pass confirms the fixpoint.
    */
   async ifChanged(pass: (namespaces: ReadonlySet<string> | undefined) => Promise<void>, also: Iterable<string> = []): Promise<void> {
-    let namespaces = this.dirty;
+    const namespaces = this.dirty;
     if (namespaces !== undefined) for (const ns of also) namespaces.add(ns);
     if (namespaces !== undefined && namespaces.size === 0) return;
     this.dirty = new Set();

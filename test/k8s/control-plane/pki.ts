@@ -64,7 +64,7 @@ async function openssl(args: string[]): Promise<void> {
     await run('openssl', args);
   } catch (err) {
     const e = err as { stderr?: string; message: string };
-    throw new Error(`openssl ${args.join(' ')} failed: ${(e.stderr || e.message).trim()}`);
+    throw new Error(`openssl ${args.join(' ')} failed: ${(e.stderr || e.message).trim()}`, { cause: err });
   }
 }
 

@@ -102,7 +102,7 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
   } catch (err) {
     await procs.stopAll({ keepState: true });
     const logs = procs.started.map((p) => `  ${p.name}: ${p.logPath}`).join('\n');
-    throw new Error(`control plane failed to start: ${(err as Error).message}\nlogs (kept):\n${logs}`);
+    throw new Error(`control plane failed to start: ${(err as Error).message}\nlogs (kept):\n${logs}`, { cause: err });
   }
 }
 

@@ -57,7 +57,7 @@ const UNCONSOLIDATABLE = new Set(['ConsolidationDisabled', 'InstanceTypeNotFound
  * Where kpol and Karpenter v1.15.0 differ, and why. The tests below assert the observable
  * ones as they are, so a change on either side shows up here.
  */
-const KNOWN_DIFFERENCES = {
+export const KNOWN_DIFFERENCES = {
   // Karpenter keeps a node out of disruption for max(2 × BATCH_MAX_DURATION, 10 s) after a
   // provisioning pass meant it for a pending pod ("Node is nominated for a pending pod"). That
   // state lives in Karpenter's memory only: `kpol eval` on a snapshot cannot see it (kpol's

@@ -139,7 +139,7 @@ export async function startKarpenter(options: StartKarpenterOptions): Promise<Ru
   } catch (err) {
     await procs.stopAll({ keepState: true });
     const logs = procs.started.map((p) => `  ${p.name}: ${p.logPath}`).join('\n');
-    throw new Error(`Karpenter/KWOK failed to start: ${(err as Error).message}\nlogs (kept):\n${logs}`);
+    throw new Error(`Karpenter/KWOK failed to start: ${(err as Error).message}\nlogs (kept):\n${logs}`, { cause: err });
   }
 }
 

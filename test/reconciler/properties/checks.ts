@@ -156,18 +156,20 @@ export function checkReplacementsFirst(trace: Pick<Trace, 'ticks' | 'starts'>): 
       const inflight = tk.inflight.some((c) => c.id === st.command.id);
       for (const name of [...pending]) {
         const nc = ncs.get(name);
-        if (nc && !nc.deleting) {
-          if (!inflight) pending.delete(name); // rolled back: the command no longer holds it
-          continue;
-        }
+        const stillThere = nc !== undefined && !nc.deleting;
+        if (stillThere && !inflight) pending.delete(name); // rolled back: the command no longer holds it
+        if (stillThere) continue;
         pending.delete(name);
         if (tk.expired.includes(name) || tk.interrupted.includes(name)) continue;
         const at = nc?.deleting ?? tk.t;
-        for (const r of st.command.launched) {
-          const rep = lastSeen.get(r);
-          if (rep?.initializedAt === undefined || rep.initializedAt > at) {
-            bad.push(`tick ${tk.i}: ${st.command.id} candidate ${name} deleting at ${new Date(at).toISOString()} but replacement ${r} ${rep?.initializedAt === undefined ? 'is not initialized' : `initialized only at ${new Date(rep.initializedAt).toISOString()}`}`);
-          }
+        const early = st.command.launched.filter((r) => {
+          const initializedAt = lastSeen.get(r)?.initializedAt;
+          return initializedAt === undefined || initializedAt > at;
+        });
+        for (const r of early) {
+          const initializedAt = lastSeen.get(r)?.initializedAt;
+          const state = initializedAt === undefined ? 'is not initialized' : `initialized only at ${new Date(initializedAt).toISOString()}`;
+          bad.push(`tick ${tk.i}: ${st.command.id} candidate ${name} deleting at ${new Date(at).toISOString()} but replacement ${r} ${state}`);
         }
       }
       if (pending.size === 0) break;

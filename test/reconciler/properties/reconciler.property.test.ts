@@ -37,7 +37,6 @@ const trace = (spec: CaseSpec) => {
 
 const coverage = new Map<string, number>();
 afterAll(() => {
-  // eslint-disable-next-line no-console
   console.log(`reconciler properties: seed ${SEED}, ${NUM_RUNS} runs, commands started: ${JSON.stringify(Object.fromEntries(coverage))}`);
 });
 

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ConfigMap, KubeObject } from '../../../core/cluster/types.js';
 import { LABEL_POLICY_CONFIGMAP } from '../../../core/cluster/types.js';
-import { createLogger, type Logger } from '../../../core/observe/logger.js';
+import { createLogger } from '../../../core/observe/logger.js';
 import { ConfigMapPolicies } from '../../../core/policy/configmap-policies.js';
 import { loadPolicies } from '../../../core/policy/load.js';
 import { Runtime } from '../../../control/runtime/runtime.js';

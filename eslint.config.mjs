@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// `npm run lint`: ESLint with typescript-eslint's recommended rules over every TypeScript and
+// JavaScript source, plus the structure limits the house keeps (nesting depth, complexity, file
+// and function size). Formatting is Prettier's (`prettier --check`, settings in package.json);
+// import directions are test/layers.test.ts's.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', 'test-artifacts/**', 'editor/dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        ['process', 'console', 'URL', 'Buffer', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval']
+          .map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: {
+      'max-depth': ['error', 4],
+      // A function past 30 branches is split, or says at its head why it stays whole.
+      complexity: ['error', 30],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // Test glue reaches into browser pages and raw API answers, and matches ANSI escapes.
+    files: ['test/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-control-regex': 'off' },
+  },
+);
