@@ -35,6 +35,8 @@ export interface GovernorOptions {
   failClosedAfterMs: number;
   /** Log each write as a change and write nothing. */
   dryRun: boolean;
+  /** Makes the evaluators (the tick's, and one per trial evaluation); default `new Evaluator()`. */
+  newEvaluator?: () => Evaluator;
 }
 
 /** One write govern mode made (or, dry, would make). */
@@ -54,13 +56,20 @@ export class Governor {
   policies: readonly PolicySpec[] = [];
   readonly events: EventLog;
   readonly metrics: GovernMetrics;
-  private readonly evaluator = new Evaluator();
+  private readonly evaluator: Evaluator;
   private readonly view: ClusterView;
 
   constructor(private readonly o: GovernorOptions) {
+    this.evaluator = o.newEvaluator?.() ?? new Evaluator();
     this.events = new EventLog(o.clock);
     this.metrics = createGovernMetrics();
     this.view = new ClusterView(o.client);
+  }
+
+  /** Evaluates `policies` over the current view at `atMs` with a fresh evaluator (src/policy/trial-eval.ts). */
+  async evaluateAt(policies: readonly PolicySpec[], atMs: number): Promise<void> {
+    const index = await this.view.current();
+    await (this.o.newEvaluator?.() ?? new Evaluator()).evaluate(index, policies, atMs);
   }
 
   async tick(): Promise<GovernTick> {
