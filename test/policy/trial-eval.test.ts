@@ -80,6 +80,26 @@ describe('trial evaluation of ConfigMap policies', () => {
     expect(w.store.policies.map((p) => p.name)).toEqual(['good']);
   });
 
+  it('a policy in force failing tick after tick is reported once per distinct error, and valid again after', async () => {
+    const w = await setup([cm('team', { 'p.kpol': policy('good', 'a') })], failingFrom(Infinity));
+    const good = w.store.policies[0];
+    for (let i = 0; i < 5; i++) expect(await w.store.evaluationFailed({ policy: good, atMs: T0 + i * 1000, error: 'Invalid time value' })).toBe('kpol-system/team');
+    await w.settle();
+    expect(await w.annotation('team')).toBe('configmap/kpol-system/team/p.kpol:1:8: error KPOL4001: policy `good` cannot be evaluated at 2026-11-22T10:00:00.000Z: Invalid time value');
+    expect(w.events.list({ reason: 'PolicyEvaluationFailed' })).toHaveLength(1);
+    await w.store.evaluationFailed({ policy: good, atMs: T0 + 9000, error: 'Maximum call stack size exceeded' });
+    await w.settle();
+    expect(w.events.list({ reason: 'PolicyEvaluationFailed' })).toHaveLength(2);
+    expect(await w.annotation('team')).toContain('Maximum call stack size exceeded');
+    // A policy from a --policy file has no ConfigMap to tell.
+    expect(await w.store.evaluationFailed({ policy: { ...good, file: 'policies/p.kpol' }, atMs: T0, error: 'x' })).toBeUndefined();
+
+    await w.store.evaluationSucceeded();
+    await w.settle();
+    expect(await w.annotation('team')).toBe('valid');
+    expect(w.events.list({ reason: 'PolicyValid' })).toHaveLength(1);
+  });
+
   it('blames nobody when the view itself cannot be evaluated (an API server that is down is no policy\'s fault)', async () => {
     const p = { name: 'good', origin: 'kpol' } as PolicySpec;
     const down: EvaluateAt = async () => { throw new Error('connect ECONNREFUSED'); };

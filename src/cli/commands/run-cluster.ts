@@ -97,7 +97,10 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     cloud: { ...o.cloud, instanceIdStart: clock.now() * 1000 } });
   if (rt.notAdopted.length) logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
   let lost = false;
-  const hooks: LoopHooks = { shouldAct: () => services.shouldAct(), afterTick: (r) => services.afterTick(r) };
+  const hooks: LoopHooks = {
+    shouldAct: () => services.shouldAct(), afterTick: (r) => services.afterTick(r),
+    tickSucceeded: () => services.tickSucceeded(), tickFailed: (e) => services.tickFailed(e),
+  };
   const services = new ClusterServices(rt, {
     client, clock, namespace: o.namespace, files: readPolicySources(o.policies), leaderElection: o.leaderElection, logger,
     onLostLeadership: () => { logger.error('leadership lost; stopping so a restart begins from cluster state', {}); lost = true; hooks.stop?.(); },

@@ -74,11 +74,15 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
       const loop = async () => {
         while (!stopping) {
           try {
-            if (services.shouldAct()) status.record(await governor.tick());
+            if (services.shouldAct()) {
+              status.record(await governor.tick());
+              await services.tickSucceeded();
+            }
           } catch (e) {
             // Nothing written this tick: Karpenter keeps the last budgets until their renewal
             // instant, then blocks (fail closed). The next tick starts again from cluster state.
             logger.error('tick failed', { error: (e as Error).message ?? String(e) });
+            await services.tickFailed(e).catch((err: unknown) => logger.error('could not report the failed tick', { error: String(err) }));
           }
           await new Promise((res) => setTimeout(res, TICK_MS));
         }
