@@ -172,6 +172,13 @@ export class ConfigMapPolicies implements PolicySources {
       if (!failure) break;
       const file = failure.policy?.file;
       const culprit = file === undefined ? undefined : current.find((b) => b.sources.some((s) => s.fileName === file));
+      if (file !== undefined && !culprit) {
+        // A `--policy` file (checked and tried at start) fails now: no ConfigMap is to blame, and
+        // none can fix it; the set in force stays and the failing ticks say why.
+        this.o.logger?.warn('a policy file cannot be evaluated', { policy: failure.policy!.name, file, error: failure.error });
+        r = { ...r, policies: undefined };
+        break;
+      }
       const blamed = culprit ? [culprit] : current.filter((b) => !sameSourceList(this.accepted.get(b.id) ?? [], b.sources));
       const movable = blamed.filter((b) => !sameSourceList(this.accepted.get(b.id) ?? [], b.sources));
       this.o.logger?.warn('policy set cannot be evaluated', { policy: failure.policy?.name ?? '', error: failure.error, configMaps: blamed.map((b) => b.id) });

@@ -11,6 +11,7 @@ import { FakeClock } from '../../src/clock.js';
 import { EventLog } from '../../src/observe/event-log.js';
 import { ConfigMapPolicies } from '../../src/policy/configmap-policies.js';
 import { ANNOTATION_POLICY_STATUS } from '../../src/policy/configmap-status.js';
+import type { PolicySource } from '../../src/policy/load.js';
 import { blame, trialEvaluate, type EvaluateAt } from '../../src/policy/trial-eval.js';
 
 const NS = 'kpol-system';
@@ -26,11 +27,11 @@ const failingFrom = (fromMs: number): EvaluateAt => async (policies, atMs) => {
   if (atMs >= fromMs && policies.some((p) => p.name === 'broken')) throw new RangeError('Invalid time value');
 };
 
-async function setup(objects: ConfigMap[], evaluateAt: EvaluateAt) {
+async function setup(objects: ConfigMap[], evaluateAt: EvaluateAt, files: PolicySource[] = []) {
   const clock = new FakeClock(T0);
   const cluster = new MemoryCluster(clock, objects);
   const events = new EventLog(clock);
-  const store = new ConfigMapPolicies({ client: cluster, clock, namespace: NS, recorder: events, evaluateAt });
+  const store = new ConfigMapPolicies({ client: cluster, clock, namespace: NS, recorder: events, evaluateAt, files });
   const settle = async () => {
     for (let i = 0; i < 3; i++) {
       await cluster.idle();
@@ -78,6 +79,13 @@ describe('trial evaluation of ConfigMap policies', () => {
     expect(await w.annotation('b-team')).toMatch(/^configmap\/kpol-system\/b-team\/p\.kpol:1:8: error KPOL4001: /);
     expect(await w.annotation('a-team')).toBe('valid');
     expect(w.store.policies.map((p) => p.name)).toEqual(['good']);
+  });
+
+  it('a --policy file that cannot be evaluated is not blamed on a ConfigMap', async () => {
+    const files = [{ fileName: 'policies/base.kpol', text: policy('broken', 'base') }];
+    const w = await setup([cm('team', { 'p.kpol': policy('good', 'a') })], failingFrom(T0 + DAY), files);
+    expect(await w.annotation('team')).toBe('valid');
+    expect(w.events.list({ reason: 'PolicyInvalid' })).toEqual([]);
   });
 
   it('a policy in force failing tick after tick is reported once per distinct error, and valid again after', async () => {
