@@ -96,3 +96,14 @@ function headerOf(text: string, name: string): { line: number; character: number
   }
   return { line: 0, character: 0, offset: 0, length: 0 };
 }
+
+/**
+ * The start-up trial of `--policy` files: the located error of the first policy that cannot be
+ * evaluated over the cluster, or undefined. A failure no policy is to blame for (the view itself)
+ * is not the files' fault, and is left to the ticks to report.
+ */
+export async function unevaluableFile(policies: readonly PolicySpec[], sources: readonly PolicySource[], evaluateAt: EvaluateAt,
+  nowMs: number): Promise<LocatedError | undefined> {
+  const failure = await trialEvaluate(policies, evaluateAt, nowMs);
+  return failure?.policy ? locateFailure(failure, sources) : undefined;
+}

@@ -12,7 +12,9 @@ import { EventLog } from '../../src/observe/event-log.js';
 import { ConfigMapPolicies } from '../../src/policy/configmap-policies.js';
 import { ANNOTATION_POLICY_STATUS } from '../../src/policy/configmap-status.js';
 import type { PolicySource } from '../../src/policy/load.js';
-import { blame, trialEvaluate, type EvaluateAt } from '../../src/policy/trial-eval.js';
+import { loadPolicies } from '../../src/policy/load.js';
+import { formatError } from '../../src/policy/configmap-status.js';
+import { blame, trialEvaluate, unevaluableFile, type EvaluateAt } from '../../src/policy/trial-eval.js';
 
 const NS = 'kpol-system';
 const T0 = Date.parse('2026-11-22T10:00:00Z');
@@ -114,5 +116,16 @@ describe('trial evaluation of ConfigMap policies', () => {
     expect(await blame([p], down, T0)).toBeUndefined();
     const failure = await trialEvaluate([p], down, T0);
     expect(failure).toMatchObject({ policy: undefined, atMs: T0, error: 'connect ECONNREFUSED' });
+  });
+
+  it('at start, a --policy file that cannot be evaluated is a located error (kpol run exits 1 with it)', async () => {
+    const sources = [{ fileName: 'policies/ok.kpol', text: policy('good', 'a') }, { fileName: 'policies/bad.kpol', text: `\n\n  ${policy('broken', 'b')}` }];
+    const loaded = loadPolicies(sources);
+    expect(loaded.ok).toBe(true);
+    const e = await unevaluableFile(loaded.policies, sources, failingFrom(T0 + 366 * DAY), T0);
+    expect(e && formatError(e)).toBe('policies/bad.kpol:3:10: error KPOL4001: policy `broken` cannot be evaluated at 2027-11-23T10:00:00.000Z: Invalid time value');
+    expect(await unevaluableFile(loaded.policies, sources, failingFrom(Infinity), T0)).toBeUndefined();
+    const down: EvaluateAt = async () => { throw new Error('connect ECONNREFUSED'); };
+    expect(await unevaluableFile(loaded.policies, sources, down, T0)).toBeUndefined(); // not the files' fault
   });
 });

@@ -9,7 +9,9 @@ import { Governor } from '../../govern/governor.js';
 import { GovernStatus } from '../../govern/govern-status.js';
 import { KubeClusterClient } from '../../kube/kube-cluster.js';
 import { createLogger } from '../../observe/logger.js';
+import { formatError } from '../../policy/configmap-status.js';
 import { loadPolicies } from '../../policy/load.js';
+import { unevaluableFile } from '../../policy/trial-eval.js';
 import { VIEW_KINDS } from '../../reconciler/cluster-view.js';
 import { ClusterServices } from '../../runtime/cluster-services.js';
 import { startProbeServer } from '../../server/probe-server.js';
@@ -31,7 +33,8 @@ const TICK_MS = 1000;
 
 export async function runGoverned(o: GovernRunOptions, io: Output): Promise<number> {
   const kc = kubeConfigOf(o);
-  const loaded = loadPolicies(readPolicySources(o.policies));
+  const sources = readPolicySources(o.policies);
+  const loaded = loadPolicies(sources);
   if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
 
   const clock = new ScaledClock(1);
@@ -46,10 +49,16 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
   }
   const governor = new Governor({ client, clock, logger, failClosedAfterMs: o.failClosedAfterMs, dryRun: o.dryRun });
   governor.policies = loaded.policies;
+  // Check proves a file well-formed, not that it evaluates (issue 13): one trial before acting.
+  const unevaluable = await unevaluableFile(loaded.policies, sources, (p, at) => governor.evaluateAt(p, at), clock.now());
+  if (unevaluable) {
+    client.close();
+    throw new CliError(formatError(unevaluable), EXIT_FINDINGS);
+  }
   let stop: () => void = () => {};
   let lost = false;
   const services = new ClusterServices(governor, {
-    client, clock, namespace: o.namespace, files: readPolicySources(o.policies), leaderElection: o.leaderElection, logger,
+    client, clock, namespace: o.namespace, files: sources, leaderElection: o.leaderElection, logger,
     onLostLeadership: () => { logger.error('leadership lost; stopping so a restart begins from cluster state', {}); lost = true; stop(); },
   });
   const status = new GovernStatus(governor, clock);
