@@ -14,6 +14,7 @@ import { Runtime } from '../../runtime/runtime.js';
 import { RuntimeStatus } from '../../runtime/status.js';
 import { ensureEditorBuilt } from '../../server/editor-build.js';
 import { editorRoutes } from '../../server/editor-routes.js';
+import type { EvaluateAt } from '../../policy/trial-eval.js';
 import { startStatusServer, type StatusServer } from '../../server/status-server.js';
 import { simulationObjects } from '../../simulate/cluster-objects.js';
 import { DEFAULT_NAMESPACE } from '../cluster-factory.js';
@@ -60,8 +61,10 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   const logger = createLogger({ clock, sink: (line) => io.out(line) });
   const rt = new Runtime({ clock, objects, policies: loaded.policies, logger, ...(o.cloud && { cloud: o.cloud }) });
   const status = new RuntimeStatus(rt, o.speed);
+  // What the controller evaluates is what a save or a ConfigMap change is tried against.
+  const evaluateAt: EvaluateAt = (p, at) => rt.evaluateAt(p, at);
   const policies = new ConfigMapPolicies({
-    client: rt.cluster, clock, namespace: DEFAULT_NAMESPACE, files, recorder: rt.events, logger,
+    client: rt.cluster, clock, namespace: DEFAULT_NAMESPACE, files, recorder: rt.events, logger, evaluateAt,
     onChange: (p) => { rt.policies = p; },
   });
   await policies.start();
@@ -70,7 +73,7 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   try {
     server = await listenOn('--port', '127.0.0.1', o.port, () => startStatusServer({
       port: o.port, source: status, metrics: rt.metrics, logger, ...(o.protectStatus && { token }),
-      routes: editorRoutes({ client: rt.cluster, token, sources: policies, now: () => clock.now() }),
+      routes: editorRoutes({ client: rt.cluster, token, sources: policies, now: () => clock.now(), evaluateAt }),
     }));
   } catch (e) {
     policies.stop();
