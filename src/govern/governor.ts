@@ -69,11 +69,17 @@ export class Governor {
     this.view = new ClusterView(o.client);
   }
 
-  /** Evaluates `policies` over the current view at `atMs` with a fresh evaluator (src/policy/trial-eval.ts). */
+  /**
+   * Evaluates `policies` over the current view at `atMs` with an evaluator of its own, kept
+   * across calls so a trial's instants share compiled rule graphs (src/policy/trial-eval.ts).
+   */
   async evaluateAt(policies: readonly PolicySpec[], atMs: number): Promise<void> {
     const index = await this.view.current();
-    await (this.o.newEvaluator?.() ?? new Evaluator()).evaluate(index, policies, atMs);
+    this.trialEvaluator ??= this.o.newEvaluator?.() ?? new Evaluator();
+    await this.trialEvaluator.evaluate(index, policies, atMs);
   }
+
+  private trialEvaluator: Evaluator | undefined;
 
   async tick(): Promise<GovernTick> {
     const now = this.o.clock.now();
