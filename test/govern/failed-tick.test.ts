@@ -15,6 +15,7 @@ import type { DisruptionState } from '../../src/facts/node-facts.js';
 import { Governor } from '../../src/govern/governor.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { loadPolicies } from '../../src/policy/load.js';
+import { TickHealth } from '../../src/runtime/tick-health.js';
 import { RecordingClient } from '../deploy/api-inventory.js';
 import { makeNodeClaimAndNode, makeNodePool } from '../support/cluster-builder.js';
 
@@ -61,6 +62,11 @@ describe('govern mode on a failed tick', () => {
     clock.advance(1000);
     await expect(governor.tick()).rejects.toThrow('Invalid time value');
     expect((await raw.get<NodePool>({ kind: 'NodePool', name: 'default' }))!.metadata.resourceVersion).toBe(version); // written once
+
+    // The failed ticks are counted on govern mode's own registry (as ClusterServices does it).
+    const health = new TickHealth(governor.metrics);
+    health.failed('Invalid time value');
+    expect(governor.metrics.value('kpol_tick_failures_total')).toBe(1);
 
     SwitchableEvaluator.failing = new Set();
     clock.advance(1000);
