@@ -137,10 +137,13 @@ export class Governor {
       if (holdsFields(np, fields, policy.name)) continue;
       const allowed = Object.fromEntries(reasonsInScope(policy).map((r) => [r, 0]));
       const decision: PoolDecision = { policy: policy.name, allowed, failClosedAt: new Date(now).toISOString() };
-      const w: GovernWrite = { object: `NodePool/${np.metadata.name}`, action: 'govern', changes: changesOf(np, fields) };
+      const name = np.metadata.name;
+      const w: GovernWrite = { object: `NodePool/${name}`, action: 'govern', changes: changesOf(np, fields) };
       if (await this.write(w, governApply(np, policy.name, fields, decision), sink)) {
-        this.events.publish({ type: 'Warning', reason: 'KpolFailedClosed', object: { kind: 'NodePool', name: np.metadata.name, uid: np.metadata.uid },
-          message: `Policy ${policy.name} cannot be evaluated: nothing may be disrupted in this NodePool until it can` });
+        this.events.publish({
+          type: 'Warning', reason: 'KpolFailedClosed', object: { kind: 'NodePool', name, uid: np.metadata.uid },
+          message: `Policy ${policy.name} cannot be evaluated: nothing may be disrupted in this NodePool until it can`,
+        });
       }
     }
   }

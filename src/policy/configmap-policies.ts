@@ -149,7 +149,9 @@ export class ConfigMapPolicies implements PolicySources {
     const present = new Set(bundles.map((b) => b.id));
     for (const id of this.states.keys()) if (!present.has(id)) this.states.delete(id);
     // A tick failure describes the version it was seen on: a newer accepted version starts afresh.
-    for (const [id, f] of this.failing) if (!sameSourceList(f.sources, this.accepted.get(id) ?? [])) this.failing.delete(id);
+    for (const [id, f] of this.failing) {
+      if (!sameSourceList(f.sources, this.accepted.get(id) ?? [])) this.failing.delete(id);
+    }
     this.configMaps = new Map(labelled.map((cm) => [idOf(cm), cm]));
     for (const cm of labelled) await this.report(cm, r.rejected.get(idOf(cm)) ?? []);
   }
@@ -171,17 +173,19 @@ export class ConfigMapPolicies implements PolicySources {
       const failure = await trialEvaluate(r.policies, evaluateAt, now);
       if (!failure) break;
       const file = failure.policy?.file;
-      const culprit = file === undefined ? undefined : current.find((b) => b.sources.some((s) => s.fileName === file));
+      const culprit = file === undefined ? undefined : current.find((b) => holds(b.sources, file));
       if (file !== undefined && !culprit) {
         // A `--policy` file (checked and tried at start) fails now: no ConfigMap is to blame, and
         // none can fix it; the set in force stays and the failing ticks say why.
-        this.o.logger?.warn('a policy file cannot be evaluated', { policy: failure.policy!.name, file, error: failure.error });
+        this.o.logger?.warn('a policy file cannot be evaluated', { file, error: failure.error });
         r = { ...r, policies: undefined };
         break;
       }
-      const blamed = culprit ? [culprit] : current.filter((b) => !sameSourceList(this.accepted.get(b.id) ?? [], b.sources));
-      const movable = blamed.filter((b) => !sameSourceList(this.accepted.get(b.id) ?? [], b.sources));
-      this.o.logger?.warn('policy set cannot be evaluated', { policy: failure.policy?.name ?? '', error: failure.error, configMaps: blamed.map((b) => b.id) });
+      const changed = (b: PolicyBundle) => !sameSourceList(this.accepted.get(b.id) ?? [], b.sources);
+      const blamed = culprit ? [culprit] : current.filter(changed);
+      const movable = blamed.filter(changed);
+      this.o.logger?.warn('policy set cannot be evaluated',
+        { policy: failure.policy?.name ?? '', error: failure.error, configMaps: blamed.map((b) => b.id) });
       for (const b of movable) rejected.set(b.id, [locateFailure(failure, b.sources)]);
       if (movable.length === 0 || movable.length < blamed.length || round >= bundles.length) {
         r = { ...r, policies: undefined };
@@ -194,8 +198,11 @@ export class ConfigMapPolicies implements PolicySources {
       });
       r = resolveLastGood(this.files, current, this.accepted, now);
     }
-    if (r.policies === undefined) return { accepted: new Map([...this.accepted].map(([k, v]) => [k, [...v]])), rejected: new Map([...r.rejected, ...rejected]), policies: undefined };
-    return { ...r, rejected: new Map([...r.rejected, ...rejected]) };
+    const allRejected = new Map([...r.rejected, ...rejected]);
+    if (r.policies !== undefined) return { ...r, rejected: allRejected };
+    // Nothing new applies: what is accepted stays exactly what is in force.
+    const inForce = new Map([...this.accepted].map(([id, sources]) => [id, [...sources]]));
+    return { accepted: inForce, rejected: allRejected, policies: undefined };
   }
 
   /**
@@ -205,14 +212,15 @@ export class ConfigMapPolicies implements PolicySources {
    */
   async evaluationFailed(failure: TrialFailure): Promise<string | undefined> {
     const file = failure.policy?.file;
-    const id = file === undefined ? undefined : [...this.accepted].find(([, ss]) => ss.some((s) => s.fileName === file))?.[0];
+    const id = file === undefined ? undefined : [...this.accepted].find(([, sources]) => holds(sources, file))?.[0];
     if (id === undefined) return undefined;
     const sources = this.accepted.get(id)!;
     const key = `${failure.policy!.name}\n${failure.error}`;
     if (this.failing.get(id)?.key === key) return id;
     const errors = [locateFailure(failure, sources)];
     this.failing.set(id, { sources, key, errors });
-    this.o.logger?.warn('policy in force cannot be evaluated', { configMap: id, policy: failure.policy!.name, error: failure.error });
+    this.o.logger?.warn('policy in force cannot be evaluated',
+      { configMap: id, policy: failure.policy!.name, error: failure.error });
     const cm = this.configMaps.get(id);
     if (cm) await this.report(cm, []);
     return id;
@@ -241,7 +249,8 @@ export class ConfigMapPolicies implements PolicySources {
       this.o.recorder?.publish({ type: 'Warning', reason: REASON_POLICY_INVALID, message: invalidEventMessage(rejected), object });
       this.o.logger?.warn('policy refused', { configMap: id, errors: status });
     } else if (failing && before?.status !== status) {
-      this.o.recorder?.publish({ type: 'Warning', reason: REASON_POLICY_EVALUATION_FAILED, message: evaluationFailedEventMessage(failing), object });
+      const message = evaluationFailedEventMessage(failing);
+      this.o.recorder?.publish({ type: 'Warning', reason: REASON_POLICY_EVALUATION_FAILED, message, object });
     } else if (status === STATUS_VALID && before !== undefined && before.status !== STATUS_VALID) {
       this.o.recorder?.publish({ type: 'Normal', reason: REASON_POLICY_VALID, message: 'policy applied', object });
     }
@@ -249,7 +258,8 @@ export class ConfigMapPolicies implements PolicySources {
     try {
       // The precondition keeps a status from landing on a newer version than the one it describes;
       // that newer version's own watch event brings another reload.
-      const patched = await this.o.client.patch<ConfigMap>({ kind: 'ConfigMap', name: cm.metadata.name, namespace: this.o.namespace },
+      const key = { kind: 'ConfigMap' as const, name: cm.metadata.name, namespace: this.o.namespace };
+      const patched = await this.o.client.patch<ConfigMap>(key,
         { metadata: { annotations: { [ANNOTATION_POLICY_STATUS]: status } } },
         cm.metadata.resourceVersion ? { resourceVersion: cm.metadata.resourceVersion } : undefined);
       // A status written between reloads (a tick failure, then its recovery) patches this version next.
@@ -259,6 +269,9 @@ export class ConfigMapPolicies implements PolicySources {
     }
   }
 }
+
+/** Whether `sources` holds the file `fileName`. */
+const holds = (sources: readonly PolicySource[], fileName: string) => sources.some((s) => s.fileName === fileName);
 
 const idOf = (cm: ConfigMap) => `${cm.metadata.namespace ?? 'default'}/${cm.metadata.name}`;
 

@@ -35,8 +35,12 @@ export interface TrialFailure {
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Runs the trial; undefined when every instant evaluates. */
-export async function trialEvaluate(policies: readonly PolicySpec[], evaluateAt: EvaluateAt, nowMs: number,
-  offsets: readonly number[] = TRIAL_OFFSETS_MS): Promise<TrialFailure | undefined> {
+export async function trialEvaluate(
+  policies: readonly PolicySpec[],
+  evaluateAt: EvaluateAt,
+  nowMs: number,
+  offsets: readonly number[] = TRIAL_OFFSETS_MS,
+): Promise<TrialFailure | undefined> {
   for (const offset of offsets) {
     const atMs = nowMs + offset;
     try {
@@ -53,7 +57,11 @@ export async function trialEvaluate(policies: readonly PolicySpec[], evaluateAt:
  * their own rules). None when the view cannot even be evaluated without kpol policies (an API
  * server that is down must not be blamed on a policy).
  */
-export async function blame(policies: readonly PolicySpec[], evaluateAt: EvaluateAt, atMs: number): Promise<PolicySpec | undefined> {
+export async function blame(
+  policies: readonly PolicySpec[],
+  evaluateAt: EvaluateAt,
+  atMs: number,
+): Promise<PolicySpec | undefined> {
   try {
     await evaluateAt([], atMs);
   } catch {
@@ -77,7 +85,8 @@ export function locateFailure(failure: TrialFailure, sources: readonly PolicySou
   const at = new Date(failure.atMs).toISOString();
   const where = source ? headerOf(source.text, name) : { line: 0, character: 0, offset: 0, length: 0 };
   const diagnostic: Diagnostic = {
-    code: CODE_CANNOT_EVALUATE, severity: 'error',
+    code: CODE_CANNOT_EVALUATE,
+    severity: 'error',
     message: `policy \`${name}\` cannot be evaluated at ${at}: ${failure.error}`,
     range: {
       start: { line: where.line, character: where.character, offset: where.offset },
@@ -91,7 +100,8 @@ function headerOf(text: string, name: string): { line: number; character: number
   let offset = 0;
   for (const [i, line] of text.split('\n').entries()) {
     const m = /^(\s*policy\s+)([^\s{]+)/.exec(line);
-    if (m && m[2] === name) return { line: i, character: m[1].length, offset: offset + m[1].length, length: name.length };
+    if (m && m[2] === name)
+      return { line: i, character: m[1].length, offset: offset + m[1].length, length: name.length };
     offset += line.length + 1;
   }
   return { line: 0, character: 0, offset: 0, length: 0 };
@@ -102,8 +112,12 @@ function headerOf(text: string, name: string): { line: number; character: number
  * evaluated over the cluster, or undefined. A failure no policy is to blame for (the view itself)
  * is not the files' fault, and is left to the ticks to report.
  */
-export async function unevaluableFile(policies: readonly PolicySpec[], sources: readonly PolicySource[], evaluateAt: EvaluateAt,
-  nowMs: number): Promise<LocatedError | undefined> {
+export async function unevaluableFile(
+  policies: readonly PolicySpec[],
+  sources: readonly PolicySource[],
+  evaluateAt: EvaluateAt,
+  nowMs: number,
+): Promise<LocatedError | undefined> {
   const failure = await trialEvaluate(policies, evaluateAt, nowMs);
   return failure?.policy ? locateFailure(failure, sources) : undefined;
 }

@@ -117,7 +117,8 @@ export class ClusterServices {
     const now = this.o.clock.now();
     const policy = await blame(policies, evaluateAt, now);
     if (!policy) return undefined;
-    this.o.logger?.error('a policy in force cannot be evaluated; disruption is blocked until it can', { policy: policy.name, error: text });
+    this.o.logger?.error('a policy in force cannot be evaluated; disruption is blocked until it can',
+      { policy: policy.name, error: text });
     return this.policies.evaluationFailed({ policy, atMs: now, error: text });
   }
 

@@ -23,7 +23,10 @@ export class TickHealth {
   /** The latest failure's text (kept until a tick succeeds). */
   lastError: string | undefined;
 
-  constructor(private readonly metrics?: TickFailureCounter, readonly threshold = FAILED_TICKS_NOT_READY) {}
+  constructor(
+    private readonly metrics?: TickFailureCounter,
+    readonly threshold = FAILED_TICKS_NOT_READY,
+  ) {}
 
   succeeded(): void {
     this.consecutiveFailures = 0;
@@ -40,9 +43,10 @@ export class TickHealth {
   readiness(): ReadinessCheck {
     return {
       name: 'ticks',
-      failure: () => (this.consecutiveFailures < this.threshold ? undefined
-        : `the last ${this.consecutiveFailures} ticks failed: ${this.lastError ?? 'unknown error'}`),
+      failure: () =>
+        this.consecutiveFailures < this.threshold
+          ? undefined
+          : `the last ${this.consecutiveFailures} ticks failed: ${this.lastError ?? 'unknown error'}`,
     };
   }
 }
-

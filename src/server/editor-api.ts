@@ -119,8 +119,10 @@ export class EditorApi {
     const against = this.o.sources.applied().filter((s) => s.fileName !== fileName);
     const unevaluable = await this.unevaluable(e);
     if (unevaluable) {
-      return reply(res, 422, { error: 'the policy cannot be evaluated over the cluster, so it was not saved and is not applied',
-        diagnostics: [{ file: unevaluable.fileName, ...unevaluable.diagnostic }] });
+      return reply(res, 422, {
+        error: 'the policy cannot be evaluated over the cluster, so it was not saved and is not applied',
+        diagnostics: [{ file: unevaluable.fileName, ...unevaluable.diagnostic }],
+      });
     }
     const r = await this.store.save(e, against, this.o.now());
     if (r.ok) return reply(res, 200, { saved: r.saved });

@@ -24,27 +24,45 @@ const POLICIES = 'policy p for nodepool default {\n  budget 2\n}\npolicy q for n
 
 class SwitchableEvaluator extends Evaluator {
   static failing = new Set<string>();
-  override async evaluate(index: ClusterIndex, policies: readonly PolicySpec[], nowMs: number, state?: DisruptionState): Promise<EvalOutput> {
+  override async evaluate(
+    index: ClusterIndex,
+    policies: readonly PolicySpec[],
+    nowMs: number,
+    state?: DisruptionState,
+  ): Promise<EvalOutput> {
     if (policies.some((p) => SwitchableEvaluator.failing.has(p.name))) throw new RangeError('Invalid time value');
     return super.evaluate(index, policies, nowMs, state);
   }
 }
 
 describe('govern mode on a failed tick', () => {
-  it('blocks the failing policy\'s pools at once, leaves the others, writes once, and recovers', async () => {
+  it("blocks the failing policy's pools at once, leaves the others, writes once, and recovers", async () => {
     SwitchableEvaluator.failing = new Set();
     const clock = new FakeClock(T0);
     const objects: KubeObject[] = [makeNodePool('default'), makeNodePool('other')];
-    for (const [pool, i] of [['default', 0], ['other', 1]] as const) {
+    for (const [pool, i] of [
+      ['default', 0],
+      ['other', 1],
+    ] as const) {
       const { nodeClaim, node } = makeNodeClaimAndNode(pool, i);
       objects.push(nodeClaim, node);
     }
     const raw = new MemoryCluster(clock, objects);
-    const governor = new Governor({ client: new RecordingClient(raw), clock, logger: createLogger({ clock, sink: () => {} }), failClosedAfterMs: 120_000, dryRun: false,
-      newEvaluator: () => new SwitchableEvaluator() });
+    const governor = new Governor({
+      client: new RecordingClient(raw),
+      clock,
+      logger: createLogger({ clock, sink: () => {} }),
+      failClosedAfterMs: 120_000,
+      dryRun: false,
+      newEvaluator: () => new SwitchableEvaluator(),
+    });
     governor.policies = loadPolicies([{ fileName: 'p.kpol', text: POLICIES }]).policies;
-    const budgets = async (name: string) => (await raw.get<NodePool>({ kind: 'NodePool', name }))!.spec.disruption?.budgets;
-    const decision = async (name: string) => JSON.parse((await raw.get<NodePool>({ kind: 'NodePool', name }))!.metadata.annotations!['kpol.dev/decision']) as { allowed: Record<string, number> };
+    const budgets = async (name: string) =>
+      (await raw.get<NodePool>({ kind: 'NodePool', name }))!.spec.disruption?.budgets;
+    const decision = async (name: string) =>
+      JSON.parse((await raw.get<NodePool>({ kind: 'NodePool', name }))!.metadata.annotations!['kpol.dev/decision']) as {
+        allowed: Record<string, number>;
+      };
 
     await governor.tick();
     const good = { default: await budgets('default'), other: await budgets('other') };
@@ -61,7 +79,8 @@ describe('govern mode on a failed tick', () => {
     const version = (await raw.get<NodePool>({ kind: 'NodePool', name: 'default' }))!.metadata.resourceVersion;
     clock.advance(1000);
     await expect(governor.tick()).rejects.toThrow('Invalid time value');
-    expect((await raw.get<NodePool>({ kind: 'NodePool', name: 'default' }))!.metadata.resourceVersion).toBe(version); // written once
+    // Written once: the second failed tick finds the pool already blocked.
+    expect((await raw.get<NodePool>({ kind: 'NodePool', name: 'default' }))!.metadata.resourceVersion).toBe(version);
 
     // The failed ticks are counted on govern mode's own registry (as ClusterServices does it).
     const health = new TickHealth(governor.metrics);

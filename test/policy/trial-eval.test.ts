@@ -21,13 +21,18 @@ const T0 = Date.parse('2026-11-22T10:00:00Z');
 const DAY = 86_400_000;
 const policy = (name: string, pool: string) => `policy ${name} for nodepool ${pool} {\n  budget 10%\n}\n`;
 const cm = (name: string, data: Record<string, string>): ConfigMap => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, labels: { 'kpol.dev/policy': 'true' } }, data,
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: NS, labels: { 'kpol.dev/policy': 'true' } },
+  data,
 });
 
 /** Evaluation of a policy named `broken` throws from `fromMs` on, as an overflowing date would. */
-const failingFrom = (fromMs: number): EvaluateAt => async (policies, atMs) => {
-  if (atMs >= fromMs && policies.some((p) => p.name === 'broken')) throw new RangeError('Invalid time value');
-};
+const failingFrom =
+  (fromMs: number): EvaluateAt =>
+  async (policies, atMs) => {
+    if (atMs >= fromMs && policies.some((p) => p.name === 'broken')) throw new RangeError('Invalid time value');
+  };
 
 async function setup(objects: ConfigMap[], evaluateAt: EvaluateAt, files: PolicySource[] = []) {
   const clock = new FakeClock(T0);
@@ -48,7 +53,9 @@ async function setup(objects: ConfigMap[], evaluateAt: EvaluateAt, files: Policy
     await settle();
   };
   const annotation = async (name: string) =>
-    (await cluster.get<ConfigMap>({ kind: 'ConfigMap', name, namespace: NS }))?.metadata.annotations?.[ANNOTATION_POLICY_STATUS];
+    (await cluster.get<ConfigMap>({ kind: 'ConfigMap', name, namespace: NS }))?.metadata.annotations?.[
+      ANNOTATION_POLICY_STATUS
+    ];
   return { store, events, cluster, settle, setData, annotation };
 }
 
@@ -61,7 +68,9 @@ describe('trial evaluation of ConfigMap policies', () => {
     const status = await w.annotation('team');
     expect(status).not.toBe('valid');
     // Located on the header's name, with the instant that failed and the evaluator's words.
-    expect(status).toMatch(/^configmap\/kpol-system\/team\/p\.kpol:2:8: error KPOL4001: policy `broken` cannot be evaluated at 2026-12-23T10:00:00\.000Z: Invalid time value$/);
+    expect(status).toMatch(
+      /^configmap\/kpol-system\/team\/p\.kpol:2:8: error KPOL4001: policy `broken` cannot be evaluated at 2026-12-23T10:00:00\.000Z: Invalid time value$/,
+    );
     expect(w.store.policies.map((p) => p.name)).toEqual(['good']);
     const warnings = w.events.list({ reason: 'PolicyInvalid' });
     expect(warnings).toHaveLength(1);
@@ -90,19 +99,26 @@ describe('trial evaluation of ConfigMap policies', () => {
     expect(w.events.list({ reason: 'PolicyInvalid' })).toEqual([]);
   });
 
-  it('a policy in force failing tick after tick is reported once per distinct error, and valid again after', async () => {
+  it('a policy in force failing tick after tick is reported once per distinct error, then valid again', async () => {
     const w = await setup([cm('team', { 'p.kpol': policy('good', 'a') })], failingFrom(Infinity));
     const good = w.store.policies[0];
-    for (let i = 0; i < 5; i++) expect(await w.store.evaluationFailed({ policy: good, atMs: T0 + i * 1000, error: 'Invalid time value' })).toBe('kpol-system/team');
+    for (let i = 0; i < 5; i++)
+      expect(await w.store.evaluationFailed({ policy: good, atMs: T0 + i * 1000, error: 'Invalid time value' })).toBe(
+        'kpol-system/team',
+      );
     await w.settle();
-    expect(await w.annotation('team')).toBe('configmap/kpol-system/team/p.kpol:1:8: error KPOL4001: policy `good` cannot be evaluated at 2026-11-22T10:00:00.000Z: Invalid time value');
+    expect(await w.annotation('team')).toBe(
+      'configmap/kpol-system/team/p.kpol:1:8: error KPOL4001: policy `good` cannot be evaluated at 2026-11-22T10:00:00.000Z: Invalid time value',
+    );
     expect(w.events.list({ reason: 'PolicyEvaluationFailed' })).toHaveLength(1);
     await w.store.evaluationFailed({ policy: good, atMs: T0 + 9000, error: 'Maximum call stack size exceeded' });
     await w.settle();
     expect(w.events.list({ reason: 'PolicyEvaluationFailed' })).toHaveLength(2);
     expect(await w.annotation('team')).toContain('Maximum call stack size exceeded');
     // A policy from a --policy file has no ConfigMap to tell.
-    expect(await w.store.evaluationFailed({ policy: { ...good, file: 'policies/p.kpol' }, atMs: T0, error: 'x' })).toBeUndefined();
+    expect(
+      await w.store.evaluationFailed({ policy: { ...good, file: 'policies/p.kpol' }, atMs: T0, error: 'x' }),
+    ).toBeUndefined();
 
     await w.store.evaluationSucceeded();
     await w.settle();
@@ -110,22 +126,31 @@ describe('trial evaluation of ConfigMap policies', () => {
     expect(w.events.list({ reason: 'PolicyValid' })).toHaveLength(1);
   });
 
-  it('blames nobody when the view itself cannot be evaluated (an API server that is down is no policy\'s fault)', async () => {
+  it("blames nobody when the view itself cannot be evaluated (a down API server is no policy's fault)", async () => {
     const p = { name: 'good', origin: 'kpol' } as PolicySpec;
-    const down: EvaluateAt = async () => { throw new Error('connect ECONNREFUSED'); };
+    const down: EvaluateAt = async () => {
+      throw new Error('connect ECONNREFUSED');
+    };
     expect(await blame([p], down, T0)).toBeUndefined();
     const failure = await trialEvaluate([p], down, T0);
     expect(failure).toMatchObject({ policy: undefined, atMs: T0, error: 'connect ECONNREFUSED' });
   });
 
   it('at start, a --policy file that cannot be evaluated is a located error (kpol run exits 1 with it)', async () => {
-    const sources = [{ fileName: 'policies/ok.kpol', text: policy('good', 'a') }, { fileName: 'policies/bad.kpol', text: `\n\n  ${policy('broken', 'b')}` }];
+    const sources = [
+      { fileName: 'policies/ok.kpol', text: policy('good', 'a') },
+      { fileName: 'policies/bad.kpol', text: `\n\n  ${policy('broken', 'b')}` },
+    ];
     const loaded = loadPolicies(sources);
     expect(loaded.ok).toBe(true);
     const e = await unevaluableFile(loaded.policies, sources, failingFrom(T0 + 366 * DAY), T0);
-    expect(e && formatError(e)).toBe('policies/bad.kpol:3:10: error KPOL4001: policy `broken` cannot be evaluated at 2027-11-23T10:00:00.000Z: Invalid time value');
+    expect(e && formatError(e)).toBe(
+      'policies/bad.kpol:3:10: error KPOL4001: policy `broken` cannot be evaluated at 2027-11-23T10:00:00.000Z: Invalid time value',
+    );
     expect(await unevaluableFile(loaded.policies, sources, failingFrom(Infinity), T0)).toBeUndefined();
-    const down: EvaluateAt = async () => { throw new Error('connect ECONNREFUSED'); };
+    const down: EvaluateAt = async () => {
+      throw new Error('connect ECONNREFUSED');
+    };
     expect(await unevaluableFile(loaded.policies, sources, down, T0)).toBeUndefined(); // not the files' fault
   });
 });

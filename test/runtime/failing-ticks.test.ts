@@ -19,24 +19,37 @@ import { CheckedSource } from '../../src/server/readiness.js';
 import { Scenario, pool, replicaSet } from '../reconciler/scenario.js';
 
 const NS = 'kpol-system';
-const POLICY = '# consolidates empty nodes at once\npolicy fast for nodepool default {\n  consolidate when empty after 0s\n}\n';
+const POLICY =
+  '# consolidates empty nodes at once\npolicy fast for nodepool default {\n  consolidate when empty after 0s\n}\n';
 const policyCm = (): ConfigMap => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kpol-policies', namespace: NS, labels: { 'kpol.dev/policy': 'true' } }, data: { 'p.kpol': POLICY },
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'kpol-policies', namespace: NS, labels: { 'kpol.dev/policy': 'true' } },
+  data: { 'p.kpol': POLICY },
 });
 
 /** kpol's Evaluator, except that a policy named `fast` throws while `broken` is set, as an overflowing date would. */
 class SwitchableEvaluator extends Evaluator {
   static broken = false;
-  override async evaluate(index: ClusterIndex, policies: readonly PolicySpec[], nowMs: number, state?: DisruptionState): Promise<EvalOutput> {
-    if (SwitchableEvaluator.broken && policies.some((p) => p.name === 'fast')) throw new RangeError('Invalid time value');
+  override async evaluate(
+    index: ClusterIndex,
+    policies: readonly PolicySpec[],
+    nowMs: number,
+    state?: DisruptionState,
+  ): Promise<EvalOutput> {
+    if (SwitchableEvaluator.broken && policies.some((p) => p.name === 'fast'))
+      throw new RangeError('Invalid time value');
     return super.evaluate(index, policies, nowMs, state);
   }
 }
 
 async function world() {
   SwitchableEvaluator.broken = false;
-  const s = new Scenario([pool('default', ['m5.xlarge']), replicaSet('big', 4, { cpu: '3' }), policyCm() as KubeObject], [],
-    { newEvaluator: () => new SwitchableEvaluator() });
+  const s = new Scenario(
+    [pool('default', ['m5.xlarge']), replicaSet('big', 4, { cpu: '3' }), policyCm() as KubeObject],
+    [],
+    { newEvaluator: () => new SwitchableEvaluator() },
+  );
   const services = new ClusterServices(s.rt, { client: s.rt.cluster, clock: s.clock, namespace: NS });
   await services.policies.start();
   services.markInformersSynced();
@@ -54,7 +67,8 @@ async function world() {
     }
   };
   const annotation = async () =>
-    (await s.rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'kpol-policies', namespace: NS }))?.metadata.annotations?.['kpol.dev/status'];
+    (await s.rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'kpol-policies', namespace: NS }))?.metadata
+      .annotations?.['kpol.dev/status'];
   const settle = async () => {
     await services.policies.settled();
     await (s.rt.cluster as unknown as { idle(): Promise<void> }).idle();
@@ -88,10 +102,15 @@ describe('ticks that cannot evaluate', () => {
     expect((await w.s.nodes()).filter((n) => !n.metadata.deletionTimestamp)).toHaveLength(nodes);
     expect(w.s.rt.state.commands.size).toBe(0);
     // The ConfigMap names the policy at its header; one Warning Event for all those ticks.
-    expect(await w.annotation()).toMatch(/^configmap\/kpol-system\/kpol-policies\/p\.kpol:2:8: error KPOL4001: policy `fast` cannot be evaluated at .*: Invalid time value$/);
+    expect(await w.annotation()).toMatch(
+      /^configmap\/kpol-system\/kpol-policies\/p\.kpol:2:8: error KPOL4001: policy `fast` cannot be evaluated at .*: Invalid time value$/,
+    );
     const warnings = w.s.rt.events.list({ reason: 'PolicyEvaluationFailed' });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ type: 'Warning', object: { kind: 'ConfigMap', name: 'kpol-policies', namespace: NS } });
+    expect(warnings[0]).toMatchObject({
+      type: 'Warning',
+      object: { kind: 'ConfigMap', name: 'kpol-policies', namespace: NS },
+    });
     expect(warnings[0].message).toContain('policy `fast` cannot be evaluated');
     // The policy stays the one in force: it is the last good one, and nothing replaces it.
     expect(w.s.rt.policies.map((p) => p.name)).toEqual(['fast']);
@@ -111,7 +130,9 @@ describe('ticks that cannot evaluate', () => {
     const boom = new Error('connect ECONNREFUSED');
     for (let i = 0; i < FAILED_TICKS_NOT_READY; i++) expect(await w.services.tickFailed(boom)).toBeUndefined();
     await w.settle();
-    expect(w.ready.failures()).toEqual([`ticks: the last ${FAILED_TICKS_NOT_READY} ticks failed: connect ECONNREFUSED`]);
+    expect(w.ready.failures()).toEqual([
+      `ticks: the last ${FAILED_TICKS_NOT_READY} ticks failed: connect ECONNREFUSED`,
+    ]);
     expect(await w.annotation()).toBe('valid');
     expect(w.s.rt.events.list({ reason: 'PolicyEvaluationFailed' })).toEqual([]);
   });

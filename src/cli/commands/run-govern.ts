@@ -11,6 +11,7 @@ import { KubeClusterClient } from '../../kube/kube-cluster.js';
 import { createLogger } from '../../observe/logger.js';
 import { formatError } from '../../policy/configmap-status.js';
 import { loadPolicies } from '../../policy/load.js';
+import type { PolicySpec } from '../../../rules/model.js';
 import { unevaluableFile } from '../../policy/trial-eval.js';
 import { VIEW_KINDS } from '../../reconciler/cluster-view.js';
 import { ClusterServices } from '../../runtime/cluster-services.js';
@@ -50,7 +51,8 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
   const governor = new Governor({ client, clock, logger, failClosedAfterMs: o.failClosedAfterMs, dryRun: o.dryRun });
   governor.policies = loaded.policies;
   // Check proves a file well-formed, not that it evaluates (issue 13): one trial before acting.
-  const unevaluable = await unevaluableFile(loaded.policies, sources, (p, at) => governor.evaluateAt(p, at), clock.now());
+  const evaluateAt = (p: readonly PolicySpec[], at: number) => governor.evaluateAt(p, at);
+  const unevaluable = await unevaluableFile(loaded.policies, sources, evaluateAt, clock.now());
   if (unevaluable) {
     client.close();
     throw new CliError(formatError(unevaluable), EXIT_FINDINGS);
@@ -91,7 +93,8 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
             // Nothing written this tick: Karpenter keeps the last budgets until their renewal
             // instant, then blocks (fail closed). The next tick starts again from cluster state.
             logger.error('tick failed', { error: (e as Error).message ?? String(e) });
-            await services.tickFailed(e).catch((err: unknown) => logger.error('could not report the failed tick', { error: String(err) }));
+            await services.tickFailed(e)
+              .catch((err: unknown) => logger.error('could not report the failed tick', { error: String(err) }));
           }
           await new Promise((res) => setTimeout(res, TICK_MS));
         }

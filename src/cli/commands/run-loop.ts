@@ -46,7 +46,8 @@ export async function runLoop(rt: Runtime, status: RuntimeStatus, logger: Logger
         // starts again from cluster state, as a controller-runtime reconciler would requeue.
         // A tick that throws decided nothing: no command started, so nothing is disrupted on it.
         logger.error('tick failed', { error: (e as Error).message ?? String(e) });
-        await hooks?.tickFailed?.(e).catch((err: unknown) => logger.error('could not report the failed tick', { error: String(err) }));
+        await hooks?.tickFailed?.(e)
+          .catch((err: unknown) => logger.error('could not report the failed tick', { error: String(err) }));
       }
       await new Promise((res) => setTimeout(res, 1000));
     }

@@ -30,17 +30,27 @@ const NS = 'default'; // the harness wipes its ConfigMaps between files
 /** kpol's Evaluator, except that the policies named in `failing` throw, as an overflowing date would. */
 class FailingEvaluator extends Evaluator {
   static failing = new Set<string>();
-  override async evaluate(index: ClusterIndex, policies: readonly PolicySpec[], nowMs: number, state?: DisruptionState): Promise<EvalOutput> {
+  override async evaluate(
+    index: ClusterIndex,
+    policies: readonly PolicySpec[],
+    nowMs: number,
+    state?: DisruptionState,
+  ): Promise<EvalOutput> {
     if (policies.some((p) => FailingEvaluator.failing.has(p.name))) throw new RangeError('Invalid time value');
     return super.evaluate(index, policies, nowMs, state);
   }
 }
 
 const KEEP = 'policy keep for nodepool default {\n  consolidate never\n}\n';
-const BROKEN = '# would delete empty nodes at once\npolicy broken for nodepool default {\n  consolidate when empty after 0s\n}\n';
-const policyCm = (text: string): KubeObject => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kpol-policies', namespace: NS, labels: { 'kpol.dev/policy': 'true' } }, data: { 'p.kpol': text },
-} as KubeObject);
+const BROKEN =
+  '# would delete empty nodes at once\npolicy broken for nodepool default {\n  consolidate when empty after 0s\n}\n';
+const policyCm = (text: string): KubeObject =>
+  ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'kpol-policies', namespace: NS, labels: { 'kpol.dev/policy': 'true' } },
+    data: { 'p.kpol': text },
+  }) as KubeObject;
 
 let probes: ProbeServer | undefined;
 let services: ClusterServices | undefined;
@@ -52,22 +62,52 @@ afterAll(async () => {
 });
 
 const kubectl = (args: string[], stdin?: string) => kubectlOk(cp.kubeconfigPath, args, stdin);
-const annotation = async () => (await kubectl(['-n', NS, 'get', 'configmap', 'kpol-policies', '-o', 'jsonpath={.metadata.annotations.kpol\\.dev/status}'])).trim();
+const annotation = async () =>
+  (
+    await kubectl([
+      '-n',
+      NS,
+      'get',
+      'configmap',
+      'kpol-policies',
+      '-o',
+      'jsonpath={.metadata.annotations.kpol\\.dev/status}',
+    ])
+  ).trim();
 const eventsOf = async (reason: string) => {
-  const list = JSON.parse(await kubectl(['-n', NS, 'get', 'events', '-o', 'json'])) as { items: { reason: string; type: string; message: string; involvedObject: { kind: string; name: string } }[] };
+  const list = JSON.parse(await kubectl(['-n', NS, 'get', 'events', '-o', 'json'])) as {
+    items: { reason: string; type: string; message: string; involvedObject: { kind: string; name: string } }[];
+  };
   return list.items.filter((e) => e.reason === reason);
 };
-const setPolicy = (text: string) => kubectl(['-n', NS, 'patch', 'configmap', 'kpol-policies', '--type', 'merge', '-p', JSON.stringify({ data: { 'p.kpol': text } })]);
+const setPolicy = (text: string) =>
+  kubectl([
+    '-n',
+    NS,
+    'patch',
+    'configmap',
+    'kpol-policies',
+    '--type',
+    'merge',
+    '-p',
+    JSON.stringify({ data: { 'p.kpol': text } }),
+  ]);
 
 describe('a policy that cannot be evaluated, on a real API server', () => {
   it('is never reported valid, the last good policy keeps its nodes, and /readyz follows failing ticks', async () => {
     FailingEvaluator.failing = new Set();
-    const s = new Scenario([pool('default', ['m5.xlarge']), replicaSet('big', 2, { cpu: '3' }), policyCm(KEEP)], [], { newEvaluator: () => new FailingEvaluator() });
+    const s = new Scenario([pool('default', ['m5.xlarge']), replicaSet('big', 2, { cpu: '3' }), policyCm(KEEP)], [], {
+      newEvaluator: () => new FailingEvaluator(),
+    });
     await s.nodes(); // the objects exist
     services = new ClusterServices(s.rt, { client: s.rt.cluster, clock: s.clock, namespace: NS });
     await services.start();
     services.markInformersSynced();
-    probes = await startProbeServer(0, new CheckedSource(new RuntimeStatus(s.rt, 1), services.readiness()), '127.0.0.1');
+    probes = await startProbeServer(
+      0,
+      new CheckedSource(new RuntimeStatus(s.rt, 1), services.readiness()),
+      '127.0.0.1',
+    );
     const readyz = async () => {
       const r = await fetch(`http://127.0.0.1:${probes!.port}/readyz`);
       return `${r.status} ${await r.text()}`;
@@ -108,7 +148,11 @@ describe('a policy that cannot be evaluated, on a real API server', () => {
       return seen.at(-1)!.includes('KPOL4001');
     });
     expect(seen.filter((a) => a !== 'valid' && !a.includes('KPOL4001'))).toEqual([]);
-    expect(seen.at(-1)).toMatch(new RegExp(`^configmap/${NS}/kpol-policies/p\\.kpol:2:8: error KPOL4001: policy \`broken\` cannot be evaluated at .*: Invalid time value$`));
+    expect(seen.at(-1)).toMatch(
+      new RegExp(
+        `^configmap/${NS}/kpol-policies/p\\.kpol:2:8: error KPOL4001: policy \`broken\` cannot be evaluated at .*: Invalid time value$`,
+      ),
+    );
     const invalid = await eventsOf('PolicyInvalid');
     expect(invalid[0]).toMatchObject({ type: 'Warning', involvedObject: { kind: 'ConfigMap', name: 'kpol-policies' } });
     expect(invalid[0].message).toContain('policy `broken` cannot be evaluated');
@@ -116,7 +160,12 @@ describe('a policy that cannot be evaluated, on a real API server', () => {
     expect(s.rt.policies.map((p) => p.name)).toEqual(['keep']);
     for (let i = 0; i < 8; i++) expect(await tick()).toBe(true);
     expect(await annotation()).not.toBe('valid');
-    expect((await s.nodes()).filter((n) => !n.metadata.deletionTimestamp).map((n) => n.metadata.name).sort()).toEqual(nodes);
+    expect(
+      (await s.nodes())
+        .filter((n) => !n.metadata.deletionTimestamp)
+        .map((n) => n.metadata.name)
+        .sort(),
+    ).toEqual(nodes);
     expect(await readyz()).toBe('200 ok');
 
     // (b, c) The policy in force stops evaluating (an instant the trial did not reach).
@@ -124,12 +173,22 @@ describe('a policy that cannot be evaluated, on a real API server', () => {
     await until('valid again', async () => (await sleep(250), (await annotation()) === 'valid'));
     FailingEvaluator.failing = new Set(['keep']);
     for (let i = 0; i < FAILED_TICKS_NOT_READY; i++) expect(await tick()).toBe(false);
-    expect(await readyz()).toBe(`503 not ready\nticks: the last ${FAILED_TICKS_NOT_READY} ticks failed: Invalid time value`);
-    await until('the failing annotation', async () => (await sleep(250), (await annotation()).includes('policy `keep` cannot be evaluated')));
+    expect(await readyz()).toBe(
+      `503 not ready\nticks: the last ${FAILED_TICKS_NOT_READY} ticks failed: Invalid time value`,
+    );
+    await until(
+      'the failing annotation',
+      async () => (await sleep(250), (await annotation()).includes('policy `keep` cannot be evaluated')),
+    );
     const failed = await eventsOf('PolicyEvaluationFailed');
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ type: 'Warning', involvedObject: { kind: 'ConfigMap', name: 'kpol-policies' } });
-    expect((await s.nodes()).filter((n) => !n.metadata.deletionTimestamp).map((n) => n.metadata.name).sort()).toEqual(nodes);
+    expect(
+      (await s.nodes())
+        .filter((n) => !n.metadata.deletionTimestamp)
+        .map((n) => n.metadata.name)
+        .sort(),
+    ).toEqual(nodes);
 
     FailingEvaluator.failing = new Set();
     expect(await tick()).toBe(true);
