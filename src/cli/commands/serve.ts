@@ -14,7 +14,8 @@ import { Runtime } from '../../runtime/runtime.js';
 import { RuntimeStatus } from '../../runtime/status.js';
 import { ensureEditorBuilt } from '../../server/editor-build.js';
 import { editorRoutes } from '../../server/editor-routes.js';
-import type { EvaluateAt } from '../../policy/trial-eval.js';
+import { formatError } from '../../policy/configmap-status.js';
+import { unevaluableFile, type EvaluateAt } from '../../policy/trial-eval.js';
 import { startStatusServer, type StatusServer } from '../../server/status-server.js';
 import { simulationObjects } from '../../simulate/cluster-objects.js';
 import { DEFAULT_NAMESPACE } from '../cluster-factory.js';
@@ -63,6 +64,9 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   const status = new RuntimeStatus(rt, o.speed);
   // What the controller evaluates is what a save or a ConfigMap change is tried against.
   const evaluateAt: EvaluateAt = (p, at) => rt.evaluateAt(p, at);
+  // A --policy file that checks but cannot be evaluated stops the command, as on a real cluster.
+  const unevaluable = await unevaluableFile(loaded.policies, files, evaluateAt, clock.now());
+  if (unevaluable) throw new CliError(formatError(unevaluable), EXIT_FINDINGS);
   const policies = new ConfigMapPolicies({
     client: rt.cluster, clock, namespace: DEFAULT_NAMESPACE, files, recorder: rt.events, logger, evaluateAt,
     onChange: (p) => { rt.policies = p; },
