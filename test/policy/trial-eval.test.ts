@@ -115,6 +115,11 @@ describe('trial evaluation of ConfigMap policies', () => {
     await w.settle();
     expect(w.events.list({ reason: 'PolicyEvaluationFailed' })).toHaveLength(2);
     expect(await w.annotation('team')).toContain('Maximum call stack size exceeded');
+    // A reload for another reason (a new ConfigMap) does not turn it valid while it is the same version.
+    await w.cluster.create(cm('other', { 'q.kpol': policy('other', 'b') }));
+    await w.settle();
+    expect(await w.annotation('other')).toBe('valid');
+    expect(await w.annotation('team')).toContain('Maximum call stack size exceeded');
     // A policy from a --policy file has no ConfigMap to tell.
     expect(
       await w.store.evaluationFailed({ policy: { ...good, file: 'policies/p.kpol' }, atMs: T0, error: 'x' }),
