@@ -29,6 +29,7 @@ const TABLE: [string, string, string[]][] = [
   ['karpenter_nodeclaims_instance_termination_duration_seconds', 'histogram', ['nodepool']],
   ['kpol_reconcile_duration_seconds', 'histogram', []],
   ['kpol_policy_load_errors_total', 'counter', []],
+  ['kpol_tick_failures_total', 'counter', []],
 ];
 
 describe('Karpenter metrics', () => {

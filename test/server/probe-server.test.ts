@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CheckedSource } from '../../src/control/runtime/readiness.js';
 import { startProbeServer, type ProbeServer } from '../../src/edge/server/probe-server.js';
 import type { StatusView } from '../../src/control/runtime/status-source.js';
+import { FAILED_TICKS_NOT_READY, TickHealth } from '../../src/control/runtime/tick-health.js';
 
 let server: ProbeServer | undefined;
 afterEach(async () => { await server?.close(); server = undefined; });
@@ -24,5 +25,23 @@ describe('probe server', () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     expect((await fetch(`${url}/api/status`)).status).toBe(404);
     expect((await fetch(`${url}/metrics`)).status).toBe(404);
+  });
+
+  it('readyz turns 503 with the reason after the last ticks failed in a row, and 200 after one succeeds', async () => {
+    const ticks = new TickHealth();
+    server = await startProbeServer(0, new CheckedSource(inner, [ticks.readiness()]), '127.0.0.1');
+    const readyz = async () => {
+      const r = await fetch(`http://127.0.0.1:${server!.port}/readyz`);
+      return `${r.status} ${await r.text()}`;
+    };
+    for (let i = 1; i < FAILED_TICKS_NOT_READY; i++) ticks.failed('connect ECONNREFUSED');
+    expect(await readyz()).toBe('200 ok'); // a few failed ticks are normal on a real cluster
+    ticks.failed('Invalid time value');
+    const reason = `ticks: the last ${FAILED_TICKS_NOT_READY} ticks failed: Invalid time value`;
+    expect(await readyz()).toBe(`503 not ready\n${reason}`);
+    ticks.succeeded();
+    expect(await readyz()).toBe('200 ok');
+    ticks.failed('Invalid time value'); // counting starts again after a success
+    expect(await readyz()).toBe('200 ok');
   });
 });

@@ -27,5 +27,9 @@ export function createGovernMetrics(): GovernMetrics {
   m.declare({ name: 'kpol_govern_allowed_disruptions', help: 'Disruptions kpol allows Karpenter now per governed NodePool and reason (2147483647 = unlimited).', type: 'gauge', labelNames: ['nodepool', 'reason'] });
   m.declare({ name: 'kpol_govern_held_nodes', help: 'Nodes kpol holds with karpenter.sh/do-not-disrupt per governed NodePool.', type: 'gauge', labelNames: ['nodepool'] });
   m.declare({ name: 'kpol_govern_writes_total', help: 'Writes govern mode made, by action (govern, restore, hold, release, expire) and result.', type: 'counter', labelNames: ['action', 'result'] });
+  m.declare({
+    name: 'kpol_tick_failures_total', help: 'Controller ticks that failed: no decision was made on them.',
+    type: 'counter', labelNames: [],
+  });
   return m;
 }

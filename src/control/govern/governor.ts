@@ -11,7 +11,7 @@ import { deepEqual } from '../../core/cluster/memory/deep.js';
 import { isDeleting, type ClusterIndex } from '../../core/cluster/state.js';
 import type { KubeObject, Node, NodePool } from '../../core/cluster/types.js';
 import type { Clock } from '../../core/clock.js';
-import { Evaluator } from '../../core/eval/evaluate-cluster.js';
+import { Evaluator, reasonsInScope } from '../../core/eval/evaluate-cluster.js';
 import type { EvalOutput } from '../../core/eval/output.js';
 import { resolvePolicies } from '../../core/eval/resolve-policies.js';
 import { EventLog } from '../../core/observe/event-log.js';
@@ -35,6 +35,8 @@ export interface GovernorOptions {
   failClosedAfterMs: number;
   /** Log each write as a change and write nothing. */
   dryRun: boolean;
+  /** Makes the evaluators (the tick's, and one per trial evaluation); default `new Evaluator()`. */
+  newEvaluator?: () => Evaluator;
 }
 
 /** One write govern mode made (or, dry, would make). */
@@ -50,25 +52,47 @@ export interface GovernTick {
   failures: string[];
 }
 
+/** Where writes and their failures are recorded: a tick, or the fail-closed writes of a failed one. */
+type WriteLog = Pick<GovernTick, 'writes' | 'failures'>;
+
 export class Governor {
   policies: readonly PolicySpec[] = [];
   readonly events: EventLog;
   readonly metrics: GovernMetrics;
-  private readonly evaluator = new Evaluator();
+  private readonly evaluator: Evaluator;
   private readonly view: ClusterView;
 
   constructor(private readonly o: GovernorOptions) {
+    this.evaluator = o.newEvaluator?.() ?? new Evaluator();
     this.events = new EventLog(o.clock);
     this.metrics = createGovernMetrics();
     this.view = new ClusterView(o.client);
   }
+
+  /**
+   * Evaluates `policies` over the current view at `atMs` with an evaluator of its own, kept
+   * across calls so a trial's instants share compiled rule graphs (src/core/policy/trial-eval.ts).
+   */
+  async evaluateAt(policies: readonly PolicySpec[], atMs: number): Promise<void> {
+    const index = await this.view.current();
+    this.trialEvaluator ??= this.o.newEvaluator?.() ?? new Evaluator();
+    await this.trialEvaluator.evaluate(index, policies, atMs);
+  }
+
+  private trialEvaluator: Evaluator | undefined;
 
   async tick(): Promise<GovernTick> {
     const now = this.o.clock.now();
     // The view is rebuilt only when a watch saw a change (kpol's own writes included): window
     // edges move with `now`, which the evaluation reads, not with the objects.
     const index = await this.view.current();
-    const evaluation = await this.evaluator.evaluate(index, this.policies, now);
+    let evaluation: EvalOutput;
+    try {
+      evaluation = await this.evaluator.evaluate(index, this.policies, now);
+    } catch (e) {
+      await this.failClosed(index, now);
+      throw e;
+    }
     const { byPool } = resolvePolicies(index.snapshot.nodePools, this.policies);
     const tick: GovernTick = { evaluation, writes: [], failures: [] };
     const governed = new Map<string, PolicySpec>();
@@ -85,6 +109,43 @@ export class Governor {
     await this.expireGracefully(index, governed, evaluation, tick);
     this.metrics.record(evaluation, governed);
     return tick;
+  }
+
+  /**
+   * The evaluation failed, so this tick decides nothing. Rather than let Karpenter go on with the
+   * last good budgets until their renewal instant, the pools of the policies that fail on their
+   * own (every kpol-governed pool when none does alone) get a budget of 0 for every reason now:
+   * Karpenter disrupts none of their nodes voluntarily until a tick decides again. Written once
+   * (an unchanged pool is not rewritten); the next good tick writes the policy's budgets back.
+   */
+  private async failClosed(index: ClusterIndex, now: number): Promise<void> {
+    const failing = new Set<PolicySpec>();
+    for (const p of this.policies) {
+      if (p.origin !== 'kpol') continue;
+      try {
+        await this.evaluateAt([p], now);
+      } catch {
+        failing.add(p);
+      }
+    }
+    const { byPool } = resolvePolicies(index.snapshot.nodePools, this.policies);
+    const sink = { writes: [], failures: [] };
+    for (const np of index.snapshot.nodePools) {
+      const policy = byPool.get(np.metadata.name)?.policy;
+      if (policy?.origin !== 'kpol' || (failing.size > 0 && !failing.has(policy))) continue;
+      const fields = governedFields(policy, [{ nodes: '0' }]);
+      if (holdsFields(np, fields, policy.name)) continue;
+      const allowed = Object.fromEntries(reasonsInScope(policy).map((r) => [r, 0]));
+      const decision: PoolDecision = { policy: policy.name, allowed, failClosedAt: new Date(now).toISOString() };
+      const name = np.metadata.name;
+      const w: GovernWrite = { object: `NodePool/${name}`, action: 'govern', changes: changesOf(np, fields) };
+      if (await this.write(w, governApply(np, policy.name, fields, decision), sink)) {
+        this.events.publish({
+          type: 'Warning', reason: 'KpolFailedClosed', object: { kind: 'NodePool', name, uid: np.metadata.uid },
+          message: `Policy ${policy.name} cannot be evaluated: nothing may be disrupted in this NodePool until it can`,
+        });
+      }
+    }
   }
 
   private async governPool(np: NodePool, policy: PolicySpec, ev: EvalOutput, now: number, tick: GovernTick): Promise<void> {
@@ -166,12 +227,12 @@ export class Governor {
     }
   }
 
-  private write(w: GovernWrite, config: KubeObject, tick: GovernTick): Promise<boolean> {
+  private write(w: GovernWrite, config: KubeObject, tick: WriteLog): Promise<boolean> {
     return this.run(w, () => this.o.client.apply(config, { force: true }), tick);
   }
 
   /** Runs one write (or logs it, dry); a failure is logged, counted and left for the next tick. */
-  private async run(w: GovernWrite, act: () => Promise<unknown>, tick: GovernTick): Promise<boolean> {
+  private async run(w: GovernWrite, act: () => Promise<unknown>, tick: WriteLog): Promise<boolean> {
     tick.writes.push(w);
     if (this.o.dryRun) {
       this.o.logger.info('dry run: would write', { ...w });

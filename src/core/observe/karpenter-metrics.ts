@@ -57,6 +57,7 @@ export const KARPENTER_METRIC_FAMILIES: readonly MetricFamily[] = [
 export const KPOL_METRIC_FAMILIES: readonly MetricFamily[] = [
   histogram('kpol_reconcile_duration_seconds', 'Duration of one disruption reconcile, in seconds.', []),
   counter('kpol_policy_load_errors_total', 'Policy files that failed to load or check.', []),
+  counter('kpol_tick_failures_total', 'Controller ticks that failed: no decision was made on them.', []),
 ];
 
 /** A registry with every family declared and Karpenter's pre-initialised series in place. */

@@ -15,6 +15,9 @@ export const REASON_POLICY_INVALID = 'PolicyInvalid';
 /** Normal Event reason on a ConfigMap whose current version is now enforced after being refused. */
 export const REASON_POLICY_VALID = 'PolicyValid';
 
+/** Warning Event reason on a ConfigMap whose policy in force could not be evaluated in a tick. */
+export const REASON_POLICY_EVALUATION_FAILED = 'PolicyEvaluationFailed';
+
 /** How many errors the annotation and the event name; the rest are counted. */
 const SHOWN = 3;
 
@@ -32,4 +35,8 @@ export function summariseErrors(errors: readonly LocatedError[]): string {
 
 export function invalidEventMessage(errors: readonly LocatedError[]): string {
   return `policy not applied, the last good version stays in force: ${summariseErrors(errors)}`;
+}
+
+export function evaluationFailedEventMessage(errors: readonly LocatedError[]): string {
+  return `policy in force cannot be evaluated, kpol blocks disruption until it can: ${summariseErrors(errors)}`;
 }

@@ -9,7 +9,9 @@ import type { ClusterClient, Kind } from '../../core/cluster/client.js';
 import type { KubeObject, NodePool } from '../../core/cluster/types.js';
 import { governs } from '../../core/eval/resolve-policies.js';
 import type { PolicySources } from '../../core/policy/configmap-policies.js';
+import type { LocatedError } from '../../core/policy/last-good.js';
 import { configMapFileName, loadPolicies, type PolicySource } from '../../core/policy/load.js';
+import { unevaluableFile, type EvaluateAt } from '../../core/policy/trial-eval.js';
 import { hasToken, originAllowed, readJson, reply, RequestError } from './http-reply.js';
 import { badPolicyAddress, PolicyConfigMaps, type SaveRequest, type StoredPolicy } from './policy-configmaps.js';
 import { simulateDay, type DaySimulation } from './simulate-day.js';
@@ -19,6 +21,11 @@ export interface EditorApiOptions {
   token: string;
   sources: PolicySources;
   now: () => number;
+  /**
+   * Evaluates policies over the cluster as the controller does: a save whose policy checks but
+   * cannot be evaluated is refused (422) as one with errors is (src/core/policy/trial-eval.ts).
+   */
+  evaluateAt?: EvaluateAt;
 }
 
 /** The kinds the browser needs for the preview, completion and the simulation. */
@@ -110,6 +117,13 @@ export class EditorApi {
     const e = editedPolicy(await readJson(req), this.o.sources.namespace);
     const fileName = fileNameOf(e);
     const against = this.o.sources.applied().filter((s) => s.fileName !== fileName);
+    const unevaluable = await this.unevaluable(e);
+    if (unevaluable) {
+      return reply(res, 422, {
+        error: 'the policy cannot be evaluated over the cluster, so it was not saved and is not applied',
+        diagnostics: [{ file: unevaluable.fileName, ...unevaluable.diagnostic }],
+      });
+    }
     const r = await this.store.save(e, against, this.o.now());
     if (r.ok) return reply(res, 200, { saved: r.saved });
     if (!r.conflict) {
@@ -118,6 +132,16 @@ export class EditorApi {
     }
     const who = r.current ? `it is now at version ${r.current.resourceVersion}` : 'it no longer exists';
     return reply(res, 409, { error: `conflict: ConfigMap ${e.namespace}/${e.name} changed since you loaded it (${who}); compare and save again`, current: r.current ?? null });
+  }
+
+  /** The edited file's trial error, if its policy is the one that cannot be evaluated (others are not its fault). */
+  private async unevaluable(e: EditedPolicy): Promise<LocatedError | undefined> {
+    if (!this.o.evaluateAt) return undefined;
+    const sources = this.withEdit(e);
+    const loaded = loadPolicies(sources, this.o.now());
+    if (!loaded.ok) return undefined; // the save reports the check errors itself
+    const located = await unevaluableFile(loaded.policies, sources, this.o.evaluateAt, this.o.now());
+    return located?.fileName === fileNameOf(e) ? located : undefined;
   }
 
   private async simulate(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -14,7 +14,9 @@ import { describeNodeClaims, SIMULATED_CLOUD_ONLY } from '../../../world/cloud/o
 import { detectMode, requireNoGovernFlags, type RunModeFlags } from '../shared/run-mode.js';
 import { runGoverned } from './run-govern.js';
 import { createLogger } from '../../../core/observe/logger.js';
+import { formatError } from '../../../core/policy/configmap-status.js';
 import { loadPolicies } from '../../../core/policy/load.js';
+import { unevaluableFile } from '../../../core/policy/trial-eval.js';
 import { VIEW_KINDS } from '../../../control/reconciler/cluster-view.js';
 import { Runtime } from '../../../control/runtime/runtime.js';
 import { RuntimeStatus } from '../../../control/runtime/status.js';
@@ -66,7 +68,8 @@ export async function runClusterMode(o: ClusterRunOptions, m: RunModeFlags, io: 
 export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<number> {
   const port = o.port;
   const kc = kubeConfigOf(o);
-  const loaded = loadPolicies(readPolicySources(o.policies));
+  const sources = readPolicySources(o.policies);
+  const loaded = loadPolicies(sources);
   if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
 
   const clock = new ScaledClock(1); // speed 1: the wall clock, as the API server's timestamps are
@@ -95,11 +98,20 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     // The simulated cloud starts afresh in every process: ids from the wall clock never repeat
     // one a previous process gave a machine (its Node may still be on its way out).
     cloud: { ...o.cloud, instanceIdStart: clock.now() * 1000 } });
+  // Check proves a file well-formed, not that it evaluates (issue 13): one trial before acting.
+  const unevaluable = await unevaluableFile(loaded.policies, sources, (p, at) => rt.evaluateAt(p, at), clock.now());
+  if (unevaluable) {
+    client.close();
+    throw new CliError(formatError(unevaluable), EXIT_FINDINGS);
+  }
   if (rt.notAdopted.length) logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
   let lost = false;
-  const hooks: LoopHooks = { shouldAct: () => services.shouldAct(), afterTick: (r) => services.afterTick(r) };
+  const hooks: LoopHooks = {
+    shouldAct: () => services.shouldAct(), afterTick: (r) => services.afterTick(r),
+    tickSucceeded: () => services.tickSucceeded(), tickFailed: (e) => services.tickFailed(e),
+  };
   const services = new ClusterServices(rt, {
-    client, clock, namespace: o.namespace, files: readPolicySources(o.policies), leaderElection: o.leaderElection, logger,
+    client, clock, namespace: o.namespace, files: sources, leaderElection: o.leaderElection, logger,
     onLostLeadership: () => { logger.error('leadership lost; stopping so a restart begins from cluster state', {}); lost = true; hooks.stop?.(); },
   });
   const runtimeStatus = new RuntimeStatus(rt, 1);

@@ -9,7 +9,10 @@ import { Governor } from '../../../control/govern/governor.js';
 import { GovernStatus } from '../../../control/govern/govern-status.js';
 import { KubeClusterClient } from '../../kube/kube-cluster.js';
 import { createLogger } from '../../../core/observe/logger.js';
+import { formatError } from '../../../core/policy/configmap-status.js';
 import { loadPolicies } from '../../../core/policy/load.js';
+import type { PolicySpec } from '../../../../rules/model.js';
+import { unevaluableFile } from '../../../core/policy/trial-eval.js';
 import { VIEW_KINDS } from '../../../control/reconciler/cluster-view.js';
 import { ClusterServices } from '../../../control/runtime/cluster-services.js';
 import { startProbeServer } from '../../server/probe-server.js';
@@ -31,7 +34,8 @@ const TICK_MS = 1000;
 
 export async function runGoverned(o: GovernRunOptions, io: Output): Promise<number> {
   const kc = kubeConfigOf(o);
-  const loaded = loadPolicies(readPolicySources(o.policies));
+  const sources = readPolicySources(o.policies);
+  const loaded = loadPolicies(sources);
   if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
 
   const clock = new ScaledClock(1);
@@ -46,10 +50,17 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
   }
   const governor = new Governor({ client, clock, logger, failClosedAfterMs: o.failClosedAfterMs, dryRun: o.dryRun });
   governor.policies = loaded.policies;
+  // Check proves a file well-formed, not that it evaluates (issue 13): one trial before acting.
+  const evaluateAt = (p: readonly PolicySpec[], at: number) => governor.evaluateAt(p, at);
+  const unevaluable = await unevaluableFile(loaded.policies, sources, evaluateAt, clock.now());
+  if (unevaluable) {
+    client.close();
+    throw new CliError(formatError(unevaluable), EXIT_FINDINGS);
+  }
   let stop: () => void = () => {};
   let lost = false;
   const services = new ClusterServices(governor, {
-    client, clock, namespace: o.namespace, files: readPolicySources(o.policies), leaderElection: o.leaderElection, logger,
+    client, clock, namespace: o.namespace, files: sources, leaderElection: o.leaderElection, logger,
     onLostLeadership: () => { logger.error('leadership lost; stopping so a restart begins from cluster state', {}); lost = true; stop(); },
   });
   const status = new GovernStatus(governor, clock);
@@ -74,11 +85,16 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
       const loop = async () => {
         while (!stopping) {
           try {
-            if (services.shouldAct()) status.record(await governor.tick());
+            if (services.shouldAct()) {
+              status.record(await governor.tick());
+              await services.tickSucceeded();
+            }
           } catch (e) {
             // Nothing written this tick: Karpenter keeps the last budgets until their renewal
             // instant, then blocks (fail closed). The next tick starts again from cluster state.
             logger.error('tick failed', { error: (e as Error).message ?? String(e) });
+            await services.tickFailed(e)
+              .catch((err: unknown) => logger.error('could not report the failed tick', { error: String(err) }));
           }
           await new Promise((res) => setTimeout(res, TICK_MS));
         }

@@ -9,6 +9,10 @@ import type { RuntimeStatus } from '../../../control/runtime/status.js';
 export interface LoopHooks {
   shouldAct(): boolean;
   afterTick(r: TickResult): Promise<void>;
+  /** The tick completed (readiness, and ConfigMaps reported failing turn valid again). */
+  tickSucceeded?(): Promise<void>;
+  /** The tick threw: counted for readiness and traced to the policy that cannot be evaluated. */
+  tickFailed?(error: unknown): Promise<unknown>;
   /** Set by the loop: ends it as SIGTERM would (e.g. leadership lost). */
   stop?: () => void;
 }
@@ -30,6 +34,7 @@ export async function runLoop(rt: Runtime, status: RuntimeStatus, logger: Logger
           continue;
         }
         const r = await rt.tick();
+        await hooks?.tickSucceeded?.();
         status.record(r);
         await hooks?.afterTick(r);
         const c = r.disruption.started;
@@ -39,7 +44,10 @@ export async function runLoop(rt: Runtime, status: RuntimeStatus, logger: Logger
       } catch (e) {
         // A real API server can refuse a write or drop a connection mid-tick; the next tick
         // starts again from cluster state, as a controller-runtime reconciler would requeue.
+        // A tick that throws decided nothing: no command started, so nothing is disrupted on it.
         logger.error('tick failed', { error: (e as Error).message ?? String(e) });
+        await hooks?.tickFailed?.(e)
+          .catch((err: unknown) => logger.error('could not report the failed tick', { error: String(err) }));
       }
       await new Promise((res) => setTimeout(res, 1000));
     }

@@ -14,6 +14,8 @@ import { Runtime } from '../../../control/runtime/runtime.js';
 import { RuntimeStatus } from '../../../control/runtime/status.js';
 import { ensureEditorBuilt } from '../../server/editor-build.js';
 import { editorRoutes } from '../../server/editor-routes.js';
+import { formatError } from '../../../core/policy/configmap-status.js';
+import { unevaluableFile, type EvaluateAt } from '../../../core/policy/trial-eval.js';
 import { startStatusServer, type StatusServer } from '../../server/status-server.js';
 import { simulationObjects } from '../../simulate/cluster-objects.js';
 import { DEFAULT_NAMESPACE } from '../shared/cluster-factory.js';
@@ -60,8 +62,13 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   const logger = createLogger({ clock, sink: (line) => io.out(line) });
   const rt = new Runtime({ clock, objects, policies: loaded.policies, logger, ...(o.cloud && { cloud: o.cloud }) });
   const status = new RuntimeStatus(rt, o.speed);
+  // What the controller evaluates is what a save or a ConfigMap change is tried against.
+  const evaluateAt: EvaluateAt = (p, at) => rt.evaluateAt(p, at);
+  // A --policy file that checks but cannot be evaluated stops the command, as on a real cluster.
+  const unevaluable = await unevaluableFile(loaded.policies, files, evaluateAt, clock.now());
+  if (unevaluable) throw new CliError(formatError(unevaluable), EXIT_FINDINGS);
   const policies = new ConfigMapPolicies({
-    client: rt.cluster, clock, namespace: DEFAULT_NAMESPACE, files, recorder: rt.events, logger,
+    client: rt.cluster, clock, namespace: DEFAULT_NAMESPACE, files, recorder: rt.events, logger, evaluateAt,
     onChange: (p) => { rt.policies = p; },
   });
   await policies.start();
@@ -70,7 +77,7 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   try {
     server = await listenOn('--port', '127.0.0.1', o.port, () => startStatusServer({
       port: o.port, source: status, metrics: rt.metrics, logger, ...(o.protectStatus && { token }),
-      routes: editorRoutes({ client: rt.cluster, token, sources: policies, now: () => clock.now() }),
+      routes: editorRoutes({ client: rt.cluster, token, sources: policies, now: () => clock.now(), evaluateAt }),
     }));
   } catch (e) {
     policies.stop();
