@@ -21,7 +21,7 @@ function unescape(s: string, quote: boolean): string {
 function parseValue(s: string): number {
   if (s === '+Inf') return Infinity;
   if (s === '-Inf') return -Infinity;
-  if (s === 'NaN') return NaN;
+  if (/^nan$/i.test(s)) return NaN; // Go's ParseFloat, which Prometheus uses, takes any case
   if (!/^-?\d+(\.\d+)?(e[+-]?\d+)?$/.test(s)) throw new Error(`bad value ${s}`);
   return Number(s);
 }
@@ -30,6 +30,7 @@ export function parseExposition(text: string): ParsedExposition {
   if (!text.endsWith('\n')) throw new Error('exposition must end with a newline');
   const out: ParsedExposition = { help: new Map(), type: new Map(), samples: [] };
   for (const line of text.slice(0, -1).split('\n')) {
+    if (line === '') continue; // the format ignores empty lines (prom-client puts one between families)
     let m = /^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/.exec(line);
     if (m) {
       out.help.set(m[1], unescape(m[2], false));

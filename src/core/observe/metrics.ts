@@ -14,6 +14,21 @@ export interface Metrics {
   render(): string;
   /** Current value of a counter or gauge series (tests, status page). */
   value(name: string, labels?: Labels): number | undefined;
+  /** Every family with its series, for an exposition library to render (src/edge/server/prom-exposition.ts). */
+  snapshot(): FamilySnapshot[];
+}
+
+/** One series of a family as numbers: a counter's or gauge's value, or a distribution. */
+export interface SeriesSnapshot {
+  labels: Labels;
+  value?: number;
+  histogram?: HistogramSnapshot;
+  /** Summary: quantile → value over the recent observations, with the running sum and count. */
+  summary?: { quantiles: [number, number][]; sum: number; count: number };
+}
+
+export interface FamilySnapshot extends MetricFamily {
+  series: SeriesSnapshot[];
 }
 
 export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary';
@@ -128,6 +143,13 @@ export class MetricsRegistry implements Metrics {
     return { buckets: bounds.map((le, i) => ({ le, count: (acc += s.counts[i]) })), sum: s.sum, count: s.count };
   }
 
+  snapshot(): FamilySnapshot[] {
+    return [...this.families.values()].map((f) => ({
+      ...this.family(f.name)!,
+      series: [...f.series.keys()].sort().map((key) => snapshotOf(f, f.series.get(key)!)),
+    }));
+  }
+
   render(): string {
     const out: string[] = [];
     for (const f of this.families.values()) {
@@ -188,6 +210,19 @@ function renderSeries(f: Family, s: Series): string[] {
   }
   lines.push(`${f.name}_sum${labels} ${formatNumber(s.sum)}`, `${f.name}_count${labels} ${s.count}`);
   return lines;
+}
+
+function snapshotOf(f: Family, s: Series): SeriesSnapshot {
+  const labels = Object.fromEntries(f.labelNames.map((l, i) => [l, s.values[i]]));
+  if (f.type === 'counter' || f.type === 'gauge') return { labels, value: s.value };
+  if (f.buckets) {
+    let acc = 0;
+    const buckets = [...f.buckets, Infinity].map((le, i) => ({ le, count: (acc += s.counts[i]) }));
+    return { labels, histogram: { buckets, sum: s.sum, count: s.count } };
+  }
+  const sorted = [...s.recent].sort((a, b) => a - b);
+  const quantiles = (f.quantiles ?? []).map((q) => [q, quantile(sorted, q)] as [number, number]);
+  return { labels, summary: { quantiles, sum: s.sum, count: s.count } };
 }
 
 /** Nearest-rank quantile of an ascending list; NaN when empty, as client_golang reports. */

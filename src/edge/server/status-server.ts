@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../core/observe/logger.js';
 import type { Metrics } from '../../core/observe/metrics.js';
+import { PromExposition } from './prom-exposition.js';
 import { CheckedSource } from '../../control/runtime/readiness.js';
 import { renderStatusPage } from './status-page.js';
 import type { StatusSource } from '../../control/runtime/status-source.js';
@@ -65,6 +66,7 @@ const TEXT = 'text/plain; charset=utf-8';
 export async function startStatusServer(o: StatusServerOptions): Promise<StatusServer> {
   if (o.host !== undefined && o.host !== HOST) throw new Error(`the status server binds ${HOST} only, not ${String(o.host)}`);
   let port = 0;
+  const exposition = new PromExposition(o.metrics);
   const allowedHosts = () => new Set([`${HOST}:${port}`, `localhost:${port}`]);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -81,7 +83,7 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
       return send(res, head, 503, TEXT, ['not ready', ...why].join('\n'));
     }
     if (!authorised(req, url, o.token)) return send(res, head, 401, TEXT, 'unauthorised\n', { 'WWW-Authenticate': 'Bearer realm="kpol"' });
-    if (url.pathname === '/metrics') return send(res, head, 200, 'text/plain; version=0.0.4; charset=utf-8', o.metrics.render());
+    if (url.pathname === '/metrics') return send(res, head, 200, exposition.contentType, await exposition.render());
     const view = await o.source.status();
     if (url.pathname === '/api/status') return send(res, head, 200, 'application/json; charset=utf-8', `${JSON.stringify(view)}\n`);
     return send(res, head, 200, 'text/html; charset=utf-8', renderStatusPage(view), { 'Content-Security-Policy': HTML_CSP });
