@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Diagnostics as text, in the style of TypeScript's `.errors.txt` baselines: a header line
 // `file:line:col: severity CODE: message` (1-based line and column), the source line, and a
-// `~~~~` squiggle under the range (to the end of the line when the range spans lines). With
+// `~~~~` squiggle under the range (to the end of the line when the range spans lines); a long
+// line shows only a window around the range (line-window.ts). With
 // `color`, ANSI colours as rustc uses them (the CLI decides when: a terminal, no NO_COLOR).
 import type { Diagnostic, Severity } from './diagnostic.js';
+import { lineWindow } from './line-window.js';
 import { LineIndex } from './positions.js';
 
 export interface RenderOptions {
@@ -29,12 +31,12 @@ export function renderDiagnostics(fileName: string, text: string, diagnostics: r
     const where = `${fileName}:${start.line + 1}:${start.character + 1}:`;
     const severity = paint(SEVERITY_COLOR[d.severity], `${d.severity} ${d.code}:`);
     out.push(`${paint(BOLD, where)} ${severity} ${paint(BOLD, d.message)}`);
-    const source = lines.lineText(start.line);
-    const stop = end.line === start.line ? end.character : source.length;
-    const width = Math.max(1, stop - start.character);
+    const line = lines.lineText(start.line);
+    const shown = lineWindow(line, start.character, end.line === start.line ? end.character : line.length);
+    const width = Math.max(1, shown.end - shown.start);
     // Keep tabs in the padding so the squiggle lines up under tab-indented source.
-    const pad = source.slice(0, start.character).replace(/[^\t]/g, ' ');
-    out.push(`    ${source}`);
+    const pad = shown.text.slice(0, shown.start).replace(/[^\t]/g, ' ');
+    out.push(`    ${shown.text}`);
     out.push(`    ${pad}${paint(SEVERITY_COLOR[d.severity], '~'.repeat(width))}`);
     if (d.help) out.push(`    ${paint(HELP, 'help:')} ${d.help}`);
     if (options.fixes && d.fix !== undefined) out.push(`    ${paint(HELP, 'fix:')} replace with \`${d.fix}\``);
