@@ -26,6 +26,8 @@ export interface Diagnostic {
 export interface Result<T> {
   value: T;
   diagnostics: Diagnostic[];
+  /** Diagnostics left out past the per-file limit (diagnostic-limit.ts); absent means none. */
+  omitted?: number;
 }
 
 /** Fills `{name}` placeholders; user input is expected to be backticked by the template. */
