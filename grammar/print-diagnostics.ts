@@ -2,8 +2,10 @@
 // Diagnostics as text, in the style of TypeScript's `.errors.txt` baselines: a header line
 // `file:line:col: severity CODE: message` (1-based line and column), the source line, and a
 // `~~~~` squiggle under the range (to the end of the line when the range spans lines); a long
-// line shows only a window around the range (line-window.ts). With
+// line shows only a window around the range (line-window.ts), and a last line counts the
+// diagnostics left out past the per-file limit (diagnostic-limit.ts). With
 // `color`, ANSI colours as rustc uses them (the CLI decides when: a terminal, no NO_COLOR).
+import { MAX_DIAGNOSTICS } from './diagnostic-limit.js';
 import type { Diagnostic, Severity } from './diagnostic.js';
 import { lineWindow } from './line-window.js';
 import { LineIndex } from './positions.js';
@@ -13,6 +15,8 @@ export interface RenderOptions {
   color?: boolean;
   /** A `fix:` line after each diagnostic that has a quick fix (golden files). */
   fixes?: boolean;
+  /** Diagnostics left out past the per-file limit: a last line says how many. */
+  omitted?: number;
 }
 
 const RESET = '\x1b[0m';
@@ -44,5 +48,11 @@ export function renderDiagnostics(fileName: string, text: string, diagnostics: r
       out.push(`    ${paint(NOTE, 'related')} ${fileName}:${r.range.start.line + 1}:${r.range.start.character + 1}: ${r.message}`);
     }
   }
+  if (options.omitted) out.push(paint(BOLD, `${fileName}: ${omittedNote(options.omitted)}`));
   return out.length > 0 ? `${out.join('\n')}\n` : '';
+}
+
+/** The summary of diagnostics left out, e.g. `900 more diagnostics not shown (at most 100 per file)`. */
+export function omittedNote(omitted: number): string {
+  return `${omitted} more diagnostic${omitted === 1 ? '' : 's'} not shown (at most ${MAX_DIAGNOSTICS} per file)`;
 }

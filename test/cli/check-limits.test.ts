@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// `kpol check` output stays small for any input: at most MAX_DIAGNOSTICS per file with a summary
+// of the rest, in text and in JSON, and a window of each long line (issue 13, defect 2).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MAX_DIAGNOSTICS } from '../../grammar/diagnostic-limit.js';
+import { WINDOW_COLUMNS } from '../../grammar/line-window.js';
+import { runCli } from './run-cli.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'kpol-check-limits-'));
+const file = (name: string, text: string) => {
+  const p = join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+/** A deterministic mix of kpol words and stray characters on one line, about `bytes` long. */
+function garbage(bytes: number): string {
+  const words = ['policy', 'for', 'nodepool', '{', '}', 'budget', '10%', 'after', '5m', '"x"', 'where', 'a=b', '(', ',', '@', '$', 'during', 'zz'];
+  let seed = 7;
+  const out: string[] = [];
+  let length = 0;
+  while (length < bytes) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    const w = words[seed % words.length]!;
+    out.push(w);
+    length += w.length + 1;
+  }
+  return out.join(' ');
+}
+
+describe('kpol check on a file of endless mistakes', () => {
+  const pairs = 1000; // `policy policy` is one error: 1000 of them on one 14 KB line
+  const many = file('many.kpol', 'policy policy '.repeat(pairs));
+
+  it('prints the first diagnostics and says how many more there are', async () => {
+    const r = await runCli('check', many);
+    expect(r.code).toBe(1);
+    expect(r.stderr.match(/^\S+:\d+:\d+: error /gm)).toHaveLength(MAX_DIAGNOSTICS);
+    expect(r.stderr).toContain(`many.kpol: ${pairs - MAX_DIAGNOSTICS} more diagnostics not shown (at most ${MAX_DIAGNOSTICS} per file)`);
+    expect(r.stderr).toContain(`1 file(s): ${MAX_DIAGNOSTICS} error(s), 0 warning(s), ${pairs - MAX_DIAGNOSTICS} more not shown`);
+    for (const line of r.stderr.split('\n').filter((l) => l.startsWith('    policy') || l.startsWith('    …'))) {
+      expect(line.length).toBeLessThanOrEqual(4 + WINDOW_COLUMNS);
+    }
+  });
+
+  it('says the same in JSON: the diagnostics shown and a count of those omitted', async () => {
+    const r = await runCli('check', '--format', 'json', many);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as { ok: boolean; files: { file: string; diagnostics: unknown[]; omitted: number }[] };
+    expect(out.ok).toBe(false);
+    expect(out.files[0]!.diagnostics).toHaveLength(MAX_DIAGNOSTICS);
+    expect(out.files[0]!.omitted).toBe(pairs - MAX_DIAGNOSTICS);
+  });
+
+  it('answers a 1 MB line of garbage with output of bounded size', async () => {
+    const big = file('garbage.kpol', garbage(1 << 20));
+    const text = await runCli('check', big);
+    expect(text.code).toBe(1);
+    expect(text.stderr.match(/^\S+:\d+:\d+: error /gm)).toHaveLength(MAX_DIAGNOSTICS);
+    // Per diagnostic: a header, a window of the line, a squiggle and a help line.
+    expect(text.stdout.length + text.stderr.length).toBeLessThan(MAX_DIAGNOSTICS * 600);
+    const json = await runCli('check', '--format', 'json', big);
+    expect(json.code).toBe(1);
+    expect(json.stdout.length).toBeLessThan(MAX_DIAGNOSTICS * 1500);
+    expect((JSON.parse(json.stdout) as { files: { omitted: number }[] }).files[0]!.omitted).toBeGreaterThan(1000);
+  }, 60_000);
+});
