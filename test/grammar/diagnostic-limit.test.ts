@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { diagnostic, hasErrors, type Diagnostic } from '../../grammar/diagnostic.js';
 import { limitDiagnostics, MAX_DIAGNOSTICS } from '../../grammar/diagnostic-limit.js';
 import { parse } from '../../grammar/parse.js';
+import { parseTokens } from '../../grammar/parser.js';
+import { tokenize } from '../../grammar/lexer.js';
 import { LineIndex } from '../../grammar/positions.js';
 
 const lines = new LineIndex('x'.repeat(1000));
@@ -42,5 +44,15 @@ describe('the diagnostic limit', () => {
     expect(r.omitted).toBe(51);
     expect(hasErrors(r.diagnostics)).toBe(true);
     expect(r.diagnostics.at(-1)!.range.start.offset).toBe(900);
+  });
+});
+
+describe('the parser on a file of errors', () => {
+  it('records no stack trace per error (nothing reads it) and restores Error.stackTraceLimit', () => {
+    const before = Error.stackTraceLimit;
+    const { errors } = parseTokens(tokenize('policy '.repeat(20)).tokens);
+    expect(errors.length).toBeGreaterThan(5);
+    for (const e of errors) expect(e.stack ?? '').not.toMatch(/\n\s+at /);
+    expect(Error.stackTraceLimit).toBe(before);
   });
 });
