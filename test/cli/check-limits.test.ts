@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_DIAGNOSTICS } from '../../grammar/diagnostic-limit.js';
 import { WINDOW_COLUMNS } from '../../grammar/line-window.js';
+import { garbageLine } from '../support/garbage.js';
 import { runCli } from './run-cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpol-check-limits-'));
@@ -15,21 +16,6 @@ const file = (name: string, text: string) => {
   writeFileSync(p, text);
   return p;
 };
-
-/** A deterministic mix of kpol words and stray characters on one line, about `bytes` long. */
-function garbage(bytes: number): string {
-  const words = ['policy', 'for', 'nodepool', '{', '}', 'budget', '10%', 'after', '5m', '"x"', 'where', 'a=b', '(', ',', '@', '$', 'during', 'zz'];
-  let seed = 7;
-  const out: string[] = [];
-  let length = 0;
-  while (length < bytes) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    const w = words[seed % words.length]!;
-    out.push(w);
-    length += w.length + 1;
-  }
-  return out.join(' ');
-}
 
 describe('kpol check on a file of endless mistakes', () => {
   const pairs = 1000; // `policy policy` is one error: 1000 of them on one 14 KB line
@@ -56,7 +42,7 @@ describe('kpol check on a file of endless mistakes', () => {
   });
 
   it('answers a 1 MB line of garbage with output of bounded size', async () => {
-    const big = file('garbage.kpol', garbage(1 << 20));
+    const big = file('garbage.kpol', garbageLine(1 << 20));
     const text = await runCli('check', big);
     expect(text.code).toBe(1);
     expect(text.stderr.match(/^\S+:\d+:\d+: error /gm)).toHaveLength(MAX_DIAGNOSTICS);
