@@ -3,7 +3,7 @@
 // sitting is usually not kpol at all (a wrong file, a paste gone wrong); listing all of them
 // made output and memory grow with the input (issue 13: 4.3 GB for one 105 KB line). Each phase
 // keeps the first MAX_DIAGNOSTICS in source order and counts the rest, so the caller can say
-// "N more diagnostics not shown".
+// "N more diagnostics not shown". A message quotes at most MAX_QUOTED_CHARS of any user text.
 import type { Diagnostic } from './diagnostic.js';
 
 /**
@@ -31,4 +31,16 @@ export function limitDiagnostics(sorted: readonly Diagnostic[], max = MAX_DIAGNO
     if (error) shown[max - 1] = error;
   }
   return { diagnostics: shown, omitted: sorted.length - shown.length };
+}
+
+/** Characters of user text (a name, a value) a message quotes; longer text is cut with …. */
+export const MAX_QUOTED_CHARS = 80;
+
+/** `args` with every string longer than MAX_QUOTED_CHARS cut to that length, … included. */
+export function clipQuoted(args: Record<string, string | number>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(args)) {
+    out[k] = typeof v === 'string' && v.length > MAX_QUOTED_CHARS ? `${v.slice(0, MAX_QUOTED_CHARS - 1)}…` : v;
+  }
+  return out;
 }

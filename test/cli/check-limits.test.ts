@@ -53,4 +53,14 @@ describe('kpol check on a file of endless mistakes', () => {
     expect(json.stdout.length).toBeLessThan(MAX_DIAGNOSTICS * 1500);
     expect((JSON.parse(json.stdout) as { files: { omitted: number }[] }).files[0]!.omitted).toBeGreaterThan(1000);
   }, 60_000);
+
+  it('quotes at most a window of a long name in a message, so a few diagnostics stay small too', async () => {
+    const name = 'a'.repeat(100_000);
+    const text = Array.from({ length: 5 }, (_, i) => `policy ${name} for nodepool x${i} {\n  budget 1 for ${name}\n}\n`).join('');
+    const r = await runCli('check', file('long-name.kpol', text));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error KPOL2001: unknown disruption reason `a{79}…`/);
+    expect(r.stderr).toMatch(/error KPOL2011: policy `a{79}…` is declared more than once/);
+    expect(r.stdout.length + r.stderr.length).toBeLessThan(10 * 600);
+  });
 });
