@@ -63,4 +63,13 @@ describe('kpol check on a file of endless mistakes', () => {
     expect(r.stderr).toMatch(/error KPOL2011: policy `a{79}…` is declared more than once/);
     expect(r.stdout.length + r.stderr.length).toBeLessThan(10 * 600);
   });
+
+  it('kpol fmt and kpol compile print the same limited list with its summary', async () => {
+    for (const command of ['fmt', 'compile']) {
+      const r = await runCli(command, many);
+      expect(r.code).toBe(1);
+      expect(r.stderr.match(/^\S+:\d+:\d+: error /gm)).toHaveLength(MAX_DIAGNOSTICS);
+      expect(r.stderr).toContain(`many.kpol: ${pairs - MAX_DIAGNOSTICS} more diagnostics not shown`);
+    }
+  });
 });
