@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCli } from '../../src/cli/build.mjs';
 import { buildState } from '../../src/cli/build-state.mjs';
-import { garbageLine, repeatedPolicyLine } from '../support/garbage.js';
+import { garbageLine, longStatementLine, repeatedPolicyLine } from '../support/garbage.js';
 import { generatePolicy } from './generate.js';
 import type { Line } from './reconciler.js';
 
@@ -60,6 +60,7 @@ export async function garbageCheckBench(rounds: number): Promise<Line[]> {
     const kinds = [
       { name: 'garbage line (kpol words, stray characters)', make: garbageLine },
       { name: '`policy ` repeated on one line (the issue)', make: repeatedPolicyLine },
+      { name: 'one statement of errors (`budget 1 for A , , …`)', make: longStatementLine },
     ];
     const runs = new Map<string, { args: string[]; samples: Sample[] }>();
     const add = (key: string, args: string[]) => runs.set(key, { args, samples: [] });

@@ -22,3 +22,9 @@ export function garbageLine(bytes: number, seed = 7): string {
 export function repeatedPolicyLine(bytes: number): string {
   return 'policy '.repeat(Math.ceil(bytes / 7)).slice(0, bytes);
 }
+
+/** One statement of errors on one line: `budget 1 for A , , A , , …` (one error per `,`). */
+export function longStatementLine(bytes: number): string {
+  const head = 'policy a for nodepool x { budget 1 for ';
+  return `${head}${'A , , '.repeat(Math.ceil((bytes - head.length - 2) / 6))}`.slice(0, bytes - 2) + ' }';
+}
