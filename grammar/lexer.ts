@@ -54,7 +54,8 @@ export function tokenize(text: string): Tokenized {
     const unterminated = tokenMatcher(token, UnterminatedString);
     if (!unterminated && !tokenMatcher(token, SpacedPercent) && !tokenMatcher(token, PercentFirst)) continue;
     if (fromTokens++ >= MAX_DIAGNOSTICS) omitted++;
-    else diagnostics.push(unterminated ? diagnostic('unterminatedString', lines.tokenRange(token)) : percentSlip(token, lines));
+    else if (unterminated) diagnostics.push(diagnostic('unterminatedString', lines.tokenRange(token)));
+    else diagnostics.push(percentSlip(token, lines));
   }
   const comments: Comment[] = (result.groups['comments'] ?? []).map((token) => ({
     kind: 'Comment',

@@ -20,7 +20,9 @@ export interface LineWindow {
 /** The window of `line` that shows columns `[start, stop)` (stop past the line: to its end). */
 export function lineWindow(line: string, start: number, stop: number): LineWindow {
   const from0 = Math.min(start, line.length);
-  if (line.length <= WINDOW_COLUMNS) return { text: line, start: from0, end: Math.max(from0 + 1, Math.min(stop, line.length)) };
+  if (line.length <= WINDOW_COLUMNS) {
+    return { text: line, start: from0, end: Math.max(from0 + 1, Math.min(stop, line.length)) };
+  }
   let from = Math.max(0, from0 - CONTEXT_BEFORE);
   // Each cut side costs one column for its … mark.
   let to = Math.min(line.length, from + WINDOW_COLUMNS - (from > 0 ? 1 : 0) - 1);

@@ -24,7 +24,8 @@ const PERCENT_SLIPS = new Set([MESSAGES.spacedPercent.code, MESSAGES.percentFirs
 export function parse(text: string): Result<PolicyFile> {
   const tokenized = tokenize(text);
   const { cst, errors } = parseTokens(tokenized.tokens);
-  const parseDiagnostics = syntaxDiagnostics(firstPerStatement(errors, tokenized.tokens), tokenized.tokens, tokenized.lines);
+  const firstErrors = firstPerStatement(errors, tokenized.tokens);
+  const parseDiagnostics = syntaxDiagnostics(firstErrors, tokenized.tokens, tokenized.lines);
   const errorOffsets = new Set([
     ...errors.map((e) => e.token.startOffset).filter(Number.isFinite),
     // `10 %` is still a percentage to the parser: a word beside it is a mistake of its own.
@@ -33,9 +34,12 @@ export function parse(text: string): Result<PolicyFile> {
   const lowered = lower({
     cst, tokens: tokenized.tokens, comments: tokenized.comments, lines: tokenized.lines, errorOffsets, recovered: errors.length > 0,
   });
-  const limited = limitDiagnostics(sortDiagnostics([...tokenized.diagnostics, ...parseDiagnostics.shown, ...lowered.diagnostics]));
+  const all = [...tokenized.diagnostics, ...parseDiagnostics.shown, ...lowered.diagnostics];
+  const limited = limitDiagnostics(sortDiagnostics(all));
   const omitted = tokenized.omitted + parseDiagnostics.omitted + limited.omitted;
-  return omitted > 0 ? { value: lowered.value, diagnostics: limited.diagnostics, omitted } : { value: lowered.value, diagnostics: limited.diagnostics };
+  const result: Result<PolicyFile> = { value: lowered.value, diagnostics: limited.diagnostics };
+  if (omitted > 0) result.omitted = omitted;
+  return result;
 }
 
 /**
@@ -43,7 +47,11 @@ export function parse(text: string): Result<PolicyFile> {
  * asks the grammar for hints, which is most of the cost of a parse full of errors. Recovery can
  * report the same token twice (once per enclosing rule); the first is kept.
  */
-function syntaxDiagnostics(errors: IRecognitionException[], tokens: IToken[], lines: LineIndex): { shown: Diagnostic[]; omitted: number } {
+function syntaxDiagnostics(
+  errors: IRecognitionException[],
+  tokens: IToken[],
+  lines: LineIndex,
+): { shown: Diagnostic[]; omitted: number } {
   const shown: Diagnostic[] = [];
   const seen = new Set<number>();
   let omitted = 0;

@@ -84,7 +84,10 @@ export class IncrementalChecker {
     this.lastChecked = sources.length;
     const parsed = splits.map((s) => ('whole' in s ? s.whole : { value: joinPieces(s.pieces), diagnostics: [] }));
     const checked = checkAll(sources.map((s, i) => ({ fileName: s.fileName, file: parsed[i].value })), options);
-    return parsed.map((p, i) => limitDiagnostics(sortDiagnostics([...p.diagnostics, ...checked.files[i].diagnostics])).diagnostics);
+    return parsed.map((p, i) => {
+      const all = sortDiagnostics([...p.diagnostics, ...checked.files[i].diagnostics]);
+      return limitDiagnostics(all).diagnostics;
+    });
   }
 
   private pieceCheck(f: FilePieces, piece: ParsedPiece, options: CheckOptions, next: Map<string, Map<string, PieceCheck>>): PieceCheck {

@@ -33,7 +33,9 @@ export function loadPolicies(sources: readonly PolicySource[], nowMs?: number): 
     // One list in source order: a syntax error and the checker's reports interleave by position.
     const limited = limitDiagnostics(sortDiagnostics([...p.result.diagnostics, ...checked.files[i].diagnostics]));
     const omitted = (p.result.omitted ?? 0) + limited.omitted;
-    return omitted > 0 ? { ...p.source, diagnostics: limited.diagnostics, omitted } : { ...p.source, diagnostics: limited.diagnostics };
+    const file: LoadedFile = { ...p.source, diagnostics: limited.diagnostics };
+    if (omitted > 0) file.omitted = omitted;
+    return file;
   });
   return { ok: !files.some((f) => hasErrors(f.diagnostics)), policies: checked.value, files };
 }

@@ -33,10 +33,15 @@ function measure(args: string[], dir: string): Sample {
   const rssFile = join(dir, 'rss');
   const t = performance.now();
   const r = spawnSync(process.execPath, ['--import', REPORT_RSS, ...args], {
-    cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, KPOL_BENCH_RSS_OUT: rssFile, NO_COLOR: '1' },
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    env: { ...process.env, KPOL_BENCH_RSS_OUT: rssFile, NO_COLOR: '1' },
   });
   const ms = performance.now() - t;
-  if (r.status !== 0 && r.status !== 1) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(0, 2000)}`);
+  if (r.status !== 0 && r.status !== 1) {
+    throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr.slice(0, 2000)}`);
+  }
   return { ms, rssMiB: Number(readFileSync(rssFile, 'utf8')) / 1024, outBytes: r.stdout.length + r.stderr.length };
 }
 
@@ -66,7 +71,9 @@ export async function garbageCheckBench(rounds: number): Promise<Line[]> {
     const add = (key: string, args: string[]) => runs.set(key, { args, samples: [] });
     add('node', ['-e', '0']);
     add('valid', [BIN, 'check', write('valid.kpol', validPolicy(MB))]);
-    for (const [k, kind] of kinds.entries()) for (const size of SIZES) add(`${k}:${size}`, [BIN, 'check', write(`${k}-${size}.kpol`, kind.make(size * MB))]);
+    for (const [k, kind] of kinds.entries()) {
+      for (const size of SIZES) add(`${k}:${size}`, [BIN, 'check', write(`${k}-${size}.kpol`, kind.make(size * MB))]);
+    }
     for (let round = -1; round < rounds; round++) { // round -1 warms the file cache and is not counted
       for (const run of runs.values()) {
         const s = measure(run.args, dir);
@@ -75,32 +82,43 @@ export async function garbageCheckBench(rounds: number): Promise<Line[]> {
     }
     const at = (key: string) => {
       const samples = runs.get(key)!.samples;
-      return { ms: median(samples.map((s) => s.ms)), rssMiB: median(samples.map((s) => s.rssMiB)), outBytes: median(samples.map((s) => s.outBytes)) };
+      const of = (f: (s: Sample) => number) => median(samples.map(f));
+      return { ms: of((s) => s.ms), rssMiB: of((s) => s.rssMiB), outBytes: of((s) => s.outBytes) };
     };
     const node = at('node');
     const valid = at('valid');
     const fmt = (x: number, d = 1) => x.toFixed(d);
     const lines: Line[] = [];
     for (const [k, kind] of kinds.entries()) {
-      const [small, , big] = SIZES.map((size) => at(`${k}:${size}`));
-      // Per MB: the growth from 0.25 to 1 MB, so process start-up (the same for both) drops out.
-      const msPerMB = (big!.ms - small!.ms) / 0.75;
-      const rssPerMB = (big!.rssMiB - small!.rssMiB) / 0.75;
       const sizes = SIZES.map((size) => at(`${k}:${size}`));
+      const small = sizes[0]!;
+      const big = sizes.at(-1)!;
+      // Per MB: the growth from 0.25 to 1 MB, so process start-up (the same for both) drops out.
+      const msPerMB = (big.ms - small.ms) / 0.75;
+      const rssPerMB = (big.rssMiB - small.rssMiB) / 0.75;
+      const each = (f: (s: Sample) => string) => sizes.map((s, i) => `${SIZES[i]} MB ${f(s)}`).join(', ');
+      const growth = (f: (s: Sample) => number) => fmt(f(big) / f(small), 2);
       lines.push({
-        name: `kpol check, ${kind.name}: time`, value: `${fmt(msPerMB, 0)} ms/MB`, goal: 'linear (4×)',
-        ratio: `${sizes.map((s, i) => `${SIZES[i]} MB ${fmt(s.ms, 0)} ms`).join(', ')}; 1 MB / 0.25 MB ${fmt(big!.ms / small!.ms, 2)}×, `
-          + `above node -e 0 (${fmt(node.ms, 0)} ms) ${fmt((big!.ms - node.ms) / (small!.ms - node.ms), 2)}×; `
-          + `${fmt(big!.ms / valid.ms, 1)}× check of a valid 1 MB policy (${fmt(valid.ms, 0)} ms); median of ${rounds}, from ${from}`,
+        name: `kpol check, ${kind.name}: time`,
+        value: `${fmt(msPerMB, 0)} ms/MB`,
+        goal: 'linear (4×)',
+        ratio: `${each((s) => `${fmt(s.ms, 0)} ms`)}; 1 MB / 0.25 MB ${growth((s) => s.ms)}×, `
+          + `above node -e 0 (${fmt(node.ms, 0)} ms) ${growth((s) => s.ms - node.ms)}×; `
+          + `${fmt(big.ms / valid.ms, 1)}× check of a valid 1 MB policy (${fmt(valid.ms, 0)} ms); `
+          + `median of ${rounds}, from ${from}`,
       });
       lines.push({
-        name: `kpol check, ${kind.name}: peak RSS`, value: `${fmt(rssPerMB, 0)} MiB/MB`, goal: 'linear, ≤ 512 MiB at 1 MB',
-        ratio: `${sizes.map((s, i) => `${SIZES[i]} MB ${fmt(s.rssMiB, 0)} MiB`).join(', ')}; above node -e 0 (${fmt(node.rssMiB, 0)} MiB) `
-          + `${fmt((big!.rssMiB - node.rssMiB) / (small!.rssMiB - node.rssMiB), 2)}×; valid 1 MB policy ${fmt(valid.rssMiB, 0)} MiB`,
+        name: `kpol check, ${kind.name}: peak RSS`,
+        value: `${fmt(rssPerMB, 0)} MiB/MB`,
+        goal: 'linear, ≤ 512 MiB at 1 MB',
+        ratio: `${each((s) => `${fmt(s.rssMiB, 0)} MiB`)}; above node -e 0 (${fmt(node.rssMiB, 0)} MiB) `
+          + `${growth((s) => s.rssMiB - node.rssMiB)}×; valid 1 MB policy ${fmt(valid.rssMiB, 0)} MiB`,
       });
       lines.push({
-        name: `kpol check, ${kind.name}: output`, value: `${fmt(big!.outBytes / 1024)} KiB`, goal: 'bounded',
-        ratio: `${sizes.map((s, i) => `${SIZES[i]} MB → ${fmt(s.outBytes / 1024)} KiB`).join(', ')}`,
+        name: `kpol check, ${kind.name}: output`,
+        value: `${fmt(big.outBytes / 1024)} KiB`,
+        goal: 'bounded',
+        ratio: each((s) => `→ ${fmt(s.outBytes / 1024)} KiB`),
       });
     }
     return lines;

@@ -99,7 +99,9 @@ console.log(`kpol bench — node ${process.version}, ${new Date().toISOString()}
 // Whole processes first, while this one has built nothing: KPOL_BENCH_CLI_ROUNDS (default 11) rounds.
 if (run('cli')) for (const l of await cliStartBench(Number(process.env.KPOL_BENCH_CLI_ROUNDS ?? 11))) line(l.name, l.value, l.goal, l.ratio);
 // `kpol check` on 0.25–1 MB of single-line garbage, whole processes: KPOL_BENCH_GARBAGE_ROUNDS (default 3) rounds.
-if (run('garbage')) for (const l of await garbageCheckBench(Number(process.env.KPOL_BENCH_GARBAGE_ROUNDS ?? 3))) line(l.name, l.value, l.goal, l.ratio);
+if (run('garbage')) {
+  for (const l of await garbageCheckBench(Number(process.env.KPOL_BENCH_GARBAGE_ROUNDS ?? 3))) line(l.name, l.value, l.goal, l.ratio);
+}
 if (run('policy')) await policyThroughput();
 if (run('eval')) await evalAtScale();
 // Reconciler scales are set by env so a slow machine can still finish: KPOL_BENCH_QUIET_TICK_NODES and

@@ -4,5 +4,6 @@
 import { writeFileSync } from 'node:fs';
 
 process.on('exit', () => {
-  if (process.env.KPOL_BENCH_RSS_OUT) writeFileSync(process.env.KPOL_BENCH_RSS_OUT, String(process.resourceUsage().maxRSS));
+  const out = process.env.KPOL_BENCH_RSS_OUT;
+  if (out) writeFileSync(out, String(process.resourceUsage().maxRSS));
 });

@@ -25,8 +25,9 @@ describe('kpol check on a file of endless mistakes', () => {
     const r = await runCli('check', many);
     expect(r.code).toBe(1);
     expect(r.stderr.match(/^\S+:\d+:\d+: error /gm)).toHaveLength(MAX_DIAGNOSTICS);
-    expect(r.stderr).toContain(`many.kpol: ${pairs - MAX_DIAGNOSTICS} more diagnostics not shown (at most ${MAX_DIAGNOSTICS} per file)`);
-    expect(r.stderr).toContain(`1 file(s): ${MAX_DIAGNOSTICS} error(s), 0 warning(s), ${pairs - MAX_DIAGNOSTICS} more not shown`);
+    const more = pairs - MAX_DIAGNOSTICS;
+    expect(r.stderr).toContain(`many.kpol: ${more} more diagnostics not shown (at most ${MAX_DIAGNOSTICS} per file)`);
+    expect(r.stderr).toContain(`1 file(s): ${MAX_DIAGNOSTICS} error(s), 0 warning(s), ${more} more not shown`);
     for (const line of r.stderr.split('\n').filter((l) => l.startsWith('    policy') || l.startsWith('    …'))) {
       expect(line.length).toBeLessThanOrEqual(4 + WINDOW_COLUMNS);
     }
@@ -35,7 +36,8 @@ describe('kpol check on a file of endless mistakes', () => {
   it('says the same in JSON: the diagnostics shown and a count of those omitted', async () => {
     const r = await runCli('check', '--format', 'json', many);
     expect(r.code).toBe(1);
-    const out = JSON.parse(r.stdout) as { ok: boolean; files: { file: string; diagnostics: unknown[]; omitted: number }[] };
+    type Json = { ok: boolean; files: { file: string; diagnostics: unknown[]; omitted: number }[] };
+    const out = JSON.parse(r.stdout) as Json;
     expect(out.ok).toBe(false);
     expect(out.files[0]!.diagnostics).toHaveLength(MAX_DIAGNOSTICS);
     expect(out.files[0]!.omitted).toBe(pairs - MAX_DIAGNOSTICS);
@@ -56,7 +58,8 @@ describe('kpol check on a file of endless mistakes', () => {
 
   it('quotes at most a window of a long name in a message, so a few diagnostics stay small too', async () => {
     const name = 'a'.repeat(100_000);
-    const text = Array.from({ length: 5 }, (_, i) => `policy ${name} for nodepool x${i} {\n  budget 1 for ${name}\n}\n`).join('');
+    const policy = (i: number) => `policy ${name} for nodepool x${i} {\n  budget 1 for ${name}\n}\n`;
+    const text = Array.from({ length: 5 }, (_, i) => policy(i)).join('');
     const r = await runCli('check', file('long-name.kpol', text));
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/error KPOL2001: unknown disruption reason `a{79}…`/);

@@ -10,8 +10,11 @@ import { tokenize } from '../../grammar/lexer.js';
 import { LineIndex } from '../../grammar/positions.js';
 
 const lines = new LineIndex('x'.repeat(1000));
-const at = (name: 'unexpectedCharacter' | 'spacedPercent', offset: number): Diagnostic =>
-  name === 'unexpectedCharacter' ? diagnostic(name, lines.range(offset, offset + 1), { char: 'x' }) : diagnostic(name, lines.range(offset, offset + 1), { text: '1 %' });
+const at = (name: 'unexpectedCharacter' | 'spacedPercent', offset: number): Diagnostic => {
+  const range = lines.range(offset, offset + 1);
+  if (name === 'unexpectedCharacter') return diagnostic(name, range, { char: 'x' });
+  return diagnostic(name, range, { text: '1 %' });
+};
 
 describe('the diagnostic limit', () => {
   it('parse keeps the first diagnostics of a file full of mistakes and counts the rest', () => {

@@ -72,7 +72,8 @@ describe('renderDiagnostics', () => {
     it('keeps the tabs of the shown part in the padding', () => {
       const tabbed = `${'x'.repeat(200)}\tBAD\t${'y'.repeat(200)}`;
       const b = tabbed.indexOf('BAD');
-      const [, src, sq] = renderDiagnostics('p.kpol', tabbed, [diagnostic('unexpectedCharacter', new LineIndex(tabbed).range(b, b + 3), { char: 'B' })]).split('\n');
+      const d = diagnostic('unexpectedCharacter', new LineIndex(tabbed).range(b, b + 3), { char: 'B' });
+      const [, src, sq] = renderDiagnostics('p.kpol', tabbed, [d]).split('\n');
       expect(sq).toMatch(/^ {4} +\t~~~$/);
       expect(src.slice(sq.indexOf('~'), sq.indexOf('~') + 3)).toBe('BAD');
     });

@@ -30,13 +30,16 @@ export const checkCommand: Command = {
     // Diagnostics past the per-file limit may be warnings: under --strict they fail the check.
     const failed = !loaded.ok || (strict && (count('warning') > 0 || omitted > 0));
     if (values.format === 'json') {
-      const files = loaded.files.map((f) => ({ file: f.fileName, diagnostics: f.diagnostics, omitted: f.omitted ?? 0 }));
+      const files = loaded.files.map((f) => ({
+        file: f.fileName, diagnostics: f.diagnostics, omitted: f.omitted ?? 0,
+      }));
       io.out(JSON.stringify({ ok: loaded.ok, files }, null, 2));
     } else {
       reportDiagnostics(loaded, io);
       const failing = loaded.ok && failed ? '; warnings fail the check (--strict)' : '';
       const more = omitted > 0 ? `, ${omitted} more not shown` : '';
-      io.err(`${loaded.files.length} file(s): ${count('error')} error(s), ${count('warning')} warning(s)${more}${failing}`);
+      const counts = `${count('error')} error(s), ${count('warning')} warning(s)${more}`;
+      io.err(`${loaded.files.length} file(s): ${counts}${failing}`);
     }
     return failed ? EXIT_FINDINGS : EXIT_OK;
   },
