@@ -2,6 +2,7 @@
 // The one diagnostic type used by every phase (LSP-shaped, 0-based ranges). It lives in the
 // first phase so that grammar/, rules/, src/ and editor/ can all import it without cycles.
 import type { Range } from './ast.js';
+import { clipQuoted } from './diagnostic-limit.js';
 import { MESSAGES, type MessageName } from './messages.js';
 
 export type Severity = 'error' | 'warning' | 'info';
@@ -26,6 +27,8 @@ export interface Diagnostic {
 export interface Result<T> {
   value: T;
   diagnostics: Diagnostic[];
+  /** Diagnostics left out past the per-file limit (diagnostic-limit.ts); absent means none. */
+  omitted?: number;
 }
 
 /** Fills `{name}` placeholders; user input is expected to be backticked by the template. */
@@ -41,8 +44,10 @@ export function diagnostic(
   extra: Partial<Pick<Diagnostic, 'help' | 'related' | 'fix'>> = {},
 ): Diagnostic {
   const entry = MESSAGES[name];
-  const d: Diagnostic = { code: entry.code, severity: entry.severity, message: format(entry.text, args), range };
-  const help = extra.help ?? (entry.help ? format(entry.help, args) : undefined);
+  // User text in a message is cut like a long source line: output stays small for any input.
+  const quoted = clipQuoted(args);
+  const d: Diagnostic = { code: entry.code, severity: entry.severity, message: format(entry.text, quoted), range };
+  const help = extra.help ?? (entry.help ? format(entry.help, quoted) : undefined);
   if (help) d.help = help;
   if (extra.related) d.related = extra.related;
   if (extra.fix !== undefined) d.fix = extra.fix;

@@ -16,8 +16,9 @@ const INDENT = '  ';
  */
 export function formatSource(text: string): Result<string | undefined> {
   const parsed = parse(text);
-  if (hasErrors(parsed.diagnostics)) return { value: undefined, diagnostics: parsed.diagnostics };
-  return { value: printFile(text, parsed.value), diagnostics: parsed.diagnostics };
+  const { diagnostics, omitted } = parsed;
+  const value = hasErrors(diagnostics) ? undefined : printFile(text, parsed.value);
+  return omitted ? { value, diagnostics, omitted } : { value, diagnostics };
 }
 
 function printFile(text: string, file: PolicyFile): string {

@@ -3,6 +3,7 @@
 // (an unterminated string is still a string token, unknown characters are dropped).
 import { Lexer, tokenMatcher, type IToken, type TokenType } from 'chevrotain';
 import type { Comment } from './ast.js';
+import { MAX_DIAGNOSTICS } from './diagnostic-limit.js';
 import { diagnostic, format, type Diagnostic } from './diagnostic.js';
 import { MESSAGES } from './messages.js';
 import { LineIndex } from './positions.js';
@@ -12,7 +13,10 @@ import { allTokens, PercentFirst, SpacedPercent, UnterminatedString } from './to
 export interface Tokenized {
   tokens: IToken[];
   comments: Comment[];
+  /** The first MAX_DIAGNOSTICS lexer diagnostics of each kind, in source order. */
   diagnostics: Diagnostic[];
+  /** Lexer diagnostics not built, past that limit. */
+  omitted: number;
   lines: LineIndex;
 }
 
@@ -36,21 +40,29 @@ export function tokenize(text: string): Tokenized {
   const lines = new LineIndex(text);
   const result = lexer.tokenize(text);
   const diagnostics: Diagnostic[] = [];
-  for (const err of result.errors) {
+  // Both lists below come in source order, so the first MAX_DIAGNOSTICS of each hold the first
+  // MAX_DIAGNOSTICS of both together; the rest are only counted (parse.ts merges and limits).
+  const errorCount = Math.min(result.errors.length, MAX_DIAGNOSTICS);
+  for (const err of result.errors.slice(0, errorCount)) {
     const chars = text.slice(err.offset, err.offset + err.length);
     const shown = chars.length > MAX_SHOWN_CHARS ? `${chars.slice(0, MAX_SHOWN_CHARS)}…` : chars;
     diagnostics.push(diagnostic('unexpectedCharacter', lines.range(err.offset, err.offset + err.length), { char: shown }));
   }
+  let omitted = result.errors.length - errorCount;
+  let fromTokens = 0;
   for (const token of result.tokens) {
-    if (tokenMatcher(token, UnterminatedString)) diagnostics.push(diagnostic('unterminatedString', lines.tokenRange(token)));
-    else if (tokenMatcher(token, SpacedPercent) || tokenMatcher(token, PercentFirst)) diagnostics.push(percentSlip(token, lines));
+    const unterminated = tokenMatcher(token, UnterminatedString);
+    if (!unterminated && !tokenMatcher(token, SpacedPercent) && !tokenMatcher(token, PercentFirst)) continue;
+    if (fromTokens++ >= MAX_DIAGNOSTICS) omitted++;
+    else if (unterminated) diagnostics.push(diagnostic('unterminatedString', lines.tokenRange(token)));
+    else diagnostics.push(percentSlip(token, lines));
   }
   const comments: Comment[] = (result.groups['comments'] ?? []).map((token) => ({
     kind: 'Comment',
     text: token.image,
     range: lines.tokenRange(token),
   }));
-  return { tokens: result.tokens, comments, diagnostics, lines };
+  return { tokens: result.tokens, comments, diagnostics, omitted, lines };
 }
 
 /** `10 %` or `%10`, with the quick fix `10%`. */

@@ -2,6 +2,7 @@
 // parse: text to AST (tokenize → parse → lower). The single entry point of grammar/.
 import { EOF, type IRecognitionException, type IToken } from 'chevrotain';
 import type { PolicyFile } from './ast.js';
+import { limitDiagnostics, MAX_DIAGNOSTICS } from './diagnostic-limit.js';
 import { diagnostic, sortDiagnostics, type Diagnostic, type Result } from './diagnostic.js';
 import { describeToken } from './expected.js';
 import { hintAt, statementOffsetOf, tokenIndex } from './keyword-hints.js';
@@ -23,7 +24,8 @@ const PERCENT_SLIPS = new Set([MESSAGES.spacedPercent.code, MESSAGES.percentFirs
 export function parse(text: string): Result<PolicyFile> {
   const tokenized = tokenize(text);
   const { cst, errors } = parseTokens(tokenized.tokens);
-  const parseDiagnostics = firstPerStatement(errors, tokenized.tokens).map((e) => toDiagnostic(e, tokenized.tokens, tokenized.lines));
+  const firstErrors = firstPerStatement(errors, tokenized.tokens);
+  const parseDiagnostics = syntaxDiagnostics(firstErrors, tokenized.tokens, tokenized.lines);
   const errorOffsets = new Set([
     ...errors.map((e) => e.token.startOffset).filter(Number.isFinite),
     // `10 %` is still a percentage to the parser: a word beside it is a mistake of its own.
@@ -32,10 +34,40 @@ export function parse(text: string): Result<PolicyFile> {
   const lowered = lower({
     cst, tokens: tokenized.tokens, comments: tokenized.comments, lines: tokenized.lines, errorOffsets, recovered: errors.length > 0,
   });
-  return {
-    value: lowered.value,
-    diagnostics: sortDiagnostics([...tokenized.diagnostics, ...dedupe(parseDiagnostics), ...lowered.diagnostics]),
-  };
+  const all = [...tokenized.diagnostics, ...parseDiagnostics.shown, ...lowered.diagnostics];
+  const limited = limitDiagnostics(sortDiagnostics(all));
+  const omitted = tokenized.omitted + parseDiagnostics.omitted + limited.omitted;
+  const result: Result<PolicyFile> = { value: lowered.value, diagnostics: limited.diagnostics };
+  if (omitted > 0) result.omitted = omitted;
+  return result;
+}
+
+/**
+ * The first MAX_DIAGNOSTICS syntax errors as diagnostics, the rest only counted: building one
+ * asks the grammar for hints, which is most of the cost of a parse full of errors. Recovery can
+ * report the same token twice (once per enclosing rule); the first is kept.
+ */
+function syntaxDiagnostics(
+  errors: IRecognitionException[],
+  tokens: IToken[],
+  lines: LineIndex,
+): { shown: Diagnostic[]; omitted: number } {
+  const shown: Diagnostic[] = [];
+  const seen = new Set<number>();
+  let omitted = 0;
+  for (const e of errors) {
+    if (shown.length < MAX_DIAGNOSTICS) {
+      const d = toDiagnostic(e, tokens, lines);
+      if (seen.has(d.range.start.offset)) continue;
+      seen.add(d.range.start.offset);
+      shown.push(d);
+    } else if (!seen.has(e.token.startOffset)) {
+      // Past the limit only the token is at hand; it is where its diagnostic would start.
+      seen.add(e.token.startOffset);
+      omitted++;
+    }
+  }
+  return { shown, omitted };
 }
 
 /** Chevrotain's message is the "expected" phrase (see expected.ts); the hint comes from the grammar. */
@@ -74,16 +106,6 @@ function firstPerStatement(errors: IRecognitionException[], tokens: IToken[]): I
     if (statement === undefined) return true;
     if (seen.has(statement)) return false;
     seen.add(statement);
-    return true;
-  });
-}
-
-/** Recovery can report the same token twice (once per enclosing rule); keep the first. */
-function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
-  const seen = new Set<number>();
-  return diagnostics.filter((d) => {
-    if (seen.has(d.range.start.offset)) return false;
-    seen.add(d.range.start.offset);
     return true;
   });
 }

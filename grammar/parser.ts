@@ -405,7 +405,15 @@ export function tokensAfter(rule: 'statement' | 'file', preceding: IToken[]): To
 
 /** Parses a token stream from `tokenize` into a CST. Never throws on user input. */
 export function parseTokens(tokens: IToken[]): ParsedTokens {
-  parser.input = tokens;
-  const cst = parser.file();
-  return { cst, errors: parser.errors };
+  // Chevrotain's recognition exceptions are Errors, and each captured a stack trace that nothing
+  // reads: for a file of errors, half the parse's time and a third of its memory (issue 13).
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    parser.input = tokens;
+    const cst = parser.file();
+    return { cst, errors: parser.errors };
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
 }

@@ -6,6 +6,7 @@
 // report for report: reports are gathered stage by stage, as checkAll makes them, because the
 // final sort keeps ties in that order.
 import type { PolicyFile, Range } from '../../grammar/ast.js';
+import { limitDiagnostics } from '../../grammar/diagnostic-limit.js';
 import { sortDiagnostics, type Diagnostic } from '../../grammar/diagnostic.js';
 import { parse } from '../../grammar/parse.js';
 import { checkAll, newScope, newUnit, settleDiagnostics, STAGES, type CheckOptions } from '../../rules/checks/check.js';
@@ -45,7 +46,10 @@ export class IncrementalChecker {
   /** Pieces that went through the `policy` stages in the last call; for tests and the benchmark. */
   lastChecked = 0;
 
-  /** Each source's diagnostics, parse then check, exactly as src/core/policy/load.ts reports them. */
+  /**
+   * Each source's diagnostics, parse then check, exactly as src/core/policy/load.ts reports them: at
+   * most MAX_DIAGNOSTICS per file, so the markers of a pasted megabyte stay few.
+   */
   check(sources: readonly SourceText[], options: CheckOptions = {}): Diagnostic[][] {
     const splits = sources.map((s) => this.parser(s.fileName).parsePieces(s.text));
     this.lastChecked = 0;
@@ -60,7 +64,7 @@ export class IncrementalChecker {
       const out = stage.reach === 'policy' ? files.map((f, fi) => f.pieces.flatMap((p, pi) => checks[fi][pi].byStage[i].map((d) => moved(d, p)))) : runPlaced(stage, files, options);
       out.forEach((d, fi) => reported[fi].push(...d));
     });
-    return reported.map(settleDiagnostics);
+    return reported.map((d) => limitDiagnostics(settleDiagnostics(d)).diagnostics);
   }
 
   /** What a piece's check is cached under: its file's context and its text. Protected so that tests can plant a wrong key. */
@@ -80,7 +84,10 @@ export class IncrementalChecker {
     this.lastChecked = sources.length;
     const parsed = splits.map((s) => ('whole' in s ? s.whole : { value: joinPieces(s.pieces), diagnostics: [] }));
     const checked = checkAll(sources.map((s, i) => ({ fileName: s.fileName, file: parsed[i].value })), options);
-    return parsed.map((p, i) => sortDiagnostics([...p.diagnostics, ...checked.files[i].diagnostics]));
+    return parsed.map((p, i) => {
+      const all = sortDiagnostics([...p.diagnostics, ...checked.files[i].diagnostics]);
+      return limitDiagnostics(all).diagnostics;
+    });
   }
 
   private pieceCheck(f: FilePieces, piece: ParsedPiece, options: CheckOptions, next: Map<string, Map<string, PieceCheck>>): PieceCheck {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `npm run bench`: speed and memory goals, each printed with the ratio to a baseline measured
 // in the same run (never asserted in tests). Run on an otherwise idle machine.
-// `npm run bench -- --only cli` (or policy, eval, reconciler, rss, editor; repeat or comma-separate)
+// `npm run bench -- --only cli` (or policy, eval, reconciler, rss, editor, garbage; repeat or comma-separate)
 // runs only those groups of lines.
 import { parseArgs } from 'node:util';
 import { Engine } from 'json-rules-engine';
@@ -21,6 +21,7 @@ import { tickBench, weekBench } from './reconciler.js';
 import { consolidationPassBench } from './consolidation.js';
 import { peakRssBench } from './peak-rss.js';
 import { cliStartBench } from './cli-start.js';
+import { garbageCheckBench } from './garbage-check.js';
 
 const now = () => performance.now();
 function median(xs: number[]): number {
@@ -95,7 +96,7 @@ async function evalAtScale(): Promise<void> {
     `${fmt(trialMs / coldMs)}× one cold evaluation (once per ConfigMap change, never per tick)`);
 }
 
-const GROUPS = ['cli', 'policy', 'eval', 'reconciler', 'rss', 'editor'] as const;
+const GROUPS = ['cli', 'policy', 'eval', 'reconciler', 'rss', 'editor', 'garbage'] as const;
 const { values: flags } = parseArgs({ options: { only: { type: 'string', multiple: true } } });
 const only = new Set((flags.only ?? [...GROUPS]).flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean));
 const unknown = [...only].filter((g) => !(GROUPS as readonly string[]).includes(g));
@@ -105,6 +106,10 @@ const run = (group: (typeof GROUPS)[number]) => only.has(group);
 console.log(`kpol bench — node ${process.version}, ${new Date().toISOString()}\n`);
 // Whole processes first, while this one has built nothing: KPOL_BENCH_CLI_ROUNDS (default 11) rounds.
 if (run('cli')) for (const l of await cliStartBench(Number(process.env.KPOL_BENCH_CLI_ROUNDS ?? 11))) line(l.name, l.value, l.goal, l.ratio);
+// `kpol check` on 0.25–1 MB of single-line garbage, whole processes: KPOL_BENCH_GARBAGE_ROUNDS (default 3) rounds.
+if (run('garbage')) {
+  for (const l of await garbageCheckBench(Number(process.env.KPOL_BENCH_GARBAGE_ROUNDS ?? 3))) line(l.name, l.value, l.goal, l.ratio);
+}
 if (run('policy')) await policyThroughput();
 if (run('eval')) await evalAtScale();
 // Reconciler scales are set by env so a slow machine can still finish: KPOL_BENCH_QUIET_TICK_NODES and

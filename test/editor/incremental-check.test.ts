@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { IncrementalChecker, type FilePieces, type SourceText } from '../../editor/src/incremental-check.js';
 import type { ParsedPiece } from '../../editor/src/chunked-parse.js';
 import { loadPolicies } from '../../src/core/policy/load.js';
+import { MAX_DIAGNOSTICS } from '../../grammar/diagnostic-limit.js';
 import { generatePolicy } from '../bench/generate.js';
 
 const EXAMPLES = new URL('../../rules/examples/', import.meta.url).pathname;
@@ -112,6 +113,16 @@ describe('incremental check', () => {
   it.each([...examples, generatePolicy(300), shared].map((t, i) => [i, t]))('text %i gives the diagnostics loadPolicies gives', (_, text) => {
     const checker = new IncrementalChecker();
     expect(checker.check(sources([text]), { nowMs: NOW })).toEqual(expected([text], NOW));
+  });
+
+  it('keeps at most MAX_DIAGNOSTICS per file, as loadPolicies does, with and without syntax errors', () => {
+    const misspelt = `policy t for nodepool p {\n${'  budget 1 for Drifed\n'.repeat(MAX_DIAGNOSTICS + 50)}}\n`;
+    const broken = `${misspelt}policy policy\n`;
+    for (const text of [misspelt, broken]) {
+      const got = new IncrementalChecker().check(sources([text]), { nowMs: NOW });
+      expect(got[0]).toHaveLength(MAX_DIAGNOSTICS);
+      expect(got).toEqual(expected([text], NOW));
+    }
   });
 
   it('files checked together: duplicate names and NodePools across files, reported in each', () => {

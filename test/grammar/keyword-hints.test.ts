@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // "Did you mean" for keywords: the parser's hints name only words the grammar allows at the spot.
+import type { IToken } from 'chevrotain';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { statementOffsetOf } from '../../grammar/keyword-hints.js';
+import { tokenize } from '../../grammar/lexer.js';
 import { parse } from '../../grammar/parse.js';
+import { STATEMENT_KEYWORDS } from '../../grammar/tokens.js';
 
 const body = (...lines: string[]) => ['policy p for nodepool default {', ...lines.map((l) => `  ${l}`), '}', ''].join('\n');
 
@@ -65,5 +70,29 @@ describe('keyword hints', () => {
     const { value } = parse(body('budget 5', 'budjet 0 during nightly'));
     expect(value.unparsed?.map((u) => [u.range.start.line + 1, u.words])).toEqual([[3, ['budjet', 'nightly']]]);
     expect(parse(body('budget 5')).value.unparsed).toBeUndefined();
+  });
+});
+
+describe('statementOffsetOf', () => {
+  const STARTS = STATEMENT_KEYWORDS;
+  /** The definition, looking back from each token: what the one-pass index must agree with. */
+  function naive(tokens: IToken[], index: number): number | undefined {
+    const word = tokens[index]!.image;
+    if (STARTS.includes(word) || word === 'policy' || word === 'schedule' || word === '}') return undefined;
+    for (let j = index - 1; j >= 0; j--) {
+      const w = tokens[j]!.image;
+      if (w === '{' || w === '}') return tokens[j + 1]!.startOffset;
+      if (STARTS.includes(w)) return tokens[j]!.startOffset;
+      if (w === 'policy' || w === 'schedule') return undefined;
+    }
+    return undefined;
+  }
+
+  it('agrees with looking back from each token, on token soups of keywords and braces', () => {
+    const words = ['policy', 'schedule', '{', '}', 'budget', 'window', 'pods', 'for', 'x', '1', ',', 'during'];
+    fc.assert(fc.property(fc.array(fc.constantFrom(...words), { maxLength: 40 }), (list) => {
+      const { tokens } = tokenize(list.join(' '));
+      tokens.forEach((t, i) => expect(statementOffsetOf(tokens, t)).toBe(naive(tokens, i)));
+    }), { seed: 13, numRuns: 300 });
   });
 });

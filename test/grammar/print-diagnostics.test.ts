@@ -49,4 +49,47 @@ describe('renderDiagnostics', () => {
   it('prints nothing for no diagnostics', () => {
     expect(renderDiagnostics('p.kpol', text, [])).toBe('');
   });
+
+  describe('a long line shows a window around the range', () => {
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+    const long = `\t${body(400)} BAD ${body(400)}`;
+    const at = long.indexOf('BAD');
+    const d = diagnostic('unexpectedCharacter', new LineIndex(long).range(at, at + 3), { char: 'BAD' });
+    const [, source, squiggle] = renderDiagnostics('p.kpol', long, [d]).split('\n');
+
+    it('cuts the line to at most 100 columns with … on each cut side', () => {
+      expect(long.length).toBeGreaterThan(3000);
+      expect(source.length).toBeLessThanOrEqual(4 + 100);
+      expect(source.startsWith('    …')).toBe(true);
+      expect(source.endsWith('…')).toBe(true);
+    });
+
+    it('keeps the squiggle under the range', () => {
+      expect(squiggle.trimStart()).toBe('~~~');
+      expect(source.slice(squiggle.indexOf('~'), squiggle.indexOf('~') + 3)).toBe('BAD');
+    });
+
+    it('keeps the tabs of the shown part in the padding', () => {
+      const tabbed = `${'x'.repeat(200)}\tBAD\t${'y'.repeat(200)}`;
+      const b = tabbed.indexOf('BAD');
+      const d = diagnostic('unexpectedCharacter', new LineIndex(tabbed).range(b, b + 3), { char: 'B' });
+      const [, src, sq] = renderDiagnostics('p.kpol', tabbed, [d]).split('\n');
+      expect(sq).toMatch(/^ {4} +\t~~~$/);
+      expect(src.slice(sq.indexOf('~'), sq.indexOf('~') + 3)).toBe('BAD');
+    });
+
+    it('starts at the line start and cuts only the end when the range is near it', () => {
+      const early = diagnostic('unexpectedCharacter', new LineIndex(long).range(1, 3), { char: 'w0' });
+      const [, src, sq] = renderDiagnostics('p.kpol', long, [early]).split('\n');
+      expect(src).toBe(`    ${long.slice(0, 99)}…`);
+      expect(sq).toBe('    \t~~');
+    });
+
+    it('clips a range longer than the window to the window', () => {
+      const all = diagnostic('unexpectedCharacter', new LineIndex(long).range(0, long.length), { char: '?' });
+      const [, src, sq] = renderDiagnostics('p.kpol', long, [all]).split('\n');
+      expect(src.length).toBeLessThanOrEqual(104);
+      expect(sq.length).toBeLessThanOrEqual(104);
+    });
+  });
 });

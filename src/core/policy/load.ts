@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Loads .kpol sources (files or ConfigMap keys) through parse and check together, so names
 // and NodePools are unique across all of them. Callers use `policies` only when `ok`.
+import { limitDiagnostics } from '../../../grammar/diagnostic-limit.js';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../../../grammar/diagnostic.js';
 import { parse } from '../../../grammar/parse.js';
 import { checkAll } from '../../../rules/checks/check.js';
@@ -13,7 +14,10 @@ export interface PolicySource {
 }
 
 export interface LoadedFile extends PolicySource {
+  /** At most MAX_DIAGNOSTICS, in source order; an error among them whenever the file has one. */
   diagnostics: Diagnostic[];
+  /** Diagnostics past the per-file limit, counted but not kept; absent means none. */
+  omitted?: number;
 }
 
 export interface LoadedPolicies {
@@ -25,11 +29,14 @@ export interface LoadedPolicies {
 export function loadPolicies(sources: readonly PolicySource[], nowMs?: number): LoadedPolicies {
   const parsed = sources.map((s) => ({ source: s, result: parse(s.text) }));
   const checked = checkAll(parsed.map((p) => ({ fileName: p.source.fileName, file: p.result.value })), { nowMs });
-  const files = parsed.map((p, i) => ({
-    ...p.source,
+  const files = parsed.map((p, i): LoadedFile => {
     // One list in source order: a syntax error and the checker's reports interleave by position.
-    diagnostics: sortDiagnostics([...p.result.diagnostics, ...checked.files[i].diagnostics]),
-  }));
+    const limited = limitDiagnostics(sortDiagnostics([...p.result.diagnostics, ...checked.files[i].diagnostics]));
+    const omitted = (p.result.omitted ?? 0) + limited.omitted;
+    const file: LoadedFile = { ...p.source, diagnostics: limited.diagnostics };
+    if (omitted > 0) file.omitted = omitted;
+    return file;
+  });
   return { ok: !files.some((f) => hasErrors(f.diagnostics)), policies: checked.value, files };
 }
 

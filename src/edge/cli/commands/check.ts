@@ -7,7 +7,8 @@ import { parse, type Command } from './command.js';
 const usage = `usage: kpol check [--strict] [--format text|json] FILE…
 
 Checks .kpol files together and prints diagnostics (file:line:col), in colour on a terminal
-unless NO_COLOR is set. Exit 1 on any error.
+unless NO_COLOR is set, at most 100 per file (JSON: \`omitted\` counts the rest). Exit 1 on
+any error.
 
   --strict, --deny-warnings   exit 1 on warnings too (for CI)`;
 
@@ -25,13 +26,20 @@ export const checkCommand: Command = {
     const strict = values.strict || values['deny-warnings'];
     const loaded = loadPolicies(readPolicySources(positionals));
     const count = (s: string) => loaded.files.reduce((n, f) => n + f.diagnostics.filter((d) => d.severity === s).length, 0);
-    const failed = !loaded.ok || (strict && count('warning') > 0);
+    const omitted = loaded.files.reduce((n, f) => n + (f.omitted ?? 0), 0);
+    // Diagnostics past the per-file limit may be warnings: under --strict they fail the check.
+    const failed = !loaded.ok || (strict && (count('warning') > 0 || omitted > 0));
     if (values.format === 'json') {
-      io.out(JSON.stringify({ ok: loaded.ok, files: loaded.files.map((f) => ({ file: f.fileName, diagnostics: f.diagnostics })) }, null, 2));
+      const files = loaded.files.map((f) => ({
+        file: f.fileName, diagnostics: f.diagnostics, omitted: f.omitted ?? 0,
+      }));
+      io.out(JSON.stringify({ ok: loaded.ok, files }, null, 2));
     } else {
       reportDiagnostics(loaded, io);
       const failing = loaded.ok && failed ? '; warnings fail the check (--strict)' : '';
-      io.err(`${loaded.files.length} file(s): ${count('error')} error(s), ${count('warning')} warning(s)${failing}`);
+      const more = omitted > 0 ? `, ${omitted} more not shown` : '';
+      const counts = `${count('error')} error(s), ${count('warning')} warning(s)${more}`;
+      io.err(`${loaded.files.length} file(s): ${counts}${failing}`);
     }
     return failed ? EXIT_FINDINGS : EXIT_OK;
   },

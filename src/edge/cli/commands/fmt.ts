@@ -19,9 +19,9 @@ export const fmtCommand: Command = {
     let exit = EXIT_OK;
     for (const file of positionals) {
       const text = readText(file);
-      const { value, diagnostics } = formatSource(text);
+      const { value, diagnostics, omitted } = formatSource(text);
       if (value === undefined) {
-        io.err(renderDiagnostics(file, text, diagnostics));
+        io.err(renderDiagnostics(file, text, diagnostics, { omitted }));
         exit = EXIT_FINDINGS;
         continue;
       }

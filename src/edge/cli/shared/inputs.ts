@@ -12,7 +12,8 @@ export function readPolicySources(paths: readonly string[]): PolicySource[] {
 /** Prints every file's diagnostics (squiggles) to stderr; returns true when any is an error. */
 export function reportDiagnostics(loaded: LoadedPolicies, io: Output): boolean {
   for (const f of loaded.files) {
-    if (f.diagnostics.length) io.err(renderDiagnostics(f.fileName, f.text, f.diagnostics, { color: io.errColor }));
+    if (!f.diagnostics.length) continue;
+    io.err(renderDiagnostics(f.fileName, f.text, f.diagnostics, { color: io.errColor, omitted: f.omitted }));
   }
   return !loaded.ok;
 }
