@@ -8,7 +8,7 @@ import type { Clock } from '../../../core/clock.js';
 import type { ClusterIndex } from '../../../core/cluster/state.js';
 import type { EvalOutput } from '../../../core/eval/output.js';
 import type { EventRecorder } from '../../../core/observe/recorder.js';
-import type { Candidate } from './candidates.js';
+import { budgetMapping, bySavingsRatio, candidatesFor, takeWithinBudget, type Candidate } from './candidates.js';
 import type { Command, MethodName, Replacement } from './command.js';
 
 /** The outcome of simulating the candidates' pods elsewhere (KARPENTER.md#scheduling-simulation). */
@@ -82,4 +82,10 @@ export function command(ctx: MethodContext, m: Method, candidates: Candidate[], 
     candidates: candidates.map((c) => c.ref), replacements, createdAt: ctx.now, launched: [],
     ...(nominates.length > 0 && { nominates: [...nominates] }),
   };
+}
+
+/** The reason's candidates, most savings first, kept while their pool's budget lasts (emptiness, multi-node). */
+export function withinBudgetBySavings(ctx: MethodContext, reason: Reason): Candidate[] {
+  const ordered = candidatesFor(reason, ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio);
+  return takeWithinBudget(ordered, budgetMapping(ctx.evaluation, reason));
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Multi-node consolidation (KARPENTER.md#multi-node): the longest prefix of candidates (in savings
 // order, within budgets, at most 100) that can all go at once, found by binary search.
-import { budgetMapping, bySavingsRatio, candidatesFor, takeWithinBudget, type Candidate } from './candidates.js';
+import type { Candidate } from './candidates.js';
 import { balancedApproves } from './balanced.js';
 import { computeConsolidation, type Consolidation } from './consolidation.js';
 import type { InstanceType } from '../../../world/cloud/provider.js';
 import { LABEL_INSTANCE_TYPE } from '../../../core/cluster/types.js';
 import { filterOutSameInstanceType } from '../../../world/scheduling/pricing.js';
-import { command, type Method, type MethodContext } from './method.js';
+import { command, withinBudgetBySavings, type Method, type MethodContext } from './method.js';
 import { deadline, MULTI_NODE_TIMEOUT_MS } from './timeouts.js';
 
 const MAX_CANDIDATES = 100;
@@ -16,8 +16,7 @@ export const multiNode: Method = {
   name: 'MultiNodeConsolidation', reason: 'Underutilized', consolidationType: 'multi', validation: 'exact', publishesFilterEvents: true,
   why: 'Several underutilized nodes replaced at once save more than one at a time; the batch must hold exactly after validation.',
   compute(ctx) {
-    const budget = budgetMapping(ctx.evaluation, 'Underutilized');
-    const kept = takeWithinBudget(candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio), budget);
+    const kept = withinBudgetBySavings(ctx, 'Underutilized');
     if (kept.length < 2) return [];
     const max = Math.min(kept.length, MAX_CANDIDATES);
     let lo = 1;
