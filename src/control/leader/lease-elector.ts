@@ -9,6 +9,8 @@
 //   deadline, which is shorter than the lease duration, so it has stopped before anyone else
 //   can see the lease expire;
 // - graceful shutdown clears the holder so the next candidate takes over at once.
+// Why our own: @kubernetes/client-node (2.0.1) has no leader election, and this one runs on the
+// ClusterClient interface, so the same code elects on a real API server and in simulations.
 import { isApiError, type ClusterClient } from '../../core/cluster/client.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/observe/logger.js';

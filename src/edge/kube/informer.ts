@@ -9,6 +9,11 @@
 // relists the same way, so an event a proxy swallowed is repaired within `resyncMs`. The cache
 // is kept in list order, and an object whose resourceVersion did not change stays the same
 // object across relists, so readers can tell what changed by identity.
+//
+// Why not @kubernetes/client-node's informer (ListWatch, 2.0.1): on any failure but 410 or a
+// client timeout it reports the error and stops, leaving the restart to the caller; a failed
+// list stops it too; a malformed watch line is dropped without a word; and it has no resync.
+// This loop uses the same KubeConfig and HTTP library (rest.ts) and keeps going instead.
 import { ApiError, type WatchEvent } from '../../core/cluster/client.js';
 import type { KubeObject } from '../../core/cluster/types.js';
 import type { Logger } from '../../core/observe/logger.js';
