@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Small readers over Chevrotain CST nodes for the lowering. A token "is real" when it was in
-// the source, as opposed to one inserted by error recovery (which has no position).
+// the source, as opposed to one inserted by error recovery (which has no position). The readers
+// take the node types generated from the grammar (grammar/cst-types.ts): the key must be a child
+// that rule has, of the right sort, so a misspelt key does not compile.
 import type { CstElement, CstNode, IToken } from 'chevrotain';
 
 function isToken(element: CstElement): element is IToken {
@@ -14,6 +16,18 @@ export function isReal(token: IToken | undefined): token is IToken {
 
 const NONE: readonly CstElement[] = [];
 
+type ChildrenOf<N extends CstNode> = N['children'];
+/** The children of `N` that hold tokens. */
+export type TokenKey<N extends CstNode> = {
+  [K in keyof ChildrenOf<N>]-?: NonNullable<ChildrenOf<N>[K]> extends IToken[] ? K : never;
+}[keyof ChildrenOf<N>] & string;
+/** The children of `N` that hold sub-rule nodes. */
+export type NodeKey<N extends CstNode> = {
+  [K in keyof ChildrenOf<N>]-?: NonNullable<ChildrenOf<N>[K]> extends CstNode[] ? K : never;
+}[keyof ChildrenOf<N>] & string;
+/** The node type stored under `K` of `N`. */
+type NodeAt<N extends CstNode, K extends keyof ChildrenOf<N>> = NonNullable<ChildrenOf<N>[K]> extends (infer E)[] ? E : never;
+
 function childrenOf(node: CstNode | undefined, key: string): readonly CstElement[] {
   return node?.children[key] ?? NONE;
 }
@@ -22,7 +36,7 @@ function childrenOf(node: CstNode | undefined, key: string): readonly CstElement
  * The real tokens stored under `key` (a token type name), in source order. The parser appends in
  * source order, so this is usually the CST's own list, which callers must not change.
  */
-export function tokensOf(node: CstNode | undefined, key: string): readonly IToken[] {
+export function tokensOf<N extends CstNode>(node: N | undefined, key: TokenKey<N>): readonly IToken[] {
   const elements = childrenOf(node, key);
   let clean = true;
   for (let i = 0; i < elements.length && clean; i++) {
@@ -35,7 +49,7 @@ export function tokensOf(node: CstNode | undefined, key: string): readonly IToke
 }
 
 /** The first real token stored under `key`. */
-export function tokenOf(node: CstNode | undefined, key: string): IToken | undefined {
+export function tokenOf<N extends CstNode>(node: N | undefined, key: TokenKey<N>): IToken | undefined {
   let first: IToken | undefined;
   for (const element of childrenOf(node, key)) {
     if (isToken(element) && isReal(element) && (!first || element.startOffset < first.startOffset)) first = element;
@@ -51,26 +65,26 @@ function sortKey(node: CstNode): number {
 }
 
 /** The sub-rule nodes stored under `key` (a rule name), in source order; like `tokensOf`, often the CST's own list. */
-export function nodesOf(node: CstNode | undefined, key: string): readonly CstNode[] {
+export function nodesOf<N extends CstNode, K extends NodeKey<N>>(node: N | undefined, key: K): readonly NodeAt<N, K>[] {
   const elements = childrenOf(node, key);
   let clean = true;
   for (let i = 0; i < elements.length && clean; i++) {
     const element = elements[i]!;
     clean = !isToken(element) && (i === 0 || sortKey(elements[i - 1] as CstNode) <= sortKey(element));
   }
-  if (clean) return elements as readonly CstNode[];
+  if (clean) return elements as readonly NodeAt<N, K>[];
   const found = elements.filter((e): e is CstNode => !isToken(e));
-  return found.sort((a, b) => sortKey(a) - sortKey(b));
+  return found.sort((a, b) => sortKey(a) - sortKey(b)) as NodeAt<N, K>[];
 }
 
 /** The first sub-rule node stored under `key`. */
-export function nodeOf(node: CstNode | undefined, key: string): CstNode | undefined {
+export function nodeOf<N extends CstNode, K extends NodeKey<N>>(node: N | undefined, key: K): NodeAt<N, K> | undefined {
   const elements = childrenOf(node, key);
   let first: CstNode | undefined;
   for (const element of elements) {
     if (!isToken(element) && (!first || sortKey(element) < sortKey(first))) first = element;
   }
-  return first;
+  return first as NodeAt<N, K> | undefined;
 }
 
 /** The only child rule of an alternation rule such as `statement`. */

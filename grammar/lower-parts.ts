@@ -4,6 +4,9 @@
 // part is missing from a recovered CST; the caller then skips the whole statement.
 import type { CstNode, IToken } from 'chevrotain';
 import type {
+  AfterClauseCstNode, NameListCstNode, QuantityCstNode, ReasonsCstNode, RequirementCstNode, SelectorCstNode, ValueCstNode, WindowCstNode,
+} from './cst-types.js';
+import type {
   DurationLit, Name, NeverLit, QuantityLit, Range, Requirement, Selector, Str, Unparsed, WindowExpr,
 } from './ast.js';
 import { nodeOf, nodesOf, spanOf, tokenOf, tokensOf, wasRecovered } from './cst.js';
@@ -48,12 +51,12 @@ export function neverOf(ctx: LowerContext, token: IToken | undefined): NeverLit 
 }
 
 /** `after D|never` */
-export function afterOf(ctx: LowerContext, node: CstNode | undefined): DurationLit | NeverLit | undefined {
+export function afterOf(ctx: LowerContext, node: AfterClauseCstNode | undefined): DurationLit | NeverLit | undefined {
   return durationOf(ctx, tokenOf(node, 'Duration')) ?? neverOf(ctx, tokenOf(node, 'KwNever'));
 }
 
 /** `5` or `20%`; a fraction or an unsafe integer is reported and yields undefined. */
-export function quantityOf(ctx: LowerContext, node: CstNode | undefined): QuantityLit | undefined {
+export function quantityOf(ctx: LowerContext, node: QuantityCstNode | undefined): QuantityLit | undefined {
   const token = tokenOf(node, 'NumberLit') ?? tokenOf(node, 'Percent');
   if (!token) return undefined;
   const percent = token.image.includes('%');
@@ -69,17 +72,17 @@ export function quantityOf(ctx: LowerContext, node: CstNode | undefined): Quanti
 }
 
 /** `REASON, REASON…` as written; validated by the checker. */
-export function reasonsOf(ctx: LowerContext, node: CstNode | undefined): Name[] {
+export function reasonsOf(ctx: LowerContext, node: ReasonsCstNode | undefined): Name[] {
   return tokensOf(node, 'Name').map((t) => nameOf(ctx, t)!);
 }
 
 /** `a, b, c` of nodepool names or namespaces. */
-export function namesOf(ctx: LowerContext, node: CstNode | undefined): Name[] {
+export function namesOf(ctx: LowerContext, node: NameListCstNode | undefined): Name[] {
   return tokensOf(node, 'Identifier').map((t) => nameOf(ctx, t)!);
 }
 
 /** `"cron"|NAME [for D] [in "TZ"]` */
-export function windowOf(ctx: LowerContext, node: CstNode | undefined): WindowExpr | undefined {
+export function windowOf(ctx: LowerContext, node: WindowCstNode | undefined): WindowExpr | undefined {
   if (!node) return undefined;
   const schedule = strOf(ctx, tokenOf(node, 'StringLit')) ?? nameOf(ctx, tokenOf(node, 'Name'));
   const range = rangeOf(ctx, node);
@@ -93,7 +96,7 @@ export function windowOf(ctx: LowerContext, node: CstNode | undefined): WindowEx
 }
 
 /** Requirements joined by `and` or `,`. */
-export function selectorOf(ctx: LowerContext, node: CstNode | undefined): Selector | undefined {
+export function selectorOf(ctx: LowerContext, node: SelectorCstNode | undefined): Selector | undefined {
   if (!node) return undefined;
   const requirements: Requirement[] = [];
   for (const r of nodesOf(node, 'requirement')) {
@@ -106,7 +109,7 @@ export function selectorOf(ctx: LowerContext, node: CstNode | undefined): Select
   return { kind: 'Selector', requirements, range };
 }
 
-function requirementOf(ctx: LowerContext, node: CstNode): Requirement | undefined {
+function requirementOf(ctx: LowerContext, node: RequirementCstNode): Requirement | undefined {
   const key = nameOf(ctx, tokenOf(node, 'Identifier'));
   const range = rangeOf(ctx, node);
   if (!key || !range) return undefined;
@@ -123,7 +126,7 @@ function requirementOf(ctx: LowerContext, node: CstNode): Requirement | undefine
   return { kind: 'Requirement', key, operator: negated ? 'NotIn' : 'In', values: strs, range };
 }
 
-function valueOf(ctx: LowerContext, node: CstNode): Str | undefined {
+function valueOf(ctx: LowerContext, node: ValueCstNode): Str | undefined {
   const quoted = tokenOf(node, 'StringLit');
   if (quoted) return strOf(ctx, quoted);
   const bare = tokenOf(node, 'Identifier') ?? tokenOf(node, 'NumberLit') ?? tokenOf(node, 'Duration');

@@ -4,6 +4,9 @@
 // holds statements that were written out in full.
 import type { CstNode, IToken } from 'chevrotain';
 import type {
+  AllowStmtCstNode, BudgetStmtCstNode, ConsolidateStmtCstNode, ExpireStmtCstNode, FreezeStmtCstNode, PodsStmtCstNode, ScheduleDeclCstNode, TerminationStmtCstNode, TimezoneStmtCstNode, WindowStmtCstNode,
+} from './cst-types.js';
+import type {
   AllowStmt, BudgetStmt, ConsolidateStmt, DateRange, ExpireStmt, FreezeStmt, MaintenanceWindowStmt, Name,
   PodWindowStmt, ScheduleDecl, Statement, TerminationGraceStmt, TimeZoneStmt, WindowExpr,
 } from './ast.js';
@@ -17,21 +20,21 @@ import {
 export function lowerStatement(ctx: LowerContext, node: CstNode): Statement | undefined {
   if (wasRecoveredIn(ctx, node)) return undefined;
   switch (node.name) {
-    case 'consolidateStmt': return consolidate(ctx, node);
-    case 'expireStmt': return expire(ctx, node);
-    case 'terminationStmt': return termination(ctx, node);
-    case 'timezoneStmt': return timezone(ctx, node);
-    case 'budgetStmt': return budget(ctx, node);
-    case 'allowStmt': return allow(ctx, node);
-    case 'freezeStmt': return freeze(ctx, node);
-    case 'podsStmt': return pods(ctx, node);
-    case 'windowStmt': return maintenanceWindow(ctx, node);
+    case 'consolidateStmt': return consolidate(ctx, node as ConsolidateStmtCstNode);
+    case 'expireStmt': return expire(ctx, node as ExpireStmtCstNode);
+    case 'terminationStmt': return termination(ctx, node as TerminationStmtCstNode);
+    case 'timezoneStmt': return timezone(ctx, node as TimezoneStmtCstNode);
+    case 'budgetStmt': return budget(ctx, node as BudgetStmtCstNode);
+    case 'allowStmt': return allow(ctx, node as AllowStmtCstNode);
+    case 'freezeStmt': return freeze(ctx, node as FreezeStmtCstNode);
+    case 'podsStmt': return pods(ctx, node as PodsStmtCstNode);
+    case 'windowStmt': return maintenanceWindow(ctx, node as WindowStmtCstNode);
     default: return undefined;
   }
 }
 
 /** `schedule NAME = "cron" [for D] [in "TZ"]`; undefined when incomplete. */
-export function lowerScheduleDecl(ctx: LowerContext, node: CstNode): ScheduleDecl | undefined {
+export function lowerScheduleDecl(ctx: LowerContext, node: ScheduleDeclCstNode): ScheduleDecl | undefined {
   if (wasRecoveredIn(ctx, node)) return undefined;
   const name = nameOf(ctx, tokenOf(node, 'Name'));
   const cron = strOf(ctx, tokenOf(node, 'StringLit'));
@@ -47,13 +50,13 @@ export function lowerScheduleDecl(ctx: LowerContext, node: CstNode): ScheduleDec
 
 const CONSOLIDATION_POLICY = { empty: 'WhenEmpty', underutilized: 'WhenEmptyOrUnderutilized', balanced: 'Balanced' } as const;
 
-function consolidate(ctx: LowerContext, node: CstNode): ConsolidateStmt | undefined {
+function consolidate(ctx: LowerContext, node: ConsolidateStmtCstNode): ConsolidateStmt | undefined {
   const range = rangeOf(ctx, node)!;
   const stmt: ConsolidateStmt = { kind: 'Consolidate', range };
   const never = tokenOf(node, 'KwNever');
   if (never) return { ...stmt, after: neverOf(ctx, never) };
   if (tokenOf(node, 'KwWhen')) {
-    const { first, last } = firstAndLast(['KwEmpty', 'KwOr', 'KwUnderutilized', 'KwBalanced'].flatMap((key) => tokensOf(node, key)));
+    const { first, last } = firstAndLast((['KwEmpty', 'KwOr', 'KwUnderutilized', 'KwBalanced'] as const).flatMap((key) => tokensOf(node, key)));
     if (!first || !last) return undefined;
     const key = last.image as keyof typeof CONSOLIDATION_POLICY;
     const text = CONSOLIDATION_POLICY[key];
@@ -75,18 +78,18 @@ function firstAndLast(tokens: readonly IToken[]): { first?: IToken; last?: IToke
   return { first, last };
 }
 
-function expire(ctx: LowerContext, node: CstNode): ExpireStmt | undefined {
+function expire(ctx: LowerContext, node: ExpireStmtCstNode): ExpireStmt | undefined {
   const after = neverOf(ctx, tokenOf(node, 'KwNever')) ?? afterOf(ctx, nodeOf(node, 'afterClause'));
   if (!after) return undefined;
   return { kind: 'Expire', after, graceful: tokenOf(node, 'KwGracefully') !== undefined, range: rangeOf(ctx, node)! };
 }
 
-function termination(ctx: LowerContext, node: CstNode): TerminationGraceStmt | undefined {
+function termination(ctx: LowerContext, node: TerminationStmtCstNode): TerminationGraceStmt | undefined {
   const duration = durationOf(ctx, tokenOf(node, 'Duration'));
   return duration && { kind: 'TerminationGrace', duration, range: rangeOf(ctx, node)! };
 }
 
-function timezone(ctx: LowerContext, node: CstNode): TimeZoneStmt | undefined {
+function timezone(ctx: LowerContext, node: TimezoneStmtCstNode): TimeZoneStmt | undefined {
   const zone = strOf(ctx, tokenOf(node, 'StringLit'));
   return zone && { kind: 'TimeZone', zone, range: rangeOf(ctx, node)! };
 }
@@ -95,13 +98,13 @@ function timezone(ctx: LowerContext, node: CstNode): TimeZoneStmt | undefined {
  * Lowers an optional part: absent → `{}` (nothing to set); present but broken → undefined
  * (the statement is dropped, its error already reported); else `{ value }`.
  */
-function optionalPart<T>(ctx: LowerContext, node: CstNode | undefined, lowerPart: (ctx: LowerContext, n: CstNode) => T | undefined): { value?: T } | undefined {
+function optionalPart<N extends CstNode, T>(ctx: LowerContext, node: N | undefined, lowerPart: (ctx: LowerContext, n: N) => T | undefined): { value?: T } | undefined {
   if (!node) return {};
   const value = lowerPart(ctx, node);
   return value === undefined ? undefined : { value };
 }
 
-function budget(ctx: LowerContext, node: CstNode): BudgetStmt | undefined {
+function budget(ctx: LowerContext, node: BudgetStmtCstNode): BudgetStmt | undefined {
   const nodes = quantityOf(ctx, nodeOf(node, 'quantity'));
   if (!nodes) return undefined;
   const window = optionalPart(ctx, nodeOf(node, 'window'), windowOf);
@@ -111,14 +114,14 @@ function budget(ctx: LowerContext, node: CstNode): BudgetStmt | undefined {
   return stmt;
 }
 
-function allow(ctx: LowerContext, node: CstNode): AllowStmt | undefined {
+function allow(ctx: LowerContext, node: AllowStmtCstNode): AllowStmt | undefined {
   const nodes = quantityOf(ctx, nodeOf(node, 'quantity'));
   const window = windowOf(ctx, nodeOf(node, 'window'));
   if (!nodes || !window) return undefined;
   return { kind: 'Allow', nodes, reasons: reasonsOf(ctx, nodeOf(node, 'reasons')), window, range: rangeOf(ctx, node)! };
 }
 
-function freeze(ctx: LowerContext, node: CstNode): FreezeStmt | undefined {
+function freeze(ctx: LowerContext, node: FreezeStmtCstNode): FreezeStmt | undefined {
   const [fromTok, toTok] = tokensOf(node, 'StringLit');
   const from = strOf(ctx, fromTok);
   const to = strOf(ctx, toTok);
@@ -131,7 +134,7 @@ function freeze(ctx: LowerContext, node: CstNode): FreezeStmt | undefined {
   return { kind: 'Freeze', reasons: reasonsOf(ctx, nodeOf(node, 'reasons')), when, range: rangeOf(ctx, node)! };
 }
 
-function pods(ctx: LowerContext, node: CstNode): PodWindowStmt | undefined {
+function pods(ctx: LowerContext, node: PodsStmtCstNode): PodWindowStmt | undefined {
   const window = windowOf(ctx, nodeOf(node, 'window'));
   const selector = optionalPart(ctx, nodeOf(node, 'selector'), selectorOf);
   if (!window || !selector) return undefined;
@@ -146,7 +149,7 @@ function pods(ctx: LowerContext, node: CstNode): PodWindowStmt | undefined {
   return stmt;
 }
 
-function maintenanceWindow(ctx: LowerContext, node: CstNode): MaintenanceWindowStmt | undefined {
+function maintenanceWindow(ctx: LowerContext, node: WindowStmtCstNode): MaintenanceWindowStmt | undefined {
   const name: Name | undefined = nameOf(ctx, tokenOf(node, 'Identifier'));
   const reasons = reasonsOf(ctx, nodeOf(node, 'reasons'));
   const windows = nodesOf(node, 'window').map((w) => windowOf(ctx, w));

@@ -3,6 +3,7 @@
 // policies are skipped, never thrown on, and recorded as unparsed; unknown statements and
 // unknown top-level text are reported by lower-junk.ts.
 import type { CstNode, IToken } from 'chevrotain';
+import type { FileCstNode, PolicyCstNode, TargetCstNode } from './cst-types.js';
 import type { Comment, Policy, PolicyFile, ScheduleDecl, Statement, Target } from './ast.js';
 import { allTokensOf, nodeOf, nodesOf, onlyChild, spanOf, tokenOf } from './cst.js';
 import type { Diagnostic } from './diagnostic.js';
@@ -13,7 +14,7 @@ import type { LineIndex } from './positions.js';
 
 /** What `lower` needs besides the CST. */
 export interface LowerInput {
-  cst: CstNode;
+  cst: FileCstNode;
   tokens: IToken[];
   comments: Comment[];
   lines: LineIndex;
@@ -49,7 +50,7 @@ export function lower(input: LowerInput): { value: PolicyFile; diagnostics: Diag
   return { value: file, diagnostics: ctx.diagnostics };
 }
 
-function lowerPolicy(ctx: LowerContext, input: LowerInput, node: CstNode): Policy | undefined {
+function lowerPolicy(ctx: LowerContext, input: LowerInput, node: PolicyCstNode): Policy | undefined {
   const targetNode = nodeOf(node, 'target');
   const name = nameOf(ctx, tokenOf(node, 'Identifier'));
   const target = targetNode && !wasRecoveredIn(ctx, targetNode) ? lowerTarget(ctx, targetNode) : undefined;
@@ -82,7 +83,7 @@ function hasLeftOver(ctx: LowerContext, stmt: CstNode, next: CstNode | undefined
   return end !== undefined && junk !== undefined && ctx.lines.positionAt(end).line === ctx.lines.positionAt(junk).line;
 }
 
-function lowerTarget(ctx: LowerContext, node: CstNode): Target | undefined {
+function lowerTarget(ctx: LowerContext, node: TargetCstNode): Target | undefined {
   const range = rangeOf(ctx, node);
   if (!range) return undefined;
   const selectorNode = nodeOf(node, 'selector');

@@ -4,7 +4,8 @@
 // `unknownStatement` that runs to the next statement keyword or `}`, so one bad statement
 // never hides the ones after it; unknown text at top level runs to the next `policy` or
 // `schedule`. The EBNF is in grammar/README.md.
-import { CstParser, type CstNode, type IOrAlt, type IRecognitionException, type IToken, type OrMethodOpts, type TokenType } from 'chevrotain';
+import { CstParser, generateCstDts, type CstNode, type IOrAlt, type IRecognitionException, type IToken, type OrMethodOpts, type TokenType } from 'chevrotain';
+import type { FileCstNode } from './cst-types.js';
 import { expectedPhraseProvider } from './expected.js';
 import {
   allTokens, Bang, Comma, DoubleEquals, Duration, Equals, Identifier, kw, LCurly, LParen, Name,
@@ -380,9 +381,17 @@ export function checkGrammar(): void {
   new KpolParser(true);
 }
 
+/**
+ * TypeScript declarations of every rule's CST node (Chevrotain's generateCstDts), kept in
+ * grammar/cst-types.ts; test/grammar/cst-types.test.ts fails when the two differ.
+ */
+export function cstDeclarations(): string {
+  return generateCstDts(parser.getGAstProductions(), { includeVisitorInterface: false });
+}
+
 /** The CST of a whole file plus the recognition errors Chevrotain recovered from. */
 export interface ParsedTokens {
-  cst: CstNode;
+  cst: FileCstNode;
   errors: IRecognitionException[];
 }
 
@@ -411,7 +420,7 @@ export function parseTokens(tokens: IToken[]): ParsedTokens {
   Error.stackTraceLimit = 0;
   try {
     parser.input = tokens;
-    const cst = parser.file();
+    const cst = parser.file() as FileCstNode; // the shape grammar/cst-types.ts declares for rule `file`
     return { cst, errors: parser.errors };
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
