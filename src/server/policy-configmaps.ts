@@ -10,6 +10,7 @@ import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../cluster/types.js';
 import { ANNOTATION_POLICY_STATUS } from '../policy/configmap-status.js';
 import { configMapFileName, type LoadedPolicies, type PolicySource } from '../policy/load.js';
 import { pushPolicies } from '../policy/push.js';
+import { ownValue } from '../cluster/own-keys.js';
 
 export interface StoredPolicy {
   namespace: string;
@@ -51,7 +52,7 @@ export function badPolicyAddress(r: Pick<SaveRequest, 'namespace' | 'name' | 'ke
 const stored = (cm: ConfigMap, key: string): StoredPolicy => {
   const status = cm.metadata.annotations?.[ANNOTATION_POLICY_STATUS];
   return {
-    namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key, text: cm.data?.[key] ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
+    namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key, text: ownValue(cm.data, key) ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
     ...(status !== undefined && { status }),
   };
 };
@@ -71,7 +72,7 @@ export class PolicyConfigMaps {
 
   async get(namespace: string, name: string, key: string): Promise<StoredPolicy | undefined> {
     const cm = await this.client.get<ConfigMap>({ kind: 'ConfigMap', namespace, name });
-    return cm && cm.data?.[key] !== undefined ? stored(cm, key) : undefined;
+    return cm && ownValue(cm.data, key) !== undefined ? stored(cm, key) : undefined;
   }
 
   /**
@@ -88,7 +89,7 @@ export class PolicyConfigMaps {
       case 'refused':
         return { ok: false, refused: w.loaded };
       case 'conflict':
-        return { ok: false, conflict: true, current: w.current && w.current.data?.[r.key] !== undefined ? stored(w.current, r.key) : undefined };
+        return { ok: false, conflict: true, current: w.current && ownValue(w.current.data, r.key) !== undefined ? stored(w.current, r.key) : undefined };
       default: {
         const never: never = w;
         throw new Error(`unknown push result ${JSON.stringify(never)}`);

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// Issue 13, defect 3 beyond node labels: keys a user controls (label keys, topology keys,
+// resource names, ConfigMap keys, fixture paths) named like Object members — `constructor`,
+// `toString`, `valueOf`, `hasOwnProperty`, `__proto__` — are looked up as own keys only, so a
+// key that is absent is absent, whatever Object.prototype holds. One describe per site class.
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
+import { matchesLabelSelector } from '../../src/cluster/labels.js';
+import type { ConfigMap, NodePool, Pod } from '../../src/cluster/types.js';
+import { requirementsDrifted } from '../../src/facts/node-facts.js';
+import { match } from '../../src/fixtures/match.js';
+import type { PlacementTarget } from '../../src/scheduling/predicates.js';
+import { nodeSelectorFits } from '../../src/scheduling/predicates.js';
+import { addResources, fitsWithin, insufficientResource, podRequests, remaining } from '../../src/scheduling/resources.js';
+import { topologySpreadFits, topologyView } from '../../src/scheduling/topology.js';
+import { PolicyConfigMaps } from '../../src/server/policy-configmaps.js';
+
+const MEMBERS = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'];
+const LABELS = { 'topology.kubernetes.io/zone': 'us-west-2a' };
+
+const pool = (key: string, operator: string): NodePool => ({
+  apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'p' },
+  spec: { template: { spec: { requirements: [{ key, operator: operator as 'DoesNotExist' }] } } },
+} as NodePool);
+
+const pod = (spec: Partial<Pod['spec']>): Pod => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x', namespace: 'default', labels: { app: 'x' } },
+  spec: { containers: [{ name: 'c' }], ...spec },
+} as Pod);
+
+const target = (name: string, labels: Record<string, string>): PlacementTarget =>
+  ({ name, labels, taints: [], allocatable: { cpu: 4, pods: 10 }, pods: [] });
+
+describe('labels: NodePool requirements, selectors, node selectors and topology keys', () => {
+  it.each(MEMBERS)('a node without label %s is not drifted by its DoesNotExist', (key) => {
+    expect(requirementsDrifted(LABELS, pool(key, 'DoesNotExist'))).toBe(false);
+    expect(requirementsDrifted(LABELS, pool(key, 'Exists'))).toBe(true);
+  });
+
+  it.each(MEMBERS)('matchLabels %s matches only a label that is there', (key) => {
+    expect(matchesLabelSelector(LABELS, { matchExpressions: [{ key, operator: 'Exists' }] })).toBe(false);
+    expect(matchesLabelSelector(LABELS, { matchExpressions: [{ key, operator: 'DoesNotExist' }] })).toBe(true);
+  });
+
+  it.each(MEMBERS)('a node selector on %s reports the label absent', (key) => {
+    const why = nodeSelectorFits(pod({ nodeSelector: JSON.parse(`{${JSON.stringify(key)}: "x"}`) }), LABELS);
+    expect(why).toContain('<absent>');
+  });
+
+  it.each(MEMBERS)('a spread constraint over topology key %s does not fit a node without that label', (key) => {
+    const p = pod({ topologySpreadConstraints: [{ maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'x' } } }] });
+    const t = target('n', LABELS);
+    expect(topologySpreadFits(p, t, topologyView([t]))).toBe(`missing topology key ${key} for spread constraint`);
+  });
+});
+
+describe('snapshot fields: resource names in requests and allocatable', () => {
+  it.each(MEMBERS)('a request for %s does not fit a node that lacks it', (name) => {
+    const requests = podRequests(pod({ containers: [{ name: 'c', resources: { requests: JSON.parse(`{"cpu": "1", ${JSON.stringify(name)}: "1"}`) } }] }));
+    expect(requests[name]).toBe(1);
+    expect(fitsWithin(requests, { cpu: 4, pods: 10 })).toBe(false);
+    expect(insufficientResource(requests, { cpu: 4, pods: 10 })).toEqual({ name, requested: 1, available: 0 });
+    expect(addResources(requests, requests)[name]).toBe(2);
+    expect(remaining({ cpu: 4 }, requests)[name]).toBe(-1);
+  });
+});
+
+describe('ConfigMap data', () => {
+  it.each(MEMBERS)('a key named %s that the ConfigMap lacks is not found', async (key) => {
+    const cm: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'team', namespace: 'kpol-system', labels: { 'kpol.dev/policy': 'true' } }, data: { 'a.kpol': '' } };
+    const store = new PolicyConfigMaps(new MemoryCluster(new FakeClock(0), [cm]), 'kpol-system');
+    expect(await store.get('kpol-system', 'team', key)).toBeUndefined();
+  });
+});
+
+describe('fixtures: expected paths', () => {
+  it.each(MEMBERS.filter((k) => k !== '__proto__'))('an expected node %s that the evaluation lacks is missing', (key) => {
+    const expected = JSON.parse(`{"nodes": {${JSON.stringify(key)}: {"candidate": false}}}`);
+    expect(match(expected, { nodes: {} })).toEqual([{ path: `nodes.${key}`, expected: { candidate: false }, actual: undefined }]);
+  });
+
+  it('an expected node __proto__ that the evaluation lacks is missing', () => {
+    const expected = JSON.parse('{"nodes": {"__proto__": {"candidate": false}}}');
+    expect(match(expected, { nodes: {} })).toEqual([{ path: 'nodes.__proto__', expected: { candidate: false }, actual: undefined }]);
+  });
+});
