@@ -5,6 +5,10 @@
 // key that is absent is absent, whatever Object.prototype holds. One describe per site class.
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
+import { loadSnapshot } from '../../src/cluster/snapshot.js';
+import { indexCluster } from '../../src/cluster/state.js';
+import { Evaluator } from '../../src/eval/evaluate-cluster.js';
+import { makeNodeClaimAndNode, makeNodePool, toList } from '../support/cluster-builder.js';
 import { MemoryCluster } from '../../src/cluster/memory/memory-cluster.js';
 import { matchesLabelSelector } from '../../src/cluster/labels.js';
 import type { ConfigMap, NodePool, Pod } from '../../src/cluster/types.js';
@@ -63,6 +67,20 @@ describe('snapshot fields: resource names in requests and allocatable', () => {
     expect(insufficientResource(requests, { cpu: 4, pods: 10 })).toEqual({ name, requested: 1, available: 0 });
     expect(addResources(requests, requests)[name]).toBe(2);
     expect(remaining({ cpu: 4 }, requests)[name]).toBe(-1);
+  });
+});
+
+describe('snapshot fields: object names in the evaluation output', () => {
+  it.each(MEMBERS)('a Node named %s gets its own entry, and no other name finds it', async (name) => {
+    const { nodeClaim, node } = makeNodeClaimAndNode('default', 0);
+    node.metadata.name = name;
+    nodeClaim.status!.nodeName = name;
+    const { snapshot } = loadSnapshot(JSON.stringify(toList([makeNodePool('default'), nodeClaim, node])), 'x.json');
+    const out = await new Evaluator().evaluate(indexCluster(snapshot!), [], Date.UTC(2026, 8, 1));
+    expect(Object.keys(out.nodes)).toEqual([name]);
+    expect(Object.hasOwn(out.nodes, name)).toBe(true);
+    expect((out.nodes as Record<string, unknown>)['no-such-node']).toBeUndefined();
+    expect(JSON.stringify(out.nodes)).toContain(`${JSON.stringify(name)}:{"nodePool":"default"`);
   });
 });
 
