@@ -103,3 +103,21 @@ describe('fixtures: expected paths', () => {
     expect(match(expected, { nodes: {} })).toEqual([{ path: 'nodes.__proto__', expected: { candidate: false }, actual: undefined }]);
   });
 });
+
+describe('snapshot fields: NodePool names in a simulation', () => {
+  it('a NodePool named constructor is counted as a number of nodes', async () => {
+    const { simulationObjects } = await import('../../src/simulate/cluster-objects.js');
+    const { simulate } = await import('../../src/simulate/simulator.js');
+    const { readFileSync } = await import('node:fs');
+    const path = new URL('../../rules/examples/clusters/business-hours.yaml', import.meta.url).pathname;
+    // Every reference to NodePool `default` (name, uid, nodepool labels, owner references) renamed.
+    const text = readFileSync(path, 'utf8').replace(/(name: |nodepool: |nodepool-)default\b/g, '$1constructor');
+    const { objects, errors } = simulationObjects(text, path);
+    expect(errors).toEqual([]);
+    const from = Date.parse('2026-01-05T00:00:00Z');
+    const t = await simulate({ objects, policies: [], fromMs: from, forMs: 2 * 60_000, stepMs: 60_000 });
+    const counts = t.samples[0]!.nodesByPool;
+    expect(typeof counts.constructor).toBe('number');
+    expect(counts.constructor).toBeGreaterThan(0);
+  });
+});
