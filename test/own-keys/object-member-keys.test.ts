@@ -59,6 +59,19 @@ describe('labels: NodePool requirements, selectors, node selectors and topology 
   });
 });
 
+describe('annotations', () => {
+  // No site looks annotations up by a user's key (kpol reads fixed keys such as
+  // karpenter.sh/do-not-disrupt); this guards the one way a user's key could still reach them:
+  // a snapshot whose annotations hold `__proto__`, which must stay an own key, not a prototype.
+  it.each(['json', 'yaml'])('an annotation named __proto__ in a %s snapshot does not make a pod do-not-disrupt', async (format) => {
+    const { parse } = await import('yaml');
+    const { podDoNotDisrupt } = await import('../../src/cluster/state.js');
+    const text = '{"metadata": {"name": "p", "annotations": {"__proto__": {"karpenter.sh/do-not-disrupt": "true"}}}, "spec": {}}';
+    const p = (format === 'json' ? JSON.parse(text) : parse(text)) as Pod;
+    expect(podDoNotDisrupt(p, 0)).toEqual({ active: false });
+  });
+});
+
 describe('snapshot fields: resource names in requests and allocatable', () => {
   it.each(MEMBERS)('a request for %s does not fit a node that lacks it', (name) => {
     const requests = podRequests(pod({ containers: [{ name: 'c', resources: { requests: JSON.parse(`{"cpu": "1", ${JSON.stringify(name)}: "1"}`) } }] }));
