@@ -42,22 +42,27 @@ const sameDomain = (a: PlacementTarget, b: PlacementTarget, key: string): boolea
   a === b || (ownValue(a.labels, key) !== undefined && ownValue(a.labels, key) === ownValue(b.labels, key));
 
 const podName = (p: Pod): string => `${namespaceOf(p)}/${p.metadata.name}`;
+/** The target's value of a topology key, a key from the pod spec (own labels only). */
+const domainOf = (t: PlacementTarget, key: string): string | undefined => ownValue(t.labels, key);
 
 /** Required anti-affinity both ways: the pod's own terms, and placed pods' terms that select the pod. */
 export function antiAffinityFits(pod: Pod, target: PlacementTarget, view: TopologyView): string | undefined {
   for (const term of requiredPodAntiAffinity(pod)) {
-    if (target !== undefined && ownValue(target.labels, term.topologyKey) === undefined && term.topologyKey !== LABEL_HOSTNAME) continue;
+    if (target !== undefined && domainOf(target, term.topologyKey) === undefined
+      && term.topologyKey !== LABEL_HOSTNAME) continue;
     for (const other of view.targets) {
       if (!sameDomain(other, target, term.topologyKey)) continue;
       const hit = other.pods.find((p) => p !== pod && termMatches(pod, term, p));
-      if (hit) return `pod anti-affinity: ${podName(hit)} already in ${term.topologyKey}=${ownValue(target.labels, term.topologyKey) ?? target.name}`;
+      const domain = domainOf(target, term.topologyKey) ?? target.name;
+      if (hit) return `pod anti-affinity: ${podName(hit)} already in ${term.topologyKey}=${domain}`;
     }
   }
   for (const { pod: holder, target: where } of view.antiAffinityHolders) {
     if (holder === pod) continue;
     for (const term of requiredPodAntiAffinity(holder)) {
       if (!sameDomain(where, target, term.topologyKey) || !termMatches(holder, term, pod)) continue;
-      return `pod anti-affinity of ${podName(holder)} in ${term.topologyKey}=${ownValue(target.labels, term.topologyKey) ?? target.name}`;
+      const domain = domainOf(target, term.topologyKey) ?? target.name;
+      return `pod anti-affinity of ${podName(holder)} in ${term.topologyKey}=${domain}`;
     }
   }
   return undefined;
@@ -73,7 +78,7 @@ export function podAffinityFits(pod: Pod, target: PlacementTarget, view: Topolog
     if (inDomain) continue;
     const anywhere = view.targets.some((t) => t.pods.some((p) => p !== pod && termMatches(pod, term, p)));
     if (!anywhere && termMatches(pod, term, pod)) continue;
-    return `pod affinity: no matching pod in ${term.topologyKey}=${ownValue(target.labels, term.topologyKey) ?? '<absent>'}`;
+    return `pod affinity: no matching pod in ${term.topologyKey}=${domainOf(target, term.topologyKey) ?? '<absent>'}`;
   }
   return undefined;
 }

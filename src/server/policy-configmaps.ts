@@ -52,7 +52,8 @@ export function badPolicyAddress(r: Pick<SaveRequest, 'namespace' | 'name' | 'ke
 const stored = (cm: ConfigMap, key: string): StoredPolicy => {
   const status = cm.metadata.annotations?.[ANNOTATION_POLICY_STATUS];
   return {
-    namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key, text: ownValue(cm.data, key) ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
+    namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key,
+    text: ownValue(cm.data, key) ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
     ...(status !== undefined && { status }),
   };
 };
@@ -89,7 +90,8 @@ export class PolicyConfigMaps {
       case 'refused':
         return { ok: false, refused: w.loaded };
       case 'conflict':
-        return { ok: false, conflict: true, current: w.current && ownValue(w.current.data, r.key) !== undefined ? stored(w.current, r.key) : undefined };
+        const has = w.current !== undefined && ownValue(w.current.data, r.key) !== undefined;
+        return { ok: false, conflict: true, current: has ? stored(w.current!, r.key) : undefined };
       default: {
         const never: never = w;
         throw new Error(`unknown push result ${JSON.stringify(never)}`);

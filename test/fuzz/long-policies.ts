@@ -21,7 +21,11 @@ if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(count) || count <= 0) {
 
 const CHUNK = 1000;
 const inputArb = fc.tuple(
-  fc.oneof({ arbitrary: policyFileArb, weight: 2 }, { arbitrary: mutatedPolicyArb, weight: 3 }, { arbitrary: randomBytesArb, weight: 1 }),
+  fc.oneof(
+    { arbitrary: policyFileArb, weight: 2 },
+    { arbitrary: mutatedPolicyArb, weight: 3 },
+    { arbitrary: randomBytesArb, weight: 1 },
+  ),
   clusterArb,
   fc.array(instantArb, { minLength: 2, maxLength: 2 }),
 );
@@ -30,7 +34,8 @@ const inputArb = fc.tuple(
 // per process); doing it for every zone up front keeps that one-off cost out of the rates.
 const warmStart = performance.now();
 for (const zone of Intl.supportedValuesOf('timeZone')) zoneOffsetRange(zone);
-console.log(`zone offsets of ${Intl.supportedValuesOf('timeZone').length} zones sampled in ${((performance.now() - warmStart) / 1000).toFixed(0)} s`);
+const warmSeconds = ((performance.now() - warmStart) / 1000).toFixed(0);
+console.log(`zone offsets of ${Intl.supportedValuesOf('timeZone').length} zones sampled in ${warmSeconds} s`);
 
 const started = performance.now();
 let done = 0;
@@ -53,18 +58,23 @@ for (let chunk = 0; done < count; chunk++) {
       const key = p.replace(/\d+/g, 'N').slice(0, 160);
       const seen = problems.get(key);
       if (seen) seen.count++;
-      else problems.set(key, { count: 1, example: `${p}\n--- input (seed ${seed + chunk}) ---\n${text.slice(0, 2000)}` });
+      else {
+        const example = `${p}\n--- input (chunk seed ${seed + chunk}) ---\n${text.slice(0, 2000)}`;
+        problems.set(key, { count: 1, example });
+      }
     }
   }
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   const secs = (performance.now() - started) / 1000;
-  console.log(`${done}/${count} inputs, ${accepted} accepted, ${instants} evaluations, ${problems.size} distinct problems, ` +
+  console.log(`${done}/${count} inputs, ${accepted} accepted, ${instants} evaluations, ` +
+    `${problems.size} distinct problems, ` +
     `${secs.toFixed(0)} s, ${(done / secs).toFixed(0)} inputs/s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
 }
 
 const secs = (performance.now() - started) / 1000;
 const total = [...problems.values()].reduce((a, p) => a + p.count, 0);
-console.log(`\nseed ${seed}, ${done} inputs (${(bytes / 2 ** 20).toFixed(1)} MiB of text): ${accepted} accepted by check and ` +
+const mib = (bytes / 2 ** 20).toFixed(1);
+console.log(`\nseed ${seed}, ${done} inputs (${mib} MiB of text): ${accepted} accepted by check and ` +
   `evaluated at ${instants} instants, ${done - accepted} rejected; ${total} problems (${problems.size} distinct); ` +
   `${secs.toFixed(0)} s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
 for (const [key, p] of problems) console.log(`\n${p.count}× ${key}\n${p.example}`);

@@ -36,14 +36,23 @@ const ODD_KEYS = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__pro
  */
 export const clusterArb: fc.Arbitrary<ClusterSpec> = fc
   .tuple(
-    fc.array(fc.record({ pool: fc.constantFrom('default', 'gpu'), drifted: fc.boolean(), ready: fc.constantFrom('True', 'False', 'missing'),
-      deleting: fc.boolean(), pods: fc.integer({ min: 0, max: 2 }), oddLabel: fc.option(fc.constantFrom(...ODD_KEYS)),
-      createdAt: fc.constantFrom('1970-01-01T00:00:00Z', '2026-08-01T00:00:00Z', '9999-12-31T23:59:59Z') }), { maxLength: 5 }),
+    fc.array(fc.record({
+      pool: fc.constantFrom('default', 'gpu'),
+      drifted: fc.boolean(),
+      ready: fc.constantFrom('True', 'False', 'missing'),
+      deleting: fc.boolean(),
+      pods: fc.integer({ min: 0, max: 2 }),
+      oddLabel: fc.option(fc.constantFrom(...ODD_KEYS)),
+      createdAt: fc.constantFrom('1970-01-01T00:00:00Z', '2026-08-01T00:00:00Z', '9999-12-31T23:59:59Z'),
+    }), { maxLength: 5 }),
     fc.option(fc.constantFrom(...ODD_KEYS)),
   )
   .map(([nodes, poolLabel]) => ({ nodes, poolLabel }));
 
-type NodeSpec = { pool: string; drifted: boolean; ready: string; deleting: boolean; pods: number; oddLabel: string | null; createdAt: string };
+type NodeSpec = {
+  pool: string; drifted: boolean; ready: string; deleting: boolean; pods: number;
+  oddLabel: string | null; createdAt: string;
+};
 export interface ClusterSpec {
   nodes: NodeSpec[];
   poolLabel: string | null;
@@ -51,20 +60,24 @@ export interface ClusterSpec {
 
 export function buildCluster({ nodes, poolLabel }: ClusterSpec): ClusterIndex {
   const objects: KubeObject[] = [makeNodePool('default'), makeNodePool('gpu')];
-  if (poolLabel) objects[1]!.metadata.labels = JSON.parse(`{${JSON.stringify(poolLabel)}: "x"}`) as Record<string, string>;
+  // JSON.parse makes `__proto__` an own key, as a YAML or JSON snapshot would.
+  const ownLabel = (key: string) => JSON.parse(`{${JSON.stringify(key)}: "x"}`) as Record<string, string>;
+  if (poolLabel) objects[1]!.metadata.labels = ownLabel(poolLabel);
   nodes.forEach((n, i) => {
     const { nodeClaim, node } = makeNodeClaimAndNode(n.pool, i, {
       drifted: n.drifted, ready: n.ready as 'True', deleting: n.deleting, createdAt: n.createdAt,
     });
-    // JSON.parse makes `__proto__` an own key, as a YAML or JSON snapshot would.
-    if (n.oddLabel) Object.assign(node.metadata.labels!, JSON.parse(`{${JSON.stringify(n.oddLabel)}: "x"}`));
+    if (n.oddLabel) Object.assign(node.metadata.labels!, ownLabel(n.oddLabel));
     objects.push(nodeClaim, node);
     for (let p = 0; p < n.pods; p++) {
-      objects.push(makePod(`p-${i}-${p}`, node.metadata.name, { labels: { app: p ? 'x' : 'ml-training' }, namespace: p ? 'shop' : 'ml' }));
+      const labels = { app: p ? 'x' : 'ml-training' };
+      objects.push(makePod(`p-${i}-${p}`, node.metadata.name, { labels, namespace: p ? 'shop' : 'ml' }));
     }
   });
   const { snapshot, errors } = loadSnapshot(JSON.stringify(toList(objects)), 'fuzz.json');
-  if (!snapshot || errors.length) throw new Error(`fuzz cluster does not load: ${errors.map((e) => e.message).join('; ')}`);
+  if (!snapshot || errors.length) {
+    throw new Error(`fuzz cluster does not load: ${errors.map((e) => e.message).join('; ')}`);
+  }
   return indexCluster(snapshot);
 }
 
@@ -80,14 +93,17 @@ export function locationProblem(d: Diagnostic, text: string, lines: LineIndex): 
   for (const p of [start, end]) {
     const want = lines.positionAt(p.offset);
     if (want.line !== p.line || want.character !== p.character) {
-      return `${d.code} at offset ${p.offset} says ${p.line}:${p.character}, the text says ${want.line}:${want.character}`;
+      const says = `${p.line}:${p.character}`;
+      return `${d.code} at offset ${p.offset} says ${says}, the text says ${want.line}:${want.character}`;
     }
   }
   return undefined;
 }
 
 /** Runs `text` through the pipeline; evaluation only happens when check accepts it. */
-export async function runPolicy(text: string, index: ClusterIndex, instants: readonly number[], checkNowMs?: number): Promise<Outcome> {
+export async function runPolicy(
+  text: string, index: ClusterIndex, instants: readonly number[], checkNowMs?: number,
+): Promise<Outcome> {
   const problems: string[] = [];
   let loaded;
   try {
@@ -138,14 +154,18 @@ export async function runPolicy(text: string, index: ClusterIndex, instants: rea
 export function karpenterLimitProblems(spec: PolicySpec): string[] {
   const out: string[] = [];
   const duration = (what: string, seconds: number | null | undefined) => {
-    if (typeof seconds === 'number' && !(seconds <= GO_DURATION_MAX_SECONDS)) out.push(`${spec.name}: ${what} ${seconds}s is past Go's time.Duration`);
+    if (typeof seconds === 'number' && !(seconds <= GO_DURATION_MAX_SECONDS)) {
+      out.push(`${spec.name}: ${what} ${seconds}s is past Go's time.Duration`);
+    }
   };
   const window = (what: string, w: WindowSpec | undefined) => duration(`${what} window`, w?.durationSeconds);
   duration('consolidateAfter', spec.consolidateAfterSeconds);
   duration('expireAfter', spec.expireAfterSeconds);
   duration('terminationGracePeriod', spec.terminationGracePeriodSeconds);
   for (const b of spec.budgets) {
-    if (b.nodes.kind === 'count' && !(b.nodes.value <= UNBOUNDED)) out.push(`${spec.name}: budget ${b.id} of ${b.nodes.value} nodes is past int32`);
+    if (b.nodes.kind === 'count' && !(b.nodes.value <= UNBOUNDED)) {
+      out.push(`${spec.name}: budget ${b.id} of ${b.nodes.value} nodes is past int32`);
+    }
     window(`budget ${b.id}`, b.window);
   }
   for (const p of spec.podWindows) window(`pod ${p.id}`, p.window);

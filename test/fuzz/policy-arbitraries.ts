@@ -19,13 +19,20 @@ const PAST_LIMIT_DURATIONS = ['106752d', '100000000d', '2562048h', '9223372037s'
 export const durationArb: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...EDGE_DURATIONS), weight: 20 },
   { arbitrary: fc.constantFrom(...PAST_LIMIT_DURATIONS), weight: 1 },
-  { arbitrary: fc.constantFrom('s', 'm', 'h', 'd').chain((u) => fc.integer({ min: 0, max: DURATION_UNIT_MAX[u]! }).map((n) => `${n}${u}`)), weight: 20 },
+  {
+    arbitrary: fc.constantFrom('s', 'm', 'h', 'd')
+      .chain((u) => fc.integer({ min: 0, max: DURATION_UNIT_MAX[u]! }).map((n) => `${n}${u}`)),
+    weight: 20,
+  },
 );
 
 /** Whole minutes: budget, allow and maintenance windows take nothing finer (KPOL2003). */
 export const minuteDurationArb: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...PAST_LIMIT_DURATIONS), weight: 1 },
-  { arbitrary: fc.constantFrom('1m', '10m', '1h', '24h', '7d', '366d', '106751d', '2562047h', '153722867m', '0m'), weight: 20 },
+  {
+    arbitrary: fc.constantFrom('1m', '10m', '1h', '24h', '7d', '366d', '106751d', '2562047h', '153722867m', '0m'),
+    weight: 20,
+  },
   { arbitrary: fc.integer({ min: 0, max: 153_722_867 }).map((n) => `${n}m`), weight: 20 },
 );
 
@@ -37,7 +44,9 @@ export const podDurationArb: fc.Arbitrary<string> = fc.oneof(
 
 const INT32_MAX = 2_147_483_647;
 export const quantityArb: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('0', '1', `${INT32_MAX}`, '0%', '1%', '99%', '100%', `${INT32_MAX + 1}`, `${Number.MAX_SAFE_INTEGER}`),
+  // The last two are past the limit (KPOL2034).
+  fc.constantFrom('0', '1', `${INT32_MAX}`, '0%', '1%', '99%', '100%', `${INT32_MAX + 1}`,
+    `${Number.MAX_SAFE_INTEGER}`),
   fc.integer({ min: 0, max: INT32_MAX }).map(String),
   fc.integer({ min: 0, max: 100 }).map((n) => `${n}%`),
 );
@@ -73,7 +82,8 @@ const cronFieldArb = (min: number, max: number): fc.Arbitrary<string> =>
   );
 export const cronArb: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...CRON_EDGES),
-  fc.tuple(cronFieldArb(0, 59), cronFieldArb(0, 23), cronFieldArb(1, 31), cronFieldArb(1, 12), cronFieldArb(0, 6)).map((f) => f.join(' ')),
+  fc.tuple(cronFieldArb(0, 59), cronFieldArb(0, 23), cronFieldArb(1, 31), cronFieldArb(1, 12), cronFieldArb(0, 6))
+    .map((f) => f.join(' ')),
 );
 
 export const reasonsArb: fc.Arbitrary<string> = fc
@@ -86,7 +96,9 @@ const LABEL_KEYS = [
   'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'prototype', 'isPrototypeOf', 'propertyIsEnumerable',
 ];
 // `__proto__` is no valid label key or value (KPOL2019, KPOL2025): generated clusters carry it instead.
-const LABEL_VALUES = ['x', 'us-west-2a', 'spot', 'on-demand', 'constructor', 'toString', '0', '99999999999999999', 'a'.repeat(63)];
+const LABEL_VALUES = [
+  'x', 'us-west-2a', 'spot', 'on-demand', 'constructor', 'toString', '0', '99999999999999999', 'a'.repeat(63),
+];
 const labelValueArb = fc.oneof(fc.constantFrom(...LABEL_VALUES), fc.constantFrom(...LABEL_VALUES).map((v) => `"${v}"`));
 const requirementArb: fc.Arbitrary<string> = fc.constantFrom(...LABEL_KEYS).chain((k) =>
   fc.oneof(
@@ -99,23 +111,31 @@ const requirementArb: fc.Arbitrary<string> = fc.constantFrom(...LABEL_KEYS).chai
     fc.constant(`!${k}`),
   ),
 );
-export const selectorArb: fc.Arbitrary<string> = fc.array(requirementArb, { minLength: 1, maxLength: 3 }).map((rs) => rs.join(' and '));
+export const selectorArb: fc.Arbitrary<string> = fc
+  .array(requirementArb, { minLength: 1, maxLength: 3 })
+  .map((rs) => rs.join(' and '));
+
+/** ` in "ZONE"`, or nothing. */
+const inZone = (z: string | null | undefined): string => (z ? ` in "${z}"` : '');
 
 const windowArb = (duration: fc.Arbitrary<string>): fc.Arbitrary<string> =>
-  fc.tuple(cronArb, duration, fc.option(zoneArb, { nil: undefined })).map(([c, d, z]) => `"${c}" for ${d}${z ? ` in "${z}"` : ''}`);
+  fc.tuple(cronArb, duration, fc.option(zoneArb)).map(([c, d, z]) => `"${c}" for ${d}${inZone(z)}`);
 
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');
 /** Freeze instants from year 0000 to 9999, as wall time or RFC 3339 with extreme offsets. */
 const timestampArb: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('0000-01-01 00:00', '1970-01-01 00:00', '2000-02-29 12:00', '9999-12-31 23:59', '9999-12-31T23:59:59Z',
-    '0000-01-01T00:00:00+23:59', '9999-12-31T23:59:59-23:59', '9999-12-31T23:59:59-99:99', '2026-03-29 02:30', '2026-10-25 02:30:00'),
+  fc.constantFrom('0000-01-01 00:00', '1970-01-01 00:00', '2000-02-29 12:00', '9999-12-31 23:59',
+    '9999-12-31T23:59:59Z', '0000-01-01T00:00:00+23:59', '9999-12-31T23:59:59-23:59', '9999-12-31T23:59:59-99:99',
+    '2026-03-29 02:30', '2026-10-25 02:30:00'),
   fc.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }),
     fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }))
     .map(([y, mo, d, h, mi]) => `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)} ${pad(h, 2)}:${pad(mi, 2)}`),
 );
 
 export const statementArb: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('consolidate never', 'consolidate when empty', 'consolidate when balanced', 'consolidate after never'),
+  fc.constantFrom(
+    'consolidate never', 'consolidate when empty', 'consolidate when balanced', 'consolidate after never',
+  ),
   durationArb.map((d) => `consolidate when empty or underutilized after ${d}`),
   durationArb.map((d) => `consolidate after ${d}`),
   durationArb.map((d) => `expire after ${d}`),
@@ -128,17 +148,22 @@ export const statementArb: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(quantityArb, fc.option(reasonsArb), windowArb(minuteDurationArb))
     .map(([q, r, w]) => `allow ${q}${r ? ` ${r}` : ''} only during ${w}`),
   fc.tuple(fc.option(reasonsArb), timestampArb, timestampArb, fc.option(zoneArb))
-    .map(([r, a, b, z]) => `freeze${r ? ` ${r}` : ''} from "${a < b ? a : b}" to "${a < b ? b : a}"${z ? ` in "${z}"` : ''}`),
-  fc.tuple(fc.option(selectorArb), fc.constantFrom('only', 'never'), windowArb(podDurationArb), fc.option(fc.constantFrom('ml', 'shop, batch')))
-    .map(([s, mode, w, ns]) => `pods${s ? ` where ${s}` : ''}${ns ? ` in namespace ${ns}` : ''} disruptable ${mode} during ${w}`),
-  fc.tuple(fc.integer({ min: 0, max: 99 }), reasonsArb, fc.option(selectorArb), fc.array(windowArb(minuteDurationArb), { maxLength: 3 }))
-    .map(([i, r, s, ws]) => `window w${i} blocks ${r}${s ? ` on nodes where ${s}` : ''}${ws.length ? ` during ${ws.join(', ')}` : ''}`),
+    .map(([r, a, b, z]) => `freeze${r ? ` ${r}` : ''} from "${a < b ? a : b}" to "${a < b ? b : a}"${inZone(z)}`),
+  fc.tuple(fc.option(selectorArb), fc.constantFrom('only', 'never'), windowArb(podDurationArb),
+    fc.option(fc.constantFrom('ml', 'shop, batch')))
+    .map(([s, mode, w, ns]) =>
+      `pods${s ? ` where ${s}` : ''}${ns ? ` in namespace ${ns}` : ''} disruptable ${mode} during ${w}`),
+  fc.tuple(fc.integer({ min: 0, max: 99 }), reasonsArb, fc.option(selectorArb),
+    fc.array(windowArb(minuteDurationArb), { maxLength: 3 }))
+    .map(([i, r, s, ws]) =>
+      `window w${i} blocks ${r}${s ? ` on nodes where ${s}` : ''}${ws.length ? ` during ${ws.join(', ')}` : ''}`),
   fc.tuple(fc.integer({ min: 0, max: 3 }), fc.option(minuteDurationArb), fc.option(zoneArb))
     .map(([i, d, z]) => `budget 0 during sched${i}${d ? ` for ${d}` : ''}${z ? ` in "${z}"` : ''}`),
 );
 
 const scheduleDeclArb = (i: number): fc.Arbitrary<string> =>
-  fc.tuple(cronArb, minuteDurationArb, fc.option(zoneArb)).map(([c, d, z]) => `schedule sched${i} = "${c}" for ${d}${z ? ` in "${z}"` : ''}`);
+  fc.tuple(cronArb, minuteDurationArb, fc.option(zoneArb))
+    .map(([c, d, z]) => `schedule sched${i} = "${c}" for ${d}${inZone(z)}`);
 
 /** Settings may be written once per policy (KPOL2010): keep the first of each. */
 function settingsOnce(statements: string[]): string[] {
@@ -162,10 +187,11 @@ export const policyFileArb: fc.Arbitrary<string> = fc
   )
   .map(([decls, first, second, poolSel]) => {
     const out = [...decls];
-    out.push(`policy p0 for nodepool default${second ? '' : ', gpu'} {`, ...settingsOnce(first).map((s) => `  ${s}`), '}');
+    const body = (statements: string[]) => settingsOnce(statements).map((s) => `  ${s}`);
+    out.push(`policy p0 for nodepool default${second ? '' : ', gpu'} {`, ...body(first), '}');
     if (second) {
       const target = poolSel ? `nodepools where ${poolSel}` : 'nodepool gpu';
-      out.push(`policy p1 for ${target} {`, ...settingsOnce(second).map((s) => `  ${s}`), '}');
+      out.push(`policy p1 for ${target} {`, ...body(second), '}');
     }
     return `${out.join('\n')}\n`;
   });
@@ -174,6 +200,7 @@ export const policyFileArb: fc.Arbitrary<string> = fc
 export const MIN_INSTANT = Date.parse('0000-01-01T00:00:00Z');
 export const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 export const instantArb: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(MIN_INSTANT, MAX_INSTANT, 0, Date.UTC(2000, 1, 29), Date.UTC(9996, 1, 29, 23, 59), Date.UTC(2026, 2, 29, 1, 30)),
+  fc.constantFrom(MIN_INSTANT, MAX_INSTANT, 0, Date.UTC(2000, 1, 29), Date.UTC(9996, 1, 29, 23, 59),
+    Date.UTC(2026, 2, 29, 1, 30)),
   fc.integer({ min: MIN_INSTANT, max: MAX_INSTANT }),
 );

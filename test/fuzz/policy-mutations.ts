@@ -32,7 +32,8 @@ const insertToken: Mutation = (text) => {
 };
 const swapTokens: Mutation = (text) => {
   const ps = pieces(text);
-  return fc.tuple(fc.nat({ max: Math.max(0, ps.length - 1) }), fc.nat({ max: Math.max(0, ps.length - 1) })).map(([i, j]) => {
+  const index = fc.nat({ max: Math.max(0, ps.length - 1) });
+  return fc.tuple(index, index).map(([i, j]) => {
     const out = [...ps];
     [out[i], out[j]] = [out[j]!, out[i]!];
     return out.join('');
@@ -44,16 +45,20 @@ const randomCharacters: Mutation = (text) =>
 const truncate: Mutation = (text) => fc.nat({ max: text.length }).map((n) => text.slice(0, n));
 /** One line of up to ~24 KB: a repeated word, with or without spaces, inside or outside a policy. */
 const hugeLine: Mutation = (text) =>
-  fc.tuple(fc.nat({ max: text.length }), fc.constantFrom(...VOCABULARY), fc.integer({ min: 100, max: 3000 }), fc.constantFrom('', ' '))
+  fc.tuple(fc.nat({ max: text.length }), fc.constantFrom(...VOCABULARY), fc.integer({ min: 100, max: 3000 }),
+    fc.constantFrom('', ' '))
     .map(([at, word, n, sep]) => text.slice(0, at) + `${word}${sep}`.repeat(n) + text.slice(at));
 const repeatStatements: Mutation = (text) => fc.integer({ min: 2, max: 20 }).map((n) => text.repeat(n));
 
-const MUTATIONS: Mutation[] = [deleteToken, insertToken, swapTokens, randomCharacters, truncate, hugeLine, repeatStatements];
+const MUTATIONS: Mutation[] = [
+  deleteToken, insertToken, swapTokens, randomCharacters, truncate, hugeLine, repeatStatements,
+];
 
 /** A generated file with one to three mutations applied in turn. */
 export const mutatedPolicyArb: fc.Arbitrary<string> = fc
   .tuple(policyFileArb, fc.array(fc.nat({ max: MUTATIONS.length - 1 }), { minLength: 1, maxLength: 3 }))
-  .chain(([text, kinds]) => kinds.reduce<fc.Arbitrary<string>>((acc, k) => acc.chain((t) => MUTATIONS[k]!(t)), fc.constant(text)));
+  .chain(([text, kinds]) =>
+    kinds.reduce<fc.Arbitrary<string>>((acc, k) => acc.chain((t) => MUTATIONS[k]!(t)), fc.constant(text)));
 
 /** Bytes that are not text at all, decoded as the CLI decodes a file (UTF-8, replacement characters). */
 export const randomBytesArb: fc.Arbitrary<string> = fc

@@ -20,8 +20,12 @@ const RUNS = Number(process.env.KPOL_FUZZ_RUNS ?? 250);
 // The probe's reproducers (issue 13), tried first on every run: each is either rejected by check
 // or evaluates. Without the checker's bounds they are accepted and fail.
 const REPRODUCERS = [
-  'consolidate after 100000000d', 'expire after 100000000d gracefully\n  budget 1 for Expired', 'termination grace 9223372037s',
-  'budget 0 during "0 0 29 2 *" for 2562048h in "Pacific/Kiritimati"', 'budget 2147483648', 'allow 9007199254740991 only during "@yearly" for 1m',
+  'consolidate after 100000000d',
+  'expire after 100000000d gracefully\n  budget 1 for Expired',
+  'termination grace 9223372037s',
+  'budget 0 during "0 0 29 2 *" for 2562048h in "Pacific/Kiritimati"',
+  'budget 2147483648',
+  'allow 9007199254740991 only during "@yearly" for 1m',
   'freeze from "9999-12-31T23:59:59-99:99" to "9999-12-31T23:59:59Z"',
 ];
 
@@ -29,11 +33,12 @@ describe('validity contract', () => {
   it('every policy check accepts evaluates at any supported instant', async () => {
     let accepted = 0;
     await fc.assert(
-      fc.asyncProperty(policyFileArb, clusterArb, fc.array(instantArb, { minLength: 1, maxLength: 4 }), async (text, cluster, instants) => {
-        const outcome = await runPolicy(text, buildCluster(cluster), instants);
-        if (outcome.accepted) accepted++;
-        expect(outcome.problems).toEqual([]);
-      }),
+      fc.asyncProperty(policyFileArb, clusterArb, fc.array(instantArb, { minLength: 1, maxLength: 4 }),
+        async (text, cluster, instants) => {
+          const outcome = await runPolicy(text, buildCluster(cluster), instants);
+          if (outcome.accepted) accepted++;
+          expect(outcome.problems).toEqual([]);
+        }),
       { seed: SEED, numRuns: RUNS, endOnFailure: true, examples: reproducerExamples() },
     );
     // The generator is for valid policies: most of them must reach evaluation, or the property says little.
@@ -57,13 +62,15 @@ const AT_THE_LIMITS = `policy p for nodepool default, gpu {
 `;
 
 describe('controller ticks', () => {
-  it.each(['0000-01-01T00:00:00Z', '2028-02-28T23:50:00Z', '9999-12-31T23:30:00Z'])('of a policy at every limit run from %s', async (from) => {
+  const starts = ['0000-01-01T00:00:00Z', '2028-02-28T23:50:00Z', '9999-12-31T23:30:00Z'];
+  it.each(starts)('of a policy at every limit run from %s', async (from) => {
     const path = new URL('../../rules/examples/clusters/business-hours.yaml', import.meta.url).pathname;
     const { objects, errors } = simulationObjects(readFileSync(path, 'utf8'), path);
     expect(errors).toEqual([]);
     const loaded = loadPolicies([{ fileName: 'limits.kpol', text: AT_THE_LIMITS }]);
     expect(loaded.ok).toBe(true);
-    const t = await simulate({ objects, policies: loaded.policies, fromMs: Date.parse(from), forMs: 20 * 60_000, stepMs: 60_000 });
+    const fromMs = Date.parse(from);
+    const t = await simulate({ objects, policies: loaded.policies, fromMs, forMs: 20 * 60_000, stepMs: 60_000 });
     expect(t.samples.length).toBeGreaterThan(0);
     for (const s of t.samples) expect(Object.keys(s.allowed).sort()).toEqual(['default', 'gpu']);
   }, 60_000);

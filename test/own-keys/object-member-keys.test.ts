@@ -16,7 +16,9 @@ import { requirementsDrifted } from '../../src/facts/node-facts.js';
 import { match } from '../../src/fixtures/match.js';
 import type { PlacementTarget } from '../../src/scheduling/predicates.js';
 import { nodeSelectorFits } from '../../src/scheduling/predicates.js';
-import { addResources, fitsWithin, insufficientResource, podRequests, remaining } from '../../src/scheduling/resources.js';
+import {
+  addResources, fitsWithin, insufficientResource, podRequests, remaining,
+} from '../../src/scheduling/resources.js';
 import { topologySpreadFits, topologyView } from '../../src/scheduling/topology.js';
 import { PolicyConfigMaps } from '../../src/server/policy-configmaps.js';
 
@@ -53,7 +55,9 @@ describe('labels: NodePool requirements, selectors, node selectors and topology 
   });
 
   it.each(MEMBERS)('a spread constraint over topology key %s does not fit a node without that label', (key) => {
-    const p = pod({ topologySpreadConstraints: [{ maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'x' } } }] });
+    const p = pod({ topologySpreadConstraints: [{
+      maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'x' } },
+    }] });
     const t = target('n', LABELS);
     expect(topologySpreadFits(p, t, topologyView([t]))).toBe(`missing topology key ${key} for spread constraint`);
   });
@@ -63,10 +67,12 @@ describe('annotations', () => {
   // No site looks annotations up by a user's key (kpol reads fixed keys such as
   // karpenter.sh/do-not-disrupt); this guards the one way a user's key could still reach them:
   // a snapshot whose annotations hold `__proto__`, which must stay an own key, not a prototype.
-  it.each(['json', 'yaml'])('an annotation named __proto__ in a %s snapshot does not make a pod do-not-disrupt', async (format) => {
+  const title = 'an annotation named __proto__ in a %s snapshot does not make a pod do-not-disrupt';
+  it.each(['json', 'yaml'])(title, async (format) => {
     const { parse } = await import('yaml');
     const { podDoNotDisrupt } = await import('../../src/cluster/state.js');
-    const text = '{"metadata": {"name": "p", "annotations": {"__proto__": {"karpenter.sh/do-not-disrupt": "true"}}}, "spec": {}}';
+    const annotations = '{"__proto__": {"karpenter.sh/do-not-disrupt": "true"}}';
+    const text = `{"metadata": {"name": "p", "annotations": ${annotations}}, "spec": {}}`;
     const p = (format === 'json' ? JSON.parse(text) : parse(text)) as Pod;
     expect(podDoNotDisrupt(p, 0)).toEqual({ active: false });
   });
@@ -74,7 +80,8 @@ describe('annotations', () => {
 
 describe('snapshot fields: resource names in requests and allocatable', () => {
   it.each(MEMBERS)('a request for %s does not fit a node that lacks it', (name) => {
-    const requests = podRequests(pod({ containers: [{ name: 'c', resources: { requests: JSON.parse(`{"cpu": "1", ${JSON.stringify(name)}: "1"}`) } }] }));
+    const asked = JSON.parse(`{"cpu": "1", ${JSON.stringify(name)}: "1"}`) as Record<string, string>;
+    const requests = podRequests(pod({ containers: [{ name: 'c', resources: { requests: asked } }] }));
     expect(requests[name]).toBe(1);
     expect(fitsWithin(requests, { cpu: 4, pods: 10 })).toBe(false);
     expect(insufficientResource(requests, { cpu: 4, pods: 10 })).toEqual({ name, requested: 1, available: 0 });
@@ -99,21 +106,28 @@ describe('snapshot fields: object names in the evaluation output', () => {
 
 describe('ConfigMap data', () => {
   it.each(MEMBERS)('a key named %s that the ConfigMap lacks is not found', async (key) => {
-    const cm: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'team', namespace: 'kpol-system', labels: { 'kpol.dev/policy': 'true' } }, data: { 'a.kpol': '' } };
+    const cm: ConfigMap = {
+      apiVersion: 'v1', kind: 'ConfigMap',
+      metadata: { name: 'team', namespace: 'kpol-system', labels: { 'kpol.dev/policy': 'true' } },
+      data: { 'a.kpol': '' },
+    };
     const store = new PolicyConfigMaps(new MemoryCluster(new FakeClock(0), [cm]), 'kpol-system');
     expect(await store.get('kpol-system', 'team', key)).toBeUndefined();
   });
 });
 
 describe('fixtures: expected paths', () => {
-  it.each(MEMBERS.filter((k) => k !== '__proto__'))('an expected node %s that the evaluation lacks is missing', (key) => {
+  const members = MEMBERS.filter((k) => k !== '__proto__');
+  it.each(members)('an expected node %s that the evaluation lacks is missing', (key) => {
     const expected = JSON.parse(`{"nodes": {${JSON.stringify(key)}: {"candidate": false}}}`);
-    expect(match(expected, { nodes: {} })).toEqual([{ path: `nodes.${key}`, expected: { candidate: false }, actual: undefined }]);
+    const missing = { path: `nodes.${key}`, expected: { candidate: false }, actual: undefined };
+    expect(match(expected, { nodes: {} })).toEqual([missing]);
   });
 
   it('an expected node __proto__ that the evaluation lacks is missing', () => {
     const expected = JSON.parse('{"nodes": {"__proto__": {"candidate": false}}}');
-    expect(match(expected, { nodes: {} })).toEqual([{ path: 'nodes.__proto__', expected: { candidate: false }, actual: undefined }]);
+    const missing = { path: 'nodes.__proto__', expected: { candidate: false }, actual: undefined };
+    expect(match(expected, { nodes: {} })).toEqual([missing]);
   });
 });
 
