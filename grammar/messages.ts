@@ -60,6 +60,9 @@ export const MESSAGES = {
   cronEmpty: e('KPOL2031', 'error', 'the schedule is empty', 'write minute, hour, day-of-month, month and day-of-week, or a macro such as `@daily`'),
   cronTimeZonePrefix: e('KPOL2032', 'error', 'a schedule cannot set its own time zone with `{prefix}`', 'write the zone after the window instead: `in "{zone}"`'),
   durationTooLong: e('KPOL2033', 'error', '`{text}` is longer than any duration Karpenter can hold', 'Karpenter keeps durations as Go\'s time.Duration: at most 106751d (about 292 years); use `never` for no limit where the statement takes it'),
+  countTooLarge: e('KPOL2034', 'error', '`{text}` nodes is more than Karpenter can hold',
+    'Karpenter keeps a budget\'s node count as an int32: at most 2147483647, which it reads as unlimited; '
+    + 'a larger count wraps around to a negative number'),
 
   // ── notes: help and related-location texts of the diagnostics above, never reported alone ──
   didYouMean: e('KPOL2901', 'info', 'did you mean `{suggestion}`?'),

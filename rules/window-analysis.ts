@@ -4,6 +4,7 @@ import type { WindowSpec } from './model.js';
 import { cronFields, dayMatches } from './cron.js';
 import { compileWindow } from './window-compile.js';
 import { zoneOffsetRange } from './window-zone.js';
+import { memoByText } from './memo.js';
 
 const DAY_MS = 86_400_000;
 const CYCLE_FROM = Date.UTC(2000, 0, 1);
@@ -20,7 +21,6 @@ export function windowNeverOpens(spec: WindowSpec): boolean {
   return durationMs === 0 && !schedule.neverFires;
 }
 
-const gaps = new Map<string, number>();
 
 /**
  * True when the window is active at every instant: the schedule never fires, or the duration
@@ -42,9 +42,11 @@ export function scheduleAlwaysActive(spec: WindowSpec): boolean {
   return durationMs >= gap + (max - min);
 }
 
-function longestWallGapMs(cron: string): number {
-  let gap = gaps.get(cron);
-  if (gap !== undefined) return gap;
+// Remembered per schedule text, bounded like the checker's other caches: a controller or
+// editor that checks ever new schedules must not keep every one of them.
+const longestWallGapMs = memoByText(wallGapMs);
+
+function wallGapMs(cron: string): number {
   const f = cronFields(cron);
   const minutesOfDay = f.hour.values.flatMap((h) => f.minute.values.map((m) => h * 60 + m));
   let longest = 0;
@@ -59,7 +61,5 @@ function longestWallGapMs(cron: string): number {
   for (let i = 1; i < firingDays.length; i++) {
     longest = Math.max(longest, (firingDays[i] - firingDays[i - 1]) * 1440 + lastToFirst);
   }
-  gap = longest * 60_000;
-  gaps.set(cron, gap);
-  return gap;
+  return longest * 60_000;
 }

@@ -32,8 +32,14 @@ function lowerBudget(unit: PolicyUnit, stmt: BudgetStmt | AllowStmt, id: string)
   return budget;
 }
 
+/** Karpenter reads a budget's `nodes` into an int32 (intstr.FromInt): more wraps around. */
+export const MAX_BUDGET_NODES = 2_147_483_647;
+
 function lowerQuantity(unit: PolicyUnit, lit: QuantityLit): Quantity {
-  if (!lit.percent) return { kind: 'count', value: lit.value };
+  if (!lit.percent) {
+    if (lit.value > MAX_BUDGET_NODES) report(unit, diagnostic('countTooLarge', lit.range, { text: lit.text }));
+    return { kind: 'count', value: Math.min(lit.value, MAX_BUDGET_NODES) };
+  }
   if (lit.value > 100) report(unit, diagnostic('percentOver100', lit.range, { text: lit.text }));
   return { kind: 'percent', value: Math.min(lit.value, 100) };
 }

@@ -10,7 +10,7 @@ import { didYouMean } from '../../grammar/suggest.js';
 import { BOUNDS, type CronFields } from '../cron-fields.js';
 import { cronFieldSpans, CRON_MACROS, validateCron, type CronError, type CronFieldProblem, type CronOk } from '../cron.js';
 import { fieldOfName, nameFor, sundayAsZero, wrapAround } from './cron-fixes.js';
-import { memoByText } from './memo.js';
+import { memoByText } from '../memo.js';
 import { quoted } from './notes.js';
 
 const validateOnce: (expr: string) => CronOk | CronError = memoByText(validateCron);

@@ -6,7 +6,7 @@ import { kpolDurationFor } from '../../grammar/duration-slips.js';
 import { MESSAGES } from '../../grammar/messages.js';
 import { parseKpolDuration } from '../duration.js';
 import type { WindowUse } from './context.js';
-import { memoByText } from './memo.js';
+import { memoByText } from '../memo.js';
 
 const MINUTE = 60;
 /** Go's time.Duration, in whole seconds: (2^63 − 1) ns. Every instant kpol derives from a duration stays a valid date. */

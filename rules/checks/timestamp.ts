@@ -11,7 +11,7 @@ export function parseTimestamp(text: string, zone: string): number | undefined {
   const rfc = RFC3339.exec(text);
   if (rfc) {
     const wall = wallOf(rfc);
-    if (!isValidWallTime(wall)) return undefined;
+    if (!isValidWallTime(wall) || !isValidOffset(rfc[8]!)) return undefined;
     const fraction = rfc[7] ? Math.round(Number(rfc[7]) * 1000) : 0;
     return Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) + fraction - offsetMs(rfc[8]);
   }
@@ -35,6 +35,12 @@ function wallOf(m: RegExpExecArray): WallTime {
     minute: Number(m[5]),
     second: m[6] ? Number(m[6]) : 0,
   };
+}
+
+/** RFC 3339's `time-numoffset`: hours 00-23, minutes 00-59 (`+99:99` would move the instant by days). */
+function isValidOffset(offset: string): boolean {
+  if (offset === 'Z' || offset === 'z') return true;
+  return Number(offset.slice(1, 3)) <= 23 && Number(offset.slice(4, 6)) <= 59;
 }
 
 function offsetMs(offset: string): number {

@@ -4,6 +4,7 @@
 import type { LabelRequirement } from '../../../rules/model.js';
 import { matchesSelector } from '../../../rules/selector.js';
 import type { LabelSelectorSpec } from './types.js';
+import { ownValue } from './own-keys.js';
 
 export type Labels = Readonly<Record<string, string>> | undefined;
 
@@ -18,7 +19,7 @@ export function matchesLabelSelector(labels: Labels, selector: LabelSelectorSpec
   if (selector === undefined || selector === null) return false;
   if (labelSelectorProblem(selector) !== undefined) return false;
   for (const [k, v] of Object.entries(selector.matchLabels ?? {})) {
-    if (labels === undefined || labels[k] !== v) return false;
+    if (ownValue(labels, k) !== v) return false;
   }
   // Operators were validated above, so the expressions are kpol requirements as they stand.
   return matchesSelector(labels, (selector.matchExpressions ?? []).map((e) => ({

@@ -2,8 +2,13 @@
 // Kubernetes resource quantities as plain numbers (cpu in cores, memory and storage in bytes,
 // `pods` and extended resources as counts), pod requests and node allocatable.
 import type { Container, Node, Pod } from './types.js';
+import { ownRecord, ownValue } from './own-keys.js';
 
-/** Resource name → amount; a missing name is 0. */
+/**
+ * Resource name → amount; a missing name is 0. Names come from pod specs, so they are read as
+ * own keys and records are built without a prototype (a request named `constructor` is a
+ * request, not Object.prototype's member).
+ */
 export type Resources = Readonly<Record<string, number>>;
 
 const SUFFIX: Record<string, number> = {
@@ -27,7 +32,7 @@ export function parseQuantity(text: string | number): number | undefined {
 
 /** Parses a `Record<name, quantity>`; unparseable entries are skipped (the API server never stores them). */
 export function parseResourceList(list: Readonly<Record<string, string | number>> | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
+  const out = ownRecord<number>();
   for (const [name, q] of Object.entries(list ?? {})) {
     const v = parseQuantity(q);
     if (v !== undefined) out[name] = v;
@@ -36,20 +41,20 @@ export function parseResourceList(list: Readonly<Record<string, string | number>
 }
 
 export function addResources(a: Resources, b: Resources): Record<string, number> {
-  const out: Record<string, number> = { ...a };
+  const out = ownRecord(a);
   for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
   return out;
 }
 
 export function maxResources(a: Resources, b: Resources): Record<string, number> {
-  const out: Record<string, number> = { ...a };
+  const out = ownRecord(a);
   for (const [k, v] of Object.entries(b)) out[k] = Math.max(out[k] ?? 0, v);
   return out;
 }
 
 /** A container's requests; a resource with only a limit requests its limit (the API server's defaulting). */
 function containerRequests(c: Container): Record<string, number> {
-  return { ...parseResourceList(c.resources?.limits), ...parseResourceList(c.resources?.requests) };
+  return ownRecord({ ...parseResourceList(c.resources?.limits), ...parseResourceList(c.resources?.requests) });
 }
 
 const requestCache = new WeakMap<Pod, Resources>();
@@ -61,9 +66,9 @@ const requestCache = new WeakMap<Pod, Resources>();
 export function podRequests(pod: Pod): Resources {
   const hit = requestCache.get(pod);
   if (hit) return hit;
-  let sum: Record<string, number> = {};
+  let sum = ownRecord<number>();
   for (const c of pod.spec.containers ?? []) sum = addResources(sum, containerRequests(c));
-  let init: Record<string, number> = {};
+  let init = ownRecord<number>();
   for (const c of pod.spec.initContainers ?? []) init = maxResources(init, containerRequests(c));
   const out = addResources(addResources(maxResources(sum, init), parseResourceList(pod.spec.overhead)), { pods: 1 });
   requestCache.set(pod, out);
@@ -82,7 +87,7 @@ const EPSILON = 1e-9;
 export function insufficientResource(requests: Resources, available: Resources): { name: string; requested: number; available: number } | undefined {
   for (const [name, requested] of Object.entries(requests)) {
     if (requested <= 0) continue;
-    const have = available[name] ?? 0;
+    const have = ownValue(available, name) ?? 0;
     if (requested > have + EPSILON * Math.max(1, Math.abs(have))) return { name, requested, available: have };
   }
   return undefined;
@@ -94,9 +99,10 @@ export function insufficientResource(requests: Resources, available: Resources):
  */
 export function fitsWithin(requests: Resources, available: Resources): boolean {
   for (const name in requests) {
+    if (!Object.hasOwn(requests, name)) continue;
     const requested = requests[name];
     if (requested <= 0) continue;
-    const have = available[name] ?? 0;
+    const have = ownValue(available, name) ?? 0;
     if (requested > have + EPSILON * Math.max(1, Math.abs(have))) return false;
   }
   return true;
@@ -104,7 +110,7 @@ export function fitsWithin(requests: Resources, available: Resources): boolean {
 
 /** `available − used`, per resource named in `available`. */
 export function remaining(available: Resources, used: Resources): Record<string, number> {
-  const out: Record<string, number> = { ...available };
+  const out = ownRecord(available);
   for (const [k, v] of Object.entries(used)) out[k] = (out[k] ?? 0) - v;
   return out;
 }

@@ -17,6 +17,7 @@ import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
 import type { EvalOutput, NodeResult, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
+import { ownRecord } from '../cluster/own-keys.js';
 
 const sameElements = (a: readonly object[], b: readonly object[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -180,7 +181,9 @@ export class Evaluator {
       counts.set(pool, c);
     }
 
-    const nodePools: Record<string, PoolResult> = {};
+    // Keyed by object names from the snapshot: without a prototype, so that a NodePool or Node
+    // named `__proto__` or `constructor` is an entry like any other (src/core/cluster/own-keys.ts).
+    const nodePools = ownRecord<PoolResult>();
     for (const np of index.snapshot.nodePools) {
       const name = np.metadata.name;
       const governed = byPool.get(name)!;
@@ -195,7 +198,7 @@ export class Evaluator {
       nodePools[name] = result;
     }
 
-    const nodes: Record<string, NodeResult> = {};
+    const nodes = ownRecord<NodeResult>();
     if (this.reuse) this.verdicts.beginPass();
     for (const sn of index.stateNodes) {
       if (!sn.node) continue;

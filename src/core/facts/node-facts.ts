@@ -17,6 +17,7 @@ import {
 import { requirementAllows } from '../cluster/requirements.js';
 import { FactValidity } from './fact-validity.js';
 import { PodWindowMatcher, type PodWarning, type WindowState } from './pod-windows.js';
+import { ownValue } from '../cluster/own-keys.js';
 
 /** In-memory disruption state the reconciler owns (empty for a static snapshot). */
 export interface DisruptionState {
@@ -60,7 +61,7 @@ function hashDrifted(sn: StateNode, pool: NodePool | undefined): boolean {
  */
 export function requirementsDrifted(labels: Readonly<Record<string, string>>, pool: NodePool | undefined): boolean {
   for (const r of pool?.spec.template?.spec?.requirements ?? []) {
-    const value = labels[r.key];
+    const value = ownValue(labels, r.key);
     if (value === undefined) {
       if (r.operator !== 'NotIn' && r.operator !== 'DoesNotExist') return true;
       continue;
@@ -165,8 +166,8 @@ export class NodeFactDeriver {
       consolidateNever: policy.consolidateAfterSeconds === null,
       consolidationPolicy: policy.consolidationPolicy,
       instanceTypeKnown: details.instanceType !== '' && (known === undefined || known.has(details.instanceType)),
-      hasCapacityType: LABEL_CAPACITY_TYPE in labels,
-      hasZone: LABEL_ZONE in labels,
+      hasCapacityType: Object.hasOwn(labels, LABEL_CAPACITY_TYPE),
+      hasZone: Object.hasOwn(labels, LABEL_ZONE),
       nodeLabels,
     };
     for (const [k, v] of Object.entries(windowFacts)) if (k.startsWith('window:w:')) facts[k as `window:${string}`] = v;

@@ -6,6 +6,7 @@ import { hasErrors } from '../../../grammar/diagnostic.js';
 import { isApiError, type ClusterClient } from '../cluster/client.js';
 import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../cluster/types.js';
 import { loadPolicies, policySourcesFromConfigMaps, type LoadedFile, type LoadedPolicies, type PolicySource } from './load.js';
+import { ownValue } from '../cluster/own-keys.js';
 
 export interface PushFile extends PolicySource {
   /** The ConfigMap key (the file's base name, ending in `.kpol`). */
@@ -73,13 +74,13 @@ function storedOthers(configMaps: readonly ConfigMap[], files: readonly PushFile
 /** Why the ConfigMap as read is not the one the change was based on, or undefined. */
 function moved(existing: ConfigMap | undefined, files: readonly PushFile[], base: NonNullable<PushOptions['base']>): string | undefined {
   if (base.resourceVersion === undefined) {
-    const taken = files.find((f) => existing?.data?.[f.key] !== undefined);
+    const taken = files.find((f) => ownValue(existing?.data, f.key) !== undefined);
     return taken && `key ${taken.key} exists already`;
   }
   if (!existing) return 'it no longer exists';
   if (existing.metadata.resourceVersion === base.resourceVersion) return undefined;
   const texts = base.texts;
-  if (texts && files.every((f) => existing.data?.[f.key] === texts[f.key])) return undefined;
+  if (texts && files.every((f) => ownValue(existing.data, f.key) === ownValue(texts, f.key))) return undefined;
   return `it is now at version ${existing.metadata.resourceVersion}`;
 }
 

@@ -10,6 +10,7 @@ import { LABEL_POLICY_CONFIGMAP, type ConfigMap } from '../../core/cluster/types
 import { ANNOTATION_POLICY_STATUS } from '../../core/policy/configmap-status.js';
 import { configMapFileName, type LoadedPolicies, type PolicySource } from '../../core/policy/load.js';
 import { pushPolicies } from '../../core/policy/push.js';
+import { ownValue } from '../../core/cluster/own-keys.js';
 
 export interface StoredPolicy {
   namespace: string;
@@ -51,7 +52,8 @@ export function badPolicyAddress(r: Pick<SaveRequest, 'namespace' | 'name' | 'ke
 const stored = (cm: ConfigMap, key: string): StoredPolicy => {
   const status = cm.metadata.annotations?.[ANNOTATION_POLICY_STATUS];
   return {
-    namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key, text: cm.data?.[key] ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
+    namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key,
+    text: ownValue(cm.data, key) ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
     ...(status !== undefined && { status }),
   };
 };
@@ -71,7 +73,7 @@ export class PolicyConfigMaps {
 
   async get(namespace: string, name: string, key: string): Promise<StoredPolicy | undefined> {
     const cm = await this.client.get<ConfigMap>({ kind: 'ConfigMap', namespace, name });
-    return cm && cm.data?.[key] !== undefined ? stored(cm, key) : undefined;
+    return cm && ownValue(cm.data, key) !== undefined ? stored(cm, key) : undefined;
   }
 
   /**
@@ -87,8 +89,10 @@ export class PolicyConfigMaps {
         return { ok: true, saved: stored(w.configMap, r.key) };
       case 'refused':
         return { ok: false, refused: w.loaded };
-      case 'conflict':
-        return { ok: false, conflict: true, current: w.current && w.current.data?.[r.key] !== undefined ? stored(w.current, r.key) : undefined };
+      case 'conflict': {
+        const has = w.current !== undefined && ownValue(w.current.data, r.key) !== undefined;
+        return { ok: false, conflict: true, current: has ? stored(w.current!, r.key) : undefined };
+      }
       default: {
         const never: never = w;
         throw new Error(`unknown push result ${JSON.stringify(never)}`);

@@ -6,6 +6,7 @@
 import { zonedFields } from '../../../rules/window-zone.js';
 import type { Reason } from '../../../rules/model.js';
 import type { CalendarRow, Sample } from './timeline.js';
+import { ownValue } from '../../core/cluster/own-keys.js';
 
 const SLICE = 15 * 60_000;
 
@@ -35,7 +36,7 @@ export function calendarFromSamples(samples: readonly Sample[], timeZones: Recor
   samples.forEach((s, i) => {
     const end = i + 1 < samples.length ? samples[i + 1].at : s.at + (lastMs ?? (i > 0 ? s.at - samples[i - 1].at : SLICE));
     for (const [pool, byReason] of Object.entries(s.allowed)) {
-      const zone = timeZones[pool] ?? 'UTC';
+      const zone = ownValue(timeZones, pool) ?? 'UTC';
       for (const [reason, value] of Object.entries(byReason) as [Reason, number | null | undefined][]) {
         if (value === undefined) continue;
         const key = `${pool}\u0000${reason}`;

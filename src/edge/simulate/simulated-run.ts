@@ -9,6 +9,7 @@ import { Runtime } from '../../control/runtime/runtime.js';
 import { calendarFromSamples } from './calendar-rows.js';
 import type { BlockedCount, DisruptionRecord, Sample, Timeline } from './timeline.js';
 import type { WorkloadAction, WorkloadEvent } from './workload.js';
+import { ownRecord } from '../../core/cluster/own-keys.js';
 
 export interface SimulateOptions {
   objects: readonly KubeObject[];
@@ -33,7 +34,7 @@ export interface SimulateOptions {
 
 /** The zone each NodePool's policy thinks in: the first window zone other than UTC, else UTC. */
 function poolZones(rt: Runtime, pools: readonly NodePool[]): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = ownRecord<string>(); // keyed by NodePool names, which may be `constructor`
   for (const np of pools) {
     const policy = rt.policies.find((p) => p.target.kind === 'names' && p.target.names.includes(np.metadata.name));
     const zones = [...(policy?.budgets.map((b) => b.window?.timeZone) ?? []), ...(policy?.maintenanceWindows.flatMap((w) => w.windows.map((x) => x.timeZone)) ?? [])];
@@ -115,12 +116,13 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
     const waitForStartUp = first && now - o.fromMs < sampleEvery && now + o.stepMs < end;
     if (index && !(waitForStartUp && startingUp(index))) {
       nextSample = first ? o.fromMs + (Math.floor((now - o.fromMs) / sampleEvery) + 1) * sampleEvery : nextSample + sampleEvery;
-      const nodesByPool: Record<string, number> = {};
+      // Keyed by NodePool names: a pool named `constructor` is counted, not Object's member.
+      const nodesByPool = ownRecord<number>();
       for (const sn of index.stateNodes) {
         const pool = sn.node?.metadata.labels?.['karpenter.sh/nodepool'];
         if (sn.node && pool) nodesByPool[pool] = (nodesByPool[pool] ?? 0) + 1;
       }
-      const allowed: Sample['allowed'] = {};
+      const allowed: Sample['allowed'] = ownRecord();
       for (const [pool, p] of Object.entries(ev.nodePools)) allowed[pool] = p.allowed as Partial<Record<Reason, number | null>>;
       samples.push({ at: now, nodes: index.snapshot.nodes.length, nodesByPool, costPerHour: rt.cloud.costPerHour(),
         pendingPods: index.unboundPods.filter((p) => !p.metadata.deletionTimestamp).length, allowed });

@@ -6,6 +6,7 @@ import { TAINT_DISRUPTED, type Pod, type Taint, type Toleration } from '../../co
 import { podRequirementAlternatives, requiredNodeAffinityTerms } from './pod-spec.js';
 import { addResources, formatQuantity, insufficientResource, podRequests, remaining, type Resources } from '../../core/cluster/resources.js';
 import { intersectionProblem, matchesExpression, type Requirements } from '../../core/cluster/requirements.js';
+import { ownValue } from '../../core/cluster/own-keys.js';
 
 /** Somewhere a pod can be placed, with what is already there. */
 export interface PlacementTarget {
@@ -38,7 +39,8 @@ export function resourcesFit(pod: Pod, target: PlacementTarget): string | undefi
 
 export function nodeSelectorFits(pod: Pod, labels: Readonly<Record<string, string>>): string | undefined {
   for (const [k, v] of Object.entries(pod.spec.nodeSelector ?? {})) {
-    if (labels[k] !== v) return `node selector ${k}=${v} does not match (${k}=${labels[k] ?? '<absent>'})`;
+    const have = ownValue(labels, k);
+    if (have !== v) return `node selector ${k}=${v} does not match (${k}=${have ?? '<absent>'})`;
   }
   return undefined;
 }

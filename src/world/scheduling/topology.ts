@@ -7,6 +7,7 @@ import { LABEL_HOSTNAME, LABEL_ZONE, type LabelSelectorSpec, type Pod } from '..
 import { namespaceOf, requiredPodAffinity, requiredPodAntiAffinity, hardSpreadConstraints, podRequirementAlternatives, termNamespaces, type PodAffinityTerm } from './pod-spec.js';
 import { nodeRequirementsFit, type PlacementTarget } from './predicates.js';
 import { allows } from '../../core/cluster/requirements.js';
+import { ownValue } from '../../core/cluster/own-keys.js';
 
 /** Everything the topology checks may look at. */
 export interface TopologyView {
@@ -38,25 +39,30 @@ function termMatches(owner: Pod, term: PodAffinityTerm, other: Pod): boolean {
 }
 
 const sameDomain = (a: PlacementTarget, b: PlacementTarget, key: string): boolean =>
-  a === b || (a.labels[key] !== undefined && a.labels[key] === b.labels[key]);
+  a === b || (ownValue(a.labels, key) !== undefined && ownValue(a.labels, key) === ownValue(b.labels, key));
 
 const podName = (p: Pod): string => `${namespaceOf(p)}/${p.metadata.name}`;
+/** The target's value of a topology key, a key from the pod spec (own labels only). */
+const domainOf = (t: PlacementTarget, key: string): string | undefined => ownValue(t.labels, key);
 
 /** Required anti-affinity both ways: the pod's own terms, and placed pods' terms that select the pod. */
 export function antiAffinityFits(pod: Pod, target: PlacementTarget, view: TopologyView): string | undefined {
   for (const term of requiredPodAntiAffinity(pod)) {
-    if (target !== undefined && target.labels[term.topologyKey] === undefined && term.topologyKey !== LABEL_HOSTNAME) continue;
+    if (target !== undefined && domainOf(target, term.topologyKey) === undefined
+      && term.topologyKey !== LABEL_HOSTNAME) continue;
     for (const other of view.targets) {
       if (!sameDomain(other, target, term.topologyKey)) continue;
       const hit = other.pods.find((p) => p !== pod && termMatches(pod, term, p));
-      if (hit) return `pod anti-affinity: ${podName(hit)} already in ${term.topologyKey}=${target.labels[term.topologyKey] ?? target.name}`;
+      const domain = domainOf(target, term.topologyKey) ?? target.name;
+      if (hit) return `pod anti-affinity: ${podName(hit)} already in ${term.topologyKey}=${domain}`;
     }
   }
   for (const { pod: holder, target: where } of view.antiAffinityHolders) {
     if (holder === pod) continue;
     for (const term of requiredPodAntiAffinity(holder)) {
       if (!sameDomain(where, target, term.topologyKey) || !termMatches(holder, term, pod)) continue;
-      return `pod anti-affinity of ${podName(holder)} in ${term.topologyKey}=${target.labels[term.topologyKey] ?? target.name}`;
+      const domain = domainOf(target, term.topologyKey) ?? target.name;
+      return `pod anti-affinity of ${podName(holder)} in ${term.topologyKey}=${domain}`;
     }
   }
   return undefined;
@@ -72,7 +78,7 @@ export function podAffinityFits(pod: Pod, target: PlacementTarget, view: Topolog
     if (inDomain) continue;
     const anywhere = view.targets.some((t) => t.pods.some((p) => p !== pod && termMatches(pod, term, p)));
     if (!anywhere && termMatches(pod, term, pod)) continue;
-    return `pod affinity: no matching pod in ${term.topologyKey}=${target.labels[term.topologyKey] ?? '<absent>'}`;
+    return `pod affinity: no matching pod in ${term.topologyKey}=${domainOf(target, term.topologyKey) ?? '<absent>'}`;
   }
   return undefined;
 }
@@ -98,7 +104,7 @@ export function topologySpreadFits(pod: Pod, target: PlacementTarget, view: Topo
   const constraints = hardSpreadConstraints(pod);
   for (const [i, c] of constraints.entries()) {
     const key = c.topologyKey;
-    const domain = target.labels[key];
+    const domain = ownValue(target.labels, key);
     if (domain === undefined) return `missing topology key ${key} for spread constraint`;
     const counts = spreadCounts(pod, i, view);
     const here = counts.get(domain) ?? 0;
@@ -150,7 +156,7 @@ function spreadCounts(pod: Pod, i: number, view: TopologyView): Map<string, numb
   const key = c.topologyKey;
   const counts = new Map<string, number>();
   for (const t of view.targets) {
-    const d = t.labels[key];
+    const d = ownValue(t.labels, key);
     if (d === undefined || nodeRequirementsFit(pod, t) !== undefined) continue;
     const matched = matchingPods(t, namespaceOf(pod), c.labelSelector);
     counts.set(d, (counts.get(d) ?? 0) + matched.length - (matched.includes(pod) ? 1 : 0));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { memoByText } from '../../../rules/checks/memo.js';
+import { memoByText } from '../../../rules/memo.js';
 
 describe('memoByText', () => {
   it('computes each distinct text once, undefined results included', () => {
