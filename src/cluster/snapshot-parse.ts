@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Snapshot text → plain values. JSON goes through JSON.parse (fast enough for 150k pods);
 // anything else, and JSON that JSON.parse rejects, goes through the YAML parser, which
-// also locates syntax errors (YAML 1.2 is a superset of JSON).
+// also locates syntax errors (YAML 1.2 is a superset of JSON). Nesting and alias expansion are
+// bounded first (snapshot-limits.ts), so nothing after parsing can overflow the stack.
 import { LineCounter, parseAllDocuments } from 'yaml';
+import { jsonTooDeepAt, nestingMessage, yamlLimitProblem } from './snapshot-limits.js';
 
 export interface SyntaxProblem {
   line: number; // 1-based
@@ -17,8 +19,9 @@ export interface ParsedText {
 }
 
 function firstLine(message: string): string {
-  const line = message.split('\n')[0];
-  return line.replace(/ at line \d+, column \d+:?$/, '');
+  const line = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+  // the YAML composer recurses per level and reports its own overflow; say what the input did
+  return /Maximum call stack size exceeded/.test(line) ? nestingMessage : line;
 }
 
 function parseYaml(text: string): ParsedText {
@@ -31,11 +34,19 @@ function parseYaml(text: string): ParsedText {
     if (doc.errors.length > 0) {
       for (const e of doc.errors) {
         const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-        problems.push({ line: pos.line, col: pos.col, message: firstLine(e.message) });
+        const problem = { line: pos.line, col: pos.col, message: firstLine(e.message) };
+        // an overflow is reported once per level it unwinds; one line says it
+        if (!problems.some((p) => p.message === problem.message && p.line === problem.line)) problems.push(problem);
       }
       continue;
     }
-    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+    const limit = yamlLimitProblem(doc);
+    if (limit) {
+      problems.push({ ...lineCounter.linePos(limit.offset || (doc.range?.[0] ?? 0)), message: limit.message });
+      continue;
+    }
+    // aliases are bounded by yamlLimitProblem (by expanded size, which yaml's count is not)
+    const value: unknown = doc.toJS({ maxAliasCount: -1 });
     if (value === null || value === undefined) continue; // an empty document, e.g. a trailing `---`
     documents.push(value);
   }
@@ -46,6 +57,8 @@ function parseYaml(text: string): ParsedText {
 export function parseSnapshotText(text: string): ParsedText {
   const start = /\S/.exec(text);
   if (start && (start[0] === '{' || start[0] === '[')) {
+    const deep = jsonTooDeepAt(text);
+    if (deep !== undefined) return { documents: [], problems: [{ ...lineCol(text, deep), message: nestingMessage }] };
     try {
       return { documents: [JSON.parse(text)], problems: [] };
     } catch (e) {
@@ -71,7 +84,8 @@ function lineCol(text: string, offset: number): { line: number; col: number } {
 
 /**
  * The first JSON syntax error in `text` (JSON.parse does not say where on Node 20). Only run
- * after JSON.parse failed, so it favours brevity over speed.
+ * after JSON.parse failed, so it favours brevity over speed; it recurses once per level, which
+ * jsonTooDeepAt has bounded to MAX_NESTING before.
  */
 function locateJsonError(text: string): { offset: number; message: string } | undefined {
   let i = 0;

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// A small interpreter for the object shapes in object-shapes.ts: it walks one object with a
+// shape and returns the first field that kpol could not read, as `field.path: problem`.
+// Fields a shape does not name are left alone (kpol never reads them). A `null` where an
+// optional field may be is removed, because Kubernetes' JSON decoding treats it as absent and
+// kpol's readers test `!== undefined` (a `deletionTimestamp: null` must not mean "deleting").
+import { parseQuantity } from '../scheduling/resources.js';
+
+/** One field's shape: a scalar name, an enumeration, a list, a string-keyed map, or an object's fields. */
+export type Shape =
+  | 'string'
+  | 'boolean'
+  | 'integer'
+  | 'number'
+  | 'intOrString'
+  | 'quantity'
+  | 'time'
+  | { enum: readonly string[] }
+  | { list: Shape }
+  | { map: Shape }
+  | { fields: Fields };
+
+/** Field name → shape; a name ending in `!` is required (the `!` is not part of the name). */
+export type Fields = Readonly<Record<string, Shape>>;
+
+const describe = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : typeof v);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Echoed values are cut short: a problem line stays small whatever the input holds. */
+const quote = (s: string): string => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
+/** Map keys in a path are quoted when they are not plain names (label keys hold `/` and `.`). */
+const keyPath = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${path}.${key}` : `${path}[${quote(key)}]`);
+const fieldPath = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+
+// Instants JavaScript dates can hold (±8.64e15 ms); kubectl prints RFC 3339.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+function scalarProblem(shape: string, v: unknown): string | undefined {
+  switch (shape) {
+    case 'string':
+      return typeof v === 'string' ? undefined : `must be a string, found ${describe(v)}`;
+    case 'boolean':
+      return typeof v === 'boolean' ? undefined : `must be true or false, found ${describe(v)}`;
+    case 'integer':
+      return Number.isSafeInteger(v) ? undefined : `must be an integer, found ${typeof v === 'number' ? String(v) : describe(v)}`;
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v) ? undefined : `must be a number, found ${describe(v)}`;
+    case 'intOrString':
+      return Number.isSafeInteger(v) || typeof v === 'string' ? undefined : `must be an integer or a string, found ${describe(v)}`;
+    case 'quantity':
+      if (typeof v !== 'string' && typeof v !== 'number') return `must be a quantity such as "500m" or "2Gi", found ${describe(v)}`;
+      return parseQuantity(v) === undefined ? `${quote(String(v))} is not a Kubernetes quantity` : undefined;
+    case 'time':
+      if (typeof v !== 'string') return `must be an RFC 3339 time, found ${describe(v)}`;
+      return RFC3339.test(v) && !Number.isNaN(Date.parse(v)) ? undefined : `${quote(v)} is not an RFC 3339 time`;
+  }
+  return `unknown shape ${shape}`;
+}
+
+/**
+ * The first problem with `value` against `shape`, as `path: problem`; undefined when kpol can
+ * read it. Iterative (an explicit work list), so a long list cannot overflow the stack.
+ */
+export function shapeProblem(value: unknown, shape: Shape, path: string): string | undefined {
+  const work: { value: unknown; shape: Shape; path: string }[] = [{ value, shape, path }];
+  while (work.length > 0) {
+    const { value: v, shape: s, path: p } = work.pop()!;
+    if (typeof s === 'string') {
+      const problem = scalarProblem(s, v);
+      if (problem) return `${p}: ${problem}`;
+    } else if ('enum' in s) {
+      if (typeof v !== 'string' || !s.enum.includes(v)) {
+        const found = typeof v === 'string' ? quote(v) : describe(v);
+        return `${p}: must be one of ${s.enum.join(', ')}, found ${found}`;
+      }
+    } else if ('list' in s) {
+      if (!Array.isArray(v)) return `${p}: must be a list, found ${describe(v)}`;
+      for (let i = v.length - 1; i >= 0; i--) {
+        if (v[i] === null || v[i] === undefined) return `${p}[${i}]: must not be null`;
+        work.push({ value: v[i], shape: s.list, path: `${p}[${i}]` });
+      }
+    } else if ('map' in s) {
+      if (!isRecord(v)) return `${p}: must be a map, found ${describe(v)}`;
+      for (const key of Object.keys(v).reverse()) work.push({ value: v[key], shape: s.map, path: keyPath(p, key) });
+    } else {
+      if (!isRecord(v)) return `${p}: must be an object, found ${describe(v)}`;
+      for (const [spec, fieldShape] of Object.entries(s.fields).reverse()) { // reversed: popped in order
+        const required = spec.endsWith('!');
+        const name = required ? spec.slice(0, -1) : spec;
+        const has = Object.hasOwn(v, name);
+        if (has && v[name] === null && !required) delete v[name];
+        if (!has || v[name] === undefined || v[name] === null) {
+          if (required) return `${fieldPath(p, name)}: is required`;
+          continue;
+        }
+        work.push({ value: v[name], shape: fieldShape, path: fieldPath(p, name) });
+      }
+    }
+  }
+  return undefined;
+}
