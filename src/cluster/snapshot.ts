@@ -50,6 +50,9 @@ const KINDS: Record<string, { apiVersion: string; bucket: Bucket; hasSpec: boole
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Names in messages are cut at Kubernetes' longest (253): a 100 KB name must not fill the screen. */
+const short = (s: string): string => (s.length > 253 ? `${s.slice(0, 253)}…` : s);
+
 export function emptySnapshot(): Snapshot {
   return { nodePools: [], nodeClaims: [], nodes: [], pods: [], pdbs: [], configMaps: [], ignored: 0 };
 }
@@ -91,7 +94,7 @@ class Loader {
     const meta = isObject(value.metadata) ? value.metadata : undefined;
     const name = typeof meta?.name === 'string' && meta.name !== '' ? meta.name : undefined;
     const ns = typeof meta?.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
-    const id = `${kind ?? 'object'}/${ns ? ns + '/' : ''}${name ?? `<unnamed item ${this.item}>`}`;
+    const id = `${short(kind ?? 'object')}/${ns ? short(ns) + '/' : ''}${name ? short(name) : `<unnamed item ${this.item}>`}`;
     const where = `${this.fileName}: ${id}`;
     const fail = (message: string): void => void this.errors.push({ location: where, message });
     if (kind === undefined) return fail('kind: is required');
