@@ -97,6 +97,13 @@ export function yamlLimitProblem(doc: Document): YamlLimitProblem | undefined {
     if (isMap(node) || isSeq(node)) {
       if (++collections > MAX_NESTING) return { offset: offsetOf(node), message: nestingMessage };
     }
+    if (isMap(node)) {
+      // JSON objects, and so Kubernetes objects, have string keys; yaml would stringify a
+      // collection key with a process warning on stderr, outside any located message
+      for (const pair of node.items) {
+        if (isMap(pair.key) || isSeq(pair.key)) return { offset: offsetOf(pair.key), message: 'a map key must be a plain value, found a collection' };
+      }
+    }
     open.add(node);
     stack.push({ node, children: childrenOf(node, doc), next: 0, size: 1, depth: 0 });
     return undefined;

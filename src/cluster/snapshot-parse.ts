@@ -2,9 +2,11 @@
 // Snapshot text → plain values. JSON goes through JSON.parse (fast enough for 150k pods);
 // anything else, and JSON that JSON.parse rejects, goes through the YAML parser, which
 // also locates syntax errors (YAML 1.2 is a superset of JSON). Nesting and alias expansion are
-// bounded first (snapshot-limits.ts), so nothing after parsing can overflow the stack.
+// bounded first (snapshot-limits.ts), so nothing after parsing can overflow the stack. A large
+// YAML List is parsed item by item (yaml-list-split.ts), within ~2× the memory of its JSON.
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { jsonTooDeepAt, nestingMessage, yamlLimitProblem } from './snapshot-limits.js';
+import { splitYamlList } from './yaml-list-split.js';
 
 export interface SyntaxProblem {
   line: number; // 1-based
@@ -18,23 +20,25 @@ export interface ParsedText {
   problems: SyntaxProblem[];
 }
 
-function firstLine(message: string): string {
+function firstLineOf(message: string): string {
   const line = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
   // the YAML composer recurses per level and reports its own overflow; say what the input did
   return /Maximum call stack size exceeded/.test(line) ? nestingMessage : line;
 }
 
-function parseYaml(text: string): ParsedText {
+/** One YAML text's documents; lines reported from `firstLine` on (a split item starts mid-file). */
+function parseYamlText(text: string, firstLine = 1): ParsedText {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, prettyErrors: true, merge: true });
   const documents: unknown[] = [];
   const problems: SyntaxProblem[] = [];
+  const at = (pos: { line: number; col: number }): { line: number; col: number } => ({ line: pos.line + firstLine - 1, col: pos.col });
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
     if (doc.errors.length > 0) {
       for (const e of doc.errors) {
         const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-        const problem = { line: pos.line, col: pos.col, message: firstLine(e.message) };
+        const problem = { ...at(pos), message: firstLineOf(e.message) };
         // an overflow is reported once per level it unwinds; one line says it
         if (!problems.some((p) => p.message === problem.message && p.line === problem.line)) problems.push(problem);
       }
@@ -42,7 +46,7 @@ function parseYaml(text: string): ParsedText {
     }
     const limit = yamlLimitProblem(doc);
     if (limit) {
-      problems.push({ ...lineCounter.linePos(limit.offset || (doc.range?.[0] ?? 0)), message: limit.message });
+      problems.push({ ...at(lineCounter.linePos(limit.offset || (doc.range?.[0] ?? 0))), message: limit.message });
       continue;
     }
     // aliases are bounded by yamlLimitProblem (by expanded size, which yaml's count is not)
@@ -51,6 +55,26 @@ function parseYaml(text: string): ParsedText {
     documents.push(value);
   }
   return { documents, problems };
+}
+
+/** Below this size a YAML List is parsed whole (exactly as written); above it, item by item. */
+export const SPLIT_YAML_ABOVE = 1 << 20;
+
+function parseYaml(text: string): ParsedText {
+  const split = text.length > SPLIT_YAML_ABOVE ? splitYamlList(text) : undefined;
+  if (!split) return parseYamlText(text);
+  const head = parseYamlText(split.header);
+  const root = head.documents[0];
+  if (head.documents.length !== 1 || typeof root !== 'object' || root === null || Array.isArray(root)) return parseYamlText(text);
+  const items: unknown[] = [];
+  const problems = [...head.problems];
+  for (const item of split.items) {
+    const parsed = parseYamlText(split.itemText(item), item.line);
+    problems.push(...parsed.problems);
+    items.push(...parsed.documents);
+  }
+  (root as Record<string, unknown>).items = items;
+  return { documents: [root], problems };
 }
 
 /** Parses snapshot text (JSON, or one or more YAML documents). */

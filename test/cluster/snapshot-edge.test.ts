@@ -53,6 +53,10 @@ describe('YAML aliases', () => {
     expect(parseSnapshotText('a: &a [1, *a]\n').problems).toEqual([{ line: 1, col: 11, message: 'alias *a refers to a node that contains it' }]);
   });
 
+  it('refuses a collection as a map key (yaml would stringify it with a process warning, unlocated)', () => {
+    expect(parseSnapshotText('items:\n- {[a]: 1}\n').problems).toEqual([{ line: 2, col: 4, message: 'a map key must be a plain value, found a collection' }]);
+  });
+
   it('bounds expansion by size, not by alias count: one big anchor used 30 times', () => {
     const big = `big: &big [${Array.from({ length: 2000 }, (_, i) => i).join(', ')}]\n`;
     const text = `${big}uses: [${Array(30).fill('*big').join(', ')}]\n`;
