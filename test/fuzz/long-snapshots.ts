@@ -4,7 +4,7 @@
 //
 // usage: npx tsx test/fuzz/long-snapshots.ts [COUNT=100000] [SEED=1] [--out DIR]
 //
-// Prints progress every 5,000 inputs and a final line of figures; each failing case is written
+// Prints progress every 1,000 inputs and a final line of figures; each failing case is written
 // to DIR (default: a temporary directory) as JSON, with its verdict. Exit 1 when any failed.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,7 +52,7 @@ for (let batch = 0; figures.inputs < count; batch++) {
       writeFileSync(join(out, `failure-${figures.failures}.json`), JSON.stringify({ seed: seed + batch, problem, code, stderr: stderr.slice(0, 4000), case: describeCase(c) }, null, 2));
     } else if (code === 0) figures.exit0++;
     else figures.exit1++;
-    if (figures.inputs % 5_000 === 0) console.log(line());
+    if (figures.inputs % 1_000 === 0) console.log(line());
   }
 }
 runner.close();
