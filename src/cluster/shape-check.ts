@@ -56,43 +56,88 @@ function scalarProblem(shape: string, v: unknown): string | undefined {
   return `unknown shape ${shape}`;
 }
 
+/** A field's compiled spec: its name, whether it is required, and its shape. */
+interface FieldSpec {
+  name: string;
+  required: boolean;
+  shape: Shape;
+}
+
+// Compiled once per `fields` object, reversed so that popping the work list checks them in order.
+const compiled = new WeakMap<Fields, FieldSpec[]>();
+function fieldSpecs(fields: Fields): FieldSpec[] {
+  let specs = compiled.get(fields);
+  if (!specs) {
+    specs = Object.entries(fields).map(([spec, shape]) => {
+      const required = spec.endsWith('!');
+      return { name: required ? spec.slice(0, -1) : spec, required, shape };
+    }).reverse();
+    compiled.set(fields, specs);
+  }
+  return specs;
+}
+
+/** A place in the walk; paths are spelled only for a problem (building one per value cost as much as JSON.parse). */
+interface Place {
+  value: unknown;
+  shape: Shape;
+  parent: Place | undefined;
+  /** A field name, a list index, or (`mapKey`) a map key. */
+  key: string | number;
+  mapKey?: boolean;
+}
+
+function pathOf(place: Place | undefined, root: string, last?: string | number): string {
+  const parts: Place[] = [];
+  for (let p = place; p?.parent; p = p.parent) parts.push(p);
+  let path = root;
+  for (const p of parts.reverse()) {
+    if (typeof p.key === 'number') path += `[${p.key}]`;
+    else path = p.mapKey ? keyPath(path, p.key) : fieldPath(path, p.key);
+  }
+  if (typeof last === 'number') path += `[${last}]`;
+  else if (last !== undefined) path = fieldPath(path, last);
+  return path;
+}
+
 /**
  * The first problem with `value` against `shape`, as `path: problem`; undefined when kpol can
  * read it. Iterative (an explicit work list), so a long list cannot overflow the stack.
  */
 export function shapeProblem(value: unknown, shape: Shape, path: string): string | undefined {
-  const work: { value: unknown; shape: Shape; path: string }[] = [{ value, shape, path }];
+  const work: Place[] = [{ value, shape, parent: undefined, key: '' }];
   while (work.length > 0) {
-    const { value: v, shape: s, path: p } = work.pop()!;
+    const place = work.pop()!;
+    const { value: v, shape: s } = place;
     if (typeof s === 'string') {
       const problem = scalarProblem(s, v);
-      if (problem) return `${p}: ${problem}`;
+      if (problem) return `${pathOf(place, path)}: ${problem}`;
     } else if ('enum' in s) {
       if (typeof v !== 'string' || !s.enum.includes(v)) {
         const found = typeof v === 'string' ? quote(v) : describe(v);
-        return `${p}: must be one of ${s.enum.join(', ')}, found ${found}`;
+        return `${pathOf(place, path)}: must be one of ${s.enum.join(', ')}, found ${found}`;
       }
     } else if ('list' in s) {
-      if (!Array.isArray(v)) return `${p}: must be a list, found ${describe(v)}`;
+      if (!Array.isArray(v)) return `${pathOf(place, path)}: must be a list, found ${describe(v)}`;
       for (let i = v.length - 1; i >= 0; i--) {
-        if (v[i] === null || v[i] === undefined) return `${p}[${i}]: must not be null`;
-        work.push({ value: v[i], shape: s.list, path: `${p}[${i}]` });
+        if (v[i] === null || v[i] === undefined) return `${pathOf(place, path, i)}: must not be null`;
+        work.push({ value: v[i], shape: s.list, parent: place, key: i });
       }
     } else if ('map' in s) {
-      if (!isRecord(v)) return `${p}: must be a map, found ${describe(v)}`;
-      for (const key of Object.keys(v).reverse()) work.push({ value: v[key], shape: s.map, path: keyPath(p, key) });
+      if (!isRecord(v)) return `${pathOf(place, path)}: must be a map, found ${describe(v)}`;
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) work.push({ value: v[keys[i]], shape: s.map, parent: place, key: keys[i], mapKey: true });
     } else {
-      if (!isRecord(v)) return `${p}: must be an object, found ${describe(v)}`;
-      for (const [spec, fieldShape] of Object.entries(s.fields).reverse()) { // reversed: popped in order
-        const required = spec.endsWith('!');
-        const name = required ? spec.slice(0, -1) : spec;
-        const has = Object.hasOwn(v, name);
-        if (has && v[name] === null && !required) delete v[name];
-        if (!has || v[name] === undefined || v[name] === null) {
-          if (required) return `${fieldPath(p, name)}: is required`;
+      if (!isRecord(v)) return `${pathOf(place, path)}: must be an object, found ${describe(v)}`;
+      for (const f of fieldSpecs(s.fields)) {
+        const has = Object.hasOwn(v, f.name);
+        const fv = has ? v[f.name] : undefined;
+        if (fv === undefined || fv === null) {
+          if (f.required) return `${pathOf(place, path, f.name)}: is required`;
+          if (has) delete v[f.name]; // null: absent, as Kubernetes decodes it
           continue;
         }
-        work.push({ value: v[name], shape: fieldShape, path: fieldPath(p, name) });
+        work.push({ value: fv, shape: f.shape, parent: place, key: f.name });
       }
     }
   }
