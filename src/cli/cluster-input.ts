@@ -14,7 +14,8 @@ export const MAX_SNAPSHOT_MESSAGES = 20;
 
 function lines(problems: readonly LoadError[], what: string): string[] {
   const shown = problems.slice(0, MAX_SNAPSHOT_MESSAGES).map((e) => `${e.location}: ${e.message}`);
-  if (problems.length > MAX_SNAPSHOT_MESSAGES) shown.push(`… and ${problems.length - MAX_SNAPSHOT_MESSAGES} more ${what}`);
+  const more = problems.length - MAX_SNAPSHOT_MESSAGES;
+  if (more > 0) shown.push(`… and ${more} more ${what}`);
   return shown;
 }
 

@@ -28,7 +28,9 @@ export const METADATA: Shape = {
   },
 };
 
-const condition: Shape = { fields: { 'type!': str, 'status!': str, reason: str, message: str, lastTransitionTime: 'time' } };
+const condition: Shape = {
+  fields: { 'type!': str, 'status!': str, reason: str, message: str, lastTransitionTime: 'time' },
+};
 const conditions: Shape = { list: condition };
 
 /** Node selector operators (core/v1 NodeSelectorOperator). */
@@ -43,7 +45,9 @@ const requirement: Shape = {
 const requirements: Shape = { list: requirement };
 const taint: Shape = { fields: { 'key!': str, value: str, 'effect!': str } };
 const toleration: Shape = {
-  fields: { key: str, operator: { enum: ['Exists', 'Equal', ''] }, value: str, effect: str, tolerationSeconds: 'integer' },
+  fields: {
+    key: str, operator: { enum: ['Exists', 'Equal', ''] }, value: str, effect: str, tolerationSeconds: 'integer',
+  },
 };
 
 /** Label selector operators (meta/v1 LabelSelectorOperator). */
@@ -51,7 +55,9 @@ const labelSelector: Shape = {
   fields: {
     matchLabels: stringMap,
     matchExpressions: {
-      list: { fields: { 'key!': str, 'operator!': { enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] }, values: strings } },
+      list: {
+        fields: { 'key!': str, 'operator!': { enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] }, values: strings },
+      },
     },
   },
 };
@@ -65,7 +71,9 @@ const claimTemplateFields: Fields = {
   nodeClassRef: { fields: { group: str, kind: str, name: str } },
 };
 
-const container: Shape = { fields: { name: str, resources: { fields: { requests: resourceList, limits: resourceList } } } };
+const container: Shape = {
+  fields: { name: str, resources: { fields: { requests: resourceList, limits: resourceList } } },
+};
 const podAffinityTerm: Shape = {
   fields: { labelSelector, namespaces: strings, namespaceSelector: labelSelector, topologyKey: str },
 };
@@ -83,7 +91,9 @@ const podSpec: Fields = {
       nodeAffinity: {
         fields: {
           requiredDuringSchedulingIgnoredDuringExecution: {
-            fields: { nodeSelectorTerms: { list: { fields: { matchExpressions: requirements, matchFields: requirements } } } },
+            fields: {
+              nodeSelectorTerms: { list: { fields: { matchExpressions: requirements, matchFields: requirements } } },
+            },
           },
         },
       },
@@ -114,7 +124,10 @@ export const KIND_SHAPES: Readonly<Record<string, Fields>> = {
           },
         },
         template: {
-          fields: { metadata: { fields: { labels: stringMap, annotations: stringMap } }, spec: { fields: claimTemplateFields } },
+          fields: {
+            metadata: { fields: { labels: stringMap, annotations: stringMap } },
+            spec: { fields: claimTemplateFields },
+          },
         },
         limits: resourceList,
         weight: 'integer',
@@ -154,7 +167,9 @@ export const KIND_SHAPES: Readonly<Record<string, Fields>> = {
       },
     },
     status: {
-      fields: { disruptionsAllowed: 'integer', currentHealthy: 'integer', desiredHealthy: 'integer', expectedPods: 'integer' },
+      fields: {
+        disruptionsAllowed: 'integer', currentHealthy: 'integer', desiredHealthy: 'integer', expectedPods: 'integer',
+      },
     },
   },
   ConfigMap: { data: stringMap },
@@ -166,7 +181,9 @@ export const REPLICASET_SHAPE: Fields = {
     fields: {
       replicas: 'integer',
       selector: labelSelector,
-      template: { fields: { metadata: { fields: { labels: stringMap, annotations: stringMap } }, spec: { fields: podSpec } } },
+      template: {
+        fields: { metadata: { fields: { labels: stringMap, annotations: stringMap } }, spec: { fields: podSpec } },
+      },
     },
   },
 };

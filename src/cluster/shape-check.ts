@@ -23,12 +23,14 @@ export type Shape =
 /** Field name → shape; a name ending in `!` is required (the `!` is not part of the name). */
 export type Fields = Readonly<Record<string, Shape>>;
 
-const describe = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : typeof v);
+export const describe = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : typeof v;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Echoed values are cut short: a problem line stays small whatever the input holds. */
 const quote = (s: string): string => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
 /** Map keys in a path are quoted when they are not plain names (label keys hold `/` and `.`). */
-const keyPath = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${path}.${key}` : `${path}[${quote(key)}]`);
+const keyPath = (path: string, key: string): string =>
+  /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${path}.${key}` : `${path}[${quote(key)}]`;
 const fieldPath = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
 
 // Instants JavaScript dates can hold (±8.64e15 ms); kubectl prints RFC 3339.
@@ -41,13 +43,17 @@ function scalarProblem(shape: string, v: unknown): string | undefined {
     case 'boolean':
       return typeof v === 'boolean' ? undefined : `must be true or false, found ${describe(v)}`;
     case 'integer':
-      return Number.isSafeInteger(v) ? undefined : `must be an integer, found ${typeof v === 'number' ? String(v) : describe(v)}`;
+      if (Number.isSafeInteger(v)) return undefined;
+      return `must be an integer, found ${typeof v === 'number' ? String(v) : describe(v)}`;
     case 'number':
       return typeof v === 'number' && Number.isFinite(v) ? undefined : `must be a number, found ${describe(v)}`;
     case 'intOrString':
-      return Number.isSafeInteger(v) || typeof v === 'string' ? undefined : `must be an integer or a string, found ${describe(v)}`;
+      if (Number.isSafeInteger(v) || typeof v === 'string') return undefined;
+      return `must be an integer or a string, found ${describe(v)}`;
     case 'quantity':
-      if (typeof v !== 'string' && typeof v !== 'number') return `must be a quantity such as "500m" or "2Gi", found ${describe(v)}`;
+      if (typeof v !== 'string' && typeof v !== 'number') {
+        return `must be a quantity such as "500m" or "2Gi", found ${describe(v)}`;
+      }
       return parseQuantity(v) === undefined ? `${quote(String(v))} is not a Kubernetes quantity` : undefined;
     case 'time':
       if (typeof v !== 'string') return `must be an RFC 3339 time, found ${describe(v)}`;
@@ -126,7 +132,9 @@ export function shapeProblem(value: unknown, shape: Shape, path: string): string
     } else if ('map' in s) {
       if (!isRecord(v)) return `${pathOf(place, path)}: must be a map, found ${describe(v)}`;
       const keys = Object.keys(v);
-      for (let i = keys.length - 1; i >= 0; i--) work.push({ value: v[keys[i]], shape: s.map, parent: place, key: keys[i], mapKey: true });
+      for (let i = keys.length - 1; i >= 0; i--) {
+        work.push({ value: v[keys[i]], shape: s.map, parent: place, key: keys[i], mapKey: true });
+      }
     } else {
       if (!isRecord(v)) return `${pathOf(place, path)}: must be an object, found ${describe(v)}`;
       for (const f of fieldSpecs(s.fields)) {

@@ -90,7 +90,9 @@ export function yamlLimitProblem(doc: Document): YamlLimitProblem | undefined {
   const enter = (node: unknown): YamlLimitProblem | undefined => {
     if (isAlias(node)) {
       const target = node.resolve(doc);
-      if (target && open.has(target)) return { offset: offsetOf(node), message: `alias *${node.source} refers to a node that contains it` };
+      if (target && open.has(target)) {
+        return { offset: offsetOf(node), message: `alias *${node.source} refers to a node that contains it` };
+      }
     } else {
       written++;
     }
@@ -101,7 +103,9 @@ export function yamlLimitProblem(doc: Document): YamlLimitProblem | undefined {
       // JSON objects, and so Kubernetes objects, have string keys; yaml would stringify a
       // collection key with a process warning on stderr, outside any located message
       for (const pair of node.items) {
-        if (isMap(pair.key) || isSeq(pair.key)) return { offset: offsetOf(pair.key), message: 'a map key must be a plain value, found a collection' };
+        if (isMap(pair.key) || isSeq(pair.key)) {
+          return { offset: offsetOf(pair.key), message: 'a map key must be a plain value, found a collection' };
+        }
       }
     }
     open.add(node);

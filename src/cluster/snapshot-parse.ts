@@ -32,7 +32,8 @@ function parseYamlText(text: string, firstLine = 1): ParsedText {
   const docs = parseAllDocuments(text, { lineCounter, prettyErrors: true, merge: true });
   const documents: unknown[] = [];
   const problems: SyntaxProblem[] = [];
-  const at = (pos: { line: number; col: number }): { line: number; col: number } => ({ line: pos.line + firstLine - 1, col: pos.col });
+  type Pos = { line: number; col: number };
+  const at = (pos: Pos): Pos => ({ line: pos.line + firstLine - 1, col: pos.col });
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
     if (doc.errors.length > 0) {
@@ -65,7 +66,8 @@ function parseYaml(text: string): ParsedText {
   if (!split) return parseYamlText(text);
   const head = parseYamlText(split.header);
   const root = head.documents[0];
-  if (head.documents.length !== 1 || typeof root !== 'object' || root === null || Array.isArray(root)) return parseYamlText(text);
+  const isMapping = typeof root === 'object' && root !== null && !Array.isArray(root);
+  if (head.documents.length !== 1 || !isMapping) return parseYamlText(text);
   const items: unknown[] = [];
   const problems = [...head.problems];
   for (const item of split.items) {

@@ -5,7 +5,7 @@
 // kept is first checked against the shape of the fields kpol reads (object-shapes.ts).
 import { labelSelectorProblem } from './labels.js';
 import { KIND_SHAPES, METADATA } from './object-shapes.js';
-import { shapeProblem } from './shape-check.js';
+import { describe, shapeProblem } from './shape-check.js';
 import { parseSnapshotText } from './snapshot-parse.js';
 import type { ConfigMap, KubeObject, Node, NodeClaim, NodePool, Pod, PodDisruptionBudget } from './types.js';
 
@@ -75,7 +75,8 @@ class Loader {
     }
     if (!isObject(value)) {
       this.item++;
-      this.errors.push({ location: `${this.fileName}: item ${this.item}`, message: `expected a Kubernetes object, found ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value}` });
+      const message = `expected a Kubernetes object, found ${describe(value)}`;
+      this.errors.push({ location: `${this.fileName}: item ${this.item}`, message });
       return;
     }
     const kind = typeof value.kind === 'string' ? value.kind : defaults?.kind;
@@ -94,7 +95,8 @@ class Loader {
     const meta = isObject(value.metadata) ? value.metadata : undefined;
     const name = typeof meta?.name === 'string' && meta.name !== '' ? meta.name : undefined;
     const ns = typeof meta?.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
-    const id = `${short(kind ?? 'object')}/${ns ? short(ns) + '/' : ''}${name ? short(name) : `<unnamed item ${this.item}>`}`;
+    const shownName = name ? short(name) : `<unnamed item ${this.item}>`;
+    const id = `${short(kind ?? 'object')}/${ns ? short(ns) + '/' : ''}${shownName}`;
     const where = `${this.fileName}: ${id}`;
     const fail = (message: string): void => void this.errors.push({ location: where, message });
     if (kind === undefined) return fail('kind: is required');
@@ -124,7 +126,8 @@ class Loader {
     if (earlier) {
       // The later copy wins, as a later document does under `kubectl apply -f`: a file made by
       // appending a fresh dump to an old one holds the newer object last. Counted once.
-      this.warnings.push({ location: where, message: `listed again (items ${earlier.item} and ${this.item}); the later copy is used` });
+      const message = `listed again (items ${earlier.item} and ${this.item}); the later copy is used`;
+      this.warnings.push({ location: where, message });
       bucket[earlier.index] = value as unknown as KubeObject;
       earlier.item = this.item;
       return;

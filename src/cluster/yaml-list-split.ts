@@ -32,7 +32,8 @@ export function splitYamlList(text: string): SplitList | undefined {
   const indent = first[1].length;
   const marker = ' '.repeat(indent) + '- ';
   const items: { start: number; end: number; line: number }[] = [];
-  let line = text.slice(0, blockStart).split('\n').length; // 1-based line of the block's first line (the header is short)
+  // 1-based line of the block's first line (what precedes `items:` is a few lines)
+  let line = text.slice(0, blockStart).split('\n').length;
   let pos = blockStart;
   let itemStart = -1;
   let itemLine = 0;
@@ -64,6 +65,7 @@ export function splitYamlList(text: string): SplitList | undefined {
   let blankLines = 0;
   for (let i = text.indexOf('\n', blockStart); i >= 0 && i < blockEnd; i = text.indexOf('\n', i + 1)) blankLines++;
   const header = `${text.slice(0, itemsAt.index)}items: []\n${'\n'.repeat(blankLines)}${text.slice(blockEnd)}`;
-  const itemText = (item: { start: number; end: number }): string => ' '.repeat(indent + 2) + text.slice(item.start + marker.length, item.end);
+  const itemText = (item: { start: number; end: number }): string =>
+    ' '.repeat(indent + 2) + text.slice(item.start + marker.length, item.end);
   return { header, items, itemText };
 }

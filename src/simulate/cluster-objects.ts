@@ -33,17 +33,23 @@ export function simulationObjects(text: string, fileName: string): SimulationObj
   for (const o of all) {
     if (o.kind !== 'ReplicaSet' || o.apiVersion !== 'apps/v1') continue;
     const meta = o.metadata as Partial<KubeObject['metadata']> | undefined;
-    const id = `ReplicaSet/${typeof meta?.namespace === 'string' ? meta.namespace + '/' : ''}${String(meta?.name ?? '<unnamed>')}`;
+    const ns = typeof meta?.namespace === 'string' ? meta.namespace + '/' : '';
+    const id = `ReplicaSet/${ns}${String(meta?.name ?? '<unnamed>').slice(0, 253)}`;
     const problem = shapeProblem(o, { fields: { 'metadata!': METADATA, ...REPLICASET_SHAPE } }, '');
     if (problem) errors.push({ location: `${fileName}: ${id}`, message: problem });
     else {
-      if (replicaSets.has(id)) warnings.push({ location: `${fileName}: ${id}`, message: 'listed again; the later copy is used' });
+      if (replicaSets.has(id)) {
+        warnings.push({ location: `${fileName}: ${id}`, message: 'listed again; the later copy is used' });
+      }
       replicaSets.set(id, o);
     }
   }
   if (errors.length) return { objects: [], errors, warnings };
   return {
-    objects: [...snapshot.nodePools, ...snapshot.nodeClaims, ...snapshot.nodes, ...snapshot.pods, ...snapshot.pdbs, ...snapshot.configMaps, ...replicaSets.values()],
+    objects: [
+      ...snapshot.nodePools, ...snapshot.nodeClaims, ...snapshot.nodes, ...snapshot.pods, ...snapshot.pdbs,
+      ...snapshot.configMaps, ...replicaSets.values(),
+    ],
     errors: [],
     warnings,
   };
