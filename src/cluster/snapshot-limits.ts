@@ -99,12 +99,15 @@ export function yamlLimitProblem(doc: Document): YamlLimitProblem | undefined {
     if (isMap(node) || isSeq(node)) {
       if (++collections > MAX_NESTING) return { offset: offsetOf(node), message: nestingMessage };
     }
-    if (isMap(node)) {
+    if (isMap(node) || isSeq(node)) {
       // JSON objects, and so Kubernetes objects, have string keys; yaml would stringify a
-      // collection key with a process warning on stderr, outside any located message
-      for (const pair of node.items) {
-        if (isMap(pair.key) || isSeq(pair.key)) {
-          return { offset: offsetOf(pair.key), message: 'a map key must be a plain value, found a collection' };
+      // collection key (also one reached through an alias, or a pair in a flow sequence) with
+      // a process warning on stderr, outside any located message
+      for (const item of node.items as unknown[]) {
+        if (!isPair(item)) continue;
+        const key = isAlias(item.key) ? item.key.resolve(doc) : item.key;
+        if (isMap(key) || isSeq(key)) {
+          return { offset: offsetOf(item.key), message: 'a map key must be a plain value, found a collection' };
         }
       }
     }

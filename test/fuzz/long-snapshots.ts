@@ -29,9 +29,11 @@ const figures = { inputs: 0, exit0: 0, exit1: 0, failures: 0 };
 const started = performance.now();
 const line = (): string => {
   const s = (performance.now() - started) / 1000;
-  return `${figures.inputs} inputs: ${figures.exit0} evaluated (exit 0), ${figures.exit1} refused (exit 1), ` +
+  return (
+    `${figures.inputs} inputs: ${figures.exit0} evaluated (exit 0), ${figures.exit1} refused (exit 1), ` +
     `${figures.failures} failures (crash, internal error, other exit, unlocated message); ${s.toFixed(0)} s, ` +
-    `${(figures.inputs / s).toFixed(1)} inputs/s, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`;
+    `${(figures.inputs / s).toFixed(1)} inputs/s, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`
+  );
 };
 
 for (let batch = 0; figures.inputs < count; batch++) {
@@ -49,7 +51,14 @@ for (let batch = 0; figures.inputs < count; batch++) {
     figures.inputs++;
     if (problem) {
       figures.failures++;
-      writeFileSync(join(out, `failure-${figures.failures}.json`), JSON.stringify({ seed: seed + batch, problem, code, stderr: stderr.slice(0, 4000), case: describeCase(c) }, null, 2));
+      writeFileSync(
+        join(out, `failure-${figures.failures}.json`),
+        JSON.stringify(
+          { seed: seed + batch, problem, code, stderr: stderr.slice(0, 4000), case: describeCase(c) },
+          null,
+          2,
+        ),
+      );
     } else if (code === 0) figures.exit0++;
     else figures.exit1++;
     if (figures.inputs % 1_000 === 0) console.log(line());

@@ -16,7 +16,9 @@ export const AT = '2026-11-28T03:00:00Z'; // a Saturday inside weekend-ml's pod 
 
 const EXAMPLES = new URL('../../rules/examples/', import.meta.url);
 const POLICY = readFileSync(new URL('weekend-ml.kpol', EXAMPLES), 'utf8');
-const EXAMPLE_CLUSTER = parse(readFileSync(new URL('clusters/weekend-ml.yaml', EXAMPLES), 'utf8')) as { items: KubeObject[] };
+const EXAMPLE_CLUSTER = parse(readFileSync(new URL('clusters/weekend-ml.yaml', EXAMPLES), 'utf8')) as {
+  items: KubeObject[];
+};
 
 /**
  * The unmutated snapshot: rules/examples' weekend-ml cluster (drifted, do-not-disrupt and
@@ -26,28 +28,80 @@ const EXAMPLE_CLUSTER = parse(readFileSync(new URL('clusters/weekend-ml.yaml', E
 export function baseSnapshot(): { apiVersion: string; kind: string; items: KubeObject[] } {
   const objects: KubeObject[] = structuredClone(EXAMPLE_CLUSTER.items);
   objects.push(makeNodePool('gpu'));
-  objects.push(makePdb('web', { matchLabels: { app: 'batch' } }, { namespace: 'batch', disruptionsAllowed: 1, maxUnavailable: 1 }));
+  objects.push(
+    makePdb('web', { matchLabels: { app: 'batch' } }, { namespace: 'batch', disruptionsAllowed: 1, maxUnavailable: 1 }),
+  );
   objects.push({
-    apiVersion: 'v1', kind: 'ConfigMap',
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
     metadata: { name: 'policies', namespace: 'kpol-system', labels: { 'kpol.dev/policy': 'true' } },
-    data: { 'extra.kpol': 'policy q for nodepool gpu {\n  budget 2\n  window w blocks Drifted on nodes where constructor exists during "@daily" for 1h\n}\n' },
+    data: {
+      'extra.kpol':
+        'policy q for nodepool gpu {\n  budget 2\n  window w blocks Drifted on nodes where constructor exists during "@daily" for 1h\n}\n',
+    },
   });
   objects.push({
-    apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web', namespace: 'default' },
-    spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c' }] } } },
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c' }] } },
+    },
   });
   return toList(objects);
 }
 
-const KINDS = ['Node', 'Pod', 'NodeClaim', 'NodePool', 'PodDisruptionBudget', 'ConfigMap', 'ReplicaSet', 'List', 'PodList', 'Deployment', ''];
+const KINDS = [
+  'Node',
+  'Pod',
+  'NodeClaim',
+  'NodePool',
+  'PodDisruptionBudget',
+  'ConfigMap',
+  'ReplicaSet',
+  'List',
+  'PodList',
+  'Deployment',
+  '',
+];
 const API_VERSIONS = ['v1', 'karpenter.sh/v1', 'karpenter.sh/v1beta1', 'policy/v1', 'apps/v1', ''];
 const PROTO_KEYS = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'length'];
 
 /** Values a field is replaced with: every JSON type, edge numbers, wrong-but-plausible strings, big ones. */
 const replacement: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, 0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 2, true, false, '', 'x', 'Ready', '500m', '-1', '1e400', 'NaN',
-    '2026-13-45T00:00:00Z', '+275760-09-13T00:00:01Z', '100%', '0%', 'Never', '9999999999h', 'In', {}, [], [null], [[]], { a: 1 },
-    { __proto__: null, constructor: 'x' }),
+  fc.constantFrom(
+    null,
+    0,
+    -1,
+    1.5,
+    1e308,
+    -1e308,
+    2 ** 53 + 2,
+    true,
+    false,
+    '',
+    'x',
+    'Ready',
+    '500m',
+    '-1',
+    '1e400',
+    'NaN',
+    '2026-13-45T00:00:00Z',
+    '+275760-09-13T00:00:01Z',
+    '100%',
+    '0%',
+    'Never',
+    '9999999999h',
+    'In',
+    {},
+    [],
+    [null],
+    [[]],
+    { a: 1 },
+    { __proto__: null, constructor: 'x' },
+  ),
   fc.string({ maxLength: 8 }),
   fc.integer(),
   fc.double(),
@@ -91,11 +145,19 @@ export interface SnapshotCase {
 
 const at = fc.nat({ max: 1_000_000 });
 // field: 0 aims anywhere; otherwise at FIELD_NAMES[field - 1] (10 in 11 cases)
-const field = fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 10, arbitrary: fc.integer({ min: 1, max: 1_000 }) });
+const field = fc.oneof(
+  { weight: 1, arbitrary: fc.constant(0) },
+  { weight: 10, arbitrary: fc.integer({ min: 1, max: 1_000 }) },
+);
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), at, field }) },
   { weight: 6, arbitrary: fc.record({ op: fc.constant('replace' as const), at, field, value: replacement }) },
-  fc.record({ op: fc.constant('nest' as const), at, depth: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 150, max: 400 })), object: fc.boolean() }),
+  fc.record({
+    op: fc.constant('nest' as const),
+    at,
+    depth: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 150, max: 400 })),
+    object: fc.boolean(),
+  }),
   fc.record({ op: fc.constant('duplicate' as const), at }),
   fc.record({ op: fc.constant('kind' as const), at, kind: fc.constantFrom(...KINDS) }),
   fc.record({ op: fc.constant('apiVersion' as const), at, apiVersion: fc.constantFrom(...API_VERSIONS) }),
@@ -105,9 +167,43 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 const textMutation: fc.Arbitrary<TextMutation> = fc.oneof(
   { weight: 6, arbitrary: fc.constant({ op: 'none' as const }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('truncate' as const), at }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('insert' as const), at, text: fc.constantFrom('[', '{', ']', '}', '"', ':', ',', '\n', '- ', '&a ', '*a', '!!binary ', '\t', '\\', '\u0000', '---\n') }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('aliasBomb' as const), levels: fc.integer({ min: 2, max: 12 }) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('deepText' as const), depth: fc.integer({ min: 150, max: 200_000 }), open: fc.constantFrom('[', '{"a":', '- ') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('insert' as const),
+      at,
+      text: fc.constantFrom(
+        '[',
+        '{',
+        ']',
+        '}',
+        '"',
+        ':',
+        ',',
+        '\n',
+        '- ',
+        '&a ',
+        '*a',
+        '!!binary ',
+        '\t',
+        '\\',
+        '\u0000',
+        '---\n',
+      ),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant('aliasBomb' as const), levels: fc.integer({ min: 2, max: 12 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('deepText' as const),
+      depth: fc.integer({ min: 150, max: 200_000 }),
+      open: fc.constantFrom('[', '{"a":', '- '),
+    }),
+  },
 );
 export const snapshotCase: fc.Arbitrary<SnapshotCase> = fc.record({
   mutations: fc.array(mutation, { minLength: 1, maxLength: 3 }),
@@ -128,7 +224,9 @@ function slots(root: unknown): Slot[] {
   for (let i = 0; i < queue.length; i++) {
     const v = queue[i];
     if (Array.isArray(v)) v.forEach((c, k) => (out.push({ parent: v, key: k }), queue.push(c)));
-    else if (v && typeof v === 'object') for (const [k, c] of Object.entries(v)) out.push({ parent: v as Record<string, unknown>, key: k }), queue.push(c);
+    else if (v && typeof v === 'object')
+      for (const [k, c] of Object.entries(v))
+        (out.push({ parent: v as Record<string, unknown>, key: k }), queue.push(c));
   }
   return out;
 }
@@ -169,7 +267,8 @@ function apply(root: { items: unknown[] }, m: Mutation): void {
       return;
     case 'protoKey': {
       const v = get(s);
-      if (v && typeof v === 'object' && !Array.isArray(v)) Object.defineProperty(v, m.key, { value: 'x', enumerable: true, writable: true, configurable: true });
+      if (v && typeof v === 'object' && !Array.isArray(v))
+        Object.defineProperty(v, m.key, { value: 'x', enumerable: true, writable: true, configurable: true });
       return;
     }
     case 'many':
@@ -191,7 +290,12 @@ function applyText(text: string, m: TextMutation): string {
     case 'aliasBomb': {
       const names = Array.from({ length: m.levels }, (_, i) => `l${i}`);
       const lines = [`${names[0]}: &${names[0]} [lol, lol, lol, lol, lol, lol, lol, lol, lol]`];
-      for (let i = 1; i < m.levels; i++) lines.push(`${names[i]}: &${names[i]} [${Array(9).fill(`*${names[i - 1]}`).join(', ')}]`);
+      for (let i = 1; i < m.levels; i++)
+        lines.push(
+          `${names[i]}: &${names[i]} [${Array(9)
+            .fill(`*${names[i - 1]}`)
+            .join(', ')}]`,
+        );
       return `${lines.join('\n')}\n---\n${text}`;
     }
     case 'deepText':
@@ -202,7 +306,9 @@ function applyText(text: string, m: TextMutation): string {
 
 /** A case for a failure report: long strings cut, so a 200 KB value does not flood the log. */
 export function describeCase(c: SnapshotCase): string {
-  return JSON.stringify(c, (_, v: unknown) => (typeof v === 'string' && v.length > 60 ? `${v.slice(0, 20)}…(${v.length} chars)` : v));
+  return JSON.stringify(c, (_, v: unknown) =>
+    typeof v === 'string' && v.length > 60 ? `${v.slice(0, 20)}…(${v.length} chars)` : v,
+  );
 }
 
 /** The snapshot text of a case (pure: same case, same text). */
