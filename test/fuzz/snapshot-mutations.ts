@@ -370,12 +370,25 @@ export class SnapshotRunner {
     const path = join(this.dir, `s${this.n++ % 4}.${ext}`);
     writeFileSync(path, text);
     let stderr = '';
-    const code = await main(['eval', '--policy', this.policy, '--cluster', path, '--at', AT, '--output', 'json'], {
-      out: () => {},
-      err: (t) => void (stderr += t.endsWith('\n') ? t : `${t}\n`),
-      isTTY: false,
-    });
-    return judge(code, stderr);
+    // A process warning (yaml emits some) reaches the user's terminal outside any located
+    // message, so it is a failure too; warnings are emitted on the next tick, hence the wait.
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.message);
+    process.on('warning', onWarning);
+    let code: number;
+    try {
+      code = await main(['eval', '--policy', this.policy, '--cluster', path, '--at', AT, '--output', 'json'], {
+        out: () => {},
+        err: (t) => void (stderr += t.endsWith('\n') ? t : `${t}\n`),
+        isTTY: false,
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    const verdict = judge(code, stderr);
+    if (!verdict.problem && warnings.length) verdict.problem = `process warning: ${warnings[0].slice(0, 200)}`;
+    return verdict;
   }
 
   close(): void {
