@@ -3,7 +3,7 @@
 // aliases may expand a document. Both guard the recursive code after parsing (the YAML
 // composer, toJS, the loader, JSON output) from a stack overflow or an exponential expansion,
 // and both are checked by loops, never by recursion, so the check itself cannot overflow.
-import { isAlias, isMap, isPair, isSeq, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, type Document } from 'yaml';
 
 /**
  * The deepest nesting kpol reads. Real Kubernetes objects nest about 15 levels (a pod's
@@ -105,9 +105,15 @@ export function yamlLimitProblem(doc: Document): YamlLimitProblem | undefined {
       // a process warning on stderr, outside any located message
       for (const item of node.items as unknown[]) {
         if (!isPair(item)) continue;
-        const key = isAlias(item.key) ? item.key.resolve(doc) : item.key;
+        const key: unknown = isAlias(item.key) ? item.key.resolve(doc) : item.key;
+        if (key === null || key === undefined) continue;
         if (isMap(key) || isSeq(key)) {
           return { offset: offsetOf(item.key), message: 'a map key must be a plain value, found a collection' };
+        }
+        // a tagged key such as `!!binary` becomes bytes, which yaml stringifies with the same warning
+        const value = isScalar(key) ? key.value : undefined;
+        if (value !== null && !['string', 'number', 'boolean', 'bigint'].includes(typeof value)) {
+          return { offset: offsetOf(item.key), message: 'a map key must be a plain value (a string)' };
         }
       }
     }

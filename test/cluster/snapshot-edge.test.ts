@@ -72,10 +72,11 @@ describe('YAML aliases', () => {
     ['in a map', 'items:\n- {[a]: 1}\n', 4],
     ['through an alias', 'a: &k [x]\nitems:\n- {*k : 1}\n', 4],
     ['in a flow sequence pair', 'items:\n- [[a]: 1]\n', 4],
-  ])('refuses a collection as a map key %s (yaml would stringify it with a process warning)', (_, text, col) => {
+    ['tagged as bytes', 'items:\n- {!!binary aGk=: 1}\n', 13, 'a map key must be a plain value (a string)'],
+  ])('refuses a map key %s (yaml would stringify it with a process warning)', (_, text, col, message?: string) => {
     const { problems } = parseSnapshotText(text);
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ col, message: 'a map key must be a plain value, found a collection' });
+    expect(problems[0]).toMatchObject({ col, message: message ?? 'a map key must be a plain value, found a collection' });
   });
 
   it('bounds expansion by size, not by alias count: one big anchor used 30 times', () => {
