@@ -51,7 +51,14 @@ function parseYamlText(text: string, firstLine = 1): ParsedText {
       continue;
     }
     // aliases are bounded by yamlLimitProblem (by expanded size, which yaml's count is not)
-    const value: unknown = doc.toJS({ maxAliasCount: -1 });
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: -1 });
+    } catch (e) {
+      // e.g. an alias whose anchor yaml's composer did not flag (long fuzz run, seed 27): located at the document
+      problems.push({ ...at(lineCounter.linePos(doc.range?.[0] ?? 0)), message: firstLineOf((e as Error).message) });
+      continue;
+    }
     if (value === null || value === undefined) continue; // an empty document, e.g. a trailing `---`
     documents.push(value);
   }
