@@ -56,7 +56,7 @@ describe('exit codes and errors', () => {
   });
   it('a garbage snapshot is a located error, not a crash', async () => {
     const r = await runCli('eval', '--cluster', file('garbage.yaml', 'items: [\n  {kind: Node\n'));
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1); // bad input, not a usage error (issue 13)
     expect(r.stderr).toMatch(/garbage\.yaml:\d+:\d+/);
     noStack(r.stderr);
   });

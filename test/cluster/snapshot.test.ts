@@ -59,8 +59,8 @@ describe('loadSnapshot', () => {
     const { snapshot, errors } = loadSnapshot(JSON.stringify([old, node]), 's.json');
     expect(errors).toEqual([
       {
-        location: 's.json: NodePool old',
-        message: 'apiVersion `karpenter.sh/v1beta1` is not supported for NodePool, expected `karpenter.sh/v1`; upgrade to the Karpenter v1 APIs (v1.0 or later)',
+        location: 's.json: NodePool/old',
+        message: 'apiVersion: `karpenter.sh/v1beta1` is not supported for NodePool, expected `karpenter.sh/v1`; upgrade to the Karpenter v1 APIs (v1.0 or later)',
       },
     ]);
     expect(snapshot!.nodePools).toEqual([]);
@@ -69,15 +69,16 @@ describe('loadSnapshot', () => {
 
   it('rejects an object without metadata.name', () => {
     const { errors } = loadSnapshot(JSON.stringify([{ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'team-a' }, spec: {} }]), 's.json');
-    expect(errors).toEqual([{ location: 's.json: Pod team-a/<unnamed item 1>', message: 'object has no `metadata.name`' }]);
+    expect(errors).toEqual([{ location: 's.json: Pod/team-a/<unnamed item 1>', message: 'metadata.name: is required' }]);
   });
 
   it('rejects non-string annotations and invalid PDB selectors', () => {
     const p = makePod('p', 'n', { annotations: { 'karpenter.sh/do-not-disrupt': true as unknown as string } });
     const pdb = makePdb('bad', { matchExpressions: [{ key: 'a', operator: 'In', values: [] }] });
     const { errors } = loadSnapshot(JSON.stringify([p, pdb]), 's.json');
-    expect(errors.map((e) => e.location)).toEqual(['s.json: Pod default/p', 's.json: PodDisruptionBudget default/bad']);
-    expect(errors[0].message).toBe('`metadata.annotations["karpenter.sh/do-not-disrupt"]` must be a string, found boolean');
+    expect(errors.map((e) => e.location)).toEqual(['s.json: Pod/default/p', 's.json: PodDisruptionBudget/default/bad']);
+    expect(errors[0].message).toBe('metadata.annotations["karpenter.sh/do-not-disrupt"]: must be a string, found boolean');
+    expect(errors[1].message).toMatch(/^spec\.selector: /);
   });
 
   it('loads the docs example fixture', () => {

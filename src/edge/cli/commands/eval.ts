@@ -22,7 +22,7 @@ export const evalCommand: Command = {
     if (!values.cluster) throw new CliError(`--cluster is required\n\n${usage}`);
     if (values.output !== 'json' && values.output !== 'text') throw new CliError(`--output takes json or text, not \`${values.output}\``);
     const at = values.at ? parseInstant(values.at, '--at') : Date.now();
-    const index = readCluster(values.cluster);
+    const index = readCluster(values.cluster, io);
     const { policies } = policiesFor(index, values.policy ?? [], io, at);
     const result = await new Evaluator().evaluate(index, policies, at);
     result.decisions = planDecisions(index, result, policies, at);

@@ -25,7 +25,7 @@ export const explainCommand: Command = {
     }, usage);
     if (!values.cluster || !values.node) throw new CliError(`--cluster and --node are required\n\n${usage}`);
     const at = values.at ? parseInstant(values.at, '--at') : Date.now();
-    const index = readCluster(values.cluster);
+    const index = readCluster(values.cluster, io);
     const loaded = policiesFor(index, values.policy ?? [], io, at);
     const { matches } = findMachine(index, values.node);
     if (matches.length > 1) throw new CliError(`\`${values.node}\` names ${matches.length} machines in ${values.cluster} (${matches.join(', ')}): give a Node or NodeClaim name`);

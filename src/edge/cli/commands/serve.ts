@@ -21,6 +21,7 @@ import { simulationObjects } from '../../simulate/cluster-objects.js';
 import { DEFAULT_NAMESPACE } from '../shared/cluster-factory.js';
 import { DEMO_CLUSTER, DEMO_POLICY, DEMO_POLICY_CONFIGMAP, numbers } from '../shared/embedded-options.js';
 import { CliError, EXIT_FINDINGS, EXIT_OK, readText, type Output } from '../shared/io.js';
+import { snapshotError, reportSnapshotWarnings } from '../shared/cluster-input.js';
 import { readPolicySources, reportDiagnostics } from '../shared/inputs.js';
 import { listenOn } from '../shared/listen.js';
 import { ScaledClock } from '../shared/scaled-clock.js';
@@ -46,8 +47,9 @@ export const newToken = () => randomBytes(24).toString('base64url');
 
 /** Seeds, runs the controller loop and serves status and editor until SIGINT/SIGTERM or --for. */
 export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<number> {
-  const { objects: fileObjects, errors } = simulationObjects(readText(o.clusterFile), o.clusterFile);
-  if (errors.length) throw new CliError(errors.map((e) => `${e.location}: ${e.message}`).join('\n'));
+  const { objects: fileObjects, errors, warnings } = simulationObjects(readText(o.clusterFile), o.clusterFile);
+  if (errors.length) throw snapshotError(errors, o.clusterFile);
+  reportSnapshotWarnings(warnings, io);
   const objects = [...fileObjects, ...(o.extraObjects ?? [])];
   const files = readPolicySources(o.policyFiles);
   // --policy files are the command's input: errors stop it here. A seeded ConfigMap is cluster

@@ -10,6 +10,7 @@ import { simulate } from '../../simulate/simulated-run.js';
 import { readWorkload } from '../../simulate/workload.js';
 import type { ConfigMap } from '../../../core/cluster/types.js';
 import { CliError, EXIT_FINDINGS, EXIT_OK, parseInstant, readText } from '../shared/io.js';
+import { snapshotError, reportSnapshotWarnings } from '../shared/cluster-input.js';
 import { readPolicySources, reportDiagnostics } from '../shared/inputs.js';
 import { createProgress } from '../shared/progress.js';
 import { parse, type Command } from './command.js';
@@ -37,8 +38,9 @@ export const simulateCommand: Command = {
     const fromMs = parseInstant(values.from, '--from');
     const forMs = duration(values.for!, '--for');
     const stepMs = duration(values.step!, '--step');
-    const { objects, errors } = simulationObjects(readText(values.cluster), values.cluster);
-    if (errors.length) throw new CliError(errors.map((e) => `${e.location}: ${e.message}`).join('\n'));
+    const { objects, errors, warnings } = simulationObjects(readText(values.cluster), values.cluster);
+    if (errors.length) throw snapshotError(errors, values.cluster);
+    reportSnapshotWarnings(warnings, io);
     let workload;
     if (values.workload) {
       let doc: unknown;
