@@ -15,18 +15,33 @@ export default tseslint.config(
       ecmaVersion: 2023,
       sourceType: 'module',
       globals: Object.fromEntries(
-        ['process', 'console', 'URL', 'Buffer', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval']
-          .map((name) => [name, 'readonly']),
+        [
+          'process',
+          'console',
+          'URL',
+          'Buffer',
+          'performance',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+        ].map((name) => [name, 'readonly']),
       ),
     },
     rules: {
       'max-depth': ['error', 4],
       // Prettier wraps code at 120; comments are wrapped by hand. Strings, templates and regular
       // expressions stay whole on their line, so a message can be found by grepping for it.
-      'max-len': ['error', { code: 120, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreUrls: true }],
+      'max-len': [
+        'error',
+        { code: 120, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreUrls: true },
+      ],
       // A function past 30 branches is split, or says at its head why it stays whole.
       complexity: ['error', 30],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {

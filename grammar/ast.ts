@@ -49,7 +49,10 @@ export interface QuantityLit extends Node {
   percent: boolean;
 }
 
-/** A label selector requirement: `key = "v"`, `key != "v"`, `key in (a, b)`, `key notin (a)`, `key exists`, `key not exists`. */
+/**
+ * A label selector requirement: `key = "v"`, `key != "v"`, `key in (a, b)`, `key notin (a)`, `key exists`, `key not
+ * exists`.
+ */
 export interface Requirement extends Node {
   kind: 'Requirement';
   key: Name;
@@ -93,8 +96,7 @@ export interface ScheduleDecl extends Node {
 
 /** Which NodePools a policy governs. */
 export type Target =
-  | ({ kind: 'NodePoolNames'; names: Name[] } & Node)
-  | ({ kind: 'NodePoolSelector'; selector: Selector } & Node);
+  ({ kind: 'NodePoolNames'; names: Name[] } & Node) | ({ kind: 'NodePoolSelector'; selector: Selector } & Node);
 
 /** `consolidate when empty | when empty or underutilized | when balanced [after D|never]` or `consolidate never`. */
 export interface ConsolidateStmt extends Node {
@@ -158,7 +160,10 @@ export interface PodWindowStmt extends Node {
   window: WindowExpr;
 }
 
-/** `window NAME blocks REASONS [on nodes where SELECTOR] during WINDOW [, WINDOW…]` (KARPENTER.md#maintenance-windows-proposal, AND semantics). */
+/**
+ * `window NAME blocks REASONS [on nodes where SELECTOR] during WINDOW [, WINDOW…]`
+ * (KARPENTER.md#maintenance-windows-proposal, AND semantics).
+ */
 export interface MaintenanceWindowStmt extends Node {
   kind: 'MaintenanceWindow';
   name: Name;

@@ -10,5 +10,7 @@ const HEADER = `// SPDX-License-Identifier: Apache-2.0
 
 /** grammar/cst-types.ts for `declarations` (generateCstDts's output, without the visitor). */
 export function cstTypesFile(declarations: string): string {
-  return HEADER + declarations.replace('import type { CstNode, ICstVisitor, IToken }', 'import type { CstNode, IToken }');
+  return (
+    HEADER + declarations.replace('import type { CstNode, ICstVisitor, IToken }', 'import type { CstNode, IToken }')
+  );
 }

@@ -20,13 +20,16 @@ type ChildrenOf<N extends CstNode> = N['children'];
 /** The children of `N` that hold tokens. */
 export type TokenKey<N extends CstNode> = {
   [K in keyof ChildrenOf<N>]-?: NonNullable<ChildrenOf<N>[K]> extends IToken[] ? K : never;
-}[keyof ChildrenOf<N>] & string;
+}[keyof ChildrenOf<N>] &
+  string;
 /** The children of `N` that hold sub-rule nodes. */
 export type NodeKey<N extends CstNode> = {
   [K in keyof ChildrenOf<N>]-?: NonNullable<ChildrenOf<N>[K]> extends CstNode[] ? K : never;
-}[keyof ChildrenOf<N>] & string;
+}[keyof ChildrenOf<N>] &
+  string;
 /** The node type stored under `K` of `N`. */
-type NodeAt<N extends CstNode, K extends keyof ChildrenOf<N>> = NonNullable<ChildrenOf<N>[K]> extends (infer E)[] ? E : never;
+type NodeAt<N extends CstNode, K extends keyof ChildrenOf<N>> =
+  NonNullable<ChildrenOf<N>[K]> extends (infer E)[] ? E : never;
 
 function childrenOf(node: CstNode | undefined, key: string): readonly CstElement[] {
   return node?.children[key] ?? NONE;
@@ -41,7 +44,8 @@ export function tokensOf<N extends CstNode>(node: N | undefined, key: TokenKey<N
   let clean = true;
   for (let i = 0; i < elements.length && clean; i++) {
     const element = elements[i]!;
-    clean = isToken(element) && isReal(element) && (i === 0 || (elements[i - 1] as IToken).startOffset < element.startOffset);
+    clean =
+      isToken(element) && isReal(element) && (i === 0 || (elements[i - 1] as IToken).startOffset < element.startOffset);
   }
   if (clean) return elements as readonly IToken[];
   const found = elements.filter(isToken).filter(isReal);
@@ -104,7 +108,9 @@ export function spanOf(node: CstNode): { start: number; end: number } | undefine
   const location = node.location;
   if (!location) return walkedSpanOf(node);
   const { startOffset, endOffset } = location;
-  return Number.isFinite(startOffset) && endOffset !== undefined ? { start: startOffset, end: endOffset + 1 } : undefined;
+  return Number.isFinite(startOffset) && endOffset !== undefined
+    ? { start: startOffset, end: endOffset + 1 }
+    : undefined;
 }
 
 function walkedSpanOf(node: CstNode): { start: number; end: number } | undefined {

@@ -60,7 +60,5 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 
 /** Orders diagnostics by position, then code, so output is stable for golden files. */
 export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
-  return [...diagnostics].sort(
-    (a, b) => a.range.start.offset - b.range.start.offset || a.code.localeCompare(b.code),
-  );
+  return [...diagnostics].sort((a, b) => a.range.start.offset - b.range.start.offset || a.code.localeCompare(b.code));
 }

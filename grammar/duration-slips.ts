@@ -10,12 +10,33 @@ const WEEK = 7 * 86400;
 
 /** Unit words and what they stand for, in seconds. `M` is left out: months or minutes? */
 const UNIT_WORDS: Readonly<Record<string, number>> = {
-  ms: 0.001, msec: 0.001, millisecond: 0.001, milliseconds: 0.001,
-  s: 1, sec: 1, secs: 1, second: 1, seconds: 1,
-  m: 60, min: 60, mins: 60, minute: 60, minutes: 60,
-  h: 3600, hr: 3600, hrs: 3600, hour: 3600, hours: 3600,
-  d: 86400, day: 86400, days: 86400,
-  w: WEEK, wk: WEEK, wks: WEEK, week: WEEK, weeks: WEEK,
+  ms: 0.001,
+  msec: 0.001,
+  millisecond: 0.001,
+  milliseconds: 0.001,
+  s: 1,
+  sec: 1,
+  secs: 1,
+  second: 1,
+  seconds: 1,
+  m: 60,
+  min: 60,
+  mins: 60,
+  minute: 60,
+  minutes: 60,
+  h: 3600,
+  hr: 3600,
+  hrs: 3600,
+  hour: 3600,
+  hours: 3600,
+  d: 86400,
+  day: 86400,
+  days: 86400,
+  w: WEEK,
+  wk: WEEK,
+  wks: WEEK,
+  week: WEEK,
+  weeks: WEEK,
 };
 
 /** Seconds per `word` as a unit, in any letter case but `M`; undefined when it is none. */
@@ -65,7 +86,8 @@ function unitOf(seconds: number): string {
 function fromSeconds(total: number): string | undefined {
   const seconds = Math.round(total);
   // Allow for binary fractions (`1.1h`), not for a real fraction of a second.
-  if (Math.abs(total - seconds) > 1e-9 * Math.max(1, total) || !Number.isSafeInteger(seconds) || seconds <= 0) return undefined;
+  if (Math.abs(total - seconds) > 1e-9 * Math.max(1, total) || !Number.isSafeInteger(seconds) || seconds <= 0)
+    return undefined;
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
   const s = seconds % 60;

@@ -38,7 +38,10 @@ function printFile(text: string, file: PolicyFile): string {
     comments.forEach((c) => bodyComments.add(c));
     bodies.set(item, { open, comments });
   }
-  const top = attachComments(file.comments.filter((c) => !bodyComments.has(c)), items.map((i) => i.range));
+  const top = attachComments(
+    file.comments.filter((c) => !bodyComments.has(c)),
+    items.map((i) => i.range),
+  );
   items.forEach((item, i) => {
     if (i > 0) out.push('');
     const attached = top.units[i]!;

@@ -106,7 +106,10 @@ export function hintAfter(rule: 'statement' | 'file', preceding: IToken[], found
   // A keyword, duration or schedule one word early: `allow 3 Drifted during` (missing `only`),
   // `during "@daily" 1h` (missing `for`), `blocks Drifted "@daily"` (missing `during`). Not
   // where any name may stand: a keyword is a name there too, and nothing says it was meant so.
-  const fits = (k: string) => tokensAfter(rule, [...preceding, keywordToken(k, found)]).some((type) => type !== Identifier && tokenMatcher(found, type));
+  const fits = (k: string) =>
+    tokensAfter(rule, [...preceding, keywordToken(k, found)]).some(
+      (type) => type !== Identifier && tokenMatcher(found, type),
+    );
   const missing = expected.find(fits);
   return missing === undefined ? undefined : insert(`${missing} ${word}`);
 }

@@ -26,7 +26,15 @@ export interface Tokenized {
  * (positions.ts does that only for the offsets that end up in ranges).
  */
 class OffsetLexer extends Lexer {
-  createOffsetOnlyToken(image: string, startOffset: number, tokenTypeIdx: number, tokenType: TokenType, _line: number, _column: number, length: number): IToken {
+  createOffsetOnlyToken(
+    image: string,
+    startOffset: number,
+    tokenTypeIdx: number,
+    tokenType: TokenType,
+    _line: number,
+    _column: number,
+    length: number,
+  ): IToken {
     return { image, startOffset, endOffset: startOffset + length - 1, tokenTypeIdx, tokenType };
   }
 }
@@ -46,7 +54,9 @@ export function tokenize(text: string): Tokenized {
   for (const err of result.errors.slice(0, errorCount)) {
     const chars = text.slice(err.offset, err.offset + err.length);
     const shown = chars.length > MAX_SHOWN_CHARS ? `${chars.slice(0, MAX_SHOWN_CHARS)}…` : chars;
-    diagnostics.push(diagnostic('unexpectedCharacter', lines.range(err.offset, err.offset + err.length), { char: shown }));
+    diagnostics.push(
+      diagnostic('unexpectedCharacter', lines.range(err.offset, err.offset + err.length), { char: shown }),
+    );
   }
   let omitted = result.errors.length - errorCount;
   let fromTokens = 0;

@@ -24,7 +24,11 @@ export function markUnparsed(ctx: LowerContext, tokens: readonly IToken[]): void
   const last = tokens[tokens.length - 1];
   if (!first || !last) return;
   const words = tokens.filter((t) => tokenMatcher(t, Name)).map((t) => t.image);
-  const u: Unparsed = { kind: 'Unparsed', words: [...new Set(words)], range: ctx.lines.range(first.startOffset, last.startOffset + last.image.length) };
+  const u: Unparsed = {
+    kind: 'Unparsed',
+    words: [...new Set(words)],
+    range: ctx.lines.range(first.startOffset, last.startOffset + last.image.length),
+  };
   ctx.unparsed.push(u);
 }
 
@@ -35,7 +39,9 @@ export function reportTopLevelJunk(ctx: LowerContext, node: CstNode, errorOffset
   const first = tokens[0];
   if (!first || tokens.some((t) => errorOffsets.has(t.startOffset))) return;
   const args = { expected: '`policy` or `schedule`', found: shorten(first.image) };
-  ctx.diagnostics.push(diagnostic('unexpectedToken', ctx.lines.tokenRange(first), args, hintAfter('file', [], first) ?? {}));
+  ctx.diagnostics.push(
+    diagnostic('unexpectedToken', ctx.lines.tokenRange(first), args, hintAfter('file', [], first) ?? {}),
+  );
 }
 
 /**
@@ -45,7 +51,12 @@ export function reportTopLevelJunk(ctx: LowerContext, node: CstNode, errorOffset
  * same junk is reported only when it looks like a misspelt statement (`budgte 5`): otherwise it
  * is likelier the continuation of the line before.
  */
-export function reportUnknownStatement(ctx: LowerContext, node: CstNode, previous: CstNode | undefined, errorOffsets: ReadonlySet<number>): void {
+export function reportUnknownStatement(
+  ctx: LowerContext,
+  node: CstNode,
+  previous: CstNode | undefined,
+  errorOffsets: ReadonlySet<number>,
+): void {
   const tokens = allTokensOf(node);
   markUnparsed(ctx, tokens);
   const before = previous ? allTokensOf(previous) : [];

@@ -4,10 +4,26 @@
 // part is missing from a recovered CST; the caller then skips the whole statement.
 import type { CstNode, IToken } from 'chevrotain';
 import type {
-  AfterClauseCstNode, NameListCstNode, QuantityCstNode, ReasonsCstNode, RequirementCstNode, SelectorCstNode, ValueCstNode, WindowCstNode,
+  AfterClauseCstNode,
+  NameListCstNode,
+  QuantityCstNode,
+  ReasonsCstNode,
+  RequirementCstNode,
+  SelectorCstNode,
+  ValueCstNode,
+  WindowCstNode,
 } from './cst-types.js';
 import type {
-  DurationLit, Name, NeverLit, QuantityLit, Range, Requirement, Selector, Str, Unparsed, WindowExpr,
+  DurationLit,
+  Name,
+  NeverLit,
+  QuantityLit,
+  Range,
+  Requirement,
+  Selector,
+  Str,
+  Unparsed,
+  WindowExpr,
 } from './ast.js';
 import { nodeOf, nodesOf, spanOf, tokenOf, tokensOf, wasRecovered } from './cst.js';
 import { diagnostic, type Diagnostic } from './diagnostic.js';

@@ -4,32 +4,74 @@
 // holds statements that were written out in full.
 import type { CstNode, IToken } from 'chevrotain';
 import type {
-  AllowStmtCstNode, BudgetStmtCstNode, ConsolidateStmtCstNode, ExpireStmtCstNode, FreezeStmtCstNode, PodsStmtCstNode, ScheduleDeclCstNode, TerminationStmtCstNode, TimezoneStmtCstNode, WindowStmtCstNode,
+  AllowStmtCstNode,
+  BudgetStmtCstNode,
+  ConsolidateStmtCstNode,
+  ExpireStmtCstNode,
+  FreezeStmtCstNode,
+  PodsStmtCstNode,
+  ScheduleDeclCstNode,
+  TerminationStmtCstNode,
+  TimezoneStmtCstNode,
+  WindowStmtCstNode,
 } from './cst-types.js';
 import type {
-  AllowStmt, BudgetStmt, ConsolidateStmt, DateRange, ExpireStmt, FreezeStmt, MaintenanceWindowStmt, Name,
-  PodWindowStmt, ScheduleDecl, Statement, TerminationGraceStmt, TimeZoneStmt, WindowExpr,
+  AllowStmt,
+  BudgetStmt,
+  ConsolidateStmt,
+  DateRange,
+  ExpireStmt,
+  FreezeStmt,
+  MaintenanceWindowStmt,
+  Name,
+  PodWindowStmt,
+  ScheduleDecl,
+  Statement,
+  TerminationGraceStmt,
+  TimeZoneStmt,
+  WindowExpr,
 } from './ast.js';
 import { nodeOf, nodesOf, tokenOf, tokensOf } from './cst.js';
 import {
-  afterOf, durationOf, type LowerContext, nameOf, namesOf, neverOf, quantityOf, rangeOf, reasonsOf, selectorOf, strOf,
-  wasRecoveredIn, windowOf,
+  afterOf,
+  durationOf,
+  type LowerContext,
+  nameOf,
+  namesOf,
+  neverOf,
+  quantityOf,
+  rangeOf,
+  reasonsOf,
+  selectorOf,
+  strOf,
+  wasRecoveredIn,
+  windowOf,
 } from './lower-parts.js';
 
 /** Lowers one statement node (`consolidateStmt`, `budgetStmt`, …); undefined when incomplete or unknown. */
 export function lowerStatement(ctx: LowerContext, node: CstNode): Statement | undefined {
   if (wasRecoveredIn(ctx, node)) return undefined;
   switch (node.name) {
-    case 'consolidateStmt': return consolidate(ctx, node as ConsolidateStmtCstNode);
-    case 'expireStmt': return expire(ctx, node as ExpireStmtCstNode);
-    case 'terminationStmt': return termination(ctx, node as TerminationStmtCstNode);
-    case 'timezoneStmt': return timezone(ctx, node as TimezoneStmtCstNode);
-    case 'budgetStmt': return budget(ctx, node as BudgetStmtCstNode);
-    case 'allowStmt': return allow(ctx, node as AllowStmtCstNode);
-    case 'freezeStmt': return freeze(ctx, node as FreezeStmtCstNode);
-    case 'podsStmt': return pods(ctx, node as PodsStmtCstNode);
-    case 'windowStmt': return maintenanceWindow(ctx, node as WindowStmtCstNode);
-    default: return undefined;
+    case 'consolidateStmt':
+      return consolidate(ctx, node as ConsolidateStmtCstNode);
+    case 'expireStmt':
+      return expire(ctx, node as ExpireStmtCstNode);
+    case 'terminationStmt':
+      return termination(ctx, node as TerminationStmtCstNode);
+    case 'timezoneStmt':
+      return timezone(ctx, node as TimezoneStmtCstNode);
+    case 'budgetStmt':
+      return budget(ctx, node as BudgetStmtCstNode);
+    case 'allowStmt':
+      return allow(ctx, node as AllowStmtCstNode);
+    case 'freezeStmt':
+      return freeze(ctx, node as FreezeStmtCstNode);
+    case 'podsStmt':
+      return pods(ctx, node as PodsStmtCstNode);
+    case 'windowStmt':
+      return maintenanceWindow(ctx, node as WindowStmtCstNode);
+    default:
+      return undefined;
   }
 }
 
@@ -48,7 +90,11 @@ export function lowerScheduleDecl(ctx: LowerContext, node: ScheduleDeclCstNode):
   return decl;
 }
 
-const CONSOLIDATION_POLICY = { empty: 'WhenEmpty', underutilized: 'WhenEmptyOrUnderutilized', balanced: 'Balanced' } as const;
+const CONSOLIDATION_POLICY = {
+  empty: 'WhenEmpty',
+  underutilized: 'WhenEmptyOrUnderutilized',
+  balanced: 'Balanced',
+} as const;
 
 function consolidate(ctx: LowerContext, node: ConsolidateStmtCstNode): ConsolidateStmt | undefined {
   const range = rangeOf(ctx, node)!;
@@ -56,7 +102,9 @@ function consolidate(ctx: LowerContext, node: ConsolidateStmtCstNode): Consolida
   const never = tokenOf(node, 'KwNever');
   if (never) return { ...stmt, after: neverOf(ctx, never) };
   if (tokenOf(node, 'KwWhen')) {
-    const { first, last } = firstAndLast((['KwEmpty', 'KwOr', 'KwUnderutilized', 'KwBalanced'] as const).flatMap((key) => tokensOf(node, key)));
+    const { first, last } = firstAndLast(
+      (['KwEmpty', 'KwOr', 'KwUnderutilized', 'KwBalanced'] as const).flatMap((key) => tokensOf(node, key)),
+    );
     if (!first || !last) return undefined;
     const key = last.image as keyof typeof CONSOLIDATION_POLICY;
     const text = CONSOLIDATION_POLICY[key];
@@ -98,7 +146,11 @@ function timezone(ctx: LowerContext, node: TimezoneStmtCstNode): TimeZoneStmt | 
  * Lowers an optional part: absent → `{}` (nothing to set); present but broken → undefined
  * (the statement is dropped, its error already reported); else `{ value }`.
  */
-function optionalPart<N extends CstNode, T>(ctx: LowerContext, node: N | undefined, lowerPart: (ctx: LowerContext, n: N) => T | undefined): { value?: T } | undefined {
+function optionalPart<N extends CstNode, T>(
+  ctx: LowerContext,
+  node: N | undefined,
+  lowerPart: (ctx: LowerContext, n: N) => T | undefined,
+): { value?: T } | undefined {
   if (!node) return {};
   const value = lowerPart(ctx, node);
   return value === undefined ? undefined : { value };
@@ -109,7 +161,12 @@ function budget(ctx: LowerContext, node: BudgetStmtCstNode): BudgetStmt | undefi
   if (!nodes) return undefined;
   const window = optionalPart(ctx, nodeOf(node, 'window'), windowOf);
   if (!window) return undefined;
-  const stmt: BudgetStmt = { kind: 'Budget', nodes, reasons: reasonsOf(ctx, nodeOf(node, 'reasons')), range: rangeOf(ctx, node)! };
+  const stmt: BudgetStmt = {
+    kind: 'Budget',
+    nodes,
+    reasons: reasonsOf(ctx, nodeOf(node, 'reasons')),
+    range: rangeOf(ctx, node)!,
+  };
   if (window.value) stmt.window = window.value;
   return stmt;
 }

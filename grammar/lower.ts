@@ -55,7 +55,9 @@ function lowerPolicy(ctx: LowerContext, input: LowerInput, node: PolicyCstNode):
   const name = nameOf(ctx, tokenOf(node, 'Identifier'));
   const target = targetNode && !wasRecoveredIn(ctx, targetNode) ? lowerTarget(ctx, targetNode) : undefined;
   const statements: Statement[] = [];
-  const nodes = nodesOf(node, 'statement').map(onlyChild).filter((n): n is CstNode => n !== undefined);
+  const nodes = nodesOf(node, 'statement')
+    .map(onlyChild)
+    .filter((n): n is CstNode => n !== undefined);
   nodes.forEach((stmt, i) => {
     const previous = nodes[i - 1];
     if (stmt.name === 'unknownStmt') {

@@ -3,7 +3,14 @@
 // editor's highlighting cannot drift from the grammar. Plain data: the editor passes it to
 // `monaco.languages.setMonarchTokensProvider('kpol', kpolMonarch)`.
 import {
-  COMMENT_PATTERN, DURATION_PATTERN, KEYWORDS, NAME_PATTERN, NUMBER_PATTERN, PERCENT_PATTERN, REASONS, STRING_PATTERN,
+  COMMENT_PATTERN,
+  DURATION_PATTERN,
+  KEYWORDS,
+  NAME_PATTERN,
+  NUMBER_PATTERN,
+  PERCENT_PATTERN,
+  REASONS,
+  STRING_PATTERN,
 } from './tokens.js';
 
 /** The language id the editor registers. */
@@ -49,7 +56,10 @@ export const kpolMonarch: MonarchLanguage = {
       [wholeWord(DURATION_PATTERN), 'number.duration'],
       [new RegExp(PERCENT_PATTERN.source), 'number.percent'],
       [wholeWord(NUMBER_PATTERN), 'number'],
-      [new RegExp(NAME_PATTERN.source), { cases: { '@keywords': 'keyword', '@reasons': 'type', '@default': 'identifier' } }],
+      [
+        new RegExp(NAME_PATTERN.source),
+        { cases: { '@keywords': 'keyword', '@reasons': 'type', '@default': 'identifier' } },
+      ],
       [/[{}()]/, '@brackets'],
       [/==|!=|=|!/, 'operator'],
       [/,/, 'delimiter'],

@@ -32,7 +32,12 @@ export function parse(text: string): Result<PolicyFile> {
     ...tokenized.diagnostics.filter((d) => !PERCENT_SLIPS.has(d.code)).map((d) => d.range.start.offset),
   ]);
   const lowered = lower({
-    cst, tokens: tokenized.tokens, comments: tokenized.comments, lines: tokenized.lines, errorOffsets, recovered: errors.length > 0,
+    cst,
+    tokens: tokenized.tokens,
+    comments: tokenized.comments,
+    lines: tokenized.lines,
+    errorOffsets,
+    recovered: errors.length > 0,
   });
   const all = [...tokenized.diagnostics, ...parseDiagnostics.shown, ...lowered.diagnostics];
   const limited = limitDiagnostics(sortDiagnostics(all));
@@ -80,10 +85,17 @@ function toDiagnostic(error: IRecognitionException, tokens: IToken[], lines: Lin
   }
   const found = token.image.length > MAX_FOUND_CHARS ? `${token.image.slice(0, MAX_FOUND_CHARS)}…` : token.image;
   const args = { expected: error.message, found };
-  const duration = error.message.includes(describeToken(Duration)) ? durationHint(token, tokenAfter(tokens, token), lines) : undefined;
+  const duration = error.message.includes(describeToken(Duration))
+    ? durationHint(token, tokenAfter(tokens, token), lines)
+    : undefined;
   if (duration) {
     const { range, ...hint } = duration;
-    return diagnostic('unexpectedToken', range, { ...args, found: lines.text.slice(range.start.offset, range.end.offset) }, hint);
+    return diagnostic(
+      'unexpectedToken',
+      range,
+      { ...args, found: lines.text.slice(range.start.offset, range.end.offset) },
+      hint,
+    );
   }
   return diagnostic('unexpectedToken', lines.tokenRange(token), args, hintAt(tokens, token) ?? {});
 }
@@ -100,12 +112,14 @@ function tokenAfter(tokens: IToken[], token: IToken): IToken | undefined {
 function firstPerStatement(errors: IRecognitionException[], tokens: IToken[]): IRecognitionException[] {
   const seen = new Set<number>();
   const at = (e: IRecognitionException) => (Number.isFinite(e.token.startOffset) ? e.token.startOffset : Infinity);
-  return [...errors].sort((a, b) => at(a) - at(b)).filter((e) => {
-    if (!Number.isFinite(e.token.startOffset)) return true;
-    const statement = statementOffsetOf(tokens, e.token);
-    if (statement === undefined) return true;
-    if (seen.has(statement)) return false;
-    seen.add(statement);
-    return true;
-  });
+  return [...errors]
+    .sort((a, b) => at(a) - at(b))
+    .filter((e) => {
+      if (!Number.isFinite(e.token.startOffset)) return true;
+      const statement = statementOffsetOf(tokens, e.token);
+      if (statement === undefined) return true;
+      if (seen.has(statement)) return false;
+      seen.add(statement);
+      return true;
+    });
 }

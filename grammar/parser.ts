@@ -4,12 +4,38 @@
 // `unknownStatement` that runs to the next statement keyword or `}`, so one bad statement
 // never hides the ones after it; unknown text at top level runs to the next `policy` or
 // `schedule`. The EBNF is in grammar/README.md.
-import { CstParser, generateCstDts, type CstNode, type IOrAlt, type IRecognitionException, type IToken, type OrMethodOpts, type TokenType } from 'chevrotain';
+import {
+  CstParser,
+  generateCstDts,
+  type CstNode,
+  type IOrAlt,
+  type IRecognitionException,
+  type IToken,
+  type OrMethodOpts,
+  type TokenType,
+} from 'chevrotain';
 import type { FileCstNode } from './cst-types.js';
 import { expectedPhraseProvider } from './expected.js';
 import {
-  allTokens, Bang, Comma, DoubleEquals, Duration, Equals, Identifier, kw, LCurly, LParen, Name,
-  NotEquals, NumberLit, Percent, RCurly, RParen, StatementJunk, StringLit, TopLevelJunk,
+  allTokens,
+  Bang,
+  Comma,
+  DoubleEquals,
+  Duration,
+  Equals,
+  Identifier,
+  kw,
+  LCurly,
+  LParen,
+  Name,
+  NotEquals,
+  NumberLit,
+  Percent,
+  RCurly,
+  RParen,
+  StatementJunk,
+  StringLit,
+  TopLevelJunk,
 } from './tokens.js';
 
 const QUANTITY = 'a node count or percentage';
@@ -56,7 +82,10 @@ class KpolParser extends CstParser {
    */
   flattenFollowSet(): TokenType[] {
     const self = this as unknown as FollowInternals;
-    return self.buildFullFollowKeyStack().reverse().flatMap((key) => self.getFollowSetFromFollowKey(key) ?? []);
+    return self
+      .buildFullFollowKeyStack()
+      .reverse()
+      .flatMap((key) => self.getFollowSetFromFollowKey(key) ?? []);
   }
 
   /**
@@ -113,7 +142,12 @@ class KpolParser extends CstParser {
 
   private readonly targetPools: Alternatives = {
     DEF: [
-      { ALT: () => { this.CONSUME(kw.where!); this.SUBRULE(this.selector); } },
+      {
+        ALT: () => {
+          this.CONSUME(kw.where!);
+          this.SUBRULE(this.selector);
+        },
+      },
       { ALT: () => this.SUBRULE(this.nameList) },
     ],
     ERR_MSG: 'NodePool names or `where`',
@@ -121,7 +155,10 @@ class KpolParser extends CstParser {
 
   nameList = this.RULE('nameList', () => {
     this.CONSUME(Identifier);
-    this.MANY(() => { this.CONSUME(Comma); this.CONSUME2(Identifier); });
+    this.MANY(() => {
+      this.CONSUME(Comma);
+      this.CONSUME2(Identifier);
+    });
   });
 
   statement = this.RULE('statement', () => {
@@ -163,7 +200,15 @@ class KpolParser extends CstParser {
 
   private readonly consolidateWhen: Alternatives = {
     DEF: [
-      { ALT: () => { this.CONSUME(kw.empty!); this.OPTION(() => { this.CONSUME(kw.or!); this.CONSUME(kw.underutilized!); }); } },
+      {
+        ALT: () => {
+          this.CONSUME(kw.empty!);
+          this.OPTION(() => {
+            this.CONSUME(kw.or!);
+            this.CONSUME(kw.underutilized!);
+          });
+        },
+      },
       { ALT: () => this.CONSUME(kw.balanced!) },
     ],
     ERR_MSG: '`empty` or `balanced`',
@@ -187,7 +232,12 @@ class KpolParser extends CstParser {
   private readonly expireWhen: Alternatives = {
     DEF: [
       { ALT: () => this.CONSUME(kw.never!) },
-      { ALT: () => { this.SUBRULE(this.afterClause); this.OPTION(() => this.CONSUME(kw.gracefully!)); } },
+      {
+        ALT: () => {
+          this.SUBRULE(this.afterClause);
+          this.OPTION(() => this.CONSUME(kw.gracefully!));
+        },
+      },
     ],
     ERR_MSG: '`after` or `never`',
   };
@@ -206,8 +256,14 @@ class KpolParser extends CstParser {
   budgetStmt = this.RULE('budgetStmt', () => {
     this.CONSUME(kw.budget!);
     this.SUBRULE(this.quantity);
-    this.OPTION(() => { this.CONSUME(kw.for!); this.SUBRULE(this.reasons); });
-    this.OPTION2(() => { this.CONSUME(kw.during!); this.SUBRULE(this.window); });
+    this.OPTION(() => {
+      this.CONSUME(kw.for!);
+      this.SUBRULE(this.reasons);
+    });
+    this.OPTION2(() => {
+      this.CONSUME(kw.during!);
+      this.SUBRULE(this.window);
+    });
   });
 
   allowStmt = this.RULE('allowStmt', () => {
@@ -231,8 +287,15 @@ class KpolParser extends CstParser {
 
   podsStmt = this.RULE('podsStmt', () => {
     this.CONSUME(kw.pods!);
-    this.OPTION(() => { this.CONSUME(kw.where!); this.SUBRULE(this.selector); });
-    this.OPTION2(() => { this.CONSUME(kw.in!); this.CONSUME(kw.namespace!); this.SUBRULE(this.nameList); });
+    this.OPTION(() => {
+      this.CONSUME(kw.where!);
+      this.SUBRULE(this.selector);
+    });
+    this.OPTION2(() => {
+      this.CONSUME(kw.in!);
+      this.CONSUME(kw.namespace!);
+      this.SUBRULE(this.nameList);
+    });
     this.CONSUME(kw.disruptable!);
     this.OR(this.podsMode);
     this.CONSUME(kw.during!);
@@ -249,11 +312,19 @@ class KpolParser extends CstParser {
     this.CONSUME(Identifier, { ERR_MSG: 'a window name' });
     this.CONSUME(kw.blocks!);
     this.SUBRULE(this.reasons);
-    this.OPTION(() => { this.CONSUME(kw.on!); this.CONSUME(kw.nodes!); this.CONSUME(kw.where!); this.SUBRULE(this.selector); });
+    this.OPTION(() => {
+      this.CONSUME(kw.on!);
+      this.CONSUME(kw.nodes!);
+      this.CONSUME(kw.where!);
+      this.SUBRULE(this.selector);
+    });
     this.OPTION2(() => {
       this.CONSUME(kw.during!);
       this.SUBRULE(this.window);
-      this.MANY(() => { this.CONSUME(Comma); this.SUBRULE2(this.window); });
+      this.MANY(() => {
+        this.CONSUME(Comma);
+        this.SUBRULE2(this.window);
+      });
     });
   });
 
@@ -267,7 +338,10 @@ class KpolParser extends CstParser {
 
   reasons = this.RULE('reasons', () => {
     this.CONSUME(Name, { ERR_MSG: 'a reason' });
-    this.MANY(() => { this.CONSUME(Comma); this.CONSUME2(Name, { ERR_MSG: 'a reason' }); });
+    this.MANY(() => {
+      this.CONSUME(Comma);
+      this.CONSUME2(Name, { ERR_MSG: 'a reason' });
+    });
   });
 
   quantity = this.RULE('quantity', () => {
@@ -319,8 +393,18 @@ class KpolParser extends CstParser {
 
   private readonly requirementForm: Alternatives = {
     DEF: [
-      { ALT: () => { this.CONSUME(Bang); this.CONSUME(Identifier, { ERR_MSG: 'a label key' }); } },
-      { ALT: () => { this.CONSUME2(Identifier); this.SUBRULE(this.requirementTail); } },
+      {
+        ALT: () => {
+          this.CONSUME(Bang);
+          this.CONSUME(Identifier, { ERR_MSG: 'a label key' });
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME2(Identifier);
+          this.SUBRULE(this.requirementTail);
+        },
+      },
     ],
     ERR_MSG: 'a label key',
   };
@@ -331,18 +415,31 @@ class KpolParser extends CstParser {
 
   private readonly requirementTailForm: Alternatives = {
     DEF: [
-      { ALT: () => { this.OR2(this.equalityOperator); this.SUBRULE(this.value); } },
+      {
+        ALT: () => {
+          this.OR2(this.equalityOperator);
+          this.SUBRULE(this.value);
+        },
+      },
       {
         ALT: () => {
           this.OR3(this.setOperator);
           this.CONSUME(LParen);
           this.SUBRULE2(this.value);
-          this.MANY(() => { this.CONSUME(Comma); this.SUBRULE3(this.value); });
+          this.MANY(() => {
+            this.CONSUME(Comma);
+            this.SUBRULE3(this.value);
+          });
           this.CONSUME(RParen);
         },
       },
       { ALT: () => this.CONSUME(kw.exists!) },
-      { ALT: () => { this.CONSUME(kw.not!); this.CONSUME2(kw.exists!); } },
+      {
+        ALT: () => {
+          this.CONSUME(kw.not!);
+          this.CONSUME2(kw.exists!);
+        },
+      },
     ],
     ERR_MSG: '`=`, `!=`, `in`, `notin`, `exists` or `not exists`',
   };

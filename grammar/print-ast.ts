@@ -46,7 +46,9 @@ function printNode(n: NodeLike, indent: string, out: string[], label: string): v
     return;
   }
   out.push(`${indent}${label}${n.kind} ${at(n)}`);
-  const fields = Object.keys(n).filter((k) => k !== 'kind' && k !== 'range').sort();
+  const fields = Object.keys(n)
+    .filter((k) => k !== 'kind' && k !== 'range')
+    .sort();
   for (const field of fields) printField(field, n[field], `${indent}  `, out);
 }
 
@@ -59,7 +61,11 @@ function printField(field: string, v: Value, indent: string, out: string[]): voi
       out.push(`${indent}${field}: []`);
       return;
     }
-    v.forEach((item, i) => (isNode(item) ? printNode(item, indent, out, `${field}[${i}]: `) : out.push(`${indent}${field}[${i}]: ${JSON.stringify(item)}`)));
+    v.forEach((item, i) =>
+      isNode(item)
+        ? printNode(item, indent, out, `${field}[${i}]: `)
+        : out.push(`${indent}${field}[${i}]: ${JSON.stringify(item)}`),
+    );
   } else {
     out.push(`${indent}${field}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
   }

@@ -26,7 +26,12 @@ const HELP = '\x1b[1;36m';
 const NOTE = '\x1b[1;34m';
 
 /** Renders `diagnostics` of `text` (in the order given); empty string when there are none. */
-export function renderDiagnostics(fileName: string, text: string, diagnostics: readonly Diagnostic[], options: RenderOptions = {}): string {
+export function renderDiagnostics(
+  fileName: string,
+  text: string,
+  diagnostics: readonly Diagnostic[],
+  options: RenderOptions = {},
+): string {
   const lines = new LineIndex(text);
   const paint = (style: string, s: string) => (options.color ? `${style}${s}${RESET}` : s);
   const out: string[] = [];
@@ -45,7 +50,9 @@ export function renderDiagnostics(fileName: string, text: string, diagnostics: r
     if (d.help) out.push(`    ${paint(HELP, 'help:')} ${d.help}`);
     if (options.fixes && d.fix !== undefined) out.push(`    ${paint(HELP, 'fix:')} replace with \`${d.fix}\``);
     for (const r of d.related ?? []) {
-      out.push(`    ${paint(NOTE, 'related')} ${fileName}:${r.range.start.line + 1}:${r.range.start.character + 1}: ${r.message}`);
+      out.push(
+        `    ${paint(NOTE, 'related')} ${fileName}:${r.range.start.line + 1}:${r.range.start.character + 1}: ${r.message}`,
+      );
     }
   }
   if (options.omitted) out.push(paint(BOLD, `${fileName}: ${omittedNote(options.omitted)}`));

@@ -35,7 +35,9 @@ function requirementText(raw: RawText, r: Requirement): string {
   const key = raw(r.key);
   const first = r.values[0];
   // `k in (v)` stays a set when written as one; only `==` is normalised to `=`.
-  const asSet = first !== undefined && /^(in|notin)\b/.test(raw({ range: { start: r.key.range.end, end: first.range.start } }).trim());
+  const asSet =
+    first !== undefined &&
+    /^(in|notin)\b/.test(raw({ range: { start: r.key.range.end, end: first.range.start } }).trim());
   switch (r.operator) {
     case 'Exists':
       return `${key} exists`;

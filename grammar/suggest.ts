@@ -58,7 +58,11 @@ export function slipDistance(word: string): number {
 }
 
 /** "did you mean `x`?" and the quick fix `x` for the closest candidate, or undefined when nothing is close. */
-export function didYouMean(word: string, candidates: readonly string[], maxDistance = 3): { help: string; fix: string } | undefined {
+export function didYouMean(
+  word: string,
+  candidates: readonly string[],
+  maxDistance = 3,
+): { help: string; fix: string } | undefined {
   const best = closest(word, candidates, maxDistance);
   if (best === undefined || best === word) return undefined;
   return { help: format(MESSAGES.didYouMean.text, { suggestion: best }), fix: best };

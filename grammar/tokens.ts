@@ -3,9 +3,14 @@
 // definition. The order of `allTokens` is the lexer's priority order.
 import { createToken, Lexer, type TokenType } from 'chevrotain';
 
-/** Any word usable as a name: `Name` plus the soft keywords (policy and nodepool names, label keys and values, namespaces). */
+/**
+ * Any word usable as a name: `Name` plus the soft keywords (policy and nodepool names, label keys and values,
+ * namespaces).
+ */
 export const Identifier = createToken({ name: 'Identifier', pattern: Lexer.NA, label: 'a name' });
-/** Every token that may appear inside an unknown statement: all but statement keywords, `}`, `policy` and `schedule`. */
+/**
+ * Every token that may appear inside an unknown statement: all but statement keywords, `}`, `policy` and `schedule`.
+ */
 export const StatementJunk = createToken({ name: 'StatementJunk', pattern: Lexer.NA });
 /** Every token that may appear in unknown top-level text: all but `policy` and `schedule`. */
 export const TopLevelJunk = createToken({ name: 'TopLevelJunk', pattern: Lexer.NA });
@@ -17,15 +22,29 @@ const anywhere = [StatementJunk, TopLevelJunk];
  * which starts a comment).
  */
 export const NAME_PATTERN = /[A-Za-z0-9_](?:[A-Za-z0-9_.-]|\/(?!\/))*/;
-export const Name = createToken({ name: 'Name', pattern: NAME_PATTERN, label: 'a name', categories: [Identifier, ...anywhere] });
+export const Name = createToken({
+  name: 'Name',
+  pattern: NAME_PATTERN,
+  label: 'a name',
+  categories: [Identifier, ...anywhere],
+});
 
-export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\r\n\f\v\u00a0\ufeff]+/, group: Lexer.SKIPPED });
+export const WhiteSpace = createToken({
+  name: 'WhiteSpace',
+  pattern: /[ \t\r\n\f\v\u00a0\ufeff]+/,
+  group: Lexer.SKIPPED,
+});
 export const COMMENT_PATTERN = /(?:#|\/\/)[^\r\n]*/;
 /** `#` or `//` to the end of the line; kept aside in the `comments` group for the formatter. */
 export const Comment = createToken({ name: 'Comment', pattern: COMMENT_PATTERN, group: 'comments' });
 
 export const STRING_PATTERN = /"(?:[^"\\\r\n]|\\[^\r\n])*"/;
-export const StringLit = createToken({ name: 'StringLit', pattern: STRING_PATTERN, label: 'a string', categories: anywhere });
+export const StringLit = createToken({
+  name: 'StringLit',
+  pattern: STRING_PATTERN,
+  label: 'a string',
+  categories: anywhere,
+});
 /** A string missing its closing quote: the parser accepts it as a string, the lexer reports it. */
 export const UnterminatedString = createToken({
   name: 'UnterminatedString',
@@ -36,18 +55,45 @@ export const UnterminatedString = createToken({
 
 /** One or more `<digits><unit>` groups; whether the value makes sense is decided in rules/. */
 export const DURATION_PATTERN = /(?:\d+(?:ms|s|m|h|d))+/;
-export const Duration = createToken({ name: 'Duration', pattern: DURATION_PATTERN, label: 'a duration', longer_alt: Name, categories: anywhere });
+export const Duration = createToken({
+  name: 'Duration',
+  pattern: DURATION_PATTERN,
+  label: 'a duration',
+  longer_alt: Name,
+  categories: anywhere,
+});
 export const PERCENT_PATTERN = /\d+(?:\.\d+)?%/;
-export const Percent = createToken({ name: 'Percent', pattern: PERCENT_PATTERN, label: 'a percentage', categories: anywhere });
+export const Percent = createToken({
+  name: 'Percent',
+  pattern: PERCENT_PATTERN,
+  label: 'a percentage',
+  categories: anywhere,
+});
 /**
  * `10 %` and `%10`: a percentage written apart or the wrong way round. The parser takes either as
  * a percentage, so the statement still lowers; the lexer reports it with the fix.
  */
-export const SpacedPercent = createToken({ name: 'SpacedPercent', pattern: /\d+(?:\.\d+)?[ \t]+%/, label: 'a percentage', categories: [Percent, ...anywhere] });
-export const PercentFirst = createToken({ name: 'PercentFirst', pattern: /%[ \t]*\d+(?:\.\d+)?/, label: 'a percentage', categories: [Percent, ...anywhere] });
+export const SpacedPercent = createToken({
+  name: 'SpacedPercent',
+  pattern: /\d+(?:\.\d+)?[ \t]+%/,
+  label: 'a percentage',
+  categories: [Percent, ...anywhere],
+});
+export const PercentFirst = createToken({
+  name: 'PercentFirst',
+  pattern: /%[ \t]*\d+(?:\.\d+)?/,
+  label: 'a percentage',
+  categories: [Percent, ...anywhere],
+});
 /** Decimals lex as numbers so that `budget 1.5` gets a precise "not a whole number" error. */
 export const NUMBER_PATTERN = /\d+(?:\.\d+)?/;
-export const NumberLit = createToken({ name: 'NumberLit', pattern: NUMBER_PATTERN, label: 'a number', longer_alt: Name, categories: anywhere });
+export const NumberLit = createToken({
+  name: 'NumberLit',
+  pattern: NUMBER_PATTERN,
+  label: 'a number',
+  longer_alt: Name,
+  categories: anywhere,
+});
 
 export const LCurly = createToken({ name: 'LCurly', pattern: '{', label: '`{`', categories: anywhere });
 export const RCurly = createToken({ name: 'RCurly', pattern: '}', label: '`}`', categories: [TopLevelJunk] });
@@ -135,7 +181,9 @@ export const kw: Readonly<Record<string, TokenType>> = Object.fromEntries(
 );
 
 /** Every keyword as written in source, longest first. */
-export const KEYWORDS: readonly string[] = Object.keys(keywordRoles).sort((a, b) => b.length - a.length || a.localeCompare(b));
+export const KEYWORDS: readonly string[] = Object.keys(keywordRoles).sort(
+  (a, b) => b.length - a.length || a.localeCompare(b),
+);
 /** Keywords that start a statement in a policy body. */
 export const STATEMENT_KEYWORDS: readonly string[] = KEYWORDS.filter((w) => keywordRoles[w]!.statement);
 /** Keywords that may also be used as names. */

@@ -32,7 +32,10 @@ function applies(reasons: unknown, reason: Reason): boolean {
 }
 
 export function allowanceFor(
-  events: readonly FiredEvent[], reason: Reason, numNodes: number, disrupting: number,
+  events: readonly FiredEvent[],
+  reason: Reason,
+  numNodes: number,
+  disrupting: number,
 ): Allowance {
   let value = UNBOUNDED;
   let boundBy: string | undefined;
@@ -48,8 +51,17 @@ export function allowanceFor(
       q = ZERO;
     } else continue;
     const v = quantityValue(q, numNodes);
-    if (v < value) { value = v; boundBy = e.rule; quantity = q; }
+    if (v < value) {
+      value = v;
+      boundBy = e.rule;
+      quantity = q;
+    }
   }
   if (value >= UNBOUNDED) return { budget: null, allowed: null };
-  return { budget: value, allowed: Math.max(value - disrupting, 0), ...(boundBy ? { boundBy } : {}), ...(quantity ? { quantity } : {}) };
+  return {
+    budget: value,
+    allowed: Math.max(value - disrupting, 0),
+    ...(boundBy ? { boundBy } : {}),
+    ...(quantity ? { quantity } : {}),
+  };
 }

@@ -31,7 +31,11 @@ export interface NodeVerdict {
   holds: Hold[];
 }
 
-export function nodeVerdict(events: readonly FiredEvent[], details: NodeDetails, reasonsInScope: readonly Reason[]): NodeVerdict {
+export function nodeVerdict(
+  events: readonly FiredEvent[],
+  details: NodeDetails,
+  reasonsInScope: readonly Reason[],
+): NodeVerdict {
   const eligible = new Set<Reason>();
   for (const e of events) if (e.type === 'eligible') eligible.add(e.params.reason as Reason);
   const blockedReasons = new Set<Reason>();
@@ -56,7 +60,12 @@ export function nodeVerdict(events: readonly FiredEvent[], details: NodeDetails,
 }
 
 /** Joins the graceful and eventual variants of one hold into one entry with both reason sets. */
-function addHold(holds: Map<string, Hold>, params: Record<string, unknown>, details: NodeDetails, inScope: readonly Reason[]): void {
+function addHold(
+  holds: Map<string, Hold>,
+  params: Record<string, unknown>,
+  details: NodeDetails,
+  inScope: readonly Reason[],
+): void {
   const message = format(params.message as string, details as unknown as Record<string, string>);
   const reasons = (params.reasons as Reason[]).filter((r) => inScope.includes(r));
   if (reasons.length === 0) return;

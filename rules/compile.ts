@@ -5,9 +5,7 @@
 // windows. Custom operators are referenced by name only (rules/operators.ts registers them).
 import type { RuleProperties, TopLevelCondition } from 'json-rules-engine';
 import builtin from './builtin/candidate-rules.json' with { type: 'json' };
-import type {
-  BudgetSpec, FreezeSpec, MaintenanceWindowSpec, PolicySpec, Reason, WindowSpec,
-} from './model.js';
+import type { BudgetSpec, FreezeSpec, MaintenanceWindowSpec, PolicySpec, Reason, WindowSpec } from './model.js';
 import { REASONS } from './model.js';
 
 export const GRAPH_VERSION = 'kpol.dev/v1';
@@ -38,13 +36,25 @@ function budgetRules(b: BudgetSpec): GraphRule[] {
   const params = { budget: b.id, reasons: b.reasons, nodes: b.nodes };
   const open: TopLevelCondition = { all: b.window ? [eq(`window:${b.id}`, true)] : [] };
   const rules: GraphRule[] = [
-    { name: `budget:${b.id}`, conditions: open, event: { type: 'budget', params: { ...params, cap: 'quantity' } },
-      doc: b.mode === 'allow' ? 'allow window open: the quantity applies' : 'budget active: the quantity applies (inactive budgets are ignored)' },
+    {
+      name: `budget:${b.id}`,
+      conditions: open,
+      event: { type: 'budget', params: { ...params, cap: 'quantity' } },
+      doc:
+        b.mode === 'allow'
+          ? 'allow window open: the quantity applies'
+          : 'budget active: the quantity applies (inactive budgets are ignored)',
+    },
   ];
   if (b.mode === 'allow' && b.window) {
-    // Outside an allow window nothing may be disrupted for its reasons (inactive deny budgets, by contrast, are ignored).
-    rules.push({ name: `budget:${b.id}:closed`, conditions: { all: [eq(`window:${b.id}`, false)] },
-      event: { type: 'budget', params: { ...params, cap: 'zero' } }, doc: 'allow window closed: none allowed' });
+    // Outside an allow window nothing may be disrupted for its reasons (inactive deny budgets, by contrast, are
+    // ignored).
+    rules.push({
+      name: `budget:${b.id}:closed`,
+      conditions: { all: [eq(`window:${b.id}`, false)] },
+      event: { type: 'budget', params: { ...params, cap: 'zero' } },
+      doc: 'allow window closed: none allowed',
+    });
   }
   return rules;
 }
@@ -52,10 +62,12 @@ function budgetRules(b: BudgetSpec): GraphRule[] {
 function freezeRule(f: FreezeSpec): GraphRule {
   return {
     name: `freeze:${f.id}`,
-    conditions: { all: [
-      { fact: 'now', operator: 'greaterThanInclusive', value: f.range.fromMs },
-      { fact: 'now', operator: 'lessThan', value: f.range.toMs },
-    ] },
+    conditions: {
+      all: [
+        { fact: 'now', operator: 'greaterThanInclusive', value: f.range.fromMs },
+        { fact: 'now', operator: 'lessThan', value: f.range.toMs },
+      ],
+    },
     event: { type: 'freeze', params: { freeze: f.id, name: f.name ?? f.id, reasons: f.reasons } },
     doc: 'one-off freeze: the listed reasons are blocked inside [from, to)',
   };
@@ -69,10 +81,15 @@ function maintenanceRule(w: MaintenanceWindowSpec): GraphRule {
   return {
     name: `maintenance:${w.name}`,
     conditions: { all: [{ fact: 'nodeLabels', operator: 'matchesSelector', value: w.nodeSelector }, ...when] as never },
-    event: { type: 'block', params: {
-      order: 120, code: 'MaintenanceWindow',
-      message: `maintenance window ${w.name} blocks ${reasons.join(', ')} on this node`, reasons,
-    } },
+    event: {
+      type: 'block',
+      params: {
+        order: 120,
+        code: 'MaintenanceWindow',
+        message: `maintenance window ${w.name} blocks ${reasons.join(', ')} on this node`,
+        reasons,
+      },
+    },
     doc: 'KARPENTER.md#maintenance-windows-proposal: an active maintenance window blocks its reasons on matching nodes; every window must allow (AND)',
   };
 }
@@ -89,22 +106,35 @@ export function maintenanceWindowIds(spec: PolicySpec): ReadonlySet<string> {
 function windowsOf(spec: PolicySpec): Record<string, WindowSpec> {
   const out: Record<string, WindowSpec> = {};
   for (const b of spec.budgets) if (b.window) out[b.id] = b.window;
-  for (const w of spec.maintenanceWindows) w.windows.forEach((win, i) => { out[maintenanceWindowId(w, i)] = win; });
+  for (const w of spec.maintenanceWindows)
+    w.windows.forEach((win, i) => {
+      out[maintenanceWindowId(w, i)] = win;
+    });
   return out;
 }
 
 export function compile(spec: PolicySpec): RuleGraph {
   const poolRules: GraphRule[] = [
-    { name: 'fail-closed', conditions: { all: [{ fact: 'budgetErrors', operator: 'greaterThan', value: 0 }] },
-      event: { type: 'fail-closed' }, doc: 'Karpenter MustGetAllowedDisruptions: any invalid budget makes every reason 0 for the NodePool' },
+    {
+      name: 'fail-closed',
+      conditions: { all: [{ fact: 'budgetErrors', operator: 'greaterThan', value: 0 }] },
+      event: { type: 'fail-closed' },
+      doc: 'Karpenter MustGetAllowedDisruptions: any invalid budget makes every reason 0 for the NodePool',
+    },
     ...spec.budgets.flatMap(budgetRules),
     ...spec.freezes.map(freezeRule),
   ];
-  const nodeRules: GraphRule[] = [
-    ...(builtin.rules as GraphRule[]),
-    ...spec.maintenanceWindows.map(maintenanceRule),
-  ];
+  const nodeRules: GraphRule[] = [...(builtin.rules as GraphRule[]), ...spec.maintenanceWindows.map(maintenanceRule)];
   const labelKeys = [...new Set(spec.maintenanceWindows.flatMap((w) => w.nodeSelector.map((r) => r.key)))].sort();
-  return { apiVersion: GRAPH_VERSION, kind: 'RuleGraph', policy: spec.name, origin: spec.origin, spec,
-    windows: windowsOf(spec), labelKeys, poolRules, nodeRules };
+  return {
+    apiVersion: GRAPH_VERSION,
+    kind: 'RuleGraph',
+    policy: spec.name,
+    origin: spec.origin,
+    spec,
+    windows: windowsOf(spec),
+    labelKeys,
+    poolRules,
+    nodeRules,
+  };
 }

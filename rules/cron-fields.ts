@@ -71,12 +71,20 @@ function goQuote(s: string): string {
 /** robfig's `mustParseInt`: Go's strconv.Atoi (optional sign, int64 range), then no negatives. */
 function mustParseInt(expr: string): { ok: true; value: number } | { ok: false; error: string } {
   const m = /^([+-]?)([0-9]+)$/.exec(expr);
-  if (!m) return { ok: false, error: `failed to parse int from ${expr}: strconv.Atoi: parsing ${goQuote(expr)}: invalid syntax` };
+  if (!m)
+    return {
+      ok: false,
+      error: `failed to parse int from ${expr}: strconv.Atoi: parsing ${goQuote(expr)}: invalid syntax`,
+    };
   const magnitude = BigInt(m[2]);
   if (magnitude > MAX_INT64 + (m[1] === '-' ? 1n : 0n)) {
-    return { ok: false, error: `failed to parse int from ${expr}: strconv.Atoi: parsing ${goQuote(expr)}: value out of range` };
+    return {
+      ok: false,
+      error: `failed to parse int from ${expr}: strconv.Atoi: parsing ${goQuote(expr)}: value out of range`,
+    };
   }
-  if (m[1] === '-' && magnitude > 0n) return { ok: false, error: `negative number (-${magnitude}) not allowed: ${expr}` };
+  if (m[1] === '-' && magnitude > 0n)
+    return { ok: false, error: `negative number (-${magnitude}) not allowed: ${expr}` };
   // Anything above 2^53 is far beyond every field's maximum; the range check reports it.
   return { ok: true, value: magnitude > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(magnitude) };
 }
@@ -90,11 +98,26 @@ function parseIntOrName(expr: string, bounds: FieldBounds): ReturnType<typeof mu
  * robfig's `getRange` for one comma-separated part: `*`, `?`, `a`, `a-b`, any of them `/step`.
  * `at` is the part's offset in its field, for the problem's offsets.
  */
-function getRange(expr: string, bounds: FieldBounds, at: number): { ok: true; values: number[]; star: boolean } | FieldFailure {
-  const fail = (error: string, kind: FieldProblem['kind'], from = 0, to = expr.length, extra: { endAboveMax?: number } = {}): FieldFailure => {
+function getRange(
+  expr: string,
+  bounds: FieldBounds,
+  at: number,
+): { ok: true; values: number[]; star: boolean } | FieldFailure {
+  const fail = (
+    error: string,
+    kind: FieldProblem['kind'],
+    from = 0,
+    to = expr.length,
+    extra: { endAboveMax?: number } = {},
+  ): FieldFailure => {
     // An empty value (`1-`, `-5`) is shown as the part it is missing from.
     const [start, end] = from === to ? [0, expr.length] : [from, to];
-    return { ok: false, error, ...extra, problem: { kind, start: at + start, end: at + end, partStart: at, partEnd: at + expr.length } };
+    return {
+      ok: false,
+      error,
+      ...extra,
+      problem: { kind, start: at + start, end: at + end, partStart: at, partEnd: at + expr.length },
+    };
   };
   const rangeAndStep = expr.split('/');
   const lowAndHigh = rangeAndStep[0].split('-');
@@ -123,18 +146,24 @@ function getRange(expr: string, bounds: FieldBounds, at: number): { ok: true; va
   let step = 1;
   if (rangeAndStep.length === 2) {
     const parsed = mustParseInt(rangeAndStep[1]);
-    if (!parsed.ok) return fail(parsed.error, rangeEnd + 1 === expr.length ? 'malformed' : 'notAValue', rangeEnd + 1, expr.length);
+    if (!parsed.ok)
+      return fail(parsed.error, rangeEnd + 1 === expr.length ? 'malformed' : 'notAValue', rangeEnd + 1, expr.length);
     step = parsed.value;
     if (singleDigit) end = bounds.max; // `N/step` means `N-max/step`
     if (step > 1) star = false;
   } else if (rangeAndStep.length > 2) return fail(`too many slashes: ${expr}`, 'malformed');
-  if (start < bounds.min) return fail(`beginning of range (${start}) below minimum (${bounds.min}): ${expr}`, 'belowMinimum', 0, lowEnd);
+  if (start < bounds.min)
+    return fail(`beginning of range (${start}) below minimum (${bounds.min}): ${expr}`, 'belowMinimum', 0, lowEnd);
   if (end > bounds.max) {
     const [from, to] = singleDigit ? [0, lowEnd] : [lowEnd + 1, rangeEnd];
-    return fail(`end of range (${end}) above maximum (${bounds.max}): ${expr}`, 'aboveMaximum', from, to, { endAboveMax: end });
+    return fail(`end of range (${end}) above maximum (${bounds.max}): ${expr}`, 'aboveMaximum', from, to, {
+      endAboveMax: end,
+    });
   }
-  if (start > end) return fail(`beginning of range (${start}) beyond end of range (${end}): ${expr}`, 'reversed', 0, rangeEnd);
-  if (step === 0) return fail(`step of range should be a positive number: ${expr}`, 'zeroStep', rangeEnd + 1, expr.length);
+  if (start > end)
+    return fail(`beginning of range (${start}) beyond end of range (${end}): ${expr}`, 'reversed', 0, rangeEnd);
+  if (step === 0)
+    return fail(`step of range should be a positive number: ${expr}`, 'zeroStep', rangeEnd + 1, expr.length);
   const values: number[] = [];
   for (let v = start; v <= end; v += step) values.push(v);
   return { ok: true, values, star };
@@ -172,7 +201,7 @@ export function formatValues(values: readonly number[], bounds?: FieldBounds): s
     return `${values[0]}-${last}/${step}`;
   }
   const parts: string[] = [];
-  for (let i = 0; i < values.length; ) {
+  for (let i = 0; i < values.length;) {
     let j = i;
     while (j + 1 < values.length && values[j + 1] === values[j] + 1) j++;
     if (j - i >= 2) parts.push(`${values[i]}-${values[j]}`);

@@ -2,7 +2,14 @@
 // Schedules in robfig/cron v3's standard dialect, validated exactly as Karpenter's
 // `cron.ParseStandard("TZ=UTC " + schedule)` does, and normalised to a form that robfig and
 // cron-parser both read with robfig's meaning.
-import { BOUNDS, formatField, parseField, type CronFields, type CronFieldSet, type FieldProblem } from './cron-fields.js';
+import {
+  BOUNDS,
+  formatField,
+  parseField,
+  type CronFields,
+  type CronFieldSet,
+  type FieldProblem,
+} from './cron-fields.js';
 
 /** Where a field's problem lies, offsets into the schedule as written (see FieldProblem). */
 export interface CronFieldProblem extends FieldProblem {
@@ -13,7 +20,13 @@ export interface CronFieldProblem extends FieldProblem {
  * Why a schedule is invalid. `error` is robfig's own text, which Karpenter-format import reports
  * exactly as Karpenter would fail; `problem` locates a field's error for kpol's diagnostics.
  */
-export type CronError = { ok: false; kind: 'fieldCount' | 'dow7' | 'descriptor' | 'field'; error: string; found?: number; problem?: CronFieldProblem };
+export type CronError = {
+  ok: false;
+  kind: 'fieldCount' | 'dow7' | 'descriptor' | 'field';
+  error: string;
+  found?: number;
+  problem?: CronFieldProblem;
+};
 export type CronOk = { ok: true; normalized: string };
 
 /**
@@ -53,7 +66,9 @@ export function cronFieldSpans(expr: string): Array<{ text: string; start: numbe
 }
 
 function trimGo(s: string): string {
-  return s.replace(new RegExp(`^(?:${GO_SPACE.source})`, 'u'), '').replace(new RegExp(`(?:${GO_SPACE.source})$`, 'u'), '');
+  return s
+    .replace(new RegExp(`^(?:${GO_SPACE.source})`, 'u'), '')
+    .replace(new RegExp(`(?:${GO_SPACE.source})$`, 'u'), '');
 }
 
 /**
@@ -70,13 +85,22 @@ export function validateCron(expr: string): CronOk | CronError {
   if (spec.startsWith('@')) {
     if (spec in CRON_MACROS) return { ok: true, normalized: spec };
     if (spec.startsWith('@every ')) {
-      return { ok: false, kind: 'descriptor', error: `unsupported descriptor: ${spec} (Karpenter's schedule pattern rejects @every)` };
+      return {
+        ok: false,
+        kind: 'descriptor',
+        error: `unsupported descriptor: ${spec} (Karpenter's schedule pattern rejects @every)`,
+      };
     }
     return { ok: false, kind: 'descriptor', error: `unrecognized descriptor: ${spec}` };
   }
   const fields = spec === '' ? [] : spec.split(GO_SPACE);
   if (fields.length !== 5) {
-    return { ok: false, kind: 'fieldCount', found: fields.length, error: `expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]` };
+    return {
+      ok: false,
+      kind: 'fieldCount',
+      found: fields.length,
+      error: `expected exactly 5 fields, found ${fields.length}: [${fields.join(' ')}]`,
+    };
   }
   const parsed: Partial<CronFields> = {};
   for (const [i, name] of FIELD_ORDER.entries()) {
@@ -85,7 +109,14 @@ export function validateCron(expr: string): CronOk | CronError {
       const kind = name === 'dow' && result.endAboveMax === 7 ? 'dow7' : 'field';
       const at = cronFieldSpans(expr)[i]!.start;
       const p = result.problem;
-      const problem = { ...p, field: name, start: at + p.start, end: at + p.end, partStart: at + p.partStart, partEnd: at + p.partEnd };
+      const problem = {
+        ...p,
+        field: name,
+        start: at + p.start,
+        end: at + p.end,
+        partStart: at + p.partStart,
+        partEnd: at + p.partEnd,
+      };
       return { ok: false, kind, error: result.error, problem };
     }
     parsed[name] = result.field;
@@ -104,7 +135,10 @@ function normalizeEmpty(f: CronFields): CronFields | undefined {
   const dowEmpty = f.dow.values.length === 0;
   if (!domEmpty && !dowEmpty) return f;
   if (f.dom.star || f.dow.star || (domEmpty && dowEmpty)) return undefined;
-  const all = (name: 'dom' | 'dow'): CronFieldSet => ({ values: range(BOUNDS[name].min, BOUNDS[name].max), star: true });
+  const all = (name: 'dom' | 'dow'): CronFieldSet => ({
+    values: range(BOUNDS[name].min, BOUNDS[name].max),
+    star: true,
+  });
   return domEmpty ? { ...f, dom: all('dom') } : { ...f, dow: all('dow') };
 }
 

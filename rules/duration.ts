@@ -18,7 +18,6 @@ export function parseKpolDuration(text: string): number | undefined {
   return Number.isSafeInteger(total) ? total : undefined;
 }
 
-
 /**
  * Parses a Go `time.ParseDuration` string (`1.5h`, `300ms`, `-5m`, `0`) to seconds, possibly
  * fractional, zero or negative; undefined where Go returns an error (including int64 overflow).

@@ -32,23 +32,47 @@ function makeEngine(rules: RuleGraph['poolRules']): Engine {
 }
 
 function eventsOf(results: RuleResult[]): FiredEvent[] {
-  return results.map((r) => ({ type: r.event!.type, params: (r.event!.params ?? {}) as Record<string, unknown>, rule: r.name }));
+  return results.map((r) => ({
+    type: r.event!.type,
+    params: (r.event!.params ?? {}) as Record<string, unknown>,
+    rule: r.name,
+  }));
 }
 
-type Leaf = { fact?: string; operator?: string; value?: unknown; factResult?: unknown; result?: boolean; all?: Leaf[]; any?: Leaf[]; not?: Leaf };
+type Leaf = {
+  fact?: string;
+  operator?: string;
+  value?: unknown;
+  factResult?: unknown;
+  result?: boolean;
+  all?: Leaf[];
+  any?: Leaf[];
+  not?: Leaf;
+};
 
 function leaves(c: Leaf | undefined, out: RuleTrace['conditions']): RuleTrace['conditions'] {
   if (!c) return out;
   for (const sub of [...(c.all ?? []), ...(c.any ?? [])]) leaves(sub, out);
   if (c.not) leaves(c.not, out);
   if (c.fact !== undefined) {
-    out.push({ fact: c.fact, operator: c.operator ?? '', value: c.value, factValue: c.factResult, result: c.result === true });
+    out.push({
+      fact: c.fact,
+      operator: c.operator ?? '',
+      value: c.value,
+      factValue: c.factResult,
+      result: c.result === true,
+    });
   }
   return out;
 }
 
 function traces(results: RuleResult[], fired: boolean): RuleTrace[] {
-  return results.map((r) => ({ rule: r.name, fired, event: r.event?.type ?? '', conditions: leaves(r.conditions as Leaf, []) }));
+  return results.map((r) => ({
+    rule: r.name,
+    fired,
+    event: r.event?.type ?? '',
+    conditions: leaves(r.conditions as Leaf, []),
+  }));
 }
 
 export class GraphEngine {
@@ -83,7 +107,13 @@ export class GraphEngine {
   }
 
   /** One engine run per distinct key; a bounded memo is simply cleared when full. */
-  private memoised(engine: Engine, memo: Map<string, Promise<FiredEvent[]>>, limit: number, key: string, facts: object): Promise<FiredEvent[]> {
+  private memoised(
+    engine: Engine,
+    memo: Map<string, Promise<FiredEvent[]>>,
+    limit: number,
+    key: string,
+    facts: object,
+  ): Promise<FiredEvent[]> {
     let hit = memo.get(key);
     if (!hit) {
       if (memo.size > limit) memo.clear();

@@ -16,7 +16,8 @@ export interface NodeFacts {
   hasNodePoolLabel: boolean;
   nodePoolFound: boolean;
   doNotDisruptPod: boolean; // an active bound pod has an active do-not-disrupt
-  podWindowBlocked: boolean; // a bound pod is outside its disruption window (KARPENTER.md#pod-disruption-schedule-proposal)
+  // a bound pod is outside its disruption window (KARPENTER.md#pod-disruption-schedule-proposal)
+  podWindowBlocked: boolean;
   pdbBlocked: boolean; // an evictable pod's only PDB allows no disruption
   pdbMultiple: boolean; // an evictable pod is selected by more than one PDB
   tgpSet: boolean; // the NodeClaim has spec.terminationGracePeriod
@@ -57,8 +58,27 @@ export interface PoolFacts {
 
 /** Node facts that take part in decisions, in a fixed order (the memo key for engine runs). */
 export const NODE_DECISION_FACTS = [
-  'inQueue', 'managed', 'initialized', 'deleting', 'nominated', 'nodeDoNotDisrupt',
-  'hasNodePoolLabel', 'nodePoolFound', 'doNotDisruptPod', 'podWindowBlocked', 'pdbBlocked',
-  'pdbMultiple', 'tgpSet', 'drifted', 'expired', 'expirationGraceful', 'empty', 'consolidatable',
-  'consolidateNever', 'consolidationPolicy', 'instanceTypeKnown', 'hasCapacityType', 'hasZone',
+  'inQueue',
+  'managed',
+  'initialized',
+  'deleting',
+  'nominated',
+  'nodeDoNotDisrupt',
+  'hasNodePoolLabel',
+  'nodePoolFound',
+  'doNotDisruptPod',
+  'podWindowBlocked',
+  'pdbBlocked',
+  'pdbMultiple',
+  'tgpSet',
+  'drifted',
+  'expired',
+  'expirationGraceful',
+  'empty',
+  'consolidatable',
+  'consolidateNever',
+  'consolidationPolicy',
+  'instanceTypeKnown',
+  'hasCapacityType',
+  'hasZone',
 ] as const satisfies readonly (keyof NodeFacts)[];

@@ -5,7 +5,14 @@
 // is kept always active (a deny budget, an allow budget's `nodes: "0"`).
 import type { KarpenterBudget, NodePool } from './nodepool-types.js';
 import { formatDuration } from './duration.js';
-import { KARPENTER_REASONS, type BudgetSpec, type PolicySpec, type Quantity, type Reason, type WindowSpec } from './model.js';
+import {
+  KARPENTER_REASONS,
+  type BudgetSpec,
+  type PolicySpec,
+  type Quantity,
+  type Reason,
+  type WindowSpec,
+} from './model.js';
 import { utcWindowsFor } from './karpenter-utc-windows.js';
 import { denyWindowsFor } from './window-complement.js';
 
@@ -47,20 +54,32 @@ class Exporter {
     if (reasons === null) return undefined;
     const kept = reasons.filter((r) => (KARPENTER_REASONS as readonly string[]).includes(r));
     if (kept.length === reasons.length) return kept;
-    this.finding('Expired', `${what}: Karpenter does not budget expiration (it is forceful), so reason \`Expired\` is not exported`);
+    this.finding(
+      'Expired',
+      `${what}: Karpenter does not budget expiration (it is forceful), so reason \`Expired\` is not exported`,
+    );
     return kept.length === 0 ? null : kept;
   }
 
   /** A Karpenter budget duration: whole hours and minutes only (P-BUDGET-DURATION). */
   budgetDuration(seconds: number, what: string): string {
     let minutes = Math.ceil(seconds / 60);
-    if (minutes * 60 !== seconds) this.finding('window', `${what}: Karpenter budget durations have whole minutes only, rounded ${formatDuration(seconds)} up to ${minutes}m`);
+    if (minutes * 60 !== seconds)
+      this.finding(
+        'window',
+        `${what}: Karpenter budget durations have whole minutes only, rounded ${formatDuration(seconds)} up to ${minutes}m`,
+      );
     const h = Math.floor(minutes / 60);
     minutes %= 60;
     return h === 0 ? `${minutes}m` : minutes === 0 ? `${h}h` : `${h}h${minutes}m`;
   }
 
-  push(nodes: string, reasons: string[] | undefined, window?: { cron: string; durationSeconds: number }, what = ''): void {
+  push(
+    nodes: string,
+    reasons: string[] | undefined,
+    window?: { cron: string; durationSeconds: number },
+    what = '',
+  ): void {
     const b: KarpenterBudget = { nodes };
     if (reasons !== undefined) b.reasons = reasons;
     if (window) {
@@ -74,13 +93,19 @@ class Exporter {
   windowed(nodes: string, reasons: string[] | undefined, window: WindowSpec, what: string): void {
     if (window.error !== undefined) {
       // Karpenter fails the pool closed on it exactly as kpol does: export it as written.
-      this.finding('window', `${what}: schedule \`${window.cron}\` is invalid at runtime (${window.error}); Karpenter will allow 0 disruptions for every reason of the NodePool`);
+      this.finding(
+        'window',
+        `${what}: schedule \`${window.cron}\` is invalid at runtime (${window.error}); Karpenter will allow 0 disruptions for every reason of the NodePool`,
+      );
       this.push(nodes, reasons, { cron: window.cron, durationSeconds: window.durationSeconds }, what);
       return;
     }
     const utc = utcWindowsFor(window);
     if (!utc.ok) {
-      this.finding('timezone', `cannot express window ${windowText(window)} of ${what} in UTC: ${utc.reason}; exported as always active`);
+      this.finding(
+        'timezone',
+        `cannot express window ${windowText(window)} of ${what} in UTC: ${utc.reason}; exported as always active`,
+      );
       this.push(nodes, reasons);
       return;
     }
@@ -92,7 +117,10 @@ class Exporter {
     const reasons = this.reasons(b.reasons, what);
     if (reasons === null) return;
     if (b.error !== undefined && b.window?.error === undefined) {
-      this.finding('budget', `${what} is invalid (${b.error}); exported as \`nodes: "0"\`, which blocks every reason as Karpenter would`);
+      this.finding(
+        'budget',
+        `${what} is invalid (${b.error}); exported as \`nodes: "0"\`, which blocks every reason as Karpenter would`,
+      );
       this.push('0', undefined);
       return;
     }
@@ -107,7 +135,10 @@ class Exporter {
     if (!window) return this.push(nodes, reasons);
     const deny = window.error === undefined ? denyWindowsFor(window) : { ok: false as const, reason: window.error };
     if (!deny.ok) {
-      this.finding('allow', `cannot express allow window ${windowText(window)} of ${what}: ${deny.reason}; exported as \`nodes: "0"\` (always blocked)`);
+      this.finding(
+        'allow',
+        `cannot express allow window ${windowText(window)} of ${what}: ${deny.reason}; exported as \`nodes: "0"\` (always blocked)`,
+      );
       this.push('0', reasons);
       return;
     }
@@ -123,7 +154,8 @@ class Exporter {
 
   wholeSeconds(seconds: number, what: string): string {
     const whole = Math.round(seconds);
-    if (whole !== seconds) this.finding('duration', `${what}: Karpenter takes whole seconds, rounded ${seconds}s to ${whole}s`);
+    if (whole !== seconds)
+      this.finding('duration', `${what}: Karpenter takes whole seconds, rounded ${seconds}s to ${whole}s`);
     return formatDuration(whole);
   }
 }
@@ -133,15 +165,24 @@ export function policyToNodePoolDisruption(policy: PolicySpec): NodePoolDisrupti
   const ex = new Exporter();
   for (const b of policy.budgets) ex.budget(b);
   for (const f of policy.freezes) {
-    ex.finding('freeze', `freeze ${f.name ?? f.id} (${new Date(f.range.fromMs).toISOString()} to ${new Date(f.range.toMs).toISOString()}) has no Karpenter equivalent: budget schedules recur and cannot name a date range`);
+    ex.finding(
+      'freeze',
+      `freeze ${f.name ?? f.id} (${new Date(f.range.fromMs).toISOString()} to ${new Date(f.range.toMs).toISOString()}) has no Karpenter equivalent: budget schedules recur and cannot name a date range`,
+    );
   }
   for (const p of policy.podWindows) {
-    ex.finding('pod window', `pod window ${p.id} has no Karpenter equivalent: Karpenter has no pod disruption schedule (only \`karpenter.sh/do-not-disrupt\`)`);
+    ex.finding(
+      'pod window',
+      `pod window ${p.id} has no Karpenter equivalent: Karpenter has no pod disruption schedule (only \`karpenter.sh/do-not-disrupt\`)`,
+    );
   }
   for (const m of policy.maintenanceWindows) {
     const what = `maintenance window ${m.name}`;
     if (m.nodeSelector.length > 0) {
-      ex.finding('maintenance window', `${what} selects nodes by label, which Karpenter budgets cannot do (they apply to the whole NodePool)`);
+      ex.finding(
+        'maintenance window',
+        `${what} selects nodes by label, which Karpenter budgets cannot do (they apply to the whole NodePool)`,
+      );
       continue;
     }
     const reasons = ex.reasons(m.reasons, what);
@@ -149,13 +190,19 @@ export function policyToNodePoolDisruption(policy: PolicySpec): NodePoolDisrupti
     if (m.windows.length === 0) ex.push('0', reasons);
     for (const w of m.windows) ex.windowed('0', reasons, w, what);
   }
-  if (ex.budgets.length > MAX_BUDGETS) ex.finding('budget', `the export has ${ex.budgets.length} budgets, Karpenter's CRD allows at most ${MAX_BUDGETS}`);
+  if (ex.budgets.length > MAX_BUDGETS)
+    ex.finding('budget', `the export has ${ex.budgets.length} budgets, Karpenter's CRD allows at most ${MAX_BUDGETS}`);
   if (policy.expiration === 'graceful') {
-    ex.finding('graceful expiration', 'Karpenter expires nodes forcefully (no budgets, no replacement first); graceful expiration is not exported');
+    ex.finding(
+      'graceful expiration',
+      'Karpenter expires nodes forcefully (no budgets, no replacement first); graceful expiration is not exported',
+    );
   }
   const template: NodePoolDisruptionExport['template'] = {};
-  if (policy.expireAfterSeconds !== undefined) template.expireAfter = ex.durationOrNever(policy.expireAfterSeconds, 'expireAfter');
-  if (policy.terminationGracePeriodSeconds !== undefined) template.terminationGracePeriod = ex.wholeSeconds(policy.terminationGracePeriodSeconds, 'terminationGracePeriod');
+  if (policy.expireAfterSeconds !== undefined)
+    template.expireAfter = ex.durationOrNever(policy.expireAfterSeconds, 'expireAfter');
+  if (policy.terminationGracePeriodSeconds !== undefined)
+    template.terminationGracePeriod = ex.wholeSeconds(policy.terminationGracePeriodSeconds, 'terminationGracePeriod');
   return {
     disruption: {
       consolidationPolicy: policy.consolidationPolicy,
@@ -186,7 +233,12 @@ export function exportNodePool(policy: PolicySpec, base?: NodePool): NodePool[] 
     if (base?.metadata.labels) metadata.labels = { ...base.metadata.labels };
     if (base?.metadata.annotations) {
       const annotations = { ...base.metadata.annotations };
-      for (const k of ['kubectl.kubernetes.io/last-applied-configuration', 'karpenter.sh/nodepool-hash', 'karpenter.sh/nodepool-hash-version']) delete annotations[k];
+      for (const k of [
+        'kubectl.kubernetes.io/last-applied-configuration',
+        'karpenter.sh/nodepool-hash',
+        'karpenter.sh/nodepool-hash-version',
+      ])
+        delete annotations[k];
       if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
     }
     return { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata, spec };

@@ -9,8 +9,8 @@ const MAX_U = 1n << 63n; // Go's 1<<63 as uint64
 const UNITS: Record<string, bigint> = {
   ns: 1n,
   us: 1000n,
-  'µs': 1000n, // U+00B5
-  'μs': 1000n, // U+03BC
+  µs: 1000n, // U+00B5
+  μs: 1000n, // U+03BC
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,
@@ -34,7 +34,15 @@ export function goTimeQuote(s: string): string {
   return out + '"';
 }
 
-const ESCAPES: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+const ESCAPES: Record<string, string> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+};
 
 /** `fmt`'s `%q` (strconv.Quote): printable Unicode kept, C escapes, others as `\xNN`/`\uNNNN`. */
 export function goQuote(s: string): string {
@@ -44,7 +52,8 @@ export function goQuote(s: string): string {
     if (c === '"' || c === '\\') out += '\\' + c;
     else if (ESCAPES[c]) out += ESCAPES[c];
     else if (cp < 0x20 || cp === 0x7f) out += '\\x' + HEX[cp >> 4] + HEX[cp & 15];
-    else if (/\p{C}|\p{Z}/u.test(c) && c !== ' ') out += cp > 0xffff ? `\\U${cp.toString(16).padStart(8, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+    else if (/\p{C}|\p{Z}/u.test(c) && c !== ' ')
+      out += cp > 0xffff ? `\\U${cp.toString(16).padStart(8, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
     else out += c;
   }
   return out + '"';
@@ -85,9 +94,15 @@ export function goParseDuration(orig: string): GoResult<number> {
       let overflow = false;
       for (; j < s.length && s[j] >= '0' && s[j] <= '9'; j++) {
         if (overflow) continue;
-        if (f > (MAX_U - 1n) / 10n) { overflow = true; continue; }
+        if (f > (MAX_U - 1n) / 10n) {
+          overflow = true;
+          continue;
+        }
         const y = f * 10n + BigInt(s.charCodeAt(j) - 48);
-        if (y > MAX_U) { overflow = true; continue; }
+        if (y > MAX_U) {
+          overflow = true;
+          continue;
+        }
         f = y;
         scale *= 10;
       }
@@ -101,7 +116,8 @@ export function goParseDuration(orig: string): GoResult<number> {
     const unitText = s.slice(0, u);
     s = s.slice(u);
     const unit = UNITS[unitText];
-    if (unit === undefined) return { ok: false, error: `time: unknown unit ${goTimeQuote(unitText)} in duration ${goTimeQuote(orig)}` };
+    if (unit === undefined)
+      return { ok: false, error: `time: unknown unit ${goTimeQuote(unitText)} in duration ${goTimeQuote(orig)}` };
     if (v > MAX_U / unit) return invalid();
     v *= unit;
     if (f > 0n) {

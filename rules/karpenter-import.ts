@@ -7,7 +7,15 @@ import type { KarpenterBudget, NodePool } from './nodepool-types.js';
 import { validateCron } from './cron.js';
 import { KARPENTER_PATTERNS } from './duration.js';
 import { goAtoi, goParseDuration, goQuote } from './karpenter-go.js';
-import { KARPENTER_REASONS, type BudgetSpec, type ConsolidationPolicy, type DurationOrNever, type PolicySpec, type Quantity, type Reason } from './model.js';
+import {
+  KARPENTER_REASONS,
+  type BudgetSpec,
+  type ConsolidationPolicy,
+  type DurationOrNever,
+  type PolicySpec,
+  type Quantity,
+  type Reason,
+} from './model.js';
 
 /** A problem with a NodePool as written: `path` is `NodePool/<name>: spec.disruption.budgets[1].nodes`. */
 export interface ImportProblem {
@@ -50,7 +58,8 @@ class Importer {
   durationOrNever(path: string, raw: unknown, fallback: DurationOrNever): DurationOrNever {
     const text = this.text(path, raw);
     if (text === undefined) return fallback;
-    if (!KARPENTER_PATTERNS.durNever.test(text)) this.problem(path, `\`${text}\` does not match the CRD pattern ${KARPENTER_PATTERNS.durNever.source}`);
+    if (!KARPENTER_PATTERNS.durNever.test(text))
+      this.problem(path, `\`${text}\` does not match the CRD pattern ${KARPENTER_PATTERNS.durNever.source}`);
     if (text === 'Never') return null;
     const parsed = goParseDuration(text);
     if (!parsed.ok) {
@@ -64,12 +73,16 @@ class Importer {
     const at = `spec.disruption.budgets[${i}]`;
     const spec: BudgetSpec = { id: `b${i}`, nodes: { kind: 'percent', value: 10 }, reasons: null, mode: 'budget' };
     const nodes = this.text(`${at}.nodes`, b.nodes) ?? '10%'; // item-level CRD default
-    if (!KARPENTER_PATTERNS.nodes.test(nodes)) this.problem(`${at}.nodes`, `\`${nodes}\` does not match the CRD pattern ${KARPENTER_PATTERNS.nodes.source}`);
+    if (!KARPENTER_PATTERNS.nodes.test(nodes))
+      this.problem(`${at}.nodes`, `\`${nodes}\` does not match the CRD pattern ${KARPENTER_PATTERNS.nodes.source}`);
     const parsed = parseBudgetNodes(nodes);
     if (parsed.ok) spec.nodes = parsed.quantity;
     else {
       spec.error = parsed.error;
-      this.problem(`${at}.nodes`, `invalid budget (${parsed.error}): Karpenter allows 0 disruptions for every reason of this NodePool`);
+      this.problem(
+        `${at}.nodes`,
+        `invalid budget (${parsed.error}): Karpenter allows 0 disruptions for every reason of this NodePool`,
+      );
     }
     if (b.reasons !== undefined && b.reasons !== null) spec.reasons = this.reasons(`${at}.reasons`, b.reasons);
     const schedule = this.text(`${at}.schedule`, b.schedule);
@@ -79,19 +92,34 @@ class Importer {
       spec.error ??= `'schedule' must be set with 'duration'`;
     }
     if (schedule !== undefined && duration !== undefined) {
-      if (!KARPENTER_PATTERNS.schedule.test(schedule)) this.problem(`${at}.schedule`, `\`${schedule}\` does not match the CRD pattern ${KARPENTER_PATTERNS.schedule.source}`);
-      if (!KARPENTER_PATTERNS.budgetDuration.test(duration)) this.problem(`${at}.duration`, `\`${duration}\` does not match the CRD pattern ${KARPENTER_PATTERNS.budgetDuration.source}`);
+      if (!KARPENTER_PATTERNS.schedule.test(schedule))
+        this.problem(
+          `${at}.schedule`,
+          `\`${schedule}\` does not match the CRD pattern ${KARPENTER_PATTERNS.schedule.source}`,
+        );
+      if (!KARPENTER_PATTERNS.budgetDuration.test(duration))
+        this.problem(
+          `${at}.duration`,
+          `\`${duration}\` does not match the CRD pattern ${KARPENTER_PATTERNS.budgetDuration.source}`,
+        );
       const d = goParseDuration(duration);
       if (!d.ok) {
         this.problem(`${at}.duration`, d.error);
         spec.error ??= d.error;
       }
       const cron = validateCron(schedule);
-      spec.window = { cron: cron.ok ? cron.normalized : schedule, durationSeconds: d.ok ? d.value : 0, timeZone: 'UTC' };
+      spec.window = {
+        cron: cron.ok ? cron.normalized : schedule,
+        durationSeconds: d.ok ? d.value : 0,
+        timeZone: 'UTC',
+      };
       if (!cron.ok) {
         spec.window.error = cron.error;
         spec.error ??= cron.error; // as the .kpol checker does: the budget itself is invalid
-        this.problem(`${at}.schedule`, `\`${schedule}\` passes the CRD but fails at runtime (${cron.error}): Karpenter allows 0 disruptions for every reason of this NodePool`);
+        this.problem(
+          `${at}.schedule`,
+          `\`${schedule}\` passes the CRD but fails at runtime (${cron.error}): Karpenter allows 0 disruptions for every reason of this NodePool`,
+        );
       }
     }
     return spec;
@@ -107,7 +135,10 @@ class Importer {
     raw.forEach((r, j) => {
       const known = (KARPENTER_REASONS as readonly unknown[]).includes(r);
       if (!known) {
-        this.problem(`${path}[${j}]`, `unsupported value ${goQuote(String(r))}: supported values: "Underutilized", "Empty", "Drifted"`);
+        this.problem(
+          `${path}[${j}]`,
+          `unsupported value ${goQuote(String(r))}: supported values: "Underutilized", "Empty", "Drifted"`,
+        );
         return; // the runtime never evaluates such a reason, so the budget simply skips it
       }
       if (out.includes(r as Reason)) {
@@ -120,7 +151,9 @@ class Importer {
   }
 }
 
-/** Lowers a NodePool's own disruption settings; `diagnostics` are what the API server or Karpenter would complain about. */
+/**
+ * Lowers a NodePool's own disruption settings; `diagnostics` are what the API server or Karpenter would complain about.
+ */
 export function nodePoolToPolicy(np: NodePool): { policy: PolicySpec; diagnostics: ImportProblem[] } {
   const name = np.metadata.name;
   const im = new Importer(name);
@@ -131,9 +164,17 @@ export function nodePoolToPolicy(np: NodePool): { policy: PolicySpec; diagnostic
   const cp = im.text('spec.disruption.consolidationPolicy', disruption.consolidationPolicy);
   if (cp !== undefined) {
     if ((POLICIES as readonly string[]).includes(cp)) consolidationPolicy = cp as ConsolidationPolicy;
-    else im.problem('spec.disruption.consolidationPolicy', `unsupported value ${goQuote(cp)}: supported values: "WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"`);
+    else
+      im.problem(
+        'spec.disruption.consolidationPolicy',
+        `unsupported value ${goQuote(cp)}: supported values: "WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"`,
+      );
   }
-  const consolidateAfterSeconds = im.durationOrNever('spec.disruption.consolidateAfter', disruption.consolidateAfter, 0);
+  const consolidateAfterSeconds = im.durationOrNever(
+    'spec.disruption.consolidateAfter',
+    disruption.consolidateAfter,
+    0,
+  );
 
   let budgets: BudgetSpec[];
   const raw = disruption.budgets as unknown;
@@ -141,13 +182,20 @@ export function nodePoolToPolicy(np: NodePool): { policy: PolicySpec; diagnostic
     budgets = [{ id: 'b0', nodes: { kind: 'percent', value: 10 }, reasons: null, mode: 'budget' }];
   } else if (!Array.isArray(raw)) {
     im.problem('spec.disruption.budgets', 'must be a list');
-    budgets = [{ id: 'b0', nodes: { kind: 'count', value: 0 }, reasons: null, mode: 'budget', error: 'budgets is not a list' }];
+    budgets = [
+      { id: 'b0', nodes: { kind: 'count', value: 0 }, reasons: null, mode: 'budget', error: 'budgets is not a list' },
+    ];
   } else {
-    if (raw.length > MAX_BUDGETS) im.problem('spec.disruption.budgets', `has ${raw.length} items, the CRD allows at most ${MAX_BUDGETS}`);
+    if (raw.length > MAX_BUDGETS)
+      im.problem('spec.disruption.budgets', `has ${raw.length} items, the CRD allows at most ${MAX_BUDGETS}`);
     budgets = raw.map((b, i) => im.budget((b ?? {}) as KarpenterBudget, i));
   }
 
-  const expireAfterSeconds = im.durationOrNever('spec.template.spec.expireAfter', template.expireAfter, DEFAULT_EXPIRE_AFTER);
+  const expireAfterSeconds = im.durationOrNever(
+    'spec.template.spec.expireAfter',
+    template.expireAfter,
+    DEFAULT_EXPIRE_AFTER,
+  );
   const policy: PolicySpec = {
     name,
     origin: 'karpenter',
@@ -164,7 +212,8 @@ export function nodePoolToPolicy(np: NodePool): { policy: PolicySpec; diagnostic
   const tgp = im.text('spec.template.spec.terminationGracePeriod', template.terminationGracePeriod);
   if (tgp !== undefined) {
     const path = 'spec.template.spec.terminationGracePeriod';
-    if (!KARPENTER_PATTERNS.tgp.test(tgp)) im.problem(path, `\`${tgp}\` does not match the CRD pattern ${KARPENTER_PATTERNS.tgp.source}`);
+    if (!KARPENTER_PATTERNS.tgp.test(tgp))
+      im.problem(path, `\`${tgp}\` does not match the CRD pattern ${KARPENTER_PATTERNS.tgp.source}`);
     const parsed = goParseDuration(tgp);
     if (parsed.ok) policy.terminationGracePeriodSeconds = parsed.value;
     else im.problem(path, parsed.error);

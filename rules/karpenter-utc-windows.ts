@@ -16,11 +16,13 @@ export function utcWindowsFor(spec: WindowSpec): DenyWindows {
   if (spec.error !== undefined) return { ok: false, reason: spec.error };
   const cron = validateCron(spec.cron);
   if (!cron.ok) return { ok: false, reason: `invalid schedule \`${spec.cron}\`: ${cron.error}` };
-  if (spec.timeZone === 'UTC') return { ok: true, windows: [{ cron: cron.normalized, durationSeconds: spec.durationSeconds }] };
+  if (spec.timeZone === 'UTC')
+    return { ok: true, windows: [{ cron: cron.normalized, durationSeconds: spec.durationSeconds }] };
   if (!isKnownTimeZone(spec.timeZone)) return { ok: false, reason: `unknown time zone \`${spec.timeZone}\`` };
   const offset = fixedOffsetMinutes(spec.timeZone);
   if (typeof offset === 'string') return { ok: false, reason: offset };
-  if (cronNeverFires(cron.normalized)) return { ok: true, windows: [{ cron: cron.normalized, durationSeconds: spec.durationSeconds }] };
+  if (cronNeverFires(cron.normalized))
+    return { ok: true, windows: [{ cron: cron.normalized, durationSeconds: spec.durationSeconds }] };
   const f = cronFields(cron.normalized);
   const days = weekdays(f);
   if (typeof days === 'string') return { ok: false, reason: days };

@@ -5,7 +5,10 @@
 // Plain data only (JSON-serialisable): it crosses the worker boundary in the editor.
 import type { Range } from '../grammar/ast.js';
 
-/** The budgeted disruption reasons. `Expired` exists only with graceful expiration (KARPENTER.md#budgets-by-reason-proposal). */
+/**
+ * The budgeted disruption reasons. `Expired` exists only with graceful expiration
+ * (KARPENTER.md#budgets-by-reason-proposal).
+ */
 export const REASONS = ['Empty', 'Drifted', 'Underutilized', 'Expired'] as const;
 export type Reason = (typeof REASONS)[number];
 /** The reasons Karpenter itself budgets. */
@@ -71,7 +74,8 @@ export interface LabelRequirement {
 export type LabelSelector = LabelRequirement[];
 
 /**
- * Per-workload disruption window (KARPENTER.md#pod-disruption-schedule-proposal). `only`: the selected pods may be disrupted only
+ * Per-workload disruption window (KARPENTER.md#pod-disruption-schedule-proposal). `only`: the selected pods may be
+ * disrupted only
  * inside the window; `never`: never inside it. Pods blocked by it block their node's voluntary
  * disruption, unless the NodeClaim has a terminationGracePeriod and the method is eventual.
  */
@@ -84,8 +88,11 @@ export interface PodWindowSpec {
   source?: Range;
 }
 
-/** Maintenance window (KARPENTER.md#maintenance-windows-proposal): while any of `windows` is active (or always, when empty), the
- * reasons are blocked on nodes matching `nodeSelector`. Every matching window must allow (AND). */
+/**
+ * Maintenance window (KARPENTER.md#maintenance-windows-proposal): while any of `windows` is active
+ * (or always, when empty), the reasons are blocked on nodes matching `nodeSelector`. Every matching
+ * window must allow (AND).
+ */
 export interface MaintenanceWindowSpec {
   id: string;
   name: string;
@@ -108,7 +115,8 @@ export interface PolicySpec {
   expireAfterSeconds: DurationOrNever | undefined; // undefined: keep the NodePool's own (default 720h)
   expiration: 'forceful' | 'graceful';
   terminationGracePeriodSeconds?: number;
-  budgets: BudgetSpec[]; // exactly as written: [] means unlimited; the 10% default is applied by the checker when omitted
+  // exactly as written: [] means unlimited; the 10% default is applied by the checker when omitted
+  budgets: BudgetSpec[];
   freezes: FreezeSpec[];
   podWindows: PodWindowSpec[];
   maintenanceWindows: MaintenanceWindowSpec[];

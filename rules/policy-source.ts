@@ -19,15 +19,20 @@ const INDENT = '  ';
 
 const quote = (s: string): string => JSON.stringify(s);
 const quantity = (b: BudgetSpec): string => (b.nodes.kind === 'percent' ? `${b.nodes.value}%` : String(b.nodes.value));
-const window = (w: WindowSpec): string => `${quote(w.cron)} for ${formatDuration(w.durationSeconds)} in ${quote(w.timeZone)}`;
+const window = (w: WindowSpec): string =>
+  `${quote(w.cron)} for ${formatDuration(w.durationSeconds)} in ${quote(w.timeZone)}`;
 const instant = (ms: number): string => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 
 function requirement(r: LabelRequirement): string {
   switch (r.operator) {
     case 'In':
-      return r.values.length === 1 ? `${r.key} = ${quote(r.values[0])}` : `${r.key} in (${r.values.map(quote).join(', ')})`;
+      return r.values.length === 1
+        ? `${r.key} = ${quote(r.values[0])}`
+        : `${r.key} in (${r.values.map(quote).join(', ')})`;
     case 'NotIn':
-      return r.values.length === 1 ? `${r.key} != ${quote(r.values[0])}` : `${r.key} notin (${r.values.map(quote).join(', ')})`;
+      return r.values.length === 1
+        ? `${r.key} != ${quote(r.values[0])}`
+        : `${r.key} notin (${r.values.map(quote).join(', ')})`;
     case 'Exists':
       return `${r.key} exists`;
     case 'DoesNotExist':
@@ -78,23 +83,35 @@ function budgetLines(b: BudgetSpec): string[] {
 export function policyToSource(policy: PolicySpec): string {
   const lines: string[] = [];
   const t = policy.target;
-  const target = t.kind === 'names' ? `nodepool${t.names.length > 1 ? 's' : ''} ${t.names.join(', ')}` : `nodepools where ${selector(t.selector)}`;
-  lines.push(`consolidate ${consolidationWords(policy)} after ${policy.consolidateAfterSeconds === null ? 'never' : formatDuration(policy.consolidateAfterSeconds)}`);
+  const target =
+    t.kind === 'names'
+      ? `nodepool${t.names.length > 1 ? 's' : ''} ${t.names.join(', ')}`
+      : `nodepools where ${selector(t.selector)}`;
+  lines.push(
+    `consolidate ${consolidationWords(policy)} after ${policy.consolidateAfterSeconds === null ? 'never' : formatDuration(policy.consolidateAfterSeconds)}`,
+  );
   const graceful = policy.expiration === 'graceful' ? ' gracefully' : '';
   if (policy.expireAfterSeconds === null) lines.push('expire never');
-  else if (policy.expireAfterSeconds !== undefined) lines.push(`expire after ${formatDuration(policy.expireAfterSeconds)}${graceful}`);
-  if (policy.terminationGracePeriodSeconds !== undefined) lines.push(`termination grace ${formatDuration(policy.terminationGracePeriodSeconds)}`);
+  else if (policy.expireAfterSeconds !== undefined)
+    lines.push(`expire after ${formatDuration(policy.expireAfterSeconds)}${graceful}`);
+  if (policy.terminationGracePeriodSeconds !== undefined)
+    lines.push(`termination grace ${formatDuration(policy.terminationGracePeriodSeconds)}`);
 
   const budgets = policy.budgets.flatMap(budgetLines);
   if (!budgets.some((l) => !l.startsWith('#'))) {
     // No statement would give the 10% default; a window that never opens is exactly "unlimited".
-    budgets.push('# no budget applies, so every reason is unlimited (a window of 0m never opens)', 'budget 0 during "@yearly" for 0m in "UTC"');
+    budgets.push(
+      '# no budget applies, so every reason is unlimited (a window of 0m never opens)',
+      'budget 0 during "@yearly" for 0m in "UTC"',
+    );
   }
   lines.push(...budgets);
 
   for (const f of policy.freezes) {
     if (f.name) lines.push(`# freeze ${f.name}`);
-    lines.push(`freeze${f.reasons === null ? '' : ` ${f.reasons.join(', ')}`} from ${quote(instant(f.range.fromMs))} to ${quote(instant(f.range.toMs))}`);
+    lines.push(
+      `freeze${f.reasons === null ? '' : ` ${f.reasons.join(', ')}`} from ${quote(instant(f.range.fromMs))} to ${quote(instant(f.range.toMs))}`,
+    );
   }
   for (const p of policy.podWindows) {
     const where = p.selector.length > 0 ? ` where ${selector(p.selector)}` : '';

@@ -8,11 +8,28 @@ type IntlWithZones = typeof Intl & { supportedValuesOf?: (key: 'timeZone') => st
 // Intl lists CLDR's canonical names, several of which are IANA's old spellings; users write
 // the current ones, so these are listed too (when the runtime accepts them).
 const CURRENT_NAMES = [
-  'Asia/Kolkata', 'Asia/Ho_Chi_Minh', 'Asia/Kathmandu', 'Asia/Yangon', 'Europe/Kyiv', 'America/Nuuk',
-  'Atlantic/Faroe', 'Africa/Asmara', 'Pacific/Chuuk', 'Pacific/Pohnpei', 'Pacific/Kanton',
-  'America/Argentina/Buenos_Aires', 'America/Argentina/Catamarca', 'America/Argentina/Cordoba',
-  'America/Argentina/Jujuy', 'America/Argentina/Mendoza', 'America/Indiana/Indianapolis',
-  'America/Kentucky/Louisville', 'America/Atikokan', 'Asia/Dhaka', 'Asia/Thimphu', 'Etc/UTC',
+  'Asia/Kolkata',
+  'Asia/Ho_Chi_Minh',
+  'Asia/Kathmandu',
+  'Asia/Yangon',
+  'Europe/Kyiv',
+  'America/Nuuk',
+  'Atlantic/Faroe',
+  'Africa/Asmara',
+  'Pacific/Chuuk',
+  'Pacific/Pohnpei',
+  'Pacific/Kanton',
+  'America/Argentina/Buenos_Aires',
+  'America/Argentina/Catamarca',
+  'America/Argentina/Cordoba',
+  'America/Argentina/Jujuy',
+  'America/Argentina/Mendoza',
+  'America/Indiana/Indianapolis',
+  'America/Kentucky/Louisville',
+  'America/Atikokan',
+  'Asia/Dhaka',
+  'Asia/Thimphu',
+  'Etc/UTC',
 ];
 
 function listZones(): string[] {

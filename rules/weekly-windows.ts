@@ -20,7 +20,8 @@ export const mod = (a: number, n: number): number => ((a % n) + n) % n;
 /** The days of week a schedule fires on when it repeats every week, or why it does not. */
 export function weekdays(f: CronFields): number[] | string {
   const notWeekly = 'the schedule restricts days of the month, so it does not repeat every week';
-  if (!f.month.star && f.month.values.length < 12) return 'the schedule restricts months, so it does not repeat every week';
+  if (!f.month.star && f.month.values.length < 12)
+    return 'the schedule restricts months, so it does not repeat every week';
   const everyDom = f.dom.values.length === 31;
   if (f.dom.star || f.dow.star) return everyDom ? f.dow.values : notWeekly;
   // Both restricted: robfig fires when either matches.
@@ -31,16 +32,21 @@ export function weekdays(f: CronFields): number[] | string {
 /** The zone's one UTC offset in whole minutes, or why Karpenter's UTC windows cannot follow it. */
 export function fixedOffsetMinutes(zone: string): number | string {
   const offsetMs = fixedOffsetMs(zone);
-  if (offsetMs === null) return `time zone \`${zone}\` observes daylight saving time (or changes its UTC offset), which Karpenter's UTC-only windows cannot follow`;
+  if (offsetMs === null)
+    return `time zone \`${zone}\` observes daylight saving time (or changes its UTC offset), which Karpenter's UTC-only windows cannot follow`;
   if (offsetMs % 60_000 !== 0) return `time zone \`${zone}\` has an offset that is not whole minutes`;
   return offsetMs / 60_000;
 }
 
-/** UTC minutes of the week (0 = Sunday 00:00) at which the schedule fires, for a local zone `offsetMinutes` ahead of UTC. */
+/**
+ * UTC minutes of the week (0 = Sunday 00:00) at which the schedule fires, for a local zone `offsetMinutes` ahead of
+ * UTC.
+ */
 export function startMinutes(f: CronFields, days: readonly number[], offsetMinutes: number): number[] {
   const starts = new Set<number>();
   for (const d of days) {
-    for (const h of f.hour.values) for (const m of f.minute.values) starts.add(mod(d * 1440 + h * 60 + m - offsetMinutes, WEEK_MINUTES));
+    for (const h of f.hour.values)
+      for (const m of f.minute.values) starts.add(mod(d * 1440 + h * 60 + m - offsetMinutes, WEEK_MINUTES));
   }
   return [...starts].sort((a, b) => a - b);
 }
@@ -56,7 +62,10 @@ const field = (values: number[], size: number): string => (values.length === siz
 export function groupWindows(windows: ReadonlyArray<{ start: number; durationSeconds: number }>): DenyWindow[] {
   type Item = { days: number[]; hours: number[]; minutes: number[]; durationSeconds: number };
   let items: Item[] = windows.map(({ start, durationSeconds }) => ({
-    days: [Math.floor(start / 1440)], hours: [Math.floor(start / 60) % 24], minutes: [start % 60], durationSeconds,
+    days: [Math.floor(start / 1440)],
+    hours: [Math.floor(start / 60) % 24],
+    minutes: [start % 60],
+    durationSeconds,
   }));
   const merge = (key: (i: Item) => string, by: 'days' | 'hours' | 'minutes'): Item[] => {
     const map = new Map<string, Item>();
@@ -71,5 +80,8 @@ export function groupWindows(windows: ReadonlyArray<{ start: number; durationSec
   items = merge((i) => `${i.hours}|${i.minutes}`, 'days');
   items = merge((i) => `${i.days}|${i.minutes}`, 'hours');
   items = merge((i) => `${i.days}|${i.hours}`, 'minutes');
-  return items.map((i) => ({ cron: [field(i.minutes, 60), field(i.hours, 24), '*', '*', field(i.days, 7)].join(' '), durationSeconds: i.durationSeconds }));
+  return items.map((i) => ({
+    cron: [field(i.minutes, 60), field(i.hours, 24), '*', '*', field(i.days, 7)].join(' '),
+    durationSeconds: i.durationSeconds,
+  }));
 }

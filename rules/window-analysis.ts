@@ -21,7 +21,6 @@ export function windowNeverOpens(spec: WindowSpec): boolean {
   return durationMs === 0 && !schedule.neverFires;
 }
 
-
 /**
  * True when the window is active at every instant: the schedule never fires, or the duration
  * covers the longest gap between consecutive hits. The gap is measured in wall-clock time over
@@ -54,7 +53,8 @@ function wallGapMs(cron: string): number {
   const firingDays: number[] = [];
   for (let day = 0; day < CYCLE_DAYS; day++) {
     const date = new Date(CYCLE_FROM + day * DAY_MS);
-    if (f.month.values.includes(date.getUTCMonth() + 1) && dayMatches(f, date.getUTCDate(), date.getUTCDay())) firingDays.push(day);
+    if (f.month.values.includes(date.getUTCMonth() + 1) && dayMatches(f, date.getUTCDate(), date.getUTCDay()))
+      firingDays.push(day);
   }
   firingDays.push(firingDays[0] + CYCLE_DAYS); // the cycle repeats
   const lastToFirst = minutesOfDay[0] - minutesOfDay[minutesOfDay.length - 1];

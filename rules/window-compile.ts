@@ -40,8 +40,10 @@ export function compileWindow(spec: WindowSpec): CompiledWindow {
     throw new WindowError(`invalid window duration ${spec.durationSeconds}s`, spec);
   }
   if (compiled.size >= MAX_CACHED) compiled.clear();
-  const entry: CompiledWindow = { schedule: scheduleFor(cron.normalized, spec.timeZone), durationMs: Math.round(spec.durationSeconds * 1000) };
+  const entry: CompiledWindow = {
+    schedule: scheduleFor(cron.normalized, spec.timeZone),
+    durationMs: Math.round(spec.durationSeconds * 1000),
+  };
   compiled.set(key, entry);
   return entry;
 }
-

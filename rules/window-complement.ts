@@ -5,7 +5,13 @@ import type { WindowSpec } from './model.js';
 import { cronFields, cronNeverFires } from './cron.js';
 import { WindowError, compileWindow } from './window-compile.js';
 import {
-  WEEK_MINUTES, fixedOffsetMinutes, groupWindows, startMinutes, weekdays, type DenyWindow, type DenyWindows,
+  WEEK_MINUTES,
+  fixedOffsetMinutes,
+  groupWindows,
+  startMinutes,
+  weekdays,
+  type DenyWindow,
+  type DenyWindows,
 } from './weekly-windows.js';
 
 export type { DenyWindow, DenyWindows };
@@ -27,7 +33,10 @@ export function denyWindowsFor(allow: WindowSpec): DenyWindows {
     throw e;
   }
   if (allow.durationSeconds % 60 !== 0) {
-    return { ok: false, reason: `the duration must be whole minutes: Karpenter budget durations have only hours and minutes` };
+    return {
+      ok: false,
+      reason: `the duration must be whole minutes: Karpenter budget durations have only hours and minutes`,
+    };
   }
   const offset = fixedOffsetMinutes(allow.timeZone);
   if (typeof offset === 'string') return { ok: false, reason: offset };
@@ -36,7 +45,10 @@ export function denyWindowsFor(allow: WindowSpec): DenyWindows {
   const days = weekdays(f);
   if (typeof days === 'string') return { ok: false, reason: days };
   const allowed = allowedMinutesOfWeek(startMinutes(f, days, offset), allow.durationSeconds / 60);
-  return { ok: true, windows: groupWindows(gapsOf(allowed).map(([start, length]) => ({ start, durationSeconds: length * 60 }))) };
+  return {
+    ok: true,
+    windows: groupWindows(gapsOf(allowed).map(([start, length]) => ({ start, durationSeconds: length * 60 }))),
+  };
 }
 
 /** Minute-of-week (UTC, 0 = Sunday 00:00) → allow window active. */
@@ -53,7 +65,7 @@ function gapsOf(allowed: boolean[]): Array<[number, number]> {
   if (firstAllowed < 0) return [[0, WEEK_MINUTES]];
   const gaps: Array<[number, number]> = [];
   // Start scanning at an allowed minute so no gap is cut by the week boundary.
-  for (let i = 0; i < WEEK_MINUTES; ) {
+  for (let i = 0; i < WEEK_MINUTES;) {
     const at = (firstAllowed + i) % WEEK_MINUTES;
     if (allowed[at]) {
       i++;

@@ -48,7 +48,9 @@ export function hitWalker(fields: CronFields, zone: string): HitWalker {
   const instantsOf = (wall: number): number[] => {
     const before = zoneOffsetMs(wall - DAY_MS, zone);
     const after = zoneOffsetMs(wall + DAY_MS, zone);
-    const real = [...new Set([wall - before, wall - after])].filter((t) => t + zoneOffsetMs(t, zone) === wall).sort((a, b) => a - b);
+    const real = [...new Set([wall - before, wall - after])]
+      .filter((t) => t + zoneOffsetMs(t, zone) === wall)
+      .sort((a, b) => a - b);
     if (real.length === 0) return [wall - before];
     return bothOccurrences ? real : [real[0]];
   };

@@ -41,11 +41,21 @@ function formatter(zone: string): Intl.DateTimeFormat {
 }
 
 /** Local wall-clock fields of `epochMs` in `zone` (month 1-12, astronomical year numbering). */
-export function zonedFields(epochMs: number, zone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+export function zonedFields(
+  epochMs: number,
+  zone: string,
+): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
   const p: Record<string, string> = {};
   for (const part of formatter(zone).formatToParts(new Date(epochMs))) p[part.type] = part.value;
   const year = p.era === 'BC' || p.era === 'B' ? 1 - Number(p.year) : Number(p.year);
-  return { year, month: Number(p.month), day: Number(p.day), hour: Number(p.hour), minute: Number(p.minute), second: Number(p.second) };
+  return {
+    year,
+    month: Number(p.month),
+    day: Number(p.day),
+    hour: Number(p.hour),
+    minute: Number(p.minute),
+    second: Number(p.second),
+  };
 }
 
 /** The zone's UTC offset in milliseconds at `epochMs` (local = UTC + offset). */

@@ -28,7 +28,8 @@ export function citationProblems(path: string, text: string, anchors: ReadonlySe
       if (!anchors.has(m[1])) problems.push(`${path}:${i + 1}: KARPENTER.md has no anchor "${m[1]}"`);
     }
     for (const pattern of OUTSIDE) {
-      if (pattern.test(line)) problems.push(`${path}:${i + 1}: cites a document outside the repository (${pattern.source})`);
+      if (pattern.test(line))
+        problems.push(`${path}:${i + 1}: cites a document outside the repository (${pattern.source})`);
     }
   });
   return problems;
@@ -75,7 +76,7 @@ describe('citations of Karpenter behaviour', () => {
     const text = 'ok (KARPENTER.md#budget-windows)\n// see KARPENTER.md#no-such-anchor\n// reference §1.6\n';
     expect(citationProblems('x.ts', text, anchors)).toEqual([
       'x.ts:2: KARPENTER.md has no anchor "no-such-anchor"',
-      'x.ts:3: cites a document outside the repository (reference(?:\'s)? §\\d)',
+      "x.ts:3: cites a document outside the repository (reference(?:'s)? §\\d)",
     ]);
   });
 });

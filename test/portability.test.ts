@@ -10,17 +10,42 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const PORTABLE_DIRS = [
-  'grammar', 'rules', 'rules/checks', 'src/core/cluster', 'src/core/cluster/memory', 'src/world/controllers', 'src/core/facts', 'src/core/eval', 'src/core/policy',
-  'src/world/scheduling', 'src/control/termination', 'src/world/cloud', 'src/world/agent', 'src/control/reconciler', 'src/control/reconciler/methods', 'src/control/provisioning',
-  'src/core/observe', 'src/control/runtime', 'src/edge/simulate', 'src/control/leader',
+  'grammar',
+  'rules',
+  'rules/checks',
+  'src/core/cluster',
+  'src/core/cluster/memory',
+  'src/world/controllers',
+  'src/core/facts',
+  'src/core/eval',
+  'src/core/policy',
+  'src/world/scheduling',
+  'src/control/termination',
+  'src/world/cloud',
+  'src/world/agent',
+  'src/control/reconciler',
+  'src/control/reconciler/methods',
+  'src/control/provisioning',
+  'src/core/observe',
+  'src/control/runtime',
+  'src/edge/simulate',
+  'src/control/leader',
 ];
-const files = PORTABLE_DIRS.flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => f.endsWith('.ts')).map((f) => `${d}/${f}`));
+const files = PORTABLE_DIRS.flatMap((d) =>
+  readdirSync(join(ROOT, d))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `${d}/${f}`),
+);
 
 async function browserBuildErrors(entries: readonly string[]): Promise<string[]> {
   try {
     await build({
       stdin: { contents: entries.map((e) => `export * from './${e}';`).join('\n'), resolveDir: ROOT, loader: 'ts' },
-      bundle: true, platform: 'browser', format: 'esm', write: false, logLevel: 'silent',
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
     });
     return [];
   } catch (e) {
@@ -41,6 +66,8 @@ describe('browser portability', () => {
 
 describe('injected clock', () => {
   it.each(files)('%s never reads the wall clock or the environment, nor imports a Node built-in', (file) => {
-    expect(readFileSync(join(ROOT, file), 'utf8')).not.toMatch(/Date\.now\(|new Date\(\)|performance\.now\(|process\.env|from 'node:/);
+    expect(readFileSync(join(ROOT, file), 'utf8')).not.toMatch(
+      /Date\.now\(|new Date\(\)|performance\.now\(|process\.env|from 'node:/,
+    );
   });
 });

@@ -53,15 +53,25 @@ export class Parsers {
 /** The sources the controller would load with the edited text: the edited one comes last. */
 function sourcesOf(doc: EditedDoc, cluster: Connected | undefined): PolicySource[] {
   const files = cluster?.data.files ?? [];
-  return [...files, ...doc.others.filter((s) => s.fileName !== doc.fileName), { fileName: doc.fileName, text: doc.text }];
+  return [
+    ...files,
+    ...doc.others.filter((s) => s.fileName !== doc.fileName),
+    { fileName: doc.fileName, text: doc.text },
+  ];
 }
 
 /** What src/core/policy/load.ts's loadPolicies does, with the cached parse. */
 function load(doc: EditedDoc, cluster: Connected | undefined, parsers: Parsers): LoadedPolicies {
   const sources = sourcesOf(doc, cluster);
   const parsed = sources.map((s) => ({ source: s, result: parsers.parser(s.fileName).parse(s.text) }));
-  const checked = checkAll(parsed.map((p) => ({ fileName: p.source.fileName, file: p.result.value })), { nowMs: cluster?.data.now });
-  const out = parsed.map((p, i) => ({ ...p.source, diagnostics: [...p.result.diagnostics, ...checked.files[i].diagnostics] }));
+  const checked = checkAll(
+    parsed.map((p) => ({ fileName: p.source.fileName, file: p.result.value })),
+    { nowMs: cluster?.data.now },
+  );
+  const out = parsed.map((p, i) => ({
+    ...p.source,
+    diagnostics: [...p.result.diagnostics, ...checked.files[i].diagnostics],
+  }));
   return { ok: !out.some((f) => hasErrors(f.diagnostics)), policies: checked.value, files: out };
 }
 
@@ -70,7 +80,11 @@ function load(doc: EditedDoc, cluster: Connected | undefined, parsers: Parsers):
  * same as loadPolicies reports for it. Keep one checker per document: it re-checks only the
  * policies whose text changed.
  */
-export function diagnosticsFor(doc: EditedDoc, cluster: Connected | undefined, checker = new IncrementalChecker()): Diagnostic[] {
+export function diagnosticsFor(
+  doc: EditedDoc,
+  cluster: Connected | undefined,
+  checker = new IncrementalChecker(),
+): Diagnostic[] {
   return checker.check(sourcesOf(doc, cluster), { nowMs: cluster?.data.now }).at(-1)!;
 }
 
@@ -79,7 +93,11 @@ const WEEK_MS = 7 * 24 * 3600_000;
 
 /** The zone a policy's calendar is drawn in: its first window zone other than UTC, else UTC. */
 export function policyZone(p: PolicySpec): string {
-  const zones = [...p.budgets.map((b) => b.window?.timeZone), ...p.maintenanceWindows.flatMap((w) => w.windows.map((x) => x.timeZone)), ...p.podWindows.map((w) => w.window.timeZone)];
+  const zones = [
+    ...p.budgets.map((b) => b.window?.timeZone),
+    ...p.maintenanceWindows.flatMap((w) => w.windows.map((x) => x.timeZone)),
+    ...p.podWindows.map((w) => w.window.timeZone),
+  ];
   return zones.find((z) => z !== undefined && z !== 'UTC') ?? 'UTC';
 }
 
@@ -88,14 +106,21 @@ export function policyZone(p: PolicySpec): string {
  * week for the calendar (pool allowances only depend on the instant, so the cluster's current
  * nodes stand in for the future ones). Undefined when the text has errors.
  */
-export async function previewFor(doc: EditedDoc, cluster: Connected, evaluator = new Evaluator(), parsers = new Parsers()): Promise<Preview | undefined> {
+export async function previewFor(
+  doc: EditedDoc,
+  cluster: Connected,
+  evaluator = new Evaluator(),
+  parsers = new Parsers(),
+): Promise<Preview | undefined> {
   const loaded = load(doc, cluster, parsers);
   if (!loaded.ok || hasErrors(loaded.files.at(-1)!.diagnostics)) return undefined;
   const edited = loaded.policies.filter((p) => p.file === doc.fileName);
   const names = new Set(edited.map((p) => p.name));
   const now = cluster.data.now;
   const out = await evaluator.evaluate(cluster.index, loaded.policies, now);
-  const governed = Object.entries(out.nodePools).filter(([, p]) => names.has(p.policy)).map(([n]) => n);
+  const governed = Object.entries(out.nodePools)
+    .filter(([, p]) => names.has(p.policy))
+    .map(([n]) => n);
   const zones: Record<string, string> = {};
   for (const pool of governed) zones[pool] = policyZone(edited.find((p) => p.name === out.nodePools[pool].policy)!);
   const samples: Sample[] = [];
@@ -106,5 +131,11 @@ export async function previewFor(doc: EditedDoc, cluster: Connected, evaluator =
     for (const pool of governed) allowed[pool] = at.nodePools[pool].allowed as Partial<Record<Reason, number | null>>;
     samples.push({ at: t, nodes: 0, nodesByPool: {}, costPerHour: 0, pendingPods: 0, allowed });
   }
-  return { at: now, policies: [...names], nodePools: out.nodePools, nodes: out.nodes, calendar: calendarFromSamples(samples, zones, SLICE_MS) };
+  return {
+    at: now,
+    policies: [...names],
+    nodePools: out.nodePools,
+    nodes: out.nodes,
+    calendar: calendarFromSamples(samples, zones, SLICE_MS),
+  };
 }

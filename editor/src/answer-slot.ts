@@ -31,7 +31,11 @@ export class AnswerSlot {
 
   /** A slot to share with a worker; undefined where the page may not share memory. */
   static create(bytes = SLOT_BYTES): AnswerSlot | undefined {
-    if (typeof SharedArrayBuffer === 'undefined' || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false) return undefined;
+    if (
+      typeof SharedArrayBuffer === 'undefined' ||
+      (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false
+    )
+      return undefined;
     return new AnswerSlot(new SharedArrayBuffer(HEADER_BYTES + bytes));
   }
 

@@ -41,10 +41,17 @@ export function takeToken(): string {
 export class EditorApi {
   constructor(private readonly token: string) {}
 
-  private async call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: Record<string, unknown> }> {
     const res = await fetch(path, {
       method,
-      headers: { Authorization: `Bearer ${this.token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+      headers: {
+        Authorization: `Bearer ${this.token}`,
+        ...(body !== undefined && { 'Content-Type': 'application/json' }),
+      },
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
     return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, unknown> };
@@ -60,15 +67,31 @@ export class EditorApi {
   async policies(): Promise<{ policies: StoredPolicy[]; nodePools: Record<string, string | null> }> {
     const r = await this.call('GET', '/api/editor/policies');
     if (r.status !== 200) throw new Error(String(r.json.error ?? `policies: HTTP ${r.status}`));
-    return { policies: r.json.policies as StoredPolicy[], nodePools: (r.json.nodePools ?? {}) as Record<string, string | null> };
+    return {
+      policies: r.json.policies as StoredPolicy[],
+      nodePools: (r.json.nodePools ?? {}) as Record<string, string | null>,
+    };
   }
 
-  /** `baseText`: the text the edit started from, so a version bump that left it alone (the controller's status annotation) is no conflict. */
-  async save(at: PolicyAddress, text: string, resourceVersion: string | undefined, baseText?: string): Promise<SaveAnswer> {
-    const r = await this.call('PUT', '/api/editor/policies', { ...at, text, ...(resourceVersion !== undefined && { resourceVersion, ...(baseText !== undefined && { baseText }) }) });
+  /**
+   * `baseText`: the text the edit started from, so a version bump that left it alone (the controller's status
+   * annotation) is no conflict.
+   */
+  async save(
+    at: PolicyAddress,
+    text: string,
+    resourceVersion: string | undefined,
+    baseText?: string,
+  ): Promise<SaveAnswer> {
+    const r = await this.call('PUT', '/api/editor/policies', {
+      ...at,
+      text,
+      ...(resourceVersion !== undefined && { resourceVersion, ...(baseText !== undefined && { baseText }) }),
+    });
     const message = String(r.json.error ?? '');
     if (r.status === 200) return { status: 'saved', saved: r.json.saved as StoredPolicy };
-    if (r.status === 409) return { status: 'conflict', message, current: (r.json.current as StoredPolicy | null) ?? null };
+    if (r.status === 409)
+      return { status: 'conflict', message, current: (r.json.current as StoredPolicy | null) ?? null };
     if (r.status === 422) return { status: 'invalid', message };
     return { status: 'error', message: message || `HTTP ${r.status}` };
   }

@@ -41,7 +41,7 @@ export function pieces(text: string): Piece[] {
   let start = 0;
   let startLine = 0;
   let line = 0;
-  for (let i = 0; i <= text.length; ) {
+  for (let i = 0; i <= text.length;) {
     if (i > start && startsDeclaration(text, i)) {
       out.push({ start, line: startLine, text: text.slice(start, i) });
       start = i;

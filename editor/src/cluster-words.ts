@@ -29,7 +29,10 @@ export function clusterWords(objects: readonly KubeObject[]): ClusterWords {
       const offered = (t?.spec?.requirements ?? []).filter((r) => r.operator === 'In');
       for (const r of offered) for (const v of r.values ?? []) add({ [r.key]: v });
     } else if (o.kind === 'ReplicaSet') {
-      add((o as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } }).spec?.template?.metadata?.labels);
+      add(
+        (o as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } }).spec?.template?.metadata
+          ?.labels,
+      );
     } else if (o.kind === 'Node' || o.kind === 'Pod') add(o.metadata.labels);
     if (o.kind === 'Pod' && o.metadata.namespace) namespaces.add(o.metadata.namespace);
   }

@@ -9,7 +9,8 @@ import { timeZones } from '../../rules/timezones.js';
 import type { ClusterWords } from './cluster-words.js';
 import { CONSOLIDATION_POLICIES } from './keyword-docs.js';
 
-export type OfferKind = 'keyword' | 'reason' | 'consolidation' | 'zone' | 'nodepool' | 'labelKey' | 'labelValue' | 'namespace';
+export type OfferKind =
+  'keyword' | 'reason' | 'consolidation' | 'zone' | 'nodepool' | 'labelKey' | 'labelValue' | 'namespace';
 
 export interface Offer {
   label: string;
@@ -19,11 +20,14 @@ export interface Offer {
 
 const WORD = /[A-Za-z0-9_](?:[A-Za-z0-9_.-]|\/(?!\/))*|==|!=|[=(),{}!]/g;
 
-const offers = (kind: OfferKind, labels: readonly string[], detail?: string): Offer[] => labels.map((label) => ({ label, kind, ...(detail && { detail }) }));
+const offers = (kind: OfferKind, labels: readonly string[], detail?: string): Offer[] =>
+  labels.map((label) => ({ label, kind, ...(detail && { detail }) }));
 
 /** `before` is the line's text up to the cursor, without the word being typed. */
 export function offersAt(before: string, words: ClusterWords): Offer[] {
-  return contextOffers(before, words) ?? [...offers('keyword', KEYWORDS), ...offers('reason', REASONS, 'disruption reason')];
+  return (
+    contextOffers(before, words) ?? [...offers('keyword', KEYWORDS), ...offers('reason', REASONS, 'disruption reason')]
+  );
 }
 
 /**
@@ -45,14 +49,20 @@ export function contextOffers(before: string, words: ClusterWords): Offer[] | un
   while (i > 0 && (tokens[i] === ',' || (tokens[i - 1] === ',' && tokens[i] !== ','))) i--;
   const head = prev === ',' ? tokens[i] : prev;
   if (first === 'policy' && prev === 'for') return offers('keyword', ['nodepool', 'nodepools']);
-  if (head === 'nodepool' || head === 'nodepools') return [...offers('nodepool', words.nodePools, 'NodePool'), ...(prev === head ? offers('keyword', ['where']) : [])];
-  if (prev === 'when') return CONSOLIDATION_POLICIES.map((c) => ({ label: c.text, kind: 'consolidation', detail: c.detail }));
+  if (head === 'nodepool' || head === 'nodepools')
+    return [...offers('nodepool', words.nodePools, 'NodePool'), ...(prev === head ? offers('keyword', ['where']) : [])];
+  if (prev === 'when')
+    return CONSOLIDATION_POLICIES.map((c) => ({ label: c.text, kind: 'consolidation', detail: c.detail }));
   if (head === 'namespace') return offers('namespace', words.namespaces, 'namespace');
   if (prev === 'where' || prev === 'and' || (prev === ',' && tokens.includes('where') && !tokens.includes('('))) {
     return offers('labelKey', [...words.labels.keys()], 'label key');
   }
   const open = tokens.lastIndexOf('(');
-  const opIndex = ['=', '==', '!='].includes(prev ?? '') ? tokens.length - 1 : open > 0 && !tokens.slice(open).includes(')') ? open - 1 : -1;
+  const opIndex = ['=', '==', '!='].includes(prev ?? '')
+    ? tokens.length - 1
+    : open > 0 && !tokens.slice(open).includes(')')
+      ? open - 1
+      : -1;
   if (opIndex > 0) {
     const key = tokens[opIndex - 1];
     return offers('labelValue', words.labels.get(key) ?? [], key);

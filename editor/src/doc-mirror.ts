@@ -22,12 +22,17 @@ export class DocMirror {
   private synced(fileName: string, sync: TextSync): string {
     if (sync.kind === 'full') return sync.text;
     if (fileName !== this.fileName || sync.base !== this.version) {
-      throw new Error(`edits to ${fileName} version ${sync.base}, but the worker holds ${this.fileName} version ${this.version ?? 'none'}`);
+      throw new Error(
+        `edits to ${fileName} version ${sync.base}, but the worker holds ${this.fileName} version ${this.version ?? 'none'}`,
+      );
     }
     let text = this.text;
     // Monaco lists a change's edits from the end of the text back, each in the old text's offsets.
     for (const e of sync.edits) text = text.slice(0, e.offset) + e.text + text.slice(e.offset + e.length);
-    if (text.length !== sync.length) throw new Error(`edits to ${fileName} version ${sync.version} give ${text.length} characters, not ${sync.length}`);
+    if (text.length !== sync.length)
+      throw new Error(
+        `edits to ${fileName} version ${sync.version} give ${text.length} characters, not ${sync.length}`,
+      );
     return text;
   }
 }

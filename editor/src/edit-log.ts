@@ -23,9 +23,10 @@ export class EditLog {
 
   /** Brings the worker from what it holds to `version`; the text is read only when it must be sent whole. */
   take(version: number, length: number, text: () => string): TextSync {
-    const sync: TextSync = this.whole || this.sent === undefined
-      ? { kind: 'full', version, text: text() }
-      : { kind: 'edits', base: this.sent, version, edits: this.pending, length };
+    const sync: TextSync =
+      this.whole || this.sent === undefined
+        ? { kind: 'full', version, text: text() }
+        : { kind: 'edits', base: this.sent, version, edits: this.pending, length };
     this.sent = version;
     this.pending = [];
     this.whole = false;

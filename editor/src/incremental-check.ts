@@ -54,20 +54,28 @@ export class IncrementalChecker {
     const splits = sources.map((s) => this.parser(s.fileName).parsePieces(s.text));
     this.lastChecked = 0;
     if (splits.some((s) => 'whole' in s)) return this.checkWhole(sources, splits, options);
-    const files = sources.map((s, i) => filePieces(s.fileName, (splits[i] as { pieces: ParsedPiece[] }).pieces, options));
+    const files = sources.map((s, i) =>
+      filePieces(s.fileName, (splits[i] as { pieces: ParsedPiece[] }).pieces, options),
+    );
     const next = new Map<string, Map<string, PieceCheck>>();
     const checks = files.map((f) => f.pieces.map((p) => this.pieceCheck(f, p, options, next)));
     this.cache = next;
     files.forEach((f, fi) => checks[fi].forEach((c) => c.usedSchedules.forEach((n) => f.scope.usedSchedules.add(n))));
     const reported = files.map((): Diagnostic[] => []);
     STAGES.forEach((stage, i) => {
-      const out = stage.reach === 'policy' ? files.map((f, fi) => f.pieces.flatMap((p, pi) => checks[fi][pi].byStage[i].map((d) => moved(d, p)))) : runPlaced(stage, files, options);
+      const out =
+        stage.reach === 'policy'
+          ? files.map((f, fi) => f.pieces.flatMap((p, pi) => checks[fi][pi].byStage[i].map((d) => moved(d, p))))
+          : runPlaced(stage, files, options);
       out.forEach((d, fi) => reported[fi].push(...d));
     });
     return reported.map((d) => limitDiagnostics(settleDiagnostics(d)).diagnostics);
   }
 
-  /** What a piece's check is cached under: its file's context and its text. Protected so that tests can plant a wrong key. */
+  /**
+   * What a piece's check is cached under: its file's context and its text. Protected so that tests can plant a wrong
+   * key.
+   */
   protected pieceKey(f: FilePieces, piece: ParsedPiece): [context: string, text: string] {
     return [f.context, piece.text];
   }
@@ -83,14 +91,22 @@ export class IncrementalChecker {
     this.cache.clear();
     this.lastChecked = sources.length;
     const parsed = splits.map((s) => ('whole' in s ? s.whole : { value: joinPieces(s.pieces), diagnostics: [] }));
-    const checked = checkAll(sources.map((s, i) => ({ fileName: s.fileName, file: parsed[i].value })), options);
+    const checked = checkAll(
+      sources.map((s, i) => ({ fileName: s.fileName, file: parsed[i].value })),
+      options,
+    );
     return parsed.map((p, i) => {
       const all = sortDiagnostics([...p.diagnostics, ...checked.files[i].diagnostics]);
       return limitDiagnostics(all).diagnostics;
     });
   }
 
-  private pieceCheck(f: FilePieces, piece: ParsedPiece, options: CheckOptions, next: Map<string, Map<string, PieceCheck>>): PieceCheck {
+  private pieceCheck(
+    f: FilePieces,
+    piece: ParsedPiece,
+    options: CheckOptions,
+    next: Map<string, Map<string, PieceCheck>>,
+  ): PieceCheck {
     if (piece.parsed.value.policies.length === 0) return NOTHING;
     const [context, text] = this.pieceKey(f, piece);
     let kept = next.get(context);
@@ -118,7 +134,10 @@ function filePieces(fileName: string, pieces: ParsedPiece[], options: CheckOptio
 
 /** Runs the `policy` stages on one piece's policies, the file's schedules moved into the piece's frame. */
 function checkPiece(f: FilePieces, piece: ParsedPiece, options: CheckOptions): PieceCheck {
-  const scope = newScope(f.fileName, { ...EMPTY, schedules: shifted(f.scope.file.schedules, -piece.line, -piece.start) });
+  const scope = newScope(f.fileName, {
+    ...EMPTY,
+    schedules: shifted(f.scope.file.schedules, -piece.line, -piece.start),
+  });
   const units = piece.parsed.value.policies.map((ast) => newUnit(scope, ast, f.fileName));
   const ctx: CheckContext = { scopes: [scope], units, nowMs: options.nowMs };
   const byStage = STAGES.map((stage) => {
@@ -129,11 +148,16 @@ function checkPiece(f: FilePieces, piece: ParsedPiece, options: CheckOptions): P
     return stage.reach === 'policy' ? scope.diagnostics.slice(before) : [];
   });
   const inside = (r: Range) => r.start.offset >= 0 && r.end.offset <= piece.text.length;
-  const movable = byStage.every((ds) => ds.every((d) => inside(d.range) && (d.related ?? []).every((x) => inside(x.range))));
+  const movable = byStage.every((ds) =>
+    ds.every((d) => inside(d.range) && (d.related ?? []).every((x) => inside(x.range))),
+  );
   return { byStage, usedSchedules: [...scope.usedSchedules], movable };
 }
 
-/** A `file` or `all` stage over every file. An `all` stage decides from names alone: only when it reports are the policies moved in place, for its ranges. */
+/**
+ * A `file` or `all` stage over every file. An `all` stage decides from names alone: only when it reports are the
+ * policies moved in place, for its ranges.
+ */
 function runPlaced(stage: Stage, files: readonly FilePieces[], options: CheckOptions): Diagnostic[][] {
   const out = runStage(stage, files, options, false);
   return stage.reach === 'all' && out.some((d) => d.length > 0) ? runStage(stage, files, options, true) : out;
@@ -145,7 +169,13 @@ function runStage(stage: Stage, files: readonly FilePieces[], options: CheckOpti
   const units =
     stage.reach === 'file'
       ? []
-      : files.flatMap((f) => f.pieces.flatMap((p) => p.parsed.value.policies.map((ast) => newUnit(f.scope, placed ? shifted(ast, p.line, p.start) : ast, f.fileName))));
+      : files.flatMap((f) =>
+          f.pieces.flatMap((p) =>
+            p.parsed.value.policies.map((ast) =>
+              newUnit(f.scope, placed ? shifted(ast, p.line, p.start) : ast, f.fileName),
+            ),
+          ),
+        );
   stage.run({ scopes: files.map((f) => f.scope), units, nowMs: options.nowMs });
   return files.map((f) => f.scope.diagnostics);
 }

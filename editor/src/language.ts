@@ -31,8 +31,15 @@ export function registerKpol(hooks: LanguageHooks): void {
   monaco.languages.setMonarchTokensProvider(id, kpolMonarch as unknown as monaco.languages.IMonarchLanguage);
   monaco.languages.setLanguageConfiguration(id, {
     comments: { lineComment: '#' },
-    brackets: [['{', '}'], ['(', ')']],
-    autoClosingPairs: [{ open: '{', close: '}' }, { open: '(', close: ')' }, { open: '"', close: '"', notIn: ['string', 'comment'] }],
+    brackets: [
+      ['{', '}'],
+      ['(', ')'],
+    ],
+    autoClosingPairs: [
+      { open: '{', close: '}' },
+      { open: '(', close: ')' },
+      { open: '"', close: '"', notIn: ['string', 'comment'] },
+    ],
     // Names hold dots, dashes and slashes (label keys such as topology.kubernetes.io/zone).
     wordPattern: new RegExp(NAME_PATTERN.source, 'g'),
   });
@@ -42,15 +49,24 @@ export function registerKpol(hooks: LanguageHooks): void {
     provideCompletionItems(model, position, context) {
       const word = model.getWordUntilPosition(position);
       const line = model.getLineContent(position.lineNumber);
-      const inString = ((line.slice(0, position.column - 1).match(/"/g) ?? []).length % 2) === 1;
+      const inString = (line.slice(0, position.column - 1).match(/"/g) ?? []).length % 2 === 1;
       // Zone names hold `/`; inside a string the whole string content is the word.
       const startColumn = inString ? line.lastIndexOf('"', position.column - 2) + 2 : word.startColumn;
       const before = line.slice(0, startColumn - 1);
-      const range = { startLineNumber: position.lineNumber, endLineNumber: position.lineNumber, startColumn, endColumn: inString ? position.column : word.endColumn };
+      const range = {
+        startLineNumber: position.lineNumber,
+        endLineNumber: position.lineNumber,
+        startColumn,
+        endColumn: inString ? position.column : word.endColumn,
+      };
       const typed = context.triggerKind === monaco.languages.CompletionTriggerKind.TriggerCharacter;
-      const list = typed ? contextOffers(before, hooks.words()) ?? [] : offersAt(before, hooks.words());
+      const list = typed ? (contextOffers(before, hooks.words()) ?? []) : offersAt(before, hooks.words());
       const suggestions = list.map((o, i) => ({
-        label: o.label, kind: KIND[o.kind], insertText: o.label, range, sortText: String(i).padStart(5, '0'),
+        label: o.label,
+        kind: KIND[o.kind],
+        insertText: o.label,
+        range,
+        sortText: String(i).padStart(5, '0'),
         ...(o.detail && { detail: o.detail }),
         ...(o.kind === 'keyword' && KEYWORD_DOCS[o.label] && { documentation: { value: KEYWORD_DOCS[o.label] } }),
         ...(o.kind === 'reason' && { documentation: { value: REASON_DOCS[o.label] } }),
@@ -63,7 +79,9 @@ export function registerKpol(hooks: LanguageHooks): void {
     provideHover(model, position) {
       const word = model.getWordAtPosition(position);
       if (!word) return null;
-      const token = [...(monaco.editor.tokenize(model.getLineContent(position.lineNumber), id)[0] ?? [])].reverse().find((t) => t.offset <= word.startColumn - 1);
+      const token = [...(monaco.editor.tokenize(model.getLineContent(position.lineNumber), id)[0] ?? [])]
+        .reverse()
+        .find((t) => t.offset <= word.startColumn - 1);
       if (token && /^(string|comment)/.test(token.type)) return null;
       const doc = KEYWORD_DOCS[word.word] ?? REASON_DOCS[word.word];
       if (!doc) return null;
@@ -74,21 +92,34 @@ export function registerKpol(hooks: LanguageHooks): void {
     },
   });
 
-  monaco.languages.registerCodeActionProvider(id, {
-    provideCodeActions(model, range, context) {
-      const actions = fixesAt(model, range).map((d): monaco.languages.CodeAction => {
-        const r = new monaco.Range(d.range.start.line + 1, d.range.start.character + 1, d.range.end.line + 1, d.range.end.character + 1);
-        return {
-          title: `Replace with \`${d.fix}\``,
-          kind: 'quickfix',
-          isPreferred: true,
-          diagnostics: context.markers.filter((m) => m.source === MARKER_OWNER && m.code === d.code && r.intersectRanges(m) !== null),
-          edit: { edits: [{ resource: model.uri, versionId: model.getVersionId(), textEdit: { range: r, text: d.fix! } }] },
-        };
-      });
-      return { actions, dispose() {} };
+  monaco.languages.registerCodeActionProvider(
+    id,
+    {
+      provideCodeActions(model, range, context) {
+        const actions = fixesAt(model, range).map((d): monaco.languages.CodeAction => {
+          const r = new monaco.Range(
+            d.range.start.line + 1,
+            d.range.start.character + 1,
+            d.range.end.line + 1,
+            d.range.end.character + 1,
+          );
+          return {
+            title: `Replace with \`${d.fix}\``,
+            kind: 'quickfix',
+            isPreferred: true,
+            diagnostics: context.markers.filter(
+              (m) => m.source === MARKER_OWNER && m.code === d.code && r.intersectRanges(m) !== null,
+            ),
+            edit: {
+              edits: [{ resource: model.uri, versionId: model.getVersionId(), textEdit: { range: r, text: d.fix! } }],
+            },
+          };
+        });
+        return { actions, dispose() {} };
+      },
     },
-  }, { providedCodeActionKinds: ['quickfix'] });
+    { providedCodeActionKinds: ['quickfix'] },
+  );
 
   monaco.languages.registerDocumentFormattingEditProvider(id, {
     async provideDocumentFormattingEdits(model) {

@@ -64,8 +64,14 @@ registerKpol({ words: () => words, format: (text) => workers.format(text) });
 
 const model = monaco.editor.createModel('', KPOL_LANGUAGE_ID, monaco.Uri.parse('inmemory://kpol/policy.kpol'));
 const editor = monaco.editor.create($('editor'), {
-  model, automaticLayout: true, minimap: { enabled: false }, fontSize: 13, scrollBeyondLastLine: false,
-  quickSuggestions: { other: true, strings: true, comments: false }, renderValidationDecorations: 'on', fixedOverflowWidgets: true,
+  model,
+  automaticLayout: true,
+  minimap: { enabled: false },
+  fontSize: 13,
+  scrollBeyondLastLine: false,
+  quickSuggestions: { other: true, strings: true, comments: false },
+  renderValidationDecorations: 'on',
+  fixedOverflowWidgets: true,
 });
 
 // Capture phase: before Monaco handles the key and schedules its render (worker-client.ts).
@@ -85,7 +91,12 @@ function fileName(): string {
 let othersOf: { stored: StoredPolicy[]; others: PolicySource[] } | undefined;
 function others(): PolicySource[] {
   if (othersOf?.stored !== stored) {
-    othersOf = { stored, others: stored.filter((p) => p.applied !== false).map((p) => ({ fileName: `configmap/${p.namespace}/${p.name}/${p.key}`, text: p.text })) };
+    othersOf = {
+      stored,
+      others: stored
+        .filter((p) => p.applied !== false)
+        .map((p) => ({ fileName: `configmap/${p.namespace}/${p.name}/${p.key}`, text: p.text })),
+    };
   }
   return othersOf.others;
 }
@@ -103,8 +114,18 @@ function markStale(): void {
 }
 
 function renderProblems(d: Diagnostic[]): void {
-  const items = d.map((x) => h('li', { class: x.severity, 'data-code': x.code },
-    h('span', { class: 'loc' }, `${x.range.start.line + 1}:${x.range.start.character + 1}`), ' ', h('code', {}, x.code), ' ', x.message, x.help ? h('span', { class: 'help' }, ` — ${x.help}`) : null));
+  const items = d.map((x) =>
+    h(
+      'li',
+      { class: x.severity, 'data-code': x.code },
+      h('span', { class: 'loc' }, `${x.range.start.line + 1}:${x.range.start.character + 1}`),
+      ' ',
+      h('code', {}, x.code),
+      ' ',
+      x.message,
+      x.help ? h('span', { class: 'help' }, ` — ${x.help}`) : null,
+    ),
+  );
   replaceChildren($('problems'), items.length ? h('ul', {}, ...items) : h('p', { class: 'ok' }, 'No problems.'));
 }
 
@@ -125,7 +146,11 @@ function keepDraft(): void {
   clearTimeout(draftTimer);
   draftTimer = undefined;
   if (!current) return;
-  storeDraft(current.address, { text: model.getValue(), ...(current.baseVersion !== undefined && { baseVersion: current.baseVersion }), savedAt: Date.now() });
+  storeDraft(current.address, {
+    text: model.getValue(),
+    ...(current.baseVersion !== undefined && { baseVersion: current.baseVersion }),
+    savedAt: Date.now(),
+  });
   status(model.getValue() === current.baseText ? 'No unsaved changes.' : 'Unsaved changes (kept in this browser).');
 }
 addEventListener('pagehide', () => draftTimer !== undefined && keepDraft());
@@ -139,10 +164,17 @@ function open(address: PolicyAddress, base: StoredPolicy | undefined, template =
   if (draft && draft.text !== current.baseText) {
     model.setValue(draft.text);
     if (draft.baseVersion !== undefined) current.baseVersion = draft.baseVersion;
-    status(`Restored unsaved edits from this browser${base && draft.baseVersion !== base.resourceVersion ? ' (the ConfigMap has changed since; saving will show the conflict)' : ''}.`, 'warn');
+    status(
+      `Restored unsaved edits from this browser${base && draft.baseVersion !== base.resourceVersion ? ' (the ConfigMap has changed since; saving will show the conflict)' : ''}.`,
+      'warn',
+    );
   } else {
     model.setValue(current.baseText);
-    status(base ? `Loaded ConfigMap ${address.namespace}/${address.name} (version ${base.resourceVersion})${base.applied === false ? ` — not applied: the controller refused it${base.status && base.status !== 'valid' ? ` (${base.status})` : ''}` : ''}.` : 'New policy: not saved yet.');
+    status(
+      base
+        ? `Loaded ConfigMap ${address.namespace}/${address.name} (version ${base.resourceVersion})${base.applied === false ? ` — not applied: the controller refused it${base.status && base.status !== 'valid' ? ` (${base.status})` : ''}` : ''}.`
+        : 'New policy: not saved yet.',
+    );
   }
   suppressDraft = false;
   fillPolicyList();
@@ -165,11 +197,20 @@ async function refreshCluster(): Promise<void> {
 
 function fillPolicyList(): void {
   const select = $('policy') as HTMLSelectElement;
-  const unsaved = current && !stored.some((p) => addressKey(p) === addressKey(current!.address)) ? current.address : undefined;
-  replaceChildren(select,
+  const unsaved =
+    current && !stored.some((p) => addressKey(p) === addressKey(current!.address)) ? current.address : undefined;
+  replaceChildren(
+    select,
     ...stored.map((p) => h('option', { value: addressKey(p) }, `${p.namespace}/${p.name} · ${p.key}`)),
-    unsaved ? h('option', { value: addressKey(unsaved) }, `${unsaved.namespace}/${unsaved.name} · ${unsaved.key} (not saved yet)`) : null,
-    h('option', { value: 'new' }, 'New policy…'));
+    unsaved
+      ? h(
+          'option',
+          { value: addressKey(unsaved) },
+          `${unsaved.namespace}/${unsaved.name} · ${unsaved.key} (not saved yet)`,
+        )
+      : null,
+    h('option', { value: 'new' }, 'New policy…'),
+  );
   if (current) select.value = addressKey(current.address);
 }
 
@@ -194,7 +235,10 @@ async function save(): Promise<void> {
       dropDraft(current.address);
       await loadPolicies();
       fillPolicyList();
-      status(`Saved ConfigMap ${answer.saved.namespace}/${answer.saved.name} (version ${answer.saved.resourceVersion}); the controller reloads it.`, 'ok');
+      status(
+        `Saved ConfigMap ${answer.saved.namespace}/${answer.saved.name} (version ${answer.saved.resourceVersion}); the controller reloads it.`,
+        'ok',
+      );
       return;
     case 'conflict':
       status(answer.message, 'error');
@@ -272,5 +316,7 @@ async function start(): Promise<void> {
 }
 
 // Tests and the benchmark drive the page through the same objects a user's keystrokes reach.
-Object.assign(globalThis, { kpolEditor: { monaco, editor, model, workers, diagnostics: () => diagnostics, checkedText: () => checkedText } });
+Object.assign(globalThis, {
+  kpolEditor: { monaco, editor, model, workers, diagnostics: () => diagnostics, checkedText: () => checkedText },
+});
 void start();

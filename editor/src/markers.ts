@@ -36,7 +36,14 @@ export function setDiagnostics(model: monaco.editor.ITextModel, diagnostics: Dia
 
 /** The diagnostics with a fix whose range overlaps `range`. */
 export function fixesAt(model: monaco.editor.ITextModel, range: monaco.IRange): Diagnostic[] {
-  return (byModel.get(model) ?? []).filter((d) => d.fix !== undefined && monaco.Range.areIntersectingOrTouching(range, {
-    startLineNumber: d.range.start.line + 1, startColumn: d.range.start.character + 1, endLineNumber: d.range.end.line + 1, endColumn: d.range.end.character + 1,
-  }));
+  return (byModel.get(model) ?? []).filter(
+    (d) =>
+      d.fix !== undefined &&
+      monaco.Range.areIntersectingOrTouching(range, {
+        startLineNumber: d.range.start.line + 1,
+        startColumn: d.range.start.character + 1,
+        endLineNumber: d.range.end.line + 1,
+        endColumn: d.range.end.character + 1,
+      }),
+  );
 }

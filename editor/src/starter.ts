@@ -8,7 +8,8 @@
 export function starterPolicy(name: string, governedBy: Readonly<Record<string, string | null>>): string {
   const pools = Object.keys(governedBy).sort();
   const free = pools.find((p) => governedBy[p] === null);
-  if (free !== undefined || pools.length === 0) return `policy ${name} for nodepool ${free ?? 'default'} {\n  budget 10%\n}\n`;
+  if (free !== undefined || pools.length === 0)
+    return `policy ${name} for nodepool ${free ?? 'default'} {\n  budget 10%\n}\n`;
   const owners = [...new Set(pools.map((p) => governedBy[p]))].join(', ');
   return [
     `# Every NodePool here is governed already (by ${owners}), and`,

@@ -88,11 +88,16 @@ export class KpolWorkers {
   /** Requests a preview after typing pauses, of the document as it is then. */
   preview(doc: () => EditedDoc, delayMs = PREVIEW_DELAY_MS): void {
     clearTimeout(this.previewTimer);
-    this.previewTimer = setTimeout(() => this.previewer.postMessage({ kind: 'preview', seq: ++this.seq, doc: doc() } satisfies ToWorker), delayMs);
+    this.previewTimer = setTimeout(
+      () => this.previewer.postMessage({ kind: 'preview', seq: ++this.seq, doc: doc() } satisfies ToWorker),
+      delayMs,
+    );
   }
 
   format(text: string): Promise<string | undefined> {
-    return this.ask(this.checker, { kind: 'format', seq: ++this.seq, text }).then((m) => (m.kind === 'format' ? m.text : undefined));
+    return this.ask(this.checker, { kind: 'format', seq: ++this.seq, text }).then((m) =>
+      m.kind === 'format' ? m.text : undefined,
+    );
   }
 
   /**
@@ -142,7 +147,13 @@ export class KpolWorkers {
     const sync = this.log.take(m.getVersionId(), m.getValueLength(), () => m.getValue());
     const others = source.others === this.sentOthers ? undefined : source.others;
     this.sentOthers = source.others;
-    this.checker.postMessage({ kind: 'check', seq, fileName: source.fileName, sync, ...(others && { others }) } satisfies ToWorker);
+    this.checker.postMessage({
+      kind: 'check',
+      seq,
+      fileName: source.fileName,
+      sync,
+      ...(others && { others }),
+    } satisfies ToWorker);
     this.readAtNextFrame();
   }
 

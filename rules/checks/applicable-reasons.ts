@@ -4,7 +4,9 @@ import type { PolicySpec, Reason } from '../model.js';
 
 /** Every budgeted reason of the policy: `Expired` only when expiration is graceful. */
 export function budgetedReasons(spec: PolicySpec): Reason[] {
-  return spec.expiration === 'graceful' ? ['Empty', 'Drifted', 'Underutilized', 'Expired'] : ['Empty', 'Drifted', 'Underutilized'];
+  return spec.expiration === 'graceful'
+    ? ['Empty', 'Drifted', 'Underutilized', 'Expired']
+    : ['Empty', 'Drifted', 'Underutilized'];
 }
 
 /** The reasons that can actually occur: no consolidation, no Empty/Underutilized; no expiry, no Expired. */

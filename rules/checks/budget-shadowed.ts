@@ -18,10 +18,17 @@ export function checkBudgetShadowed(ctx: CheckContext): void {
     const always = new Set(budgets.filter(isAlwaysActive));
     for (const [i, a] of budgets.entries()) {
       if (a.mode !== 'budget') continue;
-      const stricter = budgets.find((b, j) => b !== a && always.has(b) && shadows(b, a, all) && !(shadows(a, b, all) && always.has(a) && j > i));
+      const stricter = budgets.find(
+        (b, j) => b !== a && always.has(b) && shadows(b, a, all) && !(shadows(a, b, all) && always.has(a) && j > i),
+      );
       if (!stricter?.source || !a.source) continue;
       const args = { budget: describe(a), stricter: describe(stricter), reasons: describeReasons(a.reasons) };
-      report(unit, diagnostic('budgetShadowed', a.source, args, { related: [{ range: stricter.source, message: MESSAGES.stricterBudgetHere.text }] }));
+      report(
+        unit,
+        diagnostic('budgetShadowed', a.source, args, {
+          related: [{ range: stricter.source, message: MESSAGES.stricterBudgetHere.text }],
+        }),
+      );
     }
   }
 }
@@ -42,8 +49,12 @@ function shadows(b: BudgetSpec, a: BudgetSpec, all: readonly Reason[]): boolean 
 function describe(b: BudgetSpec): string {
   const quantity = b.nodes.kind === 'percent' ? `${b.nodes.value}%` : String(b.nodes.value);
   const reasons = b.reasons ? ` ${b.reasons.join(', ')}` : '';
-  const window = b.window ? ` during ${JSON.stringify(b.window.cron)} for ${formatDuration(b.window.durationSeconds)}` : '';
-  return b.mode === 'allow' ? `allow ${quantity}${reasons} only${window}` : `budget ${quantity}${reasons ? ` for${reasons}` : ''}${window}`;
+  const window = b.window
+    ? ` during ${JSON.stringify(b.window.cron)} for ${formatDuration(b.window.durationSeconds)}`
+    : '';
+  return b.mode === 'allow'
+    ? `allow ${quantity}${reasons} only${window}`
+    : `budget ${quantity}${reasons ? ` for${reasons}` : ''}${window}`;
 }
 
 function describeReasons(reasons: Reason[] | null): string {

@@ -8,12 +8,20 @@ import { report, type CheckContext, type PolicyUnit } from './context.js';
 import { lowerWindow } from './lower-window.js';
 import { lowerReasons } from './reasons.js';
 
-export const DEFAULT_BUDGET: Readonly<BudgetSpec> = { id: 'b0', nodes: { kind: 'percent', value: 10 }, reasons: null, mode: 'budget' };
+export const DEFAULT_BUDGET: Readonly<BudgetSpec> = {
+  id: 'b0',
+  nodes: { kind: 'percent', value: 10 },
+  reasons: null,
+  mode: 'budget',
+};
 
 export function lowerBudgets(ctx: CheckContext): void {
   for (const unit of ctx.units) {
-    const stmts = unit.ast.statements.filter((s): s is BudgetStmt | AllowStmt => s.kind === 'Budget' || s.kind === 'Allow');
-    unit.spec.budgets = stmts.length === 0 ? [{ ...DEFAULT_BUDGET }] : stmts.map((s, i) => lowerBudget(unit, s, `b${i}`));
+    const stmts = unit.ast.statements.filter(
+      (s): s is BudgetStmt | AllowStmt => s.kind === 'Budget' || s.kind === 'Allow',
+    );
+    unit.spec.budgets =
+      stmts.length === 0 ? [{ ...DEFAULT_BUDGET }] : stmts.map((s, i) => lowerBudget(unit, s, `b${i}`));
   }
 }
 

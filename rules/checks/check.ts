@@ -24,34 +24,90 @@ import { checkWindowNeverOpens } from './window-never-opens.js';
 import type { NodePoolTarget, PolicySpec } from '../model.js';
 
 export const STAGES: readonly Stage[] = [
-  { name: 'resolveSchedules', reach: 'file', run: resolveSchedules,
-    why: 'windows anywhere may name a top-level schedule; each declaration is validated once, so a bad cron is reported where it is declared and not at every use' },
-  { name: 'settings', reach: 'policy', run: lowerSettings,
-    why: 'before anything with reasons or windows: graceful expiration decides whether `Expired` is a reason, and `timezone` is the default zone of every later window' },
-  { name: 'selectors', reach: 'policy', run: checkSelectors,
-    why: 'depends on nothing; label rules are checked once for the target, pod and node selectors, so the lowering stages after it stay pure' },
-  { name: 'budgets', reach: 'policy', run: lowerBudgets,
-    why: 'after settings (reasons, default zone); before the analysis stages, which reason about the lowered budgets' },
-  { name: 'freezes', reach: 'policy', run: lowerFreezes,
-    why: 'after settings: wall times are read in the policy zone' },
-  { name: 'podWindows', reach: 'policy', run: lowerPodWindows,
-    why: 'after settings and resolveSchedules, like every window' },
-  { name: 'maintenanceWindows', reach: 'policy', run: lowerMaintenanceWindows,
-    why: 'after settings (graceful `Expired`, default zone) and resolveSchedules' },
-  { name: 'uniqueness', reach: 'all', run: checkUniqueness,
-    why: 'needs every policy of every file checked together (NodePool overlap spans files); reads only names, so lowering errors do not hide it' },
-  { name: 'unusedSchedules', reach: 'all', run: checkUnusedSchedules,
-    why: 'only after every window stage has recorded which schedules it used' },
-  { name: 'windowNeverOpens', reach: 'policy', run: checkWindowNeverOpens,
-    why: 'analysis runs last and only on windows that lowered without errors, so a warning never repeats an error' },
-  { name: 'scheduleNeverFires', reach: 'policy', run: checkScheduleNeverFires,
-    why: 'analysis; independent of the other window warnings (a never-firing schedule is always active, so it is not also reported as never opening)' },
-  { name: 'alwaysActive', reach: 'policy', run: checkAlwaysActive,
-    why: 'analysis; before budgetShadowed, whose notion of an always-active budget it explains' },
-  { name: 'budgetShadowed', reach: 'policy', run: checkBudgetShadowed,
-    why: 'analysis over whole budget lists, after every window is known to be valid or carries an error; skipped for a policy that did not lower as written (text that did not parse, an unknown reason), whose budget list is not the one meant' },
-  { name: 'reasonUnlimited', reach: 'policy', run: checkReasonUnlimited,
-    why: 'analysis; last because it concerns the policy as a whole and is reported at its name; skipped, like budgetShadowed, for a policy that did not lower as written' },
+  {
+    name: 'resolveSchedules',
+    reach: 'file',
+    run: resolveSchedules,
+    why: 'windows anywhere may name a top-level schedule; each declaration is validated once, so a bad cron is reported where it is declared and not at every use',
+  },
+  {
+    name: 'settings',
+    reach: 'policy',
+    run: lowerSettings,
+    why: 'before anything with reasons or windows: graceful expiration decides whether `Expired` is a reason, and `timezone` is the default zone of every later window',
+  },
+  {
+    name: 'selectors',
+    reach: 'policy',
+    run: checkSelectors,
+    why: 'depends on nothing; label rules are checked once for the target, pod and node selectors, so the lowering stages after it stay pure',
+  },
+  {
+    name: 'budgets',
+    reach: 'policy',
+    run: lowerBudgets,
+    why: 'after settings (reasons, default zone); before the analysis stages, which reason about the lowered budgets',
+  },
+  {
+    name: 'freezes',
+    reach: 'policy',
+    run: lowerFreezes,
+    why: 'after settings: wall times are read in the policy zone',
+  },
+  {
+    name: 'podWindows',
+    reach: 'policy',
+    run: lowerPodWindows,
+    why: 'after settings and resolveSchedules, like every window',
+  },
+  {
+    name: 'maintenanceWindows',
+    reach: 'policy',
+    run: lowerMaintenanceWindows,
+    why: 'after settings (graceful `Expired`, default zone) and resolveSchedules',
+  },
+  {
+    name: 'uniqueness',
+    reach: 'all',
+    run: checkUniqueness,
+    why: 'needs every policy of every file checked together (NodePool overlap spans files); reads only names, so lowering errors do not hide it',
+  },
+  {
+    name: 'unusedSchedules',
+    reach: 'all',
+    run: checkUnusedSchedules,
+    why: 'only after every window stage has recorded which schedules it used',
+  },
+  {
+    name: 'windowNeverOpens',
+    reach: 'policy',
+    run: checkWindowNeverOpens,
+    why: 'analysis runs last and only on windows that lowered without errors, so a warning never repeats an error',
+  },
+  {
+    name: 'scheduleNeverFires',
+    reach: 'policy',
+    run: checkScheduleNeverFires,
+    why: 'analysis; independent of the other window warnings (a never-firing schedule is always active, so it is not also reported as never opening)',
+  },
+  {
+    name: 'alwaysActive',
+    reach: 'policy',
+    run: checkAlwaysActive,
+    why: 'analysis; before budgetShadowed, whose notion of an always-active budget it explains',
+  },
+  {
+    name: 'budgetShadowed',
+    reach: 'policy',
+    run: checkBudgetShadowed,
+    why: 'analysis over whole budget lists, after every window is known to be valid or carries an error; skipped for a policy that did not lower as written (text that did not parse, an unknown reason), whose budget list is not the one meant',
+  },
+  {
+    name: 'reasonUnlimited',
+    reach: 'policy',
+    run: checkReasonUnlimited,
+    why: 'analysis; last because it concerns the policy as a whole and is reported at its name; skipped, like budgetShadowed, for a policy that did not lower as written',
+  },
 ];
 
 export interface CheckInput {
@@ -124,7 +180,9 @@ export function newUnit(scope: FileScope, ast: Policy, fileName: string | undefi
 
 function lowerTarget(ast: Policy): NodePoolTarget {
   const t = ast.target;
-  return t.kind === 'NodePoolNames' ? { kind: 'names', names: t.names.map((n) => n.text) } : { kind: 'selector', selector: lowerSelector(t.selector) };
+  return t.kind === 'NodePoolNames'
+    ? { kind: 'names', names: t.names.map((n) => n.text) }
+    : { kind: 'selector', selector: lowerSelector(t.selector) };
 }
 
 /** A file's reports as checkAll returns them: identical ones collapsed, then sorted. */

@@ -86,7 +86,9 @@ export function within(inner: Range, outer: Range): boolean {
  * schedule declaration that failed, whose uses are then not "unknown".
  */
 export function inUnparsedDeclaration(scope: FileScope, name: string): boolean {
-  return (scope.file.unparsed ?? []).some((u) => u.words.includes(name) && !scope.file.policies.some((p) => within(u.range, p.range)));
+  return (scope.file.unparsed ?? []).some(
+    (u) => u.words.includes(name) && !scope.file.policies.some((p) => within(u.range, p.range)),
+  );
 }
 
 export function report(unitOrScope: PolicyUnit | FileScope, d: Diagnostic): void {

@@ -8,7 +8,14 @@ import { diagnostic, format, type Diagnostic } from '../../grammar/diagnostic.js
 import { MESSAGES, type MessageName } from '../../grammar/messages.js';
 import { didYouMean } from '../../grammar/suggest.js';
 import { BOUNDS, type CronFields } from '../cron-fields.js';
-import { cronFieldSpans, CRON_MACROS, validateCron, type CronError, type CronFieldProblem, type CronOk } from '../cron.js';
+import {
+  cronFieldSpans,
+  CRON_MACROS,
+  validateCron,
+  type CronError,
+  type CronFieldProblem,
+  type CronOk,
+} from '../cron.js';
 import { fieldOfName, nameFor, sundayAsZero, wrapAround } from './cron-fixes.js';
 import { memoByText } from '../memo.js';
 import { quoted } from './notes.js';
@@ -42,15 +49,23 @@ interface Extra {
 function cronDiagnostic(lit: Str, error: CronError): Diagnostic {
   const cron = lit.value;
   const spans = cronFieldSpans(cron);
-  const at = (name: MessageName, start: number, end: number, args: Record<string, string | number>, extra: Extra = {}) =>
-    located(lit, name, start, end, args, extra);
+  const at = (
+    name: MessageName,
+    start: number,
+    end: number,
+    args: Record<string, string | number>,
+    extra: Extra = {},
+  ) => located(lit, name, start, end, args, extra);
   switch (error.kind) {
     case 'fieldCount': {
       if (spans.length === 0) return diagnostic('cronEmpty', lit.range);
       const prefix = /^(?:CRON_)?TZ=(.*)$/.exec(spans[0]!.text);
       if (prefix) {
         const [first] = spans;
-        return at('cronTimeZonePrefix', first!.start, first!.start + first!.text.length, { prefix: first!.text, zone: prefix[1]! });
+        return at('cronTimeZonePrefix', first!.start, first!.start + first!.text.length, {
+          prefix: first!.text,
+          zone: prefix[1]!,
+        });
       }
       const extra = spans.length === 6 ? { help: MESSAGES.cronNoSeconds.text } : {};
       return diagnostic('cronFieldCount', lit.range, { cron, found: spans.length }, extra);
@@ -90,7 +105,9 @@ function fieldDiagnostic(lit: Str, p: CronFieldProblem): Diagnostic {
     }
     case 'reversed': {
       const wrapped = wrapAround(p.field, token);
-      const extra = wrapped ? { help: format(MESSAGES.cronWrapAround.text, { suggestion: wrapped }), fix: wrapped } : {};
+      const extra = wrapped
+        ? { help: format(MESSAGES.cronWrapAround.text, { suggestion: wrapped }), fix: wrapped }
+        : {};
       return located(lit, 'cronReversedRange', p.start, p.end, { token, field: field.adjective }, extra);
     }
     case 'zeroStep':
@@ -121,10 +138,18 @@ function valueHelp(p: CronFieldProblem, token: string): Extra {
  * literal when the literal is written without escapes on one line; otherwise the whole literal,
  * with the fix applied to the whole schedule.
  */
-function located(lit: Str, name: MessageName, start: number, end: number, args: Record<string, string | number>, extra: Extra = {}): Diagnostic {
+function located(
+  lit: Str,
+  name: MessageName,
+  start: number,
+  end: number,
+  args: Record<string, string | number>,
+  extra: Extra = {},
+): Diagnostic {
   const inner = innerRange(lit, start, end);
   if (inner) return diagnostic(name, inner, args, extra);
-  const fix = extra.fix === undefined ? undefined : quoted(lit.value.slice(0, start) + extra.fix + lit.value.slice(end));
+  const fix =
+    extra.fix === undefined ? undefined : quoted(lit.value.slice(0, start) + extra.fix + lit.value.slice(end));
   return diagnostic(name, lit.range, args, fix === undefined ? { help: extra.help } : { help: extra.help, fix });
 }
 
@@ -132,6 +157,10 @@ function innerRange(lit: Str, start: number, end: number): Range | undefined {
   const { start: from, end: to } = lit.range;
   const plain = from.line === to.line && to.offset - from.offset === lit.value.length + 2;
   if (!plain) return undefined;
-  const at = (i: number): Position => ({ line: from.line, character: from.character + 1 + i, offset: from.offset + 1 + i });
+  const at = (i: number): Position => ({
+    line: from.line,
+    character: from.character + 1 + i,
+    offset: from.offset + 1 + i,
+  });
   return { start: at(start), end: at(end) };
 }

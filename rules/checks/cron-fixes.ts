@@ -43,7 +43,8 @@ export function wrapAround(field: FieldName, range: string): string | undefined 
   const { min, max } = BOUNDS[field];
   if (low === undefined || high === undefined || low <= high) return undefined;
   const asName = /[A-Za-z]/.test(range);
-  const span = (a: number, b: number) => (a === b ? write(field, a, asName) : `${write(field, a, asName)}-${write(field, b, asName)}`);
+  const span = (a: number, b: number) =>
+    a === b ? write(field, a, asName) : `${write(field, a, asName)}-${write(field, b, asName)}`;
   return `${span(low, max)},${span(min, high)}`;
 }
 

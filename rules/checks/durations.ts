@@ -9,7 +9,9 @@ import type { WindowUse } from './context.js';
 import { memoByText } from '../memo.js';
 
 const MINUTE = 60;
-/** Go's time.Duration, in whole seconds: (2^63 − 1) ns. Every instant kpol derives from a duration stays a valid date. */
+/**
+ * Go's time.Duration, in whole seconds: (2^63 − 1) ns. Every instant kpol derives from a duration stays a valid date.
+ */
 export const MAX_DURATION_SECONDS = 9_223_372_036;
 const POD_WINDOW_MAX = 7 * 24 * 3600;
 
@@ -19,7 +21,8 @@ const secondsOf = memoByText(parseKpolDuration);
 export function durationSeconds(lit: DurationLit): { seconds: number } | { diagnostic: Diagnostic } {
   const seconds = secondsOf(lit.text);
   if (seconds === undefined) return { diagnostic: invalidDuration(lit) };
-  if (seconds > MAX_DURATION_SECONDS) return { diagnostic: diagnostic('durationTooLong', lit.range, { text: lit.text }) };
+  if (seconds > MAX_DURATION_SECONDS)
+    return { diagnostic: diagnostic('durationTooLong', lit.range, { text: lit.text }) };
   return { seconds };
 }
 
@@ -39,7 +42,8 @@ export function durationOrNever(lit: DurationLit | NeverLit): { seconds: number 
 
 /**
  * A window duration allowed for its use. Budget-like windows keep Karpenter's whole-minute
- * rule so every policy exports; pod windows keep KARPENTER.md#pod-disruption-schedule-proposal's 1m…7d, which kpol rejects
+ * rule so every policy exports; pod windows keep KARPENTER.md#pod-disruption-schedule-proposal's 1m…7d, which kpol
+ * rejects
  * statically instead of falling back to 1h at runtime.
  */
 export function windowDurationProblem(lit: DurationLit, seconds: number, use: WindowUse): Diagnostic | undefined {

@@ -32,16 +32,32 @@ function lowerFreeze(unit: PolicyUnit, stmt: FreezeStmt, id: string, nowMs: numb
   const known = isKnownTimeZone(zone);
   const fromMs = instant(unit, from, known ? zone : 'UTC');
   const toMs = instant(unit, to, known ? zone : 'UTC');
-  const freeze: FreezeSpec = { id, reasons: lowerReasons(unit, stmt.reasons), range: { fromMs: fromMs ?? 0, toMs: toMs ?? 0 }, source: stmt.range };
+  const freeze: FreezeSpec = {
+    id,
+    reasons: lowerReasons(unit, stmt.reasons),
+    range: { fromMs: fromMs ?? 0, toMs: toMs ?? 0 },
+    source: stmt.range,
+  };
   if (stmt.name) freeze.name = stmt.name.text;
   if (fromMs === undefined || toMs === undefined) return freeze;
   if (toMs <= fromMs) {
-    report(unit, diagnostic('emptyRange', to.range, { from: from.value, to: to.value }, { related: [{ range: from.range, message: MESSAGES.rangeStartsHere.text }] }));
+    report(
+      unit,
+      diagnostic(
+        'emptyRange',
+        to.range,
+        { from: from.value, to: to.value },
+        { related: [{ range: from.range, message: MESSAGES.rangeStartsHere.text }] },
+      ),
+    );
     return freeze;
   }
   if (!known) freeze.range = { fromMs: fromMs - EARLIEST_OFFSET, toMs: toMs + LATEST_OFFSET };
   if (nowMs !== undefined && freeze.range.toMs <= nowMs) {
-    report(unit, diagnostic('freezeInPast', to.range, { to: to.value, now: new Date(nowMs).toISOString().replace('.000Z', 'Z') }));
+    report(
+      unit,
+      diagnostic('freezeInPast', to.range, { to: to.value, now: new Date(nowMs).toISOString().replace('.000Z', 'Z') }),
+    );
   }
   return freeze;
 }

@@ -31,7 +31,8 @@ export function lowerWindow(unit: PolicyUnit, expr: WindowExpr, use: WindowUse):
   let seconds = 0;
   if (!duration) {
     const schedule = expr.schedule.kind === 'Str' ? expr.schedule.value : expr.schedule.text;
-    if (parts.cron !== undefined) parts.errors.push(diagnostic('windowNeedsDuration', expr.schedule.range, { schedule }));
+    if (parts.cron !== undefined)
+      parts.errors.push(diagnostic('windowNeedsDuration', expr.schedule.range, { schedule }));
   } else {
     const d = durationSeconds(duration);
     if ('diagnostic' in d) parts.errors.push(d.diagnostic);
@@ -45,7 +46,11 @@ export function lowerWindow(unit: PolicyUnit, expr: WindowExpr, use: WindowUse):
   if (zoneProblem) report(unit, zoneProblem);
   for (const e of parts.errors) report(unit, e);
 
-  const spec: WindowSpec = { cron: parts.cron ?? '', durationSeconds: seconds, timeZone: parts.zone?.value ?? unit.defaultZone };
+  const spec: WindowSpec = {
+    cron: parts.cron ?? '',
+    durationSeconds: seconds,
+    timeZone: parts.zone?.value ?? unit.defaultZone,
+  };
   if (parts.errors.length > 0 || parts.cron === undefined || !duration) {
     spec.error = parts.errors[0]?.message ?? parts.declError;
     return spec;
@@ -66,7 +71,8 @@ function resolveSchedule(unit: PolicyUnit, expr: WindowExpr): Parts {
   const named = scope.schedules.get(name);
   if (!named) {
     // A declaration that did not parse is reported; its uses are not unknown names as well.
-    if (inUnparsedDeclaration(scope, name)) return { errors: [], declError: format(MESSAGES.declarationDidNotParse.text, { name }) };
+    if (inUnparsedDeclaration(scope, name))
+      return { errors: [], declError: format(MESSAGES.declarationDidNotParse.text, { name }) };
     const s = suggestion(name, [...scope.schedules.keys()], 2);
     const extra = s ? { help: s.help, fix: s.fix } : {};
     // A misspelt use is a use of the schedule meant: it is not also reported unused.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Stage: `window NAME blocks … during …` → MaintenanceWindowSpec, id `w:<name>` (KARPENTER.md#maintenance-windows-proposal).
+// Stage: `window NAME blocks … during …` → MaintenanceWindowSpec, id `w:<name>`
+// (KARPENTER.md#maintenance-windows-proposal).
 import type { MaintenanceWindowStmt } from '../../grammar/ast.js';
 import type { MaintenanceWindowSpec } from '../model.js';
 import type { CheckContext, PolicyUnit } from './context.js';

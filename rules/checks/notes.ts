@@ -6,7 +6,11 @@ import { MESSAGES } from '../../grammar/messages.js';
 import { didYouMean } from '../../grammar/suggest.js';
 
 /** "did you mean `x`?" for the closest candidate, or undefined when nothing is close. */
-export function suggestion(word: string, candidates: readonly string[], maxDistance = 3): { help: string; fix: string } | undefined {
+export function suggestion(
+  word: string,
+  candidates: readonly string[],
+  maxDistance = 3,
+): { help: string; fix: string } | undefined {
   return didYouMean(word, candidates, maxDistance);
 }
 

@@ -17,7 +17,10 @@ function resolveFileSchedules(scope: FileScope): void {
     const name = decl.name.text;
     const first = scope.schedules.get(name);
     if (first) {
-      report(scope, diagnostic('duplicateSchedule', decl.name.range, { name }, { related: firstWritten(first.decl.name.range) }));
+      report(
+        scope,
+        diagnostic('duplicateSchedule', decl.name.range, { name }, { related: firstWritten(first.decl.name.range) }),
+      );
       continue;
     }
     const checked = checkCron(decl.cron);
@@ -29,6 +32,9 @@ function resolveFileSchedules(scope: FileScope): void {
     }
     const zone = decl.timeZone && timeZoneProblem(decl.timeZone);
     if (zone) report(scope, zone);
-    scope.schedules.set(name, 'cron' in checked ? { decl, cron: checked.cron } : { decl, error: checked.diagnostic.message });
+    scope.schedules.set(
+      name,
+      'cron' in checked ? { decl, cron: checked.cron } : { decl, error: checked.diagnostic.message },
+    );
   }
 }

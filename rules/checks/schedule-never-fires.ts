@@ -8,7 +8,8 @@ import { neverFires, scheduleText } from './window-shape.js';
 export function checkScheduleNeverFires(ctx: CheckContext): void {
   for (const unit of ctx.units) {
     for (const { expr, spec } of unit.windows) {
-      if (neverFires(spec)) report(unit, diagnostic('scheduleNeverFires', expr.schedule.range, { cron: scheduleText(expr) }));
+      if (neverFires(spec))
+        report(unit, diagnostic('scheduleNeverFires', expr.schedule.range, { cron: scheduleText(expr) }));
     }
   }
 }

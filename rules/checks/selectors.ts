@@ -25,7 +25,11 @@ export function isValidLabelValue(value: string): boolean {
 }
 
 export function lowerSelector(selector: Selector | undefined): LabelSelector {
-  return (selector?.requirements ?? []).map((r) => ({ key: r.key.text, operator: r.operator, values: r.values.map((v) => v.value) }));
+  return (selector?.requirements ?? []).map((r) => ({
+    key: r.key.text,
+    operator: r.operator,
+    values: r.values.map((v) => v.value),
+  }));
 }
 
 export function checkSelectors(ctx: CheckContext): void {

@@ -68,7 +68,8 @@ function lowerSetting(unit: PolicyUnit, stmt: SettingStmt): void {
     case 'TerminationGrace': {
       const d = durationSeconds(stmt.duration);
       if ('diagnostic' in d) report(unit, d.diagnostic);
-      else if (d.seconds <= 0) report(unit, diagnostic('negativeDuration', stmt.duration.range, { text: stmt.duration.text }));
+      else if (d.seconds <= 0)
+        report(unit, diagnostic('negativeDuration', stmt.duration.range, { text: stmt.duration.text }));
       else spec.terminationGracePeriodSeconds = d.seconds;
       return;
     }

@@ -13,7 +13,9 @@ export function parseTimestamp(text: string, zone: string): number | undefined {
     const wall = wallOf(rfc);
     if (!isValidWallTime(wall) || !isValidOffset(rfc[8]!)) return undefined;
     const fraction = rfc[7] ? Math.round(Number(rfc[7]) * 1000) : 0;
-    return Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) + fraction - offsetMs(rfc[8]);
+    return (
+      Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) + fraction - offsetMs(rfc[8])
+    );
   }
   const m = WALL.exec(text);
   if (!m) return undefined;

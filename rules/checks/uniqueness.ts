@@ -19,7 +19,8 @@ export function checkUniqueness(ctx: CheckContext): void {
   for (const unit of ctx.units) {
     const name = unit.ast.name;
     const first = policies.get(name.text);
-    if (first) report(unit, diagnostic('duplicatePolicy', name.range, { name: name.text }, { related: relatedTo(first, unit) }));
+    if (first)
+      report(unit, diagnostic('duplicatePolicy', name.range, { name: name.text }, { related: relatedTo(first, unit) }));
     else policies.set(name.text, { unit, name });
     // A second policy of the same name is already an error; its NodePools would only repeat it.
     if (!first) checkNodePools(unit, nodePools);
@@ -62,7 +63,10 @@ function checkBudgetCount(unit: PolicyUnit): void {
   const budgets = unit.ast.statements.filter((s) => s.kind === 'Budget' || s.kind === 'Allow');
   if (budgets.length <= MAX_BUDGETS) return;
   // Points at the first budget over the limit: everything before it would still export.
-  report(unit, diagnostic('tooManyBudgets', budgets[MAX_BUDGETS].range, { policy: unit.ast.name.text, count: budgets.length }));
+  report(
+    unit,
+    diagnostic('tooManyBudgets', budgets[MAX_BUDGETS].range, { policy: unit.ast.name.text, count: budgets.length }),
+  );
 }
 
 function relatedTo(first: Seen, unit: PolicyUnit) {

@@ -8,7 +8,8 @@ export function checkUnusedSchedules(ctx: CheckContext): void {
     const unparsed = new Set((scope.file.unparsed ?? []).flatMap((u) => u.words));
     for (const [name, named] of scope.schedules) {
       // A use in text that did not parse is a use all the same.
-      if (!scope.usedSchedules.has(name) && !unparsed.has(name)) report(scope, diagnostic('unusedSchedule', named.decl.name.range, { name }));
+      if (!scope.usedSchedules.has(name) && !unparsed.has(name))
+        report(scope, diagnostic('unusedSchedule', named.decl.name.range, { name }));
     }
   }
 }

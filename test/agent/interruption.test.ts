@@ -12,17 +12,22 @@ const T0 = Date.UTC(2026, 0, 5, 12);
 
 class Events implements EventRecorder {
   readonly events: Omit<RecordedEvent, 'at'>[] = [];
-  publish(e: Omit<RecordedEvent, 'at'>): void { this.events.push(e); }
+  publish(e: Omit<RecordedEvent, 'at'>): void {
+    this.events.push(e);
+  }
 }
 
 function claim(name: string, capacityType = 'spot'): NodeClaim {
   return {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
     metadata: { name, labels: { 'karpenter.sh/nodepool': 'batch' }, finalizers: ['karpenter.sh/termination'] },
-    spec: { requirements: [
-      { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] },
-      { key: 'karpenter.sh/capacity-type', operator: 'In', values: [capacityType] },
-    ] },
+    spec: {
+      requirements: [
+        { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] },
+        { key: 'karpenter.sh/capacity-type', operator: 'In', values: [capacityType] },
+      ],
+    },
   };
 }
 
@@ -47,8 +52,12 @@ describe('InterruptionController', () => {
     s.cloud.interrupt(a.status!.providerID!);
     const pass = await s.controller.reconcile();
     expect(pass.deleted).toEqual(['batch-a']);
-    expect((await s.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: 'batch-a' }))!.metadata.deletionTimestamp).toBeDefined();
-    expect((await s.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: 'batch-b' }))!.metadata.deletionTimestamp).toBeUndefined();
+    expect(
+      (await s.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: 'batch-a' }))!.metadata.deletionTimestamp,
+    ).toBeDefined();
+    expect(
+      (await s.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: 'batch-b' }))!.metadata.deletionTimestamp,
+    ).toBeUndefined();
     const nodeName = a.status!.nodeName!;
     expect(s.recorder.events.map((e) => [e.reason, e.object.kind, e.object.name, e.message])).toEqual([
       ['SpotInterrupted', 'NodeClaim', 'batch-a', 'Spot interruption warning was triggered'],
@@ -56,13 +65,28 @@ describe('InterruptionController', () => {
       ['TerminatingOnInterruption', 'NodeClaim', 'batch-a', 'Interruption triggered termination for the NodeClaim'],
       ['TerminatingOnInterruption', 'Node', nodeName, 'Interruption triggered termination for the Node'],
     ]);
-    expect(s.controller.pendingInterruptions()).toEqual([{
-      nodeClaim: 'batch-a', nodeName, nodePool: 'batch', instanceType: 'm5.large', zone: a.metadata.labels!['topology.kubernetes.io/zone'],
-      capacityType: 'spot', providerID: a.status!.providerID, kind: 'SpotInterruption', receivedAt: T0, deadline: T0 + 120_000,
-    }]);
+    expect(s.controller.pendingInterruptions()).toEqual([
+      {
+        nodeClaim: 'batch-a',
+        nodeName,
+        nodePool: 'batch',
+        instanceType: 'm5.large',
+        zone: a.metadata.labels!['topology.kubernetes.io/zone'],
+        capacityType: 'spot',
+        providerID: a.status!.providerID,
+        kind: 'SpotInterruption',
+        receivedAt: T0,
+        deadline: T0 + 120_000,
+      },
+    ]);
     // The interrupted spot offering is unavailable to the next launch.
     const zone = a.metadata.labels!['topology.kubernetes.io/zone'];
-    expect(s.cloud.instanceTypes().find((t) => t.name === 'm5.large')!.offerings.find((o) => o.zone === zone && o.capacityType === 'spot')!.available).toBe(false);
+    expect(
+      s.cloud
+        .instanceTypes()
+        .find((t) => t.name === 'm5.large')!
+        .offerings.find((o) => o.zone === zone && o.capacityType === 'spot')!.available,
+    ).toBe(false);
     // Handed out once.
     expect((await s.controller.reconcile()).deleted).toEqual([]);
 
@@ -72,7 +96,9 @@ describe('InterruptionController', () => {
     expect(s.controller.pendingInterruptions()).toEqual([]);
     s.clock.advance(10_000);
     expect((await s.agent.reconcile()).nodesNotReady).toEqual([nodeName]);
-    expect((await s.cluster.get<Node>({ kind: 'Node', name: nodeName }))!.status!.conditions![0].status).toBe('Unknown');
+    expect((await s.cluster.get<Node>({ kind: 'Node', name: nodeName }))!.status!.conditions![0].status).toBe(
+      'Unknown',
+    );
   });
 
   it('acknowledge drops a pending interruption; a NodeClaim that is gone drops out too', async () => {
@@ -80,14 +106,20 @@ describe('InterruptionController', () => {
     s.cloud.interrupt(s.claims.get('batch-a')!.status!.providerID!);
     s.cloud.interrupt(s.claims.get('batch-b')!.status!.providerID!, 'ScheduledChange', 3_600_000);
     await s.controller.reconcile();
-    expect(s.controller.pendingInterruptions().map((p) => [p.nodeClaim, p.kind])).toEqual([['batch-a', 'SpotInterruption'], ['batch-b', 'ScheduledChange']]);
+    expect(s.controller.pendingInterruptions().map((p) => [p.nodeClaim, p.kind])).toEqual([
+      ['batch-a', 'SpotInterruption'],
+      ['batch-b', 'ScheduledChange'],
+    ]);
     s.controller.acknowledge('batch-a');
     expect(s.controller.pendingInterruptions().map((p) => p.nodeClaim)).toEqual(['batch-b']);
     await s.cluster.patch({ kind: 'NodeClaim', name: 'batch-b' }, { metadata: { finalizers: null } });
     await s.controller.reconcile();
     expect(s.controller.pendingInterruptions()).toEqual([]);
-    expect(s.recorder.events.filter((e) => e.object.name === 'batch-b' && e.object.kind === 'NodeClaim').map((e) => e.reason))
-      .toEqual(['InstanceUnhealthy', 'TerminatingOnInterruption']);
+    expect(
+      s.recorder.events
+        .filter((e) => e.object.name === 'batch-b' && e.object.kind === 'NodeClaim')
+        .map((e) => e.reason),
+    ).toEqual(['InstanceUnhealthy', 'TerminatingOnInterruption']);
   });
 
   it('a rebalance recommendation only records an event', async () => {
@@ -96,8 +128,13 @@ describe('InterruptionController', () => {
     const pass = await s.controller.reconcile();
     expect(pass.deleted).toEqual([]);
     expect(s.controller.pendingInterruptions()).toEqual([]);
-    expect(s.recorder.events.map((e) => [e.type, e.reason])).toEqual([['Normal', 'SpotRebalanceRecommendation'], ['Normal', 'SpotRebalanceRecommendation']]);
-    expect((await s.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: 'batch-a' }))!.metadata.deletionTimestamp).toBeUndefined();
+    expect(s.recorder.events.map((e) => [e.type, e.reason])).toEqual([
+      ['Normal', 'SpotRebalanceRecommendation'],
+      ['Normal', 'SpotRebalanceRecommendation'],
+    ]);
+    expect(
+      (await s.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: 'batch-a' }))!.metadata.deletionTimestamp,
+    ).toBeUndefined();
   });
 
   it('ignores instances no NodeClaim owns, and does not re-delete a NodeClaim already deleting', async () => {

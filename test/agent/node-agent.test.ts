@@ -9,12 +9,18 @@ import type { Condition, KubeObject, Node, NodeClaim, Pod } from '../../src/core
 import type { EventRecorder, RecordedEvent } from '../../src/core/observe/recorder.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12);
-const cond = (obj: { status?: { conditions?: Condition[] } } | undefined, type: string) => obj?.status?.conditions?.find((c) => c.type === type);
+const cond = (obj: { status?: { conditions?: Condition[] } } | undefined, type: string) =>
+  obj?.status?.conditions?.find((c) => c.type === type);
 
 function claim(name: string, extra: Partial<NodeClaim['spec']> = {}): NodeClaim {
   return {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
-    metadata: { name, labels: { 'karpenter.sh/nodepool': 'default', team: 'web' }, finalizers: ['karpenter.sh/termination'] },
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: {
+      name,
+      labels: { 'karpenter.sh/nodepool': 'default', team: 'web' },
+      finalizers: ['karpenter.sh/termination'],
+    },
     spec: {
       requirements: [
         { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large', 'c5.large'] },
@@ -28,21 +34,35 @@ function claim(name: string, extra: Partial<NodeClaim['spec']> = {}): NodeClaim 
 
 function pod(name: string, nodeName?: string, grace?: number): Pod {
   return {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' },
-    spec: { containers: [{ name: 'c' }], ...(nodeName ? { nodeName } : {}), ...(grace !== undefined ? { terminationGracePeriodSeconds: grace } : {}) },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      containers: [{ name: 'c' }],
+      ...(nodeName ? { nodeName } : {}),
+      ...(grace !== undefined ? { terminationGracePeriodSeconds: grace } : {}),
+    },
     status: { phase: 'Pending' },
   };
 }
 
 class Events implements EventRecorder {
   readonly events: Omit<RecordedEvent, 'at'>[] = [];
-  publish(e: Omit<RecordedEvent, 'at'>): void { this.events.push(e); }
+  publish(e: Omit<RecordedEvent, 'at'>): void {
+    this.events.push(e);
+  }
 }
 
-function setup(opts: { initDelayMs?: number; launchLatencyMs?: number; client?: (c: MemoryCluster) => ClusterClient } = {}) {
+function setup(
+  opts: { initDelayMs?: number; launchLatencyMs?: number; client?: (c: MemoryCluster) => ClusterClient } = {},
+) {
   const clock = new FakeClock(T0);
   const cluster = new MemoryCluster(clock);
-  const cloud = new SimulatedCloud({ clock, launchLatencyMs: opts.launchLatencyMs ?? 30_000, terminationDelayMs: 10_000 });
+  const cloud = new SimulatedCloud({
+    clock,
+    launchLatencyMs: opts.launchLatencyMs ?? 30_000,
+    terminationDelayMs: 10_000,
+  });
   const recorder = new Events();
   const client = opts.client ? opts.client(cluster) : cluster;
   const agent = new NodeAgent({ client, cloud, clock, recorder, initDelayMs: opts.initDelayMs ?? 10_000 });
@@ -66,10 +86,12 @@ async function readyNode(s: ReturnType<typeof setup>, name = 'default-a'): Promi
 describe('NodeAgent: NodeClaim lifecycle', () => {
   it('launches, registers after the launch latency, and initializes after the init delay', async () => {
     const s = setup();
-    await s.cluster.create(claim('default-a', {
-      taints: [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }],
-      startupTaints: [{ key: 'node.cilium.io/agent-not-ready', effect: 'NoExecute' }],
-    }));
+    await s.cluster.create(
+      claim('default-a', {
+        taints: [{ key: 'dedicated', value: 'web', effect: 'NoSchedule' }],
+        startupTaints: [{ key: 'node.cilium.io/agent-not-ready', effect: 'NoExecute' }],
+      }),
+    );
 
     expect((await s.agent.reconcile()).launched).toEqual(['default-a']);
     let nc = (await s.getClaim('default-a'))!;
@@ -77,8 +99,13 @@ describe('NodeAgent: NodeClaim lifecycle', () => {
     expect(providerID).toMatch(/^kpol-sim:\/\/\/us-west-2a\/i-[0-9a-f]{17}$/);
     const nodeName = providerID.split('/').pop()!;
     expect(nc.metadata.labels).toMatchObject({
-      'node.kubernetes.io/instance-type': 'c5.large', 'topology.kubernetes.io/zone': 'us-west-2a', 'karpenter.sh/capacity-type': 'on-demand',
-      'karpenter.sh/nodepool': 'default', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': nodeName, team: 'web',
+      'node.kubernetes.io/instance-type': 'c5.large',
+      'topology.kubernetes.io/zone': 'us-west-2a',
+      'karpenter.sh/capacity-type': 'on-demand',
+      'karpenter.sh/nodepool': 'default',
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/hostname': nodeName,
+      team: 'web',
     });
     expect(nc.status!.capacity).toEqual({ cpu: '2', memory: '3788Mi', pods: '29' });
     expect(nc.status!.allocatable).toEqual({ cpu: '1930m', memory: '3114Mi', pods: '29' });
@@ -91,10 +118,16 @@ describe('NodeAgent: NodeClaim lifecycle', () => {
     expect((await s.agent.reconcile()).registered).toEqual(['default-a']);
     const node = (await s.getNode(nodeName))!;
     expect(node.spec.providerID).toBe(providerID);
-    expect(node.metadata.labels).toMatchObject({ 'node.kubernetes.io/instance-type': 'c5.large', 'karpenter.sh/registered': 'true', 'kubernetes.io/hostname': nodeName });
+    expect(node.metadata.labels).toMatchObject({
+      'node.kubernetes.io/instance-type': 'c5.large',
+      'karpenter.sh/registered': 'true',
+      'kubernetes.io/hostname': nodeName,
+    });
     expect(node.metadata.labels!['karpenter.sh/initialized']).toBeUndefined();
     expect(node.metadata.finalizers).toEqual(['karpenter.sh/termination']);
-    expect(node.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'NodeClaim', name: 'default-a', uid: nc.metadata.uid })]);
+    expect(node.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'NodeClaim', name: 'default-a', uid: nc.metadata.uid }),
+    ]);
     expect(node.spec.taints!.map((t) => t.key)).toEqual(['dedicated', 'node.cilium.io/agent-not-ready']);
     expect(node.status!.allocatable).toEqual(nc.status!.allocatable);
     expect(cond(node, 'Ready')).toMatchObject({ status: 'True', reason: 'KubeletReady' });
@@ -121,16 +154,21 @@ describe('NodeAgent: NodeClaim lifecycle', () => {
   it('a failed status write does not launch a second instance (launch cache)', async () => {
     let failed = false;
     const s = setup({
-      client: (c) => new Proxy(c, {
-        get(target, prop, recv) {
-          if (prop === 'update') return async (obj: KubeObject) => {
-            if (!failed) { failed = true; throw new ApiError(409, 'Conflict', 'the object has been modified'); }
-            return target.update(obj);
-          };
-          const v = Reflect.get(target, prop, recv);
-          return typeof v === 'function' ? v.bind(target) : v;
-        },
-      }),
+      client: (c) =>
+        new Proxy(c, {
+          get(target, prop, recv) {
+            if (prop === 'update')
+              return async (obj: KubeObject) => {
+                if (!failed) {
+                  failed = true;
+                  throw new ApiError(409, 'Conflict', 'the object has been modified');
+                }
+                return target.update(obj);
+              };
+            const v = Reflect.get(target, prop, recv);
+            return typeof v === 'function' ? v.bind(target) : v;
+          },
+        }),
     });
     await s.cluster.create(claim('default-a'));
     expect((await s.agent.reconcile()).launched).toEqual([]);
@@ -143,16 +181,18 @@ describe('NodeAgent: NodeClaim lifecycle', () => {
     let fail = true;
     const s = setup({
       launchLatencyMs: 0,
-      client: (c) => new Proxy(c, {
-        get(target, prop, recv) {
-          if (prop === 'update') return async (obj: KubeObject) => {
-            if (fail) throw new ApiError(409, 'Conflict', 'the object has been modified');
-            return target.update(obj);
-          };
-          const v = Reflect.get(target, prop, recv);
-          return typeof v === 'function' ? v.bind(target) : v;
-        },
-      }),
+      client: (c) =>
+        new Proxy(c, {
+          get(target, prop, recv) {
+            if (prop === 'update')
+              return async (obj: KubeObject) => {
+                if (fail) throw new ApiError(409, 'Conflict', 'the object has been modified');
+                return target.update(obj);
+              };
+            const v = Reflect.get(target, prop, recv);
+            return typeof v === 'function' ? v.bind(target) : v;
+          },
+        }),
     });
     await s.cluster.create(claim('default-a'));
     await s.agent.reconcile();
@@ -172,7 +212,11 @@ describe('NodeAgent: launch failures', () => {
     await s.cluster.create(claim('default-a'));
     expect((await s.agent.reconcile()).launchFailed).toEqual(['default-a']);
     const nc = (await s.getClaim('default-a'))!;
-    expect(cond(nc, 'Launched')).toMatchObject({ status: 'False', reason: 'LaunchFailed', message: 'simulated launch failure' });
+    expect(cond(nc, 'Launched')).toMatchObject({
+      status: 'False',
+      reason: 'LaunchFailed',
+      message: 'simulated launch failure',
+    });
     expect(nc.metadata.deletionTimestamp).toBeUndefined();
     expect((await s.agent.reconcile()).launched).toEqual(['default-a']);
     expect(cond(await s.getClaim('default-a'), 'Launched')).toMatchObject({ status: 'True', reason: 'Launched' });
@@ -204,7 +248,13 @@ describe('NodeAgent: launch failures', () => {
     expect(pass.launchFailed).toEqual(['default-a']);
     expect(pass.deletedNodeClaims).toEqual(['default-a']);
     expect(seen.map((o) => cond(o, 'Launched')?.reason)).toContain('InsufficientCapacity');
-    expect(s.recorder.events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'InsufficientCapacityError', object: expect.objectContaining({ name: 'default-a' }) })]);
+    expect(s.recorder.events).toEqual([
+      expect.objectContaining({
+        type: 'Warning',
+        reason: 'InsufficientCapacityError',
+        object: expect.objectContaining({ name: 'default-a' }),
+      }),
+    ]);
     expect(s.recorder.events[0].message).toMatch(/^NodeClaim default-a event: insufficient capacity/);
     // Deleted but still held by its termination finalizer; never launched, so the next pass removes it.
     expect((await s.getClaim('default-a'))?.metadata.deletionTimestamp).toBeDefined();
@@ -327,7 +377,9 @@ describe('NodeAgent: quiet passes', () => {
     const before = counter.lists();
     for (let i = 0; i < 5; i++) {
       s.clock.advance(60_000);
-      expect(await s.agent.reconcile()).toEqual(expect.objectContaining({ launched: [], nodesNotReady: [], podsStarted: [] }));
+      expect(await s.agent.reconcile()).toEqual(
+        expect.objectContaining({ launched: [], nodesNotReady: [], podsStarted: [] }),
+      );
     }
     expect(counter.lists()).toBe(before);
 

@@ -31,11 +31,19 @@ export async function cliStartBench(rounds: number): Promise<Line[]> {
   const commands = [
     { name: 'kpol --help', args: [BIN, '--help'], goal: '≤ 4× (aim 2×)' },
     { name: 'kpol check rules/examples/business-hours.kpol', args: [BIN, 'check', EXAMPLE], goal: '≤ 4× (aim 2×)' },
-    { name: 'kpol eval (demo snapshot)', args: [BIN, 'eval', '--cluster', DEMO, '--policy', EXAMPLE, '--at', '2026-11-23T10:00:00Z'], goal: '≤ 8×' },
+    {
+      name: 'kpol eval (demo snapshot)',
+      args: [BIN, 'eval', '--cluster', DEMO, '--policy', EXAMPLE, '--at', '2026-11-23T10:00:00Z'],
+      goal: '≤ 8×',
+    },
   ];
   const baseline = ['-e', '0'];
-  const times = new Map<string[], number[]>([[baseline, []], ...commands.map((c) => [c.args, []] as [string[], number[]])]);
-  for (let round = -1; round < rounds; round++) { // round -1 warms the file cache and is not counted
+  const times = new Map<string[], number[]>([
+    [baseline, []],
+    ...commands.map((c) => [c.args, []] as [string[], number[]]),
+  ]);
+  for (let round = -1; round < rounds; round++) {
+    // round -1 warms the file cache and is not counted
     for (const [args, samples] of times) {
       const ms = wallMs(args);
       if (round >= 0) samples.push(ms);
@@ -44,6 +52,11 @@ export async function cliStartBench(rounds: number): Promise<Line[]> {
   const base = median(times.get(baseline)!);
   return commands.map((c) => {
     const ms = median(times.get(c.args)!);
-    return { name: c.name, value: `${ms.toFixed(0)} ms`, goal: c.goal, ratio: `${(ms / base).toFixed(1)}× node -e 0 (${base.toFixed(0)} ms), median of ${rounds}; from ${from}` };
+    return {
+      name: c.name,
+      value: `${ms.toFixed(0)} ms`,
+      goal: c.goal,
+      ratio: `${(ms / base).toFixed(1)}× node -e 0 (${base.toFixed(0)} ms), median of ${rounds}; from ${from}`,
+    };
   });
 }

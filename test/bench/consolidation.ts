@@ -24,22 +24,38 @@ export async function consolidationPassBench(nodes: number, pools: number): Prom
   for (const p of Object.values(evaluation.nodePools)) p.allowed.Underutilized = null;
   const env = rt.simulationEnv();
   const pass = (simulate: (c: readonly Candidate[], consolidation: boolean) => MoveSimulation) =>
-    singleNode.compute({ now: clock.now(), index, evaluation, instanceTypes: rt.instanceTypes, events: new EventLog(clock), newId: () => 'b',
-      simulate: (c, consolidation) => ({ ...simulate(c, consolidation), ok: false }) });
+    singleNode.compute({
+      now: clock.now(),
+      index,
+      evaluation,
+      instanceTypes: rt.instanceTypes,
+      events: new EventLog(clock),
+      newId: () => 'b',
+      simulate: (c, consolidation) => ({ ...simulate(c, consolidation), ok: false }),
+    });
 
   const moves: (readonly Candidate[])[] = [];
   const prepared = new SimulationPass(index, env);
   let t = performance.now();
-  pass((c, consolidation) => { moves.push(c); return prepared.simulate(c, consolidation); });
+  pass((c, consolidation) => {
+    moves.push(c);
+    return prepared.simulate(c, consolidation);
+  });
   const passMs = performance.now() - t;
 
-  const sample = moves.filter((_, i) => i % Math.max(1, Math.floor(moves.length / BASELINE_SAMPLE)) === 0).slice(0, BASELINE_SAMPLE);
+  const sample = moves
+    .filter((_, i) => i % Math.max(1, Math.floor(moves.length / BASELINE_SAMPLE)) === 0)
+    .slice(0, BASELINE_SAMPLE);
   t = performance.now();
   for (const c of sample) simulateMove(index, c, true, env);
   const naivePerMove = (performance.now() - t) / Math.max(1, sample.length);
   const perMove = passMs / Math.max(1, moves.length);
   return [
-    { name: `single-node consolidation pass (${nodes} nodes, ${moves.length} moves)`, value: `${(passMs / 1000).toFixed(2)} s`, goal: '≤ 10 s at 5k',
-      ratio: `${perMove.toFixed(2)} ms per move; naive rebuild ${naivePerMove.toFixed(1)} ms per move (sampled on ${sample.length}): ${(naivePerMove / perMove).toFixed(0)}× faster, ${(naivePerMove * moves.length / 1000).toFixed(0)} s projected` },
+    {
+      name: `single-node consolidation pass (${nodes} nodes, ${moves.length} moves)`,
+      value: `${(passMs / 1000).toFixed(2)} s`,
+      goal: '≤ 10 s at 5k',
+      ratio: `${perMove.toFixed(2)} ms per move; naive rebuild ${naivePerMove.toFixed(1)} ms per move (sampled on ${sample.length}): ${(naivePerMove / perMove).toFixed(0)}× faster, ${((naivePerMove * moves.length) / 1000).toFixed(0)} s projected`,
+    },
   ];
 }

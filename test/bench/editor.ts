@@ -88,14 +88,20 @@ export async function editorBench(): Promise<Line[]> {
     const ping = median(pings);
 
     // The same check in Node, on the same cluster and text.
-    const cluster = await (await fetch(`${served.url}/api/editor/cluster`, { headers: { Authorization: `Bearer ${served.token}` } })).json();
+    const cluster = await (
+      await fetch(`${served.url}/api/editor/cluster`, { headers: { Authorization: `Bearer ${served.token}` } })
+    ).json();
     const connected = connect(cluster);
     const doc = { fileName: 'ConfigMap kpol-system/bench bench.kpol', text, others: [] };
     const nodeTimes: number[] = [];
     const checker = new IncrementalChecker();
     for (let i = 0; i < KEYSTROKES; i++) {
       const t = performance.now();
-      diagnosticsFor({ ...doc, text: i % 2 ? text : text.replace('  budget 5\n', '  budget 5 \n') }, connected, checker);
+      diagnosticsFor(
+        { ...doc, text: i % 2 ? text : text.replace('  budget 5\n', '  budget 5 \n') },
+        connected,
+        checker,
+      );
       nodeTimes.push(performance.now() - t);
     }
     const nodeCheck = median(nodeTimes);
@@ -108,10 +114,18 @@ export async function editorBench(): Promise<Line[]> {
     const fullCheck = median(fullTimes);
     const size = bundleSize();
     return [
-      { name: `editor: keystroke → markers (${lines} lines, Chromium)`, value: `${keystroke.toFixed(1)} ms`, goal: '< 16 ms median',
-        ratio: `${isolated ? `${inFrame}/${KEYSTROKES} answers read in the key's own frame (shared memory); ` : 'not cross-origin isolated: every answer by message; '}baselines: answers by message only ${byMessage.toFixed(1)} ms (${(byMessage / keystroke).toFixed(2)}×); worker no-op round trip ${ping.toFixed(2)} ms (${(keystroke / ping).toFixed(1)}×); same check in Node ${nodeCheck.toFixed(1)} ms (${(keystroke / nodeCheck).toFixed(2)}×); whole-text parse + check in Node ${fullCheck.toFixed(1)} ms` },
-      { name: 'editor: bundle size (editor/dist/assets)', value: `${(size.total / 2 ** 20).toFixed(2)} MiB`, goal: 'report',
-        ratio: `JavaScript ${(size.js / 2 ** 20).toFixed(2)} MiB, ${(size.jsGzip / 2 ** 20).toFixed(2)} MiB gzipped` },
+      {
+        name: `editor: keystroke → markers (${lines} lines, Chromium)`,
+        value: `${keystroke.toFixed(1)} ms`,
+        goal: '< 16 ms median',
+        ratio: `${isolated ? `${inFrame}/${KEYSTROKES} answers read in the key's own frame (shared memory); ` : 'not cross-origin isolated: every answer by message; '}baselines: answers by message only ${byMessage.toFixed(1)} ms (${(byMessage / keystroke).toFixed(2)}×); worker no-op round trip ${ping.toFixed(2)} ms (${(keystroke / ping).toFixed(1)}×); same check in Node ${nodeCheck.toFixed(1)} ms (${(keystroke / nodeCheck).toFixed(2)}×); whole-text parse + check in Node ${fullCheck.toFixed(1)} ms`,
+      },
+      {
+        name: 'editor: bundle size (editor/dist/assets)',
+        value: `${(size.total / 2 ** 20).toFixed(2)} MiB`,
+        goal: 'report',
+        ratio: `JavaScript ${(size.js / 2 ** 20).toFixed(2)} MiB, ${(size.jsGzip / 2 ** 20).toFixed(2)} MiB gzipped`,
+      },
     ];
   } finally {
     await browser.close();

@@ -74,7 +74,8 @@ export async function garbageCheckBench(rounds: number): Promise<Line[]> {
     for (const [k, kind] of kinds.entries()) {
       for (const size of SIZES) add(`${k}:${size}`, [BIN, 'check', write(`${k}-${size}.kpol`, kind.make(size * MB))]);
     }
-    for (let round = -1; round < rounds; round++) { // round -1 warms the file cache and is not counted
+    for (let round = -1; round < rounds; round++) {
+      // round -1 warms the file cache and is not counted
       for (const run of runs.values()) {
         const s = measure(run.args, dir);
         if (round >= 0) run.samples.push(s);
@@ -102,17 +103,19 @@ export async function garbageCheckBench(rounds: number): Promise<Line[]> {
         name: `kpol check, ${kind.name}: time`,
         value: `${fmt(msPerMB, 0)} ms/MB`,
         goal: 'linear (4×)',
-        ratio: `${each((s) => `${fmt(s.ms, 0)} ms`)}; 1 MB / 0.25 MB ${growth((s) => s.ms)}×, `
-          + `above node -e 0 (${fmt(node.ms, 0)} ms) ${growth((s) => s.ms - node.ms)}×; `
-          + `${fmt(big.ms / valid.ms, 1)}× check of a valid 1 MB policy (${fmt(valid.ms, 0)} ms); `
-          + `median of ${rounds}, from ${from}`,
+        ratio:
+          `${each((s) => `${fmt(s.ms, 0)} ms`)}; 1 MB / 0.25 MB ${growth((s) => s.ms)}×, ` +
+          `above node -e 0 (${fmt(node.ms, 0)} ms) ${growth((s) => s.ms - node.ms)}×; ` +
+          `${fmt(big.ms / valid.ms, 1)}× check of a valid 1 MB policy (${fmt(valid.ms, 0)} ms); ` +
+          `median of ${rounds}, from ${from}`,
       });
       lines.push({
         name: `kpol check, ${kind.name}: peak RSS`,
         value: `${fmt(rssPerMB, 0)} MiB/MB`,
         goal: 'linear, ≤ 512 MiB at 1 MB',
-        ratio: `${each((s) => `${fmt(s.rssMiB, 0)} MiB`)}; above node -e 0 (${fmt(node.rssMiB, 0)} MiB) `
-          + `${growth((s) => s.rssMiB - node.rssMiB)}×; valid 1 MB policy ${fmt(valid.rssMiB, 0)} MiB`,
+        ratio:
+          `${each((s) => `${fmt(s.rssMiB, 0)} MiB`)}; above node -e 0 (${fmt(node.rssMiB, 0)} MiB) ` +
+          `${growth((s) => s.rssMiB - node.rssMiB)}×; valid 1 MB policy ${fmt(valid.rssMiB, 0)} MiB`,
       });
       lines.push({
         name: `kpol check, ${kind.name}: output`,

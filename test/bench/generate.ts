@@ -5,7 +5,11 @@ import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support
 
 /** A policy file of about `lines` lines: many policies using every statement kind. */
 export function generatePolicy(lines: number): string {
-  const out: string[] = ['# generated for the benchmark', 'schedule nightly = "0 1 * * mon-fri" for 4h in "Europe/Berlin"', ''];
+  const out: string[] = [
+    '# generated for the benchmark',
+    'schedule nightly = "0 1 * * mon-fri" for 4h in "Europe/Berlin"',
+    '',
+  ];
   for (let i = 0; out.length < lines; i++) {
     out.push(
       `policy gen-${i} for nodepool pool-${i} {`,
@@ -47,7 +51,10 @@ export function generateCluster(shape: ClusterShape): KubeObject[] {
     objects.push(makeNodePool(pool, { consolidateAfter: '5m' }));
     for (let i = 0; i < perPool && p * perPool + i < shape.nodes; i++) {
       // Recent machines (nothing expires mid-bench), with names unique across any number of pools.
-      const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, { drifted: i % 7 === 0, createdAt: '2026-11-22T00:00:00Z' });
+      const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, {
+        drifted: i % 7 === 0,
+        createdAt: '2026-11-22T00:00:00Z',
+      });
       const name = `node-${p}-${i}`;
       const providerID = `aws:///${node.metadata.labels?.['topology.kubernetes.io/zone']}/i-${p.toString(16)}x${i.toString(16)}`;
       node.metadata.name = name;
@@ -61,11 +68,20 @@ export function generateCluster(shape: ClusterShape): KubeObject[] {
         if ((i + k) % 97 === 0) annotations['karpenter.sh/do-not-disrupt'] = 'true';
         if ((i + k) % 89 === 0) annotations['karpenter.sh/disruption-schedule'] = '0 2 * * 6';
         if (shape.replicaSets) {
-          objects.push(makePod(`${workload(p, k)}-${i}`, node.metadata.name, { namespace: `team-${p % 10}`, labels: workloadLabels(p, k) }));
+          objects.push(
+            makePod(`${workload(p, k)}-${i}`, node.metadata.name, {
+              namespace: `team-${p % 10}`,
+              labels: workloadLabels(p, k),
+            }),
+          );
         } else {
-          objects.push(makePod(`app-${p}-${i}-${k}`, node.metadata.name, {
-            namespace: `team-${p % 10}`, labels: { app: `app-${k % 20}`, team: `t${p % 10}` }, annotations,
-          }));
+          objects.push(
+            makePod(`app-${p}-${i}-${k}`, node.metadata.name, {
+              namespace: `team-${p % 10}`,
+              labels: { app: `app-${k % 20}`, team: `t${p % 10}` },
+              annotations,
+            }),
+          );
         }
       }
     }
@@ -76,28 +92,50 @@ export function generateCluster(shape: ClusterShape): KubeObject[] {
   }
   // PDBs that allow disruptions everywhere, and one that allows none (it holds a tenth of the nodes).
   for (let t = 0; t < 10; t++) {
-    for (let a = 0; a < 20; a += 4) objects.push(makePdb(`app-${a}`, { matchLabels: { app: `app-${a}` } }, { namespace: `team-${t}`, minAvailable: 1, disruptionsAllowed: 1 }));
+    for (let a = 0; a < 20; a += 4)
+      objects.push(
+        makePdb(
+          `app-${a}`,
+          { matchLabels: { app: `app-${a}` } },
+          { namespace: `team-${t}`, minAvailable: 1, disruptionsAllowed: 1 },
+        ),
+      );
   }
-  objects.push(makePdb('app-1', { matchLabels: { app: 'app-1' } }, { namespace: 'team-0', maxUnavailable: 0, disruptionsAllowed: 0 }));
+  objects.push(
+    makePdb(
+      'app-1',
+      { matchLabels: { app: 'app-1' } },
+      { namespace: 'team-0', maxUnavailable: 0, disruptionsAllowed: 0 },
+    ),
+  );
   return objects;
 }
 
 const workload = (p: number, k: number) => `app-${p}-k${k}`;
-const workloadLabels = (p: number, k: number) => ({ app: `app-${k % 20}`, team: `t${p % 10}`, workload: workload(p, k) });
+const workloadLabels = (p: number, k: number) => ({
+  app: `app-${k % 20}`,
+  team: `t${p % 10}`,
+  workload: workload(p, k),
+});
 
-/** The ReplicaSet owning pod slot `k` of pool `p` (makePod names its pods' owner from their name, with the same uid). */
+/**
+ * The ReplicaSet owning pod slot `k` of pool `p` (makePod names its pods' owner from their name, with the same uid).
+ */
 function replicaSetFor(p: number, k: number, replicas: number): KubeObject {
   const name = workload(p, k);
   const labels = workloadLabels(p, k);
   return {
-    apiVersion: 'apps/v1', kind: 'ReplicaSet',
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
     metadata: { name, namespace: `team-${p % 10}`, uid: `uid-ReplicaSet-${name}` },
     spec: {
-      replicas, selector: { matchLabels: labels },
+      replicas,
+      selector: { matchLabels: labels },
       template: {
         metadata: { labels },
         spec: {
-          nodeSelector: { 'karpenter.sh/nodepool': `pool-${p}` }, terminationGracePeriodSeconds: 30,
+          nodeSelector: { 'karpenter.sh/nodepool': `pool-${p}` },
+          terminationGracePeriodSeconds: 30,
           containers: [{ name: 'main', resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
         },
       },

@@ -50,8 +50,12 @@ async function policyThroughput(): Promise<void> {
     const checked = checkAll([{ fileName: 'gen.kpol', file: ast.value }]);
     return checked.value.map(compile);
   });
-  line(`parse+check+compile (${lines} lines)`, `${fmt(lines / (fullMs / 1000) / 1000)}k lines/s`, '≥ 100k lines/s',
-    `ratio to tokenize-only baseline: ${fmt(fullMs / lexMs)}× slower (${fmt(lines / (lexMs / 1000) / 1000)}k lines/s)`);
+  line(
+    `parse+check+compile (${lines} lines)`,
+    `${fmt(lines / (fullMs / 1000) / 1000)}k lines/s`,
+    '≥ 100k lines/s',
+    `ratio to tokenize-only baseline: ${fmt(fullMs / lexMs)}× slower (${fmt(lines / (lexMs / 1000) / 1000)}k lines/s)`,
+  );
 }
 
 async function evalAtScale(): Promise<void> {
@@ -76,39 +80,87 @@ async function evalAtScale(): Promise<void> {
   const warmMs = await timeRuns(7, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
   evaluator.reuse = true;
   const runs = evaluator.built.reduce((n, e) => n + e.runs, 0);
-  console.log(`cluster: ${shape.nodes} nodes, ${shape.pods} pods, ${shape.pools} NodePools, ${policies.length} .kpol policies; load+index ${fmt(loadMs, 0)} ms`);
+  console.log(
+    `cluster: ${shape.nodes} nodes, ${shape.pods} pods, ${shape.pools} NodePools, ${policies.length} .kpol policies; load+index ${fmt(loadMs, 0)} ms`,
+  );
 
   // Naive baseline: one json-rules-engine run per pod (do-not-disrupt + window rule), measured on a sample.
-  const engine = new Engine([{ conditions: { any: [{ fact: 'dnd', operator: 'equal', value: true }, { fact: 'outsideWindow', operator: 'equal', value: true }] }, event: { type: 'block' } }], { allowUndefinedFacts: true });
+  const engine = new Engine(
+    [
+      {
+        conditions: {
+          any: [
+            { fact: 'dnd', operator: 'equal', value: true },
+            { fact: 'outsideWindow', operator: 'equal', value: true },
+          ],
+        },
+        event: { type: 'block' },
+      },
+    ],
+    { allowUndefinedFacts: true },
+  );
   const sample = snapshot!.pods.slice(0, 5000);
   t = now();
   for (const pod of sample) await engine.run({ dnd: podDoNotDisrupt(pod, at).active, outsideWindow: false });
   const naiveMs = ((now() - t) / sample.length) * snapshot!.pods.length;
-  line('eval per instant, every node derived (5k / 150k)', `${fmt(warmMs)} ms`, '≤ 100 ms', `ratio to naive per-pod engine runs (${fmt(naiveMs, 0)} ms, sampled on 5,000 pods): ${fmt(naiveMs / warmMs, 0)}× faster`);
-  line('eval per instant, nothing changed (reused)', `${fmt(reusedMs, 2)} ms`, '-', `${fmt(warmMs / reusedMs, 0)}× faster than deriving every node`);
-  line('eval first instant (cold: compile + memo fill)', `${fmt(coldMs)} ms`, '-', `${runs} engine runs in total over ${15} instants`);
+  line(
+    'eval per instant, every node derived (5k / 150k)',
+    `${fmt(warmMs)} ms`,
+    '≤ 100 ms',
+    `ratio to naive per-pod engine runs (${fmt(naiveMs, 0)} ms, sampled on 5,000 pods): ${fmt(naiveMs / warmMs, 0)}× faster`,
+  );
+  line(
+    'eval per instant, nothing changed (reused)',
+    `${fmt(reusedMs, 2)} ms`,
+    '-',
+    `${fmt(warmMs / reusedMs, 0)}× faster than deriving every node`,
+  );
+  line(
+    'eval first instant (cold: compile + memo fill)',
+    `${fmt(coldMs)} ms`,
+    '-',
+    `${runs} engine runs in total over ${15} instants`,
+  );
   // What a policy change costs before it applies (src/core/policy/trial-eval.ts): a fresh evaluator per instant.
   const trialMs = await timeRuns(3, () => {
     const trial = new Evaluator(); // one per trial, as the Runtime's: compiled once, every instant derives its nodes
-    return trialEvaluate(policies, async (p, ms) => { await trial.evaluate(index, p, ms); }, at);
+    return trialEvaluate(
+      policies,
+      async (p, ms) => {
+        await trial.evaluate(index, p, ms);
+      },
+      at,
+    );
   });
-  line(`trial of a changed policy set (${TRIAL_OFFSETS_MS.length} instants)`, `${fmt(trialMs, 0)} ms`, '-',
-    `${fmt(trialMs / coldMs)}× one cold evaluation (once per ConfigMap change, never per tick)`);
+  line(
+    `trial of a changed policy set (${TRIAL_OFFSETS_MS.length} instants)`,
+    `${fmt(trialMs, 0)} ms`,
+    '-',
+    `${fmt(trialMs / coldMs)}× one cold evaluation (once per ConfigMap change, never per tick)`,
+  );
 }
 
 const GROUPS = ['cli', 'policy', 'eval', 'reconciler', 'rss', 'editor', 'garbage'] as const;
 const { values: flags } = parseArgs({ options: { only: { type: 'string', multiple: true } } });
-const only = new Set((flags.only ?? [...GROUPS]).flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean));
+const only = new Set(
+  (flags.only ?? [...GROUPS])
+    .flatMap((o) => o.split(','))
+    .map((o) => o.trim())
+    .filter(Boolean),
+);
 const unknown = [...only].filter((g) => !(GROUPS as readonly string[]).includes(g));
 if (unknown.length) throw new Error(`--only takes ${GROUPS.join(', ')}; not ${unknown.join(', ')}`);
 const run = (group: (typeof GROUPS)[number]) => only.has(group);
 
 console.log(`kpol bench — node ${process.version}, ${new Date().toISOString()}\n`);
 // Whole processes first, while this one has built nothing: KPOL_BENCH_CLI_ROUNDS (default 11) rounds.
-if (run('cli')) for (const l of await cliStartBench(Number(process.env.KPOL_BENCH_CLI_ROUNDS ?? 11))) line(l.name, l.value, l.goal, l.ratio);
+if (run('cli'))
+  for (const l of await cliStartBench(Number(process.env.KPOL_BENCH_CLI_ROUNDS ?? 11)))
+    line(l.name, l.value, l.goal, l.ratio);
 // `kpol check` on 0.25–1 MB of single-line garbage, whole processes: KPOL_BENCH_GARBAGE_ROUNDS (default 3) rounds.
 if (run('garbage')) {
-  for (const l of await garbageCheckBench(Number(process.env.KPOL_BENCH_GARBAGE_ROUNDS ?? 3))) line(l.name, l.value, l.goal, l.ratio);
+  for (const l of await garbageCheckBench(Number(process.env.KPOL_BENCH_GARBAGE_ROUNDS ?? 3)))
+    line(l.name, l.value, l.goal, l.ratio);
 }
 if (run('policy')) await policyThroughput();
 if (run('eval')) await evalAtScale();
@@ -117,12 +169,25 @@ if (run('eval')) await evalAtScale();
 // The quiet tick runs at the issue's scale by default (KPOL_BENCH_QUIET_TICK_NODES, default 5000, 50 nodes per pool).
 const quietNodes = Number(process.env.KPOL_BENCH_QUIET_TICK_NODES ?? 5000);
 if (run('reconciler')) {
-  for (const l of await tickBench(quietNodes, Math.max(1, Math.round(quietNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
+  for (const l of await tickBench(quietNodes, Math.max(1, Math.round(quietNodes / 50))))
+    line(l.name, l.value, l.goal, l.ratio);
   // The consolidation pass runs at the issue's scale by default (KPOL_BENCH_CONSOLIDATION_NODES, 5000 → 100 pools).
   const passNodes = Number(process.env.KPOL_BENCH_CONSOLIDATION_NODES ?? 5000);
-  for (const l of await consolidationPassBench(passNodes, Math.max(1, Math.round(passNodes / 50)))) line(l.name, l.value, l.goal, l.ratio);
-  for (const l of await weekBench(Number(process.env.KPOL_BENCH_SIM_NODES ?? 1000), Number(process.env.KPOL_BENCH_SIM_DAYS ?? 7))) line(l.name, l.value, l.goal, l.ratio);
+  for (const l of await consolidationPassBench(passNodes, Math.max(1, Math.round(passNodes / 50))))
+    line(l.name, l.value, l.goal, l.ratio);
+  for (const l of await weekBench(
+    Number(process.env.KPOL_BENCH_SIM_NODES ?? 1000),
+    Number(process.env.KPOL_BENCH_SIM_DAYS ?? 7),
+  ))
+    line(l.name, l.value, l.goal, l.ratio);
 }
 if (run('rss')) for (const l of peakRssBench(quietNodes)) line(l.name, l.value, l.goal, l.ratio);
-if (run('editor')) for (const l of await (await import('./editor.js')).editorBench()) line(l.name, l.value, l.goal, l.ratio);
-if (only.size === GROUPS.length) line('peak RSS of this bench process', `${fmt(process.resourceUsage().maxRSS / 1024, 0)} MiB`, '-', 'three 5k clusters and a simulated week built one after another in one process');
+if (run('editor'))
+  for (const l of await (await import('./editor.js')).editorBench()) line(l.name, l.value, l.goal, l.ratio);
+if (only.size === GROUPS.length)
+  line(
+    'peak RSS of this bench process',
+    `${fmt(process.resourceUsage().maxRSS / 1024, 0)} MiB`,
+    '-',
+    'three 5k clusters and a simulated week built one after another in one process',
+  );

@@ -25,13 +25,23 @@ async function scenario(which: string, nodes: number): Promise<void> {
 
 /** Runs each scenario in a child process and reports its peak RSS. */
 export function peakRssBench(nodes: number): Line[] {
-  const run = (which: string) => Number(execFileSync(process.execPath, ['--import', 'tsx', SELF, which, String(nodes)], { encoding: 'utf8' }).trim().split('\n').at(-1));
+  const run = (which: string) =>
+    Number(
+      execFileSync(process.execPath, ['--import', 'tsx', SELF, which, String(nodes)], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .at(-1),
+    );
   const quiet = run('quiet');
   const pass = run('consolidation');
-  return [{
-    name: `peak RSS, controller alone (${nodes} nodes, ${nodes * 30} pods)`, value: `${Math.max(quiet, pass).toFixed(0)} MiB`, goal: '≤ 1024 MiB',
-    ratio: `steady ticks ${quiet.toFixed(0)} MiB; consolidation pass ${pass.toFixed(0)} MiB (each in its own process)`,
-  }];
+  return [
+    {
+      name: `peak RSS, controller alone (${nodes} nodes, ${nodes * 30} pods)`,
+      value: `${Math.max(quiet, pass).toFixed(0)} MiB`,
+      goal: '≤ 1024 MiB',
+      ratio: `steady ticks ${quiet.toFixed(0)} MiB; consolidation pass ${pass.toFixed(0)} MiB (each in its own process)`,
+    },
+  ];
 }
 
 if (process.argv[1] === SELF) await scenario(process.argv[2], Number(process.argv[3]));

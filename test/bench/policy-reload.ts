@@ -11,9 +11,14 @@ import { loadPolicies, policySourcesFromConfigMaps } from '../../src/core/policy
 
 const N = 200;
 const NS = 'kpol-system';
-const policy = (i: number, extra = '') => `policy p${i} for nodepool pool-${i} {\n  consolidate when empty after 5m\n  budget 10%${extra}\n  budget 0 for Underutilized during "0 9 * * mon-fri" for 8h in "Europe/Berlin"\n}\n`;
-const cm = (i: number, text: string): ConfigMap =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `team-${i}`, namespace: NS, labels: { 'kpol.dev/policy': 'true' } }, data: { [`p${i}.kpol`]: text } });
+const policy = (i: number, extra = '') =>
+  `policy p${i} for nodepool pool-${i} {\n  consolidate when empty after 5m\n  budget 10%${extra}\n  budget 0 for Underutilized during "0 9 * * mon-fri" for 8h in "Europe/Berlin"\n}\n`;
+const cm = (i: number, text: string): ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: `team-${i}`, namespace: NS, labels: { 'kpol.dev/policy': 'true' } },
+  data: { [`p${i}.kpol`]: text },
+});
 
 function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -45,13 +50,20 @@ async function main(): Promise<void> {
     t = performance.now();
     await store.reload();
     broken.push(performance.now() - t);
-    await cluster.update({ ...(await cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'team-1', namespace: NS }))!, data: { 'p1.kpol': policy(1) } });
+    await cluster.update({
+      ...(await cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'team-1', namespace: NS }))!,
+      data: { 'p1.kpol': policy(1) },
+    });
     await store.reload();
   }
   const p = median(plain);
   console.log(`${N} policy ConfigMaps: one check of all files ${p.toFixed(1)} ms (baseline)`);
-  console.log(`reload, one valid change:      ${median(valid).toFixed(1)} ms  = ${(median(valid) / p).toFixed(2)}× baseline`);
-  console.log(`reload, one broken ConfigMap:  ${median(broken).toFixed(1)} ms  = ${(median(broken) / p).toFixed(2)}× baseline (Warning Event and annotation included)`);
+  console.log(
+    `reload, one valid change:      ${median(valid).toFixed(1)} ms  = ${(median(valid) / p).toFixed(2)}× baseline`,
+  );
+  console.log(
+    `reload, one broken ConfigMap:  ${median(broken).toFixed(1)} ms  = ${(median(broken) / p).toFixed(2)}× baseline (Warning Event and annotation included)`,
+  );
   store.stop();
 }
 

@@ -20,7 +20,10 @@ export interface Line {
 }
 
 async function naivePerPodMs(rt: Runtime, at: number): Promise<number> {
-  const engine = new Engine([{ conditions: { any: [{ fact: 'dnd', operator: 'equal', value: true }] }, event: { type: 'block' } }], { allowUndefinedFacts: true });
+  const engine = new Engine(
+    [{ conditions: { any: [{ fact: 'dnd', operator: 'equal', value: true }] }, event: { type: 'block' } }],
+    { allowUndefinedFacts: true },
+  );
   const pods = (await rt.view.current()).snapshot.pods;
   const sample = pods.slice(0, 2000);
   const t = performance.now();
@@ -33,14 +36,18 @@ export async function settledRuntime(nodes: number, pools: number): Promise<{ rt
   const clock = new FakeClock(T0);
   const rt = new Runtime({ clock, objects: generateCluster({ pools, nodes, pods: nodes * 30 }), policies: [] });
   // Let the cluster settle (the generated one has drifted nodes; a budget of 10% works through them).
-  for (let i = 0; i < 3; i++) { await rt.tick(); clock.advance(10_000); }
+  for (let i = 0; i < 3; i++) {
+    await rt.tick();
+    clock.advance(10_000);
+  }
   clock.advance(10 * 60_000); // past every pool's consolidateAfter
   return { rt, clock };
 }
 
 /**
  * A cluster in which nothing is left to do: the generated one without its drifted machines and
- * with consolidateAfter 1h from a pod event at the start, so for the measured minutes no node becomes a candidate and no object
+ * with consolidateAfter 1h from a pod event at the start, so for the measured minutes no node becomes a candidate and
+ * no object
  * changes — what the issue's "tick when nothing changed" is. Time still moves 10 s per tick.
  */
 export async function quietRuntime(nodes: number, pools: number): Promise<{ rt: Runtime; clock: FakeClock }> {
@@ -58,7 +65,10 @@ export async function quietRuntime(nodes: number, pools: number): Promise<{ rt: 
     }
   }
   const rt = new Runtime({ clock, objects, policies: [] });
-  for (let i = 0; i < 3; i++) { await rt.tick(); clock.advance(10_000); }
+  for (let i = 0; i < 3; i++) {
+    await rt.tick();
+    clock.advance(10_000);
+  }
   return { rt, clock };
 }
 
@@ -68,7 +78,8 @@ async function medianTickMs(rt: Runtime, clock: FakeClock, ticks: number): Promi
     const t = performance.now();
     const r = await rt.tick();
     times.push(performance.now() - t);
-    if (r.disruption.started || r.disruption.waitingValidation) throw new Error('the quiet cluster is not quiet: a disruption command was computed');
+    if (r.disruption.started || r.disruption.waitingValidation)
+      throw new Error('the quiet cluster is not quiet: a disruption command was computed');
     clock.advance(10_000);
   }
   times.sort((a, b) => a - b);
@@ -84,28 +95,50 @@ export async function tickBench(nodes: number, pools: number): Promise<Line[]> {
   rt.evaluator.reuse = true;
   const naive = await naivePerPodMs(rt, clock.now());
   return [
-    { name: `reconcile tick, quiet, median (${nodes} nodes, ${nodes * 30} pods, ${pools} pools)`, value: `${median.toFixed(1)} ms`, goal: '≤ 100 ms at 5k',
-      ratio: `no verdict reuse: ${uncached.toFixed(0)} ms (${(uncached / median).toFixed(1)}×); naive per-pod rule runs alone: ${naive.toFixed(0)} ms (${(naive / median).toFixed(0)}×)` },
+    {
+      name: `reconcile tick, quiet, median (${nodes} nodes, ${nodes * 30} pods, ${pools} pools)`,
+      value: `${median.toFixed(1)} ms`,
+      goal: '≤ 100 ms at 5k',
+      ratio: `no verdict reuse: ${uncached.toFixed(0)} ms (${(uncached / median).toFixed(1)}×); naive per-pod rule runs alone: ${naive.toFixed(0)} ms (${(naive / median).toFixed(0)}×)`,
+    },
   ];
 }
 
 export async function weekBench(nodes: number, days: number): Promise<Line[]> {
-  const objects = () => generateCluster({ pools: Math.max(1, Math.round(nodes / 50)), nodes, pods: nodes * 10, replicaSets: true });
+  const objects = () =>
+    generateCluster({ pools: Math.max(1, Math.round(nodes / 50)), nodes, pods: nodes * 10, replicaSets: true });
   // Baseline, same run: the first day (or the whole run if shorter) deriving every verdict at every tick.
   const baselineMs = Math.min(days, 1) * 86_400_000;
   let t = performance.now();
-  await simulate({ objects: objects(), policies: [], fromMs: T0, forMs: baselineMs, stepMs: 60_000, reuseVerdicts: false });
+  await simulate({
+    objects: objects(),
+    policies: [],
+    fromMs: T0,
+    forMs: baselineMs,
+    stepMs: 60_000,
+    reuseVerdicts: false,
+  });
   const naive = (performance.now() - t) / 1000;
   let firstDay = 0;
   t = performance.now();
   const timeline = await simulate({
-    objects: objects(), policies: [], fromMs: T0, forMs: days * 86_400_000, stepMs: 60_000,
-    onProgress: (done) => { if (!firstDay && done >= baselineMs) firstDay = (performance.now() - t) / 1000; },
+    objects: objects(),
+    policies: [],
+    fromMs: T0,
+    forMs: days * 86_400_000,
+    stepMs: 60_000,
+    onProgress: (done) => {
+      if (!firstDay && done >= baselineMs) firstDay = (performance.now() - t) / 1000;
+    },
   });
   const s = (performance.now() - t) / 1000;
   const acted = timeline.disruptions.reduce((n, d) => n + d.nodes.length, 0);
-  return [{
-    name: `simulation, ${days} d at 1 min steps (${nodes} nodes, ReplicaSets)`, value: `${s.toFixed(1)} s`, goal: 'seconds (7 d, 1k nodes)',
-    ratio: `${(timeline.ticks / s).toFixed(0)} ticks/s, ${acted} nodes disrupted; first ${baselineMs / 3_600_000} h ${firstDay.toFixed(1)} s vs ${naive.toFixed(1)} s deriving every verdict every tick (${(naive / firstDay).toFixed(1)}×)`,
-  }];
+  return [
+    {
+      name: `simulation, ${days} d at 1 min steps (${nodes} nodes, ReplicaSets)`,
+      value: `${s.toFixed(1)} s`,
+      goal: 'seconds (7 d, 1k nodes)',
+      ratio: `${(timeline.ticks / s).toFixed(0)} ticks/s, ${acted} nodes disrupted; first ${baselineMs / 3_600_000} h ${firstDay.toFixed(1)} s vs ${naive.toFixed(1)} s deriving every verdict every tick (${(naive / firstDay).toFixed(1)}×)`,
+    },
+  ];
 }

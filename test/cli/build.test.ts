@@ -5,7 +5,17 @@
 // Kubernetes client for --help, check or eval); and the build answers as the sources do.
 // Which modules a process loads is read from a load hook (test/support/load-trace.mjs).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,21 +38,35 @@ let traces = 0;
 /** A copy of what `npm pack` ships (the sources, no dist/) with this checkout's node_modules. */
 function copyPackage(): string {
   const dir = mkdtempSync(join(tmpdir(), 'kpol-build-'));
-  for (const p of ['package.json', 'tsconfig.json', 'src', 'rules', 'grammar']) cpSync(join(ROOT, p), join(dir, p), { recursive: true });
+  for (const p of ['package.json', 'tsconfig.json', 'src', 'rules', 'grammar'])
+    cpSync(join(ROOT, p), join(dir, p), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }
 
-interface Run { code: number | null; stdout: string; stderr: string; loaded: string[] }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  loaded: string[];
+}
 
 /** `kpol …` from the copy's bin.mjs, as a user runs it, with the modules it loaded. */
 function kpol(args: string[], env: Record<string, string> = {}): Run {
   const trace = join(pkg, `trace-${++traces}.txt`);
   writeFileSync(trace, '');
   const r = spawnSync(process.execPath, ['--import', LOAD_TRACE, join(pkg, 'src/edge/cli/bin.mjs'), ...args], {
-    cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, KPOL_FROM_SOURCE: '', ...env, KPOL_LOAD_TRACE: trace },
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, KPOL_FROM_SOURCE: '', ...env, KPOL_LOAD_TRACE: trace },
   });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, loaded: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
+  return {
+    code: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    loaded: readFileSync(trace, 'utf8').split('\n').filter(Boolean),
+  };
 }
 
 /** The files bundled into the build's modules a run loaded (paths as esbuild names them). */
@@ -53,7 +77,13 @@ function bundledSources(run: Run): string[] {
   return modules.flatMap((m) => built.modules[m] ?? []);
 }
 
-const HEAVY = [/@kubernetes[/\\]client-node/, /^src\/edge\/kube\//, /^src\/edge\/simulate\//, /^src\/edge\/server\//, /^src\/control\/runtime\//];
+const HEAVY = [
+  /@kubernetes[/\\]client-node/,
+  /^src\/edge\/kube\//,
+  /^src\/edge\/simulate\//,
+  /^src\/edge\/server\//,
+  /^src\/control\/runtime\//,
+];
 const heavy = (sources: string[]) => sources.filter((s) => HEAVY.some((re) => re.test(s)));
 
 beforeAll(async () => {
@@ -65,12 +95,23 @@ afterAll(() => {
 });
 
 describe('the build', () => {
-  it('stamps every package file it read, and npm\'s record of the bundled packages', () => {
-    expect(built.inputs).toEqual(expect.arrayContaining(['src/edge/cli/main.ts', 'src/edge/cli/commands/check.ts', 'grammar/parser.ts', 'rules/builtin/candidate-rules.json', 'tsconfig.json', 'src/edge/cli/build.mjs']));
+  it("stamps every package file it read, and npm's record of the bundled packages", () => {
+    expect(built.inputs).toEqual(
+      expect.arrayContaining([
+        'src/edge/cli/main.ts',
+        'src/edge/cli/commands/check.ts',
+        'grammar/parser.ts',
+        'rules/builtin/candidate-rules.json',
+        'tsconfig.json',
+        'src/edge/cli/build.mjs',
+      ]),
+    );
     expect(built.inputs.filter((i) => i.includes('node_modules'))).toEqual([]);
     const stamp = JSON.parse(readFileSync(join(pkg, 'dist/cli/stamp.json'), 'utf8'));
     expect(Object.keys(stamp.dependencies)).toEqual(['node_modules/.package-lock.json']);
-    expect(readFileSync(join(pkg, 'dist/cli/THIRD-PARTY-NOTICES.txt'), 'utf8')).toMatch(/^@kubernetes\/client-node@\S+ \(Apache-2\.0\)$/m);
+    expect(readFileSync(join(pkg, 'dist/cli/THIRD-PARTY-NOTICES.txt'), 'utf8')).toMatch(
+      /^@kubernetes\/client-node@\S+ \(Apache-2\.0\)$/m,
+    );
     expect(stateOf(pkg).fresh).toBe(true);
   });
 
@@ -81,7 +122,9 @@ describe('the build', () => {
     expect(r.loaded.filter((u) => u.endsWith('.ts') || u.includes('/node_modules/'))).toEqual([]);
     const sources = bundledSources(r);
     expect(sources).toContain('src/edge/cli/commands/index.ts');
-    expect(sources.filter((s) => s.startsWith('src/edge/cli/commands/') && !/\/(index|command)\.ts$/.test(s))).toEqual([]);
+    expect(sources.filter((s) => s.startsWith('src/edge/cli/commands/') && !/\/(index|command)\.ts$/.test(s))).toEqual(
+      [],
+    );
     expect(sources.filter((s) => s.includes('node_modules'))).toEqual([]);
   });
 
@@ -109,7 +152,10 @@ describe('the build', () => {
   });
 
   it('answers as the sources do (through tsx)', () => {
-    for (const args of [['check', '--format', 'json', EXAMPLE], ['eval', '--cluster', DEMO, '--policy', EXAMPLE, '--at', AT, '--output', 'json']]) {
+    for (const args of [
+      ['check', '--format', 'json', EXAMPLE],
+      ['eval', '--cluster', DEMO, '--policy', EXAMPLE, '--at', AT, '--output', 'json'],
+    ]) {
       const fromBuild = kpol(args);
       const fromSource = kpol(args, { KPOL_FROM_SOURCE: '1' });
       expect(fromSource.loaded.some((u) => u.endsWith('/src/edge/cli/main.ts'))).toBe(true);
@@ -141,13 +187,19 @@ describe('a source changed since the build', () => {
     const json = join(pkg, 'rules/builtin/candidate-rules.json');
     const text = readFileSync(json, 'utf8');
     writeFileSync(json, `${text} `);
-    expect(stateOf(pkg)).toMatchObject({ fresh: false, reason: expect.stringContaining('rules/builtin/candidate-rules.json') });
+    expect(stateOf(pkg)).toMatchObject({
+      fresh: false,
+      reason: expect.stringContaining('rules/builtin/candidate-rules.json'),
+    });
     writeFileSync(json, text);
     utimesSync(CHECK(), new Date(), new Date(Date.now() + 60_000));
     expect(stateOf(pkg).fresh).toBe(true);
     renameSync(CHECK(), `${CHECK()}.away`);
     try {
-      expect(stateOf(pkg)).toEqual({ fresh: false, reason: 'src/edge/cli/commands/check.ts was removed since the build' });
+      expect(stateOf(pkg)).toEqual({
+        fresh: false,
+        reason: 'src/edge/cli/commands/check.ts was removed since the build',
+      });
     } finally {
       renameSync(`${CHECK()}.away`, CHECK());
     }
@@ -170,9 +222,17 @@ describe('buildState', () => {
     writeFileSync(join(root, 'a.ts'), 'export const a = 1;\n');
     writeFileSync(join(root, 'node_modules/.package-lock.json'), '{"v":1}');
     const rec = (p: string) => inputRecord(readFileSync(join(root, p)), 0);
-    const stamp = (o: object) => writeFileSync(join(root, 'dist/cli/stamp.json'), JSON.stringify({
-      format: 1, entry: 'main.mjs', inputs: { 'a.ts': rec('a.ts') }, dependencies: { 'node_modules/.package-lock.json': rec('node_modules/.package-lock.json') }, ...o,
-    }));
+    const stamp = (o: object) =>
+      writeFileSync(
+        join(root, 'dist/cli/stamp.json'),
+        JSON.stringify({
+          format: 1,
+          entry: 'main.mjs',
+          inputs: { 'a.ts': rec('a.ts') },
+          dependencies: { 'node_modules/.package-lock.json': rec('node_modules/.package-lock.json') },
+          ...o,
+        }),
+      );
     return { root, stamp };
   }
 
@@ -190,7 +250,10 @@ describe('buildState', () => {
     const { root, stamp } = tiny();
     stamp({});
     writeFileSync(join(root, 'node_modules/.package-lock.json'), '{"v":2}');
-    expect(stateOf(root)).toMatchObject({ fresh: false, reason: expect.stringMatching(/^the installed dependencies changed/) });
+    expect(stateOf(root)).toMatchObject({
+      fresh: false,
+      reason: expect.stringMatching(/^the installed dependencies changed/),
+    });
     rmSync(join(root, 'node_modules'), { recursive: true });
     expect(stateOf(root).fresh).toBe(true); // an installed package: the build carries its dependencies
     rmSync(root, { recursive: true });
@@ -201,11 +264,17 @@ describe('bin.mjs without a usable build', () => {
   it('says what is missing when tsx is not installed either (exit 70), rather than run anything stale', () => {
     const root = mkdtempSync(join(tmpdir(), 'kpol-nobuild-'));
     mkdirSync(join(root, 'src/edge/cli'), { recursive: true });
-    for (const f of ['bin.mjs', 'build-state.mjs']) cpSync(join(ROOT, 'src/edge/cli', f), join(root, 'src/edge/cli', f));
+    for (const f of ['bin.mjs', 'build-state.mjs'])
+      cpSync(join(ROOT, 'src/edge/cli', f), join(root, 'src/edge/cli', f));
     writeFileSync(join(root, 'package.json'), '{"type":"module"}');
-    const r = spawnSync(process.execPath, [join(root, 'src/edge/cli/bin.mjs'), '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const r = spawnSync(process.execPath, [join(root, 'src/edge/cli/bin.mjs'), '--help'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
     expect(r.status).toBe(70);
-    expect(r.stderr).toMatch(/^kpol: cannot start: the build in dist\/cli\/ cannot be used \(there is no build .*\), and tsx, which runs kpol from its TypeScript sources, is not installed/);
+    expect(r.stderr).toMatch(
+      /^kpol: cannot start: the build in dist\/cli\/ cannot be used \(there is no build .*\), and tsx, which runs kpol from its TypeScript sources, is not installed/,
+    );
     rmSync(root, { recursive: true });
   });
 });

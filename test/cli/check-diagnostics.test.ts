@@ -19,8 +19,12 @@ async function check(argv: string[], errColor = false) {
   let stdout = '';
   let stderr = '';
   const code = await main(['check', ...argv], {
-    out: (t) => { stdout += `${t}\n`; },
-    err: (t) => { stderr += `${t}\n`; },
+    out: (t) => {
+      stdout += `${t}\n`;
+    },
+    err: (t) => {
+      stderr += `${t}\n`;
+    },
     isTTY: errColor,
     errColor,
   });
@@ -34,7 +38,9 @@ describe('kpol check', () => {
   it('fails on an unknown time zone: its windows could never be computed', async () => {
     const r = await check([file('zone.kpol', 'policy a for nodepool x {\n  timezone "Europe/Berln"\n  budget 1\n}\n')]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('zone.kpol:2:12: error KPOL2026: unknown time zone `Europe/Berln`, so its windows can never be computed and fail closed');
+    expect(r.stderr).toContain(
+      'zone.kpol:2:12: error KPOL2026: unknown time zone `Europe/Berln`, so its windows can never be computed and fail closed',
+    );
     expect(r.stderr).toContain('help: did you mean `Europe/Berlin`?');
   });
 
@@ -46,12 +52,19 @@ describe('kpol check', () => {
     expect(strict.stderr).toContain('1 file(s): 0 error(s), 2 warning(s); warnings fail the check (--strict)');
     expect((await check(['--deny-warnings', p])).code).toBe(1);
     expect((await check(['--strict', '--format', 'json', p])).code).toBe(1);
-    expect((await check(['--strict', file('clean.kpol', 'policy a for nodepool x {\n  budget 10%\n}\n')])).code).toBe(0);
+    expect((await check(['--strict', file('clean.kpol', 'policy a for nodepool x {\n  budget 10%\n}\n')])).code).toBe(
+      0,
+    );
   });
 
   it('prints a file’s syntax errors and checker reports together, in source order', async () => {
-    const r = await check([file('order.kpol', 'policy a for nodepool x {\n  budget 5 for Drifed\n  budjet 1\n  budget 2 for Empyt\n}\n')]);
-    const headers = r.stderr.split('\n').filter((l) => l.startsWith(tmp)).map((l) => l.slice(tmp.length + 1).split(': ')[0]);
+    const r = await check([
+      file('order.kpol', 'policy a for nodepool x {\n  budget 5 for Drifed\n  budjet 1\n  budget 2 for Empyt\n}\n'),
+    ]);
+    const headers = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith(tmp))
+      .map((l) => l.slice(tmp.length + 1).split(': ')[0]);
     expect(headers).toEqual(['order.kpol:2:16', 'order.kpol:3:3', 'order.kpol:4:16']);
   });
 

@@ -66,7 +66,13 @@ describe('exit codes and errors', () => {
     expect(r.stderr).toContain('RFC 3339');
   });
   it('eval refuses to evaluate with a broken policy (exit 1) and shows the diagnostics', async () => {
-    const r = await runCli('eval', '--cluster', DOCS, '--policy', file('broken.kpol', 'policy a for nodepool default {\n  budget 200%\n}\n'));
+    const r = await runCli(
+      'eval',
+      '--cluster',
+      DOCS,
+      '--policy',
+      file('broken.kpol', 'policy a for nodepool default {\n  budget 200%\n}\n'),
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('KPOL2004');
   });
@@ -79,13 +85,30 @@ describe('eval --output json', () => {
     const o = JSON.parse(r.stdout);
     expect(Object.keys(o).sort()).toEqual(['at', 'decisions', 'nodePools', 'nodes', 'warnings']);
     expect(o.at).toBe('2026-08-20T12:00:00Z');
-    expect(o.nodePools.default).toMatchObject({ nodes: 19, disrupting: 0, budgets: { Empty: 4, Drifted: 4, Underutilized: 5 }, allowed: { Empty: 4, Drifted: 4, Underutilized: 5 }, errors: [] });
+    expect(o.nodePools.default).toMatchObject({
+      nodes: 19,
+      disrupting: 0,
+      budgets: { Empty: 4, Drifted: 4, Underutilized: 5 },
+      allowed: { Empty: 4, Drifted: 4, Underutilized: 5 },
+      errors: [],
+    });
     expect(Object.keys(o.nodes)).toHaveLength(19);
-    for (const n of Object.values(o.nodes) as { candidate: boolean; reasons: string[] }[]) expect(n.candidate).toBe(n.reasons.length > 0);
+    for (const n of Object.values(o.nodes) as { candidate: boolean; reasons: string[] }[])
+      expect(n.candidate).toBe(n.reasons.length > 0);
   });
   it('unlimited reasons are null', async () => {
     const p = file('drift-only.kpol', 'policy a for nodepool default {\n  budget 0 for Drifted\n}\n');
-    const r = await runCli('eval', '--cluster', DOCS, '--policy', p, '--at', '2026-08-20T12:00:00Z', '--output', 'json');
+    const r = await runCli(
+      'eval',
+      '--cluster',
+      DOCS,
+      '--policy',
+      p,
+      '--at',
+      '2026-08-20T12:00:00Z',
+      '--output',
+      'json',
+    );
     const o = JSON.parse(r.stdout);
     expect(o.nodePools.default.budgets).toEqual({ Empty: null, Drifted: 0, Underutilized: null });
   });
@@ -99,7 +122,10 @@ describe('fmt, compile, explain, import/export', () => {
     expect((await runCli('fmt', '--check', p)).code).toBe(0);
   });
   it('compile prints a rule graph with the built-in layer and the policy rules', async () => {
-    const r = await runCli('compile', file('c.kpol', 'policy a for nodepool x {\n  budget 3 for Drifted during "@daily" for 1h\n}\n'));
+    const r = await runCli(
+      'compile',
+      file('c.kpol', 'policy a for nodepool x {\n  budget 3 for Drifted during "@daily" for 1h\n}\n'),
+    );
     expect(r.code).toBe(0);
     const g = JSON.parse(r.stdout);
     expect(g.kind).toBe('RuleGraph');
@@ -107,22 +133,65 @@ describe('fmt, compile, explain, import/export', () => {
     expect(g.nodeRules.map((x: { name: string }) => x.name)).toContain('pod-do-not-disrupt');
   });
   it('explain shows fired rules with fact values', async () => {
-    const r = await runCli('explain', '--cluster', DOCS, '--node', 'ip-10-124-0-1.us-west-2.compute.internal', '--at', '2026-08-21T00:05:00Z');
+    const r = await runCli(
+      'explain',
+      '--cluster',
+      DOCS,
+      '--node',
+      'ip-10-124-0-1.us-west-2.compute.internal',
+      '--at',
+      '2026-08-21T00:05:00Z',
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('candidate for: Underutilized');
-    expect(r.stdout).toMatch(/✔ fired\s+NodePool default spec\.disruption\.budgets\[2\] \{nodes: 0, reasons: \[Underutilized\], schedule: "@daily", duration: 10m\} → budget/);
+    expect(r.stdout).toMatch(
+      /✔ fired\s+NodePool default spec\.disruption\.budgets\[2\] \{nodes: 0, reasons: \[Underutilized\], schedule: "@daily", duration: 10m\} → budget/,
+    );
     expect(r.stdout).toContain('Underutilized: allowed 0');
     expect(r.stdout).not.toMatch(/budget:b\d/);
   });
   it("explain names a .kpol policy's budgets and windows by their statements and file:line", async () => {
-    const policy = file('explained.kpol', 'policy p for nodepool default {\n  budget 20% for Empty, Drifted\n  budget 0 for Underutilized during "@daily" for 10m\n}\n');
-    const r = await runCli('explain', '--cluster', DOCS, '--policy', policy, '--node', 'ip-10-124-0-1.us-west-2.compute.internal', '--at', '2026-08-21T00:05:00Z');
+    const policy = file(
+      'explained.kpol',
+      'policy p for nodepool default {\n  budget 20% for Empty, Drifted\n  budget 0 for Underutilized during "@daily" for 10m\n}\n',
+    );
+    const r = await runCli(
+      'explain',
+      '--cluster',
+      DOCS,
+      '--policy',
+      policy,
+      '--node',
+      'ip-10-124-0-1.us-west-2.compute.internal',
+      '--at',
+      '2026-08-21T00:05:00Z',
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`✔ fired  budget 20% for Empty, Drifted (${policy}:2) → budget`);
-    expect(r.stdout).toContain(`✔ window open: budget 0 for Underutilized during "@daily" for 10m (${policy}:3) (now open)`);
+    expect(r.stdout).toContain(
+      `✔ window open: budget 0 for Underutilized during "@daily" for 10m (${policy}:3) (now open)`,
+    );
     expect(r.stdout).not.toMatch(/budget:b\d|window:b\d/);
-    const json = JSON.parse((await runCli('explain', '--cluster', DOCS, '--policy', policy, '--node', 'ip-10-124-0-1.us-west-2.compute.internal', '--at', '2026-08-21T00:05:00Z', '--output', 'json')).stdout);
-    expect(json.poolRules.find((x: { rule: string }) => x.rule === 'budget:b0').statement).toBe(`budget 20% for Empty, Drifted (${policy}:2)`);
+    const json = JSON.parse(
+      (
+        await runCli(
+          'explain',
+          '--cluster',
+          DOCS,
+          '--policy',
+          policy,
+          '--node',
+          'ip-10-124-0-1.us-west-2.compute.internal',
+          '--at',
+          '2026-08-21T00:05:00Z',
+          '--output',
+          'json',
+        )
+      ).stdout,
+    );
+    expect(json.poolRules.find((x: { rule: string }) => x.rule === 'budget:b0').statement).toBe(
+      `budget 20% for Empty, Drifted (${policy}:2)`,
+    );
   });
   it.each([
     ['a NodeClaim name', 'default-aaaa0'],
@@ -131,7 +200,9 @@ describe('fmt, compile, explain, import/export', () => {
   ])('explain finds the node by %s', async (_what, query) => {
     const r = await runCli('explain', '--cluster', DOCS, '--node', query, '--at', '2026-08-21T00:05:00Z');
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('node ip-10-124-0-1.us-west-2.compute.internal (NodeClaim default-aaaa0, aws:///us-west-2a/i-0000000007c000000; NodePool default, policy nodepool/default)');
+    expect(r.stdout.split('\n')[0]).toBe(
+      'node ip-10-124-0-1.us-west-2.compute.internal (NodeClaim default-aaaa0, aws:///us-west-2a/i-0000000007c000000; NodePool default, policy nodepool/default)',
+    );
   });
   it('explain of an unknown node is exit 2, saying what --node takes and which nodes there are', async () => {
     const r = await runCli('explain', '--cluster', DOCS, '--node', 'nope');
@@ -153,19 +224,32 @@ describe('fmt, compile, explain, import/export', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('name: web');
     for (const pool of ['web', 'batch']) {
-      expect(r.stderr).toContain(`kpol export: warning: NodePool ${pool} has no spec.template.spec.nodeClassRef and spec.template.spec.requirements, which the NodePool CRD requires`);
+      expect(r.stderr).toContain(
+        `kpol export: warning: NodePool ${pool} has no spec.template.spec.nodeClassRef and spec.template.spec.requirements, which the NodePool CRD requires`,
+      );
     }
     expect(r.stderr).toContain('pass --base NODEPOOL.yaml');
-    const base = file('base.yaml', 'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: { name: web }\nspec:\n  template:\n    spec:\n      nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, name: default }\n      requirements: []\n');
+    const base = file(
+      'base.yaml',
+      'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: { name: web }\nspec:\n  template:\n    spec:\n      nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, name: default }\n      requirements: []\n',
+    );
     const withBase = await runCli('export', '--base', base, p);
     expect(withBase.code).toBe(0);
     expect(withBase.stderr).not.toContain('warning');
-    const selector = await runCli('export', file('sel.kpol', 'policy a for nodepools where team = "x" {\n  budget 5\n}\n'));
+    const selector = await runCli(
+      'export',
+      file('sel.kpol', 'policy a for nodepools where team = "x" {\n  budget 5\n}\n'),
+    );
     expect(selector.code).toBe(0);
-    expect(selector.stderr).toContain('warning: it selects NodePools by label, so there is no NodePool to write without --base');
+    expect(selector.stderr).toContain(
+      'warning: it selects NodePools by label, so there is no NodePool to write without --base',
+    );
   });
   it('export reports what Karpenter cannot express, and --strict fails on it', async () => {
-    const p = file('tz.kpol', 'policy a for nodepool x {\n  allow 3 Drifted only during "0 1 * * *" for 4h in "Europe/Berlin"\n}\n');
+    const p = file(
+      'tz.kpol',
+      'policy a for nodepool x {\n  allow 3 Drifted only during "0 1 * * *" for 4h in "Europe/Berlin"\n}\n',
+    );
     const r = await runCli('export', p);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/daylight saving/);
@@ -175,13 +259,18 @@ describe('fmt, compile, explain, import/export', () => {
 
 describe('kpol test --coverage', () => {
   it('reports which rules fired across the fixtures, and which never did', async () => {
-    const r = await runCli('test', '--coverage', new URL('../../rules/examples/zone-freeze.test.yaml', import.meta.url).pathname);
+    const r = await runCli(
+      'test',
+      '--coverage',
+      new URL('../../rules/examples/zone-freeze.test.yaml', import.meta.url).pathname,
+    );
     expect(r.code).toBe(0);
     const m = /rule coverage: (\d+)\/(\d+) rules fired/.exec(r.stdout);
     expect(m).not.toBeNull();
     expect(Number(m![1])).toBeGreaterThan(0);
     expect(Number(m![1])).toBeLessThan(Number(m![2]));
-    expect(r.stdout).not.toMatch(/never fired: zone-freeze:maintenance:/); // the fixture exercises its maintenance windows…
+    // the fixture exercises its maintenance windows…
+    expect(r.stdout).not.toMatch(/never fired: zone-freeze:maintenance:/);
     expect(r.stdout).toMatch(/never fired: zone-freeze:queued/); // …and the queue rule cannot without a reconciler
     expect(r.stdout.trimEnd().split('\n').pop()).toMatch(/^\d+ passed, 0 failed$/);
   });

@@ -20,16 +20,42 @@ let bin = '';
 
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'kpol-pack-'));
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
-  const [{ filename, files }] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', tmp], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 180_000,
+  });
+  const [{ filename, files }] = JSON.parse(out.slice(out.indexOf('['))) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
   packed = files.map((f) => f.path);
   const prefix = join(tmp, 'prefix');
   const emptyCache = join(tmp, 'npm-cache');
   mkdirSync(emptyCache);
   // --offline with an empty cache: nothing can come from the registry, and nothing has to.
-  execFileSync('npm', ['install', '-g', '--prefix', prefix, '--offline', '--cache', emptyCache, '--no-audit', '--no-fund', join(tmp, filename)], {
-    cwd: tmp, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000,
-  });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '-g',
+      '--prefix',
+      prefix,
+      '--offline',
+      '--cache',
+      emptyCache,
+      '--no-audit',
+      '--no-fund',
+      join(tmp, filename),
+    ],
+    {
+      cwd: tmp,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 180_000,
+    },
+  );
   installed = join(prefix, 'lib/node_modules/kpol');
   bin = join(prefix, 'bin/kpol');
 }, 300_000);
@@ -38,14 +64,31 @@ afterAll(() => {
 });
 
 /** The installed bin, as a shell runs it (its #! line), from a folder outside the checkout. */
-const kpol = (...args: string[]) => spawnSync(bin, args, { cwd: tmp, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH ?? '', HOME: tmp } });
+const kpol = (...args: string[]) =>
+  spawnSync(bin, args, {
+    cwd: tmp,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { PATH: process.env.PATH ?? '', HOME: tmp },
+  });
 
 describe('npm pack + npm install -g', () => {
   it('packs the build, the sources it was built from and the files kpol reads at run time; no tests', () => {
-    expect(packed).toEqual(expect.arrayContaining([
-      'package.json', 'README.md', 'tsconfig.json', 'src/edge/cli/bin.mjs', 'src/edge/cli/build-state.mjs', 'dist/cli/main.mjs', 'dist/cli/stamp.json',
-      'dist/cli/THIRD-PARTY-NOTICES.txt', 'rules/examples/demo/cluster.yaml', 'rules/examples/business-hours.kpol', 'deploy/crds/karpenter.sh_nodepools.yaml',
-    ]));
+    expect(packed).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'tsconfig.json',
+        'src/edge/cli/bin.mjs',
+        'src/edge/cli/build-state.mjs',
+        'dist/cli/main.mjs',
+        'dist/cli/stamp.json',
+        'dist/cli/THIRD-PARTY-NOTICES.txt',
+        'rules/examples/demo/cluster.yaml',
+        'rules/examples/business-hours.kpol',
+        'deploy/crds/karpenter.sh_nodepools.yaml',
+      ]),
+    );
     expect(packed.filter((p) => /^(test|node_modules|editor\/src|\.git)\//.test(p))).toEqual([]);
   });
 
@@ -70,7 +113,15 @@ describe('npm pack + npm install -g', () => {
 
   it('kpol eval on the shipped demo; kpol pull loads the bundled Kubernetes client', () => {
     const demo = join(installed, 'rules/examples/demo/cluster.yaml');
-    const e = kpol('eval', '--cluster', demo, '--policy', join(installed, 'rules/examples/business-hours.kpol'), '--at', '2026-11-23T10:00:00Z');
+    const e = kpol(
+      'eval',
+      '--cluster',
+      demo,
+      '--policy',
+      join(installed, 'rules/examples/business-hours.kpol'),
+      '--at',
+      '2026-11-23T10:00:00Z',
+    );
     expect(e.stderr).toBe('');
     expect(e.status).toBe(0);
     expect(e.stdout).toMatch(/^default +business-hours/m);

@@ -26,8 +26,15 @@ describe('a port already in use', () => {
 
   it('listenOn passes other failures through unchanged', async () => {
     const boom = new Error('boom');
-    await expect(listenOn('--port', '127.0.0.1', 1, async () => { throw boom; })).rejects.toBe(boom);
-    await expect(listenOn('--port', '127.0.0.1', 80, async () => { throw Object.assign(new Error('listen EACCES'), { code: 'EACCES' }); }))
-      .rejects.toThrow('cannot listen on 127.0.0.1:80: permission denied');
+    await expect(
+      listenOn('--port', '127.0.0.1', 1, async () => {
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    await expect(
+      listenOn('--port', '127.0.0.1', 80, async () => {
+        throw Object.assign(new Error('listen EACCES'), { code: 'EACCES' });
+      }),
+    ).rejects.toThrow('cannot listen on 127.0.0.1:80: permission denied');
   });
 });

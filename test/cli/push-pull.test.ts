@@ -27,8 +27,20 @@ const BAD = 'policy a for nodepool x {\n  budget 5 for Drifed\n}\n';
 async function run(command: Command, ...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await command.run(argv, { out: (t) => { stdout += `${t}\n`; }, err: (t) => { stderr += `${t}\n`; }, isTTY: false })
-    .catch((e: { exitCode?: number; message: string }) => { stderr += e.message; return e.exitCode ?? 99; });
+  const code = await command
+    .run(argv, {
+      out: (t) => {
+        stdout += `${t}\n`;
+      },
+      err: (t) => {
+        stderr += `${t}\n`;
+      },
+      isTTY: false,
+    })
+    .catch((e: { exitCode?: number; message: string }) => {
+      stderr += e.message;
+      return e.exitCode ?? 99;
+    });
   return { code, stdout, stderr };
 }
 
@@ -38,8 +50,12 @@ function cluster(objects: ConfigMap[] = []) {
   return { c, cm, push: makePushCommand(async () => c), pull: makePullCommand(async () => c) };
 }
 
-const policyCm = (name: string, data: Record<string, string>): ConfigMap =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, labels: { 'kpol.dev/policy': 'true' } }, data });
+const policyCm = (name: string, data: Record<string, string>): ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: NS, labels: { 'kpol.dev/policy': 'true' } },
+  data,
+});
 
 describe('kpol push', () => {
   it('creates the labelled ConfigMap with one key per file', async () => {
@@ -72,17 +88,19 @@ describe('kpol push', () => {
   });
 
   it('is not blocked by another ConfigMap that is broken anyway', async () => {
-    const t = cluster([policyCm('team-b', { 'b.kpol': BAD.replace('policy a for nodepool x', 'policy b for nodepool y') })]);
+    const t = cluster([
+      policyCm('team-b', { 'b.kpol': BAD.replace('policy a for nodepool x', 'policy b for nodepool y') }),
+    ]);
     expect((await run(t.push, file('a.kpol', GOOD))).code).toBe(0);
   });
 
   it('replaces the .kpol keys, keeps other keys and labels', async () => {
-    const existing = policyCm('kpol-policies', { 'old.kpol': GOOD, 'README': 'notes' });
+    const existing = policyCm('kpol-policies', { 'old.kpol': GOOD, README: 'notes' });
     existing.metadata.labels!.team = 'platform';
     const t = cluster([existing]);
     expect((await run(t.push, file('a.kpol', GOOD))).code).toBe(0);
     const cm = await t.cm('kpol-policies');
-    expect(cm?.data).toEqual({ 'README': 'notes', 'a.kpol': GOOD });
+    expect(cm?.data).toEqual({ README: 'notes', 'a.kpol': GOOD });
     expect(cm?.metadata.labels).toEqual({ 'kpol.dev/policy': 'true', team: 'platform' });
   });
 
@@ -104,7 +122,10 @@ describe('kpol push', () => {
         return typeof v === 'function' ? v.bind(target) : v;
       },
     }) as ClusterClient;
-    const r = await run(makePushCommand(async () => racing), file('a.kpol', GOOD.replace('10%', '30%')));
+    const r = await run(
+      makePushCommand(async () => racing),
+      file('a.kpol', GOOD.replace('10%', '30%')),
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('configmap/kpol-system/kpol-policies was changed by someone else');
     expect(r.stderr).toContain('nothing was written');
@@ -128,11 +149,18 @@ describe('kpol push', () => {
   });
 
   it('an unreachable API server is exit 1 with the reason, no stack trace', async () => {
-    const kc = file('kubeconfig.yaml', [
-      'apiVersion: v1', 'kind: Config', 'current-context: c',
-      'clusters: [{name: k, cluster: {server: "http://127.0.0.1:9", insecure-skip-tls-verify: true}}]',
-      'contexts: [{name: c, context: {cluster: k, user: u}}]', 'users: [{name: u, user: {token: t}}]', '',
-    ].join('\n'));
+    const kc = file(
+      'kubeconfig.yaml',
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: c',
+        'clusters: [{name: k, cluster: {server: "http://127.0.0.1:9", insecure-skip-tls-verify: true}}]',
+        'contexts: [{name: c, context: {cluster: k, user: u}}]',
+        'users: [{name: u, user: {token: t}}]',
+        '',
+      ].join('\n'),
+    );
     const r = await runCli('pull', '--kubeconfig', kc, '--out', mkdtempSync(join(tmpdir(), 'kpol-pull-none-')));
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.code).toBe(1);
@@ -142,7 +170,7 @@ describe('kpol push', () => {
 
 describe('kpol pull', () => {
   it('writes one file per .kpol key and prints each ConfigMap status; push of the pulled files round-trips', async () => {
-    const a = policyCm('kpol-policies', { 'a.kpol': GOOD, 'README': 'x' });
+    const a = policyCm('kpol-policies', { 'a.kpol': GOOD, README: 'x' });
     a.metadata.annotations = { 'kpol.dev/status': 'valid' };
     const t = cluster([a, policyCm('team-b', { 'b.kpol': 'policy b for nodepool y {\n  budget 1\n}\n' })]);
     const out = mkdtempSync(join(tmpdir(), 'kpol-pull-'));

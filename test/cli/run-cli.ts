@@ -12,8 +12,12 @@ export async function runCli(...argv: string[]): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await main(argv, {
-    out: (t) => { stdout += t.endsWith('\n') ? t : `${t}\n`; },
-    err: (t) => { stderr += t.endsWith('\n') ? t : `${t}\n`; },
+    out: (t) => {
+      stdout += t.endsWith('\n') ? t : `${t}\n`;
+    },
+    err: (t) => {
+      stderr += t.endsWith('\n') ? t : `${t}\n`;
+    },
     isTTY: false,
   });
   return { code, stdout, stderr };

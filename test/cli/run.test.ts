@@ -7,13 +7,25 @@ import { afterAll, describe, expect, it } from 'vitest';
 const ROOT = new URL('../..', import.meta.url).pathname;
 
 describe('npm start (kpol run on the embedded simulated cluster)', () => {
-  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', '--speed', '120'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', '--speed', '120'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   afterAll(() => {
-    try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* already gone */ }
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
   });
 
   const url = async (): Promise<string> => {
@@ -45,7 +57,11 @@ describe('npm start (kpol run on the embedded simulated cluster)', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/karpenter_nodepools_allowed_disruptions\{nodepool="default",reason="Empty"\} \d+/);
     // Every stdout line is one JSON log object.
-    for (const line of stdout.trim().split('\n').filter((l) => l.startsWith('{'))) expect(() => JSON.parse(line)).not.toThrow();
+    for (const line of stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{')))
+      expect(() => JSON.parse(line)).not.toThrow();
     expect(stdout).toContain('"msg":"started"');
   }, 90_000);
 });

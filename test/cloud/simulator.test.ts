@@ -6,14 +6,20 @@ import { parseProviderID, SimulatedCloud } from '../../src/world/cloud/simulated
 import type { NodeClaim, NodeSelectorRequirement } from '../../src/core/cluster/types.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12);
-const r = (key: string, operator: NodeSelectorRequirement['operator'], ...values: string[]): NodeSelectorRequirement => ({ key, operator, values });
+const r = (
+  key: string,
+  operator: NodeSelectorRequirement['operator'],
+  ...values: string[]
+): NodeSelectorRequirement => ({ key, operator, values });
 const IT = 'node.kubernetes.io/instance-type';
 const CT = 'karpenter.sh/capacity-type';
 const ZONE = 'topology.kubernetes.io/zone';
 
 function claim(name: string, requirements: NodeSelectorRequirement[], requests?: Record<string, string>): NodeClaim {
   return {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name },
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: { name },
     spec: { requirements, ...(requests ? { resources: { requests } } : {}) },
   };
 }
@@ -25,15 +31,26 @@ function setup(opts: Partial<ConstructorParameters<typeof SimulatedCloud>[0]> = 
 }
 
 const spotPrice = (cloud: SimulatedCloud, type: string, zone: string) =>
-  cloud.instanceTypes().find((t) => t.name === type)!.offerings.find((o) => o.zone === zone && o.capacityType === 'spot')!.price;
+  cloud
+    .instanceTypes()
+    .find((t) => t.name === type)!
+    .offerings.find((o) => o.zone === zone && o.capacityType === 'spot')!.price;
 
 describe('SimulatedCloud.create: cheapest compatible offering', () => {
   it('picks the cheapest spot zone when spot is allowed', async () => {
     const { cloud } = setup();
     const inst = await cloud.create(claim('a', [r(IT, 'In', 'm5.large')]));
     const zones = ['us-west-2a', 'us-west-2b', 'us-west-2c'];
-    const cheapest = zones.reduce((a, b) => (spotPrice(cloud, 'm5.large', a) <= spotPrice(cloud, 'm5.large', b) ? a : b));
-    expect(inst).toMatchObject({ instanceType: 'm5.large', capacityType: 'spot', zone: cheapest, state: 'pending', launchedAt: T0 });
+    const cheapest = zones.reduce((a, b) =>
+      spotPrice(cloud, 'm5.large', a) <= spotPrice(cloud, 'm5.large', b) ? a : b,
+    );
+    expect(inst).toMatchObject({
+      instanceType: 'm5.large',
+      capacityType: 'spot',
+      zone: cheapest,
+      state: 'pending',
+      launchedAt: T0,
+    });
     expect(inst.price).toBe(spotPrice(cloud, 'm5.large', cheapest));
     expect(inst.providerID).toMatch(/^kpol-sim:\/\/\/us-west-2[abc]\/i-0{16}1$/);
     expect(parseProviderID(inst.providerID)).toEqual({ zone: cheapest, instanceID: 'i-00000000000000001' });
@@ -49,8 +66,19 @@ describe('SimulatedCloud.create: cheapest compatible offering', () => {
 
   it('honours zone restrictions and picks the cheapest type among several', async () => {
     const { cloud } = setup();
-    const inst = await cloud.create(claim('a', [r(IT, 'In', 'm5.xlarge', 'c5.large', 'r5.large'), r(CT, 'In', 'on-demand'), r(ZONE, 'In', 'us-west-2c')]));
-    expect(inst).toMatchObject({ instanceType: 'c5.large', zone: 'us-west-2c', capacityType: 'on-demand', price: 0.085 });
+    const inst = await cloud.create(
+      claim('a', [
+        r(IT, 'In', 'm5.xlarge', 'c5.large', 'r5.large'),
+        r(CT, 'In', 'on-demand'),
+        r(ZONE, 'In', 'us-west-2c'),
+      ]),
+    );
+    expect(inst).toMatchObject({
+      instanceType: 'c5.large',
+      zone: 'us-west-2c',
+      capacityType: 'on-demand',
+      price: 0.085,
+    });
   });
 
   it('arch: arm64 gets c6g; GPU requests get g5', async () => {
@@ -59,19 +87,28 @@ describe('SimulatedCloud.create: cheapest compatible offering', () => {
     expect(arm.instanceType).toBe('c6g.large');
     const gpu = await cloud.create(claim('b', [r(CT, 'In', 'on-demand')], { 'nvidia.com/gpu': '1', cpu: '6' }));
     expect(gpu.instanceType).toBe('g5.2xlarge');
-    const big = await cloud.create(claim('c', [r(CT, 'In', 'on-demand'), r('kpol.dev/instance-family', 'In', 'm5')], { cpu: '3500m', memory: '20Gi' }));
+    const big = await cloud.create(
+      claim('c', [r(CT, 'In', 'on-demand'), r('kpol.dev/instance-family', 'In', 'm5')], {
+        cpu: '3500m',
+        memory: '20Gi',
+      }),
+    );
     expect(big.instanceType).toBe('m5.2xlarge');
   });
 
   it('skips offerings that are unavailable in the catalog', async () => {
     const { cloud } = setup();
-    const inst = await cloud.create(claim('a', [r(IT, 'In', 'g5.2xlarge'), r(CT, 'In', 'spot'), r(ZONE, 'In', 'us-west-2b', 'us-west-2c')]));
+    const inst = await cloud.create(
+      claim('a', [r(IT, 'In', 'g5.2xlarge'), r(CT, 'In', 'spot'), r(ZONE, 'In', 'us-west-2b', 'us-west-2c')]),
+    );
     expect(inst.zone).toBe('us-west-2b');
   });
 
   it('fails without ICE when nothing is compatible', async () => {
     const { cloud } = setup();
-    const err = await cloud.create(claim('a', [r('kubernetes.io/arch', 'In', 'arm64'), r('kpol.dev/instance-gpu-count', 'Exists')])).catch((e) => e);
+    const err = await cloud
+      .create(claim('a', [r('kubernetes.io/arch', 'In', 'arm64'), r('kpol.dev/instance-gpu-count', 'Exists')]))
+      .catch((e) => e);
     expect(err).toBeInstanceOf(CloudError);
     expect(err.insufficientCapacity).toBe(false);
   });
@@ -111,11 +148,17 @@ describe('SimulatedCloud lifecycle', () => {
     await cloud.delete(inst.providerID);
     await cloud.create(claim('b', [r('kubernetes.io/arch', 'In', 'nope')])).catch(() => undefined);
     expect(cloud.calls.map((c) => [c.at - T0, c.op, c.args[0]])).toEqual([
-      [0, 'create', 'a'], [5000, 'get', inst.providerID], [5000, 'delete', inst.providerID], [5000, 'create', 'b'],
+      [0, 'create', 'a'],
+      [5000, 'get', inst.providerID],
+      [5000, 'delete', inst.providerID],
+      [5000, 'create', 'b'],
     ]);
     expect(cloud.calls[0].result).toMatchObject({ providerID: inst.providerID });
     expect(cloud.calls[2].result).toBe('terminating');
-    expect(cloud.calls[3].result).toMatchObject({ insufficientCapacity: false, error: expect.stringMatching(/NodeClaim b/) });
+    expect(cloud.calls[3].result).toMatchObject({
+      insufficientCapacity: false,
+      error: expect.stringMatching(/NodeClaim b/),
+    });
   });
 
   it('orphans are live instances no NodeClaim refers to; costPerHour sums the live ones', async () => {
@@ -125,7 +168,7 @@ describe('SimulatedCloud lifecycle', () => {
     const c = await cloud.create(claim('c', [r(IT, 'In', 'r5.large'), r(CT, 'In', 'on-demand')]));
     await cloud.delete(c.providerID);
     const known = { ...claim('a', []), status: { providerID: a.providerID } };
-    expect((cloud.orphans([known, claim('x', [])])).map((i) => i.providerID)).toEqual([b.providerID]);
+    expect(cloud.orphans([known, claim('x', [])]).map((i) => i.providerID)).toEqual([b.providerID]);
     expect(cloud.costPerHour()).toBeCloseTo(0.085 + 0.096 + 0.126, 6);
   });
 });
@@ -154,7 +197,11 @@ describe('SimulatedCloud failures', () => {
     cloud.exhaust((it, o) => it.name === 'm5.large' && o.zone === 'us-west-2a');
     const inst = await cloud.create(claim('a', reqs));
     expect(inst.zone).toBe('us-west-2b');
-    const avail = (z: string) => cloud.instanceTypes().find((t) => t.name === 'm5.large')!.offerings.find((o) => o.zone === z && o.capacityType === 'on-demand')!.available;
+    const avail = (z: string) =>
+      cloud
+        .instanceTypes()
+        .find((t) => t.name === 'm5.large')!
+        .offerings.find((o) => o.zone === z && o.capacityType === 'on-demand')!.available;
     expect(avail('us-west-2a')).toBe(false);
     cloud.restoreCapacity();
     clock.advance(59_999);
@@ -170,7 +217,12 @@ describe('SimulatedCloud failures', () => {
     const err = await cloud.create(claim('a', [r(IT, 'In', 'c5.large')])).catch((e) => e);
     expect(err).toBeInstanceOf(CloudError);
     expect(err.insufficientCapacity).toBe(true);
-    expect(cloud.instanceTypes().find((t) => t.name === 'c5.large')!.offerings.every((o) => !o.available)).toBe(true);
+    expect(
+      cloud
+        .instanceTypes()
+        .find((t) => t.name === 'c5.large')!
+        .offerings.every((o) => !o.available),
+    ).toBe(true);
   });
 });
 
@@ -182,7 +234,10 @@ describe('SimulatedCloud interruptions', () => {
     expect(notice).toEqual({ providerID: inst.providerID, kind: 'SpotInterruption', at: T0, deadline: T0 + 120_000 });
     expect(cloud.receiveInterruptions()).toEqual([notice]);
     expect(cloud.receiveInterruptions()).toEqual([]);
-    const spot = cloud.instanceTypes().find((t) => t.name === 'm5.large')!.offerings.find((o) => o.zone === inst.zone && o.capacityType === 'spot')!;
+    const spot = cloud
+      .instanceTypes()
+      .find((t) => t.name === 'm5.large')!
+      .offerings.find((o) => o.zone === inst.zone && o.capacityType === 'spot')!;
     expect(spot.available).toBe(false);
     clock.advance(119_999);
     expect((await cloud.get(inst.providerID))?.state).toBe('running');
@@ -201,7 +256,8 @@ describe('SimulatedCloud interruptions', () => {
     expect(cloud.receiveInterruptions()).toEqual([]);
     clock.advance(60_000);
     expect(cloud.receiveInterruptions().map((n) => [n.kind, n.deadline])).toEqual([
-      ['RebalanceRecommendation', undefined], ['ScheduledChange', T0 + 60_000 + 3_600_000],
+      ['RebalanceRecommendation', undefined],
+      ['ScheduledChange', T0 + 60_000 + 3_600_000],
     ]);
     clock.advance(3_600_000);
     expect((await cloud.get(a.providerID))?.state).toBe('terminating');
@@ -225,7 +281,10 @@ describe('SimulatedCloud.instanceTypes', () => {
     cloud.markUnavailable('m5.large', 'us-west-2a', 'spot');
     const b = cloud.instanceTypes();
     expect(b).not.toBe(a);
-    expect(b.find((t) => t.name === 'm5.large')!.offerings.find((o) => o.zone === 'us-west-2a' && o.capacityType === 'spot')!.available).toBe(false);
+    expect(
+      b.find((t) => t.name === 'm5.large')!.offerings.find((o) => o.zone === 'us-west-2a' && o.capacityType === 'spot')!
+        .available,
+    ).toBe(false);
     clock.advance(999);
     expect(cloud.instanceTypes()).toBe(b);
     clock.advance(1);
@@ -236,7 +295,7 @@ describe('SimulatedCloud.instanceTypes', () => {
 });
 
 describe('SimulatedCloud instance ids across processes', () => {
-  it('counts up from instanceIdStart, so a fresh cloud never reuses an earlier process\'s ids', async () => {
+  it("counts up from instanceIdStart, so a fresh cloud never reuses an earlier process's ids", async () => {
     const { cloud } = setup({ instanceIdStart: 0x1000 });
     const inst = await cloud.create(claim('a', [r(IT, 'In', 'm5.large')]));
     expect(parseProviderID(inst.providerID)?.instanceID).toBe('i-00000000000001001');

@@ -16,7 +16,11 @@ describe('matchesLabelSelector (metav1.LabelSelector)', () => {
     ['NotIn on a missing key matches', { matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }, true],
     ['Exists', { matchExpressions: [{ key: 'app', operator: 'Exists' }] }, true],
     ['DoesNotExist', { matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] }, false],
-    ['labels AND expressions', { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['back'] }] }, false],
+    [
+      'labels AND expressions',
+      { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['back'] }] },
+      false,
+    ],
     ['invalid operator matches nothing', { matchExpressions: [{ key: 'app', operator: 'Gt', values: ['1'] }] }, false],
     ['In without values is invalid', { matchExpressions: [{ key: 'app', operator: 'In', values: [] }] }, false],
   ])('%s', (_, selector, expected) => {
@@ -29,7 +33,11 @@ describe('matchesLabelSelector (metav1.LabelSelector)', () => {
 });
 
 describe('matchesSelector (kpol selectors)', () => {
-  const r = (key: string, operator: LabelRequirement['operator'], values: string[] = []): LabelRequirement => ({ key, operator, values });
+  const r = (key: string, operator: LabelRequirement['operator'], values: string[] = []): LabelRequirement => ({
+    key,
+    operator,
+    values,
+  });
   it.each([
     [[], true],
     [[r('app', 'In', ['web'])], true],

@@ -76,7 +76,10 @@ describe('YAML aliases', () => {
   ])('refuses a map key %s (yaml would stringify it with a process warning)', (_, text, col, message?: string) => {
     const { problems } = parseSnapshotText(text);
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ col, message: message ?? 'a map key must be a plain value, found a collection' });
+    expect(problems[0]).toMatchObject({
+      col,
+      message: message ?? 'a map key must be a plain value, found a collection',
+    });
   });
 
   it('bounds expansion by size, not by alias count: one big anchor used 30 times', () => {

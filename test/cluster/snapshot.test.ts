@@ -5,12 +5,18 @@ import { stringify } from 'yaml';
 import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod, makePool, toList } from '../support/cluster-builder.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/snapshots/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../fixtures/snapshots/${name}`, import.meta.url), 'utf8');
 
 const { nodeClaim, node } = makeNodeClaimAndNode('default', 0);
 const pod = makePod('web-1', node.metadata.name);
 const objects = [makeNodePool('default'), nodeClaim, node, pod, makePdb('web', { matchLabels: { app: 'web' } })];
-const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: {} };
+const deployment = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: {},
+};
 
 describe('loadSnapshot', () => {
   it.each([
@@ -36,14 +42,21 @@ describe('loadSnapshot', () => {
   });
 
   it('fills kind and apiVersion of typed-list items', () => {
-    const text = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [{ metadata: { name: 'a', namespace: 'x' }, spec: {} }] });
+    const text = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'PodList',
+      items: [{ metadata: { name: 'a', namespace: 'x' }, spec: {} }],
+    });
     const { snapshot, errors } = loadSnapshot(text, 'pods.json');
     expect(errors).toEqual([]);
     expect(snapshot!.pods[0].kind).toBe('Pod');
   });
 
   it('locates a YAML syntax error (1-based line:col) and returns no snapshot', () => {
-    const { snapshot, errors } = loadSnapshot('apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {x: 1\n', 'bad.yaml');
+    const { snapshot, errors } = loadSnapshot(
+      'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {x: 1\n',
+      'bad.yaml',
+    );
     expect(snapshot).toBeUndefined();
     expect(errors[0].location).toMatch(/^bad\.yaml:\d+:\d+$/);
   });
@@ -60,7 +73,8 @@ describe('loadSnapshot', () => {
     expect(errors).toEqual([
       {
         location: 's.json: NodePool/old',
-        message: 'apiVersion: `karpenter.sh/v1beta1` is not supported for NodePool, expected `karpenter.sh/v1`; upgrade to the Karpenter v1 APIs (v1.0 or later)',
+        message:
+          'apiVersion: `karpenter.sh/v1beta1` is not supported for NodePool, expected `karpenter.sh/v1`; upgrade to the Karpenter v1 APIs (v1.0 or later)',
       },
     ]);
     expect(snapshot!.nodePools).toEqual([]);
@@ -68,8 +82,13 @@ describe('loadSnapshot', () => {
   });
 
   it('rejects an object without metadata.name', () => {
-    const { errors } = loadSnapshot(JSON.stringify([{ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'team-a' }, spec: {} }]), 's.json');
-    expect(errors).toEqual([{ location: 's.json: Pod/team-a/<unnamed item 1>', message: 'metadata.name: is required' }]);
+    const { errors } = loadSnapshot(
+      JSON.stringify([{ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'team-a' }, spec: {} }]),
+      's.json',
+    );
+    expect(errors).toEqual([
+      { location: 's.json: Pod/team-a/<unnamed item 1>', message: 'metadata.name: is required' },
+    ]);
   });
 
   it('rejects non-string annotations and invalid PDB selectors', () => {
@@ -77,7 +96,9 @@ describe('loadSnapshot', () => {
     const pdb = makePdb('bad', { matchExpressions: [{ key: 'a', operator: 'In', values: [] }] });
     const { errors } = loadSnapshot(JSON.stringify([p, pdb]), 's.json');
     expect(errors.map((e) => e.location)).toEqual(['s.json: Pod/default/p', 's.json: PodDisruptionBudget/default/bad']);
-    expect(errors[0].message).toBe('metadata.annotations["karpenter.sh/do-not-disrupt"]: must be a string, found boolean');
+    expect(errors[0].message).toBe(
+      'metadata.annotations["karpenter.sh/do-not-disrupt"]: must be a string, found boolean',
+    );
     expect(errors[1].message).toMatch(/^spec\.selector: /);
   });
 

@@ -24,7 +24,14 @@ import {
   toleratesDisruptedTaint,
 } from '../../src/core/cluster/state.js';
 import type { KubeObject, Pod } from '../../src/core/cluster/types.js';
-import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod, type PodOptions, toList } from '../support/cluster-builder.js';
+import {
+  makeNodeClaimAndNode,
+  makeNodePool,
+  makePdb,
+  makePod,
+  type PodOptions,
+  toList,
+} from '../support/cluster-builder.js';
 
 const T0 = Date.parse('2026-08-20T12:00:00Z');
 const START = '2026-08-20T11:55:00Z'; // 5 minutes before T0
@@ -35,7 +42,10 @@ function snap(objects: KubeObject[]): Snapshot {
   return snapshot!;
 }
 const dnd = (value: string | undefined, o: PodOptions = {}): Pod =>
-  makePod('p-1', 'n', { ...o, ...(value === undefined ? {} : { annotations: { 'karpenter.sh/do-not-disrupt': value } }) });
+  makePod('p-1', 'n', {
+    ...o,
+    ...(value === undefined ? {} : { annotations: { 'karpenter.sh/do-not-disrupt': value } }),
+  });
 
 describe('indexCluster', () => {
   it('joins NodeClaims and Nodes by providerID and binds pods by nodeName', () => {
@@ -61,13 +71,26 @@ describe('indexCluster', () => {
     ['a Ready initialized node', {}, { initialized: true, ready: true, deleting: false, terminating: false }],
     ['uninitialized', { initialized: false }, { initialized: false, ready: true, deleting: false, terminating: false }],
     ['NotReady', { ready: 'False' as const }, { initialized: true, ready: false, deleting: false, terminating: false }],
-    ['Ready missing', { ready: 'missing' as const }, { initialized: true, ready: false, deleting: false, terminating: false }],
+    [
+      'Ready missing',
+      { ready: 'missing' as const },
+      { initialized: true, ready: false, deleting: false, terminating: false },
+    ],
     ['deleting NodeClaim', { deleting: true }, { initialized: true, ready: true, deleting: true, terminating: false }],
-    ['InstanceTerminating', { instanceTerminating: true }, { initialized: true, ready: true, deleting: false, terminating: true }],
+    [
+      'InstanceTerminating',
+      { instanceTerminating: true },
+      { initialized: true, ready: true, deleting: false, terminating: true },
+    ],
   ])('node predicates: %s', (_, options, expected) => {
     const m = makeNodeClaimAndNode('default', 0, options);
     const sn = indexCluster(snap([m.nodeClaim, m.node])).stateNodes[0];
-    expect({ initialized: isInitialized(sn), ready: isReady(sn), deleting: isDeleting(sn), terminating: isInstanceTerminating(sn) }).toEqual(expected);
+    expect({
+      initialized: isInitialized(sn),
+      ready: isReady(sn),
+      deleting: isDeleting(sn),
+      terminating: isInstanceTerminating(sn),
+    }).toEqual(expected);
   });
 
   it('a Node without NodeClaim is deleting by its own deletionTimestamp', () => {
@@ -95,12 +118,32 @@ describe('podDoNotDisrupt', () => {
     ['5m exactly at the boundary (strict <)', '5m', { startTime: START }, { active: false, until: T0 }],
     ['5m after the boundary', '5m', { startTime: '2026-08-20T11:50:00Z' }, { active: false, until: T0 - 300_000 }],
     ['1h30m with a nil startTime (fail safe)', '1h30m', { noStartTime: true }, { active: true }],
-    ['"false"', 'false', {}, { active: false, invalid: 'failed to parse "false" as a duration: time: invalid duration "false"' }],
+    [
+      '"false"',
+      'false',
+      {},
+      { active: false, invalid: 'failed to parse "false" as a duration: time: invalid duration "false"' },
+    ],
     ['"-5m"', '-5m', {}, { active: false, invalid: 'duration "-5m" must be positive' }],
     ['"0s"', '0s', {}, { active: false, invalid: 'duration "0s" must be positive' }],
-    ['"5"', '5', {}, { active: false, invalid: 'failed to parse "5" as a duration: time: missing unit in duration "5"' }],
-    ['"5d"', '5d', {}, { active: false, invalid: 'failed to parse "5d" as a duration: time: unknown unit "d" in duration "5d"' }],
-    ['"1.5h" (Go durations allow fractions)', '1.5h', { startTime: START }, { active: true, until: Date.parse(START) + 5_400_000 }],
+    [
+      '"5"',
+      '5',
+      {},
+      { active: false, invalid: 'failed to parse "5" as a duration: time: missing unit in duration "5"' },
+    ],
+    [
+      '"5d"',
+      '5d',
+      {},
+      { active: false, invalid: 'failed to parse "5d" as a duration: time: unknown unit "d" in duration "5d"' },
+    ],
+    [
+      '"1.5h" (Go durations allow fractions)',
+      '1.5h',
+      { startTime: START },
+      { active: true, until: Date.parse(START) + 5_400_000 },
+    ],
   ])('%s', (_, value, o, expected) => {
     expect(podDoNotDisrupt(dnd(value, o), T0)).toEqual(expected);
   });
@@ -129,7 +172,12 @@ describe('pod predicates', () => {
     ['pod tolerating everything', tolerant, true, true, false, false],
     ['do-not-disrupt pod', protectedPod, true, true, false, true],
   ])('%s', (_, pod, active, reschedulable, evictable, drainable) => {
-    expect([isActive(pod), isReschedulable(pod), isEvictable(pod, T0), isDrainable(pod, T0)]).toEqual([active, reschedulable, evictable, drainable]);
+    expect([isActive(pod), isReschedulable(pod), isEvictable(pod, T0), isDrainable(pod, T0)]).toEqual([
+      active,
+      reschedulable,
+      evictable,
+      drainable,
+    ]);
   });
 
   it('ownership is matched on apiVersion and kind', () => {
@@ -164,17 +212,51 @@ describe('PDB blocking', () => {
 
   it.each([
     ['no PDB', [], { kind: 'none' }],
-    ['PDB with disruptions allowed', [makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 1 })], { kind: 'none' }],
-    ['PDB at zero', [makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 0 })], { kind: 'blocked', pdb: 'default/web' }],
-    ['PDB without status (= 0)', [makePdb('web', { matchLabels: { app: 'web' } })], { kind: 'blocked', pdb: 'default/web' }],
-    ['empty selector matches all in the namespace', [makePdb('all', {}, { disruptionsAllowed: 0 })], { kind: 'blocked', pdb: 'default/all' }],
+    [
+      'PDB with disruptions allowed',
+      [makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 1 })],
+      { kind: 'none' },
+    ],
+    [
+      'PDB at zero',
+      [makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 0 })],
+      { kind: 'blocked', pdb: 'default/web' },
+    ],
+    [
+      'PDB without status (= 0)',
+      [makePdb('web', { matchLabels: { app: 'web' } })],
+      { kind: 'blocked', pdb: 'default/web' },
+    ],
+    [
+      'empty selector matches all in the namespace',
+      [makePdb('all', {}, { disruptionsAllowed: 0 })],
+      { kind: 'blocked', pdb: 'default/all' },
+    ],
     ['missing selector matches nothing', [makePdb('none', undefined, { disruptionsAllowed: 0 })], { kind: 'none' }],
     ['other namespace', [makePdb('web', {}, { namespace: 'other', disruptionsAllowed: 0 })], { kind: 'none' }],
-    ['expressions', [makePdb('e', { matchExpressions: [{ key: 'tier', operator: 'In', values: ['front'] }, { key: 'legacy', operator: 'DoesNotExist' }] })], { kind: 'blocked', pdb: 'default/e' }],
-    ['NotIn excludes', [makePdb('e', { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] })], { kind: 'none' }],
+    [
+      'expressions',
+      [
+        makePdb('e', {
+          matchExpressions: [
+            { key: 'tier', operator: 'In', values: ['front'] },
+            { key: 'legacy', operator: 'DoesNotExist' },
+          ],
+        }),
+      ],
+      { kind: 'blocked', pdb: 'default/e' },
+    ],
+    [
+      'NotIn excludes',
+      [makePdb('e', { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['front'] }] })],
+      { kind: 'none' },
+    ],
     [
       'multiple PDBs',
-      [makePdb('a', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 5 }), makePdb('b', { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, { disruptionsAllowed: 5 })],
+      [
+        makePdb('a', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 5 }),
+        makePdb('b', { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, { disruptionsAllowed: 5 }),
+      ],
       { kind: 'multiple', pdbs: ['default/a', 'default/b'] },
     ],
   ] as const)('%s', (_, pdbs, expected) => {
@@ -182,12 +264,20 @@ describe('PDB blocking', () => {
   });
 
   it('AlwaysAllow lets an unready pod through, not a ready one', () => {
-    const pdb = makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 0, unhealthyPodEvictionPolicy: 'AlwaysAllow' });
+    const pdb = makePdb(
+      'web',
+      { matchLabels: { app: 'web' } },
+      { disruptionsAllowed: 0, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+    );
     const unready = makePod('web-2', nodeName, { labels: { app: 'web' }, ready: 'False' });
     const idx = index(web, unready, pdb);
     expect(pdbBlock(idx, unready)).toEqual({ kind: 'none' });
     expect(pdbBlock(idx, web)).toEqual({ kind: 'blocked', pdb: 'default/web' });
-    const ifHealthy = makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 0, unhealthyPodEvictionPolicy: 'IfHealthyBudget' });
+    const ifHealthy = makePdb(
+      'web',
+      { matchLabels: { app: 'web' } },
+      { disruptionsAllowed: 0, unhealthyPodEvictionPolicy: 'IfHealthyBudget' },
+    );
     expect(pdbBlock(index(unready, ifHealthy), unready)).toEqual({ kind: 'blocked', pdb: 'default/web' });
   });
 
@@ -199,13 +289,20 @@ describe('PDB blocking', () => {
     const idx = index(mirror, tol, dndPod, pdb);
     expect(nodePdbBlock(idx, idx.nodesByName.get(nodeName)!, T0)).toBeUndefined();
     const idx2 = index(mirror, web, pdb);
-    expect(nodePdbBlock(idx2, idx2.nodesByName.get(nodeName)!, T0)).toMatchObject({ kind: 'blocked', pdb: 'default/all', pod: { metadata: { name: 'web-1' } } });
+    expect(nodePdbBlock(idx2, idx2.nodesByName.get(nodeName)!, T0)).toMatchObject({
+      kind: 'blocked',
+      pdb: 'default/all',
+      pod: { metadata: { name: 'web-1' } },
+    });
   });
 });
 
 describe('docs example fixture', () => {
   it('has 19 managed, initialized, Ready nodes of pool default; the variant has one deleting', () => {
-    for (const [file, deleting] of [['docs-example.yaml', 0], ['docs-example-deleting.yaml', 1]] as const) {
+    for (const [file, deleting] of [
+      ['docs-example.yaml', 0],
+      ['docs-example-deleting.yaml', 1],
+    ] as const) {
       const text = readFileSync(new URL(`../fixtures/snapshots/${file}`, import.meta.url), 'utf8');
       const index = indexCluster(loadSnapshot(text, file).snapshot!);
       const nodes = index.stateNodes.filter((sn) => isManaged(sn) && isInitialized(sn) && nodePoolOf(sn) === 'default');

@@ -8,7 +8,8 @@ import { splitYamlList } from '../../src/core/cluster/yaml-list-split.js';
 import { makePool, toList } from '../support/cluster-builder.js';
 
 const list = toList(makePool('default', 300, 10)); // ~3,300 objects, above SPLIT_YAML_ABOVE as YAML
-const kubectlStyle = (text: string): string => text.replace(/^ {2}- /gm, '- ').replace(/^ {4}/gm, '  '); // items at column 0
+// items at column 0
+const kubectlStyle = (text: string): string => text.replace(/^ {2}- /gm, '- ').replace(/^ {4}/gm, '  ');
 
 describe('large YAML Lists, item by item', () => {
   it.each([

@@ -12,12 +12,20 @@ import { ReplicaSetController } from '../../src/world/controllers/replicaset.js'
 import { makePdb, makePod, SNAPSHOT_TIME } from '../support/cluster-builder.js';
 
 /** A memory cluster and a client over it that counts list calls. */
-function counted(initial: KubeObject[]): { cluster: MemoryCluster; client: ClusterClient; clock: FakeClock; lists: () => number } {
+function counted(initial: KubeObject[]): {
+  cluster: MemoryCluster;
+  client: ClusterClient;
+  clock: FakeClock;
+  lists: () => number;
+} {
   const clock = new FakeClock(Date.parse(SNAPSHOT_TIME));
   const cluster = new MemoryCluster(clock, initial);
   let lists = 0;
   const client: ClusterClient = {
-    list: (kind, namespace) => { lists++; return cluster.list(kind, namespace); },
+    list: (kind, namespace) => {
+      lists++;
+      return cluster.list(kind, namespace);
+    },
     get: (key) => cluster.get(key),
     create: (obj) => cluster.create(obj),
     update: (obj) => cluster.update(obj),
@@ -34,7 +42,10 @@ const web = (name: string): Pod => makePod(name, 'node-a', { labels: { app: 'web
 
 describe('PdbStatusController skips quiet passes', () => {
   it('reads nothing when no pod, PDB or ReplicaSet changed, and catches up after a change', async () => {
-    const { cluster, client, clock, lists } = counted([web('web-1'), makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 0 })]);
+    const { cluster, client, clock, lists } = counted([
+      web('web-1'),
+      makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 0 }),
+    ]);
     const pdbs = new PdbStatusController(client, clock);
     await pdbs.reconcile();
     await pdbs.reconcile(); // after its own status write
@@ -44,15 +55,25 @@ describe('PdbStatusController skips quiet passes', () => {
     await cluster.create(web('web-2'));
     await pdbs.reconcile();
     expect(lists()).toBeGreaterThan(before);
-    expect((await cluster.get<PodDisruptionBudget>(pdbKey))!.status).toMatchObject({ currentHealthy: 2, disruptionsAllowed: 2 });
+    expect((await cluster.get<PodDisruptionBudget>(pdbKey))!.status).toMatchObject({
+      currentHealthy: 2,
+      disruptionsAllowed: 2,
+    });
   });
 
   it('still lets a recorded eviction expire with time alone', async () => {
-    const { cluster, client, clock } = counted([web('web-1'), web('web-2'), makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 1 })]);
+    const { cluster, client, clock } = counted([
+      web('web-1'),
+      web('web-2'),
+      makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 1 }),
+    ]);
     const pdbs = new PdbStatusController(client, clock);
     await pdbs.reconcile();
     const current = (await cluster.get<PodDisruptionBudget>(pdbKey))!;
-    await cluster.update({ ...current, status: { ...current.status, disruptedPods: { 'web-1': SNAPSHOT_TIME } } as PodDisruptionBudget['status'] });
+    await cluster.update({
+      ...current,
+      status: { ...current.status, disruptedPods: { 'web-1': SNAPSHOT_TIME } } as PodDisruptionBudget['status'],
+    });
     for (let i = 0; i < 3; i++) await pdbs.reconcile(); // quiet passes once the status settled
     expect((await cluster.get<PodDisruptionBudget>(pdbKey))!.status).toMatchObject({ currentHealthy: 1 });
     clock.advance(DELETION_TIMEOUT_MS + 1000);
@@ -66,8 +87,14 @@ describe('PdbStatusController skips quiet passes', () => {
 describe('ReplicaSetController skips quiet passes', () => {
   it('reads nothing when no pod or ReplicaSet changed, and replaces a deleted pod after a change', async () => {
     const rs: ReplicaSet = {
-      apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web', namespace: 'default' },
-      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [] } as unknown as Pod['spec'] } },
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [] } as unknown as Pod['spec'] },
+      },
     };
     const { cluster, client, lists } = counted([rs]);
     const replicaSets = new ReplicaSetController(client, { seed: 1 });

@@ -18,7 +18,10 @@ function pods(ready: number, unready = 0): Pod[] {
 }
 
 const rs = (replicas: number): ReplicaSet => ({
-  apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web', namespace: 'default', uid: 'uid-ReplicaSet-web' }, spec: { replicas },
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  metadata: { name: 'web', namespace: 'default', uid: 'uid-ReplicaSet-web' },
+  spec: { replicas },
 });
 
 const budget = (spec: Partial<PodDisruptionBudget['spec']>): PodDisruptionBudget => {
@@ -28,7 +31,13 @@ const budget = (spec: Partial<PodDisruptionBudget['spec']>): PodDisruptionBudget
 
 describe('scaledValue (percent rounded up)', () => {
   it.each([
-    [1, 10, 1], ['50%', 3, 2], ['10%', 3, 1], ['0%', 3, 0], ['100%', 3, 3], ['34%', 3, 2], ['25%', 4, 1],
+    [1, 10, 1],
+    ['50%', 3, 2],
+    ['10%', 3, 1],
+    ['0%', 3, 0],
+    ['100%', 3, 3],
+    ['34%', 3, 2],
+    ['25%', 4, 1],
   ] as const)('%s of %i → %i', (value, total, want) => {
     expect(scaledValue(value, total)).toBe(want);
   });
@@ -39,43 +48,109 @@ describe('scaledValue (percent rounded up)', () => {
 
 describe('computePdbStatus', () => {
   it.each([
-    ['maxUnavailable 1', { maxUnavailable: 1 }, 3, 0, 3, { expectedPods: 3, currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1 }],
-    ['maxUnavailable "34%"', { maxUnavailable: '34%' }, 3, 0, 3, { expectedPods: 3, desiredHealthy: 1, disruptionsAllowed: 2 }],
+    [
+      'maxUnavailable 1',
+      { maxUnavailable: 1 },
+      3,
+      0,
+      3,
+      { expectedPods: 3, currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1 },
+    ],
+    [
+      'maxUnavailable "34%"',
+      { maxUnavailable: '34%' },
+      3,
+      0,
+      3,
+      { expectedPods: 3, desiredHealthy: 1, disruptionsAllowed: 2 },
+    ],
     ['maxUnavailable 0', { maxUnavailable: 0 }, 3, 0, 3, { desiredHealthy: 3, disruptionsAllowed: 0 }],
     ['minAvailable 2', { minAvailable: 2 }, 3, 0, 3, { expectedPods: 3, desiredHealthy: 2, disruptionsAllowed: 1 }],
-    ['minAvailable "50%" of 3', { minAvailable: '50%' }, 3, 0, 3, { expectedPods: 3, desiredHealthy: 2, disruptionsAllowed: 1 }],
+    [
+      'minAvailable "50%" of 3',
+      { minAvailable: '50%' },
+      3,
+      0,
+      3,
+      { expectedPods: 3, desiredHealthy: 2, disruptionsAllowed: 1 },
+    ],
     ['minAvailable "100%"', { minAvailable: '100%' }, 3, 0, 3, { desiredHealthy: 3, disruptionsAllowed: 0 }],
-    ['unready pods are not healthy', { maxUnavailable: 1 }, 2, 1, 3, { currentHealthy: 2, desiredHealthy: 2, disruptionsAllowed: 0 }],
-    ['percent counts the ReplicaSet scale, not the pods', { minAvailable: '50%' }, 2, 0, 4, { expectedPods: 4, desiredHealthy: 2, disruptionsAllowed: 0 }],
-    ['minAvailable int counts the matched pods', { minAvailable: 1 }, 2, 0, 4, { expectedPods: 2, desiredHealthy: 1, disruptionsAllowed: 1 }],
+    [
+      'unready pods are not healthy',
+      { maxUnavailable: 1 },
+      2,
+      1,
+      3,
+      { currentHealthy: 2, desiredHealthy: 2, disruptionsAllowed: 0 },
+    ],
+    [
+      'percent counts the ReplicaSet scale, not the pods',
+      { minAvailable: '50%' },
+      2,
+      0,
+      4,
+      { expectedPods: 4, desiredHealthy: 2, disruptionsAllowed: 0 },
+    ],
+    [
+      'minAvailable int counts the matched pods',
+      { minAvailable: 1 },
+      2,
+      0,
+      4,
+      { expectedPods: 2, desiredHealthy: 1, disruptionsAllowed: 1 },
+    ],
     ['no pods allow nothing', { minAvailable: 0 }, 0, 0, 3, { expectedPods: 0, disruptionsAllowed: 0 }],
   ] as const)('%s', (_name, spec, ready, unready, replicas, want) => {
     const status = computePdbStatus(budget(spec), pods(ready, unready), [rs(replicas)], NOW);
     expect(status).toMatchObject({ ...want, observedGeneration: 3 });
-    expect(status.conditions).toEqual([expect.objectContaining({ type: 'DisruptionAllowed', status: want.disruptionsAllowed! > 0 ? 'True' : 'False' })]);
+    expect(status.conditions).toEqual([
+      expect.objectContaining({ type: 'DisruptionAllowed', status: want.disruptionsAllowed! > 0 ? 'True' : 'False' }),
+    ]);
   });
 
   it('without the ReplicaSet, takes the matched pods as the scale', () => {
-    expect(computePdbStatus(budget({ maxUnavailable: 1 }), pods(3), [], NOW)).toMatchObject({ expectedPods: 3, disruptionsAllowed: 1 });
+    expect(computePdbStatus(budget({ maxUnavailable: 1 }), pods(3), [], NOW)).toMatchObject({
+      expectedPods: 3,
+      disruptionsAllowed: 1,
+    });
   });
 
   it('does not expect pods without a controller (percent and maxUnavailable), as upstream', () => {
     const bare = [makePod('solo', 'node-a', { labels: web, owner: 'none' })];
-    expect(computePdbStatus(budget({ maxUnavailable: 1 }), bare, [], NOW)).toMatchObject({ expectedPods: 0, currentHealthy: 1, disruptionsAllowed: 0 });
-    expect(computePdbStatus(budget({ minAvailable: 0 }), bare, [], NOW)).toMatchObject({ expectedPods: 1, disruptionsAllowed: 1 });
+    expect(computePdbStatus(budget({ maxUnavailable: 1 }), bare, [], NOW)).toMatchObject({
+      expectedPods: 0,
+      currentHealthy: 1,
+      disruptionsAllowed: 0,
+    });
+    expect(computePdbStatus(budget({ minAvailable: 0 }), bare, [], NOW)).toMatchObject({
+      expectedPods: 1,
+      disruptionsAllowed: 1,
+    });
   });
 
   it('terminating pods are not healthy', () => {
     const [a, b, c] = pods(3);
-    const status = computePdbStatus(budget({ maxUnavailable: 1 }), [a, b, { ...c, metadata: { ...c.metadata, deletionTimestamp: '2026-08-20T12:00:30Z' } }], [rs(3)], NOW);
+    const status = computePdbStatus(
+      budget({ maxUnavailable: 1 }),
+      [a, b, { ...c, metadata: { ...c.metadata, deletionTimestamp: '2026-08-20T12:00:30Z' } }],
+      [rs(3)],
+      NOW,
+    );
     expect(status).toMatchObject({ currentHealthy: 2, disruptionsAllowed: 0 });
   });
 
   it('an evicted pod that still runs is not healthy for two minutes, then the record expires', () => {
     const pdb = budget({ maxUnavailable: 1 });
-    pdb.status = { disruptionsAllowed: 0, disruptedPods: { 'web-r0': '2026-08-20T12:00:00Z' } } as PodDisruptionBudget['status'];
+    pdb.status = {
+      disruptionsAllowed: 0,
+      disruptedPods: { 'web-r0': '2026-08-20T12:00:00Z' },
+    } as PodDisruptionBudget['status'];
     const during = computePdbStatus(pdb, pods(3), [rs(3)], NOW + DELETION_TIMEOUT_MS - 1000);
-    expect(during).toMatchObject({ currentHealthy: 2, disruptionsAllowed: 0, disruptedPods: { 'web-r0': '2026-08-20T12:00:00Z' } });
+    expect(during).toMatchObject({
+      currentHealthy: 2,
+      disruptionsAllowed: 0,
+      disruptedPods: { 'web-r0': '2026-08-20T12:00:00Z' },
+    });
     const after = computePdbStatus(pdb, pods(3), [rs(3)], NOW + DELETION_TIMEOUT_MS + 1000);
     expect(after).toMatchObject({ currentHealthy: 3, disruptionsAllowed: 1 });
     expect(after.disruptedPods).toBeUndefined();
@@ -83,9 +158,16 @@ describe('computePdbStatus', () => {
 
   it('drops the record once the pod terminates or is gone', () => {
     const pdb = budget({ maxUnavailable: 1 });
-    pdb.status = { disruptedPods: { 'web-r0': '2026-08-20T12:00:00Z', 'gone': '2026-08-20T12:00:00Z' } } as PodDisruptionBudget['status'];
+    pdb.status = {
+      disruptedPods: { 'web-r0': '2026-08-20T12:00:00Z', gone: '2026-08-20T12:00:00Z' },
+    } as PodDisruptionBudget['status'];
     const [a, ...rest] = pods(3);
-    const status = computePdbStatus(pdb, [{ ...a, metadata: { ...a.metadata, deletionTimestamp: '2026-08-20T12:00:30Z' } }, ...rest], [rs(3)], NOW);
+    const status = computePdbStatus(
+      pdb,
+      [{ ...a, metadata: { ...a.metadata, deletionTimestamp: '2026-08-20T12:00:30Z' } }, ...rest],
+      [rs(3)],
+      NOW,
+    );
     expect(status.disruptedPods).toBeUndefined();
   });
 
@@ -94,13 +176,17 @@ describe('computePdbStatus', () => {
     pdb.status = { disruptionsAllowed: 2, currentHealthy: 3, observedGeneration: 2 } as PodDisruptionBudget['status'];
     const status = computePdbStatus(pdb, pods(3), [rs(3)], NOW);
     expect(status).toMatchObject({ disruptionsAllowed: 0, currentHealthy: 3, observedGeneration: 2 });
-    expect(status.conditions).toEqual([expect.objectContaining({ type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed' })]);
+    expect(status.conditions).toEqual([
+      expect.objectContaining({ type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed' }),
+    ]);
   });
 
   it('selects by the selector: a missing selector matches nothing, an empty one everything', () => {
     const none = { ...budget({ minAvailable: 0 }), spec: { minAvailable: 0 } };
     expect(computePdbStatus(none, pods(2), [], NOW)).toMatchObject({ expectedPods: 0 });
     const all = { ...budget({ minAvailable: 0 }), spec: { minAvailable: 0, selector: {} } };
-    expect(computePdbStatus(all, [...pods(2), makePod('other', 'node-a', { labels: { app: 'other' } })], [], NOW)).toMatchObject({ expectedPods: 3 });
+    expect(
+      computePdbStatus(all, [...pods(2), makePod('other', 'node-a', { labels: { app: 'other' } })], [], NOW),
+    ).toMatchObject({ expectedPods: 3 });
   });
 });

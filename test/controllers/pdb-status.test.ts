@@ -16,18 +16,36 @@ describe.each(backends)('PDB status on $name', (backend) => {
   });
   const web = { app: 'web' };
   const status = async (): Promise<PdbStatus> =>
-    ((await h.client.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: h.ns, name: 'web' }))!.status ?? {}) as PdbStatus;
-  const podsOfWeb = async (): Promise<Pod[]> => (await h.client.list<Pod>('Pod', h.ns)).filter((p) => p.metadata.labels?.app === 'web');
+    ((await h.client.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: h.ns, name: 'web' }))!.status ??
+      {}) as PdbStatus;
+  const podsOfWeb = async (): Promise<Pod[]> =>
+    (await h.client.list<Pod>('Pod', h.ns)).filter((p) => p.metadata.labels?.app === 'web');
   const runAllPending = async (): Promise<void> => {
     for (const p of await podsOfWeb()) if (!p.spec.nodeName) await h.runPod(h.ns, p.metadata.name, 'node-a');
     await h.settle();
   };
 
   it.each([
-    ['maxUnavailable 1', { maxUnavailable: 1 }, { expectedPods: 3, currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1 }],
-    ['maxUnavailable "50%"', { maxUnavailable: '50%' }, { expectedPods: 3, currentHealthy: 3, desiredHealthy: 1, disruptionsAllowed: 2 }],
-    ['minAvailable 3', { minAvailable: 3 }, { expectedPods: 3, currentHealthy: 3, desiredHealthy: 3, disruptionsAllowed: 0 }],
-    ['minAvailable "50%"', { minAvailable: '50%' }, { expectedPods: 3, currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1 }],
+    [
+      'maxUnavailable 1',
+      { maxUnavailable: 1 },
+      { expectedPods: 3, currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1 },
+    ],
+    [
+      'maxUnavailable "50%"',
+      { maxUnavailable: '50%' },
+      { expectedPods: 3, currentHealthy: 3, desiredHealthy: 1, disruptionsAllowed: 2 },
+    ],
+    [
+      'minAvailable 3',
+      { minAvailable: 3 },
+      { expectedPods: 3, currentHealthy: 3, desiredHealthy: 3, disruptionsAllowed: 0 },
+    ],
+    [
+      'minAvailable "50%"',
+      { minAvailable: '50%' },
+      { expectedPods: 3, currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1 },
+    ],
   ] as const)('%s over 3 Ready replicas', async (_name, spec, want) => {
     await h.client.create(replicaSet(h, 'web', 3, web));
     await h.settle();
@@ -51,7 +69,12 @@ describe.each(backends)('PDB status on $name', (backend) => {
     const pods = await podsOfWeb();
     expect(pods).toHaveLength(4);
     expect(pods.filter((p) => p.metadata.deletionTimestamp === undefined && !p.spec.nodeName)).toHaveLength(1);
-    expect(await status()).toMatchObject({ expectedPods: 3, currentHealthy: 2, desiredHealthy: 2, disruptionsAllowed: 0 });
+    expect(await status()).toMatchObject({
+      expectedPods: 3,
+      currentHealthy: 2,
+      desiredHealthy: 2,
+      disruptionsAllowed: 0,
+    });
 
     await runAllPending();
     expect(await status()).toMatchObject({ currentHealthy: 3, disruptionsAllowed: 1 });
@@ -64,7 +87,11 @@ describe.each(backends)('PDB status on $name', (backend) => {
     const created = await h.client.create(pdb(h, 'web', web, { minAvailable: 2 }));
     await h.settle();
     expect((await status()).disruptionsAllowed).toBe(0);
-    const current = (await h.client.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: h.ns, name: 'web' }))!;
+    const current = (await h.client.get<PodDisruptionBudget>({
+      kind: 'PodDisruptionBudget',
+      namespace: h.ns,
+      name: 'web',
+    }))!;
     const changed = await h.client.update({ ...current, spec: { ...current.spec, minAvailable: 1 } });
     expect(changed.metadata.generation).toBeGreaterThan(created.metadata.generation!);
     await h.settle();
@@ -76,14 +103,24 @@ describe('PDB status (memory, fake clock)', () => {
   it('an evicted pod that is still running counts as unhealthy until its record expires', async () => {
     const pod = makePod('web-1', 'node-a', { labels: { app: 'web' }, owner: 'none' });
     const other = makePod('web-2', 'node-a', { labels: { app: 'web' }, owner: 'none' });
-    const { cluster, clock, pdbs } = memoryCluster([pod, other, makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 1 })]);
+    const { cluster, clock, pdbs } = memoryCluster([
+      pod,
+      other,
+      makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 1 }),
+    ]);
     await pdbs.reconcile();
     // The eviction record alone (as if the DELETE after it had not landed) keeps web-1 unhealthy.
     const key = { kind: 'PodDisruptionBudget' as const, namespace: 'default', name: 'web' };
     const pdbObj = (await cluster.get<PodDisruptionBudget>(key))!;
-    await cluster.update({ ...pdbObj, status: { ...pdbObj.status, disruptedPods: { 'web-1': '2026-08-20T12:00:00Z' } } as PodDisruptionBudget['status'] });
+    await cluster.update({
+      ...pdbObj,
+      status: { ...pdbObj.status, disruptedPods: { 'web-1': '2026-08-20T12:00:00Z' } } as PodDisruptionBudget['status'],
+    });
     await pdbs.reconcile();
-    expect((await cluster.get<PodDisruptionBudget>(key))!.status).toMatchObject({ currentHealthy: 1, disruptionsAllowed: 0 });
+    expect((await cluster.get<PodDisruptionBudget>(key))!.status).toMatchObject({
+      currentHealthy: 1,
+      disruptionsAllowed: 0,
+    });
     clock.advance(DELETION_TIMEOUT_MS + 1000);
     await pdbs.reconcile();
     const after = (await cluster.get<PodDisruptionBudget>(key))!.status as PdbStatus;
@@ -92,7 +129,10 @@ describe('PDB status (memory, fake clock)', () => {
   });
 
   it('start() keeps the status current on watch events', async () => {
-    const { cluster, pdbs } = memoryCluster([makePod('web-1', 'node-a', { labels: { app: 'web' }, owner: 'none' }), makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 0 })]);
+    const { cluster, pdbs } = memoryCluster([
+      makePod('web-1', 'node-a', { labels: { app: 'web' }, owner: 'none' }),
+      makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 0 }),
+    ]);
     const loop = pdbs.start();
     await cluster.create(makePod('web-2', 'node-a', { labels: { app: 'web' }, owner: 'none' }));
     for (let i = 0; i < 5; i++) {
@@ -100,7 +140,9 @@ describe('PDB status (memory, fake clock)', () => {
       await loop.idle();
     }
     loop.stop();
-    expect((await cluster.get({ kind: 'PodDisruptionBudget', namespace: 'default', name: 'web' }))!.status).toMatchObject({ currentHealthy: 2, disruptionsAllowed: 2 });
+    expect(
+      (await cluster.get({ kind: 'PodDisruptionBudget', namespace: 'default', name: 'web' }))!.status,
+    ).toMatchObject({ currentHealthy: 2, disruptionsAllowed: 2 });
   });
 });
 
@@ -114,8 +156,13 @@ describe('PDB status: per-namespace passes', () => {
     const { cluster, pdbs } = memoryCluster(objs);
     const reads: string[] = [];
     const list = cluster.list.bind(cluster);
-    cluster.list = ((kind, namespace) => (reads.push(`${kind}/${namespace ?? '*'}`), list(kind, namespace))) as typeof cluster.list;
-    const healthy = async (ns: string) => (await cluster.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: ns, name: 'web' }))!.status?.currentHealthy;
+    cluster.list = ((kind, namespace) => (
+      reads.push(`${kind}/${namespace ?? '*'}`),
+      list(kind, namespace)
+    )) as typeof cluster.list;
+    const healthy = async (ns: string) =>
+      (await cluster.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: ns, name: 'web' }))!.status
+        ?.currentHealthy;
     await pdbs.reconcile();
     await pdbs.reconcile(); // the first pass's writes mark both namespaces; this one finds nothing new
     expect([await healthy('a'), await healthy('b')]).toEqual([2, 2]);

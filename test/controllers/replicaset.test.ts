@@ -12,7 +12,8 @@ describe.each(backends)('ReplicaSet controller on $name', (backend) => {
     h = await backend.setup();
   });
   const web = { app: 'web' };
-  const webPods = async (): Promise<Pod[]> => (await h.client.list<Pod>('Pod', h.ns)).filter((p) => p.metadata.labels?.app === 'web');
+  const webPods = async (): Promise<Pod[]> =>
+    (await h.client.list<Pod>('Pod', h.ns)).filter((p) => p.metadata.labels?.app === 'web');
   const rsKey = () => ({ kind: 'ReplicaSet' as const, namespace: h.ns, name: 'web' });
 
   it('creates spec.replicas Pending pods from the template, controlled by the ReplicaSet', async () => {
@@ -23,7 +24,15 @@ describe.each(backends)('ReplicaSet controller on $name', (backend) => {
     for (const p of pods) {
       expect(p.metadata.name).toMatch(/^web-[a-z0-9]{5}$/);
       expect(p.metadata.labels).toEqual(web);
-      expect(p.metadata.ownerReferences).toEqual([expect.objectContaining({ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: rs.metadata.uid, controller: true })]);
+      expect(p.metadata.ownerReferences).toEqual([
+        expect.objectContaining({
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'web',
+          uid: rs.metadata.uid,
+          controller: true,
+        }),
+      ]);
       expect(p.spec.nodeName).toBeUndefined();
       expect(p.status?.phase).toBe('Pending');
       expect(p.spec.containers?.[0].name).toBe('main');
@@ -97,9 +106,12 @@ describe('ReplicaSet controller (memory)', () => {
     expect((await cluster.list('Pod')).map((p) => p.metadata.name)).toEqual([older.metadata.name]);
   });
 
-  it('leaves a deleting ReplicaSet\'s pods alone', async () => {
+  it("leaves a deleting ReplicaSet's pods alone", async () => {
     const { cluster, replicaSets } = memoryCluster();
-    await cluster.create({ ...replicaSetInDefault(2), metadata: { name: 'web', namespace: 'default', finalizers: ['kpol.dev/hold'] } });
+    await cluster.create({
+      ...replicaSetInDefault(2),
+      metadata: { name: 'web', namespace: 'default', finalizers: ['kpol.dev/hold'] },
+    });
     await replicaSets.reconcile();
     await cluster.delete({ kind: 'ReplicaSet', namespace: 'default', name: 'web' });
     const [p] = await cluster.list('Pod');
@@ -111,7 +123,13 @@ describe('ReplicaSet controller (memory)', () => {
 
 function replicaSetInDefault(replicas: number): ReplicaSet {
   return {
-    apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web', namespace: 'default' },
-    spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main' }] } } },
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main' }] } },
+    },
   };
 }

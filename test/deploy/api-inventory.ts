@@ -6,7 +6,15 @@
 // `patch`; on the in-memory server it is played by a merge patch that also drops the fields the
 // same configuration applied before and leaves out now, as the API server does for the fields
 // one manager alone owns.
-import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../../src/core/cluster/client.js';
+import type {
+  ClusterClient,
+  DeleteOptions,
+  Kind,
+  MergePatch,
+  ObjectKey,
+  Preconditions,
+  WatchEvent,
+} from '../../src/core/cluster/client.js';
 import type { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import type { KubeObject } from '../../src/core/cluster/types.js';
 import { RESOURCES } from '../../src/edge/kube/resources.js';
@@ -44,7 +52,12 @@ export class RecordingClient implements ClusterClient {
 
   private note(kind: Kind, verb: ApiRequest['verb'], namespace: string | undefined, subresource?: string): void {
     const res = RESOURCES[kind];
-    const r: ApiRequest = { group: groupOf(kind), resource: subresource ? `${res.plural}/${subresource}` : res.plural, verb, ...(res.namespaced && namespace ? { namespace } : {}) };
+    const r: ApiRequest = {
+      group: groupOf(kind),
+      resource: subresource ? `${res.plural}/${subresource}` : res.plural,
+      verb,
+      ...(res.namespaced && namespace ? { namespace } : {}),
+    };
     this.requests.set(requestKey(r), r);
   }
 
@@ -63,7 +76,13 @@ export class RecordingClient implements ClusterClient {
     const ns = obj.metadata.namespace ?? 'default';
     this.note(kind, 'create', ns);
     const res = RESOURCES[kind];
-    if (res.statusSubresource && !res.statusOnCreate && obj.status !== undefined && Object.keys(obj.status as object).length) this.note(kind, 'update', ns, 'status');
+    if (
+      res.statusSubresource &&
+      !res.statusOnCreate &&
+      obj.status !== undefined &&
+      Object.keys(obj.status as object).length
+    )
+      this.note(kind, 'update', ns, 'status');
     return this.inner.create(obj);
   }
 
@@ -72,7 +91,12 @@ export class RecordingClient implements ClusterClient {
     const ns = obj.metadata.namespace ?? 'default';
     this.note(kind, 'update', ns);
     const before = await this.inner.get({ kind, name: obj.metadata.name, namespace: ns });
-    if (RESOURCES[kind].statusSubresource && obj.status !== undefined && JSON.stringify(obj.status) !== JSON.stringify(before?.status)) this.note(kind, 'update', ns, 'status');
+    if (
+      RESOURCES[kind].statusSubresource &&
+      obj.status !== undefined &&
+      JSON.stringify(obj.status) !== JSON.stringify(before?.status)
+    )
+      this.note(kind, 'update', ns, 'status');
     return this.inner.update(obj);
   }
 
@@ -109,11 +133,18 @@ export class RecordingClient implements ClusterClient {
       for (const k of p.slice(0, -1)) at = at[k] ??= {};
       at[p[p.length - 1]] = v;
     };
-    for (const p of now) set(p, p.reduce<any>((v, k) => v[k], obj));
+    for (const p of now)
+      set(
+        p,
+        p.reduce<any>((v, k) => v[k], obj),
+      );
     const kept = new Set(now.map((p) => p.join('.')));
     for (const p of this.applied.get(id) ?? []) if (!kept.has(p.join('.'))) set(p, null);
     this.applied.set(id, now);
-    return this.inner.patch<T>({ kind, name: obj.metadata.name, ...(RESOURCES[kind].namespaced && { namespace: ns }) }, patch);
+    return this.inner.patch<T>(
+      { kind, name: obj.metadata.name, ...(RESOURCES[kind].namespaced && { namespace: ns }) },
+      patch,
+    );
   }
 
   async delete(key: ObjectKey, options?: DeleteOptions): Promise<void> {

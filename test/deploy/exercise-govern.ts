@@ -40,14 +40,31 @@ export interface GovernExercise {
 
 export async function exerciseGovernor(): Promise<GovernExercise> {
   const clock = new FakeClock(T0);
-  const objects: KubeObject[] = [makeNodePool('default', { budgets: [{ nodes: '10%' }], consolidationPolicy: 'WhenEmpty', consolidateAfter: '30s' })];
+  const objects: KubeObject[] = [
+    makeNodePool('default', { budgets: [{ nodes: '10%' }], consolidationPolicy: 'WhenEmpty', consolidateAfter: '30s' }),
+  ];
   for (let i = 0; i < 3; i++) {
     // Node 2 is 50 days old: expired under `expire after 720h gracefully`.
-    const { nodeClaim, node } = makeNodeClaimAndNode('default', i, { zone: i === 0 ? 'us-west-2a' : 'us-west-2b', ...(i === 2 && { createdAt: '2026-07-01T00:00:00Z' }) });
-    objects.push(nodeClaim, node, makePod(`pod-${i}`, node.metadata.name, { labels: { app: i === 1 ? 'batch' : 'web' }, startTime: '2026-08-21T00:00:00Z' }));
+    const { nodeClaim, node } = makeNodeClaimAndNode('default', i, {
+      zone: i === 0 ? 'us-west-2a' : 'us-west-2b',
+      ...(i === 2 && { createdAt: '2026-07-01T00:00:00Z' }),
+    });
+    objects.push(
+      nodeClaim,
+      node,
+      makePod(`pod-${i}`, node.metadata.name, {
+        labels: { app: i === 1 ? 'batch' : 'web' },
+        startTime: '2026-08-21T00:00:00Z',
+      }),
+    );
   }
   objects.push(makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 1 }));
-  const cm: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kpol-policies', namespace: NAMESPACE, labels: { 'kpol.dev/policy': 'true' } }, data: { 'p.kpol': POLICY } };
+  const cm: ConfigMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'kpol-policies', namespace: NAMESPACE, labels: { 'kpol.dev/policy': 'true' } },
+    data: { 'p.kpol': POLICY },
+  };
   objects.push(cm);
   const raw = new MemoryCluster(clock, objects);
   const rec = new RecordingClient(raw);
@@ -57,7 +74,13 @@ export async function exerciseGovernor(): Promise<GovernExercise> {
   // events and loads the policies (the elector is stepped here instead of run in the background).
   await rec.list('NodePool'); // run-govern's check that the CRDs are there
   const governor = new Governor({ client: rec, clock, logger, failClosedAfterMs: 120_000, dryRun: false });
-  const services = new ClusterServices(governor, { client: rec, clock, namespace: NAMESPACE, leaderElection: { name: 'kpol-controller', identity: 'kpol-0' }, logger });
+  const services = new ClusterServices(governor, {
+    client: rec,
+    clock,
+    namespace: NAMESPACE,
+    leaderElection: { name: 'kpol-controller', identity: 'kpol-0' },
+    logger,
+  });
   const stopEvents = mirrorEventsToCluster(governor.events, { client: rec, clock, instance: 'kpol-0' });
   await services.policies.start();
   rec.informers(VIEW_KINDS); // as run-govern.ts: client.start(VIEW_KINDS)

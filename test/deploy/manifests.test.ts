@@ -18,21 +18,32 @@ import { loadPolicies } from '../../src/core/policy/load.js';
 import { DEPLOY, MODES, applyCommand, find, manifestFiles, objects, readManifest, type Mode } from './manifests.js';
 
 const modes = Object.keys(MODES) as Mode[];
-const crdSchema = (name: string) => find('standalone', 'CustomResourceDefinition', name)!.spec.versions[0].schema.openAPIV3Schema;
+const crdSchema = (name: string) =>
+  find('standalone', 'CustomResourceDefinition', name)!.spec.versions[0].schema.openAPIV3Schema;
 const budgets = () => crdSchema('nodepools.karpenter.sh').properties.spec.properties.disruption.properties.budgets;
 const pattern = (p: string) => new RegExp(p); // these patterns use nothing where RE2 and JS differ
 
 describe('deploy/ manifests', () => {
-  it.each(manifestFiles().map((f) => relative(DEPLOY, f)))('%s parses, with an SPDX header, every object named', (file) => {
-    const m = readManifest(`${DEPLOY}${file}`);
-    expect(m.errors).toEqual([]);
-    expect(m.text.startsWith('# SPDX-License-Identifier: Apache-2.0\n')).toBe(true);
-    expect(m.objects.length).toBeGreaterThan(0);
-    for (const o of m.objects) expect(o).toMatchObject({ apiVersion: expect.any(String), kind: expect.any(String), metadata: { name: expect.any(String) } });
-  });
+  it.each(manifestFiles().map((f) => relative(DEPLOY, f)))(
+    '%s parses, with an SPDX header, every object named',
+    (file) => {
+      const m = readManifest(`${DEPLOY}${file}`);
+      expect(m.errors).toEqual([]);
+      expect(m.text.startsWith('# SPDX-License-Identifier: Apache-2.0\n')).toBe(true);
+      expect(m.objects.length).toBeGreaterThan(0);
+      for (const o of m.objects)
+        expect(o).toMatchObject({
+          apiVersion: expect.any(String),
+          kind: expect.any(String),
+          metadata: { name: expect.any(String) },
+        });
+    },
+  );
 
   it.each(modes)('%s: namespaced objects live in the namespace the CLI defaults to', (mode) => {
-    const namespaced = objects(mode).filter((o) => !['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding'].includes(o.kind));
+    const namespaced = objects(mode).filter(
+      (o) => !['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding'].includes(o.kind),
+    );
     expect(namespaced.length).toBeGreaterThan(4);
     for (const o of namespaced) expect(o.metadata.namespace).toBe(DEFAULT_NAMESPACE);
     expect(find(mode, 'Namespace', DEFAULT_NAMESPACE)).toBeDefined();
@@ -40,11 +51,20 @@ describe('deploy/ manifests', () => {
 
   it('govern mode installs no CRD (Karpenter ships them); standalone mode installs both', () => {
     expect(objects('govern').filter((o) => o.kind === 'CustomResourceDefinition')).toEqual([]);
-    expect(objects('standalone').filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name).sort()).toEqual(['nodeclaims.karpenter.sh', 'nodepools.karpenter.sh']);
+    expect(
+      objects('standalone')
+        .filter((o) => o.kind === 'CustomResourceDefinition')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['nodeclaims.karpenter.sh', 'nodepools.karpenter.sh']);
   });
 
   it('both modes install the same objects by name, so applying one mode replaces the other', () => {
-    const names = (mode: Mode) => objects(mode).filter((o) => o.kind !== 'CustomResourceDefinition').map((o) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
+    const names = (mode: Mode) =>
+      objects(mode)
+        .filter((o) => o.kind !== 'CustomResourceDefinition')
+        .map((o) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`)
+        .sort();
     expect(names('standalone')).toEqual(names('govern'));
     expect(new Set(names('govern')).size).toBe(names('govern').length);
   });
@@ -59,30 +79,60 @@ describe('CRDs (KARPENTER.md#budget-fields)', () => {
     for (const name of ['nodepools.karpenter.sh', 'nodeclaims.karpenter.sh']) {
       const crd = find('standalone', 'CustomResourceDefinition', name)!;
       expect(crd.spec).toMatchObject({ group: 'karpenter.sh', scope: 'Cluster' });
-      expect(crd.spec.versions).toEqual([expect.objectContaining({ name: 'v1', served: true, storage: true, subresources: { status: {} } })]);
+      expect(crd.spec.versions).toEqual([
+        expect.objectContaining({ name: 'v1', served: true, storage: true, subresources: { status: {} } }),
+      ]);
     }
   });
 
   it('budgets: the CEL rule, maxItems, list type, default, reasons enum', () => {
     const b = budgets();
-    expect(b['x-kubernetes-validations']).toEqual([{ rule: 'self.all(x, has(x.schedule) == has(x.duration))', message: "'schedule' must be set with 'duration'" }]);
+    expect(b['x-kubernetes-validations']).toEqual([
+      { rule: 'self.all(x, has(x.schedule) == has(x.duration))', message: "'schedule' must be set with 'duration'" },
+    ]);
     expect(b).toMatchObject({ maxItems: 50, 'x-kubernetes-list-type': 'atomic', default: [{ nodes: '10%' }] });
     expect(b.items.required).toEqual(['nodes']);
-    expect(b.items.properties.reasons).toMatchObject({ maxItems: 50, 'x-kubernetes-list-type': 'set', items: { enum: ['Underutilized', 'Empty', 'Drifted'] } });
+    expect(b.items.properties.reasons).toMatchObject({
+      maxItems: 50,
+      'x-kubernetes-list-type': 'set',
+      items: { enum: ['Underutilized', 'Empty', 'Drifted'] },
+    });
     const d = crdSchema('nodepools.karpenter.sh').properties.spec.properties.disruption.properties;
-    expect(d.consolidationPolicy).toMatchObject({ enum: ['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced'], default: 'WhenEmptyOrUnderutilized' });
+    expect(d.consolidationPolicy).toMatchObject({
+      enum: ['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced'],
+      default: 'WhenEmptyOrUnderutilized',
+    });
   });
 
   const nodes = () => pattern(budgets().items.properties.nodes.pattern);
   const schedule = () => pattern(budgets().items.properties.schedule.pattern);
   const duration = () => pattern(budgets().items.properties.duration.pattern);
-  const never = () => pattern(crdSchema('nodepools.karpenter.sh').properties.spec.properties.disruption.properties.consolidateAfter.pattern);
-  const templateSpec = () => crdSchema('nodepools.karpenter.sh').properties.spec.properties.template.properties.spec.properties;
+  const never = () =>
+    pattern(
+      crdSchema('nodepools.karpenter.sh').properties.spec.properties.disruption.properties.consolidateAfter.pattern,
+    );
+  const templateSpec = () =>
+    crdSchema('nodepools.karpenter.sh').properties.spec.properties.template.properties.spec.properties;
 
   it.each([
-    ['nodes', nodes, ['0', '05', '1000', '0%', '9%', '99%', '100%'], ['101%', '1000%', '-10', '-10%', '10.5%', '', ' 10', 'abc']],
-    ['schedule', schedule, ['@daily', '@dailyfoo', '* * * * * *', 'TZ=Europe/Berlin 0 0 * * *', 'a b c d e', '0 9 * * mon-fri'], ['*', '* * * * ', '@every 1h']],
-    ['duration', duration, ['1h', '30m', '1h30m', '2h20m', '160h', '1h30m0s', '10m0s', '1h0s', '0m'], ['30s', '90s', '1h30m5s', '1d', '1.5h', '-20m']],
+    [
+      'nodes',
+      nodes,
+      ['0', '05', '1000', '0%', '9%', '99%', '100%'],
+      ['101%', '1000%', '-10', '-10%', '10.5%', '', ' 10', 'abc'],
+    ],
+    [
+      'schedule',
+      schedule,
+      ['@daily', '@dailyfoo', '* * * * * *', 'TZ=Europe/Berlin 0 0 * * *', 'a b c d e', '0 9 * * mon-fri'],
+      ['*', '* * * * ', '@every 1h'],
+    ],
+    [
+      'duration',
+      duration,
+      ['1h', '30m', '1h30m', '2h20m', '160h', '1h30m0s', '10m0s', '1h0s', '0m'],
+      ['30s', '90s', '1h30m5s', '1d', '1.5h', '-20m'],
+    ],
     ['consolidateAfter', never, ['0s', '30s', '1h30m5s', '720h', 'Never'], ['never', 'FooNever', '-1s', '1hr', '1.5h']],
   ])('%s pattern accepts and rejects what Karpenter does', (_, re, accepted, rejected) => {
     for (const s of accepted) expect(re().test(s), s).toBe(true);
@@ -95,13 +145,27 @@ describe('CRDs (KARPENTER.md#budget-fields)', () => {
     const tgp = pattern(t.terminationGracePeriod.pattern);
     expect(['30s', '1h30m', '24h'].every((s) => tgp.test(s))).toBe(true);
     expect(['Never', '1.5h', ''].some((s) => tgp.test(s))).toBe(false);
-    expect(crdSchema('nodeclaims.karpenter.sh').properties.spec.properties.expireAfter.pattern).toBe(t.expireAfter.pattern);
+    expect(crdSchema('nodeclaims.karpenter.sh').properties.spec.properties.expireAfter.pattern).toBe(
+      t.expireAfter.pattern,
+    );
   });
 
   it('status.disruption has the shape src/control/reconciler/nodepool-status.ts writes', () => {
     const d = crdSchema('nodepools.karpenter.sh').properties.status.properties.disruption;
-    expect(Object.keys(d.properties).sort()).toEqual(['disrupting', 'errors', 'lastTransitionTime', 'nodes', 'policy', 'reasons']);
-    expect(Object.keys(d.properties.reasons.items.properties).sort()).toEqual(['allowed', 'budget', 'disrupting', 'reason']);
+    expect(Object.keys(d.properties).sort()).toEqual([
+      'disrupting',
+      'errors',
+      'lastTransitionTime',
+      'nodes',
+      'policy',
+      'reasons',
+    ]);
+    expect(Object.keys(d.properties.reasons.items.properties).sort()).toEqual([
+      'allowed',
+      'budget',
+      'disrupting',
+      'reason',
+    ]);
   });
 });
 
@@ -114,16 +178,29 @@ describe.each(modes)('Deployment (%s)', (mode) => {
     expect(dep().spec.replicas).toBe(2);
     expect(pod().serviceAccountName).toBe(find(mode, 'ServiceAccount', 'kpol')!.metadata.name);
     expect(container().args.slice(0, 4)).toEqual(['run', '--in-cluster', '--mode', mode]);
-    expect(container().env.map((e: { name: string }) => e.name).sort()).toEqual(['POD_NAME', 'POD_NAMESPACE']);
+    expect(
+      container()
+        .env.map((e: { name: string }) => e.name)
+        .sort(),
+    ).toEqual(['POD_NAME', 'POD_NAMESPACE']);
   });
 
   it('its arguments are ones `kpol run` accepts, and the probes reach the probe server', () => {
     const args: string[] = container().args.slice(1);
-    const { values } = parse(args, {
-      ...RUN_MODE_FLAGS, port: { type: 'string' }, 'in-cluster': { type: 'boolean' }, ...CLUSTER_RUN_FLAGS,
-    }, runCommand.usage);
+    const { values } = parse(
+      args,
+      {
+        ...RUN_MODE_FLAGS,
+        port: { type: 'string' },
+        'in-cluster': { type: 'boolean' },
+        ...CLUSTER_RUN_FLAGS,
+      },
+      runCommand.usage,
+    );
     const flags = clusterRunFlags(values, { POD_NAMESPACE: DEFAULT_NAMESPACE, POD_NAME: 'kpol-0' });
-    const probePort = container().ports.find((p: { name: string }) => p.name === container().livenessProbe.httpGet.port).containerPort;
+    const probePort = container().ports.find(
+      (p: { name: string }) => p.name === container().livenessProbe.httpGet.port,
+    ).containerPort;
     expect(flags.probePort).toBe(probePort);
     expect(container().livenessProbe.httpGet.path).toBe('/healthz');
     expect(container().readinessProbe.httpGet.path).toBe('/readyz');
@@ -132,18 +209,31 @@ describe.each(modes)('Deployment (%s)', (mode) => {
   });
 
   it('runs hardened: non-root, read-only root filesystem, no capabilities, RuntimeDefault seccomp, an emptyDir at /tmp, resources', () => {
-    expect(pod().securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: expect.any(Number), seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod().securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: expect.any(Number),
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(pod().securityContext.runAsUser).toBeGreaterThan(0);
-    expect(container().securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(container().securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
     const tmp = container().volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/tmp');
     expect(pod().volumes.find((v: { name: string }) => v.name === tmp.name)).toEqual({ name: tmp.name, emptyDir: {} });
-    expect(container().resources).toMatchObject({ requests: { cpu: expect.any(String), memory: expect.any(String) }, limits: { memory: expect.any(String) } });
+    expect(container().resources).toMatchObject({
+      requests: { cpu: expect.any(String), memory: expect.any(String) },
+      limits: { memory: expect.any(String) },
+    });
   });
 
   it("runs the image's ENTRYPOINT (no command), and the image is the one deploy/README.md builds with deploy/Dockerfile", () => {
     expect(container().command).toBeUndefined();
     expect(container().image).toBe('ghcr.io/kpol-dev/kpol:0.1.0');
-    expect(readFileSync(`${DEPLOY}README.md`, 'utf8')).toContain(`docker build -f deploy/Dockerfile -t ${container().image} .`);
+    expect(readFileSync(`${DEPLOY}README.md`, 'utf8')).toContain(
+      `docker build -f deploy/Dockerfile -t ${container().image} .`,
+    );
   });
 });
 

@@ -34,14 +34,18 @@ export interface Manifest {
 /** Every manifest under deploy/, at any depth (to check each parses). */
 export function manifestFiles(dir = DEPLOY): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? manifestFiles(join(dir, e.name)) : e.name.endsWith('.yaml') ? [join(dir, e.name)] : []);
+    e.isDirectory() ? manifestFiles(join(dir, e.name)) : e.name.endsWith('.yaml') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** The files `kubectl apply -f path` reads: the file, or a directory's *.yaml files in name order. */
 export function applied(path: string): string[] {
   const full = join(ROOT, path);
   if (!statSync(full).isDirectory()) return [full];
-  return readdirSync(full, { withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.yaml')).map((e) => join(full, e.name)).sort();
+  return readdirSync(full, { withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.yaml'))
+    .map((e) => join(full, e.name))
+    .sort();
 }
 
 export const modeFiles = (mode: Mode) => MODES[mode].flatMap(applied);
@@ -55,5 +59,13 @@ export function readManifest(file: string): Manifest {
 
 const cached = new Map<Mode, Record<string, any>[]>();
 /** The objects `mode` applies. */
-export const objects = (mode: Mode) => cached.get(mode) ?? cached.set(mode, modeFiles(mode).flatMap((f) => readManifest(f).objects)).get(mode)!;
-export const find = (mode: Mode, kind: string, name: string) => objects(mode).find((o) => o.kind === kind && o.metadata?.name === name);
+export const objects = (mode: Mode) =>
+  cached.get(mode) ??
+  cached
+    .set(
+      mode,
+      modeFiles(mode).flatMap((f) => readManifest(f).objects),
+    )
+    .get(mode)!;
+export const find = (mode: Mode, kind: string, name: string) =>
+  objects(mode).find((o) => o.kind === kind && o.metadata?.name === name);

@@ -14,7 +14,13 @@ const pair = (bytes = 1024) => {
 describe('AnswerSlot', () => {
   it('returns what was written, to the request it answers and to no other', () => {
     const { worker, page } = pair();
-    const answer = [{ code: 'KPOL2001', message: 'unknown reason `Driftedx` — did you mean `Drifted`? “quotes” and ✓', range: { start: { line: 1, character: 15 } } }];
+    const answer = [
+      {
+        code: 'KPOL2001',
+        message: 'unknown reason `Driftedx` — did you mean `Drifted`? “quotes” and ✓',
+        range: { start: { line: 1, character: 15 } },
+      },
+    ];
     expect(page.read(1)).toBeUndefined();
     expect(worker.write(7, answer)).toBe(true);
     expect(page.read(7)).toEqual(answer);

@@ -19,24 +19,37 @@ let served: Served;
 let browser: Browser;
 let page: Page;
 
-function api(method: string, path: string, o: { body?: unknown; token?: string | null; origin?: string } = {}): Promise<{ status: number; json: any }> {
+function api(
+  method: string,
+  path: string,
+  o: { body?: unknown; token?: string | null; origin?: string } = {},
+): Promise<{ status: number; json: any }> {
   const body = o.body === undefined ? undefined : JSON.stringify(o.body);
   const token = o.token === undefined ? served.token : o.token;
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, served.url), {
-      method,
-      headers: { ...(token !== null && { Authorization: `Bearer ${token}` }), ...(body && { 'Content-Type': 'application/json' }), ...(o.origin && { Origin: o.origin }) },
-    }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, json: text.startsWith('{') ? JSON.parse(text) : text }));
-    });
+    const req = request(
+      new URL(path, served.url),
+      {
+        method,
+        headers: {
+          ...(token !== null && { Authorization: `Bearer ${token}` }),
+          ...(body && { 'Content-Type': 'application/json' }),
+          ...(o.origin && { Origin: o.origin }),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, json: text.startsWith('{') ? JSON.parse(text) : text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-const stored = async () => (await api('GET', '/api/editor/policies')).json.policies.find((p: any) => p.name === AT.name);
+const stored = async () =>
+  (await api('GET', '/api/editor/policies')).json.policies.find((p: any) => p.name === AT.name);
 
 async function openEditor(): Promise<void> {
   await page.goto(served.editorUrl);
@@ -47,7 +60,12 @@ beforeAll(async () => {
   served = await startServe(['--speed', '60']);
   // The demo's Nodes register a few seconds after start; the page reads the cluster when it
   // opens (then every 10 s), and completion offers the label keys of the Nodes it has read.
-  for (let i = 0; i < 100 && !(await api('GET', '/api/editor/cluster')).json.objects.some((o: any) => o.kind === 'Node'); i++) await new Promise((r) => setTimeout(r, 200));
+  for (
+    let i = 0;
+    i < 100 && !(await api('GET', '/api/editor/cluster')).json.objects.some((o: any) => o.kind === 'Node');
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 200));
   browser = await launchBrowser();
   page = await browser.context.newPage();
   await openEditor();
@@ -74,7 +92,11 @@ describe('the kpol editor in Chromium', () => {
     const column = text.split('\n')[1].indexOf('Drifted') + 1;
     await placeCursor(page, line, column + 'Drifted'.length);
     await page.keyboard.type('x');
-    await page.waitForFunction(() => (globalThis as any).kpolEditor.monaco.editor.getModelMarkers({ owner: 'kpol' }).some((m: any) => m.severity === 8));
+    await page.waitForFunction(() =>
+      (globalThis as any).kpolEditor.monaco.editor
+        .getModelMarkers({ owner: 'kpol' })
+        .some((m: any) => m.severity === 8),
+    );
     const [m, ...rest] = await errors(page);
     expect(rest).toEqual([]);
     expect(m).toEqual(expect.objectContaining({ line, column, code: expect.stringMatching(/^KPOL2\d{3}$/) }));
@@ -84,7 +106,12 @@ describe('the kpol editor in Chromium', () => {
     await screenshot(page, '02-marker');
 
     await page.keyboard.press('Backspace');
-    await page.waitForFunction(() => !(globalThis as any).kpolEditor.monaco.editor.getModelMarkers({ owner: 'kpol' }).some((m: any) => m.severity === 8));
+    await page.waitForFunction(
+      () =>
+        !(globalThis as any).kpolEditor.monaco.editor
+          .getModelMarkers({ owner: 'kpol' })
+          .some((m: any) => m.severity === 8),
+    );
     // Monaco removes the squiggle in its next frame after the markers change.
     await page.waitForSelector('.squiggly-error', { state: 'detached' });
     expect(await page.locator('#problems li.error').count()).toBe(0);
@@ -99,8 +126,16 @@ describe('the kpol editor in Chromium', () => {
         { range: new monaco.Range(3, 21, 3, 21), text: 'q' },
       ]);
     });
-    await page.waitForFunction(() => (globalThis as any).kpolEditor.monaco.editor.getModelMarkers({ owner: 'kpol' }).filter((m: any) => m.severity === 8).length === 2);
-    expect((await errors(page)).map((m) => [m.line, m.column, m.message.match(/`\w+`/)?.[0]])).toEqual([[2, 16, '`Driftedx`'], [3, 16, '`Emptyq`']]);
+    await page.waitForFunction(
+      () =>
+        (globalThis as any).kpolEditor.monaco.editor
+          .getModelMarkers({ owner: 'kpol' })
+          .filter((m: any) => m.severity === 8).length === 2,
+    );
+    expect((await errors(page)).map((m) => [m.line, m.column, m.message.match(/`\w+`/)?.[0]])).toEqual([
+      [2, 16, '`Driftedx`'],
+      [3, 16, '`Emptyq`'],
+    ]);
     // A worker that lost track of the text would fail the check first (and then be sent it whole).
     expect(await page.textContent('#status')).not.toContain('checker failed');
   });
@@ -116,10 +151,25 @@ describe('the kpol editor in Chromium', () => {
       const t0 = performance.now();
       let taken = false;
       while (!taken && performance.now() - t0 < 10_000) taken = workers.takeFromSlot();
-      const errors = monaco.editor.getModelMarkers({ owner: 'kpol' }).filter((m: any) => m.severity === 8).map((m: any) => [m.startLineNumber, m.startColumn, m.message.split('\n')[0]]);
-      return { isolated: crossOriginIsolated, taken, errors, slot: workers.answeredBy.slot - before.slot, message: workers.answeredBy.message - before.message };
+      const errors = monaco.editor
+        .getModelMarkers({ owner: 'kpol' })
+        .filter((m: any) => m.severity === 8)
+        .map((m: any) => [m.startLineNumber, m.startColumn, m.message.split('\n')[0]]);
+      return {
+        isolated: crossOriginIsolated,
+        taken,
+        errors,
+        slot: workers.answeredBy.slot - before.slot,
+        message: workers.answeredBy.message - before.message,
+      };
     });
-    expect(got).toEqual({ isolated: true, taken: true, errors: [[2, 16, expect.stringContaining('Driftedx')]], slot: 1, message: 0 });
+    expect(got).toEqual({
+      isolated: true,
+      taken: true,
+      errors: [[2, 16, expect.stringContaining('Driftedx')]],
+      slot: 1,
+      message: 0,
+    });
     // The worker's message for that check comes later and is dropped; the next check is answered as usual.
     await setText(page, 'policy shared for nodepool default {\n  budget 1 for Drifted\n}\n');
     expect(await errors(page)).toEqual([]);
@@ -134,15 +184,27 @@ describe('the kpol editor in Chromium', () => {
     expect(await page.textContent('.action-widget')).toContain('Replace with `Drifted`');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => (globalThis as any).kpolEditor.model.getValue().includes('for Drifted\n'));
-    await page.waitForFunction(() => !(globalThis as any).kpolEditor.monaco.editor.getModelMarkers({ owner: 'kpol' }).some((m: any) => m.severity === 8));
+    await page.waitForFunction(
+      () =>
+        !(globalThis as any).kpolEditor.monaco.editor
+          .getModelMarkers({ owner: 'kpol' })
+          .some((m: any) => m.severity === 8),
+    );
   });
 
   it('offers quick fixes for a misspelt keyword and for one value inside a schedule', async () => {
-    await setText(page, 'policy fixes for nodepool default {\n  budjet 1\n  budget 0 during "0 9 * * mon-fry" for 8h\n}\n');
+    await setText(
+      page,
+      'policy fixes for nodepool default {\n  budjet 1\n  budget 0 during "0 9 * * mon-fry" for 8h\n}\n',
+    );
     expect((await errors(page)).map((e: { message: string }) => e.message.split('\n')[0])).toEqual([
-      'unknown statement `budjet`', '`fry` is not a valid day of the week',
+      'unknown statement `budjet`',
+      '`fry` is not a valid day of the week',
     ]);
-    const fixes = [[2, 4, 'budget', '  budget 1\n'], [3, 33, 'fri', '"0 9 * * mon-fri"']] as const;
+    const fixes = [
+      [2, 4, 'budget', '  budget 1\n'],
+      [3, 33, 'fri', '"0 9 * * mon-fri"'],
+    ] as const;
     for (const [line, column, fix, fixed] of fixes) {
       await placeCursor(page, line, column);
       await page.keyboard.press('Control+.');
@@ -151,7 +213,12 @@ describe('the kpol editor in Chromium', () => {
       await page.keyboard.press('Enter');
       await page.waitForFunction((t) => (globalThis as any).kpolEditor.model.getValue().includes(t), fixed);
     }
-    await page.waitForFunction(() => !(globalThis as any).kpolEditor.monaco.editor.getModelMarkers({ owner: 'kpol' }).some((m: any) => m.severity === 8));
+    await page.waitForFunction(
+      () =>
+        !(globalThis as any).kpolEditor.monaco.editor
+          .getModelMarkers({ owner: 'kpol' })
+          .some((m: any) => m.severity === 8),
+    );
   });
 
   it('a space opens completion where the context calls for it (reasons after `for`), not after `budget 5`', async () => {
@@ -166,7 +233,11 @@ describe('the kpol editor in Chromium', () => {
     await page.waitForFunction((t) => (globalThis as any).kpolEditor.checkedText() !== t, seen);
     // By then the provider has answered (its answer settles within the keystroke's task); Monaco's
     // suggest model is idle again when the answer was empty (state 0), open when it was not.
-    expect(await page.evaluate(() => (globalThis as any).kpolEditor.editor.getContribution('editor.contrib.suggestController').model.state)).toBe(0);
+    expect(
+      await page.evaluate(
+        () => (globalThis as any).kpolEditor.editor.getContribution('editor.contrib.suggestController').model.state,
+      ),
+    ).toBe(0);
   });
 
   it('completion offers the reasons, and label keys from the connected cluster', async () => {
@@ -199,17 +270,30 @@ describe('the kpol editor in Chromium', () => {
     await page.mouse.move(p.x + 2, p.y);
     const hover = page.locator('.monaco-hover').filter({ hasText: 'at most N nodes' });
     await hover.first().waitFor();
-    expect(await hover.first().textContent()).toContain(KEYWORD_DOCS.budget.slice(KEYWORD_DOCS.budget.indexOf('at most'), KEYWORD_DOCS.budget.indexOf('at most') + 40));
+    expect(await hover.first().textContent()).toContain(
+      KEYWORD_DOCS.budget.slice(KEYWORD_DOCS.budget.indexOf('at most'), KEYWORD_DOCS.budget.indexOf('at most') + 40),
+    );
     await screenshot(page, '04-hover');
   });
 
   it('the week calendar draws the edited policy’s window in its time zone', async () => {
     // 22:30 for 90 minutes in Kolkata (UTC+5:30): half of the 22:00 hour and all of 23:00, on Saturday and Sunday.
-    await setText(page, 'policy week for nodepool default {\n  allow 2 Drifted only during "30 22 * * sat,sun" for 90m in "Asia/Kolkata"\n}\n');
+    await setText(
+      page,
+      'policy week for nodepool default {\n  allow 2 Drifted only during "30 22 * * sat,sun" for 90m in "Asia/Kolkata"\n}\n',
+    );
     await page.click('nav.tabs button[data-panel="calendar"]');
     const table = page.locator('table.calendar[data-pool="default"][data-reason="Drifted"][data-zone="Asia/Kolkata"]');
     await table.waitFor();
-    const cells = await table.locator('td.cell').evaluateAll((els) => els.map((e) => [Number(e.getAttribute('data-day')), Number(e.getAttribute('data-hour')), Number(e.getAttribute('data-allowed'))]));
+    const cells = await table
+      .locator('td.cell')
+      .evaluateAll((els) =>
+        els.map((e) => [
+          Number(e.getAttribute('data-day')),
+          Number(e.getAttribute('data-hour')),
+          Number(e.getAttribute('data-allowed')),
+        ]),
+      );
     expect(cells).toHaveLength(168);
     const expected = (day: number, hour: number) => (day >= 5 && hour === 22 ? 0.5 : day >= 5 && hour === 23 ? 1 : 0);
     expect(cells).toEqual(cells.map(([d, h]) => [d, h, expected(d, h)]));
@@ -220,10 +304,17 @@ describe('the kpol editor in Chromium', () => {
 
   it('refuses a write without the token, and one from another origin', async () => {
     const rv = (await stored()).resourceVersion;
-    const inPage = await page.evaluate(async (body) => (await fetch('/api/editor/policies', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body })).status,
-      JSON.stringify({ ...AT, text: POLICY, resourceVersion: rv }));
+    const inPage = await page.evaluate(
+      async (body) =>
+        (await fetch('/api/editor/policies', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body }))
+          .status,
+      JSON.stringify({ ...AT, text: POLICY, resourceVersion: rv }),
+    );
     expect(inPage).toBe(401);
-    const foreign = await api('PUT', '/api/editor/policies', { origin: 'http://attacker.example', body: { ...AT, text: POLICY, resourceVersion: rv } });
+    const foreign = await api('PUT', '/api/editor/policies', {
+      origin: 'http://attacker.example',
+      body: { ...AT, text: POLICY, resourceVersion: rv },
+    });
     expect(foreign.status).toBe(403);
     expect((await stored()).resourceVersion).toBe(rv);
   });
@@ -247,13 +338,17 @@ describe('the kpol editor in Chromium', () => {
 
   it('a concurrent change produces the conflict message and a diff', async () => {
     const theirs = POLICY.replace('policy business-hours', 'policy someone-else');
-    const put = await api('PUT', '/api/editor/policies', { body: { ...AT, text: theirs, resourceVersion: (await stored()).resourceVersion } });
+    const put = await api('PUT', '/api/editor/policies', {
+      body: { ...AT, text: theirs, resourceVersion: (await stored()).resourceVersion },
+    });
     expect(put.status).toBe(200);
     await placeCursor(page, 1, 1);
     await page.keyboard.type('# my edit\n');
     await page.click('#save');
     await page.waitForSelector('#conflict:not([hidden]) .conflict-message');
-    expect(await page.textContent('#conflict .conflict-message')).toMatch(/^conflict: ConfigMap kpol-system\/business-hours changed since you loaded it \(it is now at version \d+\)/);
+    expect(await page.textContent('#conflict .conflict-message')).toMatch(
+      /^conflict: ConfigMap kpol-system\/business-hours changed since you loaded it \(it is now at version \d+\)/,
+    );
     await page.waitForSelector('#conflict .monaco-diff-editor');
     await screenshot(page, '07-conflict');
     expect((await stored()).text).toBe(theirs);
@@ -280,7 +375,8 @@ describe('the kpol editor in Chromium', () => {
 describe('the kpol editor in Chromium: format and simulate', () => {
   it('format document rewrites the text as `kpol fmt` does', async () => {
     await openEditor();
-    const messy = 'policy   fmt for nodepool default {budget 1\n      budget 0 for Drifted during "@daily" for 1h in "UTC"   }\n';
+    const messy =
+      'policy   fmt for nodepool default {budget 1\n      budget 0 for Drifted during "@daily" for 1h in "UTC"   }\n';
     await setText(page, messy);
     await page.click('#format');
     const expected = formatSource(messy).value!;
@@ -293,7 +389,9 @@ describe('the kpol editor in Chromium: format and simulate', () => {
     await page.click('nav.tabs button[data-panel="sim"]');
     await page.click('#simulate');
     await page.waitForSelector('#simulation p.sub:has-text("for 24 h")', { timeout: 60000 });
-    expect(await page.textContent('#simulation p.sub')).toMatch(/^From .* UTC for 24 h: disruptions .*; cost \$\d+\.\d\d\/h → \$\d+\.\d\d\/h$/);
+    expect(await page.textContent('#simulation p.sub')).toMatch(
+      /^From .* UTC for 24 h: disruptions .*; cost \$\d+\.\d\d\/h → \$\d+\.\d\d\/h$/,
+    );
     expect(await page.locator('#simulation .bars.nodes span').count()).toBe(48);
     await screenshot(page, '09-simulate');
   });

@@ -12,24 +12,34 @@ import { generatePolicy } from '../bench/generate.js';
 
 const EXAMPLES = new URL('../../rules/examples/', import.meta.url).pathname;
 const texts = [
-  ...readdirSync(EXAMPLES).filter((f) => f.endsWith('.kpol')).map((f) => readFileSync(join(EXAMPLES, f), 'utf8')),
+  ...readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith('.kpol'))
+    .map((f) => readFileSync(join(EXAMPLES, f), 'utf8')),
   generatePolicy(300),
   'schedule s = "0 1 * * *" for 1h\r\npolicy a for nodepool x {\r\n  budget 1\r\n}\rpolicy b for nodepool y { budget 2 }',
   '',
   '# only a comment\n',
 ];
 
-const same = (chunked: ChunkedParser, text: string) => expect(JSON.stringify(chunked.parse(text))).toBe(JSON.stringify(parse(text)));
+const same = (chunked: ChunkedParser, text: string) =>
+  expect(JSON.stringify(chunked.parse(text))).toBe(JSON.stringify(parse(text)));
 
 describe('piecewise parse', () => {
   it('cuts before each top-level line and keeps every character', () => {
-    const text = 'schedule s = "x"\npolicy a for nodepool p {\n  budget 1\n}\n\npolicyx\npolicy b for nodepool q { budget 2 }\n';
+    const text =
+      'schedule s = "x"\npolicy a for nodepool p {\n  budget 1\n}\n\npolicyx\npolicy b for nodepool q { budget 2 }\n';
     const ps = pieces(text);
     expect(ps.map((p) => p.text).join('')).toBe(text);
-    expect(ps.map((p) => [p.line, p.text.split('\n')[0]])).toEqual([[0, 'schedule s = "x"'], [1, 'policy a for nodepool p {'], [6, 'policy b for nodepool q { budget 2 }']]);
+    expect(ps.map((p) => [p.line, p.text.split('\n')[0]])).toEqual([
+      [0, 'schedule s = "x"'],
+      [1, 'policy a for nodepool p {'],
+      [6, 'policy b for nodepool q { budget 2 }'],
+    ]);
   });
 
-  it.each(texts.map((t, i) => [i, t]))('text %i parses the same as the whole-text parse', (_, text) => same(new ChunkedParser(), text));
+  it.each(texts.map((t, i) => [i, t]))('text %i parses the same as the whole-text parse', (_, text) =>
+    same(new ChunkedParser(), text),
+  );
 
   it('re-parses only the piece that changed', () => {
     const chunked = new ChunkedParser();
@@ -43,19 +53,22 @@ describe('piecewise parse', () => {
 
   it('equals the whole-text parse after random edits (including broken text)', () => {
     const alphabet = ['{', '}', '"', '\n', 'policy ', 'schedule ', ' ', 'x', '#', '(', ',', 'budget 1', '\r'];
-    fc.assert(fc.property(
-      fc.constantFrom(...texts.filter((t) => t.length > 0)),
-      fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.constantFrom(...alphabet)), { minLength: 1, maxLength: 4 }),
-      (base, edits) => {
-        const chunked = new ChunkedParser();
-        chunked.parse(base);
-        let text = base;
-        for (const [at, del, ins] of edits) {
-          const i = at % (text.length + 1);
-          text = text.slice(0, i) + ins + text.slice(i + del);
-        }
-        expect(JSON.stringify(chunked.parse(text))).toBe(JSON.stringify(parse(text)));
-      },
-    ), { numRuns: 150 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...texts.filter((t) => t.length > 0)),
+        fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.constantFrom(...alphabet)), { minLength: 1, maxLength: 4 }),
+        (base, edits) => {
+          const chunked = new ChunkedParser();
+          chunked.parse(base);
+          let text = base;
+          for (const [at, del, ins] of edits) {
+            const i = at % (text.length + 1);
+            text = text.slice(0, i) + ins + text.slice(i + del);
+          }
+          expect(JSON.stringify(chunked.parse(text))).toBe(JSON.stringify(parse(text)));
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

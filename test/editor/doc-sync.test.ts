@@ -17,7 +17,11 @@ class Model {
     const ordered = [...edits].sort((a, b) => b.offset - a.offset);
     for (const e of ordered) this.text = this.text.slice(0, e.offset) + e.text + this.text.slice(e.offset + e.length);
     this.version++;
-    return { versionId: this.version, isFlush: false, changes: ordered.map((e) => ({ rangeOffset: e.offset, rangeLength: e.length, text: e.text })) };
+    return {
+      versionId: this.version,
+      isFlush: false,
+      changes: ordered.map((e) => ({ rangeOffset: e.offset, rangeLength: e.length, text: e.text })),
+    };
   }
   setValue(text: string): ContentChange {
     this.text = text;
@@ -45,21 +49,36 @@ function edits(text: string, raw: Array<[number, number, string]>) {
 describe('document sync between page and check worker', () => {
   it('the worker holds the model text after any sequence of edits, flushes and sends', () => {
     const step = fc.oneof(
-      fc.record({ kind: fc.constant('edit' as const), raw: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom('', 'x', '\n', 'budget 5\n', '  ')), { minLength: 1, maxLength: 3 }), send: fc.boolean() }),
-      fc.record({ kind: fc.constant('flush' as const), text: fc.constantFrom('', 'policy a for nodepool p {\n}\n'), send: fc.boolean() }),
+      fc.record({
+        kind: fc.constant('edit' as const),
+        raw: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom('', 'x', '\n', 'budget 5\n', '  ')), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        send: fc.boolean(),
+      }),
+      fc.record({
+        kind: fc.constant('flush' as const),
+        text: fc.constantFrom('', 'policy a for nodepool p {\n}\n'),
+        send: fc.boolean(),
+      }),
     );
-    fc.assert(fc.property(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) => {
-      const model = new Model('policy a for nodepool p {\n  budget 1\n}\n');
-      const log = new EditLog();
-      const mirror = new DocMirror();
-      const send = () => mirror.apply({ fileName: FILE, sync: log.take(model.version, model.text.length, () => model.text) }).text;
-      expect(send()).toBe(model.text);
-      for (const s of steps) {
-        log.record(s.kind === 'edit' ? model.apply(edits(model.text, s.raw)) : model.setValue(s.text));
-        if (s.send) expect(send()).toBe(model.text);
-      }
-      expect(send()).toBe(model.text);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) => {
+        const model = new Model('policy a for nodepool p {\n  budget 1\n}\n');
+        const log = new EditLog();
+        const mirror = new DocMirror();
+        const send = () =>
+          mirror.apply({ fileName: FILE, sync: log.take(model.version, model.text.length, () => model.text) }).text;
+        expect(send()).toBe(model.text);
+        for (const s of steps) {
+          log.record(s.kind === 'edit' ? model.apply(edits(model.text, s.raw)) : model.setValue(s.text));
+          if (s.send) expect(send()).toBe(model.text);
+        }
+        expect(send()).toBe(model.text);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('sends the whole text first, then edits only; others only when given', () => {
@@ -70,7 +89,13 @@ describe('document sync between page and check worker', () => {
     const sync = log.take(model.version, model.text.length, () => {
       throw new Error('the text is not read for an edit');
     });
-    expect(sync).toEqual({ kind: 'edits', base: 1, version: 2, edits: [{ offset: 0, length: 0, text: '# hi\n' }], length: model.text.length });
+    expect(sync).toEqual({
+      kind: 'edits',
+      base: 1,
+      version: 2,
+      edits: [{ offset: 0, length: 0, text: '# hi\n' }],
+      length: model.text.length,
+    });
     const mirror = new DocMirror();
     const others = [{ fileName: 'other.kpol', text: 'policy b for nodepool q {\n}\n' }];
     mirror.apply({ fileName: FILE, sync: { kind: 'full', version: 1, text: 'x' }, others });
@@ -80,11 +105,17 @@ describe('document sync between page and check worker', () => {
   it('a mirror out of step refuses the edits and says why', () => {
     const mirror = new DocMirror();
     mirror.apply({ fileName: FILE, sync: { kind: 'full', version: 3, text: 'abc' } });
-    expect(() => mirror.apply({ fileName: FILE, sync: { kind: 'edits', base: 4, version: 5, edits: [], length: 3 } }))
-      .toThrow(`edits to ${FILE} version 4, but the worker holds ${FILE} version 3`);
-    expect(() => mirror.apply({ fileName: 'other.kpol', sync: { kind: 'edits', base: 3, version: 4, edits: [], length: 3 } }))
-      .toThrow('but the worker holds');
-    expect(() => mirror.apply({ fileName: FILE, sync: { kind: 'edits', base: 3, version: 4, edits: [{ offset: 0, length: 1, text: '' }], length: 3 } }))
-      .toThrow(`edits to ${FILE} version 4 give 2 characters, not 3`);
+    expect(() =>
+      mirror.apply({ fileName: FILE, sync: { kind: 'edits', base: 4, version: 5, edits: [], length: 3 } }),
+    ).toThrow(`edits to ${FILE} version 4, but the worker holds ${FILE} version 3`);
+    expect(() =>
+      mirror.apply({ fileName: 'other.kpol', sync: { kind: 'edits', base: 3, version: 4, edits: [], length: 3 } }),
+    ).toThrow('but the worker holds');
+    expect(() =>
+      mirror.apply({
+        fileName: FILE,
+        sync: { kind: 'edits', base: 3, version: 4, edits: [{ offset: 0, length: 1, text: '' }], length: 3 },
+      }),
+    ).toThrow(`edits to ${FILE} version 4 give 2 characters, not 3`);
   });
 });

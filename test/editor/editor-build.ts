@@ -6,6 +6,7 @@ import { ensureEditorBuilt as ensure } from '../../src/edge/server/editor-build.
 
 export async function ensureEditorBuilt(): Promise<boolean> {
   const r = await ensure((line) => process.stderr.write(`editor tests: ${line}\n`));
-  if (r.error !== undefined || r.state === 'unbuildable') throw new Error(`editor tests: the editor bundle could not be built${r.error ? `:\n${r.error}` : ''}`);
+  if (r.error !== undefined || r.state === 'unbuildable')
+    throw new Error(`editor tests: the editor bundle could not be built${r.error ? `:\n${r.error}` : ''}`);
   return r.built;
 }

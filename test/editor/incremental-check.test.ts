@@ -15,7 +15,9 @@ import { MAX_DIAGNOSTICS } from '../../grammar/diagnostic-limit.js';
 import { generatePolicy } from '../bench/generate.js';
 
 const EXAMPLES = new URL('../../rules/examples/', import.meta.url).pathname;
-const examples = readdirSync(EXAMPLES).filter((f) => f.endsWith('.kpol')).map((f) => readFileSync(join(EXAMPLES, f), 'utf8'));
+const examples = readdirSync(EXAMPLES)
+  .filter((f) => f.endsWith('.kpol'))
+  .map((f) => readFileSync(join(EXAMPLES, f), 'utf8'));
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
 // Two files sharing names, so that the cross-file stages have something to say after edits.
@@ -82,9 +84,19 @@ function applyEdit(texts: string[], [file, kind, at, del, pick]: Edit): string[]
 }
 
 const sources = (texts: string[]): SourceText[] => texts.map((text, i) => ({ fileName: `f${i}.kpol`, text }));
-const expected = (texts: string[], nowMs: number) => loadPolicies(sources(texts), nowMs).files.map((f) => f.diagnostics);
+const expected = (texts: string[], nowMs: number) =>
+  loadPolicies(sources(texts), nowMs).files.map((f) => f.diagnostics);
 
-const edits = fc.array(fc.tuple(fc.nat(1), fc.constantFrom<'line' | 'char'>('line', 'line', 'line', 'line', 'char'), fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 6 });
+const edits = fc.array(
+  fc.tuple(
+    fc.nat(1),
+    fc.constantFrom<'line' | 'char'>('line', 'line', 'line', 'line', 'char'),
+    fc.nat(),
+    fc.nat(),
+    fc.nat(),
+  ),
+  { minLength: 1, maxLength: 6 },
+);
 
 /** After each edit the same checker (with what it cached) answers as loadPolicies does. */
 function sameAfterEdits(make: () => IncrementalChecker) {
@@ -110,10 +122,13 @@ class TextOnlyKey extends IncrementalChecker {
 }
 
 describe('incremental check', () => {
-  it.each([...examples, generatePolicy(300), shared].map((t, i) => [i, t]))('text %i gives the diagnostics loadPolicies gives', (_, text) => {
-    const checker = new IncrementalChecker();
-    expect(checker.check(sources([text]), { nowMs: NOW })).toEqual(expected([text], NOW));
-  });
+  it.each([...examples, generatePolicy(300), shared].map((t, i) => [i, t]))(
+    'text %i gives the diagnostics loadPolicies gives',
+    (_, text) => {
+      const checker = new IncrementalChecker();
+      expect(checker.check(sources([text]), { nowMs: NOW })).toEqual(expected([text], NOW));
+    },
+  );
 
   it('keeps at most MAX_DIAGNOSTICS per file, as loadPolicies does, with and without syntax errors', () => {
     const misspelt = `policy t for nodepool p {\n${'  budget 1 for Drifed\n'.repeat(MAX_DIAGNOSTICS + 50)}}\n`;
@@ -126,7 +141,10 @@ describe('incremental check', () => {
   });
 
   it('files checked together: duplicate names and NodePools across files, reported in each', () => {
-    const texts = [shared, `${other}policy a for nodepool p9 {\n  budget 1\n}\npolicy e for nodepool p2 {\n  budget 1\n}\n`];
+    const texts = [
+      shared,
+      `${other}policy a for nodepool p9 {\n  budget 1\n}\npolicy e for nodepool p2 {\n  budget 1\n}\n`,
+    ];
     const got = new IncrementalChecker().check(sources(texts), { nowMs: NOW });
     expect(got).toEqual(expected(texts, NOW));
     expect(got[1].map((d) => d.code)).toEqual(expect.arrayContaining(['KPOL2011', 'KPOL2012']));
@@ -144,11 +162,17 @@ describe('incremental check', () => {
   });
 
   it('equals loadPolicies after random edits to files checked together', () => {
-    fc.assert(sameAfterEdits(() => new IncrementalChecker()), { numRuns: 200 });
+    fc.assert(
+      sameAfterEdits(() => new IncrementalChecker()),
+      { numRuns: 200 },
+    );
   });
 
   it('the same property catches a checker whose cache ignores the schedules (a planted bug)', () => {
-    const out = fc.check(sameAfterEdits(() => new TextOnlyKey()), { numRuns: 400 });
+    const out = fc.check(
+      sameAfterEdits(() => new TextOnlyKey()),
+      { numRuns: 400 },
+    );
     expect(out.failed).toBe(true);
   });
 });

@@ -36,16 +36,25 @@ describe('completion', () => {
     expect(labels(`  pods where ${someKey} in (`)).toEqual(words.labels.get(someKey)!.map((v) => `labelValue:${v}`));
   });
   it('offers NodePool names after `nodepool`, consolidation policies after `when`, zones in a zone string', () => {
-    expect(labels('policy p for nodepool ')).toEqual(expect.arrayContaining(words.nodePools.map((n) => `nodepool:${n}`)));
+    expect(labels('policy p for nodepool ')).toEqual(
+      expect.arrayContaining(words.nodePools.map((n) => `nodepool:${n}`)),
+    );
     expect(words.nodePools).toEqual(['default', 'gpu']);
-    expect(labels('  consolidate when ')).toEqual(['consolidation:empty', 'consolidation:empty or underutilized', 'consolidation:balanced']);
+    expect(labels('  consolidate when ')).toEqual([
+      'consolidation:empty',
+      'consolidation:empty or underutilized',
+      'consolidation:balanced',
+    ]);
     expect(labels('  allow 3 only during "0 1 * * *" for 4h in "')).toContain('zone:Europe/Berlin');
     expect(labels('  budget 0 during "')).toEqual([]); // a cron string: nothing to offer
   });
   it('a trigger character opens only what the context calls for; elsewhere every keyword and reason waits for a letter', () => {
     expect(contextOffers('  budget 5 ', words)).toBeUndefined();
     expect(contextOffers('  consolidate when empty ', words)).toBeUndefined();
-    expect(labels('  budget 5 ')).toEqual([...KEYWORDS.map((k) => `keyword:${k}`), ...REASONS.map((r) => `reason:${r}`)]);
+    expect(labels('  budget 5 ')).toEqual([
+      ...KEYWORDS.map((k) => `keyword:${k}`),
+      ...REASONS.map((r) => `reason:${r}`),
+    ]);
     expect(contextOffers('  budget 5 for ', words)?.map((o) => o.label)).toEqual([...REASONS, 'during']);
     expect(contextOffers('  ', words)?.map((o) => o.label)).toContain('budget');
   });
@@ -59,16 +68,20 @@ describe('worker analysis', () => {
     const text = 'policy t for nodepool default {\n  budget 1 for Drifed\n}\n';
     const d = diagnosticsFor(doc(text), cluster);
     expect(d.map((x) => [x.code, x.range.start.line, x.range.start.character, x.fix])).toEqual(
-      checkSource(text).diagnostics.map((x) => [x.code, x.range.start.line, x.range.start.character, x.fix]));
+      checkSource(text).diagnostics.map((x) => [x.code, x.range.start.line, x.range.start.character, x.fix]),
+    );
     expect(d.some((x) => x.fix === 'Drifted' && x.range.start.line === 1 && x.range.start.character === 15)).toBe(true);
   });
 
   it('draws the week in the policy’s zone: Drifted only Monday–Friday 01:00–05:00 Berlin time', async () => {
-    const text = 'policy t for nodepool default {\n  allow 3 Drifted only during "0 1 * * mon-fri" for 4h in "Europe/Berlin"\n}\n';
+    const text =
+      'policy t for nodepool default {\n  allow 3 Drifted only during "0 1 * * mon-fri" for 4h in "Europe/Berlin"\n}\n';
     const p = await previewFor(doc(text), cluster);
     const row = p!.calendar.find((r) => r.nodePool === 'default' && r.reason === 'Drifted')!;
     expect(row.timeZone).toBe('Europe/Berlin');
-    const expected = Array.from({ length: 168 }, (_, i) => (Math.floor(i / 24) < 5 && i % 24 >= 1 && i % 24 < 5 ? 1 : 0));
+    const expected = Array.from({ length: 168 }, (_, i) =>
+      Math.floor(i / 24) < 5 && i % 24 >= 1 && i % 24 < 5 ? 1 : 0,
+    );
     expect(row.hours).toEqual(expected);
     expect(p!.calendar.some((r) => r.nodePool === 'gpu')).toBe(false); // not governed by the edited policy
   });

@@ -37,32 +37,44 @@ export async function markers(page: Page): Promise<MarkerView[]> {
   return page.evaluate(() => {
     const k = (globalThis as any).kpolEditor;
     return k.monaco.editor.getModelMarkers({ owner: 'kpol', resource: k.model.uri }).map((m: any) => ({
-      code: typeof m.code === 'string' ? m.code : m.code?.value, severity: m.severity, message: m.message, line: m.startLineNumber, column: m.startColumn,
+      code: typeof m.code === 'string' ? m.code : m.code?.value,
+      severity: m.severity,
+      message: m.message,
+      line: m.startLineNumber,
+      column: m.startColumn,
     }));
   });
 }
 
 /** Puts the cursor at a 1-based line and column and focuses the editor. */
 export async function placeCursor(page: Page, lineNumber: number, column: number): Promise<void> {
-  await page.evaluate(({ lineNumber, column }) => {
-    const e = (globalThis as any).kpolEditor.editor;
-    e.setPosition({ lineNumber, column });
-    e.revealPosition({ lineNumber, column });
-    e.focus();
-  }, { lineNumber, column });
+  await page.evaluate(
+    ({ lineNumber, column }) => {
+      const e = (globalThis as any).kpolEditor.editor;
+      e.setPosition({ lineNumber, column });
+      e.revealPosition({ lineNumber, column });
+      e.focus();
+    },
+    { lineNumber, column },
+  );
 }
 
 /** The page coordinates of a 1-based position, for the mouse. */
 export async function pointAt(page: Page, lineNumber: number, column: number): Promise<{ x: number; y: number }> {
-  return page.evaluate(({ lineNumber, column }) => {
-    const e = (globalThis as any).kpolEditor.editor;
-    const p = e.getScrolledVisiblePosition({ lineNumber, column });
-    const r = e.getDomNode().getBoundingClientRect();
-    return { x: r.left + p.left + 4, y: r.top + p.top + p.height / 2 };
-  }, { lineNumber, column });
+  return page.evaluate(
+    ({ lineNumber, column }) => {
+      const e = (globalThis as any).kpolEditor.editor;
+      const p = e.getScrolledVisiblePosition({ lineNumber, column });
+      const r = e.getDomNode().getBoundingClientRect();
+      return { x: r.left + p.left + 4, y: r.top + p.top + p.height / 2 };
+    },
+    { lineNumber, column },
+  );
 }
 
 export async function suggestions(page: Page): Promise<string[]> {
   await page.waitForSelector('.suggest-widget.visible .monaco-list-row');
-  return page.$$eval('.suggest-widget.visible .monaco-list-row .label-name', (els) => els.map((e) => e.textContent ?? ''));
+  return page.$$eval('.suggest-widget.visible .monaco-list-row .label-name', (els) =>
+    els.map((e) => e.textContent ?? ''),
+  );
 }

@@ -38,7 +38,9 @@ describe('kpol serve', () => {
       expect((await fetch(`${s.url}/editor/../package.json`)).status).toBe(404);
       expect((await fetch(`${s.url}/api/editor/cluster`)).status).toBe(401);
       expect((await fetch(`${s.url}/api/status`)).status).toBe(401);
-      expect((await fetch(`${s.url}/api/status`, { headers: { Authorization: `Bearer ${s.token}` } })).status).toBe(200);
+      expect((await fetch(`${s.url}/api/status`, { headers: { Authorization: `Bearer ${s.token}` } })).status).toBe(
+        200,
+      );
     } finally {
       await s.stop();
     }
@@ -51,8 +53,14 @@ describe('kpol serve', () => {
       expect((await fetch(`${s.url}/api/editor/policies`)).status).toBe(401);
       const r = await fetch(`${s.url}/api/editor/policies`, { headers: { Authorization: `Bearer ${s.token}` } });
       const { policies, nodePools } = await r.json();
-      expect(policies.map((p: { namespace: string; name: string; key: string; applied: boolean }) => [p.namespace, p.name, p.key, p.applied]))
-        .toEqual([['kpol-system', 'business-hours', 'business-hours.kpol', true]]);
+      expect(
+        policies.map((p: { namespace: string; name: string; key: string; applied: boolean }) => [
+          p.namespace,
+          p.name,
+          p.key,
+          p.applied,
+        ]),
+      ).toEqual([['kpol-system', 'business-hours', 'business-hours.kpol', true]]);
       expect(nodePools).toEqual({ default: 'business-hours', gpu: 'business-hours' });
     } finally {
       await s.stop();

@@ -16,12 +16,20 @@ export interface Served {
 }
 
 export async function startServe(args: string[] = [], command: 'serve' | 'run' = 'serve'): Promise<Served> {
-  return served(spawn(process.execPath, [BIN, command, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }), `kpol ${command}`, false);
+  return served(
+    spawn(process.execPath, [BIN, command, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+    `kpol ${command}`,
+    false,
+  );
 }
 
 /** The README's quick start as typed, `npm start`, with `--port 0` (and `args`) passed through to `kpol run`. */
 export async function startNpmStart(args: string[] = []): Promise<Served> {
-  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['start', '--silent', '--', '--port', '0', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   return served(child, 'npm start', true);
 }
 

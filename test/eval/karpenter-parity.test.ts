@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `kpol eval` on Karpenter-format snapshots reproduces Karpenter's allowances and candidate
-// decisions (KARPENTER.md#budget-counting–KARPENTER.md#budget-example, KARPENTER.md#candidates), and the same cases written as .kpol agree.
+// decisions (KARPENTER.md#budget-counting–KARPENTER.md#budget-example, KARPENTER.md#candidates), and the same cases
+// written as .kpol agree.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
@@ -43,7 +44,13 @@ describe('the docs example (KARPENTER.md#budget-example): 19 nodes', () => {
     ['2026-08-20T23:59:59Z', { Empty: 4, Drifted: 4, Underutilized: 5 }],
   ])('at %s from the NodePool spec and from .kpol', async (at, want) => {
     const fromSpec = await new Evaluator().evaluate(index, [], Date.parse(at));
-    expect(fromSpec.nodePools.default).toMatchObject({ nodes: 19, disrupting: 0, budgets: want, allowed: want, errors: [] });
+    expect(fromSpec.nodePools.default).toMatchObject({
+      nodes: 19,
+      disrupting: 0,
+      budgets: want,
+      allowed: want,
+      errors: [],
+    });
     const fromKpol = await new Evaluator().evaluate(index, kpol(DOCS_KPOL), Date.parse(at));
     expect(fromKpol.nodePools.default.allowed).toEqual(fromSpec.nodePools.default.allowed);
     expect(fromKpol.nodePools.default.policy).toBe('docs');
@@ -64,16 +71,35 @@ describe('counting (KARPENTER.md#budget-counting)', () => {
     const c = makeNodeClaimAndNode('p', 2, { ready: 'False' });
     const d = makeNodeClaimAndNode('p', 3, { instanceTerminating: true });
     const e = makeNodeClaimAndNode('p', 4, { ready: 'Unknown' });
-    const out = await new Evaluator().evaluate(fromObjects([makeNodePool('p', { budgets: [{ nodes: '3' }] }),
-      ...[a, b, c, d, e].flatMap((x) => [x.nodeClaim, x.node])]), [], at);
-    expect(out.nodePools.p).toMatchObject({ nodes: 3, disrupting: 2, budgets: { Drifted: 3 }, allowed: { Drifted: 1 } });
+    const out = await new Evaluator().evaluate(
+      fromObjects([
+        makeNodePool('p', { budgets: [{ nodes: '3' }] }),
+        ...[a, b, c, d, e].flatMap((x) => [x.nodeClaim, x.node]),
+      ]),
+      [],
+      at,
+    );
+    expect(out.nodePools.p).toMatchObject({
+      nodes: 3,
+      disrupting: 2,
+      budgets: { Drifted: 3 },
+      allowed: { Drifted: 1 },
+    });
   });
   it('every NodePool appears, with zero nodes too; budgets omitted → 10%', async () => {
     const out = await new Evaluator().evaluate(fromObjects([makeNodePool('empty-pool')]), [], at);
-    expect(out.nodePools['empty-pool']).toMatchObject({ nodes: 0, budgets: { Empty: 0, Drifted: 0, Underutilized: 0 } });
+    expect(out.nodePools['empty-pool']).toMatchObject({
+      nodes: 0,
+      budgets: { Empty: 0, Drifted: 0, Underutilized: 0 },
+    });
   });
   it('one invalid schedule fails the whole NodePool closed', async () => {
-    const np = makeNodePool('p', { budgets: [{ nodes: '50%', reasons: ['Drifted'] }, { nodes: '0', schedule: '0 9 * * 7', duration: '1h', reasons: ['Drifted'] }] });
+    const np = makeNodePool('p', {
+      budgets: [
+        { nodes: '50%', reasons: ['Drifted'] },
+        { nodes: '0', schedule: '0 9 * * 7', duration: '1h', reasons: ['Drifted'] },
+      ],
+    });
     const x = makeNodeClaimAndNode('p', 0);
     const out = await new Evaluator().evaluate(fromObjects([np, x.nodeClaim, x.node]), [], at);
     expect(out.nodePools.p.allowed).toEqual({ Empty: 0, Drifted: 0, Underutilized: 0 });
@@ -92,15 +118,21 @@ describe('candidates (KARPENTER.md#candidates)', () => {
     const e = makeNodeClaimAndNode('p', 0);
     const b = makeNodeClaimAndNode('p', 1);
     const objs = [e.nodeClaim, e.node, b.nodeClaim, b.node, makePod('web-1', b.node.metadata.name)];
-    expect(await verdict(objs, e.node.metadata.name)).toMatchObject({ candidate: true, reasons: ['Empty'], blocked: [] });
+    expect(await verdict(objs, e.node.metadata.name)).toMatchObject({
+      candidate: true,
+      reasons: ['Empty'],
+      blocked: [],
+    });
     expect(await verdict(objs, b.node.metadata.name)).toMatchObject({ candidate: true, reasons: ['Underutilized'] });
   });
-  it('a do-not-disrupt pod blocks consolidation with Karpenter\'s message', async () => {
+  it("a do-not-disrupt pod blocks consolidation with Karpenter's message", async () => {
     const n = makeNodeClaimAndNode('p', 0);
     const pod = makePod('batch-1', n.node.metadata.name, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } });
     const v = await verdict([n.nodeClaim, n.node, pod], n.node.metadata.name);
     expect(v.candidate).toBe(false);
-    expect(v.blocked).toEqual([{ code: 'DoNotDisruptPod', message: 'pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/batch-1)' }]);
+    expect(v.blocked).toEqual([
+      { code: 'DoNotDisruptPod', message: 'pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/batch-1)' },
+    ]);
   });
   it('a drifted node whose NodeClaim has a TGP stays a Drifted candidate despite do-not-disrupt, but is no consolidation candidate', async () => {
     const n = makeNodeClaimAndNode('p', 0, { drifted: true, terminationGracePeriod: '24h' });
@@ -119,7 +151,9 @@ describe('candidates (KARPENTER.md#candidates)', () => {
     const pod = makePod('web-1', n.node.metadata.name, { labels: { app: 'web' } });
     const pdb = makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 0 });
     const v = await verdict([n.nodeClaim, n.node, pod, pdb], n.node.metadata.name);
-    expect(v.blocked).toEqual([{ code: 'PDBBlocked', message: 'pdb prevents pod evictions (PodDisruptionBudget=[default/web])' }]);
+    expect(v.blocked).toEqual([
+      { code: 'PDBBlocked', message: 'pdb prevents pod evictions (PodDisruptionBudget=[default/web])' },
+    ]);
   });
   it('node do-not-disrupt counts only for the exact value "true"', async () => {
     const yes = makeNodeClaimAndNode('p', 0, { nodeAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' } });
@@ -128,8 +162,11 @@ describe('candidates (KARPENTER.md#candidates)', () => {
     expect((await verdict(objs, yes.node.metadata.name)).blocked[0]?.code).toBe('DoNotDisruptNode');
     expect((await verdict(objs, no.node.metadata.name)).candidate).toBe(true);
   });
-  it('Karpenter\'s first failing filter is listed first', async () => {
-    const n = makeNodeClaimAndNode('p', 0, { initialized: false, nodeAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' } });
+  it("Karpenter's first failing filter is listed first", async () => {
+    const n = makeNodeClaimAndNode('p', 0, {
+      initialized: false,
+      nodeAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' },
+    });
     const v = await verdict([n.nodeClaim, n.node, makePod('w', n.node.metadata.name)], n.node.metadata.name);
     expect(v.blocked[0]).toEqual({ code: 'NotInitialized', message: "node isn't initialized" });
   });
@@ -138,7 +175,9 @@ describe('candidates (KARPENTER.md#candidates)', () => {
 describe('pod disruption-schedule annotations (KARPENTER.md#pod-disruption-schedule-proposal)', () => {
   const at = Date.parse('2026-08-19T12:00:00Z'); // a Wednesday, outside "0 2 * * 6"
   const n = makeNodeClaimAndNode('p', 0);
-  const pod = makePod('trainer', n.node.metadata.name, { annotations: { 'karpenter.sh/disruption-schedule': '0 2 * * 6', 'karpenter.sh/disruption-schedule-duration': '4h' } });
+  const pod = makePod('trainer', n.node.metadata.name, {
+    annotations: { 'karpenter.sh/disruption-schedule': '0 2 * * 6', 'karpenter.sh/disruption-schedule-duration': '4h' },
+  });
   const index = fromObjects([makeNodePool('p', { consolidateAfter: '0s' }), n.nodeClaim, n.node, pod]);
   it('are ignored for a NodePool evaluated from its own spec, as Karpenter ignores them', async () => {
     const out = await new Evaluator().evaluate(index, [], at);
@@ -147,7 +186,15 @@ describe('pod disruption-schedule annotations (KARPENTER.md#pod-disruption-sched
   it('hold the node outside the window when a .kpol policy governs the pool', async () => {
     const policies = kpol('policy p for nodepool p {\n  consolidate when empty or underutilized after 0s\n}\n');
     const out = await new Evaluator().evaluate(index, policies, at);
-    expect(out.nodes[n.node.metadata.name]).toMatchObject({ candidate: false, blocked: [{ code: 'PodDisruptionWindow', message: 'pod may not be disrupted now (Pod=default/trainer, Window=annotation)' }] });
+    expect(out.nodes[n.node.metadata.name]).toMatchObject({
+      candidate: false,
+      blocked: [
+        {
+          code: 'PodDisruptionWindow',
+          message: 'pod may not be disrupted now (Pod=default/trainer, Window=annotation)',
+        },
+      ],
+    });
     const open = await new Evaluator().evaluate(index, policies, Date.parse('2026-08-22T03:00:00Z'));
     expect(open.nodes[n.node.metadata.name].reasons).toEqual(['Underutilized']);
   });

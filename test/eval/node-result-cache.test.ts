@@ -31,7 +31,10 @@ function policies() {
 function objects(): KubeObject[] {
   const out: KubeObject[] = [makeNodePool('default', { consolidateAfter: '30m' })];
   for (let i = 0; i < 6; i++) {
-    const { nodeClaim, node } = makeNodeClaimAndNode('default', i, { drifted: true, createdAt: i === 5 ? '2026-07-11T00:00:00Z' : '2026-08-20T23:50:00Z' });
+    const { nodeClaim, node } = makeNodeClaimAndNode('default', i, {
+      drifted: true,
+      createdAt: i === 5 ? '2026-07-11T00:00:00Z' : '2026-08-20T23:50:00Z',
+    });
     out.push(nodeClaim, node);
     const labels = { app: i === 1 ? 'batch' : `web-${i}` };
     const annotations: Record<string, string> = i === 3 ? { 'karpenter.sh/do-not-disrupt': '3h' } : {};
@@ -62,19 +65,26 @@ describe('node verdicts reused across evaluations', () => {
     }
     // Most instants change nothing for most nodes: the cache is used, and still re-derives at boundaries.
     // (A whole evaluation reused counts its six nodes as reused.)
-    expect(cached.nodeStats.reused + 6 * cached.nodeStats.evaluationsReused).toBeGreaterThan(cached.nodeStats.derived * 10);
+    expect(cached.nodeStats.reused + 6 * cached.nodeStats.evaluationsReused).toBeGreaterThan(
+      cached.nodeStats.derived * 10,
+    );
     expect(cached.nodeStats.evaluationsReused).toBeGreaterThan(100);
   });
 
   it('whole evaluations reused across instants agree with a fresh one at every minute across freeze and budget-window edges', async () => {
     const { view } = setup();
     const index = await view.current();
-    const loaded = loadPolicies([{ fileName: 'p.kpol', text: `policy p for nodepool default {
+    const loaded = loadPolicies([
+      {
+        fileName: 'p.kpol',
+        text: `policy p for nodepool default {
   consolidate when empty or underutilized after 30m
   budget 0 for Drifted during "30 1 * * *" for 20m
   freeze Underutilized from "2026-08-21 01:07" to "2026-08-21 01:13"
 }
-` }]);
+`,
+      },
+    ]);
     expect(loaded.ok).toBe(true);
     const cached = new Evaluator();
     let previous = '';
@@ -118,7 +128,9 @@ describe('node verdicts reused across evaluations', () => {
     expect(codes(nodes[name(4)])).toContain('MaintenanceWindow');
     nodes = await at('2026-08-21T11:00:00Z');
     expect(codes(nodes[name(4)])).not.toContain('MaintenanceWindow');
-    expect((await ev.evaluate(index, ps, Date.parse('2026-08-21T11:00:00Z'))).nodes).toEqual((await new Evaluator(false).evaluate(index, ps, Date.parse('2026-08-21T11:00:00Z'))).nodes);
+    expect((await ev.evaluate(index, ps, Date.parse('2026-08-21T11:00:00Z'))).nodes).toEqual(
+      (await new Evaluator(false).evaluate(index, ps, Date.parse('2026-08-21T11:00:00Z'))).nodes,
+    );
   });
 
   it('see a change to one pod annotation, one PDB and the in-flight state on the next evaluation', async () => {
@@ -138,10 +150,16 @@ describe('node verdicts reused across evaluations', () => {
     expect(second.nodes[node4].blocked).toEqual([]);
     // An allowance that stays above zero changes no verdict: nothing is derived again.
     const derivedBefore = ev.nodeStats.derived;
-    await cluster.patch({ kind: 'PodDisruptionBudget', name: 'web-4', namespace: 'default' }, { status: { disruptionsAllowed: 2 } });
+    await cluster.patch(
+      { kind: 'PodDisruptionBudget', name: 'web-4', namespace: 'default' },
+      { status: { disruptionsAllowed: 2 } },
+    );
     expect((await ev.evaluate(await view.current(), ps, t)).nodes[node4].blocked).toEqual([]);
     expect(ev.nodeStats.derived).toBe(derivedBefore);
-    await cluster.patch({ kind: 'PodDisruptionBudget', name: 'web-4', namespace: 'default' }, { status: { disruptionsAllowed: 0 } });
+    await cluster.patch(
+      { kind: 'PodDisruptionBudget', name: 'web-4', namespace: 'default' },
+      { status: { disruptionsAllowed: 0 } },
+    );
     const third = await ev.evaluate(await view.current(), ps, t);
     expect(third.nodes[node4].blocked.map((b) => b.code)).toEqual(['PDBBlocked']);
 

@@ -11,8 +11,12 @@ import type { Output } from '../../src/edge/cli/shared/io.js';
 import { main } from '../../src/edge/cli/main.js';
 
 const EXAMPLES = new URL('../../rules/examples/', import.meta.url).pathname;
-const policies = readdirSync(EXAMPLES).filter((f) => f.endsWith('.kpol')).sort();
-const fixtures = readdirSync(EXAMPLES).filter((f) => f.endsWith('.test.yaml')).sort();
+const policies = readdirSync(EXAMPLES)
+  .filter((f) => f.endsWith('.kpol'))
+  .sort();
+const fixtures = readdirSync(EXAMPLES)
+  .filter((f) => f.endsWith('.test.yaml'))
+  .sort();
 
 /** Runs the CLI in-process and captures what it prints. */
 async function kpol(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -29,8 +33,13 @@ const caseCount = (file: string) => (parseYaml(readFileSync(file, 'utf8')) as { 
 describe('rules/examples', () => {
   it('has one policy per seed scenario, each with its fixture, plus the plain-Karpenter fixture', () => {
     expect(policies).toEqual([
-      'business-hours.kpol', 'drift-at-night-berlin.kpol', 'empty-anytime-underutilized-at-night.kpol',
-      'graceful-expiry.kpol', 'holiday-freeze.kpol', 'weekend-ml.kpol', 'zone-freeze.kpol',
+      'business-hours.kpol',
+      'drift-at-night-berlin.kpol',
+      'empty-anytime-underutilized-at-night.kpol',
+      'graceful-expiry.kpol',
+      'holiday-freeze.kpol',
+      'weekend-ml.kpol',
+      'zone-freeze.kpol',
     ]);
     for (const p of policies) expect(fixtures).toContain(p.replace(/\.kpol$/, '.test.yaml'));
     expect(fixtures).toContain('karpenter-docs.test.yaml');
@@ -47,8 +56,13 @@ describe('rules/examples', () => {
 
   it.each(policies)('`kpol check %s` reports no errors or warnings', async (file) => {
     const { code, out } = await kpol('check', '--format', 'json', join(EXAMPLES, file));
-    const report = JSON.parse(out) as { ok: boolean; files: { diagnostics: { severity: string; code: string; message: string }[] }[] };
-    const findings = report.files.flatMap((f) => f.diagnostics).filter((d) => d.severity === 'error' || d.severity === 'warning');
+    const report = JSON.parse(out) as {
+      ok: boolean;
+      files: { diagnostics: { severity: string; code: string; message: string }[] }[];
+    };
+    const findings = report.files
+      .flatMap((f) => f.diagnostics)
+      .filter((d) => d.severity === 'error' || d.severity === 'warning');
     expect(findings).toEqual([]);
     expect(report.ok).toBe(true);
     expect(code).toBe(0);
@@ -67,7 +81,9 @@ describe('rules/examples', () => {
     it('a fixture with one wrong number fails with a diff naming the path', async () => {
       const source = join(EXAMPLES, 'karpenter-docs.test.yaml');
       const doc = parseYaml(readFileSync(source, 'utf8')) as {
-        policies: string[]; cluster: string; cases: { expect: { nodePools: Record<string, { budgets: Record<string, number> }> } }[];
+        policies: string[];
+        cluster: string;
+        cases: { expect: { nodePools: Record<string, { budgets: Record<string, number> }> } }[];
       };
       expect(doc.cases[0].expect.nodePools.default.budgets.Underutilized).toBe(5);
       doc.cases[0].expect.nodePools.default.budgets.Underutilized = 6;

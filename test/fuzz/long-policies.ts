@@ -66,16 +66,20 @@ for (let chunk = 0; done < count; chunk++) {
   }
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   const secs = (performance.now() - started) / 1000;
-  console.log(`${done}/${count} inputs, ${accepted} accepted, ${instants} evaluations, ` +
-    `${problems.size} distinct problems, ` +
-    `${secs.toFixed(0)} s, ${(done / secs).toFixed(0)} inputs/s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
+  console.log(
+    `${done}/${count} inputs, ${accepted} accepted, ${instants} evaluations, ` +
+      `${problems.size} distinct problems, ` +
+      `${secs.toFixed(0)} s, ${(done / secs).toFixed(0)} inputs/s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
+  );
 }
 
 const secs = (performance.now() - started) / 1000;
 const total = [...problems.values()].reduce((a, p) => a + p.count, 0);
 const mib = (bytes / 2 ** 20).toFixed(1);
-console.log(`\nseed ${seed}, ${done} inputs (${mib} MiB of text): ${accepted} accepted by check and ` +
-  `evaluated at ${instants} instants, ${done - accepted} rejected; ${total} problems (${problems.size} distinct); ` +
-  `${secs.toFixed(0)} s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
+console.log(
+  `\nseed ${seed}, ${done} inputs (${mib} MiB of text): ${accepted} accepted by check and ` +
+    `evaluated at ${instants} instants, ${done - accepted} rejected; ${total} problems (${problems.size} distinct); ` +
+    `${secs.toFixed(0)} s, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
+);
 for (const [key, p] of problems) console.log(`\n${p.count}× ${key}\n${p.example}`);
 process.exit(problems.size ? 1 : 0);

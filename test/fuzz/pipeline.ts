@@ -36,22 +36,30 @@ const ODD_KEYS = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__pro
  */
 export const clusterArb: fc.Arbitrary<ClusterSpec> = fc
   .tuple(
-    fc.array(fc.record({
-      pool: fc.constantFrom('default', 'gpu'),
-      drifted: fc.boolean(),
-      ready: fc.constantFrom('True', 'False', 'missing'),
-      deleting: fc.boolean(),
-      pods: fc.integer({ min: 0, max: 2 }),
-      oddLabel: fc.option(fc.constantFrom(...ODD_KEYS)),
-      createdAt: fc.constantFrom('1970-01-01T00:00:00Z', '2026-08-01T00:00:00Z', '9999-12-31T23:59:59Z'),
-    }), { maxLength: 5 }),
+    fc.array(
+      fc.record({
+        pool: fc.constantFrom('default', 'gpu'),
+        drifted: fc.boolean(),
+        ready: fc.constantFrom('True', 'False', 'missing'),
+        deleting: fc.boolean(),
+        pods: fc.integer({ min: 0, max: 2 }),
+        oddLabel: fc.option(fc.constantFrom(...ODD_KEYS)),
+        createdAt: fc.constantFrom('1970-01-01T00:00:00Z', '2026-08-01T00:00:00Z', '9999-12-31T23:59:59Z'),
+      }),
+      { maxLength: 5 },
+    ),
     fc.option(fc.constantFrom(...ODD_KEYS)),
   )
   .map(([nodes, poolLabel]) => ({ nodes, poolLabel }));
 
 type NodeSpec = {
-  pool: string; drifted: boolean; ready: string; deleting: boolean; pods: number;
-  oddLabel: string | null; createdAt: string;
+  pool: string;
+  drifted: boolean;
+  ready: string;
+  deleting: boolean;
+  pods: number;
+  oddLabel: string | null;
+  createdAt: string;
 };
 export interface ClusterSpec {
   nodes: NodeSpec[];
@@ -65,7 +73,10 @@ export function buildCluster({ nodes, poolLabel }: ClusterSpec): ClusterIndex {
   if (poolLabel) objects[1]!.metadata.labels = ownLabel(poolLabel);
   nodes.forEach((n, i) => {
     const { nodeClaim, node } = makeNodeClaimAndNode(n.pool, i, {
-      drifted: n.drifted, ready: n.ready as 'True', deleting: n.deleting, createdAt: n.createdAt,
+      drifted: n.drifted,
+      ready: n.ready as 'True',
+      deleting: n.deleting,
+      createdAt: n.createdAt,
     });
     if (n.oddLabel) Object.assign(node.metadata.labels!, ownLabel(n.oddLabel));
     objects.push(nodeClaim, node);
@@ -102,7 +113,10 @@ export function locationProblem(d: Diagnostic, text: string, lines: LineIndex): 
 
 /** Runs `text` through the pipeline; evaluation only happens when check accepts it. */
 export async function runPolicy(
-  text: string, index: ClusterIndex, instants: readonly number[], checkNowMs?: number,
+  text: string,
+  index: ClusterIndex,
+  instants: readonly number[],
+  checkNowMs?: number,
 ): Promise<Outcome> {
   const problems: string[] = [];
   let loaded;

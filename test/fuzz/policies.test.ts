@@ -13,10 +13,24 @@ import { buildCluster, runPolicy } from './pipeline.js';
 const SEED = Number(process.env.KPOL_FUZZ_SEED ?? 2026);
 const cluster = buildCluster({
   nodes: [
-    { pool: 'default', drifted: true, ready: 'True', deleting: false, pods: 2, oddLabel: 'constructor',
-      createdAt: '2026-08-01T00:00:00Z' },
-    { pool: 'gpu', drifted: false, ready: 'False', deleting: false, pods: 1, oddLabel: null,
-      createdAt: '1970-01-01T00:00:00Z' },
+    {
+      pool: 'default',
+      drifted: true,
+      ready: 'True',
+      deleting: false,
+      pods: 2,
+      oddLabel: 'constructor',
+      createdAt: '2026-08-01T00:00:00Z',
+    },
+    {
+      pool: 'gpu',
+      drifted: false,
+      ready: 'False',
+      deleting: false,
+      pods: 1,
+      oddLabel: null,
+      createdAt: '1970-01-01T00:00:00Z',
+    },
   ],
   poolLabel: 'toString',
 });

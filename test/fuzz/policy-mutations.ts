@@ -7,13 +7,92 @@ import { policyFileArb } from './policy-arbitraries.js';
 
 /** Words, punctuation and troublemakers that the lexer and parser treat specially. */
 const VOCABULARY = [
-  'policy', 'for', 'nodepool', 'nodepools', 'where', '{', '}', '(', ')', ',', '=', '==', '!=', '!', 'in', 'notin',
-  'exists', 'not', 'and', 'consolidate', 'when', 'empty', 'or', 'underutilized', 'balanced', 'after', 'never', 'expire',
-  'gracefully', 'termination', 'grace', 'timezone', 'budget', 'allow', 'only', 'during', 'freeze', 'from', 'to', 'pods',
-  'namespace', 'disruptable', 'window', 'blocks', 'on', 'nodes', 'schedule', 'Empty', 'Drifted', 'Underutilized',
-  'Expired', '10%', '%', '10 %', '%20', '5', '1h', '500ms', '106752d', '99999999999999999999', '"', '"unterminated',
-  '"@daily"', '"0 0 29 2 *"', '"Europe/Berlin"', '#', '//', '\n', '\r', '\r\n', '\t', '\u0000', '\uFEFF', '\uD800',
-  '😀', '\u2028', 'constructor', '__proto__', 'toString', '-', '/', '.', ';', ':', '@', '\\',
+  'policy',
+  'for',
+  'nodepool',
+  'nodepools',
+  'where',
+  '{',
+  '}',
+  '(',
+  ')',
+  ',',
+  '=',
+  '==',
+  '!=',
+  '!',
+  'in',
+  'notin',
+  'exists',
+  'not',
+  'and',
+  'consolidate',
+  'when',
+  'empty',
+  'or',
+  'underutilized',
+  'balanced',
+  'after',
+  'never',
+  'expire',
+  'gracefully',
+  'termination',
+  'grace',
+  'timezone',
+  'budget',
+  'allow',
+  'only',
+  'during',
+  'freeze',
+  'from',
+  'to',
+  'pods',
+  'namespace',
+  'disruptable',
+  'window',
+  'blocks',
+  'on',
+  'nodes',
+  'schedule',
+  'Empty',
+  'Drifted',
+  'Underutilized',
+  'Expired',
+  '10%',
+  '%',
+  '10 %',
+  '%20',
+  '5',
+  '1h',
+  '500ms',
+  '106752d',
+  '99999999999999999999',
+  '"',
+  '"unterminated',
+  '"@daily"',
+  '"0 0 29 2 *"',
+  '"Europe/Berlin"',
+  '#',
+  '//',
+  '\n',
+  '\r',
+  '\r\n',
+  '\t',
+  '\u0000',
+  '\uFEFF',
+  '\uD800',
+  '😀',
+  '\u2028',
+  'constructor',
+  '__proto__',
+  'toString',
+  '-',
+  '/',
+  '.',
+  ';',
+  ':',
+  '@',
+  '\\',
 ];
 
 /** Splits into tokens and the separators between them, so that joining gives the text back. */
@@ -27,7 +106,8 @@ const deleteToken: Mutation = (text) => {
 };
 const insertToken: Mutation = (text) => {
   const ps = pieces(text);
-  return fc.tuple(fc.nat({ max: ps.length }), fc.constantFrom(...VOCABULARY), fc.boolean())
+  return fc
+    .tuple(fc.nat({ max: ps.length }), fc.constantFrom(...VOCABULARY), fc.boolean())
     .map(([i, w, spaced]) => [...ps.slice(0, i), spaced ? ` ${w} ` : w, ...ps.slice(i)].join(''));
 };
 const swapTokens: Mutation = (text) => {
@@ -40,25 +120,38 @@ const swapTokens: Mutation = (text) => {
   });
 };
 const randomCharacters: Mutation = (text) =>
-  fc.tuple(fc.nat({ max: text.length }), fc.nat({ max: 8 }), fc.string({ unit: 'binary', maxLength: 12 }))
+  fc
+    .tuple(fc.nat({ max: text.length }), fc.nat({ max: 8 }), fc.string({ unit: 'binary', maxLength: 12 }))
     .map(([at, cut, junk]) => text.slice(0, at) + junk + text.slice(Math.min(text.length, at + cut)));
 const truncate: Mutation = (text) => fc.nat({ max: text.length }).map((n) => text.slice(0, n));
 /** One line of up to ~24 KB: a repeated word, with or without spaces, inside or outside a policy. */
 const hugeLine: Mutation = (text) =>
-  fc.tuple(fc.nat({ max: text.length }), fc.constantFrom(...VOCABULARY), fc.integer({ min: 100, max: 3000 }),
-    fc.constantFrom('', ' '))
+  fc
+    .tuple(
+      fc.nat({ max: text.length }),
+      fc.constantFrom(...VOCABULARY),
+      fc.integer({ min: 100, max: 3000 }),
+      fc.constantFrom('', ' '),
+    )
     .map(([at, word, n, sep]) => text.slice(0, at) + `${word}${sep}`.repeat(n) + text.slice(at));
 const repeatStatements: Mutation = (text) => fc.integer({ min: 2, max: 20 }).map((n) => text.repeat(n));
 
 const MUTATIONS: Mutation[] = [
-  deleteToken, insertToken, swapTokens, randomCharacters, truncate, hugeLine, repeatStatements,
+  deleteToken,
+  insertToken,
+  swapTokens,
+  randomCharacters,
+  truncate,
+  hugeLine,
+  repeatStatements,
 ];
 
 /** A generated file with one to three mutations applied in turn. */
 export const mutatedPolicyArb: fc.Arbitrary<string> = fc
   .tuple(policyFileArb, fc.array(fc.nat({ max: MUTATIONS.length - 1 }), { minLength: 1, maxLength: 3 }))
   .chain(([text, kinds]) =>
-    kinds.reduce<fc.Arbitrary<string>>((acc, k) => acc.chain((t) => MUTATIONS[k]!(t)), fc.constant(text)));
+    kinds.reduce<fc.Arbitrary<string>>((acc, k) => acc.chain((t) => MUTATIONS[k]!(t)), fc.constant(text)),
+  );
 
 /** Bytes that are not text at all, decoded as the CLI decodes a file (UTF-8, replacement characters). */
 export const randomBytesArb: fc.Arbitrary<string> = fc

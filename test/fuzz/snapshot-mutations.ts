@@ -223,7 +223,11 @@ function slots(root: unknown): Slot[] {
   const queue: unknown[] = [root];
   for (let i = 0; i < queue.length; i++) {
     const v = queue[i];
-    const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((c, k) => [k, c]) : v && typeof v === 'object' ? Object.entries(v) : [];
+    const entries: [string | number, unknown][] = Array.isArray(v)
+      ? v.map((c, k) => [k, c])
+      : v && typeof v === 'object'
+        ? Object.entries(v)
+        : [];
     for (const [k, c] of entries) {
       out.push({ parent: v as Record<string, unknown>, key: k });
       queue.push(c);

@@ -33,12 +33,16 @@ describe('validity contract', () => {
   it('every policy check accepts evaluates at any supported instant', async () => {
     let accepted = 0;
     await fc.assert(
-      fc.asyncProperty(policyFileArb, clusterArb, fc.array(instantArb, { minLength: 1, maxLength: 4 }),
+      fc.asyncProperty(
+        policyFileArb,
+        clusterArb,
+        fc.array(instantArb, { minLength: 1, maxLength: 4 }),
         async (text, cluster, instants) => {
           const outcome = await runPolicy(text, buildCluster(cluster), instants);
           if (outcome.accepted) accepted++;
           expect(outcome.problems).toEqual([]);
-        }),
+        },
+      ),
       { seed: SEED, numRuns: RUNS, endOnFailure: true, examples: reproducerExamples() },
     );
     // The generator is for valid policies: most of them must reach evaluation, or the property says little.
@@ -63,21 +67,28 @@ const AT_THE_LIMITS = `policy p for nodepool default, gpu {
 
 describe('controller ticks', () => {
   const starts = ['0000-01-01T00:00:00Z', '2028-02-28T23:50:00Z', '9999-12-31T23:30:00Z'];
-  it.each(starts)('of a policy at every limit run from %s', async (from) => {
-    const path = new URL('../../rules/examples/clusters/business-hours.yaml', import.meta.url).pathname;
-    const { objects, errors } = simulationObjects(readFileSync(path, 'utf8'), path);
-    expect(errors).toEqual([]);
-    const loaded = loadPolicies([{ fileName: 'limits.kpol', text: AT_THE_LIMITS }]);
-    expect(loaded.ok).toBe(true);
-    const fromMs = Date.parse(from);
-    const t = await simulate({ objects, policies: loaded.policies, fromMs, forMs: 20 * 60_000, stepMs: 60_000 });
-    expect(t.samples.length).toBeGreaterThan(0);
-    for (const s of t.samples) expect(Object.keys(s.allowed).sort()).toEqual(['default', 'gpu']);
-  }, 60_000);
+  it.each(starts)(
+    'of a policy at every limit run from %s',
+    async (from) => {
+      const path = new URL('../../rules/examples/clusters/business-hours.yaml', import.meta.url).pathname;
+      const { objects, errors } = simulationObjects(readFileSync(path, 'utf8'), path);
+      expect(errors).toEqual([]);
+      const loaded = loadPolicies([{ fileName: 'limits.kpol', text: AT_THE_LIMITS }]);
+      expect(loaded.ok).toBe(true);
+      const fromMs = Date.parse(from);
+      const t = await simulate({ objects, policies: loaded.policies, fromMs, forMs: 20 * 60_000, stepMs: 60_000 });
+      expect(t.samples.length).toBeGreaterThan(0);
+      for (const s of t.samples) expect(Object.keys(s.allowed).sort()).toEqual(['default', 'gpu']);
+    },
+    60_000,
+  );
 });
 
 function reproducerExamples(): [string, ClusterSpec, number[]][] {
-  const [cluster] = fc.sample(clusterArb.filter((c) => c.nodes.length > 0), { seed: SEED, numRuns: 1 });
+  const [cluster] = fc.sample(
+    clusterArb.filter((c) => c.nodes.length > 0),
+    { seed: SEED, numRuns: 1 },
+  );
   const instants = [MIN_INSTANT, Date.UTC(2026, 10, 25, 12), MAX_INSTANT];
   return REPRODUCERS.map((s) => [`policy p for nodepool default, gpu {\n  ${s}\n}\n`, cluster!, instants]);
 }

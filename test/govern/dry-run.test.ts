@@ -22,11 +22,21 @@ async function run(dryRun: boolean) {
   const clock = new FakeClock(T0);
   const objects: KubeObject[] = [makeNodePool('default', { budgets: [{ nodes: '10%' }] })];
   const { nodeClaim, node } = makeNodeClaimAndNode('default', 0);
-  objects.push(nodeClaim, node, makePod('batch-0', node.metadata.name, { labels: { app: 'batch' }, startTime: '2026-08-21T00:00:00Z' }));
+  objects.push(
+    nodeClaim,
+    node,
+    makePod('batch-0', node.metadata.name, { labels: { app: 'batch' }, startTime: '2026-08-21T00:00:00Z' }),
+  );
   const raw = new MemoryCluster(clock, objects);
   const rec = new RecordingClient(raw);
   const lines: Record<string, unknown>[] = [];
-  const governor = new Governor({ client: rec, clock, logger: createLogger({ clock, sink: (l) => lines.push(JSON.parse(l)) }), failClosedAfterMs: 120_000, dryRun });
+  const governor = new Governor({
+    client: rec,
+    clock,
+    logger: createLogger({ clock, sink: (l) => lines.push(JSON.parse(l)) }),
+    failClosedAfterMs: 120_000,
+    dryRun,
+  });
   governor.policies = loadPolicies([{ fileName: 'p.kpol', text: POLICY }]).policies;
   const tick = await governor.tick();
   const pool = (await raw.get<NodePool>({ kind: 'NodePool', name: 'default' }))!;
@@ -36,7 +46,10 @@ async function run(dryRun: boolean) {
 describe('govern --dry-run', () => {
   it('reports the NodePool and node writes with their changes, and writes nothing', async () => {
     const dry = await run(true);
-    expect(dry.tick.writes.map((w) => `${w.action} ${w.object.split('/')[0]}`)).toEqual(['govern NodePool', 'hold Node']);
+    expect(dry.tick.writes.map((w) => `${w.action} ${w.object.split('/')[0]}`)).toEqual([
+      'govern NodePool',
+      'hold Node',
+    ]);
     expect(dry.tick.writes[0].changes['spec.disruption.budgets'].from).toEqual([{ nodes: '10%' }]);
     expect(dry.lines.filter((l) => l.msg === 'dry run: would write')).toHaveLength(2);
     expect(dry.pool.spec.disruption?.budgets).toEqual([{ nodes: '10%' }]);

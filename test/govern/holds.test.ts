@@ -21,7 +21,12 @@ async function evaluate(policy: string) {
   for (let i = 0; i < 3; i++) {
     const { nodeClaim, node } = makeNodeClaimAndNode('default', i, { zone: i === 0 ? 'us-west-2a' : 'us-west-2b' });
     objects.push(nodeClaim, node);
-    objects.push(makePod(`pod-${i}`, node.metadata.name, { labels: { app: i === 2 ? 'batch' : 'web' }, startTime: '2026-08-21T00:00:00Z' }));
+    objects.push(
+      makePod(`pod-${i}`, node.metadata.name, {
+        labels: { app: i === 2 ? 'batch' : 'web' },
+        startTime: '2026-08-21T00:00:00Z',
+      }),
+    );
   }
   const clock = new FakeClock(T0);
   const index = await new ClusterView(new MemoryCluster(clock, objects)).current();
@@ -34,7 +39,13 @@ describe('holds', () => {
   window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h
 }`);
     const [n0, n1] = Object.keys(out.nodes).sort();
-    expect(out.nodes[n0].holds).toEqual([{ code: 'MaintenanceWindow', message: 'maintenance window zone-a blocks Underutilized on this node', reasons: ['Underutilized'] }]);
+    expect(out.nodes[n0].holds).toEqual([
+      {
+        code: 'MaintenanceWindow',
+        message: 'maintenance window zone-a blocks Underutilized on this node',
+        reasons: ['Underutilized'],
+      },
+    ]);
     expect(out.nodes[n0].overblocks).toEqual(['Empty', 'Drifted']);
     expect(out.nodes[n1].holds).toBeUndefined();
     expect(renderText(out)).toContain('the annotation also blocks Empty, Drifted, which the policy allows');
@@ -54,10 +65,13 @@ describe('holds', () => {
 });
 
 describe('label keys named like Object members (issue 13, defect 3)', () => {
-  it.each(['constructor', 'toString', 'valueOf', 'hasOwnProperty'])('a maintenance window on nodes where %s exists holds none of the nodes without that label', async (key) => {
-    const out = await evaluate(`policy p for nodepool default {
+  it.each(['constructor', 'toString', 'valueOf', 'hasOwnProperty'])(
+    'a maintenance window on nodes where %s exists holds none of the nodes without that label',
+    async (key) => {
+      const out = await evaluate(`policy p for nodepool default {
   window w blocks Underutilized on nodes where ${key} exists
 }`);
-    expect(Object.values(out.nodes).filter((n) => n.holds)).toEqual([]);
-  });
+      expect(Object.values(out.nodes).filter((n) => n.holds)).toEqual([]);
+    },
+  );
 });

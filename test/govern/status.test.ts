@@ -24,12 +24,23 @@ describe('govern status', () => {
       objects.push(nodeClaim, node);
     }
     const client = new RecordingClient(new MemoryCluster(clock, objects));
-    const governor = new Governor({ client, clock, logger: createLogger({ clock, sink: () => {} }), failClosedAfterMs: 120_000, dryRun: false });
-    governor.policies = loadPolicies([{ fileName: 'p.kpol', text: `policy p for nodepool default {
+    const governor = new Governor({
+      client,
+      clock,
+      logger: createLogger({ clock, sink: () => {} }),
+      failClosedAfterMs: 120_000,
+      dryRun: false,
+    });
+    governor.policies = loadPolicies([
+      {
+        fileName: 'p.kpol',
+        text: `policy p for nodepool default {
   budget 1 for Drifted
   window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h
 }
-` }]).policies;
+`,
+      },
+    ]).policies;
     const status = new GovernStatus(governor, clock);
     expect(status.ready()).toBe(false);
     status.record(await governor.tick());
@@ -39,7 +50,9 @@ describe('govern status', () => {
     expect(view.decisions.map((d) => d.method)).toEqual(['govern: govern', 'govern: hold']);
     expect(view.events.map((e) => e.reason).sort()).toEqual(['KpolGoverning', 'KpolHeld']);
     const held = view.nodes.find((n) => n.blocked.some((b) => b.code === 'GovernHoldOverblocks'))!;
-    expect(held.blocked.at(-1)!.message).toBe('kpol holds this node with karpenter.sh/do-not-disrupt, which also blocks Empty, Drifted (the policy allows them)');
+    expect(held.blocked.at(-1)!.message).toBe(
+      'kpol holds this node with karpenter.sh/do-not-disrupt, which also blocks Empty, Drifted (the policy allows them)',
+    );
     expect(view.nodes.filter((n) => n.blocked.some((b) => b.code === 'GovernHoldOverblocks'))).toHaveLength(1);
   });
 });

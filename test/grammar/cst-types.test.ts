@@ -19,7 +19,17 @@ describe('grammar/cst-types.ts', () => {
 
   it('declares a node type for every rule the lowering reads', () => {
     const text = readFileSync(FILE, 'utf8');
-    for (const rule of ['file', 'policy', 'statement', 'budgetStmt', 'window', 'selector', 'requirement', 'inZone', 'forDuration']) {
+    for (const rule of [
+      'file',
+      'policy',
+      'statement',
+      'budgetStmt',
+      'window',
+      'selector',
+      'requirement',
+      'inZone',
+      'forDuration',
+    ]) {
       expect(text, rule).toContain(`name: "${rule}";`);
     }
   });

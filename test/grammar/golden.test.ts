@@ -14,7 +14,9 @@ import { withoutRanges } from './support/without-ranges.js';
 
 const root = new URL('../golden/', import.meta.url).pathname;
 const inputs = (dir: string): string[] =>
-  readdirSync(join(root, dir)).filter((f) => f.endsWith('.kpol') && !f.endsWith('.formatted.kpol')).sort();
+  readdirSync(join(root, dir))
+    .filter((f) => f.endsWith('.kpol') && !f.endsWith('.formatted.kpol'))
+    .sort();
 
 describe('parse goldens', () => {
   it.each(inputs('parse'))('%s', (file) => {

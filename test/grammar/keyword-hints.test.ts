@@ -8,7 +8,8 @@ import { tokenize } from '../../grammar/lexer.js';
 import { parse } from '../../grammar/parse.js';
 import { STATEMENT_KEYWORDS } from '../../grammar/tokens.js';
 
-const body = (...lines: string[]) => ['policy p for nodepool default {', ...lines.map((l) => `  ${l}`), '}', ''].join('\n');
+const body = (...lines: string[]) =>
+  ['policy p for nodepool default {', ...lines.map((l) => `  ${l}`), '}', ''].join('\n');
 
 interface Row {
   text: string;
@@ -29,11 +30,21 @@ const rows: Row[] = [
   { text: body('allow 3 Drifted during "@daily" for 1h'), code: 'KPOL1003', token: 'during', fix: 'only during' },
   { text: body('allow 3 Drifted only durring "@daily" for 1h'), code: 'KPOL1003', token: 'durring', fix: 'during' },
   { text: body('consolidate when empy'), code: 'KPOL1003', token: 'empy', fix: 'empty' },
-  { text: body('consolidate when empty or underutilised'), code: 'KPOL1003', token: 'underutilised', fix: 'underutilized' },
+  {
+    text: body('consolidate when empty or underutilised'),
+    code: 'KPOL1003',
+    token: 'underutilised',
+    fix: 'underutilized',
+  },
   { text: body('consolidate when sometimes'), code: 'KPOL1003', token: 'sometimes' },
   { text: body('termination grase 1h'), code: 'KPOL1003', token: 'grase', fix: 'grace' },
   { text: body('window w blokcs Drifted'), code: 'KPOL1003', token: 'blokcs', fix: 'blocks' },
-  { text: body('pods where app = x disruptible only during "@daily" for 1h'), code: 'KPOL1003', token: 'disruptible', fix: 'disruptable' },
+  {
+    text: body('pods where app = x disruptible only during "@daily" for 1h'),
+    code: 'KPOL1003',
+    token: 'disruptible',
+    fix: 'disruptable',
+  },
   { text: 'polcy p for nodepool a {\n}\n', code: 'KPOL1003', token: 'polcy', fix: 'policy' },
   { text: 'policy p for nodepol a {\n}\n', code: 'KPOL1003', token: 'nodepol', fix: 'nodepool' },
   { text: 'schedul n = "@daily" for 1h\n', code: 'KPOL1003', token: 'schedul', fix: 'schedule' },
@@ -56,14 +67,20 @@ describe('keyword hints', () => {
 
   it('reports each misspelt statement of a run of unknown lines, but not a continuation line', () => {
     const { diagnostics } = parse(body('budjet 10%', 'budgte 5 for Drifted', '  for Empty', 'budget 1'));
-    expect(diagnostics.map((d) => [d.range.start.line + 1, d.fix])).toEqual([[2, 'budget'], [3, 'budget']]);
+    expect(diagnostics.map((d) => [d.range.start.line + 1, d.fix])).toEqual([
+      [2, 'budget'],
+      [3, 'budget'],
+    ]);
   });
 
   it('reports one error per statement: what recovery trips over after its guess is not reported', () => {
     const inserted = parse(body('pods where app = x in namespce ml disruptable only during "@daily" for 1h'));
     expect(inserted.diagnostics.map((d) => d.message)).toEqual(['expected `namespace` but found `namespce`']);
     const leftOver = parse(body('allow 3 Drifted only durring "0 1 * * *" for 1h', 'window w blokcs Drifted'));
-    expect(leftOver.diagnostics.map((d) => d.message)).toEqual(['expected `during` but found `durring`', 'expected `blocks` but found `blokcs`']);
+    expect(leftOver.diagnostics.map((d) => d.message)).toEqual([
+      'expected `during` but found `durring`',
+      'expected `blocks` but found `blokcs`',
+    ]);
   });
 
   it('records what did not parse, with the names written in it', () => {
@@ -90,9 +107,12 @@ describe('statementOffsetOf', () => {
 
   it('agrees with looking back from each token, on token soups of keywords and braces', () => {
     const words = ['policy', 'schedule', '{', '}', 'budget', 'window', 'pods', 'for', 'x', '1', ',', 'during'];
-    fc.assert(fc.property(fc.array(fc.constantFrom(...words), { maxLength: 40 }), (list) => {
-      const { tokens } = tokenize(list.join(' '));
-      tokens.forEach((t, i) => expect(statementOffsetOf(tokens, t)).toBe(naive(tokens, i)));
-    }), { seed: 13, numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...words), { maxLength: 40 }), (list) => {
+        const { tokens } = tokenize(list.join(' '));
+        tokens.forEach((t, i) => expect(statementOffsetOf(tokens, t)).toBe(naive(tokens, i)));
+      }),
+      { seed: 13, numRuns: 300 },
+    );
   });
 });

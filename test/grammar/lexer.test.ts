@@ -41,8 +41,21 @@ describe('tokenize', () => {
 
   it('keeps punctuation apart from names', () => {
     expect(kinds('a=b,c!=d (e) !f == {}')).toEqual([
-      'Name:a', 'Equals:=', 'Name:b', 'Comma:,', 'Name:c', 'NotEquals:!=', 'Name:d', 'LParen:(', 'Name:e', 'RParen:)',
-      'Bang:!', 'Name:f', 'DoubleEquals:==', 'LCurly:{', 'RCurly:}',
+      'Name:a',
+      'Equals:=',
+      'Name:b',
+      'Comma:,',
+      'Name:c',
+      'NotEquals:!=',
+      'Name:d',
+      'LParen:(',
+      'Name:e',
+      'RParen:)',
+      'Bang:!',
+      'Name:f',
+      'DoubleEquals:==',
+      'LCurly:{',
+      'RCurly:}',
     ]);
   });
 

@@ -15,7 +15,11 @@ function statement(line: string): Statement {
 function shape(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(shape);
   if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'range').map(([k, x]) => [k, shape(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== 'range')
+      .map(([k, x]) => [k, shape(x)]),
+  );
 }
 
 const name = (text: string) => ({ kind: 'Name', text });
@@ -27,8 +31,14 @@ describe('lower', () => {
   it.each([
     ['consolidate never', { kind: 'Consolidate', after: { kind: 'Never' } }],
     ['consolidate when empty', { kind: 'Consolidate', policy: name('WhenEmpty') }],
-    ['consolidate when empty or underutilized after 5m', { kind: 'Consolidate', policy: name('WhenEmptyOrUnderutilized'), after: dur('5m') }],
-    ['consolidate when balanced after never', { kind: 'Consolidate', policy: name('Balanced'), after: { kind: 'Never' } }],
+    [
+      'consolidate when empty or underutilized after 5m',
+      { kind: 'Consolidate', policy: name('WhenEmptyOrUnderutilized'), after: dur('5m') },
+    ],
+    [
+      'consolidate when balanced after never',
+      { kind: 'Consolidate', policy: name('Balanced'), after: { kind: 'Never' } },
+    ],
     ['consolidate after 30s', { kind: 'Consolidate', after: dur('30s') }],
     ['expire never', { kind: 'Expire', after: { kind: 'Never' }, graceful: false }],
     ['expire after 720h gracefully', { kind: 'Expire', after: dur('720h'), graceful: true }],
@@ -36,33 +46,66 @@ describe('lower', () => {
     ['termination grace 24h', { kind: 'TerminationGrace', duration: dur('24h') }],
     ['timezone "Europe/Berlin"', { kind: 'TimeZone', zone: str('Europe/Berlin') }],
     ['budget 5', { kind: 'Budget', nodes: qty('5', 5), reasons: [] }],
-    ['budget 20% for Empty, Drifed', { kind: 'Budget', nodes: qty('20%', 20, true), reasons: [name('Empty'), name('Drifed')] }],
+    [
+      'budget 20% for Empty, Drifed',
+      { kind: 'Budget', nodes: qty('20%', 20, true), reasons: [name('Empty'), name('Drifed')] },
+    ],
     [
       'budget 0 for Underutilized during "@daily" for 10m',
-      { kind: 'Budget', nodes: qty('0', 0), reasons: [name('Underutilized')], window: { kind: 'Window', schedule: str('@daily'), duration: dur('10m') } },
+      {
+        kind: 'Budget',
+        nodes: qty('0', 0),
+        reasons: [name('Underutilized')],
+        window: { kind: 'Window', schedule: str('@daily'), duration: dur('10m') },
+      },
     ],
     [
       'allow 3 Drifted only during "0 1 * * mon-fri" for 4h in "Europe/Berlin"',
       {
-        kind: 'Allow', nodes: qty('3', 3), reasons: [name('Drifted')],
-        window: { kind: 'Window', schedule: str('0 1 * * mon-fri'), duration: dur('4h'), timeZone: str('Europe/Berlin') },
+        kind: 'Allow',
+        nodes: qty('3', 3),
+        reasons: [name('Drifted')],
+        window: {
+          kind: 'Window',
+          schedule: str('0 1 * * mon-fri'),
+          duration: dur('4h'),
+          timeZone: str('Europe/Berlin'),
+        },
       },
     ],
-    ['allow 2 only during nightly', { kind: 'Allow', nodes: qty('2', 2), reasons: [], window: { kind: 'Window', schedule: name('nightly') } }],
+    [
+      'allow 2 only during nightly',
+      { kind: 'Allow', nodes: qty('2', 2), reasons: [], window: { kind: 'Window', schedule: name('nightly') } },
+    ],
     [
       'freeze Drifted, Underutilized from "2026-12-20 00:00" to "2027-01-02 00:00" in "Europe/Berlin"',
       {
-        kind: 'Freeze', reasons: [name('Drifted'), name('Underutilized')],
-        when: { kind: 'DateRange', from: str('2026-12-20 00:00'), to: str('2027-01-02 00:00'), timeZone: str('Europe/Berlin') },
+        kind: 'Freeze',
+        reasons: [name('Drifted'), name('Underutilized')],
+        when: {
+          kind: 'DateRange',
+          from: str('2026-12-20 00:00'),
+          to: str('2027-01-02 00:00'),
+          timeZone: str('Europe/Berlin'),
+        },
       },
     ],
     [
       'freeze from "2026-12-24T00:00:00Z" to "2026-12-27T00:00:00Z"',
-      { kind: 'Freeze', reasons: [], when: { kind: 'DateRange', from: str('2026-12-24T00:00:00Z'), to: str('2026-12-27T00:00:00Z') } },
+      {
+        kind: 'Freeze',
+        reasons: [],
+        when: { kind: 'DateRange', from: str('2026-12-24T00:00:00Z'), to: str('2026-12-27T00:00:00Z') },
+      },
     ],
     [
       'pods in namespace payments disruptable only during "0 22 * * *" for 8h',
-      { kind: 'PodWindow', namespaces: [name('payments')], mode: 'only', window: { kind: 'Window', schedule: str('0 22 * * *'), duration: dur('8h') } },
+      {
+        kind: 'PodWindow',
+        namespaces: [name('payments')],
+        mode: 'only',
+        window: { kind: 'Window', schedule: str('0 22 * * *'), duration: dur('8h') },
+      },
     ],
     [
       'window always-off blocks Drifted',
@@ -73,7 +116,9 @@ describe('lower', () => {
   });
 
   it('lowers a pod window with a selector and namespaces', () => {
-    const s = statement('pods where tier in (batch, etl) and app = "ml" in namespace data, ml disruptable never during "0 9 * * mon-fri" for 8h');
+    const s = statement(
+      'pods where tier in (batch, etl) and app = "ml" in namespace data, ml disruptable never during "0 9 * * mon-fri" for 8h',
+    );
     expect(shape(s)).toEqual({
       kind: 'PodWindow',
       selector: {
@@ -90,7 +135,9 @@ describe('lower', () => {
   });
 
   it('lowers every requirement operator, with keywords and numbers as values', () => {
-    const s = statement('window w blocks Drifted on nodes where a = x, b == never, c != "y", d notin (1, 5m), e exists, f not exists, !g');
+    const s = statement(
+      'window w blocks Drifted on nodes where a = x, b == never, c != "y", d notin (1, 5m), e exists, f not exists, !g',
+    );
     expect(s.kind === 'MaintenanceWindow' && shape(s.selector?.requirements)).toEqual([
       { kind: 'Requirement', key: name('a'), operator: 'In', values: [str('x')] },
       { kind: 'Requirement', key: name('b'), operator: 'In', values: [str('never')] },
@@ -123,7 +170,13 @@ describe('lower', () => {
     );
     expect(diagnostics).toEqual([]);
     expect(shape(value.schedules)).toEqual([
-      { kind: 'ScheduleDecl', name: name('nightly'), cron: str('0 1 * * mon-fri'), duration: dur('4h'), timeZone: str('Europe/Berlin') },
+      {
+        kind: 'ScheduleDecl',
+        name: name('nightly'),
+        cron: str('0 1 * * mon-fri'),
+        duration: dur('4h'),
+        timeZone: str('Europe/Berlin'),
+      },
     ]);
     expect(shape(value.policies.map((p) => p.target))).toEqual([
       { kind: 'NodePoolNames', names: [name('default'), name('gpu')] },
@@ -133,7 +186,12 @@ describe('lower', () => {
           kind: 'Selector',
           requirements: [
             { kind: 'Requirement', key: name('team'), operator: 'In', values: [str('data')] },
-            { kind: 'Requirement', key: name('karpenter.sh/capacity-type'), operator: 'NotIn', values: [str('on-demand')] },
+            {
+              kind: 'Requirement',
+              key: name('karpenter.sh/capacity-type'),
+              operator: 'NotIn',
+              values: [str('on-demand')],
+            },
           ],
         },
       },
@@ -143,7 +201,10 @@ describe('lower', () => {
   it('gives exact 0-based ranges with offsets', () => {
     const { value } = parse('policy p for nodepool a {\n  consolidate when empty or underutilized after 5m\n}');
     const s = value.policies[0]!.statements[0]!;
-    expect(s.range).toEqual({ start: { line: 1, character: 2, offset: 28 }, end: { line: 1, character: 50, offset: 76 } });
+    expect(s.range).toEqual({
+      start: { line: 1, character: 2, offset: 28 },
+      end: { line: 1, character: 50, offset: 76 },
+    });
     expect(s.kind === 'Consolidate' && s.policy?.range).toEqual({
       start: { line: 1, character: 19, offset: 45 },
       end: { line: 1, character: 41, offset: 67 },
@@ -153,7 +214,9 @@ describe('lower', () => {
   });
 
   it('accepts soft keywords as policy, nodepool and namespace names', () => {
-    const { value, diagnostics } = parse('policy window for nodepool never, pods { pods in namespace schedule disruptable only during x }');
+    const { value, diagnostics } = parse(
+      'policy window for nodepool never, pods { pods in namespace schedule disruptable only during x }',
+    );
     expect(diagnostics).toEqual([]);
     expect(value.policies[0]!.name.text).toBe('window');
     expect(shape(value.policies[0]!.target)).toEqual({ kind: 'NodePoolNames', names: [name('never'), name('pods')] });

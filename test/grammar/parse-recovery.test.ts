@@ -59,7 +59,9 @@ describe('parse recovery', () => {
   });
 
   it('reports a missing `}` before the next policy and still parses that policy', () => {
-    const { value, diagnostics } = parse('policy a for nodepool a {\n  budget 5\npolicy b for nodepool b { budget 1 }\n');
+    const { value, diagnostics } = parse(
+      'policy a for nodepool a {\n  budget 5\npolicy b for nodepool b { budget 1 }\n',
+    );
     expect(value.policies.map((p) => p.name.text)).toEqual(['a', 'b']);
     expect(diagnostics.map((d) => [at(d), d.message])).toEqual([['KPOL1003@3:1', 'expected `}` but found `policy`']]);
   });

@@ -9,7 +9,10 @@ describe('renderDiagnostics', () => {
   const lines = new LineIndex(text);
 
   it('prints 1-based positions, the source line and a squiggle that follows tabs', () => {
-    const d = diagnostic('unexpectedToken', lines.range(34, 35), { expected: 'a node count or percentage', found: 'x' });
+    const d = diagnostic('unexpectedToken', lines.range(34, 35), {
+      expected: 'a node count or percentage',
+      found: 'x',
+    });
     expect(renderDiagnostics('p.kpol', text, [d])).toBe(
       'p.kpol:2:9: error KPOL1003: expected a node count or percentage but found `x`\n' +
         '    \tbudget x\n' +
@@ -31,7 +34,12 @@ describe('renderDiagnostics', () => {
   });
 
   it('prints the quick fix when asked, and colours with ANSI codes only when asked', () => {
-    const d = diagnostic('unexpectedStatement', lines.range(27, 33), { found: 'budget' }, { help: 'did you mean `budget`?', fix: 'budget' });
+    const d = diagnostic(
+      'unexpectedStatement',
+      lines.range(27, 33),
+      { found: 'budget' },
+      { help: 'did you mean `budget`?', fix: 'budget' },
+    );
     expect(renderDiagnostics('p.kpol', text, [d], { fixes: true })).toBe(
       'p.kpol:2:2: error KPOL1005: unknown statement `budget`\n' +
         '    \tbudget x\n' +

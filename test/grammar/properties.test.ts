@@ -16,7 +16,8 @@ function expectedPosition(text: string, offset: number): Omit<Position, 'offset'
   const before = text.slice(0, offset);
   const lines = before.split(/\r\n|\r|\n/);
   // A `\r` right before `offset` that is followed by `\n` has not ended its line yet.
-  if (before.endsWith('\r') && text[offset] === '\n') return { line: lines.length - 2, character: lines[lines.length - 2]!.length + 1 };
+  if (before.endsWith('\r') && text[offset] === '\n')
+    return { line: lines.length - 2, character: lines[lines.length - 2]!.length + 1 };
   return { line: lines.length - 1, character: lines[lines.length - 1]!.length };
 }
 
@@ -53,9 +54,12 @@ function checkNeverThrows(text: string): void {
 
 describe('grammar properties', () => {
   it('generated valid texts parse without diagnostics', () => {
-    fc.assert(fc.property(validText, (text) => {
-      expect(parse(text).diagnostics).toEqual([]);
-    }), RUNS);
+    fc.assert(
+      fc.property(validText, (text) => {
+        expect(parse(text).diagnostics).toEqual([]);
+      }),
+      RUNS,
+    );
   });
 
   it('formatting is idempotent and keeps the AST', () => {
@@ -72,7 +76,33 @@ describe('grammar properties', () => {
 
   it('never throws on garbage, and ranges stay inside the text', () => {
     const kpolish = fc.string({
-      unit: fc.constantFrom('p', 'o', 'l', 'i', 'c', 'y', ' ', '\n', '\r', '{', '}', '"', '\\', '#', '/', '5', 'm', '%', '=', '!', '(', ')', ',', 'é', '😀'),
+      unit: fc.constantFrom(
+        'p',
+        'o',
+        'l',
+        'i',
+        'c',
+        'y',
+        ' ',
+        '\n',
+        '\r',
+        '{',
+        '}',
+        '"',
+        '\\',
+        '#',
+        '/',
+        '5',
+        'm',
+        '%',
+        '=',
+        '!',
+        '(',
+        ')',
+        ',',
+        'é',
+        '😀',
+      ),
       maxLength: 120,
     });
     fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 120 }), kpolish), checkNeverThrows), RUNS);

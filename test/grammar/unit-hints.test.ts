@@ -7,9 +7,22 @@ import { parseKpolDuration } from '../../rules/duration.js';
 
 describe('kpolDurationFor', () => {
   it.each([
-    ['5min', '5m'], ['5mins', '5m'], ['10minutes', '10m'], ['30sec', '30s'], ['2hours', '2h'], ['2hrs', '2h'],
-    ['1h30min', '1h30m'], ['7days', '7d'], ['2w', '14d'], ['1week', '7d'], ['1.5h', '1h30m'], ['0.5d', '12h'],
-    ['2000ms', '2s'], ['5H', '5h'], ['5 min', '5m'], ['90Sec', '90s'],
+    ['5min', '5m'],
+    ['5mins', '5m'],
+    ['10minutes', '10m'],
+    ['30sec', '30s'],
+    ['2hours', '2h'],
+    ['2hrs', '2h'],
+    ['1h30min', '1h30m'],
+    ['7days', '7d'],
+    ['2w', '14d'],
+    ['1week', '7d'],
+    ['1.5h', '1h30m'],
+    ['0.5d', '12h'],
+    ['2000ms', '2s'],
+    ['5H', '5h'],
+    ['5 min', '5m'],
+    ['90Sec', '90s'],
   ])('%j → %j', (text, kpol) => {
     expect(kpolDurationFor(text)).toBe(kpol);
     expect(parseKpolDuration(kpol)).toBeDefined();
@@ -48,16 +61,24 @@ describe('slips reported with their fix', () => {
   it('a bare number where a duration belongs gets the units, not a guess', () => {
     const [d] = parse(body('termination grace 30')).diagnostics;
     expect(d!.fix).toBeUndefined();
-    expect(d!.help).toBe('durations are whole numbers with the units `s`, `m`, `h` and `d`, as in `90s`, `5m`, `1h30m` or `7d`');
+    expect(d!.help).toBe(
+      'durations are whole numbers with the units `s`, `m`, `h` and `d`, as in `90s`, `5m`, `1h30m` or `7d`',
+    );
   });
 
   it('a word beside `10 %` is reported as well: the slip does not hide it', () => {
     const { diagnostics } = parse(body('budjet 10 %'));
-    expect(diagnostics.map((d) => [d.code, d.fix])).toEqual([['KPOL1005', 'budget'], ['KPOL1007', '10%']]);
+    expect(diagnostics.map((d) => [d.code, d.fix])).toEqual([
+      ['KPOL1005', 'budget'],
+      ['KPOL1007', '10%'],
+    ]);
   });
 
   it('`10 %` still lowers as the 10% it means, so nothing else is reported about it', () => {
     const { value } = parse(body('budget 10 %'));
-    expect(value.policies[0]!.statements[0]).toMatchObject({ kind: 'Budget', nodes: { text: '10%', value: 10, percent: true } });
+    expect(value.policies[0]!.statements[0]).toMatchObject({
+      kind: 'Budget',
+      nodes: { text: '10%', value: 10, percent: true },
+    });
   });
 });

@@ -18,12 +18,16 @@ const SAID = Symbol.for('kpol.test.firstBuildNoticeSaid');
 export function firstBuildNotice(withKarpenter: boolean): string | undefined {
   const builds: string[] = [];
   if (controlPlaneMissing().length) {
-    builds.push(`  - Kubernetes ${cp.K8S_VERSION} (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl):`,
-      '    about 10–35 minutes on 2 cores');
+    builds.push(
+      `  - Kubernetes ${cp.K8S_VERSION} (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl):`,
+      '    about 10–35 minutes on 2 cores',
+    );
   }
   if (withKarpenter && karpenterMissing().length) {
-    builds.push(`  - Karpenter ${karpenter.KARPENTER_VERSION} (its KWOK provider) and KWOK ${karpenter.KWOK_VERSION}, for the karpenter tests:`,
-      '    about 20–40 minutes more on 2 cores');
+    builds.push(
+      `  - Karpenter ${karpenter.KARPENTER_VERSION} (its KWOK provider) and KWOK ${karpenter.KWOK_VERSION}, for the karpenter tests:`,
+      '    about 20–40 minutes more on 2 cores',
+    );
   }
   if (!builds.length) return undefined;
   const root = process.env.KPOL_K8S_CACHE || join(cp.cacheDir(), '..');

@@ -39,7 +39,9 @@ describe('ProcessSet', () => {
     const p = procs.start('stubborn', 'sh', ['-c', 'trap "" TERM; echo "trap $((1 + 1))"; while :; do sleep 1; done']);
     // Signal only once the trap is set, or SIGTERM would end it before it could ignore it. (The
     // log's first line is the command itself; only the shell's own output says `trap 2`.)
-    await eventually('the trap to be set', async () => (readFileSync(p.logPath, 'utf8').includes('trap 2') ? true : undefined));
+    await eventually('the trap to be set', async () =>
+      readFileSync(p.logPath, 'utf8').includes('trap 2') ? true : undefined,
+    );
     procs.assertRunning();
     await procs.stopAll({ graceMs: 300 });
     expect(p.exited).toBe('SIGKILL');

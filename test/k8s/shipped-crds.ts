@@ -13,7 +13,13 @@ let applied: Promise<void> | undefined;
 export function installShippedCrds(kubeconfigPath: string): Promise<void> {
   applied ??= (async () => {
     await kubectlOk(kubeconfigPath, ['apply', '-f', CRDS]);
-    await kubectlOk(kubeconfigPath, ['wait', '--for=condition=Established', 'crd/nodepools.karpenter.sh', 'crd/nodeclaims.karpenter.sh', '--timeout=60s']);
+    await kubectlOk(kubeconfigPath, [
+      'wait',
+      '--for=condition=Established',
+      'crd/nodepools.karpenter.sh',
+      'crd/nodeclaims.karpenter.sh',
+      '--timeout=60s',
+    ]);
   })();
   return applied;
 }

@@ -76,8 +76,15 @@ describe('a real control plane', () => {
   it('enforces RBAC: the admin may do anything, an unbound ServiceAccount nothing', async () => {
     const admin = await kubectl(cp.kubeconfigPath, ['auth', 'can-i', 'delete', 'nodes']);
     expect(admin.stdout.trim()).toBe('yes');
-    const nobody = await kubectl(cp.kubeconfigPath, ['auth', 'can-i', 'list', 'pods', '-n', 'default',
-      '--as=system:serviceaccount:default:kpol-nobody']);
+    const nobody = await kubectl(cp.kubeconfigPath, [
+      'auth',
+      'can-i',
+      'list',
+      'pods',
+      '-n',
+      'default',
+      '--as=system:serviceaccount:default:kpol-nobody',
+    ]);
     expect(nobody.stdout.trim()).toBe('no');
     expect(nobody.code).toBe(1);
   });
@@ -93,7 +100,10 @@ describe('a real control plane', () => {
     const created = await eventually('3 pods reported Unschedulable', async () => {
       const list = await pods();
       const unschedulable = list.filter((p) =>
-        p.status.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable'));
+        p.status.conditions?.some(
+          (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
+        ),
+      );
       return unschedulable.length === 3 ? list : undefined;
     });
     expect(created).toHaveLength(3);
@@ -107,13 +117,23 @@ describe('a real control plane', () => {
   it('the scheduler binds the pods to a Ready Node created through the API', async () => {
     const quantities = { cpu: '4', memory: '8Gi', pods: '110' };
     const res = await cp.api.post('/api/v1/nodes', {
-      apiVersion: 'v1', kind: 'Node',
+      apiVersion: 'v1',
+      kind: 'Node',
       metadata: { name: nodeName, labels: { [nodeLabel.key]: nodeLabel.value, 'kubernetes.io/os': 'linux' } },
       spec: {},
       status: {
-        capacity: quantities, allocatable: quantities,
-        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'played by the test',
-          lastHeartbeatTime: new Date().toISOString(), lastTransitionTime: new Date().toISOString() }],
+        capacity: quantities,
+        allocatable: quantities,
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            message: 'played by the test',
+            lastHeartbeatTime: new Date().toISOString(),
+            lastTransitionTime: new Date().toISOString(),
+          },
+        ],
       },
     });
     expect(res.status).toBe(201);
@@ -132,14 +152,29 @@ describe('a real control plane', () => {
     // Play the kubelet: report each bound pod Running and Ready.
     const now = new Date().toISOString();
     for (const pod of await pods()) {
-      const status = { status: { phase: 'Running', startTime: now, conditions: [
-        { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
-        { type: 'Initialized', status: 'True', lastTransitionTime: now },
-        { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
-        { type: 'Ready', status: 'True', lastTransitionTime: now },
-      ] } };
-      await kubectlOk(cp.kubeconfigPath, ['patch', 'pod', pod.metadata.name, '-n', ns, '--subresource=status',
-        '--type=merge', '-p', JSON.stringify(status)]);
+      const status = {
+        status: {
+          phase: 'Running',
+          startTime: now,
+          conditions: [
+            { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+            { type: 'Initialized', status: 'True', lastTransitionTime: now },
+            { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
+            { type: 'Ready', status: 'True', lastTransitionTime: now },
+          ],
+        },
+      };
+      await kubectlOk(cp.kubeconfigPath, [
+        'patch',
+        'pod',
+        pod.metadata.name,
+        '-n',
+        ns,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify(status),
+      ]);
     }
     const pdb = await eventually('PDB status with 3 healthy pods', async () => {
       const res = await cp.api.get(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/web`);
@@ -151,11 +186,15 @@ describe('a real control plane', () => {
   it('an Eviction of a guarded pod answers 429', async () => {
     const [pod] = await pods();
     const res = await cp.api.post(`/api/v1/namespaces/${ns}/pods/${pod!.metadata.name}/eviction`, {
-      apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod!.metadata.name, namespace: ns },
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name: pod!.metadata.name, namespace: ns },
     });
     expect(res.status).toBe(429);
     expect(res.body.details?.causes?.[0]?.reason).toBe('DisruptionBudget');
-    expect((await cp.api.get(`/api/v1/namespaces/${ns}/pods/${pod!.metadata.name}`)).body.metadata.deletionTimestamp).toBeUndefined();
+    expect(
+      (await cp.api.get(`/api/v1/namespaces/${ns}/pods/${pod!.metadata.name}`)).body.metadata.deletionTimestamp,
+    ).toBeUndefined();
   });
 
   it('deleting the Deployment garbage-collects its ReplicaSet and pods', async () => {
@@ -165,8 +204,10 @@ describe('a real control plane', () => {
 
     await kubectlOk(cp.kubeconfigPath, ['delete', 'deployment', 'web', '-n', ns, '--wait=false']);
     await eventually('ReplicaSet garbage-collected', async () =>
-      (await cp.api.get(`/apis/apps/v1/namespaces/${ns}/replicasets/${rsName}`)).status === 404 ? true : undefined);
-    // Bound pods stay Terminating until their kubelet confirms; there is none, so finish the deletion as the node agent would.
+      (await cp.api.get(`/apis/apps/v1/namespaces/${ns}/replicasets/${rsName}`)).status === 404 ? true : undefined,
+    );
+    // Bound pods stay Terminating until their kubelet confirms; there is none, so finish the deletion as the node agent
+    // would.
     const terminating = await eventually('pods Terminating', async () => {
       const list = await pods();
       return list.every((p) => p.metadata.deletionTimestamp) ? list : undefined;

@@ -21,8 +21,10 @@ async function closedPort(): Promise<number> {
 function kubeConfigFor(server: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'c', server, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x',
+    clusters: [{ name: 'c', server, skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
   });
   return kc;
 }
@@ -32,7 +34,11 @@ describe('informer against an unreachable server', () => {
     const port = await closedPort();
     const lines: Record<string, unknown>[] = [];
     const logger = createLogger({ clock: new FakeClock(0), sink: (l) => lines.push(JSON.parse(l)), level: 'debug' });
-    const inf = new Informer(new RestClient(kubeConfigFor(`http://127.0.0.1:${port}`)), RESOURCES.Pod, { backoffMs: 5, maxBackoffMs: 80, logger });
+    const inf = new Informer(new RestClient(kubeConfigFor(`http://127.0.0.1:${port}`)), RESOURCES.Pod, {
+      backoffMs: 5,
+      maxBackoffMs: 80,
+      logger,
+    });
     void inf.start();
     while (lines.length < 7) await new Promise((r) => setTimeout(r, 5));
     inf.stop();
@@ -42,7 +48,9 @@ describe('informer against an unreachable server', () => {
     // 5, 10, 20, 40, 80, 80, 80 ms, each ±20 %: strictly growing until the cap, then capped.
     for (let i = 1; i < 5; i++) expect(delays[i]).toBeGreaterThan(delays[i - 1]);
     for (const d of delays.slice(4)) expect(d).toBeLessThanOrEqual(96);
-    expect(failures[0].error).toMatch(new RegExp(`GET /api/v1/pods: cannot reach the API server at http://127.0.0.1:${port}`));
+    expect(failures[0].error).toMatch(
+      new RegExp(`GET /api/v1/pods: cannot reach the API server at http://127.0.0.1:${port}`),
+    );
     expect(failures[0].kind).toBe('Pod');
   });
 });

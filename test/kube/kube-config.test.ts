@@ -8,7 +8,9 @@ import { KubeConfigError, loadKubeConfig, runningInCluster } from '../../src/edg
 
 const dir = mkdtempSync(join(tmpdir(), 'kpol-kc-'));
 const file = join(dir, 'config');
-writeFileSync(file, `apiVersion: v1
+writeFileSync(
+  file,
+  `apiVersion: v1
 kind: Config
 clusters:
 - { name: a, cluster: { server: "https://a.example:6443" } }
@@ -19,12 +21,15 @@ contexts:
 - { name: first, context: { cluster: a, user: u } }
 - { name: second, context: { cluster: b, user: u } }
 current-context: first
-`);
+`,
+);
 
 describe('loadKubeConfig', () => {
   it('uses the current context, or the one --context names', () => {
     expect(loadKubeConfig({ kubeconfig: file }).getCurrentCluster()?.server).toBe('https://a.example:6443');
-    expect(loadKubeConfig({ kubeconfig: file, context: 'second' }).getCurrentCluster()?.server).toBe('http://127.0.0.1:8080');
+    expect(loadKubeConfig({ kubeconfig: file, context: 'second' }).getCurrentCluster()?.server).toBe(
+      'http://127.0.0.1:8080',
+    );
   });
 
   it.each([

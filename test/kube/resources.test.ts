@@ -27,19 +27,44 @@ describe('resourcePath', () => {
 
 describe('statusError', () => {
   it('keeps the Status code, reason and message', () => {
-    const e = statusError(429, JSON.stringify({ kind: 'Status', code: 429, reason: 'TooManyRequests', message: "Cannot evict pod as it would violate the pod's disruption budget." }), 'POST x');
-    expect([e.code, e.reason, e.message]).toEqual([429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget."]);
+    const e = statusError(
+      429,
+      JSON.stringify({
+        kind: 'Status',
+        code: 429,
+        reason: 'TooManyRequests',
+        message: "Cannot evict pod as it would violate the pod's disruption budget.",
+      }),
+      'POST x',
+    );
+    expect([e.code, e.reason, e.message]).toEqual([
+      429,
+      'TooManyRequests',
+      "Cannot evict pod as it would violate the pod's disruption budget.",
+    ]);
   });
 
   it('derives the reason from the code when the Status has none, and uses the body when it is not JSON', () => {
     const e = statusError(503, '<html>bad gateway</html>', 'GET /api/v1/pods');
     expect([e.code, e.reason, e.message]).toEqual([503, 'ServiceUnavailable', '<html>bad gateway</html>']);
     expect(statusError(418, '', 'GET /x').reason).toBe('Unknown');
-    expect(statusError(502, '', 'GET /x')).toMatchObject({ code: 502, reason: 'InternalError', message: 'GET /x: HTTP 502' });
+    expect(statusError(502, '', 'GET /x')).toMatchObject({
+      code: 502,
+      reason: 'InternalError',
+      message: 'GET /x: HTTP 502',
+    });
   });
 
   it('transportError names the server and the cause', () => {
-    const e = transportError('https://127.0.0.1:6443', 'GET /api', Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } }));
-    expect([e.code, e.reason, e.message]).toEqual([503, 'ServiceUnavailable', 'GET /api: cannot reach the API server at https://127.0.0.1:6443: ECONNREFUSED']);
+    const e = transportError(
+      'https://127.0.0.1:6443',
+      'GET /api',
+      Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } }),
+    );
+    expect([e.code, e.reason, e.message]).toEqual([
+      503,
+      'ServiceUnavailable',
+      'GET /api: cannot reach the API server at https://127.0.0.1:6443: ECONNREFUSED',
+    ]);
   });
 });

@@ -7,7 +7,12 @@ import { decodeEvent, lines } from '../../src/edge/kube/watch-events.js';
 
 const streamOf = (chunks: string[]): ReadableStream<Uint8Array> => {
   const enc = new TextEncoder();
-  return new ReadableStream({ start(c) { for (const x of chunks) c.enqueue(enc.encode(x)); c.close(); } });
+  return new ReadableStream({
+    start(c) {
+      for (const x of chunks) c.enqueue(enc.encode(x));
+      c.close();
+    },
+  });
 };
 
 const collect = async (s: ReadableStream<Uint8Array>): Promise<string[]> => {
@@ -23,7 +28,13 @@ describe('lines', () => {
 
   it('decodes a multi-byte character split between chunks', async () => {
     const bytes = new TextEncoder().encode('"é"\n');
-    const s = new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes.slice(0, 2)); c.enqueue(bytes.slice(2)); c.close(); } });
+    const s = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes.slice(0, 2));
+        c.enqueue(bytes.slice(2));
+        c.close();
+      },
+    });
     expect(await collect(s)).toEqual(['"é"']);
   });
 });
@@ -38,9 +49,19 @@ describe('decodeEvent', () => {
   });
 
   it('reads bookmarks and errors', () => {
-    expect(decodeEvent('{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"77"}}}', pod)).toEqual({ type: 'BOOKMARK', resourceVersion: '77' });
-    expect(decodeEvent('{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (2)"}}', pod))
-      .toEqual({ type: 'ERROR', status: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (2)' } });
+    expect(decodeEvent('{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"77"}}}', pod)).toEqual({
+      type: 'BOOKMARK',
+      resourceVersion: '77',
+    });
+    expect(
+      decodeEvent(
+        '{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (2)"}}',
+        pod,
+      ),
+    ).toEqual({
+      type: 'ERROR',
+      status: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (2)' },
+    });
   });
 
   it.each([

@@ -7,7 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, type ClusterClient } from '../../src/core/cluster/client.js';
 import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import { FakeClock } from '../../src/core/clock.js';
-import { LeaderElector, leaderElectionProblems, type LeaderElectorOptions } from '../../src/control/leader/lease-elector.js';
+import {
+  LeaderElector,
+  leaderElectionProblems,
+  type LeaderElectorOptions,
+} from '../../src/control/leader/lease-elector.js';
 import type { Lease } from '../../src/control/leader/lease-record.js';
 
 const NS = 'kpol-system';
@@ -16,8 +20,11 @@ const LEASE = { kind: 'Lease' as const, name: 'kpol-controller', namespace: NS }
 function world(n = 2, extra: Partial<LeaderElectorOptions> = {}) {
   const clock = new FakeClock(Date.parse('2026-11-22T10:00:00Z'));
   const cluster = new MemoryCluster(clock);
-  const electors = Array.from({ length: n }, (_, i) =>
-    new LeaderElector({ client: cluster, clock, namespace: NS, name: LEASE.name, identity: `kpol-${i}`, ...extra }));
+  const electors = Array.from(
+    { length: n },
+    (_, i) =>
+      new LeaderElector({ client: cluster, clock, namespace: NS, name: LEASE.name, identity: `kpol-${i}`, ...extra }),
+  );
   const leaders = () => electors.filter((e) => e.isLeader()).map((e) => e.identity);
   const lease = async () => (await cluster.get<Lease>(LEASE))?.spec;
   return { clock, cluster, electors, leaders, lease };
@@ -34,7 +41,13 @@ describe('leader election', () => {
       await Promise.all(w.electors.map((e) => e.step()));
       expect(w.leaders()).toEqual([leader]);
     }
-    expect(await w.lease()).toMatchObject({ holderIdentity: leader, leaseDurationSeconds: 15, leaseTransitions: 0, renewTime: '2026-11-22T10:01:00.000000Z', acquireTime: '2026-11-22T10:00:00.000000Z' });
+    expect(await w.lease()).toMatchObject({
+      holderIdentity: leader,
+      leaseDurationSeconds: 15,
+      leaseTransitions: 0,
+      renewTime: '2026-11-22T10:01:00.000000Z',
+      acquireTime: '2026-11-22T10:00:00.000000Z',
+    });
   });
 
   it('a leader that stops renewing stops acting at the renew deadline and is replaced after the lease duration', async () => {
@@ -87,13 +100,23 @@ describe('leader election', () => {
     let failing = false;
     const flaky = new Proxy(cluster, {
       get(target, prop, receiver) {
-        if (prop === 'update' && failing) return async () => { throw new ApiError(500, 'InternalError', 'etcdserver: request timed out'); };
+        if (prop === 'update' && failing)
+          return async () => {
+            throw new ApiError(500, 'InternalError', 'etcdserver: request timed out');
+          };
         const v = Reflect.get(target, prop, receiver);
         return typeof v === 'function' ? v.bind(target) : v;
       },
     }) as ClusterClient;
     const stopped: number[] = [];
-    const a = new LeaderElector({ client: flaky, clock, namespace: NS, name: LEASE.name, identity: 'a', onStoppedLeading: () => stopped.push(clock.now()) });
+    const a = new LeaderElector({
+      client: flaky,
+      clock,
+      namespace: NS,
+      name: LEASE.name,
+      identity: 'a',
+      onStoppedLeading: () => stopped.push(clock.now()),
+    });
     await a.step();
     clock.advance(2000);
     await a.step();
@@ -114,8 +137,13 @@ describe('leader election', () => {
     const started: string[] = [];
     const waits: number[] = [];
     const elector: LeaderElector = new LeaderElector({
-      client: w.cluster, clock: w.clock, namespace: NS, name: LEASE.name, identity: 'solo',
-      onStartedLeading: () => started.push('started'), onStoppedLeading: () => started.push('stopped'),
+      client: w.cluster,
+      clock: w.clock,
+      namespace: NS,
+      name: LEASE.name,
+      identity: 'solo',
+      onStartedLeading: () => started.push('started'),
+      onStoppedLeading: () => started.push('stopped'),
       wait: async (ms) => {
         waits.push(ms);
         w.clock.advance(ms);
@@ -130,7 +158,9 @@ describe('leader election', () => {
 
   it('refuses timings client-go refuses', () => {
     expect(leaderElectionProblems({ identity: 'x' })).toEqual([]);
-    expect(leaderElectionProblems({ identity: 'x', leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).toEqual(['the lease duration must be longer than the renew deadline']);
+    expect(leaderElectionProblems({ identity: 'x', leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).toEqual([
+      'the lease duration must be longer than the renew deadline',
+    ]);
     expect(leaderElectionProblems({ identity: '', retryPeriodMs: 10_000 })).toHaveLength(2);
     expect(() => world(1, { renewDeadlineMs: 20_000 })).toThrow(/lease duration must be longer/);
   });
@@ -142,18 +172,21 @@ describe('leader election', () => {
       fc.record({ kind: fc.constant('race' as const) }),
       fc.record({ kind: fc.constant('release' as const), who: fc.integer({ min: 0, max: 2 }) }),
     );
-    await fc.assert(fc.asyncProperty(fc.array(action, { maxLength: 60 }), async (actions) => {
-      const w = world(3);
-      for (const a of actions) {
-        if (a.kind === 'advance') w.clock.advance(a.ms);
-        else if (a.kind === 'step') await w.electors[a.who].step();
-        else if (a.kind === 'race') await Promise.all(w.electors.map((e) => e.step()));
-        else await w.electors[a.who].release();
-        if (w.leaders().length > 1) return false;
-        const holder = (await w.lease())?.holderIdentity;
-        for (const id of w.leaders()) if (holder !== id) return false;
-      }
-      return true;
-    }), { numRuns: 200 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { maxLength: 60 }), async (actions) => {
+        const w = world(3);
+        for (const a of actions) {
+          if (a.kind === 'advance') w.clock.advance(a.ms);
+          else if (a.kind === 'step') await w.electors[a.who].step();
+          else if (a.kind === 'race') await Promise.all(w.electors.map((e) => e.step()));
+          else await w.electors[a.who].release();
+          if (w.leaders().length > 1) return false;
+          const holder = (await w.lease())?.holderIdentity;
+          for (const id of w.leaders()) if (holder !== id) return false;
+        }
+        return true;
+      }),
+      { numRuns: 200 },
+    );
   });
 });

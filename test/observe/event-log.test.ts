@@ -2,13 +2,21 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { EventLog } from '../../src/core/observe/event-log.js';
-import { DEFAULT_DEDUPE_MS, NODEPOOL_BLOCKED_DEDUPE_MS, UNCONSOLIDATABLE_DEDUPE_MS, eventType } from '../../src/core/observe/event-reasons.js';
+import {
+  DEFAULT_DEDUPE_MS,
+  NODEPOOL_BLOCKED_DEDUPE_MS,
+  UNCONSOLIDATABLE_DEDUPE_MS,
+  eventType,
+} from '../../src/core/observe/event-reasons.js';
 import type { InvolvedObject, RecordedEvent } from '../../src/core/observe/recorder.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const node = (name: string, uid?: string): InvolvedObject => ({ kind: 'Node', name, uid });
 const ev = (reason: string, message: string, object: InvolvedObject = node('n1', 'u1')): Omit<RecordedEvent, 'at'> => ({
-  type: eventType(reason), reason, message, object,
+  type: eventType(reason),
+  reason,
+  message,
+  object,
 });
 
 function setup(capacity?: number) {

@@ -5,17 +5,33 @@ import { parseExposition, sample } from './parse-prometheus.js';
 
 // KARPENTER.md#events-and-metrics, copied by hand: name, type, labels.
 const TABLE: [string, string, string[]][] = [
-  ['karpenter_voluntary_disruption_decision_evaluation_duration_seconds', 'histogram', ['reason', 'consolidation_type']],
+  [
+    'karpenter_voluntary_disruption_decision_evaluation_duration_seconds',
+    'histogram',
+    ['reason', 'consolidation_type'],
+  ],
   ['karpenter_voluntary_disruption_decisions_total', 'counter', ['decision', 'reason', 'consolidation_type']],
-  ['karpenter_voluntary_disruption_decisions_by_nodepool_total', 'counter', ['nodepool', 'decision', 'reason', 'consolidation_type']],
+  [
+    'karpenter_voluntary_disruption_decisions_by_nodepool_total',
+    'counter',
+    ['nodepool', 'decision', 'reason', 'consolidation_type'],
+  ],
   ['karpenter_voluntary_disruption_eligible_nodes', 'gauge', ['reason']],
   ['karpenter_voluntary_disruption_consolidation_timeouts_total', 'counter', ['consolidation_type']],
   ['karpenter_voluntary_disruption_failed_validations_total', 'counter', ['consolidation_type']],
   ['karpenter_voluntary_disruption_queue_failures_total', 'counter', ['decision', 'reason', 'consolidation_type']],
   ['karpenter_nodepools_allowed_disruptions', 'gauge', ['nodepool', 'reason']],
   ['karpenter_nodepools_nodes_consuming_budgets', 'gauge', ['nodepool', 'reason']],
-  ['karpenter_nodeclaims_disrupted_total', 'counter', ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode']],
-  ['karpenter_pods_disruption_initiated_total', 'counter', ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode']],
+  [
+    'karpenter_nodeclaims_disrupted_total',
+    'counter',
+    ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode'],
+  ],
+  [
+    'karpenter_pods_disruption_initiated_total',
+    'counter',
+    ['reason', 'nodepool', 'capacity_type', 'consolidation_policy', 'termination_mode'],
+  ],
   ['karpenter_consolidation_score', 'histogram', ['decision', 'nodepool', 'policy']],
   ['karpenter_consolidation_moves_total', 'counter', ['decision', 'nodepool', 'policy']],
   ['karpenter_pods_eviction_requests_total', 'counter', ['code']],
@@ -47,8 +63,16 @@ describe('Karpenter metrics', () => {
     const p = parseExposition(createKarpenterMetrics().render());
     const series = p.samples.filter((s) => s.name === 'karpenter_voluntary_disruption_consolidation_timeouts_total');
     expect(series).toEqual([
-      { name: 'karpenter_voluntary_disruption_consolidation_timeouts_total', labels: { consolidation_type: 'multi' }, value: 0 },
-      { name: 'karpenter_voluntary_disruption_consolidation_timeouts_total', labels: { consolidation_type: 'single' }, value: 0 },
+      {
+        name: 'karpenter_voluntary_disruption_consolidation_timeouts_total',
+        labels: { consolidation_type: 'multi' },
+        value: 0,
+      },
+      {
+        name: 'karpenter_voluntary_disruption_consolidation_timeouts_total',
+        labels: { consolidation_type: 'single' },
+        value: 0,
+      },
     ]);
   });
 

@@ -15,7 +15,9 @@ describe('logger', () => {
   it('writes one JSON object per line with level, time, msg first', () => {
     const { lines, log } = setup();
     log.info('reconciled', { nodes: 3, pool: 'default' });
-    expect(lines).toEqual(['{"level":"info","time":"2026-03-29T01:30:00.250Z","msg":"reconciled","nodes":3,"pool":"default"}']);
+    expect(lines).toEqual([
+      '{"level":"info","time":"2026-03-29T01:30:00.250Z","msg":"reconciled","nodes":3,"pool":"default"}',
+    ]);
     expect(lines[0]).not.toContain('\n');
   });
 
@@ -45,7 +47,13 @@ describe('logger', () => {
     const { lines, log } = setup();
     log.child({ controller: 'disruption', pool: 'a' }).info('x', { pool: 'b', msg: 'sneaky', level: 'error' });
     expect(JSON.parse(lines[0])).toEqual({
-      level: 'info', time: '2026-03-29T01:30:00.250Z', msg: 'x', controller: 'disruption', pool: 'b', 'fields.msg': 'sneaky', 'fields.level': 'error',
+      level: 'info',
+      time: '2026-03-29T01:30:00.250Z',
+      msg: 'x',
+      controller: 'disruption',
+      pool: 'b',
+      'fields.msg': 'sneaky',
+      'fields.level': 'error',
     });
   });
 

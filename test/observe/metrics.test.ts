@@ -5,9 +5,20 @@ import { parseExposition, sample } from './parse-prometheus.js';
 
 function registry(): MetricsRegistry {
   return new MetricsRegistry()
-    .declare({ name: 'jobs_total', help: 'Jobs done.\nSecond line with \\ backslash.', type: 'counter', labelNames: ['queue', 'result'] })
+    .declare({
+      name: 'jobs_total',
+      help: 'Jobs done.\nSecond line with \\ backslash.',
+      type: 'counter',
+      labelNames: ['queue', 'result'],
+    })
     .declare({ name: 'temperature', help: 'Current temperature.', type: 'gauge', labelNames: [] })
-    .declare({ name: 'latency_seconds', help: 'Latency.', type: 'histogram', labelNames: ['op'], buckets: [0.1, 0.5, 1] })
+    .declare({
+      name: 'latency_seconds',
+      help: 'Latency.',
+      type: 'histogram',
+      labelNames: ['op'],
+      buckets: [0.1, 0.5, 1],
+    })
     .declare({ name: 'pause_seconds', help: 'Pauses.', type: 'summary', labelNames: [] });
 }
 
@@ -92,11 +103,19 @@ describe('MetricsRegistry', () => {
     ['undeclared counter', (r: MetricsRegistry) => r.inc('jobs_totl', { queue: 'a', result: 'ok' }), /not declared/],
     ['undeclared gauge', (r: MetricsRegistry) => r.set('temprature', {}, 1), /not declared/],
     ['undeclared histogram', (r: MetricsRegistry) => r.observe('latency', { op: 'x' }, 1), /not declared/],
-    ['unknown label', (r: MetricsRegistry) => r.inc('jobs_total', { queue: 'a', result: 'ok', reason: 'x' }), /no label "reason"/],
+    [
+      'unknown label',
+      (r: MetricsRegistry) => r.inc('jobs_total', { queue: 'a', result: 'ok', reason: 'x' }),
+      /no label "reason"/,
+    ],
     ['missing label', (r: MetricsRegistry) => r.inc('jobs_total', { queue: 'a' }), /label "result" is missing/],
     ['set on a counter', (r: MetricsRegistry) => r.set('jobs_total', { queue: 'a', result: 'ok' }, 1), /is a counter/],
     ['observe on a gauge', (r: MetricsRegistry) => r.observe('temperature', {}, 1), /is a gauge/],
-    ['counter decrease', (r: MetricsRegistry) => r.inc('jobs_total', { queue: 'a', result: 'ok' }, -1), /cannot decrease/],
+    [
+      'counter decrease',
+      (r: MetricsRegistry) => r.inc('jobs_total', { queue: 'a', result: 'ok' }, -1),
+      /cannot decrease/,
+    ],
     ['value of a histogram', (r: MetricsRegistry) => r.value('latency_seconds', { op: 'x' }), /is a histogram/],
   ])('throws on %s', (_name, act, message) => {
     expect(() => act(registry())).toThrow(message);

@@ -6,7 +6,12 @@ import { createProgress, formatEta } from '../../src/edge/cli/shared/progress.js
 function tty(isTTY: boolean) {
   const out: string[] = [];
   let t = 0;
-  return { out, advance: (ms: number) => (t += ms), stream: { isTTY, columns: 80, write: (s: string) => out.push(s) }, now: () => t };
+  return {
+    out,
+    advance: (ms: number) => (t += ms),
+    stream: { isTTY, columns: 80, write: (s: string) => out.push(s) },
+    now: () => t,
+  };
 }
 
 describe('progress bar', () => {

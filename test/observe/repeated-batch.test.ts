@@ -12,10 +12,32 @@ const T0 = Date.parse('2026-08-21T00:00:00Z');
 /** Three events with different dedupe windows; the second input adds a fourth. */
 function batchFor(input: { extra: boolean }) {
   return (publish: Publish) => {
-    publish({ type: 'Normal', reason: 'DisruptionBlocked', message: 'Pod is blocking', object: { kind: 'Node', name: 'a' } });
-    publish({ type: 'Normal', reason: 'Unconsolidatable', message: 'Not cheaper', object: { kind: 'Node', name: 'b' } }, 15 * 60_000);
-    publish({ type: 'Normal', reason: 'DisruptionBlocked', message: 'Pod is blocking', object: { kind: 'NodeClaim', name: 'a' } }, 45_000);
-    if (input.extra) publish({ type: 'Normal', reason: 'DisruptionBlocked', message: 'Node is nominated', object: { kind: 'Node', name: 'c' } });
+    publish({
+      type: 'Normal',
+      reason: 'DisruptionBlocked',
+      message: 'Pod is blocking',
+      object: { kind: 'Node', name: 'a' },
+    });
+    publish(
+      { type: 'Normal', reason: 'Unconsolidatable', message: 'Not cheaper', object: { kind: 'Node', name: 'b' } },
+      15 * 60_000,
+    );
+    publish(
+      {
+        type: 'Normal',
+        reason: 'DisruptionBlocked',
+        message: 'Pod is blocking',
+        object: { kind: 'NodeClaim', name: 'a' },
+      },
+      45_000,
+    );
+    if (input.extra)
+      publish({
+        type: 'Normal',
+        reason: 'DisruptionBlocked',
+        message: 'Node is nominated',
+        object: { kind: 'Node', name: 'c' },
+      });
   };
 }
 

@@ -17,7 +17,11 @@ import { match } from '../../src/edge/fixtures/match.js';
 import type { PlacementTarget } from '../../src/world/scheduling/predicates.js';
 import { nodeSelectorFits } from '../../src/world/scheduling/predicates.js';
 import {
-  addResources, fitsWithin, insufficientResource, podRequests, remaining,
+  addResources,
+  fitsWithin,
+  insufficientResource,
+  podRequests,
+  remaining,
 } from '../../src/core/cluster/resources.js';
 import { topologySpreadFits, topologyView } from '../../src/world/scheduling/topology.js';
 import { PolicyConfigMaps } from '../../src/edge/server/policy-configmaps.js';
@@ -25,18 +29,29 @@ import { PolicyConfigMaps } from '../../src/edge/server/policy-configmaps.js';
 const MEMBERS = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'];
 const LABELS = { 'topology.kubernetes.io/zone': 'us-west-2a' };
 
-const pool = (key: string, operator: string): NodePool => ({
-  apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'p' },
-  spec: { template: { spec: { requirements: [{ key, operator: operator as 'DoesNotExist' }] } } },
-} as NodePool);
+const pool = (key: string, operator: string): NodePool =>
+  ({
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: 'p' },
+    spec: { template: { spec: { requirements: [{ key, operator: operator as 'DoesNotExist' }] } } },
+  }) as NodePool;
 
-const pod = (spec: Partial<Pod['spec']>): Pod => ({
-  apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x', namespace: 'default', labels: { app: 'x' } },
-  spec: { containers: [{ name: 'c' }], ...spec },
-} as Pod);
+const pod = (spec: Partial<Pod['spec']>): Pod =>
+  ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'x', namespace: 'default', labels: { app: 'x' } },
+    spec: { containers: [{ name: 'c' }], ...spec },
+  }) as Pod;
 
-const target = (name: string, labels: Record<string, string>): PlacementTarget =>
-  ({ name, labels, taints: [], allocatable: { cpu: 4, pods: 10 }, pods: [] });
+const target = (name: string, labels: Record<string, string>): PlacementTarget => ({
+  name,
+  labels,
+  taints: [],
+  allocatable: { cpu: 4, pods: 10 },
+  pods: [],
+});
 
 describe('labels: NodePool requirements, selectors, node selectors and topology keys', () => {
   it.each(MEMBERS)('a node without label %s is not drifted by its DoesNotExist', (key) => {
@@ -55,9 +70,16 @@ describe('labels: NodePool requirements, selectors, node selectors and topology 
   });
 
   it.each(MEMBERS)('a spread constraint over topology key %s does not fit a node without that label', (key) => {
-    const p = pod({ topologySpreadConstraints: [{
-      maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'x' } },
-    }] });
+    const p = pod({
+      topologySpreadConstraints: [
+        {
+          maxSkew: 1,
+          topologyKey: key,
+          whenUnsatisfiable: 'DoNotSchedule',
+          labelSelector: { matchLabels: { app: 'x' } },
+        },
+      ],
+    });
     const t = target('n', LABELS);
     expect(topologySpreadFits(p, t, topologyView([t]))).toBe(`missing topology key ${key} for spread constraint`);
   });
@@ -107,7 +129,8 @@ describe('snapshot fields: object names in the evaluation output', () => {
 describe('ConfigMap data', () => {
   it.each(MEMBERS)('a key named %s that the ConfigMap lacks is not found', async (key) => {
     const cm: ConfigMap = {
-      apiVersion: 'v1', kind: 'ConfigMap',
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
       metadata: { name: 'team', namespace: 'kpol-system', labels: { 'kpol.dev/policy': 'true' } },
       data: { 'a.kpol': '' },
     };

@@ -10,11 +10,15 @@ import { ConfigMapPolicies } from '../../src/core/policy/configmap-policies.js';
 import { ANNOTATION_POLICY_STATUS } from '../../src/core/policy/configmap-status.js';
 
 const NS = 'kpol-system';
-const good = (name: string, pool: string, budget = '10%') => `policy ${name} for nodepool ${pool} {\n  budget ${budget}\n}\n`;
+const good = (name: string, pool: string, budget = '10%') =>
+  `policy ${name} for nodepool ${pool} {\n  budget ${budget}\n}\n`;
 const BROKEN = 'policy a for nodepool x {\n  budget 5 for Drifed\n}\n';
 
 const cm = (name: string, data: Record<string, string>, labelled = true, namespace = NS): ConfigMap => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(labelled && { labels: { 'kpol.dev/policy': 'true' } }) }, data,
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace, ...(labelled && { labels: { 'kpol.dev/policy': 'true' } }) },
+  data,
 });
 
 async function setup(objects: ConfigMap[]) {
@@ -22,7 +26,13 @@ async function setup(objects: ConfigMap[]) {
   const cluster = new MemoryCluster(clock, objects);
   const events = new EventLog(clock);
   let changes = 0;
-  const store = new ConfigMapPolicies({ client: cluster, clock, namespace: NS, recorder: events, onChange: () => changes++ });
+  const store = new ConfigMapPolicies({
+    client: cluster,
+    clock,
+    namespace: NS,
+    recorder: events,
+    onChange: () => changes++,
+  });
   await store.start();
   await cluster.idle();
   await store.settled();
@@ -38,11 +48,14 @@ async function setup(objects: ConfigMap[]) {
     await settle();
   };
   const annotation = async (name: string) =>
-    (await cluster.get<ConfigMap>({ kind: 'ConfigMap', name, namespace: NS }))?.metadata.annotations?.[ANNOTATION_POLICY_STATUS];
+    (await cluster.get<ConfigMap>({ kind: 'ConfigMap', name, namespace: NS }))?.metadata.annotations?.[
+      ANNOTATION_POLICY_STATUS
+    ];
   return { clock, cluster, events, store, settle, setData, annotation, changes: () => changes };
 }
 
-const budgetOf = (store: ConfigMapPolicies, name: string) => store.policies.find((p) => p.name === name)?.budgets.map((b) => b.nodes);
+const budgetOf = (store: ConfigMapPolicies, name: string) =>
+  store.policies.find((p) => p.name === name)?.budgets.map((b) => b.nodes);
 
 describe('ConfigMap policies', () => {
   it('loads the *.kpol keys of labelled ConfigMaps in its namespace only, and annotates them valid', async () => {
@@ -102,7 +115,10 @@ describe('ConfigMap policies', () => {
   });
 
   it('a ConfigMap broken from the start contributes nothing; the others load', async () => {
-    const t = await setup([cm('a', { 'a.kpol': good('a', 'x') }), cm('b', { 'b.kpol': BROKEN.replace('policy a for nodepool x', 'policy b for nodepool y') })]);
+    const t = await setup([
+      cm('a', { 'a.kpol': good('a', 'x') }),
+      cm('b', { 'b.kpol': BROKEN.replace('policy a for nodepool x', 'policy b for nodepool y') }),
+    ]);
     expect(t.store.loaded).toBe(true);
     expect(t.store.policies.map((p) => p.name)).toEqual(['a']);
     expect(t.store.states.get(`${NS}/b`)?.rejected[0].diagnostic.code).toBe('KPOL2001');
@@ -132,7 +148,12 @@ describe('ConfigMap policies', () => {
   it('policy files given on the command line are part of every set', async () => {
     const clock = new FakeClock(0);
     const cluster = new MemoryCluster(clock, [cm('a', { 'a.kpol': good('dup', 'x') })]);
-    const store = new ConfigMapPolicies({ client: cluster, clock, namespace: NS, files: [{ fileName: 'local.kpol', text: good('dup', 'y') }] });
+    const store = new ConfigMapPolicies({
+      client: cluster,
+      clock,
+      namespace: NS,
+      files: [{ fileName: 'local.kpol', text: good('dup', 'y') }],
+    });
     await store.start();
     expect(store.policies.map((p) => p.target)).toEqual([expect.objectContaining({ names: ['y'] })]);
     expect(store.states.get(`${NS}/a`)?.status).toContain('configmap/kpol-system/a/a.kpol');
@@ -141,14 +162,24 @@ describe('ConfigMap policies', () => {
 
   it('applied() is what is enforced: the files, then each ConfigMap’s accepted version (its last good one while refused)', async () => {
     const clock = new FakeClock(0);
-    const cluster = new MemoryCluster(clock, [cm('b', { 'b.kpol': good('b', 'y', '1') }), cm('a', { 'a.kpol': good('a', 'x', '1') })]);
+    const cluster = new MemoryCluster(clock, [
+      cm('b', { 'b.kpol': good('b', 'y', '1') }),
+      cm('a', { 'a.kpol': good('a', 'x', '1') }),
+    ]);
     const local = { fileName: 'local.kpol', text: good('l', 'z') };
     const store = new ConfigMapPolicies({ client: cluster, clock, namespace: NS, files: [local] });
     await store.start();
     expect(store.files).toEqual([local]);
-    expect(store.applied().map((s) => s.fileName)).toEqual(['local.kpol', `configmap/${NS}/a/a.kpol`, `configmap/${NS}/b/b.kpol`]);
+    expect(store.applied().map((s) => s.fileName)).toEqual([
+      'local.kpol',
+      `configmap/${NS}/a/a.kpol`,
+      `configmap/${NS}/b/b.kpol`,
+    ]);
     const b = (await cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'b', namespace: NS }))!;
-    await cluster.update({ ...b, data: { 'b.kpol': BROKEN.replace('policy a for nodepool x', 'policy b for nodepool y') } });
+    await cluster.update({
+      ...b,
+      data: { 'b.kpol': BROKEN.replace('policy a for nodepool x', 'policy b for nodepool y') },
+    });
     await cluster.idle();
     await store.settled();
     expect(store.applied().find((s) => s.fileName.endsWith('/b.kpol'))?.text).toBe(good('b', 'y', '1'));

@@ -13,10 +13,14 @@ const policy = (name: string, pool: string) => `policy ${name} for nodepool ${po
 const file = (key: string, text: string) => ({ key, fileName: `configmap/${NS}/team/${key}`, text });
 
 function setup() {
-  const cluster = new MemoryCluster(new FakeClock(0), [{
-    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'team', namespace: NS, labels: { 'kpol.dev/policy': 'true' } },
-    data: { 'a.kpol': policy('a', 'x'), 'b.kpol': policy('b', 'y'), 'README': 'kept' },
-  } satisfies ConfigMap]);
+  const cluster = new MemoryCluster(new FakeClock(0), [
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'team', namespace: NS, labels: { 'kpol.dev/policy': 'true' } },
+      data: { 'a.kpol': policy('a', 'x'), 'b.kpol': policy('b', 'y'), README: 'kept' },
+    } satisfies ConfigMap,
+  ]);
   const read = async () => (await cluster.get<ConfigMap>({ kind: 'ConfigMap', ...at }))!;
   return { cluster, read };
 }
@@ -26,7 +30,7 @@ describe('pushPolicies with keepOtherKeys', () => {
     const { cluster, read } = setup();
     const r = await pushPolicies(cluster, [file('a.kpol', policy('a', 'z'))], at, { keepOtherKeys: true });
     expect(r.kind).toBe('written');
-    expect((await read()).data).toEqual({ 'a.kpol': policy('a', 'z'), 'b.kpol': policy('b', 'y'), 'README': 'kept' });
+    expect((await read()).data).toEqual({ 'a.kpol': policy('a', 'z'), 'b.kpol': policy('b', 'y'), README: 'kept' });
   });
 
   it('checks the key beside the same ConfigMap’s other keys: a clash with a sibling is refused, nothing written', async () => {
@@ -42,11 +46,20 @@ describe('pushPolicies with keepOtherKeys', () => {
     const base = await read();
     await cluster.update({ ...base, metadata: { ...base.metadata, annotations: { 'kpol.dev/status': 'valid' } } });
     const rv = base.metadata.resourceVersion!;
-    const stale = await pushPolicies(cluster, [file('a.kpol', policy('a', 'z'))], at, { keepOtherKeys: true, base: { resourceVersion: rv } });
+    const stale = await pushPolicies(cluster, [file('a.kpol', policy('a', 'z'))], at, {
+      keepOtherKeys: true,
+      base: { resourceVersion: rv },
+    });
     expect(stale).toMatchObject({ kind: 'conflict', current: { data: { 'a.kpol': policy('a', 'x') } } });
-    const same = await pushPolicies(cluster, [file('a.kpol', policy('a', 'z'))], at, { keepOtherKeys: true, base: { resourceVersion: rv, texts: { 'a.kpol': policy('a', 'x') } } });
+    const same = await pushPolicies(cluster, [file('a.kpol', policy('a', 'z'))], at, {
+      keepOtherKeys: true,
+      base: { resourceVersion: rv, texts: { 'a.kpol': policy('a', 'x') } },
+    });
     expect(same.kind).toBe('written');
-    const again = await pushPolicies(cluster, [file('a.kpol', policy('a', 'w'))], at, { keepOtherKeys: true, base: { resourceVersion: rv, texts: { 'a.kpol': policy('a', 'x') } } });
+    const again = await pushPolicies(cluster, [file('a.kpol', policy('a', 'w'))], at, {
+      keepOtherKeys: true,
+      base: { resourceVersion: rv, texts: { 'a.kpol': policy('a', 'x') } },
+    });
     expect(again.kind).toBe('conflict');
   });
 

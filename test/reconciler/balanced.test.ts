@@ -20,7 +20,11 @@ const balanced = { consolidationPolicy: 'Balanced' } as PolicySpec;
 function setup(podsPerNode: number[], policy: PolicySpec | undefined = balanced) {
   const objects: KubeObject[] = [makeNodePool('p')];
   podsPerNode.forEach((n, i) => {
-    const { nodeClaim, node } = makeNodeClaimAndNode('p', i, { instanceType: 'm5.xlarge', zone: 'us-west-2a', capacityType: 'on-demand' });
+    const { nodeClaim, node } = makeNodeClaimAndNode('p', i, {
+      instanceType: 'm5.xlarge',
+      zone: 'us-west-2a',
+      capacityType: 'on-demand',
+    });
     objects.push(nodeClaim, node);
     for (let k = 0; k < n; k++) objects.push(makePod(`w-${i}-${k}`, node.metadata.name));
   });
@@ -39,7 +43,9 @@ describe('Balanced consolidation', () => {
     expect(s.disruptionShare).toBeCloseTo(2 / 20, 10);
     expect(s.score).toBeCloseTo(2.5, 10);
     expect(balancedApproves(ctx, [candidate(0)], { kind: 'delete' })).toBe(true);
-    expect(events.list({ reason: 'ConsolidationApproved' })[0].message).toBe('score 2.50 >= threshold 0.50 (k: 2, savings 25.0%, disruption 10.0%)');
+    expect(events.list({ reason: 'ConsolidationApproved' })[0].message).toBe(
+      'score 2.50 >= threshold 0.50 (k: 2, savings 25.0%, disruption 10.0%)',
+    );
   });
   it('rejects deleting the busiest node: 25% of the cost for 10/16 of the disruption → score 0.4', () => {
     const { ctx, candidate } = setup([9, 1, 1, 1]);
@@ -50,7 +56,10 @@ describe('Balanced consolidation', () => {
   it('a replacement that costs as much saves nothing: score 0', () => {
     const { ctx, candidate } = setup([1, 1]);
     const price = candidate(0).ref.price;
-    const [s] = balancedScores(ctx, [candidate(0)], { kind: 'replace', replacement: { nodePool: 'p', requirements: [], instanceTypes: ['m5.xlarge'], price } });
+    const [s] = balancedScores(ctx, [candidate(0)], {
+      kind: 'replace',
+      replacement: { nodePool: 'p', requirements: [], instanceTypes: ['m5.xlarge'], price },
+    });
     expect(s.score).toBe(0);
   });
   it('pools that are not Balanced always approve', () => {

@@ -8,8 +8,10 @@ import { Scenario, policies, pool, replicaSet } from './scenario.js';
 describe('consolidated state', () => {
   it('skips recomputing until something changes or 5 minutes pass', async () => {
     // One node of the cheapest allowed type, busy: consolidation can neither delete nor replace it.
-    const s = new Scenario([pool('default', ['m5.large']), replicaSet('web', 1, { cpu: '1' })],
-      policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'));
+    const s = new Scenario(
+      [pool('default', ['m5.large']), replicaSet('web', 1, { cpu: '1' })],
+      policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'),
+    );
     expect(await s.until(async () => (await s.runningPods()).length === 1, 10 * 60_000)).toBe(true);
     await s.until(() => false, 3 * 60_000);
     const settled = s.rt.disruptionSimulations;

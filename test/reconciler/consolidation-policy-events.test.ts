@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// WhenEmpty vs WhenEmptyOrUnderutilized vs consolidation disabled (KARPENTER.md#method-filters, KARPENTER.md#events-and-metrics): the
+// WhenEmpty vs WhenEmptyOrUnderutilized vs consolidation disabled (KARPENTER.md#method-filters,
+// KARPENTER.md#events-and-metrics): the
 // blocked codes in the evaluation and the `Unconsolidatable` events on Node and NodeClaim, worded
 // as Karpenter words them and deduplicated for 15 minutes.
 import { describe, expect, it } from 'vitest';
@@ -14,12 +15,15 @@ async function busyNode(s: Scenario): Promise<{ node: string; claim: string }> {
   return { node: nc.status!.nodeName!, claim: nc.metadata.name };
 }
 
-const messages = (s: Scenario, kind: string, name: string) => s.rt.events.list({ reason: 'Unconsolidatable', kind, name }).map((e) => e.message);
+const messages = (s: Scenario, kind: string, name: string) =>
+  s.rt.events.list({ reason: 'Unconsolidatable', kind, name }).map((e) => e.message);
 
 describe('consolidation policy: codes and events', () => {
-  it('WhenEmpty: a busy node is Unconsolidatable with Karpenter\'s words (every 15 min), an emptied node is deleted as Empty', async () => {
-    const s = new Scenario([pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1' })],
-      policies('policy p for nodepool default {\n  consolidate when empty after 0s\n}\n'));
+  it("WhenEmpty: a busy node is Unconsolidatable with Karpenter's words (every 15 min), an emptied node is deleted as Empty", async () => {
+    const s = new Scenario(
+      [pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1' })],
+      policies('policy p for nodepool default {\n  consolidate when empty after 0s\n}\n'),
+    );
     const { node, claim } = await busyNode(s);
     const t0 = s.clock.now();
     await s.until(() => false, 20 * 60_000);
@@ -40,13 +44,26 @@ describe('consolidation policy: codes and events', () => {
     expect(await s.until(async () => (await s.nodeClaims()).length === 0, 10 * 60_000)).toBe(true);
     const started = s.history.map((h) => h.disruption.started).filter(Boolean);
     expect(started.map((c) => [c!.method, c!.reason, c!.consolidationType])).toEqual([['Emptiness', 'Empty', 'empty']]);
-    expect(s.rt.events.list({ reason: 'DisruptionTerminating' }).map((e) => `${e.object.kind} ${e.message}`).sort()).toEqual(['Node Disrupting Node: Empty', 'NodeClaim Disrupting NodeClaim: Empty']);
-    expect(s.rt.metrics.value('karpenter_voluntary_disruption_decisions_total', { decision: 'delete', reason: 'empty', consolidation_type: 'empty' })).toBe(1);
+    expect(
+      s.rt.events
+        .list({ reason: 'DisruptionTerminating' })
+        .map((e) => `${e.object.kind} ${e.message}`)
+        .sort(),
+    ).toEqual(['Node Disrupting Node: Empty', 'NodeClaim Disrupting NodeClaim: Empty']);
+    expect(
+      s.rt.metrics.value('karpenter_voluntary_disruption_decisions_total', {
+        decision: 'delete',
+        reason: 'empty',
+        consolidation_type: 'empty',
+      }),
+    ).toBe(1);
   });
 
   it('WhenEmptyOrUnderutilized: the busy node is an Underutilized candidate; no cheaper replacement → "Can\'t replace with a cheaper node"', async () => {
-    const s = new Scenario([pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1' })],
-      policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'));
+    const s = new Scenario(
+      [pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1' })],
+      policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'),
+    );
     const { node, claim } = await busyNode(s);
     await s.until(() => false, 10 * 60_000);
     const ev = s.history.at(-1)!.disruption.evaluation.nodes[node];
@@ -58,8 +75,10 @@ describe('consolidation policy: codes and events', () => {
   });
 
   it('consolidate never: empty and busy nodes are both held with "has consolidation disabled"', async () => {
-    const s = new Scenario([pool('default', ['m5.xlarge']), replicaSet('web', 1, { cpu: '3' }), replicaSet('gone', 1, { cpu: '3' })],
-      policies('policy p for nodepool default {\n  consolidate never\n}\n'));
+    const s = new Scenario(
+      [pool('default', ['m5.xlarge']), replicaSet('web', 1, { cpu: '3' }), replicaSet('gone', 1, { cpu: '3' })],
+      policies('policy p for nodepool default {\n  consolidate never\n}\n'),
+    );
     expect(await s.until(async () => (await s.runningPods()).length === 2, 15 * 60_000)).toBe(true);
     await s.rt.cluster.patch({ kind: 'ReplicaSet', name: 'gone', namespace: 'default' }, { spec: { replicas: 0 } });
     await s.until(() => false, 30 * 60_000);
@@ -72,23 +91,34 @@ describe('consolidation policy: codes and events', () => {
       expect(byReason(n.metadata.name)).toEqual([{ code: 'ConsolidationDisabled', message: DISABLED }]);
       expect(new Set(messages(s, 'Node', n.metadata.name))).toEqual(new Set([DISABLED]));
     }
-    for (const nc of await s.nodeClaims()) expect(new Set(messages(s, 'NodeClaim', nc.metadata.name))).toEqual(new Set([DISABLED]));
+    for (const nc of await s.nodeClaims())
+      expect(new Set(messages(s, 'NodeClaim', nc.metadata.name))).toEqual(new Set([DISABLED]));
     expect(s.history.some((h) => h.disruption.started || h.disruption.waitingValidation)).toBe(false);
     expect(s.rt.metrics.value('karpenter_voluntary_disruption_eligible_nodes', { reason: 'empty' })).toBe(0);
   });
 });
 
 describe('DisruptionBlocked events (KARPENTER.md#candidates)', () => {
-  it('a do-not-disrupt pod blocks its node with Karpenter\'s message, on Node and NodeClaim', async () => {
-    const s = new Scenario([pool('default', ['m5.large']), replicaSet('batch', 1, { cpu: '1', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })],
-      policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'));
+  it("a do-not-disrupt pod blocks its node with Karpenter's message, on Node and NodeClaim", async () => {
+    const s = new Scenario(
+      [
+        pool('default', ['m5.large']),
+        replicaSet('batch', 1, { cpu: '1', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
+      ],
+      policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'),
+    );
     await s.until(async () => (await s.runningPods()).length === 1, 10 * 60_000);
     await s.tick();
     const pod = (await s.runningPods())[0];
     const node = (await s.nodes())[0];
     const blocked = s.rt.events.list({ reason: 'DisruptionBlocked' });
     const msg = `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/${pod.metadata.name})`;
-    expect(blocked.filter((e) => e.message === msg).map((e) => e.object.kind).sort()).toEqual(['Node', 'NodeClaim']);
+    expect(
+      blocked
+        .filter((e) => e.message === msg)
+        .map((e) => e.object.kind)
+        .sort(),
+    ).toEqual(['Node', 'NodeClaim']);
     expect(blocked.find((e) => e.object.kind === 'Node')?.object.name).toBe(node.metadata.name);
   });
 });

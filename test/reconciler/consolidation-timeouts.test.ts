@@ -36,7 +36,12 @@ function pinnedCluster(pools: number, perPool: number): KubeObject[] {
   return objects;
 }
 
-async function methodContext(pools: number, perPool: number, advanceMs: number, simulate?: (c: readonly Candidate[]) => MoveSimulation) {
+async function methodContext(
+  pools: number,
+  perPool: number,
+  advanceMs: number,
+  simulate?: (c: readonly Candidate[]) => MoveSimulation,
+) {
   const clock = new FakeClock(T0);
   const rt = new Runtime({ clock, objects: pinnedCluster(pools, perPool), policies: [] });
   const index = await rt.view.current();
@@ -46,9 +51,17 @@ async function methodContext(pools: number, perPool: number, advanceMs: number, 
   const timeouts: string[] = [];
   const unreachedPools = new Set<string>();
   const ctx: MethodContext = {
-    now: clock.now(), index, evaluation, instanceTypes: rt.instanceTypes, events: new EventLog(clock), newId: () => 'cmd',
-    clock, unreachedPools,
-    timedOut: (type, message) => { timeouts.push(`${type}: ${message}`); },
+    now: clock.now(),
+    index,
+    evaluation,
+    instanceTypes: rt.instanceTypes,
+    events: new EventLog(clock),
+    newId: () => 'cmd',
+    clock,
+    unreachedPools,
+    timedOut: (type, message) => {
+      timeouts.push(`${type}: ${message}`);
+    },
     simulate: (c, consolidation) => {
       simulated.push([...c]);
       clock.advance(advanceMs);
@@ -64,7 +77,9 @@ describe('single-node consolidation deadline', () => {
     expect(singleNode.compute(ctx)).toEqual([]);
     // Checked before each candidate: at +0, +60, +120, +180 s still in time (not after the deadline), at +240 s over.
     expect(simulated).toHaveLength(4);
-    expect(timeouts).toEqual(['single: abandoning single-node consolidation due to timeout after evaluating 4 candidates']);
+    expect(timeouts).toEqual([
+      'single: abandoning single-node consolidation due to timeout after evaluating 4 candidates',
+    ]);
     expect(simulated.map((c) => c[0].ref.nodePool)).toEqual(['pool-0', 'pool-1', 'pool-2', 'pool-3']);
     expect([...unreachedPools].sort()).toEqual(['pool-4', 'pool-5']);
 
@@ -86,7 +101,8 @@ describe('single-node consolidation deadline', () => {
 });
 
 describe('multi-node consolidation time limit', () => {
-  // Batches of up to 4 candidates can be deleted; the binary search over 10 candidates tries 6 (no), 3 (yes), 4 (yes), 5 (no).
+  // Batches of up to 4 candidates can be deleted; the binary search over 10 candidates tries 6 (no), 3 (yes), 4 (yes),
+  // 5 (no).
   const deletable = (c: readonly Candidate[]): MoveSimulation => ({ ok: c.length <= 4, replacements: [] });
 
   it('stops after 1 minute with the best batch found so far', async () => {
@@ -94,7 +110,9 @@ describe('multi-node consolidation time limit', () => {
     const [cmd] = multiNode.compute(ctx);
     expect(simulated.map((c) => c.length)).toEqual([6, 3]);
     expect(cmd.candidates).toHaveLength(3);
-    expect(timeouts).toEqual(['multi: stopping multi-node consolidation after timeout, returning last valid command of 3 candidates']);
+    expect(timeouts).toEqual([
+      'multi: stopping multi-node consolidation after timeout, returning last valid command of 3 candidates',
+    ]);
   });
 
   it('finishes the search when the clock does not move', async () => {
@@ -107,22 +125,34 @@ describe('multi-node consolidation time limit', () => {
 });
 
 describe('the controller', () => {
-  afterEach(() => { vi.restoreAllMocks(); });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
 
   it('counts consolidation timeouts in karpenter_voluntary_disruption_consolidation_timeouts_total and remembers unreached pools', async () => {
     const clock = new FakeClock(T0);
     const rt = new Runtime({ clock, objects: pinnedCluster(6, 2), policies: [] });
     const simulate = SimulationPass.prototype.simulate;
     // Every simulation takes a simulated minute.
-    vi.spyOn(SimulationPass.prototype, 'simulate').mockImplementation(function (this: SimulationPass, c, consolidation) {
+    vi.spyOn(SimulationPass.prototype, 'simulate').mockImplementation(function (
+      this: SimulationPass,
+      c,
+      consolidation,
+    ) {
       clock.advance(60_000);
       return simulate.call(this, c, consolidation);
     });
-    const before = rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', { consolidation_type: 'single' });
+    const before = rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', {
+      consolidation_type: 'single',
+    });
     await rt.tick();
     expect(before).toBe(0);
-    expect(rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', { consolidation_type: 'single' })).toBe(1);
-    expect(rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', { consolidation_type: 'multi' })).toBe(1);
+    expect(
+      rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', { consolidation_type: 'single' }),
+    ).toBe(1);
+    expect(
+      rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', { consolidation_type: 'multi' }),
+    ).toBe(1);
     expect(rt.state.unreachedPools.size).toBeGreaterThan(0);
     // Not marked consolidated: the next reconcile simulates again.
     const sims = rt.disruptionSimulations;

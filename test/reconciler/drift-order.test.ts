@@ -11,8 +11,10 @@ const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 /** Sets Drifted=True with the given transition time, as Karpenter's drift controller would. */
 async function markDrifted(s: Scenario, nodeClaim: string, at: number): Promise<void> {
   const nc = (await s.rt.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: nodeClaim }))!;
-  const conditions = [...(nc.status?.conditions ?? []).filter((c) => c.type !== 'Drifted'),
-    { type: 'Drifted', status: 'True', reason: 'RequirementsDrifted', lastTransitionTime: iso(at) }];
+  const conditions = [
+    ...(nc.status?.conditions ?? []).filter((c) => c.type !== 'Drifted'),
+    { type: 'Drifted', status: 'True', reason: 'RequirementsDrifted', lastTransitionTime: iso(at) },
+  ];
   await s.rt.cluster.patch({ kind: 'NodeClaim', name: nodeClaim }, { status: { conditions } });
 }
 
@@ -23,13 +25,15 @@ describe('drift order', () => {
       policies('policy p for nodepool default {\n  consolidate never\n  budget 1 for Drifted\n}\n'),
     );
     expect(await s.until(async () => (await s.runningPods()).length === 4, 15 * 60_000)).toBe(true);
-    const nodeOf = async (app: string) => (await s.pods()).find((p: Pod) => p.metadata.labels?.app === app)!.spec.nodeName!;
+    const nodeOf = async (app: string) =>
+      (await s.pods()).find((p: Pod) => p.metadata.labels?.app === app)!.spec.nodeName!;
     const claimOf = new Map((await s.nodeClaims()).map((nc) => [nc.status!.nodeName!, nc.metadata.name]));
     const node = { a: await nodeOf('a'), b: await nodeOf('b'), c: await nodeOf('c'), d: await nodeOf('d') };
     expect(new Set(Object.values(node)).size).toBe(4);
 
     // c and d become empty (consolidation is off, so the empty nodes stay).
-    for (const rs of ['c', 'd']) await s.rt.cluster.patch({ kind: 'ReplicaSet', name: rs, namespace: 'default' }, { spec: { replicas: 0 } });
+    for (const rs of ['c', 'd'])
+      await s.rt.cluster.patch({ kind: 'ReplicaSet', name: rs, namespace: 'default' }, { spec: { replicas: 0 } });
     expect(await s.until(async () => (await s.pods()).length === 2, 5 * 60_000)).toBe(true);
 
     const now = s.clock.now();
@@ -38,10 +42,15 @@ describe('drift order', () => {
     await markDrifted(s, claimOf.get(node.c)!, now - 10 * 60_000); // newest drift, empty
     await markDrifted(s, claimOf.get(node.d)!, now - 30 * 60_000); // empty
 
-    expect(await s.until(async () => {
-      const names = new Set((await s.nodes()).map((n) => n.metadata.name));
-      return Object.values(node).every((n) => !names.has(n)) && (await s.runningPods()).length === 2;
-    }, 2 * 60 * 60_000)).toBe(true);
+    expect(
+      await s.until(
+        async () => {
+          const names = new Set((await s.nodes()).map((n) => n.metadata.name));
+          return Object.values(node).every((n) => !names.has(n)) && (await s.runningPods()).length === 2;
+        },
+        2 * 60 * 60_000,
+      ),
+    ).toBe(true);
 
     const drifts = s.history.map((h) => h.disruption.started).filter((c) => c?.method === 'Drift');
     expect(drifts.map((c) => c!.candidates.map((x) => x.node))).toEqual([[node.d], [node.c], [node.a], [node.b]]);
@@ -61,18 +70,25 @@ describe('drift order', () => {
     for (const [i, name] of claims.entries()) await markDrifted(s, name, now - (i + 1) * 60_000);
     const started: { nodeClaim: string; tick: number }[] = [];
     const released = new Map<string, number>(); // claim → first tick after which it no longer counts against the budget
-    expect(await s.until(async () => {
-      const tick = s.history.length;
-      const byName = new Map((await s.nodeClaims()).map((nc) => [nc.metadata.name, nc]));
-      for (const c of claims) {
-        const nc = byName.get(c);
-        const terminating = nc?.status?.conditions?.some((x) => x.type === 'InstanceTerminating' && x.status === 'True');
-        if ((!nc || terminating) && !released.has(c)) released.set(c, tick);
-      }
-      const cmd = s.history.at(-1)!.disruption.started;
-      if (cmd) started.push({ nodeClaim: cmd.candidates[0].nodeClaim, tick });
-      return claims.every((c) => !byName.has(c));
-    }, 2 * 60 * 60_000)).toBe(true);
+    expect(
+      await s.until(
+        async () => {
+          const tick = s.history.length;
+          const byName = new Map((await s.nodeClaims()).map((nc) => [nc.metadata.name, nc]));
+          for (const c of claims) {
+            const nc = byName.get(c);
+            const terminating = nc?.status?.conditions?.some(
+              (x) => x.type === 'InstanceTerminating' && x.status === 'True',
+            );
+            if ((!nc || terminating) && !released.has(c)) released.set(c, tick);
+          }
+          const cmd = s.history.at(-1)!.disruption.started;
+          if (cmd) started.push({ nodeClaim: cmd.candidates[0].nodeClaim, tick });
+          return claims.every((c) => !byName.has(c));
+        },
+        2 * 60 * 60_000,
+      ),
+    ).toBe(true);
     // Oldest drift first: the last claim drifted 3 min ago, the first 1 min ago.
     expect(started.map((x) => x.nodeClaim)).toEqual([...claims].reverse());
     // Karpenter stops counting a node against the budget once its NodeClaim is

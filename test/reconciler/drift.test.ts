@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Drift (KARPENTER.md#drift, KARPENTER.md#drift-detection): a template change drifts every node; kpol replaces them within
+// Drift (KARPENTER.md#drift, KARPENTER.md#drift-detection): a template change drifts every node; kpol replaces them
+// within
 // the budget, launching and initializing each replacement before its node is deleted.
 import { describe, expect, it } from 'vitest';
 import { makeNodePool } from '../support/cluster-builder.js';
@@ -8,33 +9,49 @@ import { Scenario, policies, replicaSet } from './scenario.js';
 describe('drift', () => {
   it('replaces drifted nodes one at a time (budget 1), replacement initialized before deletion', async () => {
     const s = new Scenario(
-      [makeNodePool('default', { consolidateAfter: 'Never' }), replicaSet('a', 3, { cpu: '3' }), replicaSet('b', 3, { cpu: '3' })],
+      [
+        makeNodePool('default', { consolidateAfter: 'Never' }),
+        replicaSet('a', 3, { cpu: '3' }),
+        replicaSet('b', 3, { cpu: '3' }),
+      ],
       policies('policy p for nodepool default {\n  consolidate never\n  budget 1 for Drifted\n}\n'),
     );
     expect(await s.until(async () => (await s.runningPods()).length === 6, 10 * 60_000)).toBe(true);
     const original = new Set((await s.nodeClaims()).map((n) => n.metadata.name));
     expect(original.size).toBeGreaterThan(1);
-    await s.rt.cluster.patch({ kind: 'NodePool', name: 'default' }, { spec: { template: { metadata: { labels: { team: 'platform' } } } } });
+    await s.rt.cluster.patch(
+      { kind: 'NodePool', name: 'default' },
+      { spec: { template: { metadata: { labels: { team: 'platform' } } } } },
+    );
     let maxInFlight = 0;
-    const done = await s.until(async () => {
-      const ncs = await s.nodeClaims();
-      return ncs.every((n) => !original.has(n.metadata.name)) && (await s.runningPods()).length === 6;
-    }, 3 * 60 * 60_000, 10_000, async () => {
-      const ncs = await s.nodeClaims();
-      const deleting = ncs.filter((n) => original.has(n.metadata.name) && n.metadata.deletionTimestamp).length;
-      maxInFlight = Math.max(maxInFlight, deleting + s.rt.state.commands.size);
-      // A command's node is deleted only once every replacement it launched is initialized.
-      for (const cmd of s.rt.state.commands.values()) {
-        for (const c of cmd.candidates) {
-          const nc = ncs.find((n) => n.metadata.name === c.nodeClaim);
-          if (nc?.metadata.deletionTimestamp) {
-            for (const r of cmd.launched) {
-              expect(ncs.find((n) => n.metadata.name === r)?.status?.conditions?.some((x) => x.type === 'Initialized' && x.status === 'True')).toBe(true);
+    const done = await s.until(
+      async () => {
+        const ncs = await s.nodeClaims();
+        return ncs.every((n) => !original.has(n.metadata.name)) && (await s.runningPods()).length === 6;
+      },
+      3 * 60 * 60_000,
+      10_000,
+      async () => {
+        const ncs = await s.nodeClaims();
+        const deleting = ncs.filter((n) => original.has(n.metadata.name) && n.metadata.deletionTimestamp).length;
+        maxInFlight = Math.max(maxInFlight, deleting + s.rt.state.commands.size);
+        // A command's node is deleted only once every replacement it launched is initialized.
+        for (const cmd of s.rt.state.commands.values()) {
+          for (const c of cmd.candidates) {
+            const nc = ncs.find((n) => n.metadata.name === c.nodeClaim);
+            if (nc?.metadata.deletionTimestamp) {
+              for (const r of cmd.launched) {
+                expect(
+                  ncs
+                    .find((n) => n.metadata.name === r)
+                    ?.status?.conditions?.some((x) => x.type === 'Initialized' && x.status === 'True'),
+                ).toBe(true);
+              }
             }
           }
         }
-      }
-    });
+      },
+    );
     expect(done).toBe(true);
     expect(maxInFlight).toBeLessThanOrEqual(2);
     const drifts = s.history.filter((h) => h.disruption.started?.method === 'Drift');

@@ -8,8 +8,10 @@ import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
 describe('interruption', () => {
   it('a spot interruption deletes the NodeClaim in the same pass despite budget 0, with a replacement launched at once', async () => {
-    const s = new Scenario([pool('default', ['m5.xlarge'], { capacityType: ['spot'] }), replicaSet('web', 2, { cpu: '1500m' })],
-      policies('policy p for nodepool default {\n  consolidate never\n  budget 0\n}\n'));
+    const s = new Scenario(
+      [pool('default', ['m5.xlarge'], { capacityType: ['spot'] }), replicaSet('web', 2, { cpu: '1500m' })],
+      policies('policy p for nodepool default {\n  consolidate never\n  budget 0\n}\n'),
+    );
     expect(await s.until(async () => (await s.runningPods()).length === 2, 15 * 60_000)).toBe(true);
     const [victim] = await s.nodeClaims();
     expect(await s.nodeClaims()).toHaveLength(1);
@@ -32,16 +34,28 @@ describe('interruption', () => {
     expect(replacements[0].metadata.annotations?.['kpol.dev/creation-reason']).toBe('interruption');
     expect(replacements[0].metadata.labels?.['karpenter.sh/nodepool']).toBe('default');
 
-    expect(s.rt.events.list({ reason: 'SpotInterrupted', kind: 'NodeClaim' }).map((e) => e.message)).toEqual(['Spot interruption warning was triggered']);
-    expect(s.rt.events.list({ reason: 'TerminatingOnInterruption', kind: 'NodeClaim' }).map((e) => e.message)).toEqual(['Interruption triggered termination for the NodeClaim']);
-    expect(s.rt.events.list({ reason: 'TerminatingOnInterruption', kind: 'Node' }).map((e) => e.object.name)).toEqual([node]);
+    expect(s.rt.events.list({ reason: 'SpotInterrupted', kind: 'NodeClaim' }).map((e) => e.message)).toEqual([
+      'Spot interruption warning was triggered',
+    ]);
+    expect(s.rt.events.list({ reason: 'TerminatingOnInterruption', kind: 'NodeClaim' }).map((e) => e.message)).toEqual([
+      'Interruption triggered termination for the NodeClaim',
+    ]);
+    expect(s.rt.events.list({ reason: 'TerminatingOnInterruption', kind: 'Node' }).map((e) => e.object.name)).toEqual([
+      node,
+    ]);
 
     // The pods are drained onto the replacement and run again; nothing orphaned, no voluntary disruption.
-    expect(await s.until(async () => {
-      const running = await s.runningPods();
-      const repl = await s.rt.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: replacements[0].metadata.name });
-      return running.length === 2 && running.every((p) => p.spec.nodeName === repl?.status?.nodeName) && (await s.nodeClaims()).length === 1;
-    }, 5 * 60_000)).toBe(true);
+    expect(
+      await s.until(async () => {
+        const running = await s.runningPods();
+        const repl = await s.rt.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: replacements[0].metadata.name });
+        return (
+          running.length === 2 &&
+          running.every((p) => p.spec.nodeName === repl?.status?.nodeName) &&
+          (await s.nodeClaims()).length === 1
+        );
+      }, 5 * 60_000),
+    ).toBe(true);
     // Back to Running before the 2-minute notice would even have run out.
     expect(s.clock.now()).toBeLessThanOrEqual(notice.deadline! + 10_000);
     expect((await s.runningPods()).some((p) => podUids.has(p.metadata.uid))).toBe(false);
@@ -53,14 +67,18 @@ describe('interruption', () => {
   });
 
   it('a rebalance recommendation is advice only: event, no deletion', async () => {
-    const s = new Scenario([pool('default', ['m5.xlarge'], { capacityType: ['spot'] }), replicaSet('web', 1, { cpu: '1' })],
-      policies('policy p for nodepool default {\n  consolidate never\n}\n'));
+    const s = new Scenario(
+      [pool('default', ['m5.xlarge'], { capacityType: ['spot'] }), replicaSet('web', 1, { cpu: '1' })],
+      policies('policy p for nodepool default {\n  consolidate never\n}\n'),
+    );
     expect(await s.until(async () => (await s.runningPods()).length === 1, 15 * 60_000)).toBe(true);
     const [nc] = await s.nodeClaims();
     s.rt.cloud.interrupt(nc.status!.providerID!, 'RebalanceRecommendation');
     await s.until(() => false, 10 * 60_000);
     expect(s.history.flatMap((h) => h.interrupted)).toEqual([]);
-    expect((await s.nodeClaims()).map((x) => [x.metadata.name, x.metadata.deletionTimestamp])).toEqual([[nc.metadata.name, undefined]]);
+    expect((await s.nodeClaims()).map((x) => [x.metadata.name, x.metadata.deletionTimestamp])).toEqual([
+      [nc.metadata.name, undefined],
+    ]);
     expect(s.rt.events.list({ reason: 'SpotRebalanceRecommendation', kind: 'NodeClaim' })).toHaveLength(1);
   });
 });

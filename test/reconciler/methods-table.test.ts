@@ -7,12 +7,22 @@ import { METHODS } from '../../src/control/reconciler/disruption-controller.js';
 
 describe('the methods table', () => {
   it("runs in Karpenter's order, kpol's graceful expiration after drift", () => {
-    expect(METHODS.map((m) => m.name)).toEqual(['Emptiness', 'Drift', 'Expiration', 'MultiNodeConsolidation', 'SingleNodeConsolidation']);
+    expect(METHODS.map((m) => m.name)).toEqual([
+      'Emptiness',
+      'Drift',
+      'Expiration',
+      'MultiNodeConsolidation',
+      'SingleNodeConsolidation',
+    ]);
   });
 
   it('validates emptiness by shrinking, consolidation exactly, drift and expiration not at all', () => {
     expect(Object.fromEntries(METHODS.map((m) => [m.name, m.validation]))).toEqual({
-      Emptiness: 'shrink', Drift: 'none', Expiration: 'none', MultiNodeConsolidation: 'exact', SingleNodeConsolidation: 'exact',
+      Emptiness: 'shrink',
+      Drift: 'none',
+      Expiration: 'none',
+      MultiNodeConsolidation: 'exact',
+      SingleNodeConsolidation: 'exact',
     });
   });
 

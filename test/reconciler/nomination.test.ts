@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Nominations (KARPENTER.md#candidates row 6, KARPENTER.md#validation, KARPENTER.md#commands): a node on which a provisioning pass or a
+// Nominations (KARPENTER.md#candidates row 6, KARPENTER.md#validation, KARPENTER.md#commands): a node on which a
+// provisioning pass or a
 // starting command's simulation placed a pod is not a disruption candidate for 20 s (the
 // rule graph's `nominated` fact), renewed on each nomination.
 import { describe, expect, it } from 'vitest';
@@ -29,7 +30,11 @@ describe('nominations', () => {
     const clock = new FakeClock(T0);
     // A drifted node that budgets keep (budget 0), so it stays a Drifted candidate throughout.
     const { nodeClaim, node } = makeNodeClaimAndNode('default', 0, { drifted: true, createdAt: CREATED });
-    const objects: KubeObject[] = [makeNodePool('default', { consolidateAfter: '0s', budgets: [{ nodes: '0' }] }), nodeClaim, node];
+    const objects: KubeObject[] = [
+      makeNodePool('default', { consolidateAfter: '0s', budgets: [{ nodes: '0' }] }),
+      nodeClaim,
+      node,
+    ];
     const rt = new Runtime({ clock, objects, policies: [] });
     const name = node.metadata.name;
     const verdict = async () => (await rt.tick()).disruption.evaluation.nodes[name];
@@ -39,7 +44,11 @@ describe('nominations', () => {
     const t = clock.now();
     await rt.cluster.create(makePod('late', undefined, { requests: { cpu: '100m', memory: '128Mi' } }));
     const atBinding = await verdict();
-    expect((await rt.cluster.list<import('../../src/core/cluster/types.js').Pod>('Pod')).find((p) => p.metadata.name === 'late')?.spec.nodeName).toBe(name);
+    expect(
+      (await rt.cluster.list<import('../../src/core/cluster/types.js').Pod>('Pod')).find(
+        (p) => p.metadata.name === 'late',
+      )?.spec.nodeName,
+    ).toBe(name);
     expect(atBinding.reasons).toEqual([]);
     expect(atBinding.blocked[0]).toMatchObject({ code: 'Nominated', message: 'node is nominated for a pending pod' });
 
@@ -56,11 +65,17 @@ describe('nominations', () => {
 
   it('a starting consolidation command nominates the node its pods move to, for 20 s', async () => {
     const clock = new FakeClock(T0);
-    const objects: KubeObject[] = [onlyType(makeNodePool('default', { consolidateAfter: '0s', budgets: [{ nodes: '100%' }] }), 'm5.large')];
+    const objects: KubeObject[] = [
+      onlyType(makeNodePool('default', { consolidateAfter: '0s', budgets: [{ nodes: '100%' }] }), 'm5.large'),
+    ];
     const names: string[] = [];
     for (let i = 0; i < 2; i++) {
       const { nodeClaim, node } = makeNodeClaimAndNode('default', i, { createdAt: CREATED });
-      objects.push(nodeClaim, node, makePod(`app-${i}`, node.metadata.name, { requests: { cpu: '100m', memory: '128Mi' } }));
+      objects.push(
+        nodeClaim,
+        node,
+        makePod(`app-${i}`, node.metadata.name, { requests: { cpu: '100m', memory: '128Mi' } }),
+      );
       names.push(node.metadata.name);
     }
     const rt = new Runtime({ clock, objects, policies: [] });

@@ -8,34 +8,53 @@ import type { Pod, PodDisruptionBudget } from '../../src/core/cluster/types.js';
 import { makePdb } from '../support/cluster-builder.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 
-const ready = (p: Pod) => !p.metadata.deletionTimestamp && p.status?.phase === 'Running' && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+const ready = (p: Pod) =>
+  !p.metadata.deletionTimestamp &&
+  p.status?.phase === 'Running' &&
+  p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
 
 describe('PDB-guarded drain', () => {
   it('maxUnavailable 1: the second eviction gets 429 until the first pod is Running elsewhere; never fewer than 3 of 4 Ready', async () => {
     const s = new Scenario(
       // 1.5 CPU pods on 4-vCPU nodes: two per node, two nodes.
-      [pool('default', ['m5.xlarge']), replicaSet('web', 4, { cpu: '1500m' }), makePdb('web', { matchLabels: { app: 'web' } }, { maxUnavailable: 1 })],
+      [
+        pool('default', ['m5.xlarge']),
+        replicaSet('web', 4, { cpu: '1500m' }),
+        makePdb('web', { matchLabels: { app: 'web' } }, { maxUnavailable: 1 }),
+      ],
       policies('policy p for nodepool default {\n  consolidate never\n  budget 1 for Drifted\n}\n'),
     );
     expect(await s.until(async () => (await s.pods()).filter(ready).length === 4, 15 * 60_000)).toBe(true);
     await s.tick();
-    const pdb = (await s.rt.cluster.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', name: 'web', namespace: 'default' }))!;
+    const pdb = (await s.rt.cluster.get<PodDisruptionBudget>({
+      kind: 'PodDisruptionBudget',
+      name: 'web',
+      namespace: 'default',
+    }))!;
     expect(pdb.status?.disruptionsAllowed).toBe(1);
     const original = new Map((await s.pods()).map((p) => [p.metadata.name, p.spec.nodeName!]));
     const nodes = new Set(original.values());
     expect(nodes.size).toBe(2);
     for (const n of nodes) expect([...original.values()].filter((x) => x === n)).toHaveLength(2);
 
-    await s.rt.cluster.patch({ kind: 'NodePool', name: 'default' }, { spec: { template: { metadata: { labels: { rev: '2' } } } } });
+    await s.rt.cluster.patch(
+      { kind: 'NodePool', name: 'default' },
+      { spec: { template: { metadata: { labels: { rev: '2' } } } } },
+    );
     let minReady = 4;
-    const done = await s.until(async () => {
-      const names = new Set((await s.nodes()).map((n) => n.metadata.name));
-      return [...nodes].every((n) => !names.has(n)) && (await s.pods()).filter(ready).length === 4;
-    }, 2 * 60 * 60_000, 10_000, async () => {
-      const n = (await s.pods()).filter(ready).length;
-      minReady = Math.min(minReady, n);
-      expect(n, `Ready web pods at ${new Date(s.clock.now()).toISOString()}`).toBeGreaterThanOrEqual(3);
-    });
+    const done = await s.until(
+      async () => {
+        const names = new Set((await s.nodes()).map((n) => n.metadata.name));
+        return [...nodes].every((n) => !names.has(n)) && (await s.pods()).filter(ready).length === 4;
+      },
+      2 * 60 * 60_000,
+      10_000,
+      async () => {
+        const n = (await s.pods()).filter(ready).length;
+        minReady = Math.min(minReady, n);
+        expect(n, `Ready web pods at ${new Date(s.clock.now()).toISOString()}`).toBeGreaterThanOrEqual(3);
+      },
+    );
     expect(done).toBe(true);
     expect(minReady).toBe(3);
 
@@ -44,7 +63,9 @@ describe('PDB-guarded drain', () => {
     expect(evicted.map((e) => e.object.name).sort()).toEqual([...original.keys()].sort());
     expect(evicted.every((e) => e.message === 'Evicted pod: Drifted')).toBe(true);
     expect(s.rt.events.list({ reason: 'Disrupted' })).toEqual([]);
-    const refused = s.rt.events.list({ reason: 'FailedDraining', kind: 'Node' }).filter((e) => e.message.startsWith('Failed to drain node, evicting pod violates a PDB'));
+    const refused = s.rt.events
+      .list({ reason: 'FailedDraining', kind: 'Node' })
+      .filter((e) => e.message.startsWith('Failed to drain node, evicting pod violates a PDB'));
     expect(new Set(refused.map((e) => e.object.name))).toEqual(nodes);
     for (const e of refused) {
       const pod = e.message.match(/\(Pod=default\/(.+)\)$/)![1];
@@ -56,10 +77,15 @@ describe('PDB-guarded drain', () => {
 
     // A refused pod is evicted only after a recreated replica started running: for each node,
     // between its first and second Evicted event a new replica got its startTime.
-    const starts = (await s.pods()).filter((p) => !original.has(p.metadata.name)).map((p) => Date.parse(p.status!.startTime!));
+    const starts = (await s.pods())
+      .filter((p) => !original.has(p.metadata.name))
+      .map((p) => Date.parse(p.status!.startTime!));
     expect(starts).toHaveLength(4);
     for (const n of nodes) {
-      const onNode = evicted.filter((e) => original.get(e.object.name) === n).map((e) => e.at).sort((a, b) => a - b);
+      const onNode = evicted
+        .filter((e) => original.get(e.object.name) === n)
+        .map((e) => e.at)
+        .sort((a, b) => a - b);
       expect(onNode).toHaveLength(2);
       expect(onNode[1]).toBeGreaterThan(onNode[0]);
       expect(starts.some((t) => t > onNode[0] && t <= onNode[1])).toBe(true);
@@ -68,12 +94,19 @@ describe('PDB-guarded drain', () => {
 
   it('a PDB with 0 disruptions allowed blocks drift candidacy (no termination grace)', async () => {
     const s = new Scenario(
-      [pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1500m' }), makePdb('web', { matchLabels: { app: 'web' } }, { maxUnavailable: 0 })],
+      [
+        pool('default', ['m5.xlarge']),
+        replicaSet('web', 2, { cpu: '1500m' }),
+        makePdb('web', { matchLabels: { app: 'web' } }, { maxUnavailable: 0 }),
+      ],
       policies('policy p for nodepool default {\n  consolidate never\n  budget 1 for Drifted\n}\n'),
     );
     expect(await s.until(async () => (await s.pods()).filter(ready).length === 2, 15 * 60_000)).toBe(true);
     const node = (await s.nodes())[0].metadata.name;
-    await s.rt.cluster.patch({ kind: 'NodePool', name: 'default' }, { spec: { template: { metadata: { labels: { rev: '2' } } } } });
+    await s.rt.cluster.patch(
+      { kind: 'NodePool', name: 'default' },
+      { spec: { template: { metadata: { labels: { rev: '2' } } } } },
+    );
     await s.until(() => false, 30 * 60_000);
     expect(s.history.some((h) => h.disruption.started)).toBe(false);
     const b = s.history.at(-1)!.disruption.evaluation.nodes[node].blocked.find((x) => x.code === 'PDBBlocked');

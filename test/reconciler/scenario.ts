@@ -18,15 +18,33 @@ export function policies(text: string): PolicySpec[] {
   return loaded.policies;
 }
 
-export function replicaSet(name: string, replicas: number, o: { cpu?: string; memory?: string; labels?: Record<string, string>; annotations?: Record<string, string>; namespace?: string; nodeSelector?: Record<string, string> } = {}): KubeObject {
+export function replicaSet(
+  name: string,
+  replicas: number,
+  o: {
+    cpu?: string;
+    memory?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    namespace?: string;
+    nodeSelector?: Record<string, string>;
+  } = {},
+): KubeObject {
   const labels = o.labels ?? { app: name };
   return {
-    apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, namespace: o.namespace ?? 'default' },
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name, namespace: o.namespace ?? 'default' },
     spec: {
-      replicas, selector: { matchLabels: labels },
+      replicas,
+      selector: { matchLabels: labels },
       template: {
         metadata: { labels, ...(o.annotations && { annotations: o.annotations }) },
-        spec: { containers: [{ name: 'app', resources: { requests: { cpu: o.cpu ?? '500m', memory: o.memory ?? '512Mi' } } }], terminationGracePeriodSeconds: 30, ...(o.nodeSelector && { nodeSelector: o.nodeSelector }) },
+        spec: {
+          containers: [{ name: 'app', resources: { requests: { cpu: o.cpu ?? '500m', memory: o.memory ?? '512Mi' } } }],
+          terminationGracePeriodSeconds: 30,
+          ...(o.nodeSelector && { nodeSelector: o.nodeSelector }),
+        },
       },
     },
   };
@@ -35,15 +53,19 @@ export function replicaSet(name: string, replicas: number, o: { cpu?: string; me
 /** A NodePool whose nodes are on-demand and limited to the given instance types (so tests control sizes and prices). */
 export function pool(name: string, instanceTypes: string[], o: { capacityType?: string[] } = {}): KubeObject {
   return {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name },
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name },
     spec: {
-      template: { spec: {
-        nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-        requirements: [
-          { key: 'karpenter.sh/capacity-type', operator: 'In', values: o.capacityType ?? ['on-demand'] },
-          { key: 'node.kubernetes.io/instance-type', operator: 'In', values: instanceTypes },
-        ],
-      } },
+      template: {
+        spec: {
+          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+          requirements: [
+            { key: 'karpenter.sh/capacity-type', operator: 'In', values: o.capacityType ?? ['on-demand'] },
+            { key: 'node.kubernetes.io/instance-type', operator: 'In', values: instanceTypes },
+          ],
+        },
+      },
     },
   };
 }
@@ -57,7 +79,10 @@ export interface ScenarioBackend {
    * asynchronous controllers, and the watches, catching up with every write so far — the
    * test's between ticks, and the tick's.
    */
-  prepare(objects: KubeObject[], clock: Clock): { options: Partial<RuntimeOptions>; ready: Promise<void>; settle(): Promise<void> };
+  prepare(
+    objects: KubeObject[],
+    clock: Clock,
+  ): { options: Partial<RuntimeOptions>; ready: Promise<void>; settle(): Promise<void> };
 }
 
 export const memoryScenarioBackend: ScenarioBackend = {
@@ -106,7 +131,12 @@ export class Scenario {
   }
 
   /** Ticks until `done()` or the time runs out; returns whether it happened. */
-  async until(done: () => Promise<boolean> | boolean, maxMs = 30 * 60_000, stepMs = 10_000, each?: () => Promise<void> | void): Promise<boolean> {
+  async until(
+    done: () => Promise<boolean> | boolean,
+    maxMs = 30 * 60_000,
+    stepMs = 10_000,
+    each?: () => Promise<void> | void,
+  ): Promise<boolean> {
     const end = this.clock.now() + maxMs;
     while (this.clock.now() <= end) {
       await this.tick(stepMs);
@@ -116,10 +146,21 @@ export class Scenario {
     return false;
   }
 
-  nodes = async () => { await this.ready; return this.rt.cluster.list<Node>('Node'); };
-  nodeClaims = async () => { await this.ready; return this.rt.cluster.list<NodeClaim>('NodeClaim'); };
-  pods = async () => { await this.ready; return this.rt.cluster.list<Pod>('Pod'); };
+  nodes = async () => {
+    await this.ready;
+    return this.rt.cluster.list<Node>('Node');
+  };
+  nodeClaims = async () => {
+    await this.ready;
+    return this.rt.cluster.list<NodeClaim>('NodeClaim');
+  };
+  pods = async () => {
+    await this.ready;
+    return this.rt.cluster.list<Pod>('Pod');
+  };
   async runningPods(): Promise<Pod[]> {
-    return (await this.pods()).filter((p) => p.spec.nodeName && p.status?.phase === 'Running' && !p.metadata.deletionTimestamp);
+    return (await this.pods()).filter(
+      (p) => p.spec.nodeName && p.status?.phase === 'Running' && !p.metadata.deletionTimestamp,
+    );
   }
 }

@@ -30,7 +30,20 @@ const podArb = fc.record({
   node: fc.integer({ min: -1, max: 7 }), // -1: pending
   cpu: fc.constantFrom('100m', '250m', '500m', '1', '1500m'),
   memory: fc.constantFrom('128Mi', '512Mi', '1Gi', '3Gi'),
-  kind: fc.constantFrom('plain', 'plain', 'plain', 'hostAnti', 'zoneAnti', 'spread', 'zonePinned', 'tolerant', 'dnd', 'pdb', 'daemon', 'statefulTerminating'),
+  kind: fc.constantFrom(
+    'plain',
+    'plain',
+    'plain',
+    'hostAnti',
+    'zoneAnti',
+    'spread',
+    'zonePinned',
+    'tolerant',
+    'dnd',
+    'pdb',
+    'daemon',
+    'statefulTerminating',
+  ),
   zone: fc.constantFrom(...ZONES),
 });
 
@@ -48,7 +61,14 @@ const nodeArb = fc.record({
 });
 
 const clusterArb = fc.record({
-  pools: fc.array(fc.record({ weight: fc.integer({ min: 0, max: 3 }), tainted: fc.boolean(), consolidateAfterMin: fc.constantFrom(0, 5, 10) }), { minLength: 1, maxLength: 3 }),
+  pools: fc.array(
+    fc.record({
+      weight: fc.integer({ min: 0, max: 3 }),
+      tainted: fc.boolean(),
+      consolidateAfterMin: fc.constantFrom(0, 5, 10),
+    }),
+    { minLength: 1, maxLength: 3 },
+  ),
   nodes: fc.array(nodeArb, { minLength: 1, maxLength: 8 }),
   pods: fc.array(podArb, { maxLength: 40 }),
   order: fc.array(fc.nat(), { maxLength: 20 }),
@@ -57,9 +77,34 @@ const clusterArb = fc.record({
 type Raw = typeof clusterArb extends fc.Arbitrary<infer T> ? T : never;
 
 const CONSTRAINTS: Record<string, Record<string, unknown>> = {
-  hostAnti: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: HOST, labelSelector: { matchLabels: { app: 'hostAnti' } } }] } } },
-  zoneAnti: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: ZONE, labelSelector: { matchLabels: { app: 'zoneAnti' } } }] } } },
-  spread: { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'spread' } } }] },
+  hostAnti: {
+    affinity: {
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          { topologyKey: HOST, labelSelector: { matchLabels: { app: 'hostAnti' } } },
+        ],
+      },
+    },
+  },
+  zoneAnti: {
+    affinity: {
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          { topologyKey: ZONE, labelSelector: { matchLabels: { app: 'zoneAnti' } } },
+        ],
+      },
+    },
+  },
+  spread: {
+    topologySpreadConstraints: [
+      {
+        maxSkew: 1,
+        topologyKey: ZONE,
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: { app: 'spread' } },
+      },
+    ],
+  },
 };
 
 function build(raw: Raw): { index: ClusterIndex; env: SimulationEnv } {
@@ -76,10 +121,14 @@ function build(raw: Raw): { index: ClusterIndex; env: SimulationEnv } {
   raw.nodes.forEach((n, i) => {
     const pool = `pool-${n.pool % pools.length}`;
     const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, {
-      instanceType: n.type, zone: n.zone, capacityType: n.spot ? 'spot' : 'on-demand', initialized: n.initialized, deleting: n.deleting,
+      instanceType: n.type,
+      zone: n.zone,
+      capacityType: n.spot ? 'spot' : 'on-demand',
+      initialized: n.initialized,
+      deleting: n.deleting,
     });
     node.status!.allocatable = { ...node.status!.allocatable, cpu: n.cpu };
-    if (n.tainted) node.spec.taints = [...node.spec.taints ?? [], TAINT];
+    if (n.tainted) node.spec.taints = [...(node.spec.taints ?? []), TAINT];
     nodeClaim.status!.lastPodEventTime = new Date(NOW - n.lastPodEventMinAgo * 60_000).toISOString();
     if (n.marked) marked.add(node.spec.providerID!);
     snapshot.nodeClaims.push(nodeClaim);
@@ -94,13 +143,18 @@ function build(raw: Raw): { index: ClusterIndex; env: SimulationEnv } {
       ...(p.kind === 'dnd' && { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
       ...(p.kind === 'tolerant' && { tolerations: [{ key: 'dedicated', operator: 'Exists' }] }),
       ...(p.kind === 'daemon' && { owner: 'DaemonSet' as const }),
-      ...(p.kind === 'statefulTerminating' && { owner: 'StatefulSet' as const, deletionTimestamp: '2026-08-20T11:59:00Z' }),
+      ...(p.kind === 'statefulTerminating' && {
+        owner: 'StatefulSet' as const,
+        deletionTimestamp: '2026-08-20T11:59:00Z',
+      }),
     });
     Object.assign(pod.spec, CONSTRAINTS[p.kind] ?? {});
     if (p.kind === 'zonePinned') pod.spec.nodeSelector = { [ZONE]: p.zone };
     snapshot.pods.push(pod);
   });
-  snapshot.pdbs.push(makePdb('blocking', { matchLabels: { app: 'pdb' } }, { maxUnavailable: 0, disruptionsAllowed: 0 }));
+  snapshot.pdbs.push(
+    makePdb('blocking', { matchLabels: { app: 'pdb' } }, { maxUnavailable: 0, disruptionsAllowed: 0 }),
+  );
   const policy = (pool: string): PolicySpec | undefined => {
     const p = pools[Number(pool.replace('pool-', ''))];
     return p ? ({ consolidateAfterSeconds: p.consolidateAfterMin * 60 } as PolicySpec) : undefined;
@@ -115,7 +169,12 @@ function plain(r: SchedulingResult): unknown {
   return {
     placements: [...r.placements].map(([p, at]) => [podId(p), at]),
     errors: [...r.errors].map(([p, e]) => [podId(p), e]),
-    claims: r.newNodeClaims.map((c) => ({ pool: c.nodePool, requirements: c.requirements, types: c.instanceTypes.map((t) => t.name), pods: c.pods.map(podId) })),
+    claims: r.newNodeClaims.map((c) => ({
+      pool: c.nodePool,
+      requirements: c.requirements,
+      types: c.instanceTypes.map((t) => t.name),
+      pods: c.pods.map(podId),
+    })),
   };
 }
 
@@ -133,26 +192,47 @@ function moves(index: ClusterIndex, order: readonly number[]): StateNode[][] {
 
 describe('SimulationPass', () => {
   it('places, rejects and plans exactly as the per-move rebuild, for every move of a shared pass', () => {
-    fc.assert(fc.property(clusterArb, fc.boolean(), (raw, consolidationFirst) => {
-      const { index, env } = build(raw);
-      const pass = new SimulationPass(index, env);
-      // Both kinds from one pass (they share pods and pools), interleaved.
-      for (const [i, moving] of moves(index, raw.order).flatMap((m) => [m, m]).entries()) {
-        const consolidation = (i % 2 === 0) === consolidationFirst;
-        const fast = pass.schedule(moving, consolidation);
-        const naive = runSimulation(index, moving, consolidation, env).result;
-        expect(plain(fast)).toEqual(plain(naive));
-        const candidates = moving.map((sn) => toCandidate(sn, sn.node?.metadata.labels?.['karpenter.sh/nodepool'] ?? '', TYPES));
-        expect(pass.simulate(candidates, consolidation)).toEqual(simulateMove(index, candidates, consolidation, env));
-      }
-    }), { numRuns: 120 });
+    fc.assert(
+      fc.property(clusterArb, fc.boolean(), (raw, consolidationFirst) => {
+        const { index, env } = build(raw);
+        const pass = new SimulationPass(index, env);
+        // Both kinds from one pass (they share pods and pools), interleaved.
+        for (const [i, moving] of moves(index, raw.order)
+          .flatMap((m) => [m, m])
+          .entries()) {
+          const consolidation = (i % 2 === 0) === consolidationFirst;
+          const fast = pass.schedule(moving, consolidation);
+          const naive = runSimulation(index, moving, consolidation, env).result;
+          expect(plain(fast)).toEqual(plain(naive));
+          const candidates = moving.map((sn) =>
+            toCandidate(sn, sn.node?.metadata.labels?.['karpenter.sh/nodepool'] ?? '', TYPES),
+          );
+          expect(pass.simulate(candidates, consolidation)).toEqual(simulateMove(index, candidates, consolidation, env));
+        }
+      }),
+      { numRuns: 120 },
+    );
   });
 
   it('really differs when the input differs (the comparison is not vacuous)', () => {
     const raw: Raw = {
       pools: [{ weight: 0, tainted: false, consolidateAfterMin: 0 }],
-      nodes: [0, 1].map(() => ({ pool: 0, type: 'm5.large', zone: 'us-west-2a', spot: false, cpu: '1930m', initialized: true, deleting: false, marked: false, tainted: false, lastPodEventMinAgo: 30 })),
-      pods: [{ node: 0, cpu: '1', memory: '128Mi', kind: 'plain', zone: 'us-west-2a' }, { node: 1, cpu: '1500m', memory: '128Mi', kind: 'plain', zone: 'us-west-2a' }],
+      nodes: [0, 1].map(() => ({
+        pool: 0,
+        type: 'm5.large',
+        zone: 'us-west-2a',
+        spot: false,
+        cpu: '1930m',
+        initialized: true,
+        deleting: false,
+        marked: false,
+        tainted: false,
+        lastPodEventMinAgo: 30,
+      })),
+      pods: [
+        { node: 0, cpu: '1', memory: '128Mi', kind: 'plain', zone: 'us-west-2a' },
+        { node: 1, cpu: '1500m', memory: '128Mi', kind: 'plain', zone: 'us-west-2a' },
+      ],
       order: [],
     };
     const { index, env } = build(raw);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Budget arithmetic through the compiled pool rules, with Karpenter's own numbers (KARPENTER.md#budget-allowance–KARPENTER.md#budget-example).
+// Budget arithmetic through the compiled pool rules, with Karpenter's own numbers
+// (KARPENTER.md#budget-allowance–KARPENTER.md#budget-example).
 import { describe, expect, it } from 'vitest';
 import { allowanceFor, quantityValue } from '../../rules/budgets.js';
 import { compile } from '../../rules/compile.js';
@@ -8,16 +9,32 @@ import type { BudgetSpec, PolicySpec, Reason } from '../../rules/model.js';
 
 function policy(budgets: BudgetSpec[], extra: Partial<PolicySpec> = {}): PolicySpec {
   return {
-    name: 'p', origin: 'karpenter', target: { kind: 'names', names: ['default'] },
-    consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfterSeconds: 0, expireAfterSeconds: undefined,
-    expiration: 'forceful', budgets, freezes: [], podWindows: [], maintenanceWindows: [], ...extra,
+    name: 'p',
+    origin: 'karpenter',
+    target: { kind: 'names', names: ['default'] },
+    consolidationPolicy: 'WhenEmptyOrUnderutilized',
+    consolidateAfterSeconds: 0,
+    expireAfterSeconds: undefined,
+    expiration: 'forceful',
+    budgets,
+    freezes: [],
+    podWindows: [],
+    maintenanceWindows: [],
+    ...extra,
   };
 }
 const pct = (value: number) => ({ kind: 'percent' as const, value });
 const cnt = (value: number) => ({ kind: 'count' as const, value });
 const daily10m = { cron: '@daily', durationSeconds: 600, timeZone: 'UTC' };
 
-async function allow(p: PolicySpec, windows: Record<string, boolean>, reason: Reason, n: number, disrupting = 0, errors = 0) {
+async function allow(
+  p: PolicySpec,
+  windows: Record<string, boolean>,
+  reason: Reason,
+  n: number,
+  disrupting = 0,
+  errors = 0,
+) {
   const engine = new GraphEngine(compile(p));
   const facts: Record<string, unknown> = { now: 0, budgetErrors: errors };
   for (const [id, v] of Object.entries(windows)) facts[`window:${id}`] = v;
@@ -26,7 +43,15 @@ async function allow(p: PolicySpec, windows: Record<string, boolean>, reason: Re
 
 describe('quantityValue (KARPENTER.md#budget-allowance)', () => {
   it.each([
-    [5, 10, 1], [10, 11, 2], [20, 19, 4], [50, 3, 2], [33, 10, 4], [1, 1, 1], [0, 50, 0], [10, 0, 0], [100, 7, 7],
+    [5, 10, 1],
+    [10, 11, 2],
+    [20, 19, 4],
+    [50, 3, 2],
+    [33, 10, 4],
+    [1, 1, 1],
+    [0, 50, 0],
+    [10, 0, 0],
+    [100, 7, 7],
   ])('%i%% of %i nodes rounds up to %i', (p, n, want) => {
     expect(quantityValue(pct(p), n)).toBe(want);
   });
@@ -43,8 +68,12 @@ describe('the docs example, 19 nodes (KARPENTER.md#budget-example)', () => {
     { id: 'b2', nodes: cnt(0), reasons: ['Underutilized'], mode: 'budget', window: daily10m },
   ]);
   it.each([
-    ['Empty', false, 4], ['Drifted', false, 4], ['Underutilized', false, 5],
-    ['Empty', true, 4], ['Drifted', true, 4], ['Underutilized', true, 0],
+    ['Empty', false, 4],
+    ['Drifted', false, 4],
+    ['Underutilized', false, 5],
+    ['Empty', true, 4],
+    ['Drifted', true, 4],
+    ['Underutilized', true, 0],
   ] as const)('%s with the @daily window active=%s → %i', async (reason, active, want) => {
     const a = await allow(docs, { b2: active }, reason, 19);
     expect(a.budget).toBe(want);
@@ -73,7 +102,9 @@ describe('reasons and defaults (KARPENTER.md#budget-reasons)', () => {
     expect((await allow(p, {}, 'Drifted', 10)).budget).toBe(0);
   });
   it('an empty reasons list applies to no reason; no budgets at all is unlimited', async () => {
-    expect((await allow(policy([{ id: 'b0', nodes: cnt(0), reasons: [], mode: 'budget' }]), {}, 'Drifted', 10)).budget).toBeNull();
+    expect(
+      (await allow(policy([{ id: 'b0', nodes: cnt(0), reasons: [], mode: 'budget' }]), {}, 'Drifted', 10)).budget,
+    ).toBeNull();
     expect((await allow(policy([]), {}, 'Drifted', 10)).budget).toBeNull();
   });
   it('an inactive budget is ignored', async () => {
@@ -99,7 +130,8 @@ describe('kpol extensions', () => {
   it('a freeze blocks its reasons inside [from, to) only', async () => {
     const p = policy([], { freezes: [{ id: 'f0', reasons: ['Drifted'], range: { fromMs: 1000, toMs: 2000 } }] });
     const engine = new GraphEngine(compile(p));
-    const at = async (now: number) => allowanceFor(await engine.runPool({ now, budgetErrors: 0 }), 'Drifted', 10, 0).budget;
+    const at = async (now: number) =>
+      allowanceFor(await engine.runPool({ now, budgetErrors: 0 }), 'Drifted', 10, 0).budget;
     expect(await at(999)).toBeNull();
     expect(await at(1000)).toBe(0);
     expect(await at(1999)).toBe(0);

@@ -13,17 +13,28 @@ import { RuntimeStatus } from '../../src/control/runtime/status.js';
 import { pool, T0 } from '../reconciler/scenario.js';
 
 const NS = 'kpol-system';
-const policyCm = (text: string): ConfigMap =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kpol-policies', namespace: NS, labels: { 'kpol.dev/policy': 'true' } }, data: { 'p.kpol': text } });
+const policyCm = (text: string): ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'kpol-policies', namespace: NS, labels: { 'kpol.dev/policy': 'true' } },
+  data: { 'p.kpol': text },
+});
 
 function replicas() {
   const clock = new FakeClock(T0);
-  const cluster = new MemoryCluster(clock, [pool('a', ['m5.xlarge']) as KubeObject, policyCm('policy pa for nodepool a {\n  budget 1 for Drifted\n}\n')]);
+  const cluster = new MemoryCluster(clock, [
+    pool('a', ['m5.xlarge']) as KubeObject,
+    policyCm('policy pa for nodepool a {\n  budget 1 for Drifted\n}\n'),
+  ]);
   const make = (identity: string) => {
     const rt = new Runtime({ clock, objects: [], cluster, policies: [] });
     const lost: string[] = [];
     const services = new ClusterServices(rt, {
-      client: cluster, clock, namespace: NS, leaderElection: { name: 'kpol-controller', identity }, onLostLeadership: () => lost.push(identity),
+      client: cluster,
+      clock,
+      namespace: NS,
+      leaderElection: { name: 'kpol-controller', identity },
+      onLostLeadership: () => lost.push(identity),
     });
     const ready = new CheckedSource(new RuntimeStatus(rt, 1), services.readiness());
     return { rt, services, ready, lost };
@@ -70,9 +81,14 @@ describe('controller replicas on a shared cluster', () => {
     await w.cluster.idle();
     expect(w.a.rt.policies[0].budgets[0].reasons).toEqual(['Drifted']);
     expect(w.b.rt.policies[0].budgets[0].reasons).toEqual(['Drifted']);
-    const events = (await w.cluster.list<KubeObject & { reason: string; message: string; type: string }>('Event', NS)).filter((e) => e.reason === 'PolicyInvalid');
+    const events = (
+      await w.cluster.list<KubeObject & { reason: string; message: string; type: string }>('Event', NS)
+    ).filter((e) => e.reason === 'PolicyInvalid');
     expect(events.length).toBeGreaterThanOrEqual(1);
-    expect(events[0]).toMatchObject({ type: 'Warning', involvedObject: { kind: 'ConfigMap', name: 'kpol-policies', namespace: NS } });
+    expect(events[0]).toMatchObject({
+      type: 'Warning',
+      involvedObject: { kind: 'ConfigMap', name: 'kpol-policies', namespace: NS },
+    });
     expect(events[0].message).toContain('configmap/kpol-system/kpol-policies/p.kpol:2:16');
     await w.a.services.stop();
   });
@@ -106,18 +122,25 @@ describe('controller replicas on a shared cluster', () => {
     await w.b.services.elector!.step(); // b leads; becoming leader, it loads and annotates once
     await w.b.services.policies.settled();
     await w.a.services.policies.start(); // a follows: loads, but neither annotates nor publishes
-    const cm = async () => (await w.cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'kpol-policies', namespace: NS }))!;
+    const cm = async () =>
+      (await w.cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'kpol-policies', namespace: NS }))!;
     expect((await cm()).metadata.annotations?.['kpol.dev/status']).toBe('valid');
-    await w.cluster.update({ ...(await cm()), data: { 'p.kpol': 'policy pa for nodepool a {\n  budget 1 for Drifed\n}\n' } });
+    await w.cluster.update({
+      ...(await cm()),
+      data: { 'p.kpol': 'policy pa for nodepool a {\n  budget 1 for Drifed\n}\n' },
+    });
     await w.cluster.idle();
     await w.a.services.policies.settled();
     expect(w.a.rt.events.list({ reason: 'PolicyInvalid' })).toEqual([]);
-    expect((await cm()).metadata.annotations?.['kpol.dev/status']).toBe('valid'); // b does not watch here; a must not write
+    // b does not watch here; a must not write
+    expect((await cm()).metadata.annotations?.['kpol.dev/status']).toBe('valid');
     expect(w.a.services.policies.states.get(`${NS}/kpol-policies`)?.rejected).toHaveLength(1);
 
     await w.b.services.stop(); // b steps down gracefully; a takes over and refreshes
     await w.a.services.elector!.step();
     await w.a.services.policies.settled();
-    expect((await cm()).metadata.annotations?.['kpol.dev/status']).toContain(`configmap/${NS}/kpol-policies/p.kpol:2:16`);
+    expect((await cm()).metadata.annotations?.['kpol.dev/status']).toContain(
+      `configmap/${NS}/kpol-policies/p.kpol:2:16`,
+    );
   });
 });

@@ -25,28 +25,51 @@ function world(): KubeObject[] {
   const nodeGoing = makeNodeClaimAndNode('a', 2);
   nodeGoing.node.metadata.deletionTimestamp = new Date(T0 - 60_000).toISOString();
   const fresh: NodeClaim = {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
     metadata: { name: 'a-fresh', labels: { 'karpenter.sh/nodepool': 'a' }, finalizers: ['karpenter.sh/termination'] },
-    spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] }] },
+    spec: {
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.large'] }],
+    },
   };
   return [
-    pool('a', ['m5.large']), pool('b', ['m5.large']),
-    expired.nodeClaim, expired.node, deleting.nodeClaim, deleting.node, nodeGoing.nodeClaim, nodeGoing.node, fresh,
+    pool('a', ['m5.large']),
+    pool('b', ['m5.large']),
+    expired.nodeClaim,
+    expired.node,
+    deleting.nodeClaim,
+    deleting.node,
+    nodeGoing.nodeClaim,
+    nodeGoing.node,
+    fresh,
     makePod('on-going', nodeGoing.node.metadata.name, { owner: 'none', phase: 'Pending' }),
     replicaSet('mine', 1, { cpu: '1', nodeSelector: { 'karpenter.sh/nodepool': 'b' } }),
   ];
 }
 
-const FOREIGN = (o: KubeObject) => o.metadata.labels?.['karpenter.sh/nodepool'] === 'a' || o.metadata.name === 'on-going';
+const FOREIGN = (o: KubeObject) =>
+  o.metadata.labels?.['karpenter.sh/nodepool'] === 'a' || o.metadata.name === 'on-going';
 const key = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
 
 async function run(ownership: Ownership | undefined) {
   const clock = new FakeClock(T0);
   const objects = world();
   const cluster = new MemoryCluster(clock, objects);
-  const all = async () => [...await cluster.list<NodeClaim>('NodeClaim'), ...await cluster.list<Node>('Node'), ...await cluster.list<Pod>('Pod')];
+  const all = async () => [
+    ...(await cluster.list<NodeClaim>('NodeClaim')),
+    ...(await cluster.list<Node>('Node')),
+    ...(await cluster.list<Pod>('Pod')),
+  ];
   const versions = new Map((await all()).filter(FOREIGN).map((o) => [key(o), o.metadata.resourceVersion]));
-  const rt = new Runtime({ clock, objects, cluster, workloadControllers: true, policies: POLICY, ...(ownership && { ownership }) });
+  const rt = new Runtime({
+    clock,
+    objects,
+    cluster,
+    workloadControllers: true,
+    policies: POLICY,
+    ...(ownership && { ownership }),
+  });
   for (let i = 0; i < 60; i++) {
     if (i === 10) {
       // One more of another provider's machines appears while kpol runs: a launched, empty one.
@@ -65,7 +88,11 @@ async function run(ownership: Ownership | undefined) {
   return {
     rt,
     /** Another provider's objects as they were created, and their resourceVersion now (undefined: gone). */
-    foreign: [...versions].map(([k, v]) => ({ key: k, before: v, now: after.find((o) => key(o) === k)?.metadata.resourceVersion })),
+    foreign: [...versions].map(([k, v]) => ({
+      key: k,
+      before: v,
+      now: after.find((o) => key(o) === k)?.metadata.resourceVersion,
+    })),
     claims: new Map((await cluster.list<NodeClaim>('NodeClaim')).map((nc) => [nc.metadata.name, nc])),
     nodes: new Map((await cluster.list<Node>('Node')).map((n) => [n.metadata.name, n])),
     pods: await cluster.list<Pod>('Pod'),
@@ -87,12 +114,16 @@ describe('standalone ownership (SIMULATED_CLOUD_ONLY)', () => {
     expect(mine.length).toBeGreaterThan(0);
     for (const nc of mine) expect(launchedBySimulatedCloud(nc)).toBe(true);
     const running = pods.filter((p) => p.metadata.labels?.app === 'mine' && p.status?.phase === 'Running');
-    expect(running.map((p) => nodes.get(p.spec.nodeName!)?.spec.providerID)).toEqual([expect.stringMatching(/^kpol-sim:\/\//)]);
+    expect(running.map((p) => nodes.get(p.spec.nodeName!)?.spec.providerID)).toEqual([
+      expect.stringMatching(/^kpol-sim:\/\//),
+    ]);
   });
 
   it('only the Node rule keeps their Nodes safe: with every Node owned, their kubelet and drain are taken over', async () => {
     const { foreign } = await run({ nodeClaim: SIMULATED_CLOUD_ONLY.nodeClaim, node: () => true });
-    expect(foreign.filter((f) => f.now !== f.before).map((f) => f.key.split('/')[0])).toEqual(expect.arrayContaining(['Node', 'Pod']));
+    expect(foreign.filter((f) => f.now !== f.before).map((f) => f.key.split('/')[0])).toEqual(
+      expect.arrayContaining(['Node', 'Pod']),
+    );
   });
 
   it('the same cluster with every machine owned (a simulation): each of those controllers acts on pool a', async () => {

@@ -17,11 +17,19 @@ const codes = (n: NodeResult | undefined) => (n?.blocked ?? []).map((b) => b.cod
 
 describe('quiet ticks', () => {
   it('see a pod annotation written between ticks and a pod window opening with nothing written', async () => {
-    const s = new Scenario([pool('default', ['m5.large']), replicaSet('batch', 1, { cpu: '1', labels: { app: 'batch' } })], policies(POLICY));
+    const s = new Scenario(
+      [pool('default', ['m5.large']), replicaSet('batch', 1, { cpu: '1', labels: { app: 'batch' } })],
+      policies(POLICY),
+    );
     expect(await s.until(async () => (await s.runningPods()).length === 1, 10 * 60_000)).toBe(true);
     const only = () => Object.values(s.history.at(-1)!.disruption.evaluation.nodes)[0];
     // Outside 02:00–03:00 UTC the pod holds its node.
-    expect(await s.until(() => new Date(s.clock.now()).getUTCHours() !== 2 && codes(only()).includes('PodDisruptionWindow'), 10 * 60_000)).toBe(true);
+    expect(
+      await s.until(
+        () => new Date(s.clock.now()).getUTCHours() !== 2 && codes(only()).includes('PodDisruptionWindow'),
+        10 * 60_000,
+      ),
+    ).toBe(true);
     const derived = s.rt.evaluator.nodeStats.derived;
     await s.until(() => false, 5 * 60_000); // quiet: the verdict is reused, not derived again
     expect(s.rt.evaluator.nodeStats.derived).toBe(derived);
@@ -29,10 +37,16 @@ describe('quiet ticks', () => {
 
     // An annotation written between two ticks is seen on the next one.
     const [pod] = await s.runningPods();
-    await s.rt.cluster.patch({ kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace }, { metadata: { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } } });
+    await s.rt.cluster.patch(
+      { kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace },
+      { metadata: { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } } },
+    );
     await s.tick();
     expect(codes(only())).toContain('DoNotDisruptPod');
-    await s.rt.cluster.patch({ kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace }, { metadata: { annotations: { 'karpenter.sh/do-not-disrupt': null } } });
+    await s.rt.cluster.patch(
+      { kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace },
+      { metadata: { annotations: { 'karpenter.sh/do-not-disrupt': null } } },
+    );
     await s.tick();
     expect(codes(only())).toEqual(['PodDisruptionWindow']);
 

@@ -79,7 +79,13 @@ function offerings(onDemand: number, zones = ZONES): Offering[] {
   ]);
 }
 
-export function instanceType(name: string, cpu: number, memGiB: number, price: number, extra: Partial<InstanceType> & { gpu?: number } = {}): InstanceType {
+export function instanceType(
+  name: string,
+  cpu: number,
+  memGiB: number,
+  price: number,
+  extra: Partial<InstanceType> & { gpu?: number } = {},
+): InstanceType {
   const { gpu, ...rest } = extra;
   return {
     name,

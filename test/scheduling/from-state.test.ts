@@ -47,12 +47,18 @@ describe('isCurrentlyReschedulable (KARPENTER.md#pod-predicates)', () => {
     blocked: makePod('db-1', 'n', { labels: { app: 'db' } }),
     blockedUnready: makePod('cache-1', 'n', { labels: { app: 'cache' }, ready: 'False' }),
   };
-  const index = indexCluster(snap([
-    ...Object.values(pods),
-    makePdb('db', { matchLabels: { app: 'db' } }, { maxUnavailable: 0 }),
-    makePdb('cache', { matchLabels: { app: 'cache' } }, { minAvailable: '100%', unhealthyPodEvictionPolicy: 'AlwaysAllow' }),
-    makePdb('web', { matchLabels: { app: 'web' } }, { maxUnavailable: 1, disruptionsAllowed: 0 }),
-  ]));
+  const index = indexCluster(
+    snap([
+      ...Object.values(pods),
+      makePdb('db', { matchLabels: { app: 'db' } }, { maxUnavailable: 0 }),
+      makePdb(
+        'cache',
+        { matchLabels: { app: 'cache' } },
+        { minAvailable: '100%', unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+      ),
+      makePdb('web', { matchLabels: { app: 'web' } }, { maxUnavailable: 1, disruptionsAllowed: 0 }),
+    ]),
+  );
 
   it.each([
     ['plain (a PDB with no disruptions left is not *fully* blocking)', 'plain', true],

@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
-import { nodeAffinityFits, nodeLocalFit, nodeSelectorFits, resourcesFit, taintsTolerated, tolerates, type PlacementTarget } from '../../src/world/scheduling/predicates.js';
+import {
+  nodeAffinityFits,
+  nodeLocalFit,
+  nodeSelectorFits,
+  resourcesFit,
+  taintsTolerated,
+  tolerates,
+  type PlacementTarget,
+} from '../../src/world/scheduling/predicates.js';
 import { parseResourceList } from '../../src/core/cluster/resources.js';
 import { pod } from './builders.js';
 
 const target = (o: Partial<PlacementTarget> = {}): PlacementTarget => ({
   name: 'n1',
-  labels: { 'topology.kubernetes.io/zone': 'us-west-2a', 'kubernetes.io/arch': 'amd64', 'node.kubernetes.io/instance-type': 'm5.large' },
+  labels: {
+    'topology.kubernetes.io/zone': 'us-west-2a',
+    'kubernetes.io/arch': 'amd64',
+    'node.kubernetes.io/instance-type': 'm5.large',
+  },
   taints: [],
   allocatable: parseResourceList({ cpu: '2', memory: '8Gi', pods: '3' }),
   pods: [],
@@ -14,7 +26,11 @@ const target = (o: Partial<PlacementTarget> = {}): PlacementTarget => ({
 });
 
 const affinity = (...terms: { key: string; operator: string; values?: string[] }[][]) => ({
-  nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms.map((matchExpressions) => ({ matchExpressions })) } },
+  nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: terms.map((matchExpressions) => ({ matchExpressions })),
+    },
+  },
 });
 
 describe('resourcesFit', () => {
@@ -36,9 +52,14 @@ describe('resourcesFit', () => {
 
 describe('nodeSelectorFits', () => {
   it('passes when every key matches, names the first mismatch', () => {
-    expect(nodeSelectorFits(pod('p', { nodeSelector: { 'topology.kubernetes.io/zone': 'us-west-2a' } }), target().labels)).toBeUndefined();
-    expect(nodeSelectorFits(pod('p', { nodeSelector: { 'topology.kubernetes.io/zone': 'us-west-2b' } }), target().labels))
-      .toBe('node selector topology.kubernetes.io/zone=us-west-2b does not match (topology.kubernetes.io/zone=us-west-2a)');
+    expect(
+      nodeSelectorFits(pod('p', { nodeSelector: { 'topology.kubernetes.io/zone': 'us-west-2a' } }), target().labels),
+    ).toBeUndefined();
+    expect(
+      nodeSelectorFits(pod('p', { nodeSelector: { 'topology.kubernetes.io/zone': 'us-west-2b' } }), target().labels),
+    ).toBe(
+      'node selector topology.kubernetes.io/zone=us-west-2b does not match (topology.kubernetes.io/zone=us-west-2a)',
+    );
   });
 });
 
@@ -47,8 +68,22 @@ describe('nodeAffinityFits', () => {
   it.each([
     ['In hit', affinity([{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }]), true],
     ['In miss', affinity([{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }]), false],
-    ['terms are ORed', affinity([{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }], [{ key: 'topology.kubernetes.io/zone', operator: 'Exists' }]), true],
-    ['expressions are ANDed', affinity([{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }, { key: 'gpu', operator: 'Exists' }]), false],
+    [
+      'terms are ORed',
+      affinity(
+        [{ key: 'kubernetes.io/arch', operator: 'In', values: ['arm64'] }],
+        [{ key: 'topology.kubernetes.io/zone', operator: 'Exists' }],
+      ),
+      true,
+    ],
+    [
+      'expressions are ANDed',
+      affinity([
+        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+        { key: 'gpu', operator: 'Exists' },
+      ]),
+      false,
+    ],
     ['NotIn', affinity([{ key: 'node.kubernetes.io/instance-type', operator: 'NotIn', values: ['m5.large'] }]), false],
     ['DoesNotExist', affinity([{ key: 'gpu', operator: 'DoesNotExist' }]), true],
     ['Gt on a non-numeric label', affinity([{ key: 'kubernetes.io/arch', operator: 'Gt', values: ['1'] }]), false],
@@ -73,14 +108,20 @@ describe('taints and tolerations', () => {
 
   it('NoSchedule and NoExecute must be tolerated, PreferNoSchedule never filters', () => {
     expect(taintsTolerated(pod('p'), [gpuTaint])).toBe('did not tolerate taint nvidia.com/gpu=true:NoSchedule');
-    expect(taintsTolerated(pod('p'), [{ key: 'dedicated', effect: 'NoExecute' }])).toBe('did not tolerate taint dedicated:NoExecute');
+    expect(taintsTolerated(pod('p'), [{ key: 'dedicated', effect: 'NoExecute' }])).toBe(
+      'did not tolerate taint dedicated:NoExecute',
+    );
     expect(taintsTolerated(pod('p'), [{ key: 'soft', effect: 'PreferNoSchedule' }])).toBeUndefined();
-    expect(taintsTolerated(pod('p', { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists' }] }), [gpuTaint])).toBeUndefined();
+    expect(
+      taintsTolerated(pod('p', { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists' }] }), [gpuTaint]),
+    ).toBeUndefined();
   });
 
   it('the disrupted taint blocks new placements even for pods that tolerate everything', () => {
     const disrupted = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
-    expect(taintsTolerated(pod('p', { tolerations: [{ operator: 'Exists' }] }), [disrupted])).toBe('node is being disrupted (taint karpenter.sh/disrupted:NoSchedule)');
+    expect(taintsTolerated(pod('p', { tolerations: [{ operator: 'Exists' }] }), [disrupted])).toBe(
+      'node is being disrupted (taint karpenter.sh/disrupted:NoSchedule)',
+    );
   });
 });
 

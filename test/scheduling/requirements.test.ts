@@ -2,10 +2,20 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeSelectorRequirement } from '../../src/core/cluster/types.js';
 import {
-  allowsLabel, intersect, intersectionProblem, matchesExpression, requirementAllows, requirementsOf, toNodeSelectorRequirements,
+  allowsLabel,
+  intersect,
+  intersectionProblem,
+  matchesExpression,
+  requirementAllows,
+  requirementsOf,
+  toNodeSelectorRequirements,
 } from '../../src/core/cluster/requirements.js';
 
-const req = (key: string, operator: NodeSelectorRequirement['operator'], values?: string[]): NodeSelectorRequirement => ({ key, operator, ...(values && { values }) });
+const req = (
+  key: string,
+  operator: NodeSelectorRequirement['operator'],
+  values?: string[],
+): NodeSelectorRequirement => ({ key, operator, ...(values && { values }) });
 
 describe('matchesExpression (kube-scheduler semantics on labels)', () => {
   const labels = { zone: 'a', cpu: '4' };
@@ -27,13 +37,26 @@ describe('matchesExpression (kube-scheduler semantics on labels)', () => {
 
 describe('requirementAllows (one requirement against a label value)', () => {
   it.each([
-    [req('k', 'In', ['a', 'b']), 'a', true], [req('k', 'In', ['a']), 'c', false], [req('k', 'In', ['a']), undefined, false],
-    [req('k', 'NotIn', ['a']), 'b', true], [req('k', 'NotIn', ['a']), 'a', false], [req('k', 'NotIn', ['a']), undefined, true],
-    [req('k', 'Exists'), 'x', true], [req('k', 'Exists'), undefined, false],
-    [req('k', 'DoesNotExist'), undefined, true], [req('k', 'DoesNotExist'), 'x', false],
-    [req('k', 'Gt', ['4']), '8', true], [req('k', 'Gt', ['8']), '8', false], [req('k', 'Gt', ['4']), 'eight', false], [req('k', 'Gt', ['4']), undefined, false],
-    [req('k', 'Lt', ['4']), '2', true], [req('k', 'Lt', ['4']), '4', false], [req('k', 'Lt', ['x']), '2', false],
-    [req('k', 'Gt', ['+4']), '8', true], [req('k', 'Lt', ['4']), '-2', true], [req('k', 'Gt', ['4', '5']), '8', false],
+    [req('k', 'In', ['a', 'b']), 'a', true],
+    [req('k', 'In', ['a']), 'c', false],
+    [req('k', 'In', ['a']), undefined, false],
+    [req('k', 'NotIn', ['a']), 'b', true],
+    [req('k', 'NotIn', ['a']), 'a', false],
+    [req('k', 'NotIn', ['a']), undefined, true],
+    [req('k', 'Exists'), 'x', true],
+    [req('k', 'Exists'), undefined, false],
+    [req('k', 'DoesNotExist'), undefined, true],
+    [req('k', 'DoesNotExist'), 'x', false],
+    [req('k', 'Gt', ['4']), '8', true],
+    [req('k', 'Gt', ['8']), '8', false],
+    [req('k', 'Gt', ['4']), 'eight', false],
+    [req('k', 'Gt', ['4']), undefined, false],
+    [req('k', 'Lt', ['4']), '2', true],
+    [req('k', 'Lt', ['4']), '4', false],
+    [req('k', 'Lt', ['x']), '2', false],
+    [req('k', 'Gt', ['+4']), '8', true],
+    [req('k', 'Lt', ['4']), '-2', true],
+    [req('k', 'Gt', ['4', '5']), '8', false],
   ] as [NodeSelectorRequirement, string | undefined, boolean][])('%j on %s → %s', (e, value, want) => {
     expect(requirementAllows(e, value)).toBe(want);
   });
@@ -48,17 +71,26 @@ describe('requirement sets', () => {
   });
 
   it('a signed Gt/Lt operand bounds like the unsigned one (strconv.ParseInt)', () => {
-    const r = intersect(requirementsOf([req('cpu', 'In', ['2', '4', '8'])]), requirementsOf([req('cpu', 'Gt', ['+2'])]));
+    const r = intersect(
+      requirementsOf([req('cpu', 'In', ['2', '4', '8'])]),
+      requirementsOf([req('cpu', 'Gt', ['+2'])]),
+    );
     expect(toNodeSelectorRequirements(r)).toEqual([req('cpu', 'In', ['4', '8'])]);
   });
 
   it('intersects In with NotIn and keeps the result as In', () => {
-    const r = intersect(requirementsOf([req('zone', 'In', ['a', 'b', 'c'])]), requirementsOf([req('zone', 'NotIn', ['b'])]));
+    const r = intersect(
+      requirementsOf([req('zone', 'In', ['a', 'b', 'c'])]),
+      requirementsOf([req('zone', 'NotIn', ['b'])]),
+    );
     expect(toNodeSelectorRequirements(r)).toEqual([req('zone', 'In', ['a', 'c'])]);
   });
 
   it('Gt and Lt bound In values', () => {
-    const r = intersect(requirementsOf([req('cpu', 'In', ['2', '4', '8'])]), requirementsOf([req('cpu', 'Gt', ['2']), req('cpu', 'Lt', ['8'])]));
+    const r = intersect(
+      requirementsOf([req('cpu', 'In', ['2', '4', '8'])]),
+      requirementsOf([req('cpu', 'Gt', ['2']), req('cpu', 'Lt', ['8'])]),
+    );
     expect(toNodeSelectorRequirements(r)).toEqual([req('cpu', 'In', ['4'])]);
   });
 

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/core/cluster/types.js';
-import { formatResources, insufficientResource, nodeAllocatable, parseQuantity, podRequests } from '../../src/core/cluster/resources.js';
+import {
+  formatResources,
+  insufficientResource,
+  nodeAllocatable,
+  parseQuantity,
+  podRequests,
+} from '../../src/core/cluster/resources.js';
 
 describe('parseQuantity', () => {
   it.each([
@@ -36,29 +42,40 @@ const podWith = (spec: Partial<Pod['spec']>): Pod => ({ apiVersion: 'v1', kind: 
 
 describe('podRequests', () => {
   it('sums containers and adds pods: 1', () => {
-    const r = podRequests(podWith({ containers: [
-      { name: 'a', resources: { requests: { cpu: '250m', memory: '64Mi' } } },
-      { name: 'b', resources: { requests: { cpu: '750m', memory: '64Mi', 'example.com/foo': '2' } } },
-    ] }));
+    const r = podRequests(
+      podWith({
+        containers: [
+          { name: 'a', resources: { requests: { cpu: '250m', memory: '64Mi' } } },
+          { name: 'b', resources: { requests: { cpu: '750m', memory: '64Mi', 'example.com/foo': '2' } } },
+        ],
+      }),
+    );
     expect(r).toEqual({ cpu: 1, memory: 128 * 2 ** 20, 'example.com/foo': 2, pods: 1 });
   });
 
   it('takes the larger of the container sum and the biggest init container, per resource, plus overhead', () => {
-    const r = podRequests(podWith({
-      containers: [{ name: 'a', resources: { requests: { cpu: '500m', memory: '1Gi' } } }],
-      initContainers: [
-        { name: 'i1', resources: { requests: { cpu: '2', memory: '100Mi' } } },
-        { name: 'i2', resources: { requests: { cpu: '1' } } },
-      ],
-      overhead: { cpu: '100m' },
-    }));
+    const r = podRequests(
+      podWith({
+        containers: [{ name: 'a', resources: { requests: { cpu: '500m', memory: '1Gi' } } }],
+        initContainers: [
+          { name: 'i1', resources: { requests: { cpu: '2', memory: '100Mi' } } },
+          { name: 'i2', resources: { requests: { cpu: '1' } } },
+        ],
+        overhead: { cpu: '100m' },
+      }),
+    );
     expect(r.cpu).toBeCloseTo(2.1);
     expect(r.memory).toBe(2 ** 30);
   });
 
   it('a limit without a request requests the limit', () => {
-    expect(podRequests(podWith({ containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '200m' } } }] })))
-      .toEqual({ cpu: 0.2, memory: 2 ** 30, pods: 1 });
+    expect(
+      podRequests(
+        podWith({
+          containers: [{ name: 'a', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '200m' } } }],
+        }),
+      ),
+    ).toEqual({ cpu: 0.2, memory: 2 ** 30, pods: 1 });
   });
 
   it('a pod with no requests still takes a pod slot', () => {
@@ -68,18 +85,32 @@ describe('podRequests', () => {
 
 describe('allocatable and fit', () => {
   it('reads Node status.allocatable, falling back to capacity', () => {
-    const node = { apiVersion: 'v1', kind: 'Node' as const, metadata: { name: 'n' }, spec: {}, status: { capacity: { cpu: '4', memory: '16Gi', pods: '110' } } };
+    const node = {
+      apiVersion: 'v1',
+      kind: 'Node' as const,
+      metadata: { name: 'n' },
+      spec: {},
+      status: { capacity: { cpu: '4', memory: '16Gi', pods: '110' } },
+    };
     expect(nodeAllocatable(node)).toEqual({ cpu: 4, memory: 16 * 2 ** 30, pods: 110 });
-    expect(nodeAllocatable({ ...node, status: { ...node.status, allocatable: { cpu: '3920m' } } })).toEqual({ cpu: 3.92 });
+    expect(nodeAllocatable({ ...node, status: { ...node.status, allocatable: { cpu: '3920m' } } })).toEqual({
+      cpu: 3.92,
+    });
   });
 
   it('tolerates float rounding in sums and names the first short resource', () => {
     expect(insufficientResource({ cpu: 0.1 + 0.2 }, { cpu: 0.3 })).toBeUndefined();
-    expect(insufficientResource({ cpu: 1, memory: 2 }, { cpu: 1, memory: 1 })).toEqual({ name: 'memory', requested: 2, available: 1 });
+    expect(insufficientResource({ cpu: 1, memory: 2 }, { cpu: 1, memory: 1 })).toEqual({
+      name: 'memory',
+      requested: 2,
+      available: 1,
+    });
     expect(insufficientResource({ 'nvidia.com/gpu': 1 }, { cpu: 8 })?.name).toBe('nvidia.com/gpu');
   });
 
   it('formats resources compactly and stably', () => {
-    expect(formatResources({ pods: 2, memory: 3 * 2 ** 30, cpu: 1.5 })).toBe('{"cpu":"1500m","memory":"3Gi","pods":"2"}');
+    expect(formatResources({ pods: 2, memory: 3 * 2 ** 30, cpu: 1.5 })).toBe(
+      '{"cpu":"1500m","memory":"3Gi","pods":"2"}',
+    );
   });
 });

@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/world/cloud/catalog.js';
 import type { Pod } from '../../src/core/cluster/types.js';
-import { allNonPendingScheduled, simulateScheduling, type SchedulingInput, type SchedulingResult } from '../../src/world/scheduling/simulate.js';
+import {
+  allNonPendingScheduled,
+  simulateScheduling,
+  type SchedulingInput,
+  type SchedulingResult,
+} from '../../src/world/scheduling/simulate.js';
 import { DEFAULT_POOL, pod, simNode, TYPES, ZONES } from './builders.js';
 
 const ZONE = 'topology.kubernetes.io/zone';
@@ -47,7 +52,11 @@ describe('simulateScheduling: new NodeClaims', () => {
     expect(nc.nodePool).toBe('default');
     expect(nc.pods).toEqual([p]);
     expect(nc.instanceTypes.map((t) => t.name)).toEqual(['m5.xlarge', 'm5.2xlarge', 'g5.xlarge']);
-    expect(nc.requirements).toContainEqual({ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] });
+    expect(nc.requirements).toContainEqual({
+      key: 'karpenter.sh/capacity-type',
+      operator: 'In',
+      values: ['on-demand'],
+    });
     expect(nc.requirements).toContainEqual({ key: 'karpenter.sh/nodepool', operator: 'In', values: ['default'] });
   });
 
@@ -74,8 +83,9 @@ describe('simulateScheduling: new NodeClaims', () => {
     expect(r.newNodeClaims[0].instanceTypes.map((t) => t.name)).toEqual(['m5.xlarge', 'm5.2xlarge', 'g5.xlarge']);
     expect(r.newNodeClaims[0].pods).toEqual([p]);
     const tooBig = pod('big', { cpu: '7900m' });
-    expect(run({ pods: [tooBig], daemonSetPods: [ds, gpuOnly] }).errors.get(tooBig))
-      .toMatch(/^incompatible with nodepool "default", daemonset overhead=\{"cpu":"200m","memory":"256Mi","pods":"1"\}, no instance type satisfied resources \{"cpu":"8100m","memory":"256Mi","pods":"2"\}/);
+    expect(run({ pods: [tooBig], daemonSetPods: [ds, gpuOnly] }).errors.get(tooBig)).toMatch(
+      /^incompatible with nodepool "default", daemonset overhead=\{"cpu":"200m","memory":"256Mi","pods":"1"\}, no instance type satisfied resources \{"cpu":"8100m","memory":"256Mi","pods":"2"\}/,
+    );
   });
 
   it('a GPU pod gets only g5', () => {
@@ -117,7 +127,9 @@ describe('simulateScheduling: new NodeClaims', () => {
     const r = run({ pods: [p], nodePools: [DEFAULT_POOL, team] });
     expect(r.newNodeClaims[0].nodePool).toBe('team');
     const q = pod('q', { cpu: '1', nodeSelector: { team: 'y' } });
-    expect(run({ pods: [q] }).errors.get(q)).toBe('incompatible with nodepool "default", label "team" does not have known values');
+    expect(run({ pods: [q] }).errors.get(q)).toBe(
+      'incompatible with nodepool "default", label "team" does not have known values',
+    );
   });
 
   it('arm64-only requirement picks m6g when the pool allows it', () => {
@@ -133,37 +145,68 @@ describe('simulateScheduling: taints', () => {
 
   it('an existing node’s taint without toleration is refused', () => {
     const p = pod('p', { cpu: '1' });
-    const r = run({ pods: [p], nodes: [simNode('n1', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] })], nodePools: [] });
+    const r = run({
+      pods: [p],
+      nodes: [simNode('n1', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] })],
+      nodePools: [],
+    });
     expect(r.errors.get(p)).toBe('no nodepools found');
   });
 
   it('a pool taint without toleration is reported as Karpenter does', () => {
     const p = pod('p', { cpu: '1' });
     const r = run({ pods: [p], nodePools: [tainted] });
-    expect(r.errors.get(p)).toBe('incompatible with nodepool "default", did not tolerate taint dedicated=gpu:NoSchedule');
-    const ok = pod('ok', { cpu: '1', tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }] });
+    expect(r.errors.get(p)).toBe(
+      'incompatible with nodepool "default", did not tolerate taint dedicated=gpu:NoSchedule',
+    );
+    const ok = pod('ok', {
+      cpu: '1',
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }],
+    });
     expect(where(run({ pods: [ok], nodePools: [tainted] }), ok)).toEqual({ newNodeClaim: 0 });
   });
 
   it('errors from several pools are joined', () => {
     const p = pod('p', { cpu: '100' });
     const r = run({ pods: [p], nodePools: [tainted, { ...DEFAULT_POOL, name: 'other' }] });
-    expect(r.errors.get(p)).toMatch(/^incompatible with nodepool "default", did not tolerate .*; incompatible with nodepool "other", no instance type satisfied resources \{"cpu":"100","pods":"1"\}/);
+    expect(r.errors.get(p)).toMatch(
+      /^incompatible with nodepool "default", did not tolerate .*; incompatible with nodepool "other", no instance type satisfied resources \{"cpu":"100","pods":"1"\}/,
+    );
   });
 });
 
 describe('simulateScheduling: topology', () => {
   it('anti-affinity spreads replicas to distinct hosts, opening claims for the rest', () => {
-    const affinity = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: HOST, labelSelector: { matchLabels: { app: 'web' } } }] } };
+    const affinity = {
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          { topologyKey: HOST, labelSelector: { matchLabels: { app: 'web' } } },
+        ],
+      },
+    };
     const pods = [1, 2, 3, 4].map((i) => pod(`w${i}`, { cpu: '100m', labels: { app: 'web' }, affinity }));
     const r = run({ pods, nodes: [simNode('n1'), simNode('n2')] });
-    expect(pods.map((p) => where(r, p))).toEqual([{ node: 'n1' }, { node: 'n2' }, { newNodeClaim: 0 }, { newNodeClaim: 1 }]);
+    expect(pods.map((p) => where(r, p))).toEqual([
+      { node: 'n1' },
+      { node: 'n2' },
+      { newNodeClaim: 0 },
+      { newNodeClaim: 1 },
+    ]);
     expect(r.newNodeClaims).toHaveLength(2);
   });
 
   it('topology spread with maxSkew 1 over 3 zones places 2 per zone', () => {
-    const tsc = [{ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 's' } } }];
-    const pods = [1, 2, 3, 4, 5, 6].map((i) => pod(`s${i}`, { cpu: '100m', labels: { app: 's' }, topologySpreadConstraints: tsc }));
+    const tsc = [
+      {
+        maxSkew: 1,
+        topologyKey: ZONE,
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: { app: 's' } },
+      },
+    ];
+    const pods = [1, 2, 3, 4, 5, 6].map((i) =>
+      pod(`s${i}`, { cpu: '100m', labels: { app: 's' }, topologySpreadConstraints: tsc }),
+    );
     const nodes = ZONES.map((z, i) => simNode(`n${i}`, { zone: z }));
     const r = run({ pods, nodes });
     const perNode = new Map<string, number>();
@@ -175,8 +218,17 @@ describe('simulateScheduling: topology', () => {
   });
 
   it('topology spread opens a claim pinned to the empty zone when only two zones have nodes', () => {
-    const tsc = [{ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 's' } } }];
-    const pods = [1, 2, 3].map((i) => pod(`s${i}`, { cpu: '100m', labels: { app: 's' }, topologySpreadConstraints: tsc }));
+    const tsc = [
+      {
+        maxSkew: 1,
+        topologyKey: ZONE,
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: { app: 's' } },
+      },
+    ];
+    const pods = [1, 2, 3].map((i) =>
+      pod(`s${i}`, { cpu: '100m', labels: { app: 's' }, topologySpreadConstraints: tsc }),
+    );
     const r = run({ pods, nodes: [simNode('a', { zone: ZONES[0] }), simNode('b', { zone: ZONES[1] })] });
     expect(pods.map((p) => where(r, p))).toEqual([{ node: 'a' }, { node: 'b' }, { newNodeClaim: 0 }]);
     expect(r.newNodeClaims[0].requirements).toContainEqual({ key: ZONE, operator: 'In', values: [ZONES[2]] });
@@ -195,7 +247,11 @@ describe('simulateScheduling: KARPENTER.md#scheduling-simulation rules', () => {
 
   it('pods from deleting nodes and pending pods are exempt from the uninitialized error', () => {
     const p = pod('p', { cpu: '1' });
-    const r = run({ pods: [p], nodes: [simNode('n1', { initialized: false, nodeClaim: 'nc' })], exemptFromDestinationRule: new Set([p]) });
+    const r = run({
+      pods: [p],
+      nodes: [simNode('n1', { initialized: false, nodeClaim: 'nc' })],
+      exemptFromDestinationRule: new Set([p]),
+    });
     expect(where(r, p)).toEqual({ node: 'n1' });
   });
 
@@ -204,12 +260,17 @@ describe('simulateScheduling: KARPENTER.md#scheduling-simulation rules', () => {
     const nodes = [simNode('young', { consolidateAfterBlocked: true })];
     expect(where(run({ pods: [p], nodes }), p)).toEqual({ node: 'young' });
     expect(where(run({ pods: [p], nodes, consolidation: true }), p)).toEqual({ newNodeClaim: 0 });
-    expect(where(run({ pods: [p], nodes, consolidation: true, exemptFromDestinationRule: new Set([p]) }), p)).toEqual({ node: 'young' });
+    expect(where(run({ pods: [p], nodes, consolidation: true, exemptFromDestinationRule: new Set([p]) }), p)).toEqual({
+      node: 'young',
+    });
   });
 
   it('the disrupted taint keeps pods off a node', () => {
     const p = pod('p', { cpu: '1', tolerations: [{ operator: 'Exists' }] });
-    const r = run({ pods: [p], nodes: [simNode('n1', { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] })] });
+    const r = run({
+      pods: [p],
+      nodes: [simNode('n1', { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] })],
+    });
     expect(where(r, p)).toEqual({ newNodeClaim: 0 });
   });
 
@@ -222,7 +283,11 @@ describe('simulateScheduling: KARPENTER.md#scheduling-simulation rules', () => {
   });
 
   it('truncates replacement types to the cheapest 600', () => {
-    const many = Array.from({ length: 700 }, (_, i) => ({ ...TYPES[0], name: `t${String(i).padStart(3, '0')}.large`, offerings: TYPES[0].offerings.map((o) => ({ ...o, price: 1 + i / 1000 })) }));
+    const many = Array.from({ length: 700 }, (_, i) => ({
+      ...TYPES[0],
+      name: `t${String(i).padStart(3, '0')}.large`,
+      offerings: TYPES[0].offerings.map((o) => ({ ...o, price: 1 + i / 1000 })),
+    }));
     const r = run({ pods: [pod('p', { cpu: '1' })], instanceTypes: many });
     expect(r.newNodeClaims[0].instanceTypes).toHaveLength(600);
     expect(r.newNodeClaims[0].instanceTypes[599].name).toBe('t599.large');
@@ -237,7 +302,10 @@ describe('simulateScheduling: determinism', () => {
     });
     const shape = (input: ReturnType<typeof mk>, r: SchedulingResult) => ({
       placements: input.pods.map((p) => where(r, p)),
-      claims: r.newNodeClaims.map((c) => ({ pods: c.pods.map((p) => p.metadata.name), types: c.instanceTypes.map((t) => t.name) })),
+      claims: r.newNodeClaims.map((c) => ({
+        pods: c.pods.map((p) => p.metadata.name),
+        types: c.instanceTypes.map((t) => t.name),
+      })),
     });
     const i1 = mk();
     const i2 = mk();

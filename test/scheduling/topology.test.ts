@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import type { PlacementTarget } from '../../src/world/scheduling/predicates.js';
 import { parseResourceList } from '../../src/core/cluster/resources.js';
-import { antiAffinityFits, podAffinityFits, topologySpreadFits, topologyView } from '../../src/world/scheduling/topology.js';
+import {
+  antiAffinityFits,
+  podAffinityFits,
+  topologySpreadFits,
+  topologyView,
+} from '../../src/world/scheduling/topology.js';
 import { pod, ZONES } from './builders.js';
 import type { Pod } from '../../src/core/cluster/types.js';
 
@@ -10,29 +15,44 @@ const HOST = 'kubernetes.io/hostname';
 const ZONE = 'topology.kubernetes.io/zone';
 
 const node = (name: string, zone: string, pods: Pod[] = []): PlacementTarget => ({
-  name, labels: { [HOST]: name, [ZONE]: zone }, taints: [], allocatable: parseResourceList({ cpu: '8', pods: '110' }), pods,
+  name,
+  labels: { [HOST]: name, [ZONE]: zone },
+  taints: [],
+  allocatable: parseResourceList({ cpu: '8', pods: '110' }),
+  pods,
 });
 
 const anti = (key: string, app: string, extra: Record<string, unknown> = {}) => ({
-  podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: key, labelSelector: { matchLabels: { app } }, ...extra }] },
+  podAntiAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: [
+      { topologyKey: key, labelSelector: { matchLabels: { app } }, ...extra },
+    ],
+  },
 });
-const spread = (key: string, app: string, maxSkew = 1, extra: Record<string, unknown> = {}) => [{ maxSkew, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app } }, ...extra }];
+const spread = (key: string, app: string, maxSkew = 1, extra: Record<string, unknown> = {}) => [
+  { maxSkew, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app } }, ...extra },
+];
 
 describe('required pod anti-affinity', () => {
-  const web = (n: string, ns = 'default') => pod(n, { labels: { app: 'web' }, namespace: ns, affinity: anti(HOST, 'web') });
+  const web = (n: string, ns = 'default') =>
+    pod(n, { labels: { app: 'web' }, namespace: ns, affinity: anti(HOST, 'web') });
 
   it('refuses a host that already runs a matching pod, accepts another', () => {
     const a = node('a', ZONES[0], [web('w1')]);
     const b = node('b', ZONES[0]);
     const view = topologyView([a, b]);
-    expect(antiAffinityFits(web('w2'), a, view)).toBe('pod anti-affinity: default/w1 already in kubernetes.io/hostname=a');
+    expect(antiAffinityFits(web('w2'), a, view)).toBe(
+      'pod anti-affinity: default/w1 already in kubernetes.io/hostname=a',
+    );
     expect(antiAffinityFits(web('w2'), b, view)).toBeUndefined();
   });
 
   it('is symmetric: a placed pod’s anti-affinity keeps matching pods away', () => {
     const a = node('a', ZONES[0], [web('w1')]);
     const view = topologyView([a]);
-    expect(antiAffinityFits(pod('plain', { labels: { app: 'web' } }), a, view)).toBe('pod anti-affinity of default/w1 in kubernetes.io/hostname=a');
+    expect(antiAffinityFits(pod('plain', { labels: { app: 'web' } }), a, view)).toBe(
+      'pod anti-affinity of default/w1 in kubernetes.io/hostname=a',
+    );
     expect(antiAffinityFits(pod('other', { labels: { app: 'db' } }), a, view)).toBeUndefined();
   });
 
@@ -58,21 +78,38 @@ describe('required pod anti-affinity', () => {
 
   it('matchExpressions selectors work too', () => {
     const a = node('a', ZONES[0], [pod('x', { labels: { tier: 'cache' } })]);
-    const p = pod('p', { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [
-      { topologyKey: HOST, labelSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['cache', 'db'] }] } },
-    ] } } });
+    const p = pod('p', {
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            {
+              topologyKey: HOST,
+              labelSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['cache', 'db'] }] },
+            },
+          ],
+        },
+      },
+    });
     expect(antiAffinityFits(p, a, topologyView([a]))).toMatch(/default\/x/);
   });
 });
 
 describe('required pod affinity', () => {
-  const aff = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: ZONE, labelSelector: { matchLabels: { app: 'db' } } }] } };
+  const aff = {
+    podAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        { topologyKey: ZONE, labelSelector: { matchLabels: { app: 'db' } } },
+      ],
+    },
+  };
   it('needs a matching pod in the domain', () => {
     const a = node('a', ZONES[0], [pod('db', { labels: { app: 'db' } })]);
     const b = node('b', ZONES[1]);
     const view = topologyView([a, b]);
     expect(podAffinityFits(pod('p', { affinity: aff }), a, view)).toBeUndefined();
-    expect(podAffinityFits(pod('p', { affinity: aff }), b, view)).toBe('pod affinity: no matching pod in topology.kubernetes.io/zone=us-west-2b');
+    expect(podAffinityFits(pod('p', { affinity: aff }), b, view)).toBe(
+      'pod affinity: no matching pod in topology.kubernetes.io/zone=us-west-2b',
+    );
   });
   it('the first pod of a self-matching group may go anywhere', () => {
     const b = node('b', ZONES[1]);
@@ -82,13 +119,16 @@ describe('required pod affinity', () => {
 });
 
 describe('topology spread (DoNotSchedule)', () => {
-  const s = (n: string, key = ZONE, maxSkew = 1, extra = {}) => pod(n, { labels: { app: 's' }, topologySpreadConstraints: spread(key, 's', maxSkew, extra) });
+  const s = (n: string, key = ZONE, maxSkew = 1, extra = {}) =>
+    pod(n, { labels: { app: 's' }, topologySpreadConstraints: spread(key, 's', maxSkew, extra) });
 
   it('refuses the fuller zone when skew would exceed maxSkew', () => {
     const a = node('a', ZONES[0], [s('s1')]);
     const b = node('b', ZONES[1]);
     const view = topologyView([a, b]);
-    expect(topologySpreadFits(s('s2'), a, view)).toBe('topology spread topology.kubernetes.io/zone maxSkew 1: topology.kubernetes.io/zone=us-west-2a has 1 matching pods, minimum 0');
+    expect(topologySpreadFits(s('s2'), a, view)).toBe(
+      'topology spread topology.kubernetes.io/zone maxSkew 1: topology.kubernetes.io/zone=us-west-2a has 1 matching pods, minimum 0',
+    );
     expect(topologySpreadFits(s('s2'), b, view)).toBeUndefined();
   });
 
@@ -109,7 +149,11 @@ describe('topology spread (DoNotSchedule)', () => {
   it('nodes outside the pod’s node affinity are not domains', () => {
     const a = node('a', ZONES[0], [s('s1')]);
     const b = node('b', ZONES[1]);
-    const pinned = pod('s2', { labels: { app: 's' }, nodeSelector: { [ZONE]: ZONES[0] }, topologySpreadConstraints: spread(ZONE, 's') });
+    const pinned = pod('s2', {
+      labels: { app: 's' },
+      nodeSelector: { [ZONE]: ZONES[0] },
+      topologySpreadConstraints: spread(ZONE, 's'),
+    });
     expect(topologySpreadFits(pinned, a, topologyView([a, b]))).toBeUndefined();
   });
 
@@ -125,7 +169,9 @@ describe('topology spread (DoNotSchedule)', () => {
     const a = node('a', ZONES[0], [s('s1', HOST)]);
     const b = node('b', ZONES[0], [s('s2', HOST)]);
     expect(topologySpreadFits(s('s3', HOST), a, topologyView([a, b]))).toBeUndefined();
-    expect(topologySpreadFits(s('s3', HOST), a, topologyView([a, b], { newHostnamePossible: true }))).toMatch(/kubernetes.io\/hostname=a has 1/);
+    expect(topologySpreadFits(s('s3', HOST), a, topologyView([a, b], { newHostnamePossible: true }))).toMatch(
+      /kubernetes.io\/hostname=a has 1/,
+    );
   });
 
   it('pods that do not match the selector are not counted', () => {

@@ -7,14 +7,19 @@ import type { StatusView } from '../../src/control/runtime/status-source.js';
 import { FAILED_TICKS_NOT_READY, TickHealth } from '../../src/control/runtime/tick-health.js';
 
 let server: ProbeServer | undefined;
-afterEach(async () => { await server?.close(); server = undefined; });
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
 
 const inner = { ready: () => true, status: async () => ({}) as StatusView };
 
 describe('probe server', () => {
   it('healthz is always ok; readyz is 503 naming the failing checks until they pass; nothing else is served', async () => {
     let loaded = false;
-    const source = new CheckedSource(inner, [{ name: 'policies', failure: () => (loaded ? undefined : 'not loaded yet') }]);
+    const source = new CheckedSource(inner, [
+      { name: 'policies', failure: () => (loaded ? undefined : 'not loaded yet') },
+    ]);
     server = await startProbeServer(0, source, '127.0.0.1');
     const url = `http://127.0.0.1:${server.port}`;
     expect((await fetch(`${url}/healthz`)).status).toBe(200);

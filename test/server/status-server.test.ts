@@ -11,18 +11,45 @@ const VIEW: StatusView = {
   at: '2026-01-05T09:00:00.000Z',
   clockSpeed: 60,
   nodePools: {
-    web: { policy: 'business-hours.kpol', nodes: 5, disrupting: 1, allowed: { Empty: 1, Drifted: 0, Underutilized: null } },
+    web: {
+      policy: 'business-hours.kpol',
+      nodes: 5,
+      disrupting: 1,
+      allowed: { Empty: 1, Drifted: 0, Underutilized: null },
+    },
   },
   nodes: [
     { name: 'web-1', nodePool: 'web', candidate: true, reasons: ['Empty'], blocked: [] },
-    { name: 'web-2', nodePool: 'web', candidate: false, reasons: [], blocked: [{ code: 'pdb', message: 'pdb `<script>x</script>` prevents pod evictions' }] },
+    {
+      name: 'web-2',
+      nodePool: 'web',
+      candidate: false,
+      reasons: [],
+      blocked: [{ code: 'pdb', message: 'pdb `<script>x</script>` prevents pod evictions' }],
+    },
   ],
-  decisions: [{ at: '2026-01-05T08:59:00.000Z', method: 'Emptiness', reason: 'Empty', nodes: ['web-3'], decision: 'delete' }],
-  events: [{ at: '2026-01-05T08:59:00.000Z', type: 'Warning', reason: 'FailedDraining', message: 'Failed to drain node', object: { kind: 'Node', name: 'web-4' } }],
+  decisions: [
+    { at: '2026-01-05T08:59:00.000Z', method: 'Emptiness', reason: 'Empty', nodes: ['web-3'], decision: 'delete' },
+  ],
+  events: [
+    {
+      at: '2026-01-05T08:59:00.000Z',
+      type: 'Warning',
+      reason: 'FailedDraining',
+      message: 'Failed to drain node',
+      object: { kind: 'Node', name: 'web-4' },
+    },
+  ],
 };
 
 function fakeSource(): StatusSource & { isReady: boolean } {
-  return { isReady: false, ready() { return this.isReady; }, status: async () => structuredClone(VIEW) };
+  return {
+    isReady: false,
+    ready() {
+      return this.isReady;
+    },
+    status: async () => structuredClone(VIEW),
+  };
 }
 
 const servers: StatusServer[] = [];
@@ -59,7 +86,9 @@ describe('status server', () => {
 
   it('refuses any other host', async () => {
     const source = fakeSource();
-    await expect(startStatusServer({ port: 0, host: '0.0.0.0' as '127.0.0.1', source, metrics: createKarpenterMetrics() })).rejects.toThrow(/127\.0\.0\.1 only/);
+    await expect(
+      startStatusServer({ port: 0, host: '0.0.0.0' as '127.0.0.1', source, metrics: createKarpenterMetrics() }),
+    ).rejects.toThrow(/127\.0\.0\.1 only/);
   });
 
   it('GET /healthz is ok', async () => {
@@ -108,7 +137,9 @@ describe('status server', () => {
     const html = await res.text();
     expect(tagBalanceErrors(html)).toEqual([]);
     expect(html).toContain('<meta http-equiv="refresh" content="5">');
-    expect(html).toMatch(/<td>web<\/td><td><code>business-hours\.kpol<\/code><\/td><td class="num">5<\/td><td class="num">1<\/td><td class="num">1<\/td><td class="num">0<\/td><td class="num">unlimited<\/td>/);
+    expect(html).toMatch(
+      /<td>web<\/td><td><code>business-hours\.kpol<\/code><\/td><td class="num">5<\/td><td class="num">1<\/td><td class="num">1<\/td><td class="num">0<\/td><td class="num">unlimited<\/td>/,
+    );
     expect(html).toContain('pdb `&lt;script&gt;x&lt;/script&gt;` prevents pod evictions');
     expect(html).not.toContain('<script');
     expect(html).toContain('Emptiness');
@@ -118,18 +149,29 @@ describe('status server', () => {
 
   it('GET / shows an event repeated every minute once, with its count and first and last time', async () => {
     const blocked = (minute: number, name = 'web-4') => ({
-      at: `2026-01-05T08:${String(minute).padStart(2, '0')}:00.000Z`, type: 'Normal' as const, reason: 'DisruptionBlocked',
-      message: 'Node is deleting or marked for deletion', object: { kind: 'Node', name },
+      at: `2026-01-05T08:${String(minute).padStart(2, '0')}:00.000Z`,
+      type: 'Normal' as const,
+      reason: 'DisruptionBlocked',
+      message: 'Node is deleting or marked for deletion',
+      object: { kind: 'Node', name },
     });
-    const view: StatusView = { ...VIEW, events: [blocked(1), blocked(2), blocked(2, 'web-5'), blocked(3), ...VIEW.events] };
+    const view: StatusView = {
+      ...VIEW,
+      events: [blocked(1), blocked(2), blocked(2, 'web-5'), blocked(3), ...VIEW.events],
+    };
     const { server } = await start({ source: { ready: () => true, status: async () => structuredClone(view) } });
     const html = await (await fetch(`${server.url}/`)).text();
     expect(tagBalanceErrors(html)).toEqual([]);
-    const rows = /<table class="events">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(html)![1].split('</tr>').filter(Boolean);
+    const rows = /<table class="events">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/
+      .exec(html)![1]
+      .split('</tr>')
+      .filter(Boolean);
     expect(rows).toHaveLength(3);
     // Newest first: FailedDraining (08:59), then web-4 ×3 (last 08:03, first 08:01), then web-5 once.
     expect(rows[0]).toContain('FailedDraining');
-    expect(rows[1]).toContain('<td class="nowrap">2026-01-05T08:03:00.000Z</td><td class="num">3</td><td class="nowrap">2026-01-05T08:01:00.000Z</td>');
+    expect(rows[1]).toContain(
+      '<td class="nowrap">2026-01-05T08:03:00.000Z</td><td class="num">3</td><td class="nowrap">2026-01-05T08:01:00.000Z</td>',
+    );
     expect(rows[1]).toContain('Node/web-4');
     expect(rows[2]).toContain('<td class="num">1</td>');
     expect(rows[2]).toContain('Node/web-5');

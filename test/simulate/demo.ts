@@ -13,7 +13,9 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const read = (path: string) => readFileSync(`${ROOT}${path}`, 'utf8');
 
 /** The demo's objects, policies and workload events; the caller adds the period and step. */
-export function demoInputs(cluster = 'rules/examples/demo/cluster.yaml'): Pick<SimulateOptions, 'objects' | 'policies' | 'workload'> {
+export function demoInputs(
+  cluster = 'rules/examples/demo/cluster.yaml',
+): Pick<SimulateOptions, 'objects' | 'policies' | 'workload'> {
   const { objects, errors } = simulationObjects(read(cluster), cluster);
   expect(errors).toEqual([]);
   const loaded = loadPolicies([{ fileName: 'business-hours.kpol', text: read('rules/examples/business-hours.kpol') }]);

@@ -23,7 +23,13 @@ describe('the first sample', () => {
   });
 
   it('of a snapshot with running nodes is taken at the start', async () => {
-    const t = await simulate({ ...demoInputs('rules/examples/clusters/business-hours.yaml'), workload: [], fromMs: FROM, forMs: 20 * 60_000, stepMs: 60_000 });
+    const t = await simulate({
+      ...demoInputs('rules/examples/clusters/business-hours.yaml'),
+      workload: [],
+      fromMs: FROM,
+      forMs: 20 * 60_000,
+      stepMs: 60_000,
+    });
     expect(t.samples[0].at).toBe(FROM);
     expect(t.samples[0].nodes).toBe(9);
   });
@@ -31,7 +37,13 @@ describe('the first sample', () => {
   it('waits at most one sampling interval, and a run shorter than the start-up still gets one sample', async () => {
     const short = await simulate({ ...demoInputs(), fromMs: FROM, forMs: 60_000, stepMs: 60_000 });
     expect(short.samples.map((s) => s.at)).toEqual([FROM]);
-    const coarse = await simulate({ ...demoInputs(), fromMs: FROM, forMs: 30 * 60_000, stepMs: 60_000, sampleEveryMs: 60_000 });
+    const coarse = await simulate({
+      ...demoInputs(),
+      fromMs: FROM,
+      forMs: 30 * 60_000,
+      stepMs: 60_000,
+      sampleEveryMs: 60_000,
+    });
     expect(coarse.samples[0].at).toBe(FROM + 60_000); // the next grid point: still starting up at FROM
   });
 });

@@ -1,11 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 // Just enough HTML reading for the report tests: tag balance and element attributes.
 
-const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'source',
+  'track',
+  'wbr',
+]);
 
 /** Problems with tag nesting; empty when every element is closed in order. */
 export function tagBalanceErrors(html: string): string[] {
-  const text = html.replace(/<!doctype[^>]*>/i, '').replace(/<!--[\s\S]*?-->/g, '').replace(/(<style[^>]*>)[\s\S]*?(<\/style>)/g, '$1$2');
+  const text = html
+    .replace(/<!doctype[^>]*>/i, '')
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/(<style[^>]*>)[\s\S]*?(<\/style>)/g, '$1$2');
   const errors: string[] = [];
   const stack: string[] = [];
   for (const m of text.matchAll(/<(\/?)([a-zA-Z][\w-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/g)) {

@@ -17,7 +17,11 @@ function calendars(html: string): Calendar[] {
   return [...html.matchAll(/<figure class="calendar"([^>]*)>([\s\S]*?)<\/figure>/g)].map((m) => {
     const attrs = elements(`<figure${m[1]}>`, 'figure')[0];
     const cells = elements(m[2], 'rect').filter((c) => c.class === 'cell');
-    return { attrs, cells, marked: cells.filter((c) => Number(c['data-allowed']) > 0).map((c) => `${c['data-day']}:${c['data-hour']}`) };
+    return {
+      attrs,
+      cells,
+      marked: cells.filter((c) => Number(c['data-allowed']) > 0).map((c) => `${c['data-day']}:${c['data-hour']}`),
+    };
   });
 }
 
@@ -40,11 +44,14 @@ describe('renderReport', () => {
     expect(tagBalanceErrors('<p>a < b</p>')).not.toEqual([]);
   });
 
-  it.each(['nodes', 'cost', 'disruptions', 'calendar', 'blocked', 'events'])('has the %s section with content', (id) => {
-    const m = new RegExp(`<section id="${id}">([\\s\\S]*?)</section>`).exec(html);
-    expect(m).not.toBeNull();
-    expect(m![1]).toMatch(/<svg|<table/);
-  });
+  it.each(['nodes', 'cost', 'disruptions', 'calendar', 'blocked', 'events'])(
+    'has the %s section with content',
+    (id) => {
+      const m = new RegExp(`<section id="${id}">([\\s\\S]*?)</section>`).exec(html);
+      expect(m).not.toBeNull();
+      expect(m![1]).toMatch(/<svg|<table/);
+    },
+  );
 
   it('has a summary header with period, step, ticks, disruptions by reason, costs and wall time', () => {
     const header = /<header>([\s\S]*?)<\/header>/.exec(html)![1];
@@ -73,7 +80,8 @@ describe('renderReport', () => {
 
   it('stacks disrupted nodes per reason: the bars add up to the records', () => {
     const bars = elements(html, 'rect').filter((r) => r.class === 'bar');
-    const total = (reason: string) => bars.filter((b) => b['data-reason'] === reason).reduce((a, b) => a + Number(b['data-nodes']), 0);
+    const total = (reason: string) =>
+      bars.filter((b) => b['data-reason'] === reason).reduce((a, b) => a + Number(b['data-nodes']), 0);
     expect(total('Drifted')).toBe(14);
     expect(total('Empty')).toBe(20); // 10 commands × 2 nodes
     expect(total('Underutilized')).toBe(10);
@@ -84,8 +92,12 @@ describe('renderReport', () => {
   it('has a 7 × 24 calendar per NodePool and reason in the policy zone', () => {
     const cals = calendars(html);
     expect(cals.map((c) => `${c.attrs['data-nodepool']}/${c.attrs['data-reason']}/${c.attrs['data-zone']}`)).toEqual([
-      'batch/Empty/UTC', 'batch/Drifted/UTC', 'batch/Underutilized/UTC',
-      'web/Empty/Europe/Berlin', 'web/Drifted/Europe/Berlin', 'web/Underutilized/Europe/Berlin',
+      'batch/Empty/UTC',
+      'batch/Drifted/UTC',
+      'batch/Underutilized/UTC',
+      'web/Empty/Europe/Berlin',
+      'web/Drifted/Europe/Berlin',
+      'web/Underutilized/Europe/Berlin',
     ]);
     for (const c of cals) expect(c.cells).toHaveLength(168);
     const webEmpty = cals.find((c) => c.attrs['data-nodepool'] === 'web' && c.attrs['data-reason'] === 'Empty')!;
@@ -110,37 +122,65 @@ describe('renderReport', () => {
   });
 
   it('lists blocked reasons by count with an example each', () => {
-    const rows = [...html.matchAll(/<table class="blocked">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/g)][0][1].split('</tr>').filter(Boolean);
-    expect(rows.map((r) => /<code>([^<]*)<\/code>/.exec(r)![1])).toEqual(['budget', 'pdb', 'do-not-disrupt', 'pod-window']);
+    const rows = [...html.matchAll(/<table class="blocked">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/g)][0][1]
+      .split('</tr>')
+      .filter(Boolean);
+    expect(rows.map((r) => /<code>([^<]*)<\/code>/.exec(r)![1])).toEqual([
+      'budget',
+      'pdb',
+      'do-not-disrupt',
+      'pod-window',
+    ]);
     expect(rows[0]).toContain('5,120');
   });
 
   it('keeps long runs small: 90 days of 1-minute samples', () => {
     const t = syntheticTimeline(1);
     const from = t.from;
-    const samples = Array.from({ length: 90 * 1440 }, (_, i) => ({ ...t.samples[0], at: from + i * 60_000, nodes: 10 + (i % 7), costPerHour: 1 + (i % 11) / 10 }));
+    const samples = Array.from({ length: 90 * 1440 }, (_, i) => ({
+      ...t.samples[0],
+      at: from + i * 60_000,
+      nodes: 10 + (i % 7),
+      costPerHour: 1 + (i % 11) / 10,
+    }));
     const out = renderReport({ ...t, to: from + 90 * 86_400_000, samples, calendar: [] }, 'long');
     expect(tagBalanceErrors(out)).toEqual([]);
-    const nodePath = (html: string) => elements(/<section id="nodes">([\s\S]*?)<\/section>/.exec(html)![1], 'path')[0].d;
+    const nodePath = (html: string) =>
+      elements(/<section id="nodes">([\s\S]*?)<\/section>/.exec(html)![1], 'path')[0].d;
     const top = (d: string) => Math.min(...[...d.matchAll(/V([\d.]+)/g)].map((m) => Number(m[1])));
     const d = nodePath(out);
     expect(d.split(/[HV]/).length).toBeLessThan(20_000);
     // The peak of 16 nodes survives decimation: same top as an undecimated series peaking at 16.
-    const short = renderReport({ ...t, to: from + 90 * 86_400_000, samples: samples.slice(0, 7), calendar: [] }, 'short');
+    const short = renderReport(
+      { ...t, to: from + 90 * 86_400_000, samples: samples.slice(0, 7), calendar: [] },
+      'short',
+    );
     expect(top(d)).toBe(top(nodePath(short)));
     expect(out.length).toBeLessThan(1_000_000);
   });
 
   it('shows an event repeated every minute on one row, with its count and first and last time', () => {
     const at = (min: number) => Date.parse('2026-01-08T18:00:00Z') + min * 60_000;
-    const blocked = (min: number, object = 'Node/i-01') => ({ at: at(min), type: 'Normal', reason: 'DisruptionBlocked', object, message: 'Node is deleting or marked for deletion' });
-    const events = [...Array.from({ length: 120 }, (_, i) => blocked(i)), blocked(5, 'Node/i-04'), { ...blocked(130), reason: 'FailedDraining', message: 'Failed to drain node' }];
+    const blocked = (min: number, object = 'Node/i-01') => ({
+      at: at(min),
+      type: 'Normal',
+      reason: 'DisruptionBlocked',
+      object,
+      message: 'Node is deleting or marked for deletion',
+    });
+    const events = [
+      ...Array.from({ length: 120 }, (_, i) => blocked(i)),
+      blocked(5, 'Node/i-04'),
+      { ...blocked(130), reason: 'FailedDraining', message: 'Failed to drain node' },
+    ];
     const html = eventsTable(events);
     expect(tagBalanceErrors(html)).toEqual([]);
     const rows = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)![1].split('</tr>').filter(Boolean);
     expect(rows).toHaveLength(3);
     expect(rows[0]).toContain('FailedDraining');
-    expect(rows[1]).toContain('<td class="nowrap">2026-01-08 19:59 UTC</td><td class="num">120</td><td class="nowrap">2026-01-08 18:00 UTC</td>');
+    expect(rows[1]).toContain(
+      '<td class="nowrap">2026-01-08 19:59 UTC</td><td class="num">120</td><td class="nowrap">2026-01-08 18:00 UTC</td>',
+    );
     expect(rows[2]).toContain('Node/i-04');
     expect(html).toContain('122 events recorded: 3 distinct events, newest first');
     // At most `last` rows, the most recently seen.
@@ -154,7 +194,15 @@ describe('renderReport', () => {
 
   it('renders an empty timeline without failing', () => {
     const t = syntheticTimeline(1);
-    const empty: Timeline = { ...t, samples: [], disruptions: [], calendar: [], blocked: [], events: [], summary: { ...t.summary, disruptionsByReason: {} } };
+    const empty: Timeline = {
+      ...t,
+      samples: [],
+      disruptions: [],
+      calendar: [],
+      blocked: [],
+      events: [],
+      summary: { ...t.summary, disruptionsByReason: {} },
+    };
     const out = renderReport(empty, 'empty');
     expect(tagBalanceErrors(out)).toEqual([]);
     expect(out).toContain('No disruptions in this period.');

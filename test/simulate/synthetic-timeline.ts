@@ -16,7 +16,7 @@ export function syntheticTimeline(days = 14): Timeline {
   const to = FROM + days * DAY;
   const samples: Sample[] = [];
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let at = FROM; at < to; at += SAMPLE) {
     const hour = new Date(at).getUTCHours();
     const day = Math.floor((at - FROM) / DAY);
@@ -40,10 +40,34 @@ export function syntheticTimeline(days = 14): Timeline {
   const disruptions: DisruptionRecord[] = [];
   for (let d = 0; d < days; d++) {
     const day = FROM + d * DAY;
-    disruptions.push({ at: day + 2 * 3_600_000, method: 'Drift', reason: 'Drifted', decision: 'replace', nodePool: 'web', nodes: [`web-${d}-a`], replacements: ['m5.large'] });
+    disruptions.push({
+      at: day + 2 * 3_600_000,
+      method: 'Drift',
+      reason: 'Drifted',
+      decision: 'replace',
+      nodePool: 'web',
+      nodes: [`web-${d}-a`],
+      replacements: ['m5.large'],
+    });
     if (d % 7 < 5) {
-      disruptions.push({ at: day + 10 * 3_600_000, method: 'Emptiness', reason: 'Empty', decision: 'delete', nodePool: 'web', nodes: [`web-${d}-b`, `web-${d}-c`], replacements: [] });
-      disruptions.push({ at: day + 14 * 3_600_000, method: 'SingleNodeConsolidation', reason: 'Underutilized', decision: 'replace', nodePool: 'web', nodes: [`web-${d}-d`], replacements: ['m5.large'] });
+      disruptions.push({
+        at: day + 10 * 3_600_000,
+        method: 'Emptiness',
+        reason: 'Empty',
+        decision: 'delete',
+        nodePool: 'web',
+        nodes: [`web-${d}-b`, `web-${d}-c`],
+        replacements: [],
+      });
+      disruptions.push({
+        at: day + 14 * 3_600_000,
+        method: 'SingleNodeConsolidation',
+        reason: 'Underutilized',
+        decision: 'replace',
+        nodePool: 'web',
+        nodes: [`web-${d}-d`],
+        replacements: ['m5.large'],
+      });
     }
   }
   const byReason: Record<string, number> = {};
@@ -57,14 +81,37 @@ export function syntheticTimeline(days = 14): Timeline {
     disruptions,
     calendar: calendarFromSamples(samples, { web: 'Europe/Berlin', batch: 'UTC' }),
     blocked: [
-      { code: 'budget', count: 5120, example: 'no allowed disruptions for `Empty` in NodePool `web` (budget `0` outside business hours)' },
+      {
+        code: 'budget',
+        count: 5120,
+        example: 'no allowed disruptions for `Empty` in NodePool `web` (budget `0` outside business hours)',
+      },
       { code: 'pdb', count: 830, example: 'pdb `payments/api` prevents pod evictions' },
       { code: 'do-not-disrupt', count: 212, example: `pod \`ops/${XSS}\` has "karpenter.sh/do-not-disrupt"` },
-      { code: 'pod-window', count: 41, example: 'pod window business-hours.kpol:12 is closed until 09:00 Europe/Berlin' },
+      {
+        code: 'pod-window',
+        count: 41,
+        example: 'pod window business-hours.kpol:12 is closed until 09:00 Europe/Berlin',
+      },
     ],
-    events: disruptions.slice(-6).map((r) => ({
-      at: r.at, type: 'Normal', reason: 'DisruptionTerminating', object: `Node/${r.nodes[0]}`, message: `Disrupting Node: ${r.reason}/${r.decision}`,
-    })).concat([{ at: to - 60_000, type: 'Warning', reason: 'FailedDraining', object: 'Node/web-x', message: `Failed to drain node, ${XSS}` }]),
+    events: disruptions
+      .slice(-6)
+      .map((r) => ({
+        at: r.at,
+        type: 'Normal',
+        reason: 'DisruptionTerminating',
+        object: `Node/${r.nodes[0]}`,
+        message: `Disrupting Node: ${r.reason}/${r.decision}`,
+      }))
+      .concat([
+        {
+          at: to - 60_000,
+          type: 'Warning',
+          reason: 'FailedDraining',
+          object: 'Node/web-x',
+          message: `Failed to drain node, ${XSS}`,
+        },
+      ]),
     summary: {
       disruptionsByReason: byReason,
       startCostPerHour: samples[0].costPerHour,

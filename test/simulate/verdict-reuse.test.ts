@@ -26,15 +26,20 @@ describe('reusing verdicts across ticks', () => {
   it('gives the same simulated day as deriving everything at every tick', async () => {
     const loaded = loadPolicies([{ fileName: 'teams.kpol', text: POLICY }]);
     expect(loaded.ok).toBe(true);
-    const run = (reuseVerdicts: boolean) => simulate({
-      objects: generateCluster({ pools: 3, nodes: 45, pods: 450, replicaSets: true }),
-      policies: loaded.policies, fromMs: T0, forMs: 14 * 3_600_000, stepMs: 60_000, reuseVerdicts,
-      workload: [
-        { atMs: 2 * 3_600_000, action: { drift: { nodePool: 'pool-1' } } },
-        { atMs: 5 * 3_600_000, action: { scale: { name: 'app-2-k1', namespace: 'team-2', replicas: 3 } } },
-        { atMs: 7 * 3_600_000, action: { interrupt: { count: 2 } } },
-      ],
-    });
+    const run = (reuseVerdicts: boolean) =>
+      simulate({
+        objects: generateCluster({ pools: 3, nodes: 45, pods: 450, replicaSets: true }),
+        policies: loaded.policies,
+        fromMs: T0,
+        forMs: 14 * 3_600_000,
+        stepMs: 60_000,
+        reuseVerdicts,
+        workload: [
+          { atMs: 2 * 3_600_000, action: { drift: { nodePool: 'pool-1' } } },
+          { atMs: 5 * 3_600_000, action: { scale: { name: 'app-2-k1', namespace: 'team-2', replicas: 3 } } },
+          { atMs: 7 * 3_600_000, action: { interrupt: { count: 2 } } },
+        ],
+      });
     const withReuse = await run(true);
     const without = await run(false);
     const comparable = (t: typeof withReuse) => ({ ...t, summary: { ...t.summary, wallSeconds: 0 } });

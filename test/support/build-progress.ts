@@ -11,19 +11,38 @@ const formatElapsed = (ms: number): string => {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 };
 
-/** `$ /usr/local/go/bin/go build -trimpath … k8s.io/kubernetes/cmd/kubectl` → `go build kubectl`; `-o …/etcd …` → `go build etcd`. */
+/**
+ * `$ /usr/local/go/bin/go build -trimpath … k8s.io/kubernetes/cmd/kubectl` → `go build kubectl`; `-o …/etcd …` → `go
+ * build etcd`.
+ */
 export function describeStep(command: string): string {
   const words = command.trim().split(/\s+/);
   const go = words.findIndex((w) => /(^|\/)go$/.test(w));
-  if (go < 0) return words.slice(0, 2).map((w) => w.split('/').at(-1)).join(' ');
-  const verb = words.slice(go + 1).filter((w) => /^[a-z]+$/.test(w)).slice(0, words[go + 1] === 'mod' ? 2 : 1);
+  if (go < 0)
+    return words
+      .slice(0, 2)
+      .map((w) => w.split('/').at(-1))
+      .join(' ');
+  const verb = words
+    .slice(go + 1)
+    .filter((w) => /^[a-z]+$/.test(w))
+    .slice(0, words[go + 1] === 'mod' ? 2 : 1);
   const skip = new Set<number>();
-  words.forEach((w, i) => { if (w === '-o' || w === '-ldflags') skip.add(i + 1); });
+  words.forEach((w, i) => {
+    if (w === '-o' || w === '-ldflags') skip.add(i + 1);
+  });
   // `-o DIR/NAME` names the one binary; otherwise each package's last path element does.
   const out = words[words.indexOf('-o') + 1];
-  const targets = words.includes('-o') && out && !out.endsWith('/') ? [out.split('/').at(-1)!]
-    : words.slice(go + 1).filter((w, i) => !skip.has(go + 1 + i) && !w.startsWith('-') && !w.startsWith('/') && !w.includes('=') && w.includes('/'))
-      .map((w) => w.replace(/@.*$/, '').split('/').at(-1)!);
+  const targets =
+    words.includes('-o') && out && !out.endsWith('/')
+      ? [out.split('/').at(-1)!]
+      : words
+          .slice(go + 1)
+          .filter(
+            (w, i) =>
+              !skip.has(go + 1 + i) && !w.startsWith('-') && !w.startsWith('/') && !w.includes('=') && w.includes('/'),
+          )
+          .map((w) => w.replace(/@.*$/, '').split('/').at(-1)!);
   return ['go', ...verb].join(' ') + (targets.length ? ` ${targets.join(', ')}` : '');
 }
 
@@ -38,7 +57,10 @@ export class BuildProgress {
   private latest: string | undefined;
 
   /** `prefix`: the script's own prefix (`k8s-build`); its lines are shown, Go's counted. */
-  constructor(private readonly prefix: string, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly prefix: string,
+    private readonly now: () => number = Date.now,
+  ) {
     this.started = now();
   }
 
@@ -75,8 +97,13 @@ export class BuildProgress {
 
   /** The periodic line. */
   summary(): string {
-    const parts = [`${this.prefix}: still building, ${formatElapsed(this.now() - this.started)} elapsed; step: ${this.step}`];
-    if (this.packages > 0) parts.push(`${this.packages}${this.total ? ` of at most ${this.total}` : ''} packages compiled (latest ${this.latest})`);
+    const parts = [
+      `${this.prefix}: still building, ${formatElapsed(this.now() - this.started)} elapsed; step: ${this.step}`,
+    ];
+    if (this.packages > 0)
+      parts.push(
+        `${this.packages}${this.total ? ` of at most ${this.total}` : ''} packages compiled (latest ${this.latest})`,
+      );
     if (this.downloads > 0) parts.push(`${this.downloads} modules downloaded`);
     return parts.join(', ');
   }
@@ -92,7 +119,11 @@ export function progressEveryMs(env: Record<string, string | undefined> = proces
  * Runs `bash script`, showing its own lines as they come and a summary every
  * progressEveryMs(); resolves with its exit code (or the signal that ended it).
  */
-export async function runBuildScript(script: string, prefix: string, log: (line: string) => void): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
+export async function runBuildScript(
+  script: string,
+  prefix: string,
+  log: (line: string) => void,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
   const progress = new BuildProgress(prefix);
   const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'pipe'] });
   const pending = { out: '', err: '' };

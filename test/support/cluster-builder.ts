@@ -58,7 +58,12 @@ export function makeNodePool(name: string, o: NodePoolOptions = {}): NodePool {
   return {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
-    metadata: { name, uid: `uid-nodepool-${name}`, creationTimestamp: '2026-07-01T00:00:00Z', annotations: { 'karpenter.sh/nodepool-hash': '1234567890', 'karpenter.sh/nodepool-hash-version': 'v3' } },
+    metadata: {
+      name,
+      uid: `uid-nodepool-${name}`,
+      creationTimestamp: '2026-07-01T00:00:00Z',
+      annotations: { 'karpenter.sh/nodepool-hash': '1234567890', 'karpenter.sh/nodepool-hash-version': 'v3' },
+    },
     spec: {
       ...(o.noDisruption ? {} : { disruption }),
       template: { spec: templateSpec as NonNullable<NodePool['spec']['template']>['spec'] },
@@ -96,7 +101,11 @@ function poolOctet(nodePool: string): number {
  * `ip-10-<pool>-<i/250>-<i%250+1>.us-west-2.compute.internal`, joined by providerID
  * `aws:///<zone>/i-…`. Names are unique per (pool, i).
  */
-export function makeNodeClaimAndNode(nodePool: string, i: number, o: NodeOptions = {}): { nodeClaim: NodeClaim; node: Node } {
+export function makeNodeClaimAndNode(
+  nodePool: string,
+  i: number,
+  o: NodeOptions = {},
+): { nodeClaim: NodeClaim; node: Node } {
   const zone = o.zone ?? ZONES[i % ZONES.length];
   const octet = poolOctet(nodePool);
   const instanceId = `i-${(octet * 0x1000000 + i).toString(16).padStart(17, '0')}`;
@@ -118,8 +127,10 @@ export function makeNodeClaimAndNode(nodePool: string, i: number, o: NodeOptions
     { type: 'Initialized', status: o.initialized === false ? 'Unknown' : 'True', lastTransitionTime: created },
     { type: 'Consolidatable', status: 'True', lastTransitionTime: created },
   ];
-  if (o.instanceTerminating) claimConditions.push({ type: 'InstanceTerminating', status: 'True', lastTransitionTime: SNAPSHOT_TIME });
-  if (o.drifted) claimConditions.push({ type: 'Drifted', status: 'True', reason: 'NodePoolDrifted', lastTransitionTime: created });
+  if (o.instanceTerminating)
+    claimConditions.push({ type: 'InstanceTerminating', status: 'True', lastTransitionTime: SNAPSHOT_TIME });
+  if (o.drifted)
+    claimConditions.push({ type: 'Drifted', status: 'True', reason: 'NodePoolDrifted', lastTransitionTime: created });
   const nodeClaim: NodeClaim = {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodeClaim',
@@ -130,7 +141,9 @@ export function makeNodeClaimAndNode(nodePool: string, i: number, o: NodeOptions
       labels: { ...labels },
       finalizers: ['karpenter.sh/termination'],
       ...(o.deleting ? { deletionTimestamp: SNAPSHOT_TIME } : {}),
-      ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: nodePool, uid: `uid-nodepool-${nodePool}` }],
+      ownerReferences: [
+        { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: nodePool, uid: `uid-nodepool-${nodePool}` },
+      ],
     },
     spec: {
       expireAfter: o.expireAfter ?? '720h',
@@ -138,9 +151,20 @@ export function makeNodeClaimAndNode(nodePool: string, i: number, o: NodeOptions
       nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
       requirements: [{ key: 'karpenter.sh/nodepool', operator: 'In', values: [nodePool] }],
     },
-    status: { providerID, nodeName, capacity: { cpu: '2', memory: '8Gi', pods: '29' }, allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' }, conditions: claimConditions },
+    status: {
+      providerID,
+      nodeName,
+      capacity: { cpu: '2', memory: '8Gi', pods: '29' },
+      allocatable: { cpu: '1930m', memory: '7Gi', pods: '29' },
+      conditions: claimConditions,
+    },
   };
-  const nodeLabels = { ...labels, 'kubernetes.io/hostname': nodeName, ...(o.initialized === false ? {} : { 'karpenter.sh/initialized': 'true' }), 'karpenter.sh/registered': 'true' };
+  const nodeLabels = {
+    ...labels,
+    'kubernetes.io/hostname': nodeName,
+    ...(o.initialized === false ? {} : { 'karpenter.sh/initialized': 'true' }),
+    'karpenter.sh/registered': 'true',
+  };
   const node: Node = {
     apiVersion: 'v1',
     kind: 'Node',
@@ -151,7 +175,9 @@ export function makeNodeClaimAndNode(nodePool: string, i: number, o: NodeOptions
       labels: nodeLabels,
       ...(o.nodeAnnotations ? { annotations: o.nodeAnnotations } : {}),
       finalizers: ['karpenter.sh/termination'],
-      ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: claimName, uid: `uid-nodeclaim-${claimName}` }],
+      ownerReferences: [
+        { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: claimName, uid: `uid-nodeclaim-${claimName}` },
+      ],
     },
     spec: { providerID, ...(o.deleting ? { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] } : {}) },
     status: {
@@ -179,12 +205,18 @@ export interface PodOptions {
   requests?: Record<string, string>; // default cpu 100m, memory 128Mi
 }
 
-const OWNER_API: Record<string, string> = { ReplicaSet: 'apps/v1', DaemonSet: 'apps/v1', StatefulSet: 'apps/v1', Node: 'v1', Job: 'batch/v1' };
+const OWNER_API: Record<string, string> = {
+  ReplicaSet: 'apps/v1',
+  DaemonSet: 'apps/v1',
+  StatefulSet: 'apps/v1',
+  Node: 'v1',
+  Job: 'batch/v1',
+};
 
 /** A pod bound to `nodeName` (pass undefined for a pending pod). */
 export function makePod(name: string, nodeName: string | undefined, o: PodOptions = {}): Pod {
   const owner = o.owner ?? 'ReplicaSet';
-  const ownerName = owner === 'Node' ? nodeName ?? 'node' : name.replace(/-[^-]+$/, '') || name;
+  const ownerName = owner === 'Node' ? (nodeName ?? 'node') : name.replace(/-[^-]+$/, '') || name;
   const phase = o.phase ?? (nodeName ? 'Running' : 'Pending');
   return {
     apiVersion: 'v1',
@@ -197,7 +229,19 @@ export function makePod(name: string, nodeName: string | undefined, o: PodOption
       ...(o.labels ? { labels: o.labels } : {}),
       ...(o.annotations ? { annotations: o.annotations } : {}),
       ...(o.deletionTimestamp ? { deletionTimestamp: o.deletionTimestamp } : {}),
-      ...(owner === 'none' ? {} : { ownerReferences: [{ apiVersion: OWNER_API[owner], kind: owner, name: ownerName, uid: `uid-${owner}-${ownerName}`, controller: true }] }),
+      ...(owner === 'none'
+        ? {}
+        : {
+            ownerReferences: [
+              {
+                apiVersion: OWNER_API[owner],
+                kind: owner,
+                name: ownerName,
+                uid: `uid-${owner}-${ownerName}`,
+                controller: true,
+              },
+            ],
+          }),
     },
     spec: {
       ...(nodeName ? { nodeName } : {}),
@@ -223,7 +267,11 @@ export interface PdbOptions {
 }
 
 /** A PDB; `selector` undefined leaves `spec.selector` out (matches nothing). */
-export function makePdb(name: string, selector: LabelSelectorSpec | undefined, o: PdbOptions = {}): PodDisruptionBudget {
+export function makePdb(
+  name: string,
+  selector: LabelSelectorSpec | undefined,
+  o: PdbOptions = {},
+): PodDisruptionBudget {
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
@@ -234,12 +282,19 @@ export function makePdb(name: string, selector: LabelSelectorSpec | undefined, o
       ...(o.maxUnavailable !== undefined ? { maxUnavailable: o.maxUnavailable } : {}),
       ...(o.unhealthyPodEvictionPolicy ? { unhealthyPodEvictionPolicy: o.unhealthyPodEvictionPolicy } : {}),
     },
-    ...(o.disruptionsAllowed !== undefined ? { status: { disruptionsAllowed: o.disruptionsAllowed, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 } } : {}),
+    ...(o.disruptionsAllowed !== undefined
+      ? { status: { disruptionsAllowed: o.disruptionsAllowed, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 } }
+      : {}),
   };
 }
 
 /** Wraps objects the way `kubectl get … -o yaml|json` does. */
-export function toList(objects: KubeObject[]): { apiVersion: 'v1'; kind: 'List'; metadata: { resourceVersion: string }; items: KubeObject[] } {
+export function toList(objects: KubeObject[]): {
+  apiVersion: 'v1';
+  kind: 'List';
+  metadata: { resourceVersion: string };
+  items: KubeObject[];
+} {
   return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: objects };
 }
 
@@ -249,7 +304,8 @@ export function makePool(nodePool: string, count: number, podsPerNode = 0, o: No
   for (let i = 0; i < count; i++) {
     const { nodeClaim, node } = makeNodeClaimAndNode(nodePool, i, o);
     out.push(nodeClaim, node);
-    for (let p = 0; p < podsPerNode; p++) out.push(makePod(`app-${i}-${p}`, node.metadata.name, { labels: { app: `app-${p % 5}` } }));
+    for (let p = 0; p < podsPerNode; p++)
+      out.push(makePod(`app-${i}-${p}`, node.metadata.name, { labels: { app: `app-${p % 5}` } }));
   }
   return out;
 }

@@ -3,8 +3,24 @@
 // characters and brackets in a mix that keeps the lexer, the parser's recovery and the checker
 // all busy (no `#` or `"` that would swallow the rest of the line as a comment or string).
 const WORDS = [
-  'policy', 'for', 'nodepool', '{', '}', 'budget', '10%', 'after', '5m',
-  '"x"', 'where', 'a=b', '(', ',', '@', '$', 'during', 'zz',
+  'policy',
+  'for',
+  'nodepool',
+  '{',
+  '}',
+  'budget',
+  '10%',
+  'after',
+  '5m',
+  '"x"',
+  'where',
+  'a=b',
+  '(',
+  ',',
+  '@',
+  '$',
+  'during',
+  'zz',
 ];
 
 /** About `bytes` characters of garbage on one line; the same text for the same arguments. */

@@ -10,10 +10,10 @@ const secs = (s: number): number => T0 + s * 1000;
 describe('TerminationController', () => {
   it('deleting a NodeClaim: taint, drain, MinDrainTime, instance gone, then Node and NodeClaim released', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [
-      makePod('web-1', m.node.metadata.name),
-      makePod('web-2', m.node.metadata.name),
-    ]);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0)]),
+      ([m]) => [makePod('web-1', m.node.metadata.name), makePod('web-2', m.node.metadata.name)],
+    );
     const nodeName = m.node.metadata.name;
     const claimName = m.nodeClaim.metadata.name;
     const providerID = m.node.spec.providerID!;
@@ -33,7 +33,9 @@ describe('TerminationController', () => {
     expect(s.cloud.calls.filter((c) => c.op === 'delete')).toEqual([]);
 
     // Pods leave at 12:00:30; the Drained condition has been Unknown for ≥ 5 s by then.
-    const drainedAt = await s.runUntil(async () => condition(await s.nodeClaim(claimName), 'Drained')?.status === 'True');
+    const drainedAt = await s.runUntil(
+      async () => condition(await s.nodeClaim(claimName), 'Drained')?.status === 'True',
+    );
     expect(drainedAt).toBe(secs(30));
     expect(s.counter('karpenter_nodes_drained_total', { nodepool: 'default' })).toBe(1);
     expect(condition(await s.nodeClaim(claimName), 'InstanceTerminating')?.status).toBe('True');
@@ -44,17 +46,34 @@ describe('TerminationController', () => {
     expect(releasedAt).toBe(secs(50));
     expect(await s.cloud.get(providerID)).toBeUndefined();
     expect(await s.nodeClaim(claimName)).toBeUndefined(); // released in the same pass
-    expect(s.counter('karpenter_nodes_terminated_total', { nodepool: 'default', zone: m.node.metadata.labels!['topology.kubernetes.io/zone'] })).toBe(1);
-    expect(s.counter('karpenter_nodeclaims_terminated_total', { nodepool: 'default', capacity_type: 'on-demand', zone: m.nodeClaim.metadata.labels!['topology.kubernetes.io/zone'] })).toBe(1);
+    expect(
+      s.counter('karpenter_nodes_terminated_total', {
+        nodepool: 'default',
+        zone: m.node.metadata.labels!['topology.kubernetes.io/zone'],
+      }),
+    ).toBe(1);
+    expect(
+      s.counter('karpenter_nodeclaims_terminated_total', {
+        nodepool: 'default',
+        capacity_type: 'on-demand',
+        zone: m.nodeClaim.metadata.labels!['topology.kubernetes.io/zone'],
+      }),
+    ).toBe(1);
     expect(s.metrics.render()).toMatch(/karpenter_nodes_termination_duration_seconds_sum\{nodepool="default"\} 50/);
   });
 
   it('MinDrainTime: an empty node stays draining for 5 s before the instance is deleted', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), () => []);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0)]),
+      () => [],
+    );
     await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
     await s.tick();
-    expect(condition(await s.nodeClaim(m.nodeClaim.metadata.name), 'Drained')).toMatchObject({ status: 'Unknown', lastTransitionTime: '2026-08-20T12:00:00Z' });
+    expect(condition(await s.nodeClaim(m.nodeClaim.metadata.name), 'Drained')).toMatchObject({
+      status: 'Unknown',
+      lastTransitionTime: '2026-08-20T12:00:00Z',
+    });
     await s.runFor(4_900);
     expect(condition(await s.nodeClaim(m.nodeClaim.metadata.name), 'Drained')?.status).toBe('Unknown');
     expect(s.cloud.calls.some((c) => c.op === 'delete')).toBe(false);
@@ -65,7 +84,11 @@ describe('TerminationController', () => {
 
   it('MinDrainTime is configurable', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), () => [], { minDrainTimeMs: 0 });
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0)]),
+      () => [],
+      { minDrainTimeMs: 0 },
+    );
     await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
     await s.tick();
     expect(condition(await s.nodeClaim(m.nodeClaim.metadata.name), 'Drained')?.status).toBe('True');
@@ -73,7 +96,10 @@ describe('TerminationController', () => {
 
   it('manual Node deletion takes the same path: the NodeClaim is deleted, drained, terminated, released', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '10m' })]), ([m]) => [makePod('web-1', m.node.metadata.name)]);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '10m' })]),
+      ([m]) => [makePod('web-1', m.node.metadata.name)],
+    );
     await s.deleteObject('Node', m.node.metadata.name);
     await s.tick();
     const claim = (await s.nodeClaim(m.nodeClaim.metadata.name))!;
@@ -91,9 +117,13 @@ describe('TerminationController', () => {
 
   it('the annotation is written once: a later policy TGP does not move it', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [makePod('web-1', m.node.metadata.name)], {
-      tgpSecondsFor: () => 120,
-    });
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0)]),
+      ([m]) => [makePod('web-1', m.node.metadata.name)],
+      {
+        tgpSecondsFor: () => 120,
+      },
+    );
     await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
     await s.tick();
     const key = 'karpenter.sh/nodeclaim-termination-timestamp';
@@ -106,7 +136,10 @@ describe('TerminationController', () => {
 
   it('instance already gone and Node not Ready: the finalizer is removed at once, no drain', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0, { ready: 'False' })]), ([m]) => [makePod('web-1', m.node.metadata.name)]);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0, { ready: 'False' })]),
+      ([m]) => [makePod('web-1', m.node.metadata.name)],
+    );
     await s.cloud.delete(m.node.spec.providerID!);
     s.clock.advance(20_000); // the cloud has terminated it
     await s.deleteObject('Node', m.node.metadata.name);
@@ -119,7 +152,10 @@ describe('TerminationController', () => {
 
   it('a Ready Node is drained even when the cloud says the instance is gone', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [makePod('web-1', m.node.metadata.name)]);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0)]),
+      ([m]) => [makePod('web-1', m.node.metadata.name)],
+    );
     await s.cloud.delete(m.node.spec.providerID!);
     s.clock.advance(20_000);
     await s.deleteObject('Node', m.node.metadata.name);
@@ -130,14 +166,19 @@ describe('TerminationController', () => {
 
   it('deleting a NodePool deletes its NodeClaims, which terminate gracefully', async () => {
     const s = new Scenario();
-    const pool: NodePool = { ...makeNodePool('batch'), metadata: { ...makeNodePool('batch').metadata, finalizers: ['example.com/hold'] } };
+    const pool: NodePool = {
+      ...makeNodePool('batch'),
+      metadata: { ...makeNodePool('batch').metadata, finalizers: ['example.com/hold'] },
+    };
     const ms = await s.start(
       (c) => Promise.all([launchMachine(c, 'batch', 0), launchMachine(c, 'batch', 1), launchMachine(c, 'default', 0)]),
       (ms) => [pool, makeNodePool('default'), makePod('job-1', ms[0].node.metadata.name)],
     );
     await s.deleteObject('NodePool', 'batch');
     await s.tick();
-    const deleting = await Promise.all(ms.map(async (m) => (await s.nodeClaim(m.nodeClaim.metadata.name))?.metadata.deletionTimestamp !== undefined));
+    const deleting = await Promise.all(
+      ms.map(async (m) => (await s.nodeClaim(m.nodeClaim.metadata.name))?.metadata.deletionTimestamp !== undefined),
+    );
     expect(deleting).toEqual([true, true, false]);
     expect((await s.pod('job-1'))!.metadata.deletionTimestamp).toBeDefined(); // evicted, not removed
     await s.runUntil(async () => (await s.cluster.list('NodeClaim')).length === 1);
@@ -146,10 +187,13 @@ describe('TerminationController', () => {
 
   it('a restarted controller resumes mid-drain from cluster state and finishes', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [
-      makePod('web-1', m.node.metadata.name),
-      makePod('log-agent-x', m.node.metadata.name, { owner: 'DaemonSet' }),
-    ]);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0)]),
+      ([m]) => [
+        makePod('web-1', m.node.metadata.name),
+        makePod('log-agent-x', m.node.metadata.name, { owner: 'DaemonSet' }),
+      ],
+    );
     await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
     await s.tick();
     await s.runFor(10_000); // tier 1 evicted, still terminating (30 s grace)
@@ -170,9 +214,14 @@ describe('TerminationController', () => {
 
   it('a restart after the instance delete does not delete it again and waits for it to go', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), () => []);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0)]),
+      () => [],
+    );
     await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
-    await s.runUntil(async () => condition(await s.nodeClaim(m.nodeClaim.metadata.name), 'InstanceTerminating')?.status === 'True');
+    await s.runUntil(
+      async () => condition(await s.nodeClaim(m.nodeClaim.metadata.name), 'InstanceTerminating')?.status === 'True',
+    );
     s.controller = s.newController();
     await s.runUntil(async () => (await s.nodeClaim(m.nodeClaim.metadata.name)) === undefined);
     expect(s.clock.now()).toBe(secs(25));
@@ -183,7 +232,10 @@ describe('TerminationController', () => {
 describe('TerminationController without a NodeClaim', () => {
   it('a managed Node whose NodeClaim is gone is drained (no MinDrainTime), its instance deleted, then released', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [makePod('web-1', m.node.metadata.name)]);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0)]),
+      ([m]) => [makePod('web-1', m.node.metadata.name)],
+    );
     await s.cluster.patch({ kind: 'NodeClaim', name: m.nodeClaim.metadata.name }, { metadata: { finalizers: null } });
     await s.cluster.delete({ kind: 'NodeClaim', name: m.nodeClaim.metadata.name });
     expect(await s.nodeClaim(m.nodeClaim.metadata.name)).toBeUndefined();
@@ -201,10 +253,13 @@ describe('TerminationController without a NodeClaim', () => {
 describe('TerminationController under concurrency', () => {
   it('two controllers reconciling the same cluster at once: lost races are 409s retried next pass, and the flow completes', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '2m' })]), ([m]) => [
-      makePod('web-1', m.node.metadata.name),
-      makePod('log-agent-x', m.node.metadata.name, { owner: 'DaemonSet' }),
-    ]);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '2m' })]),
+      ([m]) => [
+        makePod('web-1', m.node.metadata.name),
+        makePod('log-agent-x', m.node.metadata.name, { owner: 'DaemonSet' }),
+      ],
+    );
     const other = s.newController();
     await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
     const errors: unknown[] = [];
@@ -227,7 +282,10 @@ describe('TerminationController under concurrency', () => {
 describe('TerminationController: quiet passes', () => {
   it('with nothing deleting it skips its scans, and a deletion after quiet passes is handled on the next one', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [makePod('web-1', m.node.metadata.name)]);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0)]),
+      ([m]) => [makePod('web-1', m.node.metadata.name)],
+    );
     let lists = 0;
     const list = s.cluster.list.bind(s.cluster);
     s.cluster.list = ((...args: Parameters<typeof list>) => (lists++, list(...args))) as typeof list;
@@ -236,13 +294,19 @@ describe('TerminationController: quiet passes', () => {
     expect(afterFirst).toBeGreaterThan(0);
     for (let i = 0; i < 5; i++) {
       s.clock.advance(60_000);
-      expect(await s.controller.reconcile(s.clock.now())).toEqual({ released: { nodes: [], nodeClaims: [] }, errors: [] });
+      expect(await s.controller.reconcile(s.clock.now())).toEqual({
+        released: { nodes: [], nodeClaims: [] },
+        errors: [],
+      });
     }
     expect(lists).toBe(afterFirst);
 
     await s.deleteObject('Node', m.node.metadata.name);
     await s.controller.reconcile(s.clock.now());
-    expect((await s.node(m.node.metadata.name))!.spec.taints).toContainEqual({ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' });
+    expect((await s.node(m.node.metadata.name))!.spec.taints).toContainEqual({
+      key: 'karpenter.sh/disrupted',
+      effect: 'NoSchedule',
+    });
     expect((await s.pod('web-1'))!.metadata.deletionTimestamp).toBeDefined();
   });
 });

@@ -6,7 +6,10 @@ import { makePod, type PodOptions } from '../support/cluster-builder.js';
 
 const NOW = Date.parse('2026-08-20T12:00:10Z');
 const T = Date.parse('2026-08-20T12:05:00Z');
-const pod = (name: string, o: PodOptions & { critical?: 'system-cluster-critical' | 'system-node-critical' | 'high'; g?: number } = {}): Pod => {
+const pod = (
+  name: string,
+  o: PodOptions & { critical?: 'system-cluster-critical' | 'system-node-critical' | 'high'; g?: number } = {},
+): Pod => {
   const p = makePod(name, 'node-a', o);
   if (o.critical) p.spec.priorityClassName = o.critical;
   if (o.g !== undefined) p.spec.terminationGracePeriodSeconds = o.g;
@@ -20,7 +23,11 @@ describe('drainTier', () => {
     ['non-critical daemon', pod('b', { owner: 'DaemonSet' }), 2],
     ['critical by name (cluster), not a daemon', pod('c', { critical: 'system-cluster-critical' }), 3],
     ['critical by name (node) daemon', pod('d', { owner: 'DaemonSet', critical: 'system-node-critical' }), 4],
-    ['high priority value but another class name is not critical', pod('e', { critical: 'high', priority: 2_000_000_000 }), 1],
+    [
+      'high priority value but another class name is not critical',
+      pod('e', { critical: 'high', priority: 2_000_000_000 }),
+      1,
+    ],
   ])('%s → tier %s', (_c, p, tier) => {
     expect(drainTier(p as Pod)).toBe(tier);
   });
@@ -73,7 +80,8 @@ describe('planDrain', () => {
   });
 
   it('queues force-delete-eligible pods at once across tiers', () => {
-    const slowCriticalDaemon = pod('cni-slow', { owner: 'DaemonSet', critical: 'system-node-critical', g: 300 }); // g ≥ T − now
+    // g ≥ T − now
+    const slowCriticalDaemon = pod('cni-slow', { owner: 'DaemonSet', critical: 'system-node-critical', g: 300 });
     const plan = planDrain([workload, daemon, slowCriticalDaemon], T, NOW);
     expect(plan.tier).toBe(1);
     expect(names(plan.enqueue)).toEqual(['cni-slow', 'web-1']);

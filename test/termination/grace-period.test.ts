@@ -15,20 +15,27 @@ const disrupted = (T: string, s: number, g: number): string =>
 describe('terminationGracePeriod', () => {
   it('forces each held-back pod at T − g (strictly after), grants the seconds left, and every pod is gone by T', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '5m' })]), ([m]) => {
-      const n = m.node.metadata.name;
-      const guarded = { labels: { app: 'guarded' } };
-      return [
-        grace(makePod('db-1', n, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }), 30),
-        grace(makePod('big-1', n), 600), // g > TGP: forced as soon as draining starts
-        grace(makePod('guarded-300', n, guarded), 300), // g = TGP: not at T − g itself, 1 tick later
-        grace(makePod('guarded-0', n, guarded), 0), // only after T, with 1 s
-        makePdb('guarded', { matchLabels: { app: 'guarded' } }, { maxUnavailable: 0 }),
-      ];
-    });
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '5m' })]),
+      ([m]) => {
+        const n = m.node.metadata.name;
+        const guarded = { labels: { app: 'guarded' } };
+        return [
+          grace(makePod('db-1', n, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }), 30),
+          grace(makePod('big-1', n), 600), // g > TGP: forced as soon as draining starts
+          grace(makePod('guarded-300', n, guarded), 300), // g = TGP: not at T − g itself, 1 tick later
+          grace(makePod('guarded-0', n, guarded), 0), // only after T, with 1 s
+          makePdb('guarded', { matchLabels: { app: 'guarded' } }, { maxUnavailable: 0 }),
+        ];
+      },
+    );
     await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
     await s.tick(); // 12:00:00 = T − 300 s exactly
-    expect((await s.nodeClaim(m.nodeClaim.metadata.name))!.metadata.annotations?.['karpenter.sh/nodeclaim-termination-timestamp']).toBe('2026-08-20T12:05:00Z');
+    expect(
+      (await s.nodeClaim(m.nodeClaim.metadata.name))!.metadata.annotations?.[
+        'karpenter.sh/nodeclaim-termination-timestamp'
+      ],
+    ).toBe('2026-08-20T12:05:00Z');
     const deletedAt = async (name: string) => (await s.pod(name))?.metadata.deletionTimestamp;
     expect(await deletedAt('big-1')).toBe('2026-08-20T12:05:00Z');
     expect(await deletedAt('guarded-300')).toBeUndefined();
@@ -54,15 +61,19 @@ describe('terminationGracePeriod', () => {
     ]);
     expect(s.messages('Evicted')).toEqual([]);
     await s.runUntil(async () => (await s.node(m.node.metadata.name)) === undefined);
-    expect(s.clock.now()).toBe(at('12:05:21')); // last pod gone 12:05:01 → Drained (MinDrainTime long over) → instance 20 s
+    // last pod gone 12:05:01 → Drained (MinDrainTime long over) → instance 20 s
+    expect(s.clock.now()).toBe(at('12:05:21'));
   });
 
   it('a pod already terminating past T is forced at once; one finishing by T is left alone', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '5m' })]), ([m]) => [
-      grace(makePod('slow-1', m.node.metadata.name), 3600),
-      grace(makePod('quick-1', m.node.metadata.name), 60),
-    ]);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '5m' })]),
+      ([m]) => [
+        grace(makePod('slow-1', m.node.metadata.name), 3600),
+        grace(makePod('quick-1', m.node.metadata.name), 60),
+      ],
+    );
     await s.cluster.delete({ kind: 'Pod', name: 'slow-1', namespace: 'default' }); // kubelet would kill it at 13:00:00
     await s.cluster.delete({ kind: 'Pod', name: 'quick-1', namespace: 'default' }); // at 12:01:00
     await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
@@ -74,16 +85,20 @@ describe('terminationGracePeriod', () => {
 
   it('without a TGP a do-not-disrupt pod blocks the drain until the annotation goes', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0)]), ([m]) => [
-      makePod('db-1', m.node.metadata.name, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
-    ]);
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0)]),
+      ([m]) => [makePod('db-1', m.node.metadata.name, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } })],
+    );
     await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
     await s.tick();
     await s.runFor(30 * 60_000, 1_000);
     expect((await s.pod('db-1'))!.metadata.deletionTimestamp).toBeUndefined();
     expect(await s.node(m.node.metadata.name)).toBeDefined();
     expect(s.messages('FailedDraining')).toContain('Failed to drain node, 1 pods are waiting to be evicted');
-    await s.cluster.patch({ kind: 'Pod', name: 'db-1', namespace: 'default' }, { metadata: { annotations: { 'karpenter.sh/do-not-disrupt': null } } });
+    await s.cluster.patch(
+      { kind: 'Pod', name: 'db-1', namespace: 'default' },
+      { metadata: { annotations: { 'karpenter.sh/do-not-disrupt': null } } },
+    );
     const removedAt = s.clock.now();
     await s.runUntil(async () => (await s.pod('db-1'))?.metadata.deletionTimestamp !== undefined, 100);
     expect(s.clock.now() - removedAt).toBeLessThanOrEqual(10_000); // the backoff is capped at 10 s
@@ -92,10 +107,16 @@ describe('terminationGracePeriod', () => {
 
   it('a force-deleted pod that never goes away stops blocking 1 min after its deletionTimestamp', async () => {
     const s = new Scenario();
-    const [m] = await s.start((c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '1m' })]), ([m]) => {
-      const p = grace(makePod('stuck-1', m.node.metadata.name, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }), 30);
-      return [{ ...p, metadata: { ...p.metadata, finalizers: ['example.com/never'] } }];
-    });
+    const [m] = await s.start(
+      (c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '1m' })]),
+      ([m]) => {
+        const p = grace(
+          makePod('stuck-1', m.node.metadata.name, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
+          30,
+        );
+        return [{ ...p, metadata: { ...p.metadata, finalizers: ['example.com/never'] } }];
+      },
+    );
     await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
     await s.runUntil(async () => (await s.pod('stuck-1'))?.metadata.deletionTimestamp !== undefined);
     expect(s.clock.now()).toBe(at('12:00:30.100'));

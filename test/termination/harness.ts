@@ -22,11 +22,20 @@ export interface Machine {
 }
 
 /** A NodeClaim + Node of `pool` backed by a running SimulatedCloud instance. */
-export async function launchMachine(cloud: SimulatedCloud, pool: string, i: number, o: NodeOptions = {}): Promise<Machine> {
+export async function launchMachine(
+  cloud: SimulatedCloud,
+  pool: string,
+  i: number,
+  o: NodeOptions = {},
+): Promise<Machine> {
   const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, o);
   const instance = await cloud.create(nodeClaim);
   for (const obj of [nodeClaim, node]) {
-    obj.metadata.labels = { ...obj.metadata.labels, 'topology.kubernetes.io/zone': instance.zone, 'node.kubernetes.io/instance-type': instance.instanceType };
+    obj.metadata.labels = {
+      ...obj.metadata.labels,
+      'topology.kubernetes.io/zone': instance.zone,
+      'node.kubernetes.io/instance-type': instance.instanceType,
+    };
   }
   nodeClaim.status = { ...nodeClaim.status, providerID: instance.providerID };
   node.spec.providerID = instance.providerID;
@@ -43,7 +52,11 @@ export class Scenario {
   pdbs!: PdbStatusController;
 
   /** Launches the machines a minute before T0, seeds the cluster with them and `objects`, and sets the clock to T0. */
-  async start(machines: (cloud: SimulatedCloud) => Promise<Machine[]>, objects: (m: Machine[]) => KubeObject[], options: Partial<TerminationControllerOptions> = {}): Promise<Machine[]> {
+  async start(
+    machines: (cloud: SimulatedCloud) => Promise<Machine[]>,
+    objects: (m: Machine[]) => KubeObject[],
+    options: Partial<TerminationControllerOptions> = {},
+  ): Promise<Machine[]> {
     const ms = await machines(this.cloud);
     this.cluster = new MemoryCluster(this.clock, [...ms.flatMap((m) => [m.nodeClaim, m.node]), ...objects(ms)]);
     this.clock.set(T0);
@@ -54,7 +67,13 @@ export class Scenario {
 
   /** A fresh controller on the same cluster and cloud (a restart: nothing in memory survives). */
   newController(options: Partial<TerminationControllerOptions> = {}): TerminationController {
-    return new TerminationController({ client: this.cluster, cloud: this.cloud, recorder: this.events, metrics: this.metrics, ...options });
+    return new TerminationController({
+      client: this.cluster,
+      cloud: this.cloud,
+      recorder: this.events,
+      metrics: this.metrics,
+      ...options,
+    });
   }
 
   async kubelet(): Promise<void> {
@@ -63,7 +82,10 @@ export class Scenario {
       const at = pod.metadata.deletionTimestamp;
       if (at === undefined || Date.parse(at) > now) continue;
       try {
-        await this.cluster.delete({ kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace }, { gracePeriodSeconds: 0 });
+        await this.cluster.delete(
+          { kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace },
+          { gracePeriodSeconds: 0 },
+        );
       } catch (e) {
         if (!isApiError(e, 404)) throw e;
       }
@@ -109,4 +131,5 @@ export class Scenario {
   }
 }
 
-export const condition = (nc: NodeClaim | undefined, type: string) => nc?.status?.conditions?.find((c) => c.type === type);
+export const condition = (nc: NodeClaim | undefined, type: string) =>
+  nc?.status?.conditions?.find((c) => c.type === type);

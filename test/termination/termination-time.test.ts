@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
 import { disrupted, failedDraining, goTimeString } from '../../src/control/termination/events.js';
-import { formatRfc3339, terminationGracePeriodSeconds, terminationTimeOf } from '../../src/control/termination/termination-time.js';
+import {
+  formatRfc3339,
+  terminationGracePeriodSeconds,
+  terminationTimeOf,
+} from '../../src/control/termination/termination-time.js';
 import { makeNodeClaimAndNode } from '../support/cluster-builder.js';
 
 describe('termination time', () => {
@@ -43,8 +47,12 @@ describe('event messages', () => {
   });
   it('FailedDraining texts', () => {
     const node = { kind: 'Node', name: 'n1' };
-    expect(failedDraining(node, { kind: 'waiting', pods: 3 }).message).toBe('Failed to drain node, 3 pods are waiting to be evicted');
-    expect(failedDraining(node, { kind: 'pdb', pod: 'default/web-1' }).message).toBe('Failed to drain node, evicting pod violates a PDB (Pod=default/web-1)');
+    expect(failedDraining(node, { kind: 'waiting', pods: 3 }).message).toBe(
+      'Failed to drain node, 3 pods are waiting to be evicted',
+    );
+    expect(failedDraining(node, { kind: 'pdb', pod: 'default/web-1' }).message).toBe(
+      'Failed to drain node, evicting pod violates a PDB (Pod=default/web-1)',
+    );
     expect(failedDraining(node, { kind: 'multiple-pdbs', pod: 'default/web-1' }).message).toBe(
       'Failed to drain node, eviction does not support multiple PDBs (Pod=default/web-1)',
     );

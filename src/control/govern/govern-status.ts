@@ -13,7 +13,10 @@ export class GovernStatus implements StatusSource {
   private last: GovernTick | undefined;
   private readonly decisions: DecisionStatus[] = [];
 
-  constructor(private readonly governor: Governor, private readonly clock: Clock) {}
+  constructor(
+    private readonly governor: Governor,
+    private readonly clock: Clock,
+  ) {}
 
   record(t: GovernTick): void {
     this.last = t;
@@ -34,13 +37,33 @@ export class GovernStatus implements StatusSource {
     return {
       at: new Date(this.clock.now()).toISOString(),
       clockSpeed: 1,
-      nodePools: Object.fromEntries(Object.entries(ev?.nodePools ?? {}).map(([k, p]) => [k, { policy: p.policy, nodes: p.nodes, disrupting: p.disrupting, allowed: p.allowed as Record<string, number | null> }])),
+      nodePools: Object.fromEntries(
+        Object.entries(ev?.nodePools ?? {}).map(([k, p]) => [
+          k,
+          {
+            policy: p.policy,
+            nodes: p.nodes,
+            disrupting: p.disrupting,
+            allowed: p.allowed as Record<string, number | null>,
+          },
+        ]),
+      ),
       nodes: Object.entries(ev?.nodes ?? {}).map(([name, n]) => ({
-        name, nodePool: n.nodePool, candidate: n.candidate, reasons: n.reasons,
-        blocked: [...n.blocked, ...(n.overblocks ? [{
-          code: 'GovernHoldOverblocks',
-          message: `kpol holds this node with karpenter.sh/do-not-disrupt, which also blocks ${n.overblocks.join(', ')} (the policy allows them)`,
-        }] : [])],
+        name,
+        nodePool: n.nodePool,
+        candidate: n.candidate,
+        reasons: n.reasons,
+        blocked: [
+          ...n.blocked,
+          ...(n.overblocks
+            ? [
+                {
+                  code: 'GovernHoldOverblocks',
+                  message: `kpol holds this node with karpenter.sh/do-not-disrupt, which also blocks ${n.overblocks.join(', ')} (the policy allows them)`,
+                },
+              ]
+            : []),
+        ],
       })),
       decisions: [...this.decisions],
       events: this.governor.events.list({ limit: KEEP }).map(toStatusEvent),

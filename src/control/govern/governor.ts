@@ -19,7 +19,16 @@ import type { Logger } from '../../core/observe/logger.js';
 import { ClusterView } from '../reconciler/cluster-view.js';
 import { ceilMinute, governedBudgets } from './karpenter-budgets.js';
 import { createGovernMetrics, type GovernMetrics } from './govern-metrics.js';
-import { ANNOTATION_DECISION, ANNOTATION_GOVERNED_BY, governApply, governedFields, holdsFields, restoreApply, savedUserSettings, type PoolDecision } from './nodepool-apply.js';
+import {
+  ANNOTATION_DECISION,
+  ANNOTATION_GOVERNED_BY,
+  governApply,
+  governedFields,
+  holdsFields,
+  restoreApply,
+  savedUserSettings,
+  type PoolDecision,
+} from './nodepool-apply.js';
 import { holdApply, holdStateOf, holdText, releaseApply, ANNOTATION_HOLD } from './node-holds.js';
 
 /** Server-side apply under kpol's field manager (src/edge/kube/kube-cluster.ts). */
@@ -141,24 +150,45 @@ export class Governor {
       const w: GovernWrite = { object: `NodePool/${name}`, action: 'govern', changes: changesOf(np, fields) };
       if (await this.write(w, governApply(np, policy.name, fields, decision), sink)) {
         this.events.publish({
-          type: 'Warning', reason: 'KpolFailedClosed', object: { kind: 'NodePool', name, uid: np.metadata.uid },
+          type: 'Warning',
+          reason: 'KpolFailedClosed',
+          object: { kind: 'NodePool', name, uid: np.metadata.uid },
           message: `Policy ${policy.name} cannot be evaluated: nothing may be disrupted in this NodePool until it can`,
         });
       }
     }
   }
 
-  private async governPool(np: NodePool, policy: PolicySpec, ev: EvalOutput, now: number, tick: GovernTick): Promise<void> {
+  private async governPool(
+    np: NodePool,
+    policy: PolicySpec,
+    ev: EvalOutput,
+    now: number,
+    tick: GovernTick,
+  ): Promise<void> {
     const pool = ev.nodePools[np.metadata.name];
     const failClosedAt = this.renewalInstant(np, now);
     const budgets = await governedBudgets((t) => this.evaluator.poolEvents(policy, t), now, pool.nodes, failClosedAt);
     const fields = governedFields(policy, budgets);
     if (holdsFields(np, fields, policy.name)) return;
-    const decision: PoolDecision = { policy: policy.name, allowed: pool.allowed as Record<string, number | null>, failClosedAt: new Date(failClosedAt).toISOString() };
+    const decision: PoolDecision = {
+      policy: policy.name,
+      allowed: pool.allowed as Record<string, number | null>,
+      failClosedAt: new Date(failClosedAt).toISOString(),
+    };
     const first = np.metadata.annotations?.[ANNOTATION_GOVERNED_BY] !== policy.name;
-    const ok = await this.write({ object: `NodePool/${np.metadata.name}`, action: 'govern', changes: changesOf(np, fields) }, governApply(np, policy.name, fields, decision), tick);
+    const ok = await this.write(
+      { object: `NodePool/${np.metadata.name}`, action: 'govern', changes: changesOf(np, fields) },
+      governApply(np, policy.name, fields, decision),
+      tick,
+    );
     if (ok && first) {
-      this.events.publish({ type: 'Normal', reason: 'KpolGoverning', message: `Policy ${policy.name} governs this NodePool's disruption budgets`, object: { kind: 'NodePool', name: np.metadata.name, uid: np.metadata.uid } });
+      this.events.publish({
+        type: 'Normal',
+        reason: 'KpolGoverning',
+        message: `Policy ${policy.name} governs this NodePool's disruption budgets`,
+        object: { kind: 'NodePool', name: np.metadata.name, uid: np.metadata.uid },
+      });
     }
   }
 
@@ -178,30 +208,83 @@ export class Governor {
     if (error) {
       // Never guess the user's values: leave the pool as it is and say so.
       tick.failures.push(error);
-      this.events.publish({ type: 'Warning', reason: 'KpolRestoreFailed', message: error, object: { kind: 'NodePool', name: np.metadata.name, uid: np.metadata.uid } });
+      this.events.publish({
+        type: 'Warning',
+        reason: 'KpolRestoreFailed',
+        message: error,
+        object: { kind: 'NodePool', name: np.metadata.name, uid: np.metadata.uid },
+      });
       return;
     }
-    const ok = await this.write({ object: `NodePool/${np.metadata.name}`, action: 'restore', changes: { budgets: { from: np.spec.disruption?.budgets, to: settings?.disruption?.budgets } } },
-      restoreApply(np, settings ?? {}), tick);
-    if (ok) this.events.publish({ type: 'Normal', reason: 'KpolRestored', message: 'No policy governs this NodePool any more; its own disruption settings are back', object: { kind: 'NodePool', name: np.metadata.name, uid: np.metadata.uid } });
+    const ok = await this.write(
+      {
+        object: `NodePool/${np.metadata.name}`,
+        action: 'restore',
+        changes: { budgets: { from: np.spec.disruption?.budgets, to: settings?.disruption?.budgets } },
+      },
+      restoreApply(np, settings ?? {}),
+      tick,
+    );
+    if (ok)
+      this.events.publish({
+        type: 'Normal',
+        reason: 'KpolRestored',
+        message: 'No policy governs this NodePool any more; its own disruption settings are back',
+        object: { kind: 'NodePool', name: np.metadata.name, uid: np.metadata.uid },
+      });
   }
 
-  private async holdNode(node: Node, governed: ReadonlyMap<string, PolicySpec>, ev: EvalOutput, tick: GovernTick): Promise<void> {
+  private async holdNode(
+    node: Node,
+    governed: ReadonlyMap<string, PolicySpec>,
+    ev: EvalOutput,
+    tick: GovernTick,
+  ): Promise<void> {
     const name = node.metadata.name;
     const result = ev.nodes[name];
-    const holds = result && governed.has(result.nodePool) ? result.holds ?? [] : [];
+    const holds = result && governed.has(result.nodePool) ? (result.holds ?? []) : [];
     const state = holdStateOf(node);
     if (state === 'held-by-user') return; // the user's own annotation: never ours to change
     const object = { kind: 'Node', name, uid: node.metadata.uid };
     if (holds.length > 0) {
       const why = holdText(holds);
       if (state === 'held-by-kpol' && node.metadata.annotations?.[ANNOTATION_HOLD] === why) return;
-      const ok = await this.write({ object: `Node/${name}`, action: 'hold', changes: { [ANNOTATION_HOLD]: { from: node.metadata.annotations?.[ANNOTATION_HOLD], to: why } } }, holdApply(name, why), tick);
-      const over = result.overblocks?.length ? `; the annotation also blocks ${result.overblocks.join(', ')}, which the policy allows` : '';
-      if (ok && state === 'free') this.events.publish({ type: 'Normal', reason: 'KpolHeld', message: `Held with karpenter.sh/do-not-disrupt: ${why}${over}`, object });
+      const ok = await this.write(
+        {
+          object: `Node/${name}`,
+          action: 'hold',
+          changes: { [ANNOTATION_HOLD]: { from: node.metadata.annotations?.[ANNOTATION_HOLD], to: why } },
+        },
+        holdApply(name, why),
+        tick,
+      );
+      const over = result.overblocks?.length
+        ? `; the annotation also blocks ${result.overblocks.join(', ')}, which the policy allows`
+        : '';
+      if (ok && state === 'free')
+        this.events.publish({
+          type: 'Normal',
+          reason: 'KpolHeld',
+          message: `Held with karpenter.sh/do-not-disrupt: ${why}${over}`,
+          object,
+        });
     } else if (state === 'held-by-kpol') {
-      const ok = await this.write({ object: `Node/${name}`, action: 'release', changes: { [ANNOTATION_HOLD]: { from: node.metadata.annotations?.[ANNOTATION_HOLD], to: undefined } } }, releaseApply(name), tick);
-      if (ok) this.events.publish({ type: 'Normal', reason: 'KpolReleased', message: 'No kpol window holds this node any more; karpenter.sh/do-not-disrupt removed', object });
+      const ok = await this.write(
+        {
+          object: `Node/${name}`,
+          action: 'release',
+          changes: { [ANNOTATION_HOLD]: { from: node.metadata.annotations?.[ANNOTATION_HOLD], to: undefined } },
+        },
+        releaseApply(name),
+        tick,
+      );
+      if (ok)
+        this.events.publish({
+          type: 'Normal',
+          reason: 'KpolReleased',
+          message: 'No kpol window holds this node any more; karpenter.sh/do-not-disrupt removed',
+          object,
+        });
     }
   }
 
@@ -209,18 +292,46 @@ export class Governor {
    * Graceful expiration (Karpenter has none: KARPENTER.md#expiration): expired nodes of such pools are deleted by kpol,
    * at most the pool's Expired allowance at a time; Karpenter drains and terminates them.
    */
-  private async expireGracefully(index: ClusterIndex, governed: ReadonlyMap<string, PolicySpec>, ev: EvalOutput, tick: GovernTick): Promise<void> {
+  private async expireGracefully(
+    index: ClusterIndex,
+    governed: ReadonlyMap<string, PolicySpec>,
+    ev: EvalOutput,
+    tick: GovernTick,
+  ): Promise<void> {
     for (const [pool, policy] of governed) {
       if (policy.expiration !== 'graceful') continue;
       let allowed = ev.nodePools[pool]?.allowed.Expired ?? 0;
-      const expired = index.stateNodes.filter((sn) => sn.node && sn.nodeClaim && !isDeleting(sn) && ev.nodes[sn.node.metadata.name]?.reasons.includes('Expired' as Reason));
-      expired.sort((a, b) => (a.nodeClaim!.metadata.creationTimestamp ?? '').localeCompare(b.nodeClaim!.metadata.creationTimestamp ?? ''));
+      const expired = index.stateNodes.filter(
+        (sn) =>
+          sn.node &&
+          sn.nodeClaim &&
+          !isDeleting(sn) &&
+          ev.nodes[sn.node.metadata.name]?.reasons.includes('Expired' as Reason),
+      );
+      expired.sort((a, b) =>
+        (a.nodeClaim!.metadata.creationTimestamp ?? '').localeCompare(b.nodeClaim!.metadata.creationTimestamp ?? ''),
+      );
       for (const sn of expired) {
         if (allowed !== null && allowed <= 0) break;
         const nc = sn.nodeClaim!;
         const write: GovernWrite = { object: `NodeClaim/${nc.metadata.name}`, action: 'expire', changes: {} };
-        if (await this.run(write, () => this.o.client.delete({ kind: 'NodeClaim', name: nc.metadata.name }, { preconditions: { uid: nc.metadata.uid } }), tick)) {
-          this.events.publish({ type: 'Normal', reason: 'KpolExpired', message: `Expired: deleted within the Expired budget of policy ${policy.name}; Karpenter drains and terminates it`, object: { kind: 'NodeClaim', name: nc.metadata.name, uid: nc.metadata.uid } });
+        if (
+          await this.run(
+            write,
+            () =>
+              this.o.client.delete(
+                { kind: 'NodeClaim', name: nc.metadata.name },
+                { preconditions: { uid: nc.metadata.uid } },
+              ),
+            tick,
+          )
+        ) {
+          this.events.publish({
+            type: 'Normal',
+            reason: 'KpolExpired',
+            message: `Expired: deleted within the Expired budget of policy ${policy.name}; Karpenter drains and terminates it`,
+            object: { kind: 'NodeClaim', name: nc.metadata.name, uid: nc.metadata.uid },
+          });
         }
         if (allowed !== null) allowed--;
       }
@@ -271,7 +382,11 @@ function changesOf(np: NodePool, f: ReturnType<typeof governedFields>): GovernWr
     ['spec.disruption.consolidationPolicy', d?.consolidationPolicy, f.consolidationPolicy],
     ['spec.disruption.consolidateAfter', d?.consolidateAfter, f.consolidateAfter],
     ['spec.template.spec.expireAfter', t?.expireAfter, f.expireAfter ?? t?.expireAfter],
-    ['spec.template.spec.terminationGracePeriod', t?.terminationGracePeriod, f.terminationGracePeriod ?? t?.terminationGracePeriod],
+    [
+      'spec.template.spec.terminationGracePeriod',
+      t?.terminationGracePeriod,
+      f.terminationGracePeriod ?? t?.terminationGracePeriod,
+    ],
   ];
   const out: GovernWrite['changes'] = {};
   for (const [k, from, to] of pairs) if (!deepEqual(from, to)) out[k] = { from, to };

@@ -39,7 +39,10 @@ export function yearlyCron(ms: number): string {
  * @param failClosedAtMs a whole minute after now: from then on Karpenter blocks until kpol rewrites
  */
 export async function governedBudgets(
-  poolEventsAt: (ms: number) => Promise<readonly FiredEvent[]>, nowMs: number, numNodes: number, failClosedAtMs: number,
+  poolEventsAt: (ms: number) => Promise<readonly FiredEvent[]>,
+  nowMs: number,
+  numNodes: number,
+  failClosedAtMs: number,
 ): Promise<KarpenterBudget[]> {
   const out: KarpenterBudget[] = [];
   const add = (nodes: string, reason: KarpenterReason, schedule?: string) => {

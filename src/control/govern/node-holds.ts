@@ -27,7 +27,11 @@ export function holdText(holds: readonly Hold[]): string {
 
 /** Server-side apply configurations: hold the node, or own nothing of it (releases the hold). */
 export function holdApply(name: string, why: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, annotations: { [ANNOTATION_DO_NOT_DISRUPT]: 'true', [ANNOTATION_HOLD]: why } } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, annotations: { [ANNOTATION_DO_NOT_DISRUPT]: 'true', [ANNOTATION_HOLD]: why } },
+  };
 }
 
 export function releaseApply(name: string): KubeObject {

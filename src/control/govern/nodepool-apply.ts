@@ -49,7 +49,9 @@ export function governedFields(policy: PolicySpec, budgets: KarpenterBudget[]): 
     consolidateAfter: disruption.consolidateAfter,
     // Graceful expiration is kpol's own (it deletes expired NodeClaims within the Expired budget):
     // Karpenter's expiration is forceful, so it must not expire these nodes itself.
-    ...(policy.expiration === 'graceful' ? { expireAfter: 'Never' } : template.expireAfter !== undefined && { expireAfter: template.expireAfter }),
+    ...(policy.expiration === 'graceful'
+      ? { expireAfter: 'Never' }
+      : template.expireAfter !== undefined && { expireAfter: template.expireAfter }),
     ...(template.terminationGracePeriod !== undefined && { terminationGracePeriod: template.terminationGracePeriod }),
   };
 }
@@ -80,16 +82,23 @@ export function savedUserSettings(np: NodePool): { settings?: UserSettings; erro
 export function holdsFields(np: NodePool, f: GovernedFields, policy: string): boolean {
   const d = np.spec.disruption;
   const t = np.spec.template?.spec;
-  return np.metadata.annotations?.[ANNOTATION_GOVERNED_BY] === policy
-    && np.metadata.annotations?.[ANNOTATION_USER_SETTINGS] !== undefined
-    && deepEqual(d?.budgets, f.budgets)
-    && d?.consolidationPolicy === f.consolidationPolicy && d?.consolidateAfter === f.consolidateAfter
-    && (f.expireAfter === undefined || t?.expireAfter === f.expireAfter)
-    && (f.terminationGracePeriod === undefined || t?.terminationGracePeriod === f.terminationGracePeriod);
+  return (
+    np.metadata.annotations?.[ANNOTATION_GOVERNED_BY] === policy &&
+    np.metadata.annotations?.[ANNOTATION_USER_SETTINGS] !== undefined &&
+    deepEqual(d?.budgets, f.budgets) &&
+    d?.consolidationPolicy === f.consolidationPolicy &&
+    d?.consolidateAfter === f.consolidateAfter &&
+    (f.expireAfter === undefined || t?.expireAfter === f.expireAfter) &&
+    (f.terminationGracePeriod === undefined || t?.terminationGracePeriod === f.terminationGracePeriod)
+  );
 }
 
-const applyConfig = (name: string, annotations: Record<string, string>, spec: NodePool['spec']): NodePool =>
-  ({ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name, annotations }, spec });
+const applyConfig = (name: string, annotations: Record<string, string>, spec: NodePool['spec']): NodePool => ({
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodePool',
+  metadata: { name, annotations },
+  spec,
+});
 
 /** The apply configuration that governs `np`; its user settings are saved on the first write. */
 export function governApply(np: NodePool, policy: string, f: GovernedFields, decision: PoolDecision): NodePool {
@@ -98,14 +107,22 @@ export function governApply(np: NodePool, policy: string, f: GovernedFields, dec
     ...(f.expireAfter !== undefined && { expireAfter: f.expireAfter }),
     ...(f.terminationGracePeriod !== undefined && { terminationGracePeriod: f.terminationGracePeriod }),
   };
-  return applyConfig(np.metadata.name, {
-    [ANNOTATION_GOVERNED_BY]: policy,
-    [ANNOTATION_USER_SETTINGS]: saved,
-    [ANNOTATION_DECISION]: JSON.stringify(decision),
-  }, {
-    disruption: { budgets: f.budgets, consolidationPolicy: f.consolidationPolicy, consolidateAfter: f.consolidateAfter },
-    ...(Object.keys(tspec).length && { template: { spec: tspec } }),
-  });
+  return applyConfig(
+    np.metadata.name,
+    {
+      [ANNOTATION_GOVERNED_BY]: policy,
+      [ANNOTATION_USER_SETTINGS]: saved,
+      [ANNOTATION_DECISION]: JSON.stringify(decision),
+    },
+    {
+      disruption: {
+        budgets: f.budgets,
+        consolidationPolicy: f.consolidationPolicy,
+        consolidateAfter: f.consolidateAfter,
+      },
+      ...(Object.keys(tspec).length && { template: { spec: tspec } }),
+    },
+  );
 }
 
 /**
@@ -117,8 +134,12 @@ export function restoreApply(np: NodePool, saved: UserSettings): NodePool {
     ...(saved.expireAfter !== undefined && { expireAfter: saved.expireAfter }),
     ...(saved.terminationGracePeriod !== undefined && { terminationGracePeriod: saved.terminationGracePeriod }),
   };
-  return applyConfig(np.metadata.name, {}, {
-    ...(saved.disruption && { disruption: saved.disruption }),
-    ...(Object.keys(tspec).length && { template: { spec: tspec } }),
-  });
+  return applyConfig(
+    np.metadata.name,
+    {},
+    {
+      ...(saved.disruption && { disruption: saved.disruption }),
+      ...(Object.keys(tspec).length && { template: { spec: tspec } }),
+    },
+  );
 }

@@ -43,7 +43,9 @@ export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
 export const DEFAULT_RETRY_PERIOD_MS = 2_000;
 
 /** The same checks client-go makes, as messages for a usage error. */
-export function leaderElectionProblems(c: Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'identity'>): string[] {
+export function leaderElectionProblems(
+  c: Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'identity'>,
+): string[] {
   const lease = c.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
   const renew = c.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
   const retry = c.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
@@ -90,7 +92,9 @@ export class LeaderElector {
     return this.observed?.holderIdentity ?? '';
   }
 
-  /** One attempt to acquire or renew (client-go's `tryAcquireOrRenew`); returns whether this replica leads afterwards. */
+  /**
+   * One attempt to acquire or renew (client-go's `tryAcquireOrRenew`); returns whether this replica leads afterwards.
+   */
   async step(): Promise<boolean> {
     try {
       const ok = await this.tryAcquireOrRenew();
@@ -135,7 +139,10 @@ export class LeaderElector {
       return true;
     } catch (err) {
       if (isApiError(err, 409)) {
-        this.o.logger?.info('leader election: lost the race for the lease', { lease: this.o.name, identity: this.o.identity });
+        this.o.logger?.info('leader election: lost the race for the lease', {
+          lease: this.o.name,
+          identity: this.o.identity,
+        });
         return false;
       }
       throw err;
@@ -165,7 +172,10 @@ export class LeaderElector {
     const leading = this.isLeader();
     if (leading === this.wasLeader) return;
     this.wasLeader = leading;
-    this.o.logger?.info(leading ? 'leader election: started leading' : 'leader election: stopped leading', { lease: this.o.name, identity: this.o.identity });
+    this.o.logger?.info(leading ? 'leader election: started leading' : 'leader election: stopped leading', {
+      lease: this.o.name,
+      identity: this.o.identity,
+    });
     if (leading) this.o.onStartedLeading?.();
     else this.o.onStoppedLeading?.();
   }
@@ -181,10 +191,19 @@ export class LeaderElector {
       const now = this.o.clock.now();
       await this.o.client.update<Lease>({
         ...current,
-        spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, acquireTime: microTime(now), renewTime: microTime(now) },
+        spec: {
+          ...current.spec,
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          acquireTime: microTime(now),
+          renewTime: microTime(now),
+        },
       });
     } catch (err) {
-      this.o.logger?.warn('leader election: could not release the lease; it expires after the lease duration', { lease: this.o.name, err: String(err) });
+      this.o.logger?.warn('leader election: could not release the lease; it expires after the lease duration', {
+        lease: this.o.name,
+        err: String(err),
+      });
     } finally {
       this.notify();
     }
@@ -192,10 +211,16 @@ export class LeaderElector {
 
   /** Steps every retry period until `stop()`, then releases the lease. */
   async run(): Promise<void> {
-    const wait = this.o.wait ?? ((ms: number) => new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.wake = () => { clearTimeout(t); resolve(); };
-    }));
+    const wait =
+      this.o.wait ??
+      ((ms: number) =>
+        new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, ms);
+          this.wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        }));
     while (!this.stopped) {
       await this.step();
       if (this.stopped) break;

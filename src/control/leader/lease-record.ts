@@ -28,5 +28,11 @@ export function newLease(namespace: string, name: string, spec: LeaseSpec): Leas
 /** The fields whose change means someone wrote the lease (client-go compares the whole record). */
 export function recordKey(spec: LeaseSpec | undefined): string {
   const s = spec ?? {};
-  return JSON.stringify([s.holderIdentity ?? '', s.leaseDurationSeconds ?? 0, s.acquireTime ?? '', s.renewTime ?? '', s.leaseTransitions ?? 0]);
+  return JSON.stringify([
+    s.holderIdentity ?? '',
+    s.leaseDurationSeconds ?? 0,
+    s.acquireTime ?? '',
+    s.renewTime ?? '',
+    s.leaseTransitions ?? 0,
+  ]);
 }

@@ -4,8 +4,14 @@
 // types the scheduling simulation chose, the termination finalizer, the pool hash, and an owner
 // reference to the pool.
 import {
-  ANNOTATION_NODEPOOL_HASH, ANNOTATION_NODEPOOL_HASH_VERSION, FINALIZER_TERMINATION, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL,
-  type NodeClaim, type NodePool, type NodeSelectorRequirement,
+  ANNOTATION_NODEPOOL_HASH,
+  ANNOTATION_NODEPOOL_HASH_VERSION,
+  FINALIZER_TERMINATION,
+  LABEL_INSTANCE_TYPE,
+  LABEL_NODEPOOL,
+  type NodeClaim,
+  type NodePool,
+  type NodeSelectorRequirement,
 } from '../../core/cluster/types.js';
 import { ANNOTATION_CREATION_REASON } from '../../world/cloud/ownership.js';
 
@@ -15,7 +21,12 @@ export class NodeClaimFactory {
 
   constructor(private readonly prefix = '') {}
 
-  build(pool: NodePool, instanceTypes: readonly string[], extra: NodeSelectorRequirement[] = [], reason = 'provisioning'): NodeClaim {
+  build(
+    pool: NodePool,
+    instanceTypes: readonly string[],
+    extra: NodeSelectorRequirement[] = [],
+    reason = 'provisioning',
+  ): NodeClaim {
     const tmpl = pool.spec.template ?? {};
     const tspec = tmpl.spec ?? {};
     const name = `${pool.metadata.name}-${this.prefix}${(++this.counter).toString(36).padStart(5, '0')}`;
@@ -24,7 +35,10 @@ export class NodeClaimFactory {
       ...extra,
       { key: LABEL_INSTANCE_TYPE, operator: 'In', values: [...instanceTypes] },
     ];
-    const annotations: Record<string, string> = { ...(tmpl.metadata?.annotations ?? {}), [ANNOTATION_CREATION_REASON]: reason };
+    const annotations: Record<string, string> = {
+      ...(tmpl.metadata?.annotations ?? {}),
+      [ANNOTATION_CREATION_REASON]: reason,
+    };
     const hash = pool.metadata.annotations?.[ANNOTATION_NODEPOOL_HASH];
     const version = pool.metadata.annotations?.[ANNOTATION_NODEPOOL_HASH_VERSION];
     if (hash !== undefined && version !== undefined) {
@@ -38,11 +52,23 @@ export class NodeClaimFactory {
     if (tspec.expireAfter) spec.expireAfter = tspec.expireAfter;
     if (tspec.terminationGracePeriod) spec.terminationGracePeriod = tspec.terminationGracePeriod;
     return {
-      apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
       metadata: {
-        name, labels: { ...(tmpl.metadata?.labels ?? {}), [LABEL_NODEPOOL]: pool.metadata.name }, annotations, finalizers: [FINALIZER_TERMINATION],
-        // Owned by the pool (Karpenter's NodeClaimTemplate.ToNodeClaim): deleting the NodePool cascades to its NodeClaims.
-        ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: pool.metadata.name, ...(pool.metadata.uid !== undefined && { uid: pool.metadata.uid }) }],
+        name,
+        labels: { ...(tmpl.metadata?.labels ?? {}), [LABEL_NODEPOOL]: pool.metadata.name },
+        annotations,
+        finalizers: [FINALIZER_TERMINATION],
+        // Owned by the pool (Karpenter's NodeClaimTemplate.ToNodeClaim): deleting the NodePool cascades to its
+        // NodeClaims.
+        ownerReferences: [
+          {
+            apiVersion: 'karpenter.sh/v1',
+            kind: 'NodePool',
+            name: pool.metadata.name,
+            ...(pool.metadata.uid !== undefined && { uid: pool.metadata.uid }),
+          },
+        ],
       },
       spec,
     };

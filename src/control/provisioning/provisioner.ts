@@ -5,7 +5,13 @@
 // NodeClaims are created for what nothing can hold. (Against a real cluster kube-scheduler
 // binds; only the NodeClaim half runs — issue 4.)
 import type { ClusterClient } from '../../core/cluster/client.js';
-import { hasDisruptedTaint, isInitialized, isReady, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
+import {
+  hasDisruptedTaint,
+  isInitialized,
+  isReady,
+  type ClusterIndex,
+  type StateNode,
+} from '../../core/cluster/state.js';
 import type { NodePool, Pod } from '../../core/cluster/types.js';
 import { isPending, runSimulation, type SimulationEnv } from '../../world/scheduling/cluster-simulation.js';
 import type { NodeClaimFactory } from './nodeclaim-factory.js';
@@ -18,7 +24,9 @@ export interface ProvisionResult {
   bound: number;
   created: string[];
   unschedulable: number;
-  /** Existing nodes (or in-flight NodeClaims) pending pods were placed on: nominated (KARPENTER.md#candidates row 6). */
+  /**
+   * Existing nodes (or in-flight NodeClaims) pending pods were placed on: nominated (KARPENTER.md#candidates row 6).
+   */
   nominated: string[];
 }
 
@@ -29,11 +37,21 @@ export class Provisioner {
   private readonly nominations = new Map<string, { nodeClaim: string; since: number }>();
 
   /** `bind: false` leaves binding to a real kube-scheduler; pods that fit nowhere still get NodeClaims. */
-  constructor(private readonly client: ClusterClient, private readonly factory: NodeClaimFactory, private readonly o: { bind?: boolean } = {}) {}
+  constructor(
+    private readonly client: ClusterClient,
+    private readonly factory: NodeClaimFactory,
+    private readonly o: { bind?: boolean } = {},
+  ) {}
 
   private canBind(sn: StateNode | undefined): boolean {
-    return sn?.node !== undefined && isReady(sn) && (sn.nodeClaim === undefined || isInitialized(sn)) &&
-      !hasDisruptedTaint(sn.node.spec.taints) && !sn.node.metadata.deletionTimestamp && !sn.node.spec.unschedulable;
+    return (
+      sn?.node !== undefined &&
+      isReady(sn) &&
+      (sn.nodeClaim === undefined || isInitialized(sn)) &&
+      !hasDisruptedTaint(sn.node.spec.taints) &&
+      !sn.node.metadata.deletionTimestamp &&
+      !sn.node.spec.unschedulable
+    );
   }
 
   async reconcile(index: ClusterIndex, env: SimulationEnv): Promise<ProvisionResult> {
@@ -41,30 +59,47 @@ export class Provisioner {
     // Nothing pending: nothing to bind or launch (pods of draining nodes come back as new pending pods).
     if (!index.unboundPods.some(isPending)) return out;
     const { result, pending } = runSimulation(index, [], false, env);
-    const nodeClaims = new Set(index.snapshot.nodeClaims.filter((nc) => !nc.metadata.deletionTimestamp).map((nc) => nc.metadata.name));
+    const nodeClaims = new Set(
+      index.snapshot.nodeClaims.filter((nc) => !nc.metadata.deletionTimestamp).map((nc) => nc.metadata.name),
+    );
     for (const [key, n] of this.nominations) {
       if (!nodeClaims.has(n.nodeClaim) || env.now - n.since > NOMINATION_TTL_MS) this.nominations.delete(key);
     }
     for (const pod of pending) {
       const placement = result.placements.get(pod);
-      if (!placement) { out.unschedulable++; continue; }
+      if (!placement) {
+        out.unschedulable++;
+        continue;
+      }
       if (!('node' in placement)) continue;
       out.nominated.push(placement.node);
       const sn = index.nodesByName.get(placement.node) ?? index.nodeClaimsByName.get(placement.node);
       if (this.canBind(sn)) {
         if (this.o.bind === false) continue;
-        await this.client.patch({ kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace }, { spec: { nodeName: sn!.node!.metadata.name } });
+        await this.client.patch(
+          { kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace },
+          { spec: { nodeName: sn!.node!.metadata.name } },
+        );
         this.nominations.delete(podKey(pod));
         out.bound++;
       } else if (sn?.nodeClaim) {
-        this.nominations.set(podKey(pod), { nodeClaim: sn.nodeClaim.metadata.name, since: this.nominations.get(podKey(pod))?.since ?? env.now });
+        this.nominations.set(podKey(pod), {
+          nodeClaim: sn.nodeClaim.metadata.name,
+          since: this.nominations.get(podKey(pod))?.since ?? env.now,
+        });
       }
     }
     for (const plan of result.newNodeClaims) {
       if (plan.pods.every((p) => this.nominations.has(podKey(p)))) continue;
       const pool = index.nodePoolsByName.get(plan.nodePool) as NodePool | undefined;
       if (!pool || plan.instanceTypes.length === 0) continue;
-      const nc = await this.client.create(this.factory.build(pool, plan.instanceTypes.slice(0, MAX_LAUNCH_TYPES).map((t) => t.name), plan.requirements.filter((r) => r.key !== 'node.kubernetes.io/instance-type')));
+      const nc = await this.client.create(
+        this.factory.build(
+          pool,
+          plan.instanceTypes.slice(0, MAX_LAUNCH_TYPES).map((t) => t.name),
+          plan.requirements.filter((r) => r.key !== 'node.kubernetes.io/instance-type'),
+        ),
+      );
       for (const p of plan.pods) this.nominations.set(podKey(p), { nodeClaim: nc.metadata.name, since: env.now });
       out.created.push(nc.metadata.name);
     }

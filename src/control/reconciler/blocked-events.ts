@@ -10,13 +10,24 @@ import { digestOf } from './methods/verdict-digest.js';
 
 /** Candidate-construction codes that carry an event (rows 4–11 of KARPENTER.md#candidates, plus kpol's holds). */
 const WITH_EVENT = new Set([
-  'NotInitialized', 'Deleting', 'Nominated', 'DoNotDisruptNode', 'MissingNodePoolLabel', 'NodePoolNotFound',
-  'DoNotDisruptPod', 'PodDisruptionWindow', 'PDBBlocked', 'MultiplePDBs', 'MaintenanceWindow',
+  'NotInitialized',
+  'Deleting',
+  'Nominated',
+  'DoNotDisruptNode',
+  'MissingNodePoolLabel',
+  'NodePoolNotFound',
+  'DoNotDisruptPod',
+  'PodDisruptionWindow',
+  'PDBBlocked',
+  'MultiplePDBs',
+  'MaintenanceWindow',
 ]);
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** Publishes each blocked node's event every tick (deduplicated), skipping ticks on which all of them would be dropped. */
+/**
+ * Publishes each blocked node's event every tick (deduplicated), skipping ticks on which all of them would be dropped.
+ */
 export class BlockedEvents {
   private readonly batch: RepeatedBatch;
 
@@ -31,10 +42,24 @@ export class BlockedEvents {
         const first = n.blocked[0];
         if (!WITH_EVENT.has(first.code)) continue;
         const sn = index.nodesByName.get(name);
-        const message = first.code === 'NodePoolNotFound' ? first.message.replace(/^nodepool not found/, 'NodePool not found') : capitalise(first.message);
-        publish({ type: 'Normal', reason: 'DisruptionBlocked', message, object: { kind: 'Node', name, ...(sn?.node?.metadata.uid && { uid: sn.node.metadata.uid }) } });
+        const message =
+          first.code === 'NodePoolNotFound'
+            ? first.message.replace(/^nodepool not found/, 'NodePool not found')
+            : capitalise(first.message);
+        publish({
+          type: 'Normal',
+          reason: 'DisruptionBlocked',
+          message,
+          object: { kind: 'Node', name, ...(sn?.node?.metadata.uid && { uid: sn.node.metadata.uid }) },
+        });
         const nc = sn?.nodeClaim;
-        if (nc) publish({ type: 'Normal', reason: 'DisruptionBlocked', message, object: { kind: 'NodeClaim', name: nc.metadata.name, ...(nc.metadata.uid && { uid: nc.metadata.uid }) } });
+        if (nc)
+          publish({
+            type: 'Normal',
+            reason: 'DisruptionBlocked',
+            message,
+            object: { kind: 'NodeClaim', name: nc.metadata.name, ...(nc.metadata.uid && { uid: nc.metadata.uid }) },
+          });
       }
     });
   }

@@ -27,12 +27,17 @@ export class ClusterView {
   private readonly stops: Array<{ stop(): void }> = [];
   private builtAt: string | undefined;
 
-  constructor(private readonly client: ClusterClient, private readonly options: ClusterViewOptions = {}) {
+  constructor(
+    private readonly client: ClusterClient,
+    private readonly options: ClusterViewOptions = {},
+  ) {
     for (const kind of VIEW_KINDS) {
-      this.stops.push(client.watch(kind, () => {
-        this.stale = true;
-        this.generation++;
-      }));
+      this.stops.push(
+        client.watch(kind, () => {
+          this.stale = true;
+          this.generation++;
+        }),
+      );
     }
   }
 
@@ -48,11 +53,17 @@ export class ClusterView {
     if (this.index && fresh) return this.index;
     this.stale = false;
     this.builtAt = stamp;
-    const [nodePools, nodeClaims, nodes, pods, pdbs, configMaps] = await Promise.all(VIEW_KINDS.map((k) => this.client.list(k)));
+    const [nodePools, nodeClaims, nodes, pods, pdbs, configMaps] = await Promise.all(
+      VIEW_KINDS.map((k) => this.client.list(k)),
+    );
     const snapshot: Snapshot = {
       ...emptySnapshot(),
-      nodePools: nodePools as NodePool[], nodeClaims: nodeClaims as NodeClaim[], nodes: nodes as Node[],
-      pods: pods as Pod[], pdbs: pdbs as PodDisruptionBudget[], configMaps: configMaps as ConfigMap[],
+      nodePools: nodePools as NodePool[],
+      nodeClaims: nodeClaims as NodeClaim[],
+      nodes: nodes as Node[],
+      pods: pods as Pod[],
+      pdbs: pdbs as PodDisruptionBudget[],
+      configMaps: configMaps as ConfigMap[],
     };
     this.index = indexCluster(snapshot);
     return this.index;

@@ -13,7 +13,13 @@ import { resolvePolicies } from '../../core/eval/resolve-policies.js';
 import type { Metrics } from '../../core/observe/metrics.js';
 import type { EventRecorder, RecordedEvent } from '../../core/observe/recorder.js';
 import { BlockedEvents } from './blocked-events.js';
-import { budgetMapping, candidatesFor, countCandidates, takeWithinBudget, type Candidate } from './methods/candidates.js';
+import {
+  budgetMapping,
+  candidatesFor,
+  countCandidates,
+  takeWithinBudget,
+  type Candidate,
+} from './methods/candidates.js';
 import { digestOf } from './methods/verdict-digest.js';
 import { RepeatedBatch } from '../../core/observe/repeated-batch.js';
 import { describeCommand, type Command } from './methods/command.js';
@@ -63,13 +69,38 @@ function recording(events: EventRecorder, into: PublishedEvent[]): EventRecorder
 
 const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 
-/** Block codes of candidate construction (`NewCandidate`, KARPENTER.md#candidates) and kpol's windows: such a node never reaches a method's filters. */
-const CANDIDATE_CODES: ReadonlySet<string> = new Set(['AlreadyDisrupting', 'NotManaged', 'NotInitialized', 'Deleting', 'Nominated', 'DoNotDisruptNode',
-  'MissingNodePoolLabel', 'NodePoolNotFound', 'DoNotDisruptPod', 'PodDisruptionWindow', 'PDBBlocked', 'MultiplePDBs', 'MaintenanceWindow']);
-/** Per-method filter codes that Karpenter reports as `Unconsolidatable` (KARPENTER.md#method-filters), by the method's reason. */
+/**
+ * Block codes of candidate construction (`NewCandidate`, KARPENTER.md#candidates) and kpol's windows: such a node never
+ * reaches a method's filters.
+ */
+const CANDIDATE_CODES: ReadonlySet<string> = new Set([
+  'AlreadyDisrupting',
+  'NotManaged',
+  'NotInitialized',
+  'Deleting',
+  'Nominated',
+  'DoNotDisruptNode',
+  'MissingNodePoolLabel',
+  'NodePoolNotFound',
+  'DoNotDisruptPod',
+  'PodDisruptionWindow',
+  'PDBBlocked',
+  'MultiplePDBs',
+  'MaintenanceWindow',
+]);
+/**
+ * Per-method filter codes that Karpenter reports as `Unconsolidatable` (KARPENTER.md#method-filters), by the method's
+ * reason.
+ */
 const FILTER_CODES: Partial<Record<Reason, readonly string[]>> = {
   Empty: ['ConsolidationDisabled'],
-  Underutilized: ['InstanceTypeNotFound', 'MissingCapacityType', 'MissingZone', 'ConsolidationDisabled', 'ConsolidationPolicyWhenEmpty'],
+  Underutilized: [
+    'InstanceTypeNotFound',
+    'MissingCapacityType',
+    'MissingZone',
+    'ConsolidationDisabled',
+    'ConsolidationPolicyWhenEmpty',
+  ],
 };
 
 /** Karpenter's production order (v1.5+), with kpol's graceful expiration after drift. */
@@ -129,9 +160,17 @@ export class DisruptionController {
   private context(index: ClusterIndex, evaluation: EvalOutput): MethodContext {
     const now = this.d.clock.now();
     return {
-      now, index, evaluation, instanceTypes: this.d.instanceTypes, events: this.d.events,
+      now,
+      index,
+      evaluation,
+      instanceTypes: this.d.instanceTypes,
+      events: this.d.events,
       simulate: this.d.pass ? this.d.pass(index, now) : (c, consolidation) => this.d.simulate(index, c, consolidation),
-      policyFor: (pool) => resolvePolicies(index.snapshot.nodePools.filter((np) => np.metadata.name === pool), this.d.policies()).byPool.get(pool)?.policy,
+      policyFor: (pool) =>
+        resolvePolicies(
+          index.snapshot.nodePools.filter((np) => np.metadata.name === pool),
+          this.d.policies(),
+        ).byPool.get(pool)?.policy,
       newId: () => `cmd-${++this.ids}`,
       clock: this.d.clock,
       unreachedPools: this.d.state.unreachedPools,
@@ -169,7 +208,11 @@ export class DisruptionController {
     for (const method of METHODS) {
       if (method.publishesFilterEvents) this.publishUnconsolidatable(method.reason, evaluation, index);
       const eligible = countCandidates(method.reason, evaluation, index);
-      this.d.metrics.set('karpenter_voluntary_disruption_eligible_nodes', { reason: method.reason.toLowerCase() }, eligible);
+      this.d.metrics.set(
+        'karpenter_voluntary_disruption_eligible_nodes',
+        { reason: method.reason.toLowerCase() },
+        eligible,
+      );
       if (eligible === 0) continue;
       verdicts ??= digestOf(evaluation).fingerprint();
       if (this.stillConsolidated(method, index, verdicts, evaluation, now)) continue;
@@ -193,7 +236,8 @@ export class DisruptionController {
   }
 
   /**
-   * KARPENTER.md#consolidated-cache: emptiness and consolidation remember the state in which they found nothing to do and
+   * KARPENTER.md#consolidated-cache: emptiness and consolidation remember the state in which they found nothing to do
+   * and
    * skip until it changes — a new index (some object changed) or any node's verdict changed
    * (kpol derives Consolidatable and the other holds from time, where Karpenter writes a
    * condition that changes its state) — or 5 minutes pass. Not remembered when budgets held
@@ -207,9 +251,24 @@ export class DisruptionController {
    * nothing again, and publish the same events (Unconsolidatable, each deduplicated): the
    * refresh replays those events instead of recomputing — the same decisions and events.
    */
-  private readonly consolidated = new Map<Method, { index: ClusterIndex; verdicts: string; nodes: EvalOutput['nodes']; at: number; published: readonly PublishedEvent[] }>();
+  private readonly consolidated = new Map<
+    Method,
+    {
+      index: ClusterIndex;
+      verdicts: string;
+      nodes: EvalOutput['nodes'];
+      at: number;
+      published: readonly PublishedEvent[];
+    }
+  >();
 
-  private stillConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number): boolean {
+  private stillConsolidated(
+    method: Method,
+    index: ClusterIndex,
+    verdicts: string,
+    evaluation: EvalOutput,
+    now: number,
+  ): boolean {
     const c = this.consolidated.get(method);
     if (c === undefined || c.index !== index || c.verdicts !== verdicts) return false;
     if (now - c.at < CONSOLIDATED_REFRESH_MS) return true;
@@ -219,22 +278,47 @@ export class DisruptionController {
     return true;
   }
 
-  private markConsolidated(method: Method, index: ClusterIndex, verdicts: string, evaluation: EvalOutput, now: number, published: readonly PublishedEvent[]): void {
+  private markConsolidated(
+    method: Method,
+    index: ClusterIndex,
+    verdicts: string,
+    evaluation: EvalOutput,
+    now: number,
+    published: readonly PublishedEvent[],
+  ): void {
     if (method.validation === 'none') return;
     const budget = budgetMapping(evaluation, method.reason);
-    const constrained = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).some((c) => (budget.get(c.ref.nodePool) ?? 0) <= 0);
+    const constrained = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).some(
+      (c) => (budget.get(c.ref.nodePool) ?? 0) <= 0,
+    );
     if (!constrained) this.consolidated.set(method, { index, verdicts, nodes: evaluation.nodes, at: now, published });
   }
 
-  /** KARPENTER.md#validation: after the delay, the command must still hold; emptiness may shrink, consolidation may not. */
+  /**
+   * KARPENTER.md#validation: after the delay, the command must still hold; emptiness may shrink, consolidation may not.
+   */
   private validate(method: Method, cmd: Command, ctx: MethodContext): Command | undefined {
-    const still = new Map(candidatesFor(cmd.reason as Reason, ctx.evaluation, ctx.index, ctx.instanceTypes).map((c) => [c.ref.node, c]));
+    const still = new Map(
+      candidatesFor(cmd.reason as Reason, ctx.evaluation, ctx.index, ctx.instanceTypes).map((c) => [c.ref.node, c]),
+    );
     const budget = budgetMapping(ctx.evaluation, cmd.reason as Reason);
-    const kept = takeWithinBudget(cmd.candidates.map((c) => still.get(c.node)).filter((c): c is Candidate => c !== undefined), budget);
+    const kept = takeWithinBudget(
+      cmd.candidates.map((c) => still.get(c.node)).filter((c): c is Candidate => c !== undefined),
+      budget,
+    );
     const reject = (category: 'budget' | 'scheduling' | 'churn') => {
-      this.d.metrics.inc('karpenter_voluntary_disruption_failed_validations_total', { consolidation_type: cmd.consolidationType }, method.validation === 'shrink' ? 1 : cmd.candidates.length);
+      this.d.metrics.inc(
+        'karpenter_voluntary_disruption_failed_validations_total',
+        { consolidation_type: cmd.consolidationType },
+        method.validation === 'shrink' ? 1 : cmd.candidates.length,
+      );
       for (const c of cmd.candidates) {
-        this.d.events.publish({ type: 'Normal', reason: 'ConsolidationRejected', message: `Consolidation rejected: ${describeCommand(cmd)}, reason: ${category}`, object: { kind: 'Node', name: c.node } });
+        this.d.events.publish({
+          type: 'Normal',
+          reason: 'ConsolidationRejected',
+          message: `Consolidation rejected: ${describeCommand(cmd)}, reason: ${category}`,
+          object: { kind: 'Node', name: c.node },
+        });
       }
       this.d.log?.('abandoning disruption command after validation', { command: cmd.id, category });
       return undefined;
@@ -243,19 +327,28 @@ export class DisruptionController {
       if (kept.length === 0) return reject(still.size === 0 ? 'churn' : 'budget');
       return { ...cmd, candidates: kept.map((c) => c.ref), createdAt: ctx.now };
     }
-    if (kept.length !== cmd.candidates.length) return reject(cmd.candidates.some((c) => !still.has(c.node)) ? 'churn' : 'budget');
+    if (kept.length !== cmd.candidates.length)
+      return reject(cmd.candidates.some((c) => !still.has(c.node)) ? 'churn' : 'budget');
     const again = computeConsolidation(ctx, kept);
     if (again.kind === 'none') return reject('scheduling');
     if ((again.kind === 'delete') !== (cmd.replacements.length === 0)) return reject('scheduling');
-    if (again.kind === 'replace' && !cmd.replacements[0].instanceTypes.every((t) => again.replacement.instanceTypes.includes(t))) {
-      cmd.replacements[0].instanceTypes = cmd.replacements[0].instanceTypes.filter((t) => again.replacement.instanceTypes.includes(t));
+    if (
+      again.kind === 'replace' &&
+      !cmd.replacements[0].instanceTypes.every((t) => again.replacement.instanceTypes.includes(t))
+    ) {
+      cmd.replacements[0].instanceTypes = cmd.replacements[0].instanceTypes.filter((t) =>
+        again.replacement.instanceTypes.includes(t),
+      );
       if (cmd.replacements[0].instanceTypes.length === 0) return reject('scheduling');
     }
     // The re-simulation decides where the pods go: those nodes are nominated when the command starts.
     return { ...cmd, createdAt: ctx.now, nominates: again.destinations ?? [] };
   }
 
-  /** KARPENTER.md#disruption-loop step 3: a disrupted taint on a node no command holds is left over from a failed or crashed command. */
+  /**
+   * KARPENTER.md#disruption-loop step 3: a disrupted taint on a node no command holds is left over from a failed or
+   * crashed command.
+   */
   private async cleanup(index: ClusterIndex): Promise<void> {
     const { existing, tainted } = taintScan(index);
     let changed = false;
@@ -290,8 +383,20 @@ export class DisruptionController {
         const b = n.blocked.find((x) => codes.includes(x.code));
         if (!b) continue;
         const nc = index.nodesByName.get(name)?.nodeClaim;
-        publish({ type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'Node', name } }, UNCONSOLIDATABLE_DEDUPE_MS);
-        if (nc) publish({ type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'NodeClaim', name: nc.metadata.name } }, UNCONSOLIDATABLE_DEDUPE_MS);
+        publish(
+          { type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'Node', name } },
+          UNCONSOLIDATABLE_DEDUPE_MS,
+        );
+        if (nc)
+          publish(
+            {
+              type: 'Normal',
+              reason: 'Unconsolidatable',
+              message: b.message,
+              object: { kind: 'NodeClaim', name: nc.metadata.name },
+            },
+            UNCONSOLIDATABLE_DEDUPE_MS,
+          );
       }
     });
   }
@@ -303,7 +408,15 @@ export class DisruptionController {
         this.d.metrics.set('karpenter_nodepools_allowed_disruptions', { nodepool: pool, reason }, countOf(budget));
         this.d.metrics.set('karpenter_nodepools_nodes_consuming_budgets', { nodepool: pool, reason }, p.disrupting);
         if (p.nodes > 0 && budget === 0) {
-          this.d.events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`, object: { kind: 'NodePool', name: pool } }, 60_000);
+          this.d.events.publish(
+            {
+              type: 'Normal',
+              reason: 'DisruptionBlocked',
+              message: `No allowed disruptions for disruption reason ${reason} due to blocking budget`,
+              object: { kind: 'NodePool', name: pool },
+            },
+            60_000,
+          );
         }
       }
     }

@@ -20,12 +20,20 @@ export function expireAfterSeconds(nc: NodeClaim, policy: PolicySpec | undefined
 }
 
 /** NodeClaims the forceful expiration controller would delete now, with their pool and policy. */
-export function dueForExpiration(index: ClusterIndex, policies: readonly PolicySpec[], now: number): { nc: NodeClaim; pool: string; policy?: PolicySpec }[] {
+export function dueForExpiration(
+  index: ClusterIndex,
+  policies: readonly PolicySpec[],
+  now: number,
+): { nc: NodeClaim; pool: string; policy?: PolicySpec }[] {
   return expirationScan(index, policies, now).due;
 }
 
 /** The claims due at `now`, and the first later instant at which another one becomes due (Infinity: none). */
-function expirationScan(index: ClusterIndex, policies: readonly PolicySpec[], now: number): { due: { nc: NodeClaim; pool: string; policy?: PolicySpec }[]; nextAt: number } {
+function expirationScan(
+  index: ClusterIndex,
+  policies: readonly PolicySpec[],
+  now: number,
+): { due: { nc: NodeClaim; pool: string; policy?: PolicySpec }[]; nextAt: number } {
   const { byPool } = resolvePolicies(index.snapshot.nodePools, policies);
   const due: { nc: NodeClaim; pool: string; policy?: PolicySpec }[] = [];
   let nextAt = Infinity;
@@ -78,8 +86,19 @@ export class ExpirationController {
       }
       expired.push(nc.metadata.name);
       this.log?.('deleting expired nodeclaim', { nodeclaim: nc.metadata.name, nodepool: pool });
-      const tgp = policy?.terminationGracePeriodSeconds ?? parseKarpenterDurationOrNever(nc.spec.terminationGracePeriod ?? '') ?? undefined;
-      this.metrics.inc('karpenter_nodeclaims_disrupted_total', disruptedLabels({ reason: 'Expired', nodePool: pool, capacityType: nc.metadata.labels?.[LABEL_CAPACITY_TYPE] ?? '', ...(tgp !== undefined && { tgpSeconds: tgp }) }));
+      const tgp =
+        policy?.terminationGracePeriodSeconds ??
+        parseKarpenterDurationOrNever(nc.spec.terminationGracePeriod ?? '') ??
+        undefined;
+      this.metrics.inc(
+        'karpenter_nodeclaims_disrupted_total',
+        disruptedLabels({
+          reason: 'Expired',
+          nodePool: pool,
+          capacityType: nc.metadata.labels?.[LABEL_CAPACITY_TYPE] ?? '',
+          ...(tgp !== undefined && { tgpSeconds: tgp }),
+        }),
+      );
     }
     return expired;
   }

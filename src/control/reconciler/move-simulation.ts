@@ -16,7 +16,9 @@ function forMovingPods(result: SchedulingResult, pending: ReadonlySet<Pod>): Sch
   return result.newNodeClaims.filter((c) => !c.pods.every((x) => pending.has(x)));
 }
 
-/** A scheduling result as the methods see it: did every non-pending pod find a place, and which replacements it needs. */
+/**
+ * A scheduling result as the methods see it: did every non-pending pod find a place, and which replacements it needs.
+ */
 export function toMoveSimulation(result: SchedulingResult, pending: ReadonlySet<Pod>): MoveSimulation {
   const ok = allNonPendingScheduled(result, pending);
   const firstError = [...result.errors].find(([p]) => !pending.has(p));
@@ -24,19 +26,37 @@ export function toMoveSimulation(result: SchedulingResult, pending: ReadonlySet<
     nodePool: c.nodePool,
     requirements: c.requirements,
     instanceTypes: c.instanceTypes.map((t) => t.name),
-    price: c.instanceTypes.length ? cheapestOffering(c.instanceTypes[0])?.price ?? 0 : 0,
+    price: c.instanceTypes.length ? (cheapestOffering(c.instanceTypes[0])?.price ?? 0) : 0,
   }));
   const destinations = new Set<string>();
   for (const at of result.placements.values()) if ('node' in at) destinations.add(at.node);
   const common = { replacements, ...(destinations.size > 0 && { destinations: [...destinations].sort() }) };
-  return ok ? { ok, ...common } : { ok, ...common, error: firstError ? `${firstError[0].metadata.namespace}/${firstError[0].metadata.name}: ${firstError[1]}` : 'not all pods would schedule' };
+  return ok
+    ? { ok, ...common }
+    : {
+        ok,
+        ...common,
+        error: firstError
+          ? `${firstError[0].metadata.namespace}/${firstError[0].metadata.name}: ${firstError[1]}`
+          : 'not all pods would schedule',
+      };
 }
 
 /**
  * The straightforward simulation: the whole input rebuilt for this one move. Kept as the
  * reference the pass is tested against, and as the benchmark's baseline.
  */
-export function simulateMove(index: ClusterIndex, candidates: readonly Candidate[], consolidation: boolean, env: SimulationEnv): MoveSimulation {
-  const { result, pending } = runSimulation(index, candidates.map((c) => c.sn), consolidation, env);
+export function simulateMove(
+  index: ClusterIndex,
+  candidates: readonly Candidate[],
+  consolidation: boolean,
+  env: SimulationEnv,
+): MoveSimulation {
+  const { result, pending } = runSimulation(
+    index,
+    candidates.map((c) => c.sn),
+    consolidation,
+    env,
+  );
   return toMoveSimulation(result, new Set(pending));
 }

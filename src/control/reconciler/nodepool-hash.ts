@@ -13,7 +13,11 @@ export const KPOL_HASH_VERSION = 'kpol-v1';
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).sort().join(',')}]`; // slices as sets, as Karpenter hashes them
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().filter((k) => (v as Record<string, unknown>)[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -22,8 +26,13 @@ export function templateHash(np: NodePool): string {
   const t = np.spec.template ?? {};
   const s = t.spec ?? {};
   const text = canonical({
-    labels: t.metadata?.labels, annotations: t.metadata?.annotations, taints: s.taints, startupTaints: s.startupTaints,
-    nodeClassRef: s.nodeClassRef, expireAfter: s.expireAfter, terminationGracePeriod: s.terminationGracePeriod,
+    labels: t.metadata?.labels,
+    annotations: t.metadata?.annotations,
+    taints: s.taints,
+    startupTaints: s.startupTaints,
+    nodeClassRef: s.nodeClassRef,
+    expireAfter: s.expireAfter,
+    terminationGracePeriod: s.terminationGracePeriod,
   });
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
@@ -37,7 +46,14 @@ export async function reconcileNodePoolHashes(client: ClusterClient, pools: read
     const hash = templateHash(np);
     const a = np.metadata.annotations ?? {};
     if (a[ANNOTATION_NODEPOOL_HASH] === hash && a[ANNOTATION_NODEPOOL_HASH_VERSION] === KPOL_HASH_VERSION) continue;
-    await client.patch({ kind: 'NodePool', name: np.metadata.name }, { metadata: { annotations: { [ANNOTATION_NODEPOOL_HASH]: hash, [ANNOTATION_NODEPOOL_HASH_VERSION]: KPOL_HASH_VERSION } } });
+    await client.patch(
+      { kind: 'NodePool', name: np.metadata.name },
+      {
+        metadata: {
+          annotations: { [ANNOTATION_NODEPOOL_HASH]: hash, [ANNOTATION_NODEPOOL_HASH_VERSION]: KPOL_HASH_VERSION },
+        },
+      },
+    );
     changed = true;
   }
   return changed;

@@ -52,7 +52,12 @@ export function disruptionNumbers(pool: PoolResult): DisruptionNumbers {
     reasons: reasons.map((reason) => {
       const budget = pool.budgets[reason];
       const allowed = pool.allowed[reason];
-      return { reason, ...(typeof budget === 'number' && { budget }), ...(typeof allowed === 'number' && { allowed }), disrupting: pool.disrupting };
+      return {
+        reason,
+        ...(typeof budget === 'number' && { budget }),
+        ...(typeof allowed === 'number' && { allowed }),
+        disrupting: pool.disrupting,
+      };
     }),
     errors: [...pool.errors],
   };
@@ -67,8 +72,16 @@ function sameNumbers(current: Partial<NodePoolDisruptionStatus> | undefined, nex
 /** Key order as written, so a status read back from the API server compares equal. */
 function normalise(s: Partial<DisruptionNumbers>): unknown {
   return {
-    policy: s.policy, nodes: s.nodes, disrupting: s.disrupting, errors: s.errors ?? [],
-    reasons: (s.reasons ?? []).map((r) => ({ reason: r.reason, budget: r.budget, allowed: r.allowed, disrupting: r.disrupting })),
+    policy: s.policy,
+    nodes: s.nodes,
+    disrupting: s.disrupting,
+    errors: s.errors ?? [],
+    reasons: (s.reasons ?? []).map((r) => ({
+      reason: r.reason,
+      budget: r.budget,
+      allowed: r.allowed,
+      disrupting: r.disrupting,
+    })),
   };
 }
 

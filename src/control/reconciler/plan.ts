@@ -21,8 +21,11 @@ const CATALOG: ReadonlyMap<string, InstanceType> = new Map(loadCatalog().map((t)
 
 function toDecision(c: Command, validates: boolean): Decision {
   const d: Decision = {
-    method: c.method, reason: c.reason, action: c.replacements.length ? 'replace' : 'delete',
-    nodes: c.candidates.map((x) => x.node), nodePools: [...new Set(c.candidates.map((x) => x.nodePool))].sort(),
+    method: c.method,
+    reason: c.reason,
+    action: c.replacements.length ? 'replace' : 'delete',
+    nodes: c.candidates.map((x) => x.node),
+    nodePools: [...new Set(c.candidates.map((x) => x.nodePool))].sort(),
   };
   if (c.replacements.length) d.replacements = c.replacements.map((r) => r.instanceTypes[0] ?? '');
   if (validates) d.note = 'starts after the 15 s validation, if it still holds';
@@ -34,15 +37,41 @@ function expirations(index: ClusterIndex, policies: readonly PolicySpec[], now: 
   return dueForExpiration(index, policies, now)
     .map(({ nc, pool }) => ({ nc, pool, sn: index.nodeClaimsByName.get(nc.metadata.name) }))
     .filter((x) => x.sn?.node)
-    .map(({ sn, pool }) => ({ method: 'Expiration', reason: 'Expired', action: 'delete', nodes: [sn!.name], nodePools: [pool], forceful: true }));
+    .map(({ sn, pool }) => ({
+      method: 'Expiration',
+      reason: 'Expired',
+      action: 'delete',
+      nodes: [sn!.name],
+      nodePools: [pool],
+      forceful: true,
+    }));
 }
 
-export function planDecisions(index: ClusterIndex, evaluation: EvalOutput, policies: readonly PolicySpec[], now: number, instanceTypes = CATALOG): Decision[] {
+export function planDecisions(
+  index: ClusterIndex,
+  evaluation: EvalOutput,
+  policies: readonly PolicySpec[],
+  now: number,
+  instanceTypes = CATALOG,
+): Decision[] {
   let ids = 0;
-  const env = { now, instanceTypes: [...instanceTypes.values()], marked: new Set<string>(), policyFor: (pool: string) => resolvePolicies(index.snapshot.nodePools.filter((np) => np.metadata.name === pool), policies).byPool.get(pool)?.policy };
+  const env = {
+    now,
+    instanceTypes: [...instanceTypes.values()],
+    marked: new Set<string>(),
+    policyFor: (pool: string) =>
+      resolvePolicies(
+        index.snapshot.nodePools.filter((np) => np.metadata.name === pool),
+        policies,
+      ).byPool.get(pool)?.policy,
+  };
   const pass = new SimulationPass(index, env);
   const ctx: MethodContext = {
-    now, index, evaluation, instanceTypes, events: new EventLog(new FakeClock(now)),
+    now,
+    index,
+    evaluation,
+    instanceTypes,
+    events: new EventLog(new FakeClock(now)),
     simulate: (candidates, consolidation) => pass.simulate(candidates, consolidation),
     policyFor: env.policyFor,
     newId: () => `plan-${++ids}`,

@@ -14,7 +14,10 @@ export class PodEventsController {
   private readonly seen = new Map<string, string>(); // pod uid → what we last saw (node|phase|terminating)
   private readonly watch: { stop(): void };
 
-  constructor(private readonly client: ClusterClient, private readonly clock: Clock) {
+  constructor(
+    private readonly client: ClusterClient,
+    private readonly clock: Clock,
+  ) {
     this.watch = client.watch('Pod', (e: WatchEvent) => this.observe(e.object as Pod));
   }
 
@@ -44,7 +47,10 @@ export class PodEventsController {
       if (!node || !this.dirty.has(node)) continue;
       const last = Date.parse(nc.status?.lastPodEventTime ?? '');
       if (!Number.isNaN(last) && now - last < MIN_INTERVAL_MS) continue;
-      await this.client.patch({ kind: 'NodeClaim', name: nc.metadata.name }, { status: { lastPodEventTime: new Date(now).toISOString().replace('.000Z', 'Z') } });
+      await this.client.patch(
+        { kind: 'NodeClaim', name: nc.metadata.name },
+        { status: { lastPodEventTime: new Date(now).toISOString().replace('.000Z', 'Z') } },
+      );
       this.dirty.delete(node);
     }
     for (const name of this.dirty) if (!nodes.has(name)) this.dirty.delete(name);

@@ -19,8 +19,8 @@ import type { InFlight } from './disruption-state.js';
 const MIN_TIMEOUT_MS = 10 * 60_000;
 const MAX_TIMEOUT_MS = 60 * 60_000;
 
-
-const conditionTrue = (nc: NodeClaim | undefined, type: string) => nc?.status?.conditions?.some((c) => c.type === type && c.status === 'True') === true;
+const conditionTrue = (nc: NodeClaim | undefined, type: string) =>
+  nc?.status?.conditions?.some((c) => c.type === type && c.status === 'True') === true;
 
 export interface QueueDeps {
   client: ClusterClient;
@@ -41,7 +41,14 @@ export class OrchestrationQueue {
   async start(cmd: Command, pools: ReadonlyMap<string, NodePool>): Promise<void> {
     const queued = this.d.state.queued;
     if (cmd.candidates.some((c) => queued.has(c.providerID))) throw new Error('candidate is being disrupted');
-    this.d.log?.('disrupting node(s)', { command: cmd.id, method: cmd.method, reason: cmd.reason, decision: decisionOf(cmd), nodes: cmd.candidates.map((c) => c.node), replacements: cmd.replacements.map((r) => r.instanceTypes[0]) });
+    this.d.log?.('disrupting node(s)', {
+      command: cmd.id,
+      method: cmd.method,
+      reason: cmd.reason,
+      decision: decisionOf(cmd),
+      nodes: cmd.candidates.map((c) => c.node),
+      replacements: cmd.replacements.map((r) => r.instanceTypes[0]),
+    });
     for (const c of cmd.candidates) {
       await this.taint(c.node, true);
       await this.setReason(c.nodeClaim, cmd.reason);
@@ -51,7 +58,9 @@ export class OrchestrationQueue {
         const pool = pools.get(r.nodePool);
         if (!pool) throw new Error(`nodepool ${r.nodePool} not found`);
         const extra = r.requirements.filter((x) => x.key !== 'node.kubernetes.io/instance-type');
-        const nc = await this.d.client.create(this.d.factory.build(pool, r.instanceTypes, extra, cmd.reason.toLowerCase()));
+        const nc = await this.d.client.create(
+          this.d.factory.build(pool, r.instanceTypes, extra, cmd.reason.toLowerCase()),
+        );
         cmd.launched.push(nc.metadata.name);
       }
     } catch (e) {
@@ -59,7 +68,11 @@ export class OrchestrationQueue {
       throw e;
     }
     this.d.state.add(cmd);
-    const labels = { decision: decisionOf(cmd), reason: cmd.reason.toLowerCase(), consolidation_type: cmd.consolidationType };
+    const labels = {
+      decision: decisionOf(cmd),
+      reason: cmd.reason.toLowerCase(),
+      consolidation_type: cmd.consolidationType,
+    };
     this.d.metrics.inc('karpenter_voluntary_disruption_decisions_total', labels);
     for (const pool of new Set(cmd.candidates.map((c) => c.nodePool))) {
       this.d.metrics.inc('karpenter_voluntary_disruption_decisions_by_nodepool_total', { ...labels, nodepool: pool });
@@ -72,7 +85,9 @@ export class OrchestrationQueue {
     const now = this.d.clock.now();
     const timeout = Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, 80 * this.d.state.commands.size));
     for (const cmd of [...this.d.state.commands.values()]) {
-      const replacements = await Promise.all(cmd.launched.map((name) => this.d.client.get<NodeClaim>({ kind: 'NodeClaim', name })));
+      const replacements = await Promise.all(
+        cmd.launched.map((name) => this.d.client.get<NodeClaim>({ kind: 'NodeClaim', name })),
+      );
       const waiting = replacements.filter((r) => !conditionTrue(r, 'Initialized'));
       if (replacements.some((r) => r === undefined)) {
         await this.fail(cmd, waiting.length, 'replacement was deleted');
@@ -84,8 +99,18 @@ export class OrchestrationQueue {
           continue;
         }
         for (const r of waiting) {
-          this.d.events.publish({ type: 'Normal', reason: 'DisruptionLaunching', message: `Launching NodeClaim: ${cmd.reason}`, object: { kind: 'NodeClaim', name: r!.metadata.name, uid: r!.metadata.uid } });
-          this.d.events.publish({ type: 'Normal', reason: 'DisruptionWaitingReadiness', message: 'Waiting on readiness to continue disruption', object: { kind: 'NodeClaim', name: r!.metadata.name, uid: r!.metadata.uid } });
+          this.d.events.publish({
+            type: 'Normal',
+            reason: 'DisruptionLaunching',
+            message: `Launching NodeClaim: ${cmd.reason}`,
+            object: { kind: 'NodeClaim', name: r!.metadata.name, uid: r!.metadata.uid },
+          });
+          this.d.events.publish({
+            type: 'Normal',
+            reason: 'DisruptionWaitingReadiness',
+            message: 'Waiting on readiness to continue disruption',
+            object: { kind: 'NodeClaim', name: r!.metadata.name, uid: r!.metadata.uid },
+          });
         }
         continue;
       }
@@ -95,9 +120,24 @@ export class OrchestrationQueue {
         } catch (e) {
           if (!isApiError(e, 404)) throw e;
         }
-        this.d.events.publish({ type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting Node: ${cmd.reason}`, object: { kind: 'Node', name: c.node } });
-        this.d.events.publish({ type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting NodeClaim: ${cmd.reason}`, object: { kind: 'NodeClaim', name: c.nodeClaim } });
-        const labels = disruptedLabels({ reason: cmd.reason, nodePool: c.nodePool, capacityType: c.capacityType, ...this.d.policyOf?.(c.nodePool) });
+        this.d.events.publish({
+          type: 'Normal',
+          reason: 'DisruptionTerminating',
+          message: `Disrupting Node: ${cmd.reason}`,
+          object: { kind: 'Node', name: c.node },
+        });
+        this.d.events.publish({
+          type: 'Normal',
+          reason: 'DisruptionTerminating',
+          message: `Disrupting NodeClaim: ${cmd.reason}`,
+          object: { kind: 'NodeClaim', name: c.nodeClaim },
+        });
+        const labels = disruptedLabels({
+          reason: cmd.reason,
+          nodePool: c.nodePool,
+          capacityType: c.capacityType,
+          ...this.d.policyOf?.(c.nodePool),
+        });
         this.d.metrics.inc('karpenter_nodeclaims_disrupted_total', labels);
         this.d.metrics.inc('karpenter_pods_disruption_initiated_total', labels, c.pods ?? 0);
       }
@@ -107,9 +147,16 @@ export class OrchestrationQueue {
     return done;
   }
 
-  /** An unrecoverable command (replacement deleted, or timed out): count its uninitialized replacements, then roll back (KARPENTER.md#commands step 6). */
+  /**
+   * An unrecoverable command (replacement deleted, or timed out): count its uninitialized replacements, then roll back
+   * (KARPENTER.md#commands step 6).
+   */
   private async fail(cmd: Command, uninitialized: number, why: string): Promise<void> {
-    this.d.metrics.inc('karpenter_voluntary_disruption_queue_failures_total', { decision: decisionOf(cmd), reason: cmd.reason.toLowerCase(), consolidation_type: decisionOf(cmd) }, uninitialized);
+    this.d.metrics.inc(
+      'karpenter_voluntary_disruption_queue_failures_total',
+      { decision: decisionOf(cmd), reason: cmd.reason.toLowerCase(), consolidation_type: decisionOf(cmd) },
+      uninitialized,
+    );
     await this.rollback(cmd, why);
   }
 
@@ -130,7 +177,9 @@ export class OrchestrationQueue {
     const taints = node.spec.taints ?? [];
     if (on === hasDisruptedTaint(taints)) return;
     if (!on && node.metadata.deletionTimestamp) return; // a deleting node keeps it
-    const next = on ? [...taints, { key: TAINT_DISRUPTED, effect: 'NoSchedule' }] : taints.filter((t) => !(t.key === TAINT_DISRUPTED && t.effect === 'NoSchedule'));
+    const next = on
+      ? [...taints, { key: TAINT_DISRUPTED, effect: 'NoSchedule' }]
+      : taints.filter((t) => !(t.key === TAINT_DISRUPTED && t.effect === 'NoSchedule'));
     await this.d.client.patch({ kind: 'Node', name: nodeName }, { spec: { taints: next } });
   }
 
@@ -141,7 +190,15 @@ export class OrchestrationQueue {
     const others = (nc.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionReason');
     if (!reason && others.length === (nc.status?.conditions ?? []).length) return;
     const conditions: Condition[] = reason
-      ? [...others, { type: 'DisruptionReason', status: 'True', reason, lastTransitionTime: new Date(this.d.clock.now()).toISOString() }]
+      ? [
+          ...others,
+          {
+            type: 'DisruptionReason',
+            status: 'True',
+            reason,
+            lastTransitionTime: new Date(this.d.clock.now()).toISOString(),
+          },
+        ]
       : others;
     await this.d.client.patch({ kind: 'NodeClaim', name: nodeClaimName }, { status: { conditions } });
   }

@@ -13,7 +13,12 @@ import { preparePools, type SchedulingResult } from '../../world/scheduling/simu
 import type { Candidate } from './methods/candidates.js';
 import type { MoveSimulation } from './methods/method.js';
 import {
-  daemonSetPods, deletingOrMarked, destinationBlocked, isPending, poolTemplate, type SimulationEnv,
+  daemonSetPods,
+  deletingOrMarked,
+  destinationBlocked,
+  isPending,
+  poolTemplate,
+  type SimulationEnv,
 } from '../../world/scheduling/cluster-simulation.js';
 import { toMoveSimulation } from './move-simulation.js';
 
@@ -29,7 +34,10 @@ class PassPods {
   readonly pools: PreparedPool[];
   private readonly reschedulable = new Map<StateNode, Pod[]>();
 
-  constructor(private readonly index: ClusterIndex, private readonly env: SimulationEnv) {
+  constructor(
+    private readonly index: ClusterIndex,
+    private readonly env: SimulationEnv,
+  ) {
     this.pending = index.snapshot.pods.filter(isPending);
     this.pendingSet = new Set(this.pending);
     for (const p of this.pending) this.exempt.add(p);
@@ -40,7 +48,11 @@ class PassPods {
       for (const p of pods) this.exempt.add(p);
     }
     this.daemonSetPods = daemonSetPods(index.snapshot.pods);
-    this.pools = preparePools({ nodePools: index.snapshot.nodePools.map(poolTemplate), instanceTypes: env.instanceTypes, daemonSetPods: this.daemonSetPods });
+    this.pools = preparePools({
+      nodePools: index.snapshot.nodePools.map(poolTemplate),
+      instanceTypes: env.instanceTypes,
+      daemonSetPods: this.daemonSetPods,
+    });
   }
 
   reschedulableOn(sn: StateNode): Pod[] {
@@ -57,14 +69,25 @@ class PassPods {
 class PassBase {
   private readonly prepared: PreparedScheduling;
 
-  constructor(index: ClusterIndex, consolidation: boolean, env: SimulationEnv, private readonly shared: PassPods) {
+  constructor(
+    index: ClusterIndex,
+    consolidation: boolean,
+    env: SimulationEnv,
+    private readonly shared: PassPods,
+  ) {
     const nodes = index.stateNodes
       .filter((sn) => !deletingOrMarked(sn, env))
       .map((sn) => simNodeFromState(sn, consolidation ? { consolidateAfterBlocked: destinationBlocked(sn, env) } : {}));
-    this.prepared = new PreparedScheduling({
-      nodes, nodePools: index.snapshot.nodePools.map(poolTemplate), instanceTypes: env.instanceTypes,
-      consolidation, daemonSetPods: shared.daemonSetPods,
-    }, shared.pools);
+    this.prepared = new PreparedScheduling(
+      {
+        nodes,
+        nodePools: index.snapshot.nodePools.map(poolTemplate),
+        instanceTypes: env.instanceTypes,
+        consolidation,
+        daemonSetPods: shared.daemonSetPods,
+      },
+      shared.pools,
+    );
   }
 
   /** runSimulation's input for these moving nodes, in its order: pending, moving, then deleting nodes' pods. */
@@ -73,7 +96,11 @@ class PassBase {
     const without = new Set(moving.map((sn) => sn.name));
     const pods = [...shared.pending];
     const movingPods = new Set<Pod>();
-    for (const sn of moving) for (const p of shared.reschedulableOn(sn)) { pods.push(p); movingPods.add(p); }
+    for (const sn of moving)
+      for (const p of shared.reschedulableOn(sn)) {
+        pods.push(p);
+        movingPods.add(p);
+      }
     for (const d of shared.deleting) if (!without.has(d.name)) pods.push(...d.pods);
     // A moving node that is itself deleting gives up its exemption, as in runSimulation.
     return this.prepared.run({ pods, without, isExempt: (p) => shared.exempt.has(p) && !movingPods.has(p) });
@@ -85,7 +112,10 @@ export class SimulationPass {
   private readonly bases = new Map<boolean, PassBase>();
   private pods: PassPods | undefined;
 
-  constructor(private readonly index: ClusterIndex, private readonly env: SimulationEnv) {}
+  constructor(
+    private readonly index: ClusterIndex,
+    private readonly env: SimulationEnv,
+  ) {}
 
   private base(consolidation: boolean): PassBase {
     let b = this.bases.get(consolidation);

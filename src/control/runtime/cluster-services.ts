@@ -57,25 +57,51 @@ export class ClusterServices {
   /** The tick error last traced to a policy, so one failing every second is traced once. */
   private lastBlamed: { error: string; policies: readonly PolicySpec[] } | undefined;
 
-  constructor(private readonly rt: ServicesHost, private readonly o: ClusterServicesOptions) {
+  constructor(
+    private readonly rt: ServicesHost,
+    private readonly o: ClusterServicesOptions,
+  ) {
     this.policies = new ConfigMapPolicies({
-      client: o.client, clock: o.clock, namespace: o.namespace, files: o.files, recorder: rt.events, logger: o.logger,
-      onChange: (policies) => { rt.policies = policies; },
+      client: o.client,
+      clock: o.clock,
+      namespace: o.namespace,
+      files: o.files,
+      recorder: rt.events,
+      logger: o.logger,
+      onChange: (policies) => {
+        rt.policies = policies;
+      },
       reporting: () => this.shouldLead(),
       ...(rt.evaluateAt && { evaluateAt: rt.evaluateAt.bind(rt) }),
     });
     this.ticks = new TickHealth(rt.metrics);
-    this.elector = o.leaderElection && new LeaderElector({
-      client: o.client, clock: o.clock, namespace: o.namespace, logger: o.logger, ...o.leaderElection,
-      onStartedLeading: () => { this.led = true; this.policies.refresh(); },
-      onStoppedLeading: () => { if (this.led && !this.stopping) o.onLostLeadership?.(); },
-    });
+    this.elector =
+      o.leaderElection &&
+      new LeaderElector({
+        client: o.client,
+        clock: o.clock,
+        namespace: o.namespace,
+        logger: o.logger,
+        ...o.leaderElection,
+        onStartedLeading: () => {
+          this.led = true;
+          this.policies.refresh();
+        },
+        onStoppedLeading: () => {
+          if (this.led && !this.stopping) o.onLostLeadership?.();
+        },
+      });
     this.statusWriter = new NodePoolStatusWriter(o.client);
   }
 
   /** Loads the policies (resolves after the first load), then campaigns in the background. */
   async start(): Promise<void> {
-    this.stopEvents = mirrorEventsToCluster(this.rt.events, { client: this.o.client, clock: this.o.clock, instance: this.elector?.identity, logger: this.o.logger });
+    this.stopEvents = mirrorEventsToCluster(this.rt.events, {
+      client: this.o.client,
+      clock: this.o.clock,
+      instance: this.elector?.identity,
+      logger: this.o.logger,
+    });
     await this.policies.start();
     if (this.elector) this.electing = this.elector.run();
   }
@@ -117,8 +143,10 @@ export class ClusterServices {
     const now = this.o.clock.now();
     const policy = await blame(policies, evaluateAt, now);
     if (!policy) return undefined;
-    this.o.logger?.error('a policy in force cannot be evaluated; disruption is blocked until it can',
-      { policy: policy.name, error: text });
+    this.o.logger?.error('a policy in force cannot be evaluated; disruption is blocked until it can', {
+      policy: policy.name,
+      error: text,
+    });
     return this.policies.evaluationFailed({ policy, atMs: now, error: text });
   }
 

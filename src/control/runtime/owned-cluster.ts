@@ -5,7 +5,15 @@
 // kpol's (src/world/cloud/ownership.ts) out of every list and get. A controller cannot launch, adopt,
 // disrupt, expire or finalize what it never reads. Writes and watches pass through: the
 // controllers only write NodeClaims they have read, and a watch event only makes them read again.
-import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../../core/cluster/client.js';
+import type {
+  ClusterClient,
+  DeleteOptions,
+  Kind,
+  MergePatch,
+  ObjectKey,
+  Preconditions,
+  WatchEvent,
+} from '../../core/cluster/client.js';
 import type { KubeObject, NodeClaim } from '../../core/cluster/types.js';
 
 export class OwnedNodeClaims implements ClusterClient {

@@ -13,7 +13,10 @@ export interface ReadinessCheck {
 
 /** A StatusSource whose readiness is `checks`, with the failures to print. */
 export class CheckedSource implements StatusSource {
-  constructor(private readonly inner: StatusSource, private readonly checks: readonly ReadinessCheck[]) {}
+  constructor(
+    private readonly inner: StatusSource,
+    private readonly checks: readonly ReadinessCheck[],
+  ) {}
 
   failures(): string[] {
     return this.checks.flatMap((c) => {

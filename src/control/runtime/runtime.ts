@@ -91,7 +91,10 @@ export class Runtime {
   policies: readonly PolicySpec[];
   /** Snapshot NodeClaims whose instance type or offering the simulated catalog does not know. */
   readonly notAdopted: string[];
-  /** Scheduling simulations the disruption methods ran (benchmarks, and tests of the KARPENTER.md#consolidated-cache cache). */
+  /**
+   * Scheduling simulations the disruption methods ran (benchmarks, and tests of the KARPENTER.md#consolidated-cache
+   * cache).
+   */
   disruptionSimulations = 0;
   private readonly agent: NodeAgent;
   private readonly interruption: InterruptionController;
@@ -111,12 +114,21 @@ export class Runtime {
     this.evaluator = this.newEvaluator();
     const ownership = o.ownership ?? OWNS_EVERYTHING;
     const backend = o.cluster ?? new MemoryCluster(o.clock, o.objects);
-    this.cluster = ownership === OWNS_EVERYTHING ? backend : new OwnedNodeClaims(backend, ownership.nodeClaim, (nc) =>
-      o.logger?.warn('ignoring a NodeClaim of another cloud provider', { nodeClaim: nc.metadata.name, providerID: nc.status?.providerID ?? '' }));
+    this.cluster =
+      ownership === OWNS_EVERYTHING
+        ? backend
+        : new OwnedNodeClaims(backend, ownership.nodeClaim, (nc) =>
+            o.logger?.warn('ignoring a NodeClaim of another cloud provider', {
+              nodeClaim: nc.metadata.name,
+              providerID: nc.status?.providerID ?? '',
+            }),
+          );
     this.cloud = new SimulatedCloud({ clock: o.clock, ...o.cloud });
     this.instanceTypes = new Map(this.cloud.instanceTypes().map((t) => [t.name, t]));
     // Machines in a snapshot already run: the simulated cloud takes them over (those it may own).
-    const claims = o.objects.filter((x): x is NodeClaim => x.kind === 'NodeClaim' && ownership.nodeClaim(x as NodeClaim));
+    const claims = o.objects.filter(
+      (x): x is NodeClaim => x.kind === 'NodeClaim' && ownership.nodeClaim(x as NodeClaim),
+    );
     this.notAdopted = this.cloud.adopt(claims).map((nc) => nc.metadata.name);
     this.events = new EventLog(o.clock);
     this.metrics = createKarpenterMetrics();
@@ -125,27 +137,66 @@ export class Runtime {
     const cluster = this.cluster;
     // The change stamp is the backend's: the filter changes what is read, not when it changes.
     const stamped = hasKindVersions(backend) ? backend : undefined;
-    this.view = new ClusterView(cluster, stamped ? { changeStamp: () => VIEW_KINDS.map((k) => stamped.kindVersion(k)).join('/') } : {});
-    this.agent = new NodeAgent({ client: this.cluster, cloud: this.cloud, clock: o.clock, recorder: this.events, ownsNode: ownership.node });
-    this.interruption = new InterruptionController({ client: this.cluster, source: this.cloud, clock: o.clock, recorder: this.events });
+    this.view = new ClusterView(
+      cluster,
+      stamped ? { changeStamp: () => VIEW_KINDS.map((k) => stamped.kindVersion(k)).join('/') } : {},
+    );
+    this.agent = new NodeAgent({
+      client: this.cluster,
+      cloud: this.cloud,
+      clock: o.clock,
+      recorder: this.events,
+      ownsNode: ownership.node,
+    });
+    this.interruption = new InterruptionController({
+      client: this.cluster,
+      source: this.cloud,
+      clock: o.clock,
+      recorder: this.events,
+    });
     const workload = o.workloadControllers ?? !o.cluster;
     this.replicaSets = workload ? new ReplicaSetController(this.cluster) : undefined;
     this.pdbs = workload ? new PdbStatusController(this.cluster, o.clock) : undefined;
     this.provisioner = new Provisioner(this.cluster, factory, { bind: o.bindPods ?? true });
-    this.queue = new OrchestrationQueue({ client: this.cluster, clock: o.clock, events: this.events, metrics: this.metrics, factory: new NodeClaimFactory('r'), state: this.state, log,
+    this.queue = new OrchestrationQueue({
+      client: this.cluster,
+      clock: o.clock,
+      events: this.events,
+      metrics: this.metrics,
+      factory: new NodeClaimFactory('r'),
+      state: this.state,
+      log,
       policyOf: (pool) => {
         const p = this.policyForPool(pool);
-        return { ...(p && { policy: p.consolidationPolicy }), ...(p?.terminationGracePeriodSeconds !== undefined && { tgpSeconds: p.terminationGracePeriodSeconds }) };
-      } });
+        return {
+          ...(p && { policy: p.consolidationPolicy }),
+          ...(p?.terminationGracePeriodSeconds !== undefined && { tgpSeconds: p.terminationGracePeriodSeconds }),
+        };
+      },
+    });
     this.podEvents = new PodEventsController(this.cluster, o.clock);
     this.expiration = new ExpirationController(this.cluster, o.clock, this.metrics, log);
     this.termination = new TerminationController({
-      client: this.cluster, cloud: this.cloud, recorder: this.events, metrics: this.metrics, ownsNode: ownership.node,
-      tgpSecondsFor: (nc) => this.policyForPool(nc.metadata.labels?.['karpenter.sh/nodepool'] ?? '')?.terminationGracePeriodSeconds,
+      client: this.cluster,
+      cloud: this.cloud,
+      recorder: this.events,
+      metrics: this.metrics,
+      ownsNode: ownership.node,
+      tgpSecondsFor: (nc) =>
+        this.policyForPool(nc.metadata.labels?.['karpenter.sh/nodepool'] ?? '')?.terminationGracePeriodSeconds,
     });
     this.disruption = new DisruptionController({
-      clock: o.clock, view: this.view, evaluator: this.evaluator, policies: () => this.policies, instanceTypes: this.instanceTypes,
-      events: this.events, metrics: this.metrics, queue: this.queue, state: this.state, log, ownsNode: ownership.node,
+      clock: o.clock,
+      view: this.view,
+      evaluator: this.evaluator,
+      policies: () => this.policies,
+      instanceTypes: this.instanceTypes,
+      events: this.events,
+      metrics: this.metrics,
+      queue: this.queue,
+      state: this.state,
+      log,
+      ownsNode: ownership.node,
       simulate: (index, candidates, consolidation) => {
         this.disruptionSimulations++;
         return simulateMove(index, candidates, consolidation, this.simulationEnv());
@@ -168,7 +219,12 @@ export class Runtime {
   private lastPools = new Map<string, import('../../core/cluster/types.js').NodePool>();
 
   simulationEnv(): SimulationEnv {
-    return { now: this.clock.now(), instanceTypes: [...this.instanceTypes.values()], marked: this.state.marked, policyFor: (p) => this.policyForPool(p) };
+    return {
+      now: this.clock.now(),
+      instanceTypes: [...this.instanceTypes.values()],
+      marked: this.state.marked,
+      policyFor: (p) => this.policyForPool(p),
+    };
   }
 
   /**
@@ -181,10 +237,18 @@ export class Runtime {
       this.interruption.acknowledge(p.nodeClaim);
       const sn = index.nodeClaimsByName.get(p.nodeClaim);
       if (!sn) continue;
-      const sim = simulateMove(index, [toCandidate(sn, p.nodePool ?? '', this.instanceTypes)], false, this.simulationEnv());
+      const sim = simulateMove(
+        index,
+        [toCandidate(sn, p.nodePool ?? '', this.instanceTypes)],
+        false,
+        this.simulationEnv(),
+      );
       for (const r of sim.replacements) {
         const pool = index.nodePoolsByName.get(r.nodePool);
-        if (pool) await this.cluster.create(this.interruptionFactory.build(pool, r.instanceTypes.slice(0, 60), [], 'interruption'));
+        if (pool)
+          await this.cluster.create(
+            this.interruptionFactory.build(pool, r.instanceTypes.slice(0, 60), [], 'interruption'),
+          );
       }
     }
   }

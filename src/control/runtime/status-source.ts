@@ -54,5 +54,11 @@ export interface StatusSource {
 
 /** A recorded event as the status view carries it (time as RFC 3339). */
 export function toStatusEvent(e: RecordedEvent): StatusEvent {
-  return { at: new Date(e.at).toISOString(), type: e.type, reason: e.reason, message: e.message, object: { ...e.object } };
+  return {
+    at: new Date(e.at).toISOString(),
+    type: e.type,
+    reason: e.reason,
+    message: e.message,
+    object: { ...e.object },
+  };
 }

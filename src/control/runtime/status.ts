@@ -10,16 +10,28 @@ export class RuntimeStatus implements StatusSource {
   private last: TickResult | undefined;
   private readonly decisions: DecisionStatus[] = [];
 
-  constructor(private readonly rt: Runtime, private readonly clockSpeed: number) {}
+  constructor(
+    private readonly rt: Runtime,
+    private readonly clockSpeed: number,
+  ) {}
 
   /** Called after every tick. */
   record(r: TickResult): void {
     this.last = r;
     const at = new Date(this.rt.clock.now()).toISOString();
     const c = r.disruption.started;
-    if (c) this.decisions.push({ at, method: c.method, reason: c.reason, nodes: c.candidates.map((x) => x.node), decision: c.replacements.length ? 'replace' : 'delete' });
-    for (const n of r.expired) this.decisions.push({ at, method: 'Expiration', reason: 'Expired', nodes: [n], decision: 'delete' });
-    for (const n of r.interrupted) this.decisions.push({ at, method: 'Interruption', reason: 'Interrupted', nodes: [n], decision: 'delete' });
+    if (c)
+      this.decisions.push({
+        at,
+        method: c.method,
+        reason: c.reason,
+        nodes: c.candidates.map((x) => x.node),
+        decision: c.replacements.length ? 'replace' : 'delete',
+      });
+    for (const n of r.expired)
+      this.decisions.push({ at, method: 'Expiration', reason: 'Expired', nodes: [n], decision: 'delete' });
+    for (const n of r.interrupted)
+      this.decisions.push({ at, method: 'Interruption', reason: 'Interrupted', nodes: [n], decision: 'delete' });
     this.decisions.splice(0, Math.max(0, this.decisions.length - KEEP));
   }
 
@@ -32,8 +44,24 @@ export class RuntimeStatus implements StatusSource {
     return {
       at: new Date(this.rt.clock.now()).toISOString(),
       clockSpeed: this.clockSpeed,
-      nodePools: Object.fromEntries(Object.entries(ev?.nodePools ?? {}).map(([k, p]) => [k, { policy: p.policy, nodes: p.nodes, disrupting: p.disrupting, allowed: p.allowed as Record<string, number | null> }])),
-      nodes: Object.entries(ev?.nodes ?? {}).map(([name, n]) => ({ name, nodePool: n.nodePool, candidate: n.candidate, reasons: n.reasons, blocked: n.blocked })),
+      nodePools: Object.fromEntries(
+        Object.entries(ev?.nodePools ?? {}).map(([k, p]) => [
+          k,
+          {
+            policy: p.policy,
+            nodes: p.nodes,
+            disrupting: p.disrupting,
+            allowed: p.allowed as Record<string, number | null>,
+          },
+        ]),
+      ),
+      nodes: Object.entries(ev?.nodes ?? {}).map(([name, n]) => ({
+        name,
+        nodePool: n.nodePool,
+        candidate: n.candidate,
+        reasons: n.reasons,
+        blocked: n.blocked,
+      })),
       decisions: [...this.decisions],
       events: this.rt.events.list({ limit: KEEP }).map(toStatusEvent),
     };

@@ -17,17 +17,23 @@ export interface ConditionChange {
 }
 
 /** The conditions with `change` applied, or undefined when nothing would change. */
-export function applyCondition(conditions: readonly Condition[] | undefined, change: ConditionChange, nowMs: number): Condition[] | undefined {
+export function applyCondition(
+  conditions: readonly Condition[] | undefined,
+  change: ConditionChange,
+  nowMs: number,
+): Condition[] | undefined {
   const list = conditions ?? [];
   const old = list.find((c) => c.type === change.type);
   const message = change.message ?? '';
-  if (old && old.status === change.status && old.reason === change.reason && (old.message ?? '') === message) return undefined;
+  if (old && old.status === change.status && old.reason === change.reason && (old.message ?? '') === message)
+    return undefined;
   const next: Condition = {
     type: change.type,
     status: change.status,
     reason: change.reason,
     message,
-    lastTransitionTime: old && old.status === change.status && old.lastTransitionTime ? old.lastTransitionTime : formatRfc3339(nowMs),
+    lastTransitionTime:
+      old && old.status === change.status && old.lastTransitionTime ? old.lastTransitionTime : formatRfc3339(nowMs),
   };
   return old ? list.map((c) => (c === old ? next : c)) : [...list, next];
 }
@@ -36,7 +42,12 @@ export function applyCondition(conditions: readonly Condition[] | undefined, cha
  * Writes one condition to the NodeClaim's status (guarded by its resourceVersion, since a merge
  * patch replaces the whole list) and returns the stored NodeClaim; no write when nothing changes.
  */
-export async function setCondition(client: ClusterClient, nodeClaim: NodeClaim, change: ConditionChange, nowMs: number): Promise<NodeClaim> {
+export async function setCondition(
+  client: ClusterClient,
+  nodeClaim: NodeClaim,
+  change: ConditionChange,
+  nowMs: number,
+): Promise<NodeClaim> {
   const conditions = applyCondition(nodeClaim.status?.conditions, change, nowMs);
   if (!conditions) return nodeClaim;
   return client.patch<NodeClaim>(

@@ -34,5 +34,9 @@ export async function removeFinalizer(
   finalizer: string,
 ): Promise<void> {
   const finalizers = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-  await client.patch({ kind: obj.kind, name: obj.metadata.name }, { metadata: { finalizers } }, { resourceVersion: obj.metadata.resourceVersion });
+  await client.patch(
+    { kind: obj.kind, name: obj.metadata.name },
+    { metadata: { finalizers } },
+    { resourceVersion: obj.metadata.resourceVersion },
+  );
 }

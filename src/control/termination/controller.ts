@@ -17,7 +17,13 @@ import type { CloudProvider } from '../../world/cloud/provider.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
 import type { StepResult, TerminationContext } from './context.js';
 import { EvictionQueue } from './eviction-queue.js';
-import { DRAIN_REQUEUE_MS, FINALIZER_TERMINATION, LABEL_NODEPOOL, MIN_DRAIN_TIME_MS, type TerminationMetrics } from './names.js';
+import {
+  DRAIN_REQUEUE_MS,
+  FINALIZER_TERMINATION,
+  LABEL_NODEPOOL,
+  MIN_DRAIN_TIME_MS,
+  type TerminationMetrics,
+} from './names.js';
 import { finalizeNode } from './node-finalizer.js';
 import { finalizeNodeClaim } from './nodeclaim-finalizer.js';
 import { ensureTerminationTime, type TgpSecondsFor } from './termination-time.js';
@@ -49,7 +55,8 @@ export interface TerminationResult {
 }
 
 const deleting = (o: KubeObject): boolean => o.metadata.deletionTimestamp !== undefined;
-const finalizing = (o: KubeObject): boolean => deleting(o) && (o.metadata.finalizers ?? []).includes(FINALIZER_TERMINATION);
+const finalizing = (o: KubeObject): boolean =>
+  deleting(o) && (o.metadata.finalizers ?? []).includes(FINALIZER_TERMINATION);
 const claimProvider = (c: NodeClaim): string => c.status?.providerID ?? '';
 const nodeProvider = (n: Node): string => n.spec.providerID ?? '';
 
@@ -68,20 +75,29 @@ export class TerminationController {
 
   constructor(private readonly opts: TerminationControllerOptions) {
     this.queue = new EvictionQueue({ client: opts.client, recorder: opts.recorder, metrics: opts.metrics });
-    this.ctx = { ...opts, queue: this.queue, minDrainTimeMs: opts.minDrainTimeMs ?? MIN_DRAIN_TIME_MS, drainedWithoutClaim: new Set() };
+    this.ctx = {
+      ...opts,
+      queue: this.queue,
+      minDrainTimeMs: opts.minDrainTimeMs ?? MIN_DRAIN_TIME_MS,
+      drainedWithoutClaim: new Set(),
+    };
     this.changes = new ChangeFlag(opts.client, ['NodePool', 'NodeClaim', 'Node']);
   }
 
   async reconcile(nowMs: number): Promise<TerminationResult> {
     let result: TerminationResult = { released: { nodes: [], nodeClaims: [] }, errors: [] };
-    await this.changes.ifChanged(async () => {
-      result = await this.pass(nowMs);
-      this.idle = result.requeueAfterMs === undefined && result.errors.length === 0 && this.queue.size === 0 && !this.busy;
-    }, !this.idle || this.queue.size > 0);
+    await this.changes.ifChanged(
+      async () => {
+        result = await this.pass(nowMs);
+        this.idle =
+          result.requeueAfterMs === undefined && result.errors.length === 0 && this.queue.size === 0 && !this.busy;
+      },
+      !this.idle || this.queue.size > 0,
+    );
     return result;
   }
 
-  // eslint-disable-next-line complexity -- the finalizer's steps in Karpenter's order (KARPENTER.md#node-finalizer), each a guarded line
+  // eslint-disable-next-line complexity -- the finalizer's steps in Karpenter's order, one guarded line each
   private async pass(nowMs: number): Promise<TerminationResult> {
     const { client } = this.opts;
     const result: TerminationResult = { released: { nodes: [], nodeClaims: [] }, errors: [] };
@@ -107,7 +123,8 @@ export class TerminationController {
     let nodes = await listNodes();
 
     let cascaded = false;
-    // Each cascade stage reads what the previous one wrote (a deleted pool's claims delete their Nodes in the same pass).
+    // Each cascade stage reads what the previous one wrote (a deleted pool's claims delete their Nodes in the same
+    // pass).
     const relist = async (): Promise<void> => {
       if (cascaded) [claims, nodes] = await Promise.all([client.list<NodeClaim>('NodeClaim'), listNodes()]);
       cascaded = false;
@@ -124,19 +141,22 @@ export class TerminationController {
     };
     this.busy = pools.some(deleting) || claims.some(finalizing) || nodes.some(finalizing);
     for (const pool of pools.filter(deleting)) {
-      for (const c of claims) if (!deleting(c) && c.metadata.labels?.[LABEL_NODEPOOL] === pool.metadata.name) await remove(c);
+      for (const c of claims)
+        if (!deleting(c) && c.metadata.labels?.[LABEL_NODEPOOL] === pool.metadata.name) await remove(c);
     }
     await relist();
     // The providerID maps are built only when some object is finalizing: a quiet tick builds none.
     const finalizingNodes = nodes.filter(finalizing);
-    const claimsByProviderNow = finalizingNodes.length > 0 ? byProvider(claims, claimProvider) : new Map<string, NodeClaim[]>();
+    const claimsByProviderNow =
+      finalizingNodes.length > 0 ? byProvider(claims, claimProvider) : new Map<string, NodeClaim[]>();
     for (const node of finalizingNodes) {
       const claim = this.claimFor(node, claimsByProviderNow);
       if (claim && !deleting(claim)) await remove(claim);
     }
     await relist();
     const finalizingClaimsNow = claims.filter(finalizing);
-    const nodesByProviderNow = finalizingClaimsNow.length > 0 ? byProvider(nodes, nodeProvider) : new Map<string, Node[]>();
+    const nodesByProviderNow =
+      finalizingClaimsNow.length > 0 ? byProvider(nodes, nodeProvider) : new Map<string, Node[]>();
     for (const claim of finalizingClaimsNow) {
       for (const node of this.nodesFor(claim, nodesByProviderNow)) if (!deleting(node)) await remove(node);
     }
@@ -150,8 +170,11 @@ export class TerminationController {
     }
 
     const finalizingNodesNow = nodes.filter(finalizing);
-    const claimsByProvider = finalizingNodesNow.length > 0 ? byProvider(claims, claimProvider) : new Map<string, NodeClaim[]>();
-    const draining = finalizingNodesNow.filter((n) => n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claimsByProvider));
+    const claimsByProvider =
+      finalizingNodesNow.length > 0 ? byProvider(claims, claimProvider) : new Map<string, NodeClaim[]>();
+    const draining = finalizingNodesNow.filter(
+      (n) => n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claimsByProvider),
+    );
     const podsByNode = draining.length > 0 ? groupByNode(await client.list<Pod>('Pod')) : new Map<string, Pod[]>();
     for (const node of draining) {
       const name = node.metadata.name;
@@ -173,7 +196,9 @@ export class TerminationController {
       for (const claim of finalizingClaims) {
         const fresh = await client.get<NodeClaim>({ kind: 'NodeClaim', name: claim.metadata.name });
         if (!fresh || !finalizing(fresh)) continue;
-        const step = await guard(`NodeClaim/${claim.metadata.name}`, () => finalizeNodeClaim(this.ctx, fresh, this.nodesFor(fresh, nodesByProvider), nowMs));
+        const step = await guard(`NodeClaim/${claim.metadata.name}`, () =>
+          finalizeNodeClaim(this.ctx, fresh, this.nodesFor(fresh, nodesByProvider), nowMs),
+        );
         if (step?.done) result.released.nodeClaims.push(claim.metadata.name);
         else if (step) wake(step.requeueMs);
       }

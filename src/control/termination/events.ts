@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The termination events, with Karpenter's reasons, types and message texts (KARPENTER.md#termination, KARPENTER.md#events-and-metrics).
+// The termination events, with Karpenter's reasons, types and message texts (KARPENTER.md#termination,
+// KARPENTER.md#events-and-metrics).
 // Every message the termination flow emits is written here and nowhere else.
 import type { InvolvedObject, RecordedEvent } from '../../core/observe/recorder.js';
 import type { KubeObject } from '../../core/cluster/types.js';
@@ -30,7 +31,12 @@ export const evicted = (pod: InvolvedObject, reason: string): Event => ({
 
 /** `terminationTime` is printed as Go's `time.Time.String()` does (Karpenter formats it with `%v`). */
 /** `podGraceSeconds` is the pod's terminationGracePeriodSeconds as force-delete read it (absent → the API's 30 s). */
-export const disrupted = (pod: InvolvedObject, terminationTimeMs: number, graceSeconds: number, podGraceSeconds: number): Event => ({
+export const disrupted = (
+  pod: InvolvedObject,
+  terminationTimeMs: number,
+  graceSeconds: number,
+  podGraceSeconds: number,
+): Event => ({
   type: 'Normal',
   reason: 'Disrupted',
   message:
@@ -41,9 +47,7 @@ export const disrupted = (pod: InvolvedObject, terminationTimeMs: number, graceS
 });
 
 export type FailedDrainingCause =
-  | { kind: 'waiting'; pods: number }
-  | { kind: 'pdb'; pod: string }
-  | { kind: 'multiple-pdbs'; pod: string };
+  { kind: 'waiting'; pods: number } | { kind: 'pdb'; pod: string } | { kind: 'multiple-pdbs'; pod: string };
 
 export function failedDraining(node: InvolvedObject, cause: FailedDrainingCause): Event {
   let detail: string;

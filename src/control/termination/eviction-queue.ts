@@ -14,12 +14,16 @@ import { METRIC, type TerminationMetrics } from './names.js';
 
 export const EVICTION_BASE_BACKOFF_MS = 100;
 export const EVICTION_MAX_BACKOFF_MS = 10_000;
-const MULTIPLE_PDBS = 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.';
+const MULTIPLE_PDBS =
+  'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.';
 
 export interface EvictionRequest {
   /** The node's termination time T (epoch ms); a later add can only bring it earlier. */
   deadlineMs?: number;
-  /** Reason in the `Evicted` event and `karpenter_pods_drained_total`: the NodeClaim's DisruptionReason, else `Forceful Termination`. */
+  /**
+   * Reason in the `Evicted` event and `karpenter_pods_drained_total`: the NodeClaim's DisruptionReason, else `Forceful
+   * Termination`.
+   */
   reason: string;
 }
 
@@ -42,7 +46,8 @@ export interface EvictionQueueDeps {
   metrics?: TerminationMetrics;
 }
 
-const keyOf = (pod: Pod): string => `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}/${pod.metadata.uid ?? ''}`;
+const keyOf = (pod: Pod): string =>
+  `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}/${pod.metadata.uid ?? ''}`;
 
 export class EvictionQueue {
   private readonly entries = new Map<string, Entry>();
@@ -63,7 +68,10 @@ export class EvictionQueue {
       const key = keyOf(pod);
       const entry = this.entries.get(key);
       if (entry) {
-        if (request.deadlineMs !== undefined && (entry.deadlineMs === undefined || request.deadlineMs < entry.deadlineMs)) {
+        if (
+          request.deadlineMs !== undefined &&
+          (entry.deadlineMs === undefined || request.deadlineMs < entry.deadlineMs)
+        ) {
           entry.deadlineMs = request.deadlineMs;
           entry.nextAt = Math.min(entry.nextAt, nowMs);
         }
@@ -134,7 +142,8 @@ export class EvictionQueue {
       const node = { kind: 'Node', name: entry.nodeName };
       const podRef = `${entry.namespace}/${entry.name}`;
       if (e.code === 429) recorder.publish(failedDraining(node, { kind: 'pdb', pod: podRef }));
-      else if (e.message.includes(MULTIPLE_PDBS)) recorder.publish(failedDraining(node, { kind: 'multiple-pdbs', pod: podRef }));
+      else if (e.message.includes(MULTIPLE_PDBS))
+        recorder.publish(failedDraining(node, { kind: 'multiple-pdbs', pod: podRef }));
       return this.retry(entry, pod, nowMs, e.code === 429 || e.message.includes(MULTIPLE_PDBS) ? 'blocked' : 'failed');
     }
     metrics?.inc(METRIC.evictionRequests, { code: '200' });

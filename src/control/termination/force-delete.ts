@@ -11,7 +11,8 @@ import { DEFAULT_TERMINATION_GRACE_SECONDS, type Pod } from '../../core/cluster/
  * ClusterClient), and there absent means what the API would have made of it: 30 s. Read as
  * "never", a do-not-disrupt pod without the field would keep its node draining for good.
  */
-export const podGraceSeconds = (pod: Pod): number => pod.spec.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_SECONDS;
+export const podGraceSeconds = (pod: Pod): number =>
+  pod.spec.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_SECONDS;
 
 /**
  * No T → never. A terminating pod → iff its deletionTimestamp (when the kubelet will kill it)
@@ -24,7 +25,8 @@ export function needsForceDelete(pod: Pod, deadlineMs: number | undefined, nowMs
 }
 
 /** The grace period of a force delete: whole seconds left until T, truncated, never below 1. */
-export const forceDeleteGraceSeconds = (deadlineMs: number, nowMs: number): number => Math.max(Math.trunc((deadlineMs - nowMs) / 1000), 1);
+export const forceDeleteGraceSeconds = (deadlineMs: number, nowMs: number): number =>
+  Math.max(Math.trunc((deadlineMs - nowMs) / 1000), 1);
 
 /**
  * The first instant (epoch ms) at which `needsForceDelete` turns true for this pod while it

@@ -9,7 +9,8 @@ import { conditionOf, setCondition } from './conditions.js';
 import { CONDITION_INSTANCE_TERMINATING } from './names.js';
 
 /** Gone = the cloud forgot it or reports it `terminated` (Karpenter's providers answer NotFound for both). */
-export const isInstanceGone = (instance: Instance | undefined): boolean => instance === undefined || instance.state === 'terminated';
+export const isInstanceGone = (instance: Instance | undefined): boolean =>
+  instance === undefined || instance.state === 'terminated';
 
 export interface InstanceTermination {
   gone: boolean;
@@ -34,7 +35,12 @@ export async function ensureInstanceTerminated(
   let claim = nodeClaim;
   const marked = conditionOf(claim, CONDITION_INSTANCE_TERMINATING)?.status === 'True';
   if (claim && !marked) {
-    claim = await setCondition(client, claim, { type: CONDITION_INSTANCE_TERMINATING, status: 'True', reason: CONDITION_INSTANCE_TERMINATING }, nowMs);
+    claim = await setCondition(
+      client,
+      claim,
+      { type: CONDITION_INSTANCE_TERMINATING, status: 'True', reason: CONDITION_INSTANCE_TERMINATING },
+      nowMs,
+    );
   }
   const instance = await cloud.get(providerID);
   if (isInstanceGone(instance)) return { gone: true, nodeClaim: claim };

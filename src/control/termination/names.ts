@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Names the termination flow reads and writes, spelled as Karpenter spells them (KARPENTER.md#termination, KARPENTER.md#events-and-metrics).
-export { FINALIZER_TERMINATION, TAINT_DISRUPTED, LABEL_NODEPOOL, LABEL_ZONE, LABEL_CAPACITY_TYPE } from '../../core/cluster/types.js';
+// Names the termination flow reads and writes, spelled as Karpenter spells them (KARPENTER.md#termination,
+// KARPENTER.md#events-and-metrics).
+export {
+  FINALIZER_TERMINATION,
+  TAINT_DISRUPTED,
+  LABEL_NODEPOOL,
+  LABEL_ZONE,
+  LABEL_CAPACITY_TYPE,
+} from '../../core/cluster/types.js';
 
 export const ANNOTATION_TERMINATION_TIMESTAMP = 'karpenter.sh/nodeclaim-termination-timestamp';
 export const LABEL_EXCLUDE_FROM_LB = 'node.kubernetes.io/exclude-from-external-load-balancers';
@@ -17,7 +24,10 @@ export const DRAIN_REQUEUE_MS = 1_000;
 export const INSTANCE_REQUEUE_MS = 5_000;
 
 /** Priority classes whose pods drain last (by name, not by value). */
-export const CRITICAL_PRIORITY_CLASSES: ReadonlySet<string> = new Set(['system-cluster-critical', 'system-node-critical']);
+export const CRITICAL_PRIORITY_CLASSES: ReadonlySet<string> = new Set([
+  'system-cluster-critical',
+  'system-node-critical',
+]);
 
 /** Counter and duration names (KARPENTER.md#events-and-metrics). */
 export const METRIC = {

@@ -27,7 +27,10 @@ import { formatRfc3339, terminationTimeOf } from './termination-time.js';
 
 const isReady = (node: Node): boolean => node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 
-/** Reason for `Evicted` events: the NodeClaim's DisruptionReason, `Forceful Termination` without one, "" without a NodeClaim. */
+/**
+ * Reason for `Evicted` events: the NodeClaim's DisruptionReason, `Forceful Termination` without one, "" without a
+ * NodeClaim.
+ */
 export function evictionReason(nodeClaim: NodeClaim | undefined): string {
   if (!nodeClaim) return '';
   const c = conditionOf(nodeClaim, CONDITION_DISRUPTION_REASON);
@@ -38,7 +41,13 @@ export function evictionReason(nodeClaim: NodeClaim | undefined): string {
  * Finalizes one deleting Node. `nodeClaim` is its single NodeClaim (none or several → undefined;
  * then there is no Drained condition and so no MinDrainTime); `pods` are the pods bound to it.
  */
-export async function finalizeNode(ctx: TerminationContext, node: Node, nodeClaim: NodeClaim | undefined, pods: readonly Pod[], nowMs: number): Promise<StepResult> {
+export async function finalizeNode(
+  ctx: TerminationContext,
+  node: Node,
+  nodeClaim: NodeClaim | undefined,
+  pods: readonly Pod[],
+  nowMs: number,
+): Promise<StepResult> {
   const providerID = node.spec.providerID ?? '';
   if (!isReady(node) && providerID && isInstanceGone(await ctx.cloud.get(providerID))) {
     await releaseNode(ctx, node, nowMs);
@@ -46,14 +55,23 @@ export async function finalizeNode(ctx: TerminationContext, node: Node, nodeClai
   }
 
   const deadline = terminationTimeOf(nodeClaim);
-  if (deadline !== undefined) ctx.recorder.publish(terminationGracePeriodExpiring(involved(node), formatRfc3339(deadline)));
+  if (deadline !== undefined)
+    ctx.recorder.publish(terminationGracePeriodExpiring(involved(node), formatRfc3339(deadline)));
   const current = await taintAndExclude(ctx, node);
 
   let claim = nodeClaim;
   const uid = current.metadata.uid ?? current.metadata.name;
-  if (conditionOf(claim, CONDITION_DRAINED)?.status !== 'True' && !(claim === undefined && ctx.drainedWithoutClaim.has(uid))) {
+  if (
+    conditionOf(claim, CONDITION_DRAINED)?.status !== 'True' &&
+    !(claim === undefined && ctx.drainedWithoutClaim.has(uid))
+  ) {
     if (claim && conditionOf(claim, CONDITION_DRAINED)?.status !== 'Unknown') {
-      claim = await setCondition(ctx.client, claim, { type: CONDITION_DRAINED, status: 'Unknown', reason: 'Draining', message: 'Draining' }, nowMs);
+      claim = await setCondition(
+        ctx.client,
+        claim,
+        { type: CONDITION_DRAINED, status: 'Unknown', reason: 'Draining', message: 'Draining' },
+        nowMs,
+      );
     }
     const plan = planDrain(pods, deadline, nowMs);
     ctx.queue.add(plan.enqueue, { deadlineMs: deadline, reason: evictionReason(claim) }, nowMs);
@@ -64,7 +82,12 @@ export async function finalizeNode(ctx: TerminationContext, node: Node, nodeClai
     if (claim) {
       const draining = secondsSince(conditionOf(claim, CONDITION_DRAINED)?.lastTransitionTime, nowMs) ?? 0;
       if (draining * 1000 < ctx.minDrainTimeMs) return requeue(Math.max(ctx.minDrainTimeMs - draining * 1000, 1));
-      claim = await setCondition(ctx.client, claim, { type: CONDITION_DRAINED, status: 'True', reason: CONDITION_DRAINED }, nowMs);
+      claim = await setCondition(
+        ctx.client,
+        claim,
+        { type: CONDITION_DRAINED, status: 'True', reason: CONDITION_DRAINED },
+        nowMs,
+      );
     } else {
       ctx.drainedWithoutClaim.add(uid);
     }
@@ -80,13 +103,18 @@ export async function finalizeNode(ctx: TerminationContext, node: Node, nodeClai
   return { done: true };
 }
 
-/** Taint `karpenter.sh/disrupted:NoSchedule` (dropping other taints with that key) and label the Node out of load balancers. */
+/**
+ * Taint `karpenter.sh/disrupted:NoSchedule` (dropping other taints with that key) and label the Node out of load
+ * balancers.
+ */
 async function taintAndExclude(ctx: TerminationContext, node: Node): Promise<Node> {
   const taints = node.spec.taints ?? [];
   const hasTaint = taints.some((t) => t.key === TAINT_DISRUPTED && t.effect === 'NoSchedule' && (t.value ?? '') === '');
   const labelled = node.metadata.labels?.[LABEL_EXCLUDE_FROM_LB] === LABEL_EXCLUDE_FROM_LB_VALUE;
   if (hasTaint && labelled) return node;
-  const next: Taint[] = hasTaint ? taints : [...taints.filter((t) => t.key !== TAINT_DISRUPTED), { key: TAINT_DISRUPTED, effect: 'NoSchedule' }];
+  const next: Taint[] = hasTaint
+    ? taints
+    : [...taints.filter((t) => t.key !== TAINT_DISRUPTED), { key: TAINT_DISRUPTED, effect: 'NoSchedule' }];
   return ctx.client.patch<Node>(
     { kind: 'Node', name: node.metadata.name },
     { metadata: { labels: { [LABEL_EXCLUDE_FROM_LB]: LABEL_EXCLUDE_FROM_LB_VALUE } }, spec: { taints: next } },

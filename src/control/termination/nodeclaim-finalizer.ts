@@ -7,10 +7,23 @@ import type { Node, NodeClaim } from '../../core/cluster/types.js';
 import { conditionOf } from './conditions.js';
 import { removeFinalizer, requeue, secondsSince, type StepResult, type TerminationContext } from './context.js';
 import { ensureInstanceTerminated } from './instance.js';
-import { CONDITION_INSTANCE_TERMINATING, FINALIZER_TERMINATION, INSTANCE_REQUEUE_MS, LABEL_CAPACITY_TYPE, LABEL_NODEPOOL, LABEL_ZONE, METRIC } from './names.js';
+import {
+  CONDITION_INSTANCE_TERMINATING,
+  FINALIZER_TERMINATION,
+  INSTANCE_REQUEUE_MS,
+  LABEL_CAPACITY_TYPE,
+  LABEL_NODEPOOL,
+  LABEL_ZONE,
+  METRIC,
+} from './names.js';
 
 /** `nodes` are the Nodes registered for this NodeClaim (same providerID) that still exist. */
-export async function finalizeNodeClaim(ctx: TerminationContext, nodeClaim: NodeClaim, nodes: readonly Node[], nowMs: number): Promise<StepResult> {
+export async function finalizeNodeClaim(
+  ctx: TerminationContext,
+  nodeClaim: NodeClaim,
+  nodes: readonly Node[],
+  nowMs: number,
+): Promise<StepResult> {
   if (nodes.length > 0) return requeue(INSTANCE_REQUEUE_MS); // the Node finalizer drains first
   let claim = nodeClaim;
   const labels = claim.metadata.labels ?? {};
@@ -24,7 +37,11 @@ export async function finalizeNodeClaim(ctx: TerminationContext, nodeClaim: Node
     if (since !== undefined) ctx.metrics?.observe?.(METRIC.nodeClaimInstanceTerminationDuration, { nodepool }, since);
   }
   await removeFinalizer(ctx.client, claim, FINALIZER_TERMINATION);
-  ctx.metrics?.inc(METRIC.nodeClaimsTerminated, { nodepool, capacity_type: labels[LABEL_CAPACITY_TYPE] ?? '', zone: labels[LABEL_ZONE] ?? '' });
+  ctx.metrics?.inc(METRIC.nodeClaimsTerminated, {
+    nodepool,
+    capacity_type: labels[LABEL_CAPACITY_TYPE] ?? '',
+    zone: labels[LABEL_ZONE] ?? '',
+  });
   const terminating = secondsSince(claim.metadata.deletionTimestamp, nowMs);
   if (terminating !== undefined) ctx.metrics?.observe?.(METRIC.nodeClaimTerminationDuration, { nodepool }, terminating);
   return { done: true };

@@ -53,7 +53,8 @@ export async function ensureTerminationTime(
   tgpSecondsFor?: TgpSecondsFor,
 ): Promise<NodeClaim> {
   const { deletionTimestamp, annotations } = nodeClaim.metadata;
-  if (deletionTimestamp === undefined || annotations?.[ANNOTATION_TERMINATION_TIMESTAMP] !== undefined) return nodeClaim;
+  if (deletionTimestamp === undefined || annotations?.[ANNOTATION_TERMINATION_TIMESTAMP] !== undefined)
+    return nodeClaim;
   const tgp = terminationGracePeriodSeconds(nodeClaim, tgpSecondsFor);
   if (tgp === undefined) return nodeClaim;
   const value = formatRfc3339(Date.parse(deletionTimestamp) + tgp * 1000);

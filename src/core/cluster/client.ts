@@ -34,7 +34,8 @@
 //   callers must treat the same way. Arrays returned by list belong to the caller.
 import type { KubeObject } from './types.js';
 
-export type Kind = 'NodePool' | 'NodeClaim' | 'Node' | 'Pod' | 'PodDisruptionBudget' | 'ConfigMap' | 'ReplicaSet' | 'Event' | 'Lease';
+export type Kind =
+  'NodePool' | 'NodeClaim' | 'Node' | 'Pod' | 'PodDisruptionBudget' | 'ConfigMap' | 'ReplicaSet' | 'Event' | 'Lease';
 
 export interface ObjectKey {
   kind: Kind;
@@ -42,13 +43,30 @@ export interface ObjectKey {
   namespace?: string; // namespaced kinds only; default "default"
 }
 
-export type ApiReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'TooManyRequests' | 'Invalid' | 'InternalError'
+export type ApiReason =
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'TooManyRequests'
+  | 'Invalid'
+  | 'InternalError'
   // Only a real API server (or the network to it) answers these.
-  | 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'Gone' | 'Expired' | 'ServiceUnavailable' | 'Timeout' | 'Unknown';
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'Gone'
+  | 'Expired'
+  | 'ServiceUnavailable'
+  | 'Timeout'
+  | 'Unknown';
 
 /** A failed API call, shaped like a Kubernetes Status: HTTP code, reason and message. */
 export class ApiError extends Error {
-  constructor(readonly code: number, readonly reason: ApiReason, message: string) {
+  constructor(
+    readonly code: number,
+    readonly reason: ApiReason,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -22,9 +22,14 @@ export function matchesLabelSelector(labels: Labels, selector: LabelSelectorSpec
     if (ownValue(labels, k) !== v) return false;
   }
   // Operators were validated above, so the expressions are kpol requirements as they stand.
-  return matchesSelector(labels, (selector.matchExpressions ?? []).map((e) => ({
-    key: e.key, operator: e.operator as LabelRequirement['operator'], values: e.values ?? [],
-  })));
+  return matchesSelector(
+    labels,
+    (selector.matchExpressions ?? []).map((e) => ({
+      key: e.key,
+      operator: e.operator as LabelRequirement['operator'],
+      values: e.values ?? [],
+    })),
+  );
 }
 
 /** Why Kubernetes would refuse to turn this selector into a `labels.Selector`, if it would. */
@@ -32,8 +37,10 @@ export function labelSelectorProblem(selector: LabelSelectorSpec): string | unde
   for (const e of selector.matchExpressions ?? []) {
     if (!OPERATORS.has(e.operator)) return `"${e.operator}" is not a valid label selector operator`;
     const n = e.values?.length ?? 0;
-    if ((e.operator === 'In' || e.operator === 'NotIn') && n === 0) return `values: for 'in', 'notin' operators, values set can't be empty (key ${e.key})`;
-    if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && n > 0) return `values: may not be specified when \`operator\` is 'Exists' or 'DoesNotExist' (key ${e.key})`;
+    if ((e.operator === 'In' || e.operator === 'NotIn') && n === 0)
+      return `values: for 'in', 'notin' operators, values set can't be empty (key ${e.key})`;
+    if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && n > 0)
+      return `values: may not be specified when \`operator\` is 'Exists' or 'DoesNotExist' (key ${e.key})`;
   }
   return undefined;
 }

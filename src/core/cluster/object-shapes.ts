@@ -46,7 +46,11 @@ const requirements: Shape = { list: requirement };
 const taint: Shape = { fields: { 'key!': str, value: str, 'effect!': str } };
 const toleration: Shape = {
   fields: {
-    key: str, operator: { enum: ['Exists', 'Equal', ''] }, value: str, effect: str, tolerationSeconds: 'integer',
+    key: str,
+    operator: { enum: ['Exists', 'Equal', ''] },
+    value: str,
+    effect: str,
+    tolerationSeconds: 'integer',
   },
 };
 
@@ -168,7 +172,10 @@ export const KIND_SHAPES: Readonly<Record<string, Fields>> = {
     },
     status: {
       fields: {
-        disruptionsAllowed: 'integer', currentHealthy: 'integer', desiredHealthy: 'integer', expectedPods: 'integer',
+        disruptionsAllowed: 'integer',
+        currentHealthy: 'integer',
+        desiredHealthy: 'integer',
+        expectedPods: 'integer',
       },
     },
   },

@@ -51,15 +51,21 @@ function isEmpty(r: Requirement): boolean {
 export function requirementOf(s: NodeSelectorRequirement): Requirement {
   const values = s.values ?? [];
   switch (s.operator) {
-    case 'In': return { key: s.key, complement: false, values: new Set(values) };
-    case 'NotIn': return { key: s.key, complement: true, values: new Set(values) };
-    case 'Exists': return { key: s.key, complement: true, values: new Set() };
-    case 'DoesNotExist': return { key: s.key, complement: false, values: new Set() };
+    case 'In':
+      return { key: s.key, complement: false, values: new Set(values) };
+    case 'NotIn':
+      return { key: s.key, complement: true, values: new Set(values) };
+    case 'Exists':
+      return { key: s.key, complement: true, values: new Set() };
+    case 'DoesNotExist':
+      return { key: s.key, complement: false, values: new Set() };
     case 'Gt':
     case 'Lt': {
       const n = values.length === 1 ? intValue(values[0]) : undefined;
       if (n === undefined) return { key: s.key, complement: true, values: new Set(), gt: 0, lt: 0 };
-      return s.operator === 'Gt' ? { key: s.key, complement: true, values: new Set(), gt: n } : { key: s.key, complement: true, values: new Set(), lt: n };
+      return s.operator === 'Gt'
+        ? { key: s.key, complement: true, values: new Set(), gt: n }
+        : { key: s.key, complement: true, values: new Set(), lt: n };
     }
     default: {
       const never: never = s.operator;
@@ -73,7 +79,8 @@ export function intersectRequirement(a: Requirement, b: Requirement): Requiremen
   const gt = a.gt === undefined ? b.gt : b.gt === undefined ? a.gt : Math.max(a.gt, b.gt);
   const lt = a.lt === undefined ? b.lt : b.lt === undefined ? a.lt : Math.min(a.lt, b.lt);
   const bounds = { ...(gt !== undefined && { gt }), ...(lt !== undefined && { lt }) };
-  if (a.complement && b.complement) return { key: a.key, complement: true, values: new Set([...a.values, ...b.values]), ...bounds };
+  if (a.complement && b.complement)
+    return { key: a.key, complement: true, values: new Set([...a.values, ...b.values]), ...bounds };
   const [set, other] = a.complement ? [b, a] : [a, b];
   const values = [...set.values].filter((v) => allows(other, v) && inBounds({ ...set, ...bounds }, v));
   return { key: a.key, complement: false, values: new Set(values) };
@@ -104,7 +111,9 @@ export function intersect(a: Requirements, b: Requirements): Requirements {
 }
 
 /** NotIn or DoesNotExist: satisfied by an absent label. */
-export const isNegative = (r: Requirement): boolean => (r.complement && r.values.size > 0 && r.gt === undefined && r.lt === undefined) || (!r.complement && r.values.size === 0);
+export const isNegative = (r: Requirement): boolean =>
+  (r.complement && r.values.size > 0 && r.gt === undefined && r.lt === undefined) ||
+  (!r.complement && r.values.size === 0);
 
 /**
  * Karpenter's `Requirements.Intersects`: every shared key must still allow some value, except
@@ -130,10 +139,14 @@ export function intersectionProblem(existing: Requirements, incoming: Requiremen
 export function requirementAllows(s: NodeSelectorRequirement, value: string | undefined): boolean {
   const values = s.values ?? [];
   switch (s.operator) {
-    case 'In': return value !== undefined && values.includes(value);
-    case 'NotIn': return value === undefined || !values.includes(value);
-    case 'Exists': return value !== undefined;
-    case 'DoesNotExist': return value === undefined;
+    case 'In':
+      return value !== undefined && values.includes(value);
+    case 'NotIn':
+      return value === undefined || !values.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
     case 'Gt':
     case 'Lt': {
       const have = value === undefined ? undefined : intValue(value);
@@ -149,8 +162,14 @@ export function requirementAllows(s: NodeSelectorRequirement, value: string | un
 }
 
 /** `v1.NodeSelectorRequirement` against concrete node labels. */
-export function matchesExpression(labels: Readonly<Record<string, string>> | undefined, s: NodeSelectorRequirement): boolean {
-  return requirementAllows(s, labels !== undefined && Object.prototype.hasOwnProperty.call(labels, s.key) ? labels[s.key] : undefined);
+export function matchesExpression(
+  labels: Readonly<Record<string, string>> | undefined,
+  s: NodeSelectorRequirement,
+): boolean {
+  return requirementAllows(
+    s,
+    labels !== undefined && Object.prototype.hasOwnProperty.call(labels, s.key) ? labels[s.key] : undefined,
+  );
 }
 
 /** Back to NodeSelectorRequirements (sorted by key; a bounded complement may need several entries). */

@@ -12,8 +12,22 @@ import { ownRecord, ownValue } from './own-keys.js';
 export type Resources = Readonly<Record<string, number>>;
 
 const SUFFIX: Record<string, number> = {
-  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
 };
 const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/;
 
@@ -84,7 +98,10 @@ export function nodeAllocatable(node: Node): Record<string, number> {
 const EPSILON = 1e-9;
 
 /** The first resource whose request exceeds what is available, if any. */
-export function insufficientResource(requests: Resources, available: Resources): { name: string; requested: number; available: number } | undefined {
+export function insufficientResource(
+  requests: Resources,
+  available: Resources,
+): { name: string; requested: number; available: number } | undefined {
   for (const [name, requested] of Object.entries(requests)) {
     if (requested <= 0) continue;
     const have = ownValue(available, name) ?? 0;
@@ -117,13 +134,19 @@ export function remaining(available: Resources, used: Resources): Record<string,
 
 /** Compact, stable rendering for messages: `{"cpu":"1.5","memory":"2Gi","pods":"3"}`-like. */
 export function formatResources(r: Resources): string {
-  const keys = Object.keys(r).filter((k) => r[k] !== 0).sort();
+  const keys = Object.keys(r)
+    .filter((k) => r[k] !== 0)
+    .sort();
   return '{' + keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(formatQuantity(k, r[k]))}`).join(',') + '}';
 }
 
 export function formatQuantity(name: string, v: number): string {
   if (name === 'memory' || name === 'ephemeral-storage') {
-    for (const [s, f] of [['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+    for (const [s, f] of [
+      ['Gi', 2 ** 30],
+      ['Mi', 2 ** 20],
+      ['Ki', 2 ** 10],
+    ] as const) {
       if (Math.abs(v) >= f && Number.isInteger(v / f)) return `${v / f}${s}`;
     }
     return String(v);

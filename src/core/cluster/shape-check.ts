@@ -74,10 +74,12 @@ const compiled = new WeakMap<Fields, FieldSpec[]>();
 function fieldSpecs(fields: Fields): FieldSpec[] {
   let specs = compiled.get(fields);
   if (!specs) {
-    specs = Object.entries(fields).map(([spec, shape]) => {
-      const required = spec.endsWith('!');
-      return { name: required ? spec.slice(0, -1) : spec, required, shape };
-    }).reverse();
+    specs = Object.entries(fields)
+      .map(([spec, shape]) => {
+        const required = spec.endsWith('!');
+        return { name: required ? spec.slice(0, -1) : spec, required, shape };
+      })
+      .reverse();
     compiled.set(fields, specs);
   }
   return specs;

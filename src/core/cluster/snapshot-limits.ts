@@ -82,10 +82,11 @@ export function yamlLimitProblem(doc: Document): YamlLimitProblem | undefined {
   const tooBig = (size: number): YamlLimitProblem | undefined =>
     size > ALIAS_GROWTH * written + ALIAS_SLACK
       ? {
-        offset: 0,
-        message: `YAML aliases expand this document to more than ${ALIAS_GROWTH * written + ALIAS_SLACK} values ` +
-          `from ${written} written ones (at most ${ALIAS_GROWTH}× plus ${ALIAS_SLACK} are read)`,
-      }
+          offset: 0,
+          message:
+            `YAML aliases expand this document to more than ${ALIAS_GROWTH * written + ALIAS_SLACK} values ` +
+            `from ${written} written ones (at most ${ALIAS_GROWTH}× plus ${ALIAS_SLACK} are read)`,
+        }
       : undefined;
   const enter = (node: unknown): YamlLimitProblem | undefined => {
     if (isAlias(node)) {

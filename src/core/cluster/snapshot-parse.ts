@@ -128,7 +128,8 @@ function locateJsonError(text: string): { offset: number; message: string } | un
   const fail = (message: string): never => {
     throw { offset: i, message };
   };
-  const describe = (): string => (i >= text.length ? 'unexpected end of JSON input' : `unexpected \`${text[i]}\` in JSON`);
+  const describe = (): string =>
+    i >= text.length ? 'unexpected end of JSON input' : `unexpected \`${text[i]}\` in JSON`;
   const str = (): void => {
     i++;
     while (i < text.length && text[i] !== '"') {

@@ -106,8 +106,13 @@ class Loader {
       return;
     }
     if (apiVersion !== known.apiVersion) {
-      const hint = kind.startsWith('Node') && apiVersion?.startsWith('karpenter.sh/') ? '; upgrade to the Karpenter v1 APIs (v1.0 or later)' : '';
-      return fail(`apiVersion: \`${apiVersion ?? ''}\` is not supported for ${kind}, expected \`${known.apiVersion}\`${hint}`);
+      const hint =
+        kind.startsWith('Node') && apiVersion?.startsWith('karpenter.sh/')
+          ? '; upgrade to the Karpenter v1 APIs (v1.0 or later)'
+          : '';
+      return fail(
+        `apiVersion: \`${apiVersion ?? ''}\` is not supported for ${kind}, expected \`${known.apiVersion}\`${hint}`,
+      );
     }
     if (meta === undefined || name === undefined) return fail('metadata.name: is required');
     if (known.hasSpec && (value.spec === undefined || value.spec === null)) value.spec = {};
@@ -143,7 +148,10 @@ class Loader {
  */
 export function loadSnapshot(text: string, fileName: string): LoadResult {
   const parsed = parseSnapshotText(text);
-  const errors: LoadError[] = parsed.problems.map((p) => ({ location: `${fileName}:${p.line}:${p.col}`, message: p.message }));
+  const errors: LoadError[] = parsed.problems.map((p) => ({
+    location: `${fileName}:${p.line}:${p.col}`,
+    message: p.message,
+  }));
   if (errors.length > 0) return { errors, warnings: [] };
   const loader = new Loader(fileName);
   for (const doc of parsed.documents) loader.add(doc);

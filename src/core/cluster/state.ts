@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The joined cluster model (Karpenter's cluster state): NodeClaim ↔ Node by providerID, pods
 // by node, PDBs by namespace, plus the node and pod predicates the evaluator reads, each
-// mirroring one Karpenter helper (KARPENTER.md#budget-counting, KARPENTER.md#candidates, KARPENTER.md#pod-predicates). Time is always passed in.
+// mirroring one Karpenter helper (KARPENTER.md#budget-counting, KARPENTER.md#candidates, KARPENTER.md#pod-predicates).
+// Time is always passed in.
 import { goParseDuration, goQuote } from '../../../rules/karpenter-go.js';
 import { labelSignature, matchesLabelSelector } from './labels.js';
 import type { Snapshot } from './snapshot.js';
@@ -70,10 +71,22 @@ export function indexCluster(snapshot: Snapshot): ClusterIndex {
     const providerID = node.spec.providerID || undefined;
     const nodeClaim = providerID ? claimsByProvider.get(providerID) : undefined;
     if (nodeClaim) joined.add(nodeClaim);
-    stateNodes.push({ name: node.metadata.name, providerID, node, nodeClaim, pods: podsByNodeName.get(node.metadata.name) ?? [] });
+    stateNodes.push({
+      name: node.metadata.name,
+      providerID,
+      node,
+      nodeClaim,
+      pods: podsByNodeName.get(node.metadata.name) ?? [],
+    });
   }
   for (const nc of snapshot.nodeClaims) {
-    if (!joined.has(nc)) stateNodes.push({ name: nc.metadata.name, providerID: nc.status?.providerID || undefined, nodeClaim: nc, pods: [] });
+    if (!joined.has(nc))
+      stateNodes.push({
+        name: nc.metadata.name,
+        providerID: nc.status?.providerID || undefined,
+        nodeClaim: nc,
+        pods: [],
+      });
   }
   const nodesByName = new Map<string, StateNode>();
   const nodeClaimsByName = new Map<string, StateNode>();
@@ -101,7 +114,8 @@ export function indexCluster(snapshot: Snapshot): ClusterIndex {
   };
 }
 
-const condition = (conditions: Condition[] | undefined, type: string): Condition | undefined => conditions?.find((c) => c.type === type);
+const condition = (conditions: Condition[] | undefined, type: string): Condition | undefined =>
+  conditions?.find((c) => c.type === type);
 const timeMs = (t: string | undefined): number | undefined => (t ? Date.parse(t) : undefined);
 
 // ── node predicates ────────────────────────────────────────────────────────
@@ -111,7 +125,8 @@ export const isManaged = (sn: StateNode): boolean => sn.nodeClaim !== undefined;
 /** Node label `karpenter.sh/initialized` is exactly `true`. */
 export const isInitialized = (sn: StateNode): boolean => sn.node?.metadata.labels?.[LABEL_INITIALIZED] === 'true';
 /** NodeClaim condition `InstanceTerminating=True`. */
-export const isInstanceTerminating = (sn: StateNode): boolean => condition(sn.nodeClaim?.status?.conditions, 'InstanceTerminating')?.status === 'True';
+export const isInstanceTerminating = (sn: StateNode): boolean =>
+  condition(sn.nodeClaim?.status?.conditions, 'InstanceTerminating')?.status === 'True';
 /** Node `Ready` condition is `True`; False, Unknown and missing are all not ready. */
 export const isReady = (sn: StateNode): boolean => condition(sn.node?.status?.conditions, 'Ready')?.status === 'True';
 
@@ -124,7 +139,8 @@ export function isDeleting(sn: StateNode): boolean {
   return sn.node?.metadata.deletionTimestamp !== undefined;
 }
 /** Node annotation `karpenter.sh/do-not-disrupt` honoured only as exactly `"true"`. */
-export const nodeDoNotDisrupt = (sn: StateNode): boolean => sn.node?.metadata.annotations?.[ANNOTATION_DO_NOT_DISRUPT] === 'true';
+export const nodeDoNotDisrupt = (sn: StateNode): boolean =>
+  sn.node?.metadata.annotations?.[ANNOTATION_DO_NOT_DISRUPT] === 'true';
 /** The pool a node counts against: the Node's `karpenter.sh/nodepool` label (the NodeClaim's without a Node). */
 export const nodePoolOf = (sn: StateNode): string | undefined =>
   (sn.node ? sn.node.metadata.labels : sn.nodeClaim?.metadata.labels)?.[LABEL_NODEPOOL];
@@ -148,7 +164,8 @@ export function toleratesDisruptedTaint(pod: Pod): boolean {
   return (pod.spec.tolerations ?? []).some((t: Toleration) => {
     if (t.effect && t.effect !== 'NoSchedule') return false;
     if (t.key && t.key !== TAINT_DISRUPTED) return false;
-    if (t.operator === undefined || (t.operator as string) === '' || t.operator === 'Equal') return (t.value ?? '') === '';
+    if (t.operator === undefined || (t.operator as string) === '' || t.operator === 'Equal')
+      return (t.value ?? '') === '';
     return t.operator === 'Exists';
   });
 }
@@ -190,7 +207,8 @@ export const isDrainable = (pod: Pod, nowMs: number): boolean =>
 /** Not terminal and drainable: termination waits for it. */
 export const isWaitingEviction = (pod: Pod, nowMs: number): boolean => !isTerminal(pod) && isDrainable(pod, nowMs);
 /** Not active, or no active do-not-disrupt. */
-export const isDisruptable = (pod: Pod, nowMs: number): boolean => !isActive(pod) || !podDoNotDisrupt(pod, nowMs).active;
+export const isDisruptable = (pod: Pod, nowMs: number): boolean =>
+  !isActive(pod) || !podDoNotDisrupt(pod, nowMs).active;
 /** Pod `Ready` condition. */
 export const isPodReady = (pod: Pod): boolean => condition(pod.status?.conditions, 'Ready')?.status === 'True';
 

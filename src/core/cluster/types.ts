@@ -3,11 +3,18 @@
 // (only the fields kpol uses are typed; everything else is kept untouched).
 
 export type {
-  ObjectMeta, OwnerReference, Condition, KubeObject, NodeSelectorRequirement, Taint, Toleration, KarpenterBudget, NodeClaimTemplateSpec, NodePool,
+  ObjectMeta,
+  OwnerReference,
+  Condition,
+  KubeObject,
+  NodeSelectorRequirement,
+  Taint,
+  Toleration,
+  KarpenterBudget,
+  NodeClaimTemplateSpec,
+  NodePool,
 } from '../../../rules/nodepool-types.js';
-import type {
-  Condition, KubeObject, NodeClaimTemplateSpec, Taint, Toleration,
-} from '../../../rules/nodepool-types.js';
+import type { Condition, KubeObject, NodeClaimTemplateSpec, Taint, Toleration } from '../../../rules/nodepool-types.js';
 
 export interface NodeClaim extends KubeObject {
   kind: 'NodeClaim';

@@ -10,7 +10,15 @@ import type { PoolFacts } from '../../../rules/facts.js';
 import { KARPENTER_REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
 import { isWindowActive } from '../../../rules/window.js';
 import type { PodDisruptionBudget } from '../cluster/types.js';
-import { isInitialized, isInstanceTerminating, isManaged, isReady, nodePoolOf, isDeleting, type ClusterIndex } from '../cluster/state.js';
+import {
+  isInitialized,
+  isInstanceTerminating,
+  isManaged,
+  isReady,
+  nodePoolOf,
+  isDeleting,
+  type ClusterIndex,
+} from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
@@ -19,7 +27,8 @@ import type { EvalOutput, NodeResult, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
 import { ownRecord } from '../cluster/own-keys.js';
 
-const sameElements = (a: readonly object[], b: readonly object[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameElements = (a: readonly object[], b: readonly object[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** A policy's `window:<id>` facts at an instant, and the budgets that cannot be evaluated. */
 interface WindowFacts {
@@ -29,9 +38,17 @@ interface WindowFacts {
 
 /** The policy a node falls back to when its NodePool is unknown: built-in rules only. */
 const ORPHAN: PolicySpec = {
-  name: '(no nodepool)', origin: 'karpenter', target: { kind: 'names', names: [] },
-  consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfterSeconds: 0, expireAfterSeconds: undefined,
-  expiration: 'forceful', budgets: [], freezes: [], podWindows: [], maintenanceWindows: [],
+  name: '(no nodepool)',
+  origin: 'karpenter',
+  target: { kind: 'names', names: [] },
+  consolidationPolicy: 'WhenEmptyOrUnderutilized',
+  consolidateAfterSeconds: 0,
+  expireAfterSeconds: undefined,
+  expiration: 'forceful',
+  budgets: [],
+  freezes: [],
+  podWindows: [],
+  maintenanceWindows: [],
 };
 
 export function reasonsInScope(policy: PolicySpec): Reason[] {
@@ -51,7 +68,10 @@ export class Evaluator {
   private pdbKey = '';
   /** The last whole evaluation and how long it holds (evaluation-span.ts). */
   private span: EvaluationSpan | undefined;
-  /** Node verdicts derived (cache misses) and reused, and whole evaluations reused, for tests of the caches and benchmarks. */
+  /**
+   * Node verdicts derived (cache misses) and reused, and whole evaluations reused, for tests of the caches and
+   * benchmarks.
+   */
   readonly nodeStats = { derived: 0, reused: 0, evaluationsReused: 0 };
 
   /**
@@ -112,7 +132,11 @@ export class Evaluator {
    * What the governing policies' rules read of time at `nowMs`, joined: every window fact, and
    * where each instant a rule compares `now` with (a freeze's bounds) lies relative to it.
    */
-  private poolWindowKey(policies: Iterable<PolicySpec>, nowMs: number, windowsOf: (policy: PolicySpec) => WindowFacts): string {
+  private poolWindowKey(
+    policies: Iterable<PolicySpec>,
+    nowMs: number,
+    windowsOf: (policy: PolicySpec) => WindowFacts,
+  ): string {
     let key = '';
     for (const policy of policies) {
       const { windows, errors } = windowsOf(policy);
@@ -123,8 +147,13 @@ export class Evaluator {
     return key;
   }
 
-  // eslint-disable-next-line complexity -- the evaluation's stages in order, each a guarded line; split, they would pass a dozen locals
-  async evaluate(index: ClusterIndex, policies: readonly PolicySpec[], nowMs: number, state: DisruptionState = NO_DISRUPTION_STATE): Promise<EvalOutput> {
+  // eslint-disable-next-line complexity -- the evaluation's stages in order; split, they would pass a dozen locals
+  async evaluate(
+    index: ClusterIndex,
+    policies: readonly PolicySpec[],
+    nowMs: number,
+    state: DisruptionState = NO_DISRUPTION_STATE,
+  ): Promise<EvalOutput> {
     const { byPool, warnings } = resolvePolicies(index.snapshot.nodePools, policies);
     const governing = new Set([...byPool.values()].map((g) => g.policy));
     // Each policy's window facts at this instant, computed once: the reuse check and the pool rules both read them.
@@ -156,7 +185,17 @@ export class Evaluator {
       this.pdbKey = key;
     }
     const pdbEpoch = this.pdbEpoch;
-    const perPolicy = new Map<PolicySpec, { engine: GraphEngine; windows: Record<string, boolean>; windowKey: string; errors: string[]; events: FiredEvent[]; deriver: NodeFactDeriver }>();
+    const perPolicy = new Map<
+      PolicySpec,
+      {
+        engine: GraphEngine;
+        windows: Record<string, boolean>;
+        windowKey: string;
+        errors: string[];
+        events: FiredEvent[];
+        deriver: NodeFactDeriver;
+      }
+    >();
     const prepare = async (policy: PolicySpec) => {
       let p = perPolicy.get(policy);
       if (!p) {
@@ -165,7 +204,14 @@ export class Evaluator {
         const { windows, errors } = w;
         let windowKey = '';
         for (const [id, on] of Object.entries(windows)) if (id.startsWith('window:w:')) windowKey += on ? '1' : '0';
-        p = { engine, windows, windowKey, errors, events: await this.runPool(engine, w, nowMs), deriver: new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy)) };
+        p = {
+          engine,
+          windows,
+          windowKey,
+          errors,
+          events: await this.runPool(engine, w, nowMs),
+          deriver: new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy)),
+        };
         perPolicy.set(policy, p);
       }
       return p;
@@ -177,7 +223,8 @@ export class Evaluator {
       if (pool === undefined || !isManaged(sn) || !isInitialized(sn) || isInstanceTerminating(sn)) continue;
       const c = counts.get(pool) ?? { nodes: 0, disrupting: 0 };
       c.nodes++;
-      if (!isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID))) c.disrupting++;
+      if (!isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID)))
+        c.disrupting++;
       counts.set(pool, c);
     }
 
@@ -189,7 +236,14 @@ export class Evaluator {
       const governed = byPool.get(name)!;
       const p = await prepare(governed.policy);
       const { nodes, disrupting } = counts.get(name) ?? { nodes: 0, disrupting: 0 };
-      const result: PoolResult = { policy: governed.policy.origin === 'kpol' ? governed.policy.name : `nodepool/${name}`, nodes, disrupting, budgets: {}, allowed: {}, errors: [...governed.problems, ...p.errors] };
+      const result: PoolResult = {
+        policy: governed.policy.origin === 'kpol' ? governed.policy.name : `nodepool/${name}`,
+        nodes,
+        disrupting,
+        budgets: {},
+        allowed: {},
+        errors: [...governed.problems, ...p.errors],
+      };
       for (const reason of reasonsInScope(governed.policy)) {
         const a = allowanceFor(p.events, reason, nodes, disrupting);
         result.budgets[reason] = a.budget;
@@ -207,7 +261,9 @@ export class Evaluator {
       // Awaiting only on a policy's first node: an await per node is measurable at 5,000 nodes.
       const p = perPolicy.get(policy) ?? (await prepare(policy));
       const inputs = { policy, pdbEpoch, windowKey: p.windowKey, state };
-      const cached = this.reuse ? this.verdicts.get(index, sn, inputs, nowMs, (spec, at) => p.deriver.windowState(spec, at)) : undefined;
+      const cached = this.reuse
+        ? this.verdicts.get(index, sn, inputs, nowMs, (spec, at) => p.deriver.windowState(spec, at))
+        : undefined;
       if (cached) {
         span?.add(cached.validity, p.deriver.windowStateOf);
         this.nodeStats.reused++;
@@ -220,7 +276,13 @@ export class Evaluator {
       const { facts, details, validity } = p.deriver.derive(sn, nowMs, p.windows);
       span?.add(validity, p.deriver.windowStateOf);
       const verdict = nodeVerdict(await p.engine.runNode(facts), details, reasonsInScope(policy));
-      const result: NodeResult = { nodePool: poolName ?? '', candidate: verdict.reasons.length > 0, reasons: verdict.reasons, blocked: verdict.blocked, ...holdsOf(verdict.holds, policy) };
+      const result: NodeResult = {
+        nodePool: poolName ?? '',
+        candidate: verdict.reasons.length > 0,
+        reasons: verdict.reasons,
+        blocked: verdict.blocked,
+        ...holdsOf(verdict.holds, policy),
+      };
       nodes[sn.name] = result;
       if (this.reuse) this.verdicts.set(index, sn, inputs, validity, { result, warnings: nodeWarnings });
     }

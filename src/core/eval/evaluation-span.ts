@@ -44,8 +44,21 @@ export class EvaluationSpan {
   }
 
   /** Whether the kept output is the answer for these inputs at `nowMs`. */
-  holds(index: ClusterIndex, policies: readonly PolicySpec[], state: string | undefined, poolWindows: string, nowMs: number): boolean {
-    if (this.output === undefined || index !== this.index || policies !== this.policies || state !== this.state || poolWindows !== this.poolWindows) return false;
+  holds(
+    index: ClusterIndex,
+    policies: readonly PolicySpec[],
+    state: string | undefined,
+    poolWindows: string,
+    nowMs: number,
+  ): boolean {
+    if (
+      this.output === undefined ||
+      index !== this.index ||
+      policies !== this.policies ||
+      state !== this.state ||
+      poolWindows !== this.poolWindows
+    )
+      return false;
     if (nowMs < this.from || nowMs >= this.until) return false;
     for (const [spec, w] of this.windows) if (w.stateOf(spec, nowMs) !== w.state) return false;
     return true;

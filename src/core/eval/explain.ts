@@ -43,7 +43,11 @@ const instanceId = (providerID: string | undefined): string | undefined => provi
 export function findMachine(index: ClusterIndex, query: string): { machine?: StateNode; matches: string[] } {
   const exact = index.nodesByName.get(query) ?? index.nodeClaimsByName.get(query);
   if (exact) return { machine: exact, matches: [exact.name] };
-  const byProvider = (id: string | undefined) => index.stateNodes.filter((sn) => sn.providerID !== undefined && id !== undefined && (sn.providerID === id || instanceId(sn.providerID) === id));
+  const byProvider = (id: string | undefined) =>
+    index.stateNodes.filter(
+      (sn) =>
+        sn.providerID !== undefined && id !== undefined && (sn.providerID === id || instanceId(sn.providerID) === id),
+    );
   const found = byProvider(query);
   return { machine: found.length === 1 ? found[0] : undefined, matches: found.map((sn) => sn.name) };
 }
@@ -52,7 +56,13 @@ export function findMachine(index: ClusterIndex, query: string): { machine?: Sta
  * The rule trace for the machine `query` names (see findMachine). `texts` maps policy file
  * names to their text, for the statements budgets and windows are named by.
  */
-export async function explainNode(index: ClusterIndex, policies: readonly PolicySpec[], query: string, nowMs: number, texts: ReadonlyMap<string, string> = new Map()): Promise<Explanation | undefined> {
+export async function explainNode(
+  index: ClusterIndex,
+  policies: readonly PolicySpec[],
+  query: string,
+  nowMs: number,
+  texts: ReadonlyMap<string, string> = new Map(),
+): Promise<Explanation | undefined> {
   const sn = findMachine(index, query).machine;
   if (!sn) return undefined;
   const evaluator = new Evaluator();
@@ -62,34 +72,73 @@ export async function explainNode(index: ClusterIndex, policies: readonly Policy
   const policy = governed?.policy;
   const engine = evaluator.engineFor(policy ?? { ...emptyPolicy });
   const { windows, errors } = evaluator.windowFacts(engine, nowMs);
-  const deriver = new NodeFactDeriver(index, engine.graph, { queued: new Set(), marked: new Set(), nominated: new Set() }, () => {});
+  const deriver = new NodeFactDeriver(
+    index,
+    engine.graph,
+    { queued: new Set(), marked: new Set(), nominated: new Set() },
+    () => {},
+  );
   const { facts, details } = deriver.derive(sn, nowMs, windows);
   const labels = statementLabels(engine.graph.spec, texts);
-  const explained = (rules: RuleTrace[]): ExplainedRule[] => rules.map((r) => (labels.has(r.rule) ? { ...r, statement: labels.get(r.rule) } : r));
+  const explained = (rules: RuleTrace[]): ExplainedRule[] =>
+    rules.map((r) => (labels.has(r.rule) ? { ...r, statement: labels.get(r.rule) } : r));
   const nodeRules = explained(await engine.explainNode(facts));
-  const poolRules = explained(await engine.explainPool({ now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts));
+  const poolRules = explained(
+    await engine.explainPool({ now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts),
+  );
   const verdict = nodeVerdict(await engine.runNode(facts), details, reasonsInScope(engine.graph.spec));
   const windowLabels = Object.fromEntries([...labels].filter(([k]) => k.startsWith('window:')));
-  return { node: sn.name, ...(sn.nodeClaim && { nodeClaim: sn.nodeClaim.metadata.name }), ...(sn.providerID && { providerID: sn.providerID }),
-    nodePool: poolName, policy: all.nodePools[poolName]?.policy ?? '(none)', facts, details, verdict,
-    nodeRules, poolRules, windows: windowLabels, allowances: all.nodePools[poolName] };
+  return {
+    node: sn.name,
+    ...(sn.nodeClaim && { nodeClaim: sn.nodeClaim.metadata.name }),
+    ...(sn.providerID && { providerID: sn.providerID }),
+    nodePool: poolName,
+    policy: all.nodePools[poolName]?.policy ?? '(none)',
+    facts,
+    details,
+    verdict,
+    nodeRules,
+    poolRules,
+    windows: windowLabels,
+    allowances: all.nodePools[poolName],
+  };
 }
 
 const emptyPolicy: PolicySpec = {
-  name: '(no nodepool)', origin: 'karpenter', target: { kind: 'names', names: [] }, consolidationPolicy: 'WhenEmptyOrUnderutilized',
-  consolidateAfterSeconds: 0, expireAfterSeconds: undefined, expiration: 'forceful', budgets: [], freezes: [], podWindows: [], maintenanceWindows: [],
+  name: '(no nodepool)',
+  origin: 'karpenter',
+  target: { kind: 'names', names: [] },
+  consolidationPolicy: 'WhenEmptyOrUnderutilized',
+  consolidateAfterSeconds: 0,
+  expireAfterSeconds: undefined,
+  expiration: 'forceful',
+  budgets: [],
+  freezes: [],
+  podWindows: [],
+  maintenanceWindows: [],
 };
 
 const val = (v: unknown) => JSON.stringify(v);
 
 export function renderExplanation(e: Explanation): string {
-  const machine = [e.nodeClaim && e.nodeClaim !== e.node ? `NodeClaim ${e.nodeClaim}` : '', e.providerID ? `${e.providerID}` : ''].filter(Boolean).join(', ');
-  const lines = [`node ${e.node} (${machine ? `${machine}; ` : ''}NodePool ${e.nodePool || '-'}, policy ${e.policy})`, ''];
-  lines.push(e.verdict.reasons.length ? `candidate for: ${e.verdict.reasons.join(', ')}` : 'not a candidate for any reason');
+  const machine = [
+    e.nodeClaim && e.nodeClaim !== e.node ? `NodeClaim ${e.nodeClaim}` : '',
+    e.providerID ? `${e.providerID}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const lines = [
+    `node ${e.node} (${machine ? `${machine}; ` : ''}NodePool ${e.nodePool || '-'}, policy ${e.policy})`,
+    '',
+  ];
+  lines.push(
+    e.verdict.reasons.length ? `candidate for: ${e.verdict.reasons.join(', ')}` : 'not a candidate for any reason',
+  );
   for (const b of e.verdict.blocked) lines.push(`  blocked ${b.code}: ${b.message}`);
   if (e.allowances) {
     lines.push('', `NodePool ${e.nodePool}: ${e.allowances.nodes} nodes, ${e.allowances.disrupting} disrupting`);
-    for (const [r, v] of Object.entries(e.allowances.allowed)) lines.push(`  ${r}: allowed ${v ?? 'unlimited'} (budget ${e.allowances.budgets[r as never] ?? 'unlimited'})`);
+    for (const [r, v] of Object.entries(e.allowances.allowed))
+      lines.push(`  ${r}: allowed ${v ?? 'unlimited'} (budget ${e.allowances.budgets[r as never] ?? 'unlimited'})`);
     for (const err of e.allowances.errors) lines.push(`  error: ${err}`);
   }
   const condition = (c: RuleTrace['conditions'][number]) => {
@@ -106,7 +155,10 @@ export function renderExplanation(e: Explanation): string {
       for (const c of r.conditions) lines.push(`      ${condition(c)}`);
     }
   };
-  trace('node rules:', e.nodeRules.filter((r) => r.fired || r.conditions.some((c) => c.result)));
+  trace(
+    'node rules:',
+    e.nodeRules.filter((r) => r.fired || r.conditions.some((c) => c.result)),
+  );
   trace('pool rules:', e.poolRules);
   return lines.join('\n');
 }

@@ -55,7 +55,11 @@ const sameElements = <T>(a: readonly T[], b: readonly T[]): boolean => {
 
 function flagsOf(sn: StateNode, state: DisruptionState): number {
   const id = sn.providerID;
-  return (id !== undefined && state.queued.has(id) ? 1 : 0) | (id !== undefined && state.marked.has(id) ? 2 : 0) | (state.nominated.has(sn.name) ? 4 : 0);
+  return (
+    (id !== undefined && state.queued.has(id) ? 1 : 0) |
+    (id !== undefined && state.marked.has(id) ? 2 : 0) |
+    (state.nominated.has(sn.name) ? 4 : 0)
+  );
 }
 
 export class NodeResultCache {
@@ -74,12 +78,25 @@ export class NodeResultCache {
     for (const [name, e] of this.entries) if (e.seen !== this.pass) this.entries.delete(name);
   }
 
-  get(index: ClusterIndex, sn: StateNode, inputs: NodeInputs, nowMs: number, windowState: (spec: WindowSpec, nowMs: number) => WindowState): (CachedVerdict & { validity: FactValidity }) | undefined {
+  get(
+    index: ClusterIndex,
+    sn: StateNode,
+    inputs: NodeInputs,
+    nowMs: number,
+    windowState: (spec: WindowSpec, nowMs: number) => WindowState,
+  ): (CachedVerdict & { validity: FactValidity }) | undefined {
     const e = this.entries.get(sn.name);
     if (!e) return undefined;
     e.seen = this.pass;
     this.live++;
-    if (e.node !== sn.node || e.nodeClaim !== sn.nodeClaim || e.policy !== inputs.policy || e.pdbEpoch !== inputs.pdbEpoch || e.windowKey !== inputs.windowKey) return undefined;
+    if (
+      e.node !== sn.node ||
+      e.nodeClaim !== sn.nodeClaim ||
+      e.policy !== inputs.policy ||
+      e.pdbEpoch !== inputs.pdbEpoch ||
+      e.windowKey !== inputs.windowKey
+    )
+      return undefined;
     const poolName = nodePoolOf(sn);
     if (e.pool !== (poolName === undefined ? undefined : index.nodePoolsByName.get(poolName))) return undefined;
     if (e.known !== inputs.state.instanceTypes?.(poolName ?? '')) return undefined;
@@ -93,9 +110,19 @@ export class NodeResultCache {
     const poolName = nodePoolOf(sn);
     if (!this.entries.has(sn.name)) this.live++;
     this.entries.set(sn.name, {
-      node: sn.node!, nodeClaim: sn.nodeClaim, pods: sn.pods, pool: poolName === undefined ? undefined : index.nodePoolsByName.get(poolName),
-      policy: inputs.policy, pdbEpoch: inputs.pdbEpoch, windowKey: inputs.windowKey, known: inputs.state.instanceTypes?.(poolName ?? ''),
-      flags: flagsOf(sn, inputs.state), validity, result: verdict.result, warnings: verdict.warnings, seen: this.pass,
+      node: sn.node!,
+      nodeClaim: sn.nodeClaim,
+      pods: sn.pods,
+      pool: poolName === undefined ? undefined : index.nodePoolsByName.get(poolName),
+      policy: inputs.policy,
+      pdbEpoch: inputs.pdbEpoch,
+      windowKey: inputs.windowKey,
+      known: inputs.state.instanceTypes?.(poolName ?? ''),
+      flags: flagsOf(sn, inputs.state),
+      validity,
+      result: verdict.result,
+      warnings: verdict.warnings,
+      seen: this.pass,
     });
   }
 }

@@ -50,27 +50,53 @@ const show = (v: number | null | undefined) => (v === null ? '∞' : v === undef
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export function renderText(o: EvalOutput): string {
   const reasons: Reason[] = ['Empty', 'Drifted', 'Underutilized', 'Expired'];
-  const poolRows = [['NODEPOOL', 'POLICY', 'NODES', 'DISRUPTING', ...reasons.map((r) => `${r.toUpperCase()} ALLOWED/BUDGET`), 'ERRORS']];
+  const poolRows = [
+    ['NODEPOOL', 'POLICY', 'NODES', 'DISRUPTING', ...reasons.map((r) => `${r.toUpperCase()} ALLOWED/BUDGET`), 'ERRORS'],
+  ];
   for (const [name, p] of Object.entries(o.nodePools)) {
-    poolRows.push([name, p.policy, String(p.nodes), String(p.disrupting),
-      ...reasons.map((r) => (r in p.budgets ? `${show(p.allowed[r])}/${show(p.budgets[r])}` : '-')), p.errors.join('; ') || '-']);
+    poolRows.push([
+      name,
+      p.policy,
+      String(p.nodes),
+      String(p.disrupting),
+      ...reasons.map((r) => (r in p.budgets ? `${show(p.allowed[r])}/${show(p.budgets[r])}` : '-')),
+      p.errors.join('; ') || '-',
+    ]);
   }
   const nodeRows = [['NODE', 'NODEPOOL', 'CANDIDATE FOR', 'BLOCKED']];
   for (const [name, n] of Object.entries(o.nodes)) {
-    nodeRows.push([name, n.nodePool || '-', n.reasons.join(',') || '-', n.blocked.map((b) => `${b.code}: ${b.message}`).join(' | ') || '-']);
+    nodeRows.push([
+      name,
+      n.nodePool || '-',
+      n.reasons.join(',') || '-',
+      n.blocked.map((b) => `${b.code}: ${b.message}`).join(' | ') || '-',
+    ]);
   }
   const decisions = o.decisions.length
-    ? o.decisions.map((d) => `  ${d.method}: ${d.action} ${d.nodes.join(', ')} (${d.reason})${d.note ? ` — ${d.note}` : ''}`).join('\n')
+    ? o.decisions
+        .map((d) => `  ${d.method}: ${d.action} ${d.nodes.join(', ')} (${d.reason})${d.note ? ` — ${d.note}` : ''}`)
+        .join('\n')
     : '  none';
   const held = Object.entries(o.nodes).filter(([, n]) => n.holds?.length);
   const holds = held.length
-    ? `\nheld in govern mode (Karpenter's node annotation karpenter.sh/do-not-disrupt):\n${held.map(([name, n]) =>
-      `  ${name}: ${n.holds!.map((h) => `${h.code}: ${h.message}`).join(' | ')}${n.overblocks ? ` — the annotation also blocks ${n.overblocks.join(', ')}, which the policy allows` : ''}`).join('\n')}\n`
+    ? `\nheld in govern mode (Karpenter's node annotation karpenter.sh/do-not-disrupt):\n${held
+        .map(
+          ([name, n]) =>
+            `  ${name}: ${n.holds!.map((h) => `${h.code}: ${h.message}`).join(' | ')}${n.overblocks ? ` — the annotation also blocks ${n.overblocks.join(', ')}, which the policy allows` : ''}`,
+        )
+        .join('\n')}\n`
     : '';
   const warnings = o.warnings.length ? `\nwarnings:\n${o.warnings.map((w) => `  ${w}`).join('\n')}\n` : '';
   return `at ${o.at}\n\n${table(poolRows)}\n\n${table(nodeRows)}\n\ndecisions:\n${decisions}\n${holds}${warnings}`;

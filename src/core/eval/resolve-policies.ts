@@ -17,7 +17,10 @@ export function governs(policy: PolicySpec, pool: NodePool): boolean {
   return t.kind === 'names' ? t.names.includes(pool.metadata.name) : matchesSelector(pool.metadata.labels, t.selector);
 }
 
-/** NodePool objects are immutable snapshots: lowering each once keeps its compiled engine (and memo) alive across instants. */
+/**
+ * NodePool objects are immutable snapshots: lowering each once keeps its compiled engine (and memo) alive across
+ * instants.
+ */
 const lowered = new WeakMap<NodePool, Governed>();
 
 function ownPolicy(pool: NodePool): Governed {
@@ -31,13 +34,18 @@ function ownPolicy(pool: NodePool): Governed {
 }
 
 /** Maps every NodePool name to its governing policy; `warnings` names overlapping selectors. */
-export function resolvePolicies(pools: readonly NodePool[], policies: readonly PolicySpec[]): { byPool: Map<string, Governed>; warnings: string[] } {
+export function resolvePolicies(
+  pools: readonly NodePool[],
+  policies: readonly PolicySpec[],
+): { byPool: Map<string, Governed>; warnings: string[] } {
   const byPool = new Map<string, Governed>();
   const warnings: string[] = [];
   for (const pool of pools) {
     const matching = policies.filter((p) => governs(p, pool));
     if (matching.length > 1) {
-      warnings.push(`NodePool ${pool.metadata.name} is selected by ${matching.map((p) => p.name).join(', ')}; ${matching[0].name} governs it`);
+      warnings.push(
+        `NodePool ${pool.metadata.name} is selected by ${matching.map((p) => p.name).join(', ')}; ${matching[0].name} governs it`,
+      );
     }
     if (matching.length > 0) {
       byPool.set(pool.metadata.name, { policy: matching[0], problems: [] });

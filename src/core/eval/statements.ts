@@ -10,7 +10,10 @@ import type { BudgetSpec, PolicySpec, Quantity } from '../../../rules/model.js';
 function quote(spec: PolicySpec, source: Range | undefined, texts: ReadonlyMap<string, string>): string | undefined {
   if (!source) return undefined;
   const where = `${spec.file ?? spec.name}:${source.start.line + 1}`;
-  const text = spec.file === undefined ? undefined : texts.get(spec.file)?.slice(source.start.offset, source.end.offset).replace(/\s+/g, ' ').trim();
+  const text =
+    spec.file === undefined
+      ? undefined
+      : texts.get(spec.file)?.slice(source.start.offset, source.end.offset).replace(/\s+/g, ' ').trim();
   if (!text) return where;
   return `${text.length > 160 ? `${text.slice(0, 159)}…` : text} (${where})`;
 }
@@ -19,7 +22,8 @@ const quantity = (q: Quantity) => (q.kind === 'percent' ? `${q.value}%` : String
 
 /** A budget lowered from a NodePool's spec.disruption.budgets[i] (its id is `b<i>`), in the NodePool's terms. */
 function karpenterBudget(spec: PolicySpec, b: BudgetSpec): string {
-  const pool = spec.target.kind === 'names' && spec.target.names.length === 1 ? `NodePool ${spec.target.names[0]} ` : '';
+  const pool =
+    spec.target.kind === 'names' && spec.target.names.length === 1 ? `NodePool ${spec.target.names[0]} ` : '';
   const parts = [`nodes: ${quantity(b.nodes)}`];
   if (b.reasons) parts.push(`reasons: [${b.reasons.join(', ')}]`);
   if (b.window) parts.push(`schedule: "${b.window.cron}"`, `duration: ${formatDuration(b.window.durationSeconds)}`);
@@ -34,7 +38,8 @@ function karpenterBudget(spec: PolicySpec, b: BudgetSpec): string {
 export function statementLabels(spec: PolicySpec, texts: ReadonlyMap<string, string> = new Map()): Map<string, string> {
   const out = new Map<string, string>();
   for (const b of spec.budgets) {
-    const label = quote(spec, b.source, texts) ?? (spec.origin === 'karpenter' ? karpenterBudget(spec, b) : `budget ${b.id}`);
+    const label =
+      quote(spec, b.source, texts) ?? (spec.origin === 'karpenter' ? karpenterBudget(spec, b) : `budget ${b.id}`);
     out.set(`budget:${b.id}`, label);
     out.set(`budget:${b.id}:closed`, `${label}, window closed`);
     if (b.window) out.set(`window:${b.id}`, label);
@@ -43,7 +48,9 @@ export function statementLabels(spec: PolicySpec, texts: ReadonlyMap<string, str
   for (const w of spec.maintenanceWindows) {
     const label = quote(spec, w.source, texts) ?? `window ${w.name}`;
     out.set(`maintenance:${w.name}`, label);
-    w.windows.forEach((_, i) => out.set(`window:${w.id}#${i}`, w.windows.length > 1 ? `${label}, window ${i + 1}` : label));
+    w.windows.forEach((_, i) =>
+      out.set(`window:${w.id}#${i}`, w.windows.length > 1 ? `${label}, window ${i + 1}` : label),
+    );
   }
   return out;
 }

@@ -7,12 +7,29 @@ import type { NodeDetails, NodeFacts } from '../../../rules/facts.js';
 import type { PolicySpec, WindowSpec } from '../../../rules/model.js';
 import { parseKarpenterDurationOrNever } from '../../../rules/duration.js';
 import {
-  isActive, isDeleting, isEvictable, isInitialized, isInstanceTerminating, isReschedulable,
-  nodeDoNotDisrupt, nodePoolOf, pdbBlock, podDoNotDisrupt, type ClusterIndex, type StateNode,
+  isActive,
+  isDeleting,
+  isEvictable,
+  isInitialized,
+  isInstanceTerminating,
+  isReschedulable,
+  nodeDoNotDisrupt,
+  nodePoolOf,
+  pdbBlock,
+  podDoNotDisrupt,
+  type ClusterIndex,
+  type StateNode,
 } from '../cluster/state.js';
 import {
-  ANNOTATION_NODEPOOL_HASH, ANNOTATION_NODEPOOL_HASH_VERSION, ANNOTATION_POD_DELETION_COST,
-  LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE, type Condition, type NodePool, type Pod,
+  ANNOTATION_NODEPOOL_HASH,
+  ANNOTATION_NODEPOOL_HASH_VERSION,
+  ANNOTATION_POD_DELETION_COST,
+  LABEL_CAPACITY_TYPE,
+  LABEL_INSTANCE_TYPE,
+  LABEL_ZONE,
+  type Condition,
+  type NodePool,
+  type Pod,
 } from '../cluster/types.js';
 import { requirementAllows } from '../cluster/requirements.js';
 import { FactValidity } from './fact-validity.js';
@@ -50,7 +67,12 @@ function hashDrifted(sn: StateNode, pool: NodePool | undefined): boolean {
   const a = pool?.metadata.annotations;
   const b = sn.nodeClaim?.metadata.annotations;
   if (!a || !b) return false;
-  const [ph, pv, ch, cv] = [a[ANNOTATION_NODEPOOL_HASH], a[ANNOTATION_NODEPOOL_HASH_VERSION], b[ANNOTATION_NODEPOOL_HASH], b[ANNOTATION_NODEPOOL_HASH_VERSION]];
+  const [ph, pv, ch, cv] = [
+    a[ANNOTATION_NODEPOOL_HASH],
+    a[ANNOTATION_NODEPOOL_HASH_VERSION],
+    b[ANNOTATION_NODEPOOL_HASH],
+    b[ANNOTATION_NODEPOOL_HASH_VERSION],
+  ];
   return ph !== undefined && pv !== undefined && ch !== undefined && cv !== undefined && pv === cv && ph !== ch;
 }
 
@@ -82,7 +104,10 @@ function consolidatableAt(sn: StateNode, policy: PolicySpec): number | undefined
   const after = policy.consolidateAfterSeconds;
   if (after === null) return undefined;
   const init = condition(sn.nodeClaim?.status?.conditions, 'Initialized');
-  const ref = ms(sn.nodeClaim?.status?.lastPodEventTime) ?? ms(init?.lastTransitionTime) ?? ms(sn.nodeClaim?.metadata.creationTimestamp);
+  const ref =
+    ms(sn.nodeClaim?.status?.lastPodEventTime) ??
+    ms(init?.lastTransitionTime) ??
+    ms(sn.nodeClaim?.metadata.creationTimestamp);
   return ref === undefined ? undefined : ref + after * 1000;
 }
 
@@ -101,7 +126,11 @@ export class NodeFactDeriver {
    * `windowFacts` are the caller's to compare).
    */
   // eslint-disable-next-line complexity -- the fact catalog, one fact per line, in rules/facts.ts's order
-  derive(sn: StateNode, nowMs: number, windowFacts: Record<string, boolean>): { facts: NodeFacts; details: NodeDetails; validity: FactValidity } {
+  derive(
+    sn: StateNode,
+    nowMs: number,
+    windowFacts: Record<string, boolean>,
+  ): { facts: NodeFacts; details: NodeDetails; validity: FactValidity } {
     const validity = new FactValidity(nowMs);
     const seen = (spec: WindowSpec, state: WindowState) => validity.window(spec, state);
     const policy = this.graph.spec;
@@ -120,16 +149,33 @@ export class NodeFactDeriver {
       const dnd = podDoNotDisrupt(pod, nowMs);
       if (dnd.until !== undefined) validity.threshold(dnd.until);
       const name = `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
-      if (dnd.invalid) this.warn({ pod: name, message: `Invalid karpenter.sh/do-not-disrupt annotation: ${dnd.invalid}, ignoring annotation` });
-      if (dnd.active && !doNotDisruptPod) { doNotDisruptPod = true; details.pod = name; }
+      if (dnd.invalid)
+        this.warn({
+          pod: name,
+          message: `Invalid karpenter.sh/do-not-disrupt annotation: ${dnd.invalid}, ignoring annotation`,
+        });
+      if (dnd.active && !doNotDisruptPod) {
+        doNotDisruptPod = true;
+        details.pod = name;
+      }
       if (!podWindowBlocked) {
         const held = this.podWindows.blocks(pod, nowMs, this.warn, seen);
-        if (held) { podWindowBlocked = true; details.windowPod = name; details.window = held.window; }
+        if (held) {
+          podWindowBlocked = true;
+          details.windowPod = name;
+          details.window = held.window;
+        }
       }
       if (!pdbBlocked && !pdbMultiple && isEvictable(pod, nowMs)) {
         const b = pdbBlock(this.index, pod);
-        if (b.kind === 'blocked') { pdbBlocked = true; details.pdb = b.pdb; }
-        if (b.kind === 'multiple') { pdbMultiple = true; details.pdbs = b.pdbs.join(', '); }
+        if (b.kind === 'blocked') {
+          pdbBlocked = true;
+          details.pdb = b.pdb;
+        }
+        if (b.kind === 'multiple') {
+          pdbMultiple = true;
+          details.pdbs = b.pdbs.join(', ');
+        }
       }
     }
     const nc = sn.nodeClaim;
@@ -150,14 +196,22 @@ export class NodeFactDeriver {
       inQueue: sn.providerID !== undefined && this.state.queued.has(sn.providerID),
       managed: nc !== undefined,
       initialized,
-      deleting: isDeleting(sn) || isInstanceTerminating(sn) || (sn.providerID !== undefined && this.state.marked.has(sn.providerID)),
+      deleting:
+        isDeleting(sn) ||
+        isInstanceTerminating(sn) ||
+        (sn.providerID !== undefined && this.state.marked.has(sn.providerID)),
       nominated: this.state.nominated.has(sn.name),
       nodeDoNotDisrupt: nodeDoNotDisrupt(sn),
       hasNodePoolLabel: poolName !== undefined,
       nodePoolFound: pool !== undefined,
-      doNotDisruptPod, podWindowBlocked, pdbBlocked, pdbMultiple,
+      doNotDisruptPod,
+      podWindowBlocked,
+      pdbBlocked,
+      pdbMultiple,
       tgpSet: nc?.spec.terminationGracePeriod !== undefined || policy.terminationGracePeriodSeconds !== undefined,
-      drifted: condition(nc?.status?.conditions, 'Drifted')?.status === 'True' || hashDrifted(sn, pool) ||
+      drifted:
+        condition(nc?.status?.conditions, 'Drifted')?.status === 'True' ||
+        hashDrifted(sn, pool) ||
         (nc !== undefined && sn.node !== undefined && requirementsDrifted({ ...nc.metadata.labels, ...labels }, pool)),
       expired: expireAfter !== null && created !== undefined && nowMs >= created + expireAfter * 1000,
       expirationGraceful: policy.expiration === 'graceful',

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Per-workload disruption windows (KARPENTER.md#pod-disruption-schedule-proposal): the policy's `pods … disruptable` statements and
+// Per-workload disruption windows (KARPENTER.md#pod-disruption-schedule-proposal): the policy's `pods … disruptable`
+// statements and
 // the pod annotations karpenter.sh/disruption-schedule(-duration). Answers "is this pod outside
 // the time in which it may be disrupted?", with the seed's fallbacks for bad annotations.
 import { validateCron } from '../../../rules/cron.js';
@@ -34,13 +35,19 @@ export function annotationWindow(schedule: string, duration: string | undefined)
   const warnings: string[] = [];
   const cron = validateCron(schedule);
   if (!cron.ok) {
-    return { warnings: [`invalid ${ANNOTATION_DISRUPTION_SCHEDULE} "${schedule}": ${cron.error}; the pod is treated as disruptable`] };
+    return {
+      warnings: [
+        `invalid ${ANNOTATION_DISRUPTION_SCHEDULE} "${schedule}": ${cron.error}; the pod is treated as disruptable`,
+      ],
+    };
   }
   let seconds = DEFAULT_SECONDS;
   if (duration !== undefined) {
     const parsed = parseGoDuration(duration);
     if (parsed === undefined || parsed < MIN_SECONDS || parsed > MAX_SECONDS) {
-      warnings.push(`invalid ${ANNOTATION_DISRUPTION_SCHEDULE_DURATION} "${duration}": must be a duration from 1m to 168h; using 1h`);
+      warnings.push(
+        `invalid ${ANNOTATION_DISRUPTION_SCHEDULE_DURATION} "${duration}": must be a duration from 1m to 168h; using 1h`,
+      );
     } else seconds = parsed;
   }
   return { spec: { cron: cron.normalized, durationSeconds: seconds, timeZone: 'UTC' }, warnings };
@@ -66,7 +73,10 @@ export class PodWindowMatcher {
   constructor(policy: PolicySpec) {
     this.annotations_ = policy.origin === 'kpol';
     // Blocked messages name the statement by where it is written, e.g. `team.kpol:12`.
-    this.labelled = policy.podWindows.map((w) => ({ ...w, label: w.source ? `${(policy.file ?? policy.name).split('/').pop()}:${w.source.start.line + 1}` : w.id }));
+    this.labelled = policy.podWindows.map((w) => ({
+      ...w,
+      label: w.source ? `${(policy.file ?? policy.name).split('/').pop()}:${w.source.start.line + 1}` : w.id,
+    }));
   }
 
   private matching(pod: Pod): Labelled[] {
@@ -77,7 +87,10 @@ export class PodWindowMatcher {
     const key = ns + '\u0002' + labelSignature(pod.metadata.labels);
     let hit = this.bySignature.get(key);
     if (!hit) {
-      hit = this.labelled.filter((w) => (w.namespaces.length === 0 || w.namespaces.includes(ns)) && matchesSelector(pod.metadata.labels, w.selector));
+      hit = this.labelled.filter(
+        (w) =>
+          (w.namespaces.length === 0 || w.namespaces.includes(ns)) && matchesSelector(pod.metadata.labels, w.selector),
+      );
       this.bySignature.set(key, hit);
     }
     this.byPod.set(pod, hit);
@@ -125,7 +138,12 @@ export class PodWindowMatcher {
    * closed). `seen` hears every window whose state the answer depended on: the same answer holds
    * at any other instant at which those windows are in the same states.
    */
-  blocks(pod: Pod, nowMs: number, warn: (w: PodWarning) => void, seen?: (spec: WindowSpec, state: WindowState) => void): PodWindowBlock | undefined {
+  blocks(
+    pod: Pod,
+    nowMs: number,
+    warn: (w: PodWarning) => void,
+    seen?: (spec: WindowSpec, state: WindowState) => void,
+  ): PodWindowBlock | undefined {
     for (const w of this.matching(pod)) {
       const active = this.state(w.window, nowMs);
       seen?.(w.window, active);
@@ -139,7 +157,8 @@ export class PodWindowMatcher {
     if (!a.spec) return undefined;
     const active = this.state(a.spec, nowMs);
     seen?.(a.spec, active);
-    if (active === 'error') throw new Error(`invalid annotation window ${a.spec.cron}`); // validated by annotationWindow: a bug if reached
+    // validated by annotationWindow: a bug if reached
+    if (active === 'error') throw new Error(`invalid annotation window ${a.spec.cron}`);
     return active ? undefined : { window: 'annotation' };
   }
 }

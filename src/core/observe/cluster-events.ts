@@ -18,7 +18,11 @@ export interface ClusterEventsOptions {
 }
 
 const API_VERSIONS: Record<string, string> = {
-  NodePool: 'karpenter.sh/v1', NodeClaim: 'karpenter.sh/v1', Node: 'v1', Pod: 'v1', ConfigMap: 'v1',
+  NodePool: 'karpenter.sh/v1',
+  NodeClaim: 'karpenter.sh/v1',
+  Node: 'v1',
+  Pod: 'v1',
+  ConfigMap: 'v1',
 };
 
 /** The Event object for `e`; cluster-scoped objects' events go to `default`, as kubectl looks for them. */
@@ -26,17 +30,25 @@ export function eventObject(e: RecordedEvent, name: string, instance: string | u
   const at = new Date(e.at).toISOString();
   const namespace = e.object.namespace ?? 'default';
   return {
-    apiVersion: 'v1', kind: 'Event',
+    apiVersion: 'v1',
+    kind: 'Event',
     metadata: { name, namespace },
     involvedObject: {
-      kind: e.object.kind, name: e.object.name,
+      kind: e.object.kind,
+      name: e.object.name,
       ...(e.object.namespace && { namespace: e.object.namespace }),
       ...(e.object.uid && { uid: e.object.uid }),
       ...(API_VERSIONS[e.object.kind] && { apiVersion: API_VERSIONS[e.object.kind] }),
     },
-    reason: e.reason, message: e.message, type: e.type,
-    source: { component: 'kpol' }, reportingComponent: 'kpol', ...(instance && { reportingInstance: instance }),
-    firstTimestamp: at, lastTimestamp: at, count: 1,
+    reason: e.reason,
+    message: e.message,
+    type: e.type,
+    source: { component: 'kpol' },
+    reportingComponent: 'kpol',
+    ...(instance && { reportingInstance: instance }),
+    firstTimestamp: at,
+    lastTimestamp: at,
+    count: 1,
   };
 }
 
@@ -47,6 +59,11 @@ export function mirrorEventsToCluster(log: EventLog, o: ClusterEventsOptions): (
     // client-go names events `<object>.<unix nanos in hex>`; a counter keeps same-instant ones apart.
     const name = `${e.object.name}.${(o.clock.now() * 1000 + (seq++ % 1000)).toString(16)}`;
     o.client.create(eventObject(e, name, o.instance)).catch((err: unknown) =>
-      o.logger?.warn('could not write event', { reason: e.reason, object: `${e.object.kind}/${e.object.name}`, err: String(err) }));
+      o.logger?.warn('could not write event', {
+        reason: e.reason,
+        object: `${e.object.kind}/${e.object.name}`,
+        err: String(err),
+      }),
+    );
   });
 }

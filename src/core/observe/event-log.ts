@@ -40,7 +40,10 @@ export class EventLog implements EventRecorder {
   /** Sweep expired windows once this many are held; doubles with the live ones, so sweeps stay amortised O(1). */
   private sweepAt: number;
 
-  constructor(private readonly clock: Clock, options: EventLogOptions = {}) {
+  constructor(
+    private readonly clock: Clock,
+    options: EventLogOptions = {},
+  ) {
     this.capacity = Math.max(1, options.capacity ?? 1000);
     this.sweepAt = 4 * this.capacity;
   }

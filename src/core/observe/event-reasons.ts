@@ -21,7 +21,11 @@ export const EVENT_REASONS = [
 ] as const;
 export type EventReason = (typeof EVENT_REASONS)[number];
 
-const WARNINGS: ReadonlySet<string> = new Set(['FailedDraining', 'TerminationGracePeriodExpiring', 'InvalidDoNotDisruptAnnotation']);
+const WARNINGS: ReadonlySet<string> = new Set([
+  'FailedDraining',
+  'TerminationGracePeriodExpiring',
+  'InvalidDoNotDisruptAnnotation',
+]);
 
 /** Karpenter publishes these three as Warning and every other reason as Normal. */
 export const eventType = (reason: string): 'Normal' | 'Warning' => (WARNINGS.has(reason) ? 'Warning' : 'Normal');

@@ -99,7 +99,16 @@ export class MetricsRegistry implements Metrics {
 
   family(name: string): MetricFamily | undefined {
     const f = this.families.get(name);
-    return f && { name: f.name, help: f.help, type: f.type, labelNames: f.labelNames, buckets: f.buckets, quantiles: f.quantiles };
+    return (
+      f && {
+        name: f.name,
+        help: f.help,
+        type: f.type,
+        labelNames: f.labelNames,
+        buckets: f.buckets,
+        quantiles: f.quantiles,
+      }
+    );
   }
 
   inc(name: string, labels: Labels = {}, value = 1): void {
@@ -169,7 +178,8 @@ export class MetricsRegistry implements Metrics {
 
   private key(f: Family, labels: Labels): string {
     for (const k of Object.keys(labels)) {
-      if (!f.labelNames.includes(k)) throw new Error(`metric "${f.name}" has no label "${k}" (labels: ${f.labelNames.join(', ') || 'none'})`);
+      if (!f.labelNames.includes(k))
+        throw new Error(`metric "${f.name}" has no label "${k}" (labels: ${f.labelNames.join(', ') || 'none'})`);
     }
     const values = f.labelNames.map((l) => {
       const v = labels[l];
@@ -205,7 +215,9 @@ function renderSeries(f: Family, s: Series): string[] {
   } else {
     const sorted = [...s.recent].sort((a, b) => a - b);
     for (const q of f.quantiles ?? []) {
-      lines.push(`${f.name}${formatLabels([...pairs, ['quantile', formatNumber(q)]])} ${formatNumber(quantile(sorted, q))}`);
+      lines.push(
+        `${f.name}${formatLabels([...pairs, ['quantile', formatNumber(q)]])} ${formatNumber(quantile(sorted, q))}`,
+      );
     }
   }
   lines.push(`${f.name}_sum${labels} ${formatNumber(s.sum)}`, `${f.name}_count${labels} ${s.count}`);

@@ -13,7 +13,10 @@ export class RepeatedBatch {
 
   constructor(private readonly recorder: EventRecorder) {}
 
-  /** Runs `publishAll` unless it last ran for the same `key` and each event it published would still be dropped at `nowMs`. */
+  /**
+   * Runs `publishAll` unless it last ran for the same `key` and each event it published would still be dropped at
+   * `nowMs`.
+   */
   run(key: object, nowMs: number, publishAll: (publish: Publish) => void): void {
     if (this.last !== undefined && this.last.key === key && nowMs <= this.last.through) return;
     let through = Infinity;

@@ -14,8 +14,14 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../observe/logger.js';
 import type { EventRecorder } from '../observe/recorder.js';
 import {
-  ANNOTATION_POLICY_STATUS, REASON_POLICY_EVALUATION_FAILED, REASON_POLICY_INVALID, REASON_POLICY_VALID, STATUS_VALID,
-  evaluationFailedEventMessage, invalidEventMessage, summariseErrors,
+  ANNOTATION_POLICY_STATUS,
+  REASON_POLICY_EVALUATION_FAILED,
+  REASON_POLICY_INVALID,
+  REASON_POLICY_VALID,
+  STATUS_VALID,
+  evaluationFailedEventMessage,
+  invalidEventMessage,
+  summariseErrors,
 } from './configmap-status.js';
 import { resolveLastGood, type LocatedError, type PolicyBundle, type Resolution } from './last-good.js';
 import { policySourcesFromConfigMaps, type PolicySource } from './load.js';
@@ -56,7 +62,9 @@ export interface PolicySources {
   readonly namespace: string;
   /** Policies from files given on the command line (not editable in the browser). */
   readonly files: readonly PolicySource[];
-  /** The sources the controller enforces now: the files, then each ConfigMap's accepted (current or last good) version. */
+  /**
+   * The sources the controller enforces now: the files, then each ConfigMap's accepted (current or last good) version.
+   */
   applied(): readonly PolicySource[];
 }
 
@@ -124,7 +132,9 @@ export class ConfigMapPolicies implements PolicySources {
       try {
         while (this.dirty) {
           this.dirty = false;
-          await this.reload().catch((err: unknown) => this.o.logger?.error('policy reload failed; the last good policies stay in force', { err: String(err) }));
+          await this.reload().catch((err: unknown) =>
+            this.o.logger?.error('policy reload failed; the last good policies stay in force', { err: String(err) }),
+          );
         }
       } finally {
         this.running = undefined;
@@ -136,13 +146,19 @@ export class ConfigMapPolicies implements PolicySources {
   async reload(): Promise<void> {
     const all = await this.o.client.list<ConfigMap>('ConfigMap', this.o.namespace);
     const labelled = all.filter((cm) => cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] !== undefined);
-    const bundles: PolicyBundle[] = labelled.map((cm) => ({ id: idOf(cm), sources: policySourcesFromConfigMaps([cm]) }));
+    const bundles: PolicyBundle[] = labelled.map((cm) => ({
+      id: idOf(cm),
+      sources: policySourcesFromConfigMaps([cm]),
+    }));
     const r = await this.resolve(bundles);
     const changed = !sameAccepted(this.accepted, r.accepted);
     this.accepted = r.accepted;
     if (r.policies && (changed || !this.loaded)) {
       this.policies = r.policies;
-      this.o.logger?.info('policies loaded', { policies: r.policies.map((p) => p.name), configMaps: [...r.accepted.keys()] });
+      this.o.logger?.info('policies loaded', {
+        policies: r.policies.map((p) => p.name),
+        configMaps: [...r.accepted.keys()],
+      });
       this.o.onChange?.(r.policies);
     }
     this.loaded = true;
@@ -184,8 +200,11 @@ export class ConfigMapPolicies implements PolicySources {
       const changed = (b: PolicyBundle) => !sameSourceList(this.accepted.get(b.id) ?? [], b.sources);
       const blamed = culprit ? [culprit] : current.filter(changed);
       const movable = blamed.filter(changed);
-      this.o.logger?.warn('policy set cannot be evaluated',
-        { policy: failure.policy?.name ?? '', error: failure.error, configMaps: blamed.map((b) => b.id) });
+      this.o.logger?.warn('policy set cannot be evaluated', {
+        policy: failure.policy?.name ?? '',
+        error: failure.error,
+        configMaps: blamed.map((b) => b.id),
+      });
       for (const b of movable) rejected.set(b.id, [locateFailure(failure, b.sources)]);
       if (movable.length === 0 || movable.length < blamed.length || round >= bundles.length) {
         r = { ...r, policies: undefined };
@@ -219,8 +238,11 @@ export class ConfigMapPolicies implements PolicySources {
     if (this.failing.get(id)?.key === key) return id;
     const errors = [locateFailure(failure, sources)];
     this.failing.set(id, { sources, key, errors });
-    this.o.logger?.warn('policy in force cannot be evaluated',
-      { configMap: id, policy: failure.policy!.name, error: failure.error });
+    this.o.logger?.warn('policy in force cannot be evaluated', {
+      configMap: id,
+      policy: failure.policy!.name,
+      error: failure.error,
+    });
     const cm = this.configMaps.get(id);
     if (cm) await this.report(cm, []);
     return id;
@@ -249,10 +271,26 @@ export class ConfigMapPolicies implements PolicySources {
   }
 
   /** The event for a status change: refused, failing to evaluate, or valid again. */
-  private announce(cm: ConfigMap, status: string, rejected: LocatedError[], failing: LocatedError[] | undefined, known: boolean): void {
-    const object = { kind: 'ConfigMap', name: cm.metadata.name, namespace: this.o.namespace, ...(cm.metadata.uid && { uid: cm.metadata.uid }) };
+  private announce(
+    cm: ConfigMap,
+    status: string,
+    rejected: LocatedError[],
+    failing: LocatedError[] | undefined,
+    known: boolean,
+  ): void {
+    const object = {
+      kind: 'ConfigMap',
+      name: cm.metadata.name,
+      namespace: this.o.namespace,
+      ...(cm.metadata.uid && { uid: cm.metadata.uid }),
+    };
     if (rejected.length) {
-      this.o.recorder?.publish({ type: 'Warning', reason: REASON_POLICY_INVALID, message: invalidEventMessage(rejected), object });
+      this.o.recorder?.publish({
+        type: 'Warning',
+        reason: REASON_POLICY_INVALID,
+        message: invalidEventMessage(rejected),
+        object,
+      });
       this.o.logger?.warn('policy refused', { configMap: idOf(cm), errors: status });
     } else if (failing) {
       const message = evaluationFailedEventMessage(failing);
@@ -267,9 +305,11 @@ export class ConfigMapPolicies implements PolicySources {
       // The precondition keeps a status from landing on a newer version than the one it describes;
       // that newer version's own watch event brings another reload.
       const key = { kind: 'ConfigMap' as const, name: cm.metadata.name, namespace: this.o.namespace };
-      const patched = await this.o.client.patch<ConfigMap>(key,
+      const patched = await this.o.client.patch<ConfigMap>(
+        key,
         { metadata: { annotations: { [ANNOTATION_POLICY_STATUS]: status } } },
-        cm.metadata.resourceVersion ? { resourceVersion: cm.metadata.resourceVersion } : undefined);
+        cm.metadata.resourceVersion ? { resourceVersion: cm.metadata.resourceVersion } : undefined,
+      );
       // A status written between reloads (a tick failure, then its recovery) patches this version next.
       if (this.configMaps.get(id) === cm && patched?.metadata) this.configMaps.set(id, patched);
     } catch (err) {
@@ -287,7 +327,10 @@ function sameSourceList(xs: readonly PolicySource[], ys: readonly PolicySource[]
   return ys.length === xs.length && xs.every((x, i) => x.fileName === ys[i].fileName && x.text === ys[i].text);
 }
 
-function sameAccepted(a: ReadonlyMap<string, readonly PolicySource[]>, b: ReadonlyMap<string, readonly PolicySource[]>): boolean {
+function sameAccepted(
+  a: ReadonlyMap<string, readonly PolicySource[]>,
+  b: ReadonlyMap<string, readonly PolicySource[]>,
+): boolean {
   if (a.size !== b.size) return false;
   for (const [id, xs] of a) {
     const ys = b.get(id);

@@ -5,7 +5,10 @@
 // user can paste the location into `kpol check` output or an editor.
 import type { LocatedError } from './last-good.js';
 
-/** Label that marks a ConfigMap in the controller's namespace as carrying `*.kpol` keys (any value; `"true"` by convention). */
+/**
+ * Label that marks a ConfigMap in the controller's namespace as carrying `*.kpol` keys (any value; `"true"` by
+ * convention).
+ */
 export { LABEL_POLICY_CONFIGMAP } from '../cluster/types.js';
 /** Annotation kpol writes on every policy ConfigMap: `valid`, or the first errors of its current version. */
 export const ANNOTATION_POLICY_STATUS = 'kpol.dev/status';

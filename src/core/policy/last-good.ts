@@ -55,7 +55,8 @@ export function resolveLastGood(
   nowMs?: number,
 ): Resolution {
   const ordered = [...current].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const load = (m: ReadonlyMap<string, readonly PolicySource[]>) => loadPolicies([...fixed, ...[...m.values()].flat()], nowMs);
+  const load = (m: ReadonlyMap<string, readonly PolicySource[]>) =>
+    loadPolicies([...fixed, ...[...m.values()].flat()], nowMs);
 
   const all = new Map(ordered.map((b) => [b.id, b.sources]));
   const whole = load(all);

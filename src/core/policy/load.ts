@@ -28,7 +28,10 @@ export interface LoadedPolicies {
 
 export function loadPolicies(sources: readonly PolicySource[], nowMs?: number): LoadedPolicies {
   const parsed = sources.map((s) => ({ source: s, result: parse(s.text) }));
-  const checked = checkAll(parsed.map((p) => ({ fileName: p.source.fileName, file: p.result.value })), { nowMs });
+  const checked = checkAll(
+    parsed.map((p) => ({ fileName: p.source.fileName, file: p.result.value })),
+    { nowMs },
+  );
   const files = parsed.map((p, i): LoadedFile => {
     // One list in source order: a syntax error and the checker's reports interleave by position.
     const limited = limitDiagnostics(sortDiagnostics([...p.result.diagnostics, ...checked.files[i].diagnostics]));

@@ -13,7 +13,9 @@ export interface PulledFile {
 
 export interface PullResult {
   files: PulledFile[];
-  /** Per ConfigMap (`configmap/<ns>/<name>`), its `kpol.dev/status` (undefined when the controller has not seen it yet). */
+  /**
+   * Per ConfigMap (`configmap/<ns>/<name>`), its `kpol.dev/status` (undefined when the controller has not seen it yet).
+   */
   statuses: { configMap: string; status: string | undefined }[];
   /** Keys found in more than one ConfigMap: they cannot share one folder. */
   clashes: { key: string; configMaps: string[] }[];
@@ -25,7 +27,9 @@ export const isSafeKey = (key: string): boolean => /^[-._a-zA-Z0-9]+$/.test(key)
 export async function pullPolicies(client: ClusterClient, namespace: string, name?: string): Promise<PullResult> {
   const all = await client.list<ConfigMap>('ConfigMap', namespace);
   const chosen = all
-    .filter((cm) => (name === undefined ? cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] !== undefined : cm.metadata.name === name))
+    .filter((cm) =>
+      name === undefined ? cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] !== undefined : cm.metadata.name === name,
+    )
     .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   const files: PulledFile[] = [];
   const owners = new Map<string, string[]>();
@@ -39,7 +43,10 @@ export async function pullPolicies(client: ClusterClient, namespace: string, nam
   }
   return {
     files,
-    statuses: chosen.map((cm) => ({ configMap: `configmap/${namespace}/${cm.metadata.name}`, status: cm.metadata.annotations?.[ANNOTATION_POLICY_STATUS] })),
+    statuses: chosen.map((cm) => ({
+      configMap: `configmap/${namespace}/${cm.metadata.name}`,
+      status: cm.metadata.annotations?.[ANNOTATION_POLICY_STATUS],
+    })),
     clashes: [...owners].filter(([, o]) => o.length > 1).map(([key, configMaps]) => ({ key, configMaps })),
   };
 }

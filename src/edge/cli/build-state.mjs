@@ -34,7 +34,8 @@ export function buildState(root = PACKAGE_ROOT, buildDir = new URL('dist/cli/', 
   } catch {
     return { fresh: false, reason: 'there is no build (dist/cli/stamp.json)' };
   }
-  if (stamp?.format !== STAMP_FORMAT || typeof stamp.inputs !== 'object' || !stamp.entry) return { fresh: false, reason: 'the build is from another version of the build script' };
+  if (stamp?.format !== STAMP_FORMAT || typeof stamp.inputs !== 'object' || !stamp.entry)
+    return { fresh: false, reason: 'the build is from another version of the build script' };
   const changed = firstChange(root, stamp.inputs);
   if (changed) return { fresh: false, reason: changed };
   // The bundled npm packages, through npm's record of node_modules: compared where there is a

@@ -38,7 +38,9 @@ function esbuildOptions(root, outDir) {
     outExtension: { '.js': '.mjs' },
     // CommonJS packages bundled into ES modules still call require() (Node's built-ins, optional
     // packages inside try/catch): give every chunk a real one.
-    banner: { js: "import { createRequire as __kpolCreateRequire } from 'node:module'; const require = __kpolCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __kpolCreateRequire } from 'node:module'; const require = __kpolCreateRequire(import.meta.url);",
+    },
     // Every module of the build lives in outDir: src/core/package-root.ts finds the package from there.
     define: { KPOL_BUILD_ROOT: JSON.stringify(`${relative(outDir, root).split(sep).join('/') || '.'}/`) },
     // Maps point at the sources shipped next to the build; node uses them with --enable-source-maps.
@@ -94,9 +96,13 @@ function thirdPartyNotices(root, metafile) {
   for (const dir of [...dirs].sort()) {
     const abs = join(root, dir);
     const pkg = JSON.parse(readFileSync(join(abs, 'package.json'), 'utf8'));
-    const files = readdirSync(abs).filter((f) => /^(licen[cs]e|notice|copying)(\.|-|$)/i.test(f)).sort();
+    const files = readdirSync(abs)
+      .filter((f) => /^(licen[cs]e|notice|copying)(\.|-|$)/i.test(f))
+      .sort();
     const texts = files.map((f) => readFileSync(join(abs, f), 'utf8').trim());
-    sections.push(`${pkg.name}@${pkg.version} (${typeof pkg.license === 'string' ? pkg.license : 'see below'})\n\n${texts.join('\n\n') || '(no license file in the package)'}`);
+    sections.push(
+      `${pkg.name}@${pkg.version} (${typeof pkg.license === 'string' ? pkg.license : 'see below'})\n\n${texts.join('\n\n') || '(no license file in the package)'}`,
+    );
   }
   return `The kpol CLI build bundles these npm packages. Their licenses follow.\n\n${sections.join(`\n\n${'-'.repeat(72)}\n\n`)}\n`;
 }
@@ -105,7 +111,10 @@ function thirdPartyNotices(root, metafile) {
  * Builds the package at `root` (default: this one) into `outDir` (default: its dist/cli/)
  * and writes the stamp. Returns the modules built and the package files the stamp records.
  */
-export async function buildCli({ root = fileURLToPath(PACKAGE_ROOT), outDir = join(root, relative(fileURLToPath(PACKAGE_ROOT), fileURLToPath(BUILD_DIR))) } = {}) {
+export async function buildCli({
+  root = fileURLToPath(PACKAGE_ROOT),
+  outDir = join(root, relative(fileURLToPath(PACKAGE_ROOT), fileURLToPath(BUILD_DIR))),
+} = {}) {
   const { build } = await import('esbuild');
   root = root.replace(/[\\/]+$/, '');
   const final = outDir.replace(/[\\/]+$/, '');
@@ -114,11 +123,23 @@ export async function buildCli({ root = fileURLToPath(PACKAGE_ROOT), outDir = jo
   rmSync(tmp, { recursive: true, force: true });
   const inputs = Object.fromEntries(CONFIG_INPUTS.map((rel) => [rel, record(root, rel)]));
   // Recorded before the build reads node_modules: an install meanwhile makes the stamp older, not newer.
-  const dependencies = existsSync(join(root, DEPENDENCY_RECORD)) ? { [DEPENDENCY_RECORD]: record(root, DEPENDENCY_RECORD) } : undefined;
+  const dependencies = existsSync(join(root, DEPENDENCY_RECORD))
+    ? { [DEPENDENCY_RECORD]: record(root, DEPENDENCY_RECORD) }
+    : undefined;
   try {
-    const result = await build({ ...esbuildOptions(root, final), outdir: tmp, plugins: [stampingPlugin(root, inputs)] });
+    const result = await build({
+      ...esbuildOptions(root, final),
+      outdir: tmp,
+      plugins: [stampingPlugin(root, inputs)],
+    });
     writeFileSync(join(tmp, 'THIRD-PARTY-NOTICES.txt'), thirdPartyNotices(root, result.metafile));
-    const stamp = { format: STAMP_FORMAT, entry: 'main.mjs', builtAt: new Date().toISOString(), inputs: sorted(inputs), ...(dependencies && { dependencies }) };
+    const stamp = {
+      format: STAMP_FORMAT,
+      entry: 'main.mjs',
+      builtAt: new Date().toISOString(),
+      inputs: sorted(inputs),
+      ...(dependencies && { dependencies }),
+    };
     writeFileSync(join(tmp, 'stamp.json'), `${JSON.stringify(stamp, null, 1)}\n`);
     let hadOld = true;
     try {
@@ -130,8 +151,11 @@ export async function buildCli({ root = fileURLToPath(PACKAGE_ROOT), outDir = jo
     renameSync(tmp, final);
     if (hadOld) rmSync(old, { recursive: true, force: true });
     // Each module of the build (relative to outDir) with the files bundled into it (relative to root).
-    const modules = Object.fromEntries(Object.entries(result.metafile.outputs).filter(([o]) => o.endsWith('.mjs'))
-      .map(([o, out]) => [relative(tmp, join(root, o)).split(sep).join('/'), Object.keys(out.inputs)]));
+    const modules = Object.fromEntries(
+      Object.entries(result.metafile.outputs)
+        .filter(([o]) => o.endsWith('.mjs'))
+        .map(([o, out]) => [relative(tmp, join(root, o)).split(sep).join('/'), Object.keys(out.inputs)]),
+    );
     return { modules, inputs: Object.keys(stamp.inputs) };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -159,4 +183,5 @@ async function cli(argv) {
   return 0;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = await cli(process.argv.slice(2));
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  process.exitCode = await cli(process.argv.slice(2));

@@ -14,6 +14,9 @@ if (!existsSync(new URL('../../../node_modules/.package-lock.json', import.meta.
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 if (!buildState().fresh) {
-  const r = spawnSync(process.execPath, [fileURLToPath(new URL('build.mjs', import.meta.url)), '--if-stale'], { stdio: 'inherit', cwd: root });
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL('build.mjs', import.meta.url)), '--if-stale'], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   process.exit(r.status ?? 1);
 }

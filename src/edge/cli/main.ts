@@ -7,7 +7,9 @@ import { COMMANDS } from './commands/index.js';
 const USAGE = `usage: kpol <command> [options]
 
 commands:
-${Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(9)} ${c.summary}`).join('\n')}
+${Object.entries(COMMANDS)
+  .map(([n, c]) => `  ${n.padEnd(9)} ${c.summary}`)
+  .join('\n')}
 
 Run \`kpol <command> --help\` for a command's options.`;
 

@@ -5,13 +5,33 @@ import type { ApiError, ApiReason } from '../../core/cluster/client.js';
 import { apiError } from '../../core/cluster/memory/errors.js';
 
 const REASONS: ReadonlySet<string> = new Set<ApiReason>([
-  'NotFound', 'AlreadyExists', 'Conflict', 'TooManyRequests', 'Invalid', 'InternalError',
-  'BadRequest', 'Unauthorized', 'Forbidden', 'Gone', 'Expired', 'ServiceUnavailable', 'Timeout',
+  'NotFound',
+  'AlreadyExists',
+  'Conflict',
+  'TooManyRequests',
+  'Invalid',
+  'InternalError',
+  'BadRequest',
+  'Unauthorized',
+  'Forbidden',
+  'Gone',
+  'Expired',
+  'ServiceUnavailable',
+  'Timeout',
 ]);
 
 const BY_CODE: Readonly<Record<number, ApiReason>> = {
-  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Gone',
-  422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout',
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  410: 'Gone',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
 };
 
 interface Status {
@@ -31,7 +51,10 @@ export function statusError(httpCode: number, body: string, what: string): ApiEr
     // Not a Status (a proxy's HTML page, say): the text itself is the best message.
   }
   const code = typeof status.code === 'number' && status.code >= 400 ? status.code : httpCode;
-  const reason: ApiReason = status.reason && REASONS.has(status.reason) ? (status.reason as ApiReason) : BY_CODE[code] ?? (code >= 500 ? 'InternalError' : 'Unknown');
+  const reason: ApiReason =
+    status.reason && REASONS.has(status.reason)
+      ? (status.reason as ApiReason)
+      : (BY_CODE[code] ?? (code >= 500 ? 'InternalError' : 'Unknown'));
   const message = status.message || body.trim().slice(0, 300) || `${what}: HTTP ${httpCode}`;
   return apiError(code, reason, message);
 }

@@ -64,8 +64,14 @@ export class Informer {
   /** Completed lists (the first, resyncs, relists). */
   lists = 0;
 
-  constructor(private readonly rest: RestClient, readonly resource: Resource, private readonly o: InformerOptions = {}) {
-    this.syncedOnce = new Promise((resolve) => { this.markSynced = resolve; });
+  constructor(
+    private readonly rest: RestClient,
+    readonly resource: Resource,
+    private readonly o: InformerOptions = {},
+  ) {
+    this.syncedOnce = new Promise((resolve) => {
+      this.markSynced = resolve;
+    });
   }
 
   /** Starts the loop; resolves after the first list. */
@@ -99,7 +105,11 @@ export class Informer {
 
   subscribe(handler: (e: WatchEvent) => void): { stop(): void } {
     this.handlers.add(handler);
-    return { stop: () => { this.handlers.delete(handler); } };
+    return {
+      stop: () => {
+        this.handlers.delete(handler);
+      },
+    };
   }
 
   /** The resourceVersion of the latest change seen (list, event or bookmark). */
@@ -148,7 +158,11 @@ export class Informer {
         }
         this.failures++;
         const delay = this.backoff();
-        this.o.logger?.warn('watch failed; retrying', { kind: this.resource.kind, error: (e as Error).message ?? String(e), retryInMs: delay });
+        this.o.logger?.warn('watch failed; retrying', {
+          kind: this.resource.kind,
+          error: (e as Error).message ?? String(e),
+          retryInMs: delay,
+        });
         await this.sleep(delay);
       }
     }
@@ -165,7 +179,10 @@ export class Informer {
     return new Promise((resolve) => {
       const t = setTimeout(resolve, ms);
       this.abort = new AbortController();
-      this.abort.signal.addEventListener('abort', () => { clearTimeout(t); resolve(); });
+      this.abort.signal.addEventListener('abort', () => {
+        clearTimeout(t);
+        resolve();
+      });
     });
   }
 
@@ -175,7 +192,11 @@ export class Informer {
     let cont: string | undefined;
     let version = '';
     do {
-      const page = await this.rest.request<ListAnswer>({ verb: 'GET', path: resourcePath(this.resource), query: { limit: 500, continue: cont } });
+      const page = await this.rest.request<ListAnswer>({
+        verb: 'GET',
+        path: resourcePath(this.resource),
+        query: { limit: 500, continue: cont },
+      });
       for (const item of page.items ?? []) items.push(typed<KubeObject>(item, this.resource));
       cont = page.metadata?.continue || undefined;
       version = page.metadata?.resourceVersion ?? version;
@@ -210,7 +231,9 @@ export class Informer {
     const timeout = setTimeout(() => this.abort?.abort(), Math.min(seconds * 1000 + 15_000, resync));
     try {
       const stream = await this.rest.stream({
-        verb: 'GET', path: resourcePath(this.resource), signal: this.abort.signal,
+        verb: 'GET',
+        path: resourcePath(this.resource),
+        signal: this.abort.signal,
         query: { watch: 1, resourceVersion: this.version, allowWatchBookmarks: true, timeoutSeconds: seconds },
       });
       for await (const line of lines(stream)) {
@@ -218,7 +241,11 @@ export class Informer {
         switch (e.type) {
           case 'MALFORMED':
             this.malformed++;
-            this.o.logger?.warn('malformed watch event skipped', { kind: this.resource.kind, problem: e.problem, line: line.slice(0, 200) });
+            this.o.logger?.warn('malformed watch event skipped', {
+              kind: this.resource.kind,
+              problem: e.problem,
+              line: line.slice(0, 200),
+            });
             break;
           case 'ERROR':
             throw statusError(e.status.code ?? 500, JSON.stringify(e.status), `watch ${this.resource.kind}`);
@@ -269,7 +296,10 @@ export class Informer {
       try {
         h(event);
       } catch (e) {
-        this.o.logger?.error('watch handler failed', { kind: this.resource.kind, error: (e as Error).message ?? String(e) });
+        this.o.logger?.error('watch handler failed', {
+          kind: this.resource.kind,
+          error: (e as Error).message ?? String(e),
+        });
       }
     }
   }

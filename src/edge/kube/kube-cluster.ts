@@ -8,7 +8,15 @@
 // from the kind's informer cache when it is current and shows this client's own writes
 // (unseen-writes.ts), as controller-runtime's cached client does; otherwise from the server.
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../../core/cluster/client.js';
+import type {
+  ClusterClient,
+  DeleteOptions,
+  Kind,
+  MergePatch,
+  ObjectKey,
+  Preconditions,
+  WatchEvent,
+} from '../../core/cluster/client.js';
 import { isApiError } from '../../core/cluster/client.js';
 import { apiError } from '../../core/cluster/memory/errors.js';
 import type { KubeObject } from '../../core/cluster/types.js';
@@ -52,7 +60,10 @@ export class KubeClusterClient implements ClusterClient {
   /** Where list() answered from (tests, status). */
   readonly reads = { cache: 0, server: 0 };
 
-  constructor(kc: KubeConfig, private readonly o: KubeClusterOptions = {}) {
+  constructor(
+    kc: KubeConfig,
+    private readonly o: KubeClusterOptions = {},
+  ) {
     this.rest = new RestClient(kc);
     this.fieldManager = o.fieldManager ?? 'kpol';
   }
@@ -98,7 +109,11 @@ export class KubeClusterClient implements ClusterClient {
     const out: T[] = [];
     let cont: string | undefined;
     do {
-      const page = await this.rest.request<ListAnswer>({ verb: 'GET', path: resourcePath(res, res.namespaced ? namespace : undefined), query: { limit: 500, continue: cont } });
+      const page = await this.rest.request<ListAnswer>({
+        verb: 'GET',
+        path: resourcePath(res, res.namespaced ? namespace : undefined),
+        query: { limit: 500, continue: cont },
+      });
       for (const item of page.items ?? []) out.push(typed<T>(item, res));
       cont = page.metadata?.continue || undefined;
     } while (cont);
@@ -108,7 +123,10 @@ export class KubeClusterClient implements ClusterClient {
   async get<T extends KubeObject>(key: ObjectKey): Promise<T | undefined> {
     const res = resourceOf(key.kind);
     try {
-      return typed<T>(await this.rest.request({ verb: 'GET', path: this.objectPath(res, key.namespace, key.name) }), res);
+      return typed<T>(
+        await this.rest.request({ verb: 'GET', path: this.objectPath(res, key.namespace, key.name) }),
+        res,
+      );
     } catch (e) {
       if (isApiError(e, 404)) return undefined;
       throw e;
@@ -118,11 +136,20 @@ export class KubeClusterClient implements ClusterClient {
   async create<T extends KubeObject>(obj: T): Promise<T> {
     const res = resourceOf(obj.kind);
     const namespace = namespaceFor(res, obj.metadata.namespace);
-    const body = { ...obj, apiVersion: obj.apiVersion || res.apiVersion, metadata: { ...obj.metadata, ...(namespace && { namespace }) } };
+    const body = {
+      ...obj,
+      apiVersion: obj.apiVersion || res.apiVersion,
+      metadata: { ...obj.metadata, ...(namespace && { namespace }) },
+    };
     const created = typed<T>(await this.rest.request({ verb: 'POST', path: resourcePath(res, namespace), body }), res);
     this.wrote(res.kind, created);
     // The server drops status on create for kinds with a status subresource; the contract keeps it.
-    if (res.statusSubresource && !res.statusOnCreate && hasContent(obj.status) && !contains(created.status, obj.status)) {
+    if (
+      res.statusSubresource &&
+      !res.statusOnCreate &&
+      hasContent(obj.status) &&
+      !contains(created.status, obj.status)
+    ) {
       return this.writeStatus(res, namespace, { ...created, status: obj.status } as T, 'merge');
     }
     return created;
@@ -131,8 +158,15 @@ export class KubeClusterClient implements ClusterClient {
   async update<T extends KubeObject>(obj: T): Promise<T> {
     const res = resourceOf(obj.kind);
     const namespace = namespaceFor(res, obj.metadata.namespace);
-    const body = { ...obj, apiVersion: obj.apiVersion || res.apiVersion, metadata: { ...obj.metadata, ...(namespace && { namespace }) } };
-    const updated = typed<T>(await this.rest.request({ verb: 'PUT', path: this.objectPath(res, namespace, obj.metadata.name), body }), res);
+    const body = {
+      ...obj,
+      apiVersion: obj.apiVersion || res.apiVersion,
+      metadata: { ...obj.metadata, ...(namespace && { namespace }) },
+    };
+    const updated = typed<T>(
+      await this.rest.request({ verb: 'PUT', path: this.objectPath(res, namespace, obj.metadata.name), body }),
+      res,
+    );
     this.wrote(res.kind, updated);
     if (res.statusSubresource && obj.status !== undefined && !sameJson(obj.status, updated.status)) {
       return this.writeStatus(res, namespace, { ...updated, status: obj.status } as T);
@@ -154,7 +188,15 @@ export class KubeClusterClient implements ClusterClient {
       // Preconditions hold for the object as the caller saw it: only the first request carries them.
       const guarded = i === 0 ? withPreconditions(body, preconditions) : body;
       try {
-        result = typed<T>(await this.rest.request({ verb: 'PATCH', path: this.objectPath(res, key.namespace, key.name, sub), body: guarded, contentType: MERGE_PATCH }), res);
+        result = typed<T>(
+          await this.rest.request({
+            verb: 'PATCH',
+            path: this.objectPath(res, key.namespace, key.name, sub),
+            body: guarded,
+            contentType: MERGE_PATCH,
+          }),
+          res,
+        );
       } catch (e) {
         throw i === 0 && preconditions?.uid ? uidPreconditionError(e, preconditions.uid) : e;
       }
@@ -168,13 +210,21 @@ export class KubeClusterClient implements ClusterClient {
    * scheduler binds: a merge patch that sets it becomes a Binding (409 if already bound), and
    * the rest of the patch, if any, follows as a normal patch.
    */
-  private async bind<T extends KubeObject>(key: ObjectKey, nodeName: string, patch: MergePatch, preconditions?: Preconditions): Promise<T> {
+  private async bind<T extends KubeObject>(
+    key: ObjectKey,
+    nodeName: string,
+    patch: MergePatch,
+    preconditions?: Preconditions,
+  ): Promise<T> {
     const res = resourceOf('Pod');
     const namespace = namespaceFor(res, key.namespace)!;
     await this.rest.request({
-      verb: 'POST', path: this.objectPath(res, namespace, key.name, 'binding'),
+      verb: 'POST',
+      path: this.objectPath(res, namespace, key.name, 'binding'),
       body: {
-        apiVersion: 'v1', kind: 'Binding', metadata: { name: key.name, namespace, ...(preconditions?.uid && { uid: preconditions.uid }) },
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: { name: key.name, namespace, ...(preconditions?.uid && { uid: preconditions.uid }) },
         target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
       },
     });
@@ -198,11 +248,22 @@ export class KubeClusterClient implements ClusterClient {
   async apply<T extends KubeObject>(obj: KubeObject, o: { subresource?: 'status'; force?: boolean } = {}): Promise<T> {
     const res = resourceOf(obj.kind);
     const namespace = namespaceFor(res, obj.metadata.namespace);
-    const body = { ...obj, apiVersion: res.apiVersion, kind: res.kind, metadata: { ...obj.metadata, ...(namespace && { namespace }) } };
-    const applied = typed<T>(await this.rest.request({
-      verb: 'PATCH', path: this.objectPath(res, namespace, obj.metadata.name, o.subresource), body, contentType: APPLY_PATCH,
-      query: { fieldManager: this.fieldManager, force: o.force ? true : undefined },
-    }), res);
+    const body = {
+      ...obj,
+      apiVersion: res.apiVersion,
+      kind: res.kind,
+      metadata: { ...obj.metadata, ...(namespace && { namespace }) },
+    };
+    const applied = typed<T>(
+      await this.rest.request({
+        verb: 'PATCH',
+        path: this.objectPath(res, namespace, obj.metadata.name, o.subresource),
+        body,
+        contentType: APPLY_PATCH,
+        query: { fieldManager: this.fieldManager, force: o.force ? true : undefined },
+      }),
+      res,
+    );
     this.wrote(res.kind, applied);
     return applied;
   }
@@ -210,9 +271,12 @@ export class KubeClusterClient implements ClusterClient {
   async delete(key: ObjectKey, options: DeleteOptions = {}): Promise<void> {
     const res = resourceOf(key.kind);
     const answer = await this.rest.request<KubeObject | undefined>({
-      verb: 'DELETE', path: this.objectPath(res, key.namespace, key.name),
+      verb: 'DELETE',
+      path: this.objectPath(res, key.namespace, key.name),
       body: {
-        apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background',
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        propagationPolicy: 'Background',
         ...(options.gracePeriodSeconds !== undefined && { gracePeriodSeconds: options.gracePeriodSeconds }),
         ...(options.preconditions && { preconditions: options.preconditions }),
       },
@@ -226,9 +290,12 @@ export class KubeClusterClient implements ClusterClient {
   async evict(namespace: string, name: string, preconditions?: Preconditions): Promise<void> {
     const ns = namespace || 'default';
     await this.rest.request({
-      verb: 'POST', path: this.objectPath(resourceOf('Pod'), ns, name, 'eviction'),
+      verb: 'POST',
+      path: this.objectPath(resourceOf('Pod'), ns, name, 'eviction'),
       body: {
-        apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns },
+        apiVersion: 'policy/v1',
+        kind: 'Eviction',
+        metadata: { name, namespace: ns },
         ...(preconditions && { deleteOptions: { preconditions } }),
       },
     });
@@ -258,7 +325,10 @@ export class KubeClusterClient implements ClusterClient {
   private informer(kind: Kind): Informer {
     let inf = this.informers.get(kind);
     if (!inf) {
-      inf = new Informer(this.rest, resourceOf(kind), { ...this.o.informer, ...(this.o.logger && { logger: this.o.logger }) });
+      inf = new Informer(this.rest, resourceOf(kind), {
+        ...this.o.informer,
+        ...(this.o.logger && { logger: this.o.logger }),
+      });
       this.informers.set(kind, inf);
       void inf.start();
     }
@@ -270,11 +340,21 @@ export class KubeClusterClient implements ClusterClient {
    * update (the caller's status, exactly), merged unconditionally after a create (another
    * controller may already have touched the new object, as the ReplicaSet controller adopts pods).
    */
-  private async writeStatus<T extends KubeObject>(res: Resource, namespace: string | undefined, obj: T, how: 'replace' | 'merge' = 'replace'): Promise<T> {
+  private async writeStatus<T extends KubeObject>(
+    res: Resource,
+    namespace: string | undefined,
+    obj: T,
+    how: 'replace' | 'merge' = 'replace',
+  ): Promise<T> {
     const path = this.objectPath(res, namespace, obj.metadata.name, 'status');
-    const written = typed<T>(await this.rest.request(how === 'replace'
-      ? { verb: 'PUT', path, body: obj }
-      : { verb: 'PATCH', path, body: { status: obj.status }, contentType: MERGE_PATCH }), res);
+    const written = typed<T>(
+      await this.rest.request(
+        how === 'replace'
+          ? { verb: 'PUT', path, body: obj }
+          : { verb: 'PATCH', path, body: { status: obj.status }, contentType: MERGE_PATCH },
+      ),
+      res,
+    );
     this.wrote(res.kind, written);
     return written;
   }
@@ -300,10 +380,17 @@ export class KubeClusterClient implements ClusterClient {
     if (!this.o.cachedReads) return;
     try {
       const res = resourceOf(kinds[0]);
-      const page = await this.rest.request<{ metadata?: { resourceVersion?: string } }>({ verb: 'GET', path: resourcePath(res), query: { limit: 1 } });
+      const page = await this.rest.request<{ metadata?: { resourceVersion?: string } }>({
+        verb: 'GET',
+        path: resourcePath(res),
+        query: { limit: 1 },
+      });
       for (const kind of kinds) this.unseen.written(kind, page.metadata?.resourceVersion);
     } catch (e) {
-      this.o.logger?.warn('could not read the resourceVersion after a write; relisting', { kinds, error: (e as Error).message ?? String(e) });
+      this.o.logger?.warn('could not read the resourceVersion after a write; relisting', {
+        kinds,
+        error: (e as Error).message ?? String(e),
+      });
       for (const kind of kinds) {
         const inf = this.informers.get(kind);
         this.unseen.unknown(kind, inf?.lists ?? 0);
@@ -326,7 +413,14 @@ function uidPreconditionError(e: unknown, uid: string): unknown {
 function withPreconditions(patch: MergePatch, pre: Preconditions | undefined): MergePatch {
   if (!pre?.uid && !pre?.resourceVersion) return patch;
   const meta = (patch.metadata && typeof patch.metadata === 'object' ? patch.metadata : {}) as Record<string, unknown>;
-  return { ...patch, metadata: { ...meta, ...(pre.uid && { uid: pre.uid }), ...(pre.resourceVersion && { resourceVersion: pre.resourceVersion }) } };
+  return {
+    ...patch,
+    metadata: {
+      ...meta,
+      ...(pre.uid && { uid: pre.uid }),
+      ...(pre.resourceVersion && { resourceVersion: pre.resourceVersion }),
+    },
+  };
 }
 
 /**
@@ -345,7 +439,7 @@ function contains(have: unknown, want: unknown): boolean {
   return have === want;
 }
 
-
-const hasContent = (x: unknown): boolean => x !== undefined && x !== null && (typeof x !== 'object' || Object.keys(x).length > 0);
+const hasContent = (x: unknown): boolean =>
+  x !== undefined && x !== null && (typeof x !== 'object' || Object.keys(x).length > 0);
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);

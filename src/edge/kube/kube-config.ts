@@ -24,8 +24,14 @@ export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
   const kc = new KubeConfig();
   if (source.inCluster) {
     if (source.kubeconfig) throw new KubeConfigError('--in-cluster and --kubeconfig exclude each other');
-    if (!runningInCluster(process.env)) throw new KubeConfigError('--in-cluster: not running in a pod (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)');
-    if (!existsSync(SERVICE_ACCOUNT_TOKEN)) throw new KubeConfigError(`--in-cluster: no service account token at ${SERVICE_ACCOUNT_TOKEN} (automountServiceAccountToken off?)`);
+    if (!runningInCluster(process.env))
+      throw new KubeConfigError(
+        '--in-cluster: not running in a pod (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set)',
+      );
+    if (!existsSync(SERVICE_ACCOUNT_TOKEN))
+      throw new KubeConfigError(
+        `--in-cluster: no service account token at ${SERVICE_ACCOUNT_TOKEN} (automountServiceAccountToken off?)`,
+      );
     try {
       kc.loadFromCluster();
     } catch (e) {
@@ -38,16 +44,23 @@ export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
     kc.loadFromFile(source.kubeconfig);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    throw new KubeConfigError(`${source.kubeconfig}: ${err.code === 'ENOENT' ? 'no such file' : err.message.split('\n')[0]}`);
+    throw new KubeConfigError(
+      `${source.kubeconfig}: ${err.code === 'ENOENT' ? 'no such file' : err.message.split('\n')[0]}`,
+    );
   }
   if (source.context) {
     if (!kc.getContextObject(source.context)) {
       const known = kc.getContexts().map((c) => c.name);
-      throw new KubeConfigError(`${source.kubeconfig}: no context \`${source.context}\`${known.length ? ` (contexts: ${known.join(', ')})` : ''}`);
+      throw new KubeConfigError(
+        `${source.kubeconfig}: no context \`${source.context}\`${known.length ? ` (contexts: ${known.join(', ')})` : ''}`,
+      );
     }
     kc.setCurrentContext(source.context);
   }
   const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new KubeConfigError(`${source.kubeconfig}: the current context \`${kc.getCurrentContext()}\` names no cluster`);
+  if (!cluster)
+    throw new KubeConfigError(
+      `${source.kubeconfig}: the current context \`${kc.getCurrentContext()}\` names no cluster`,
+    );
   return kc;
 }

@@ -15,8 +15,14 @@ export interface Resource {
   statusOnCreate: boolean;
 }
 
-const r = (kind: Kind, apiVersion: string, plural: string, namespaced: boolean, statusSubresource: boolean, statusOnCreate = false): Resource =>
-  ({ kind, apiVersion, plural, namespaced, statusSubresource, statusOnCreate });
+const r = (
+  kind: Kind,
+  apiVersion: string,
+  plural: string,
+  namespaced: boolean,
+  statusSubresource: boolean,
+  statusOnCreate = false,
+): Resource => ({ kind, apiVersion, plural, namespaced, statusSubresource, statusOnCreate });
 
 export const RESOURCES: Readonly<Record<Kind, Resource>> = {
   NodePool: r('NodePool', 'karpenter.sh/v1', 'nodepools', false, true),

@@ -19,7 +19,11 @@ export interface RestRequest {
 }
 
 const METHODS: Record<Verb, HttpMethod> = {
-  GET: HttpMethod.GET, POST: HttpMethod.POST, PUT: HttpMethod.PUT, PATCH: HttpMethod.PATCH, DELETE: HttpMethod.DELETE,
+  GET: HttpMethod.GET,
+  POST: HttpMethod.POST,
+  PUT: HttpMethod.PUT,
+  PATCH: HttpMethod.PATCH,
+  DELETE: HttpMethod.DELETE,
 };
 
 /** How long a non-watch request may take before it fails (a hung server must not hang a tick). */
@@ -55,8 +59,14 @@ export class RestClient {
     });
   }
 
-  private async send<T>(req: RestRequest, signal: AbortSignal | undefined,
-    answer: (status: number, body: { text(): Promise<string>; stream(): ReadableStream<Uint8Array> | null }) => Promise<T>): Promise<T> {
+  private async send<T>(
+    req: RestRequest,
+    signal: AbortSignal | undefined,
+    answer: (
+      status: number,
+      body: { text(): Promise<string>; stream(): ReadableStream<Uint8Array> | null },
+    ) => Promise<T>,
+  ): Promise<T> {
     const url = new URL(this.server + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const ctx = new RequestContext(url.toString(), METHODS[req.verb]);
@@ -81,4 +91,3 @@ export class RestClient {
 const describe = (req: RestRequest): string => `${req.verb} ${req.path}`;
 
 export const isAbort = (e: unknown): boolean => (e as { name?: string } | undefined)?.name === 'AbortError';
-

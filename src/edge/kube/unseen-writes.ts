@@ -13,7 +13,8 @@
 import type { Kind } from '../../core/cluster/client.js';
 
 /** etcd revisions are integers, comparable across objects; other servers' versions are opaque. */
-export const revision = (rv: string | undefined): bigint | undefined => (rv && /^\d{1,30}$/.test(rv) ? BigInt(rv) : undefined);
+export const revision = (rv: string | undefined): bigint | undefined =>
+  rv && /^\d{1,30}$/.test(rv) ? BigInt(rv) : undefined;
 
 export class UnseenWrites {
   private readonly reach = new Map<Kind, bigint>();

@@ -45,19 +45,22 @@ export function decodeEvent(line: string, res: Resource): DecodedEvent {
   } catch {
     return { type: 'MALFORMED', line, problem: 'not JSON' };
   }
-  if (!isRecord(data) || typeof data.type !== 'string' || !isRecord(data.object)) return { type: 'MALFORMED', line, problem: 'not a watch event' };
+  if (!isRecord(data) || typeof data.type !== 'string' || !isRecord(data.object))
+    return { type: 'MALFORMED', line, problem: 'not a watch event' };
   const obj = data.object;
   const meta = isRecord(obj.metadata) ? obj.metadata : undefined;
   switch (data.type) {
     case 'ERROR':
       return { type: 'ERROR', status: obj as { code?: number; reason?: string; message?: string } };
     case 'BOOKMARK':
-      if (typeof meta?.resourceVersion !== 'string') return { type: 'MALFORMED', line, problem: 'bookmark without resourceVersion' };
+      if (typeof meta?.resourceVersion !== 'string')
+        return { type: 'MALFORMED', line, problem: 'bookmark without resourceVersion' };
       return { type: 'BOOKMARK', resourceVersion: meta.resourceVersion };
     case 'ADDED':
     case 'MODIFIED':
     case 'DELETED':
-      if (typeof meta?.name !== 'string' || typeof meta.resourceVersion !== 'string') return { type: 'MALFORMED', line, problem: 'object without metadata.name or metadata.resourceVersion' };
+      if (typeof meta?.name !== 'string' || typeof meta.resourceVersion !== 'string')
+        return { type: 'MALFORMED', line, problem: 'object without metadata.name or metadata.resourceVersion' };
       return { type: data.type, object: typed<KubeObject>(obj, res) };
     default:
       return { type: 'MALFORMED', line, problem: `unknown event type \`${data.type}\`` };

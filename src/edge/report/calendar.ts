@@ -18,7 +18,8 @@ function heatmap(row: CalendarRow): string {
   const width = LEFT + 24 * (CELL + GAP);
   const height = TOP + 7 * (CELL + GAP);
   const parts: string[] = [];
-  for (let h = 0; h < 24; h += 3) parts.push(`<text x="${LEFT + h * (CELL + GAP) + CELL / 2}" y="13" text-anchor="middle">${hh(h)}</text>`);
+  for (let h = 0; h < 24; h += 3)
+    parts.push(`<text x="${LEFT + h * (CELL + GAP) + CELL / 2}" y="13" text-anchor="middle">${hh(h)}</text>`);
   WEEKDAYS.forEach((d, day) => {
     parts.push(`<text x="${LEFT - 6}" y="${TOP + day * (CELL + GAP) + CELL / 2 + 4}" text-anchor="end">${d}</text>`);
     for (let h = 0; h < 24; h++) {
@@ -35,13 +36,21 @@ function heatmap(row: CalendarRow): string {
 
 function scale(): string {
   const stops = [0, 0.25, 0.5, 0.75, 1];
-  const items = stops.map((f) => `<li><span class="swatch" style="background:${heatColour(f)}"></span>${f === 0 ? 'never' : `${f * 100}%`}</li>`);
+  const items = stops.map(
+    (f) =>
+      `<li><span class="swatch" style="background:${heatColour(f)}"></span>${f === 0 ? 'never' : `${f * 100}%`}</li>`,
+  );
   return `<ul class="legend" aria-label="share of the hour allowed">${items.join('')}</ul>`;
 }
 
 export function calendarSection(rows: readonly CalendarRow[]): string {
   if (rows.length === 0) return '<p class="empty">No calendar data in this timeline.</p>';
-  const sorted = [...rows].sort((a, b) => a.nodePool.localeCompare(b.nodePool) || reasonRank(a.reason) - reasonRank(b.reason) || a.reason.localeCompare(b.reason));
+  const sorted = [...rows].sort(
+    (a, b) =>
+      a.nodePool.localeCompare(b.nodePool) ||
+      reasonRank(a.reason) - reasonRank(b.reason) ||
+      a.reason.localeCompare(b.reason),
+  );
   const figures = sorted.map(
     (r) =>
       `<figure class="calendar" data-nodepool="${esc(r.nodePool)}" data-reason="${esc(r.reason)}" data-zone="${esc(r.timeZone)}"><h3>${esc(r.nodePool)} · ${esc(r.reason)} <span class="muted">(${esc(r.timeZone)})</span></h3>${heatmap(r)}</figure>`,

@@ -9,7 +9,12 @@ export function esc(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }
 
-const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const money = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+});
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 export const formatMoney = (usd: number): string => money.format(usd);
@@ -25,7 +30,12 @@ export function formatUtc(ms: number): string {
 /** `250ms`, `45s`, `5m`, `1h 30m`, `2d 4h`: the two largest non-zero units. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
-  const units: [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+  const units: [string, number][] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ];
   const parts: string[] = [];
   let rest = Math.round(ms / 1000) * 1000;
   for (const [u, size] of units) {

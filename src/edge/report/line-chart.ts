@@ -24,7 +24,10 @@ export interface LineChartOptions {
 const M = { left: 64, right: 20, top: 14, bottom: 44 };
 
 /** Keeps the first, lowest, highest and last point of each pixel column, so peaks survive. */
-export function decimate(points: readonly (readonly [number, number])[], x: (t: number) => number): (readonly [number, number])[] {
+export function decimate(
+  points: readonly (readonly [number, number])[],
+  x: (t: number) => number,
+): (readonly [number, number])[] {
   const out: (readonly [number, number])[] = [];
   let col: (readonly [number, number])[] = [];
   const flush = () => {
@@ -46,7 +49,12 @@ export function decimate(points: readonly (readonly [number, number])[], x: (t: 
   return out;
 }
 
-function stepPath(points: readonly (readonly [number, number])[], x: (t: number) => number, y: (v: number) => number, xEnd: number): string {
+function stepPath(
+  points: readonly (readonly [number, number])[],
+  x: (t: number) => number,
+  y: (v: number) => number,
+  xEnd: number,
+): string {
   if (points.length === 0) return '';
   let d = `M${round1(x(points[0][0]))} ${round1(y(points[0][1]))}`;
   for (let i = 1; i < points.length; i++) d += `H${round1(x(points[i][0]))}V${round1(y(points[i][1]))}`;
@@ -75,21 +83,34 @@ export function lineChart(series: readonly LineSeries[], o: LineChartOptions): s
     parts.push(`<line x1="${px}" x2="${px}" y1="${height - M.bottom}" y2="${height - M.bottom + 5}" stroke="#888" />`);
     // A label centred on a tick at the right edge would be clipped by the viewBox.
     const anchor = px > width - M.right - 40 ? 'end' : 'middle';
-    parts.push(`<text x="${px}" y="${height - M.bottom + 18}" text-anchor="${anchor}">${esc(timeTickLabel(t, step))}</text>`);
+    parts.push(
+      `<text x="${px}" y="${height - M.bottom + 18}" text-anchor="${anchor}">${esc(timeTickLabel(t, step))}</text>`,
+    );
   }
-  parts.push(`<line x1="${M.left}" x2="${width - M.right}" y1="${height - M.bottom}" y2="${height - M.bottom}" stroke="#888" />`);
+  parts.push(
+    `<line x1="${M.left}" x2="${width - M.right}" y1="${height - M.bottom}" y2="${height - M.bottom}" stroke="#888" />`,
+  );
   parts.push(`<line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${height - M.bottom}" stroke="#888" />`);
-  parts.push(`<text class="axis-title" x="${(M.left + width - M.right) / 2}" y="${height - 6}" text-anchor="middle">time (UTC)</text>`);
-  parts.push(`<text class="axis-title" transform="translate(14 ${(M.top + height - M.bottom) / 2}) rotate(-90)" text-anchor="middle">${esc(o.yTitle)}</text>`);
+  parts.push(
+    `<text class="axis-title" x="${(M.left + width - M.right) / 2}" y="${height - 6}" text-anchor="middle">time (UTC)</text>`,
+  );
+  parts.push(
+    `<text class="axis-title" transform="translate(14 ${(M.top + height - M.bottom) / 2}) rotate(-90)" text-anchor="middle">${esc(o.yTitle)}</text>`,
+  );
   for (const s of series) {
     const d = stepPath(decimate(s.points, x), x, y, x(o.to));
     if (!d) continue;
     const dash = s.dash ? ` stroke-dasharray="${s.dash}"` : '';
-    parts.push(`<path d="${d}" fill="none" stroke="${s.colour}" stroke-width="2"${dash}><title>${esc(s.name)}</title></path>`);
+    parts.push(
+      `<path d="${d}" fill="none" stroke="${s.colour}" stroke-width="2"${dash}><title>${esc(s.name)}</title></path>`,
+    );
   }
   const svg = `<svg role="img" aria-label="${esc(o.label)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join('')}</svg>`;
   const legend = series
-    .map((s) => `<li><span class="line-swatch" style="border-top:3px ${s.dash ? 'dashed' : 'solid'} ${s.colour}"></span>${esc(s.name)}</li>`)
+    .map(
+      (s) =>
+        `<li><span class="line-swatch" style="border-top:3px ${s.dash ? 'dashed' : 'solid'} ${s.colour}"></span>${esc(s.name)}</li>`,
+    )
     .join('');
   return `${svg}<ul class="legend">${legend}</ul>`;
 }

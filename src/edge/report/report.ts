@@ -32,19 +32,42 @@ export function renderReport(timeline: Timeline, title: string): string {
   const t = timeline;
   const empty = '<p class="empty">No samples in this timeline.</p>';
   const nodes = t.samples.length
-    ? lineChart(nodeSeries(t), { label: 'Nodes over time', yTitle: 'nodes', from: t.from, to: t.to, yFormat: (v) => String(v) })
+    ? lineChart(nodeSeries(t), {
+        label: 'Nodes over time',
+        yTitle: 'nodes',
+        from: t.from,
+        to: t.to,
+        yFormat: (v) => String(v),
+      })
     : empty;
   const cost = t.samples.length
-    ? lineChart([{ name: 'cost per hour (USD)', colour: '#0072B2', points: t.samples.map((s) => [s.at, s.costPerHour]) }], {
-        label: 'Hourly cost over time', yTitle: 'USD per hour', from: t.from, to: t.to, yFormat: (v) => formatMoney(v),
-      })
+    ? lineChart(
+        [{ name: 'cost per hour (USD)', colour: '#0072B2', points: t.samples.map((s) => [s.at, s.costPerHour]) }],
+        {
+          label: 'Hourly cost over time',
+          yTitle: 'USD per hour',
+          from: t.from,
+          to: t.to,
+          yFormat: (v) => formatMoney(v),
+        },
+      )
     : empty;
   const body = [
     summaryHeader(t, title),
     section('nodes', 'Nodes over time', nodes),
     section('cost', 'Hourly cost over time', cost, 'Sum of the running instances’ offering prices.'),
-    section('disruptions', 'Disruptions per reason', disruptionBars(t.disruptions, t.from, t.to), 'Nodes disrupted, stacked by reason. Hover a bar for the number of commands.'),
-    section('calendar', 'When each reason may disrupt', calendarSection(t.calendar), 'Local hours of each policy’s time zone, Monday first. Darker cells: the reason was allowed for more of that hour.'),
+    section(
+      'disruptions',
+      'Disruptions per reason',
+      disruptionBars(t.disruptions, t.from, t.to),
+      'Nodes disrupted, stacked by reason. Hover a bar for the number of commands.',
+    ),
+    section(
+      'calendar',
+      'When each reason may disrupt',
+      calendarSection(t.calendar),
+      'Local hours of each policy’s time zone, Monday first. Darker cells: the reason was allowed for more of that hour.',
+    ),
     section('blocked', 'Top blocked reasons', blockedTable(t.blocked)),
     section('events', 'Recent events', eventsTable(t.events)),
   ];

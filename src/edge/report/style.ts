@@ -3,7 +3,16 @@
 // Okabe–Ito palette, which stays distinguishable with the common colour-vision deficiencies;
 // lines also differ by dash pattern so colour is never the only cue.
 
-export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#D55E00', '#56B4E9', '#F0E442', '#000000'] as const;
+export const PALETTE = [
+  '#0072B2',
+  '#E69F00',
+  '#009E73',
+  '#CC79A7',
+  '#D55E00',
+  '#56B4E9',
+  '#F0E442',
+  '#000000',
+] as const;
 
 const REASON_COLOURS: Record<string, string> = {
   Empty: '#0072B2',
@@ -22,7 +31,8 @@ export function reasonColour(reason: string, others: readonly string[] = []): st
 }
 
 const REASON_ORDER = ['Empty', 'Drifted', 'Underutilized', 'Expired', 'Interrupted'];
-export const reasonRank = (r: string): number => (REASON_ORDER.includes(r) ? REASON_ORDER.indexOf(r) : REASON_ORDER.length);
+export const reasonRank = (r: string): number =>
+  REASON_ORDER.includes(r) ? REASON_ORDER.indexOf(r) : REASON_ORDER.length;
 
 /** Distinct reasons in the house order (Karpenter's method order), unknown ones after, alphabetically. */
 export function orderReasons(reasons: Iterable<string>): string[] {

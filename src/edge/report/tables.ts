@@ -9,21 +9,38 @@ export function blockedTable(blocked: readonly BlockedCount[], top = 15): string
   const rows = [...blocked]
     .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code))
     .slice(0, top)
-    .map((b) => `<tr><td><code>${esc(b.code)}</code></td><td class="num">${formatCount(b.count)}</td><td>${esc(b.example)}</td></tr>`);
+    .map(
+      (b) =>
+        `<tr><td><code>${esc(b.code)}</code></td><td class="num">${formatCount(b.count)}</td><td>${esc(b.example)}</td></tr>`,
+    );
   const more = blocked.length > top ? `<p class="muted">${blocked.length - top} more codes not shown.</p>` : '';
   return `<table class="blocked"><thead><tr><th>Code</th><th class="num">Node-ticks blocked</th><th>Example message</th></tr></thead><tbody>${rows.join('')}</tbody></table>${more}`;
 }
 
-/** The `last` most recently seen events, identical ones (type, reason, object, message) on one row with their count and first time. */
+/**
+ * The `last` most recently seen events, identical ones (type, reason, object, message) on one row with their count and
+ * first time.
+ */
 export function eventsTable(events: Timeline['events'], last = 50): string {
   if (events.length === 0) return '<p class="empty">No events were recorded.</p>';
-  const groups = groupEvents(events, (e) => JSON.stringify([e.type, e.reason, e.object, e.message]), (e) => e.at);
+  const groups = groupEvents(
+    events,
+    (e) => JSON.stringify([e.type, e.reason, e.object, e.message]),
+    (e) => e.at,
+  );
   const rows = groups
     .slice(0, last)
-    .map(({ latest: e, count, firstAt }) => `<tr><td class="nowrap">${esc(formatUtc(e.at))}</td><td class="num">${formatCount(count)}</td><td class="nowrap">${esc(formatUtc(firstAt))}</td><td>${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(e.object)}</td><td>${esc(e.message)}</td></tr>`);
-  const shown = groups.length > last ? `the ${last} most recently seen of ${formatCount(groups.length)} distinct events` : `${formatCount(groups.length)} distinct events`;
-  const note = groups.length < events.length || groups.length > last
-    ? `<p class="muted">${formatCount(events.length)} events recorded: ${shown}, newest first; identical events share a row with their count.</p>`
-    : '';
+    .map(
+      ({ latest: e, count, firstAt }) =>
+        `<tr><td class="nowrap">${esc(formatUtc(e.at))}</td><td class="num">${formatCount(count)}</td><td class="nowrap">${esc(formatUtc(firstAt))}</td><td>${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(e.object)}</td><td>${esc(e.message)}</td></tr>`,
+    );
+  const shown =
+    groups.length > last
+      ? `the ${last} most recently seen of ${formatCount(groups.length)} distinct events`
+      : `${formatCount(groups.length)} distinct events`;
+  const note =
+    groups.length < events.length || groups.length > last
+      ? `<p class="muted">${formatCount(events.length)} events recorded: ${shown}, newest first; identical events share a row with their count.</p>`
+      : '';
   return `${note}<table class="events"><thead><tr><th>Last seen</th><th class="num">Count</th><th>First seen</th><th>Type</th><th>Reason</th><th>Object</th><th>Message</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -29,7 +29,15 @@ export interface EditorApiOptions {
 }
 
 /** The kinds the browser needs for the preview, completion and the simulation. */
-const SNAPSHOT_KINDS: Kind[] = ['NodePool', 'NodeClaim', 'Node', 'Pod', 'PodDisruptionBudget', 'ConfigMap', 'ReplicaSet'];
+const SNAPSHOT_KINDS: Kind[] = [
+  'NodePool',
+  'NodeClaim',
+  'Node',
+  'Pod',
+  'PodDisruptionBudget',
+  'ConfigMap',
+  'ReplicaSet',
+];
 
 /** Where a ConfigMap policy key appears as a PolicySource: the loader's own name for it. */
 const fileNameOf = (p: Pick<StoredPolicy, 'namespace' | 'name' | 'key'>) => configMapFileName({ metadata: p }, p.key);
@@ -39,20 +47,36 @@ type EditedPolicy = SaveRequest;
 
 function editedPolicy(body: unknown, namespace: string): EditedPolicy {
   const b = body as Partial<Record<keyof EditedPolicy, unknown>> | null;
-  if (!b || typeof b !== 'object' || typeof b.text !== 'string' || typeof b.namespace !== 'string' || typeof b.name !== 'string' || typeof b.key !== 'string') {
+  if (
+    !b ||
+    typeof b !== 'object' ||
+    typeof b.text !== 'string' ||
+    typeof b.namespace !== 'string' ||
+    typeof b.name !== 'string' ||
+    typeof b.key !== 'string'
+  ) {
     throw new RequestError(400, 'the body needs string fields `namespace`, `name`, `key` and `text`');
   }
-  if (b.resourceVersion !== undefined && typeof b.resourceVersion !== 'string') throw new RequestError(400, '`resourceVersion` must be a string');
-  if (b.baseText !== undefined && typeof b.baseText !== 'string') throw new RequestError(400, '`baseText` must be a string');
+  if (b.resourceVersion !== undefined && typeof b.resourceVersion !== 'string')
+    throw new RequestError(400, '`resourceVersion` must be a string');
+  if (b.baseText !== undefined && typeof b.baseText !== 'string')
+    throw new RequestError(400, '`baseText` must be a string');
   const e: EditedPolicy = {
-    namespace: b.namespace, name: b.name, key: b.key, text: b.text,
+    namespace: b.namespace,
+    name: b.name,
+    key: b.key,
+    text: b.text,
     ...(b.resourceVersion !== undefined && { resourceVersion: b.resourceVersion as string }),
     ...(b.baseText !== undefined && { baseText: b.baseText as string }),
   };
   const bad = badPolicyAddress(e);
   if (bad) throw new RequestError(400, bad);
   // Saved anywhere else, the policy would never be loaded: say so rather than store it.
-  if (e.namespace !== namespace) throw new RequestError(400, `namespace \`${e.namespace}\` is not the controller's: it loads policy ConfigMaps from \`${namespace}\` only`);
+  if (e.namespace !== namespace)
+    throw new RequestError(
+      400,
+      `namespace \`${e.namespace}\` is not the controller's: it loads policy ConfigMaps from \`${namespace}\` only`,
+    );
   return e;
 }
 
@@ -72,9 +96,16 @@ export class EditorApi {
 
   async handle(req: IncomingMessage, res: ServerResponse, url: URL, origins: ReadonlySet<string>): Promise<void> {
     try {
-      if (!hasToken(req, this.o.token)) return reply(res, 401, { error: 'unauthorised: this API needs the access token kpol printed at start' }, { 'WWW-Authenticate': 'Bearer realm="kpol"' });
+      if (!hasToken(req, this.o.token))
+        return reply(
+          res,
+          401,
+          { error: 'unauthorised: this API needs the access token kpol printed at start' },
+          { 'WWW-Authenticate': 'Bearer realm="kpol"' },
+        );
       const route = `${req.method} ${url.pathname}`;
-      if (req.method !== 'GET' && !originAllowed(req, origins)) return reply(res, 403, { error: `forbidden: requests from origin \`${req.headers.origin}\` may not write` });
+      if (req.method !== 'GET' && !originAllowed(req, origins))
+        return reply(res, 403, { error: `forbidden: requests from origin \`${req.headers.origin}\` may not write` });
       switch (route) {
         case 'GET /api/editor/cluster':
           return reply(res, 200, await this.cluster());
@@ -90,7 +121,8 @@ export class EditorApi {
     } catch (e) {
       // A body refused part-way (413) is still arriving: close the connection rather than let a
       // client reuse it with the rest of that body in front of its next request.
-      if (e instanceof RequestError) return reply(res, e.status, { error: e.message }, e.status === 413 ? { Connection: 'close' } : {});
+      if (e instanceof RequestError)
+        return reply(res, e.status, { error: e.message }, e.status === 413 ? { Connection: 'close' } : {});
       throw e;
     }
   }
@@ -104,12 +136,17 @@ export class EditorApi {
    * The stored policies, and which policy governs each NodePool now (null: its own
    * spec.disruption), so that a new policy can start on a NodePool no other policy governs.
    */
-  private async policies(): Promise<{ policies: (StoredPolicy & { applied: boolean })[]; nodePools: Record<string, string | null> }> {
+  private async policies(): Promise<{
+    policies: (StoredPolicy & { applied: boolean })[];
+    nodePools: Record<string, string | null>;
+  }> {
     const sources = this.o.sources.applied();
     const applied = new Map(sources.map((s) => [s.fileName, s.text]));
     const [list, pools] = await Promise.all([this.store.list(), this.o.client.list<NodePool>('NodePool')]);
     const enforced = loadPolicies(sources, this.o.now()).policies;
-    const nodePools = Object.fromEntries(pools.map((pool) => [pool.metadata.name, enforced.find((p) => governs(p, pool))?.name ?? null]));
+    const nodePools = Object.fromEntries(
+      pools.map((pool) => [pool.metadata.name, enforced.find((p) => governs(p, pool))?.name ?? null]),
+    );
     return { policies: list.map((p) => ({ ...p, applied: applied.get(fileNameOf(p)) === p.text })), nodePools };
   }
 
@@ -127,11 +164,19 @@ export class EditorApi {
     const r = await this.store.save(e, against, this.o.now());
     if (r.ok) return reply(res, 200, { saved: r.saved });
     if (!r.conflict) {
-      const diagnostics = r.refused.files.flatMap((f) => f.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ file: f.fileName, ...d })));
-      return reply(res, 422, { error: 'the policy has errors, so it was not saved and is not applied; keep it as a draft until it checks', diagnostics });
+      const diagnostics = r.refused.files.flatMap((f) =>
+        f.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ file: f.fileName, ...d })),
+      );
+      return reply(res, 422, {
+        error: 'the policy has errors, so it was not saved and is not applied; keep it as a draft until it checks',
+        diagnostics,
+      });
     }
     const who = r.current ? `it is now at version ${r.current.resourceVersion}` : 'it no longer exists';
-    return reply(res, 409, { error: `conflict: ConfigMap ${e.namespace}/${e.name} changed since you loaded it (${who}); compare and save again`, current: r.current ?? null });
+    return reply(res, 409, {
+      error: `conflict: ConfigMap ${e.namespace}/${e.name} changed since you loaded it (${who}); compare and save again`,
+      current: r.current ?? null,
+    });
   }
 
   /** The edited file's trial error, if its policy is the one that cannot be evaluated (others are not its fault). */

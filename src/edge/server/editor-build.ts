@@ -15,7 +15,16 @@ const BUILD_SCRIPT = packagePath('editor/build.mjs');
 const DIST_INDEX = join(EDITOR_DIST, 'index.html');
 
 /** What the bundle is made from: the page, and the core its worker runs (grammar/, rules/, src/). */
-const SOURCES = ['editor/src', 'editor/index.html', 'editor/vite.config.ts', 'editor/build.mjs', 'grammar', 'rules', 'src', 'package-lock.json'];
+const SOURCES = [
+  'editor/src',
+  'editor/index.html',
+  'editor/vite.config.ts',
+  'editor/build.mjs',
+  'grammar',
+  'rules',
+  'src',
+  'package-lock.json',
+];
 
 function newest(path: string): number {
   const s = statSync(path, { throwIfNoEntry: false });
@@ -51,14 +60,19 @@ export interface EditorBuildResult {
  * is about to happen, a progress line every few seconds, the result). Never throws for a failed
  * build: the caller still serves the controller, and /editor/ says the editor is not built.
  */
-export async function ensureEditorBuilt(log: (line: string) => void, o: { progressMs?: number } = {}): Promise<EditorBuildResult> {
+export async function ensureEditorBuilt(
+  log: (line: string) => void,
+  o: { progressMs?: number } = {},
+): Promise<EditorBuildResult> {
   const state = editorBuildState();
   if (state === 'fresh') return { state, built: false };
   if (state === 'unbuildable') {
     log(`the browser editor is not built and cannot be built here: ${BUILD_SCRIPT} or editor/src is missing`);
     return { state, built: false };
   }
-  log(`${state === 'missing' ? 'building the browser editor (first start only' : 'rebuilding the browser editor (its sources changed'}; a few seconds, up to a minute on a busy machine)…`);
+  log(
+    `${state === 'missing' ? 'building the browser editor (first start only' : 'rebuilding the browser editor (its sources changed'}; a few seconds, up to a minute on a busy machine)…`,
+  );
   const child = spawn(process.execPath, [BUILD_SCRIPT], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

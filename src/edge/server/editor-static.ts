@@ -19,12 +19,25 @@ const TYPES: Record<string, string> = {
 
 // Monaco injects style elements and loads its codicon font; workers come from our own origin.
 const CSP = [
-  "default-src 'none'", "script-src 'self'", "worker-src 'self'", "style-src 'self' 'unsafe-inline'",
-  "font-src 'self' data:", "img-src 'self' data:", "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "worker-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "font-src 'self' data:",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 /** Answers `path` (below /editor/) from `dist`; false when there is no such file. */
-export async function serveEditorFile(res: ServerResponse, path: string, head: boolean, dist = EDITOR_DIST): Promise<boolean> {
+export async function serveEditorFile(
+  res: ServerResponse,
+  path: string,
+  head: boolean,
+  dist = EDITOR_DIST,
+): Promise<boolean> {
   const rel = path === '' ? 'index.html' : path;
   const full = normalize(join(dist, rel));
   if (!full.startsWith(normalize(dist).replace(/[\\/]?$/, sep))) return false;
@@ -35,7 +48,8 @@ export async function serveEditorFile(res: ServerResponse, path: string, head: b
     body = await readFile(full);
   } catch {
     if (rel === 'index.html') {
-      const text = 'the editor is not built: kpol builds it at start when it can (see what it printed there), or run `node editor/build.mjs`\n';
+      const text =
+        'the editor is not built: kpol builds it at start when it can (see what it printed there), or run `node editor/build.mjs`\n';
       res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
       res.end(head ? undefined : text);
       return true;

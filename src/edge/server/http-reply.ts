@@ -20,13 +20,17 @@ export function reply(res: ServerResponse, status: number, body: unknown, extra:
 
 /** A client error with the HTTP status it answers with. */
 export class RequestError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 export async function readJson(req: IncomingMessage): Promise<unknown> {
-  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new RequestError(415, 'the body must be application/json');
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+    throw new RequestError(415, 'the body must be application/json');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

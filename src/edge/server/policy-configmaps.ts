@@ -52,23 +52,35 @@ export function badPolicyAddress(r: Pick<SaveRequest, 'namespace' | 'name' | 'ke
 const stored = (cm: ConfigMap, key: string): StoredPolicy => {
   const status = cm.metadata.annotations?.[ANNOTATION_POLICY_STATUS];
   return {
-    namespace: cm.metadata.namespace ?? 'default', name: cm.metadata.name, key,
-    text: ownValue(cm.data, key) ?? '', resourceVersion: cm.metadata.resourceVersion ?? '',
+    namespace: cm.metadata.namespace ?? 'default',
+    name: cm.metadata.name,
+    key,
+    text: ownValue(cm.data, key) ?? '',
+    resourceVersion: cm.metadata.resourceVersion ?? '',
     ...(status !== undefined && { status }),
   };
 };
 
 export class PolicyConfigMaps {
   /** `namespace`: the controller's, the only one whose policy ConfigMaps it loads. */
-  constructor(private readonly client: ClusterClient, private readonly namespace: string) {}
+  constructor(
+    private readonly client: ClusterClient,
+    private readonly namespace: string,
+  ) {}
 
   /** Every `*.kpol` key of every labelled ConfigMap in the namespace, ordered by name, key. */
   async list(): Promise<StoredPolicy[]> {
     const cms = await this.client.list<ConfigMap>('ConfigMap', this.namespace);
     return cms
       .filter((cm) => cm.metadata.labels?.[LABEL_POLICY_CONFIGMAP] !== undefined)
-      .flatMap((cm) => Object.keys(cm.data ?? {}).filter((k) => k.endsWith('.kpol')).map((k) => stored(cm, k)))
-      .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.key.localeCompare(b.key));
+      .flatMap((cm) =>
+        Object.keys(cm.data ?? {})
+          .filter((k) => k.endsWith('.kpol'))
+          .map((k) => stored(cm, k)),
+      )
+      .sort(
+        (a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.key.localeCompare(b.key),
+      );
   }
 
   async get(namespace: string, name: string, key: string): Promise<StoredPolicy | undefined> {
@@ -82,7 +94,10 @@ export class PolicyConfigMaps {
    */
   async save(r: SaveRequest, against: readonly PolicySource[], nowMs: number): Promise<SaveResult> {
     const file = { key: r.key, fileName: configMapFileName({ metadata: r }, r.key), text: r.text };
-    const base = { ...(r.resourceVersion !== undefined && { resourceVersion: r.resourceVersion }), ...(r.baseText !== undefined && { texts: { [r.key]: r.baseText } }) };
+    const base = {
+      ...(r.resourceVersion !== undefined && { resourceVersion: r.resourceVersion }),
+      ...(r.baseText !== undefined && { texts: { [r.key]: r.baseText } }),
+    };
     const w = await pushPolicies(this.client, [file], r, { keepOtherKeys: true, base, against, nowMs });
     switch (w.kind) {
       case 'written':

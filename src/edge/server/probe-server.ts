@@ -12,7 +12,11 @@ export interface ProbeServer {
   close(): Promise<void>;
 }
 
-export async function startProbeServer(port: number, source: Pick<StatusSource, 'ready'>, host = '0.0.0.0'): Promise<ProbeServer> {
+export async function startProbeServer(
+  port: number,
+  source: Pick<StatusSource, 'ready'>,
+  host = '0.0.0.0',
+): Promise<ProbeServer> {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://probe').pathname;
     const reply = (status: number, body: string) => {
@@ -31,9 +35,10 @@ export async function startProbeServer(port: number, source: Pick<StatusSource, 
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

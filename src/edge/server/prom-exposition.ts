@@ -24,7 +24,11 @@ export function samplesOf(f: FamilySnapshot): Sample[] {
     if (s.value !== undefined) return [{ labels: s.labels, value: s.value }];
     const dist = s.histogram ?? s.summary!;
     const body = s.histogram
-      ? s.histogram.buckets.map((b) => ({ labels: { ...s.labels, le: formatLe(b.le) }, value: b.count, metricName: `${f.name}_bucket` }))
+      ? s.histogram.buckets.map((b) => ({
+          labels: { ...s.labels, le: formatLe(b.le) },
+          value: b.count,
+          metricName: `${f.name}_bucket`,
+        }))
       : s.summary!.quantiles.map(([q, v]) => ({ labels: { ...s.labels, quantile: String(q) }, value: v }));
     return [
       ...body,
@@ -56,9 +60,16 @@ export class PromExposition {
 
   private bridge(declared: FamilySnapshot): void {
     const { name, help, type } = declared;
-    const read = (): FamilySnapshot => this.metrics.snapshot().find((f) => f.name === name) ?? { ...declared, series: [] };
+    const read = (): FamilySnapshot =>
+      this.metrics.snapshot().find((f) => f.name === name) ?? { ...declared, series: [] };
     // prom-client renders any registered object with this shape (its own metric classes share it).
-    const collector = { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: samplesOf(read()) }) };
+    const collector = {
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      get: async () => ({ name, help, type, aggregator: 'sum', values: samplesOf(read()) }),
+    };
     this.registry.registerMetric(collector as unknown as Parameters<Registry['registerMetric']>[0]);
     this.bridged.add(name);
   }

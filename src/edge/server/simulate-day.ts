@@ -18,13 +18,32 @@ export interface DaySimulation {
 
 const DAY_MS = 24 * 3600_000;
 
-export async function simulateDay(objects: readonly KubeObject[], policies: readonly PolicySpec[], fromMs: number): Promise<DaySimulation> {
+export async function simulateDay(
+  objects: readonly KubeObject[],
+  policies: readonly PolicySpec[],
+  fromMs: number,
+): Promise<DaySimulation> {
   // The live objects carry server-owned fields; the simulation's own in-memory cluster re-adopts them.
   const copies = objects.map((o) => structuredClone(o) as KubeObject);
-  const t = await simulate({ objects: copies, policies, fromMs, forMs: DAY_MS, stepMs: 60_000, sampleEveryMs: 30 * 60_000 });
+  const t = await simulate({
+    objects: copies,
+    policies,
+    fromMs,
+    forMs: DAY_MS,
+    stepMs: 60_000,
+    sampleEveryMs: 30 * 60_000,
+  });
   return {
-    from: t.from, to: t.to, disruptions: t.disruptions,
-    samples: t.samples.map((s) => ({ at: s.at, nodes: s.nodes, costPerHour: s.costPerHour, pendingPods: s.pendingPods })),
-    blocked: t.blocked.slice(0, 10), summary: t.summary,
+    from: t.from,
+    to: t.to,
+    disruptions: t.disruptions,
+    samples: t.samples.map((s) => ({
+      at: s.at,
+      nodes: s.nodes,
+      costPerHour: s.costPerHour,
+      pendingPods: s.pendingPods,
+    })),
+    blocked: t.blocked.slice(0, 10),
+    summary: t.summary,
   };
 }

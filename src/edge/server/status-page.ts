@@ -18,12 +18,19 @@ const table = (head: string[], rows: string[], empty: string, cls = '') =>
     ? `<p class="empty">${esc(empty)}</p>`
     : `<table${cls ? ` class="${cls}"` : ''}><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 
-const allowedCell = (v: number | null | undefined) => (v === undefined ? '<td class="num muted">–</td>' : `<td class="num">${v === null ? 'unlimited' : esc(v)}</td>`);
+const allowedCell = (v: number | null | undefined) =>
+  v === undefined ? '<td class="num muted">–</td>' : `<td class="num">${v === null ? 'unlimited' : esc(v)}</td>`;
 
 function pools(view: StatusView): string {
   const names = Object.keys(view.nodePools).sort();
   const reasons = orderReasons(names.flatMap((n) => Object.keys(view.nodePools[n].allowed)));
-  const head = ['<th>NodePool</th>', '<th>Policy</th>', '<th class="num">Nodes</th>', '<th class="num">Disrupting</th>', ...reasons.map((r) => `<th class="num">${esc(r)}</th>`)];
+  const head = [
+    '<th>NodePool</th>',
+    '<th>Policy</th>',
+    '<th class="num">Nodes</th>',
+    '<th class="num">Disrupting</th>',
+    ...reasons.map((r) => `<th class="num">${esc(r)}</th>`),
+  ];
   const rows = names.map((n) => {
     const p = view.nodePools[n];
     return `<tr><td>${esc(n)}</td><td><code>${esc(p.policy)}</code></td><td class="num">${esc(p.nodes)}</td><td class="num">${esc(p.disrupting)}</td>${reasons.map((r) => allowedCell(p.allowed[r])).join('')}</tr>`;
@@ -34,29 +41,68 @@ function pools(view: StatusView): string {
 function nodes(view: StatusView): string {
   const sorted = [...view.nodes].sort((a, b) => a.nodePool.localeCompare(b.nodePool) || a.name.localeCompare(b.name));
   const rows = sorted.map((n) => {
-    const blocked = n.blocked.length ? `<ul class="plain">${n.blocked.map((b) => `<li><code>${esc(b.code)}</code> ${esc(b.message)}</li>`).join('')}</ul>` : '';
+    const blocked = n.blocked.length
+      ? `<ul class="plain">${n.blocked.map((b) => `<li><code>${esc(b.code)}</code> ${esc(b.message)}</li>`).join('')}</ul>`
+      : '';
     return `<tr><td>${esc(n.name)}</td><td>${esc(n.nodePool)}</td><td class="${n.candidate ? 'yes' : 'no'}">${n.candidate ? 'yes' : 'no'}</td><td>${esc(n.reasons.join(', '))}</td><td>${blocked}</td></tr>`;
   });
-  return table(['<th>Node</th>', '<th>NodePool</th>', '<th>Candidate</th>', '<th>Reasons</th>', '<th>Why not</th>'], rows, 'No nodes.', 'nodes');
+  return table(
+    ['<th>Node</th>', '<th>NodePool</th>', '<th>Candidate</th>', '<th>Reasons</th>', '<th>Why not</th>'],
+    rows,
+    'No nodes.',
+    'nodes',
+  );
 }
 
 function decisions(view: StatusView): string {
   const rows = view.decisions
     .slice(-50)
     .reverse()
-    .map((d) => `<tr><td class="nowrap">${esc(d.at)}</td><td>${esc(d.method)}</td><td>${esc(d.reason)}</td><td>${esc(d.decision)}</td><td>${esc(d.nodes.join(', '))}</td></tr>`);
-  return table(['<th>Time</th>', '<th>Method</th>', '<th>Reason</th>', '<th>Decision</th>', '<th>Nodes</th>'], rows, 'No decisions yet.', 'decisions');
+    .map(
+      (d) =>
+        `<tr><td class="nowrap">${esc(d.at)}</td><td>${esc(d.method)}</td><td>${esc(d.reason)}</td><td>${esc(d.decision)}</td><td>${esc(d.nodes.join(', '))}</td></tr>`,
+    );
+  return table(
+    ['<th>Time</th>', '<th>Method</th>', '<th>Reason</th>', '<th>Decision</th>', '<th>Nodes</th>'],
+    rows,
+    'No decisions yet.',
+    'decisions',
+  );
 }
 
-const objectName = (e: StatusEvent) => `${e.object.kind}/${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}`;
+const objectName = (e: StatusEvent) =>
+  `${e.object.kind}/${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}`;
 
-/** Identical events (type, reason, object, message) on one row with their count, first and last time; the 50 most recently seen. */
+/**
+ * Identical events (type, reason, object, message) on one row with their count, first and last time; the 50 most
+ * recently seen.
+ */
 function events(view: StatusView): string {
-  const groups = groupEvents(view.events, (e) => JSON.stringify([e.type, e.reason, objectName(e), e.message]), (e) => Date.parse(e.at));
+  const groups = groupEvents(
+    view.events,
+    (e) => JSON.stringify([e.type, e.reason, objectName(e), e.message]),
+    (e) => Date.parse(e.at),
+  );
   const rows = groups
     .slice(0, 50)
-    .map(({ latest: e, count, firstAt }) => `<tr><td class="nowrap">${esc(e.at)}</td><td class="num">${esc(formatCount(count))}</td><td class="nowrap">${esc(new Date(firstAt).toISOString())}</td><td class="${e.type === 'Warning' ? 'warn' : ''}">${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(objectName(e))}</td><td>${esc(e.message)}</td></tr>`);
-  return table(['<th>Last seen</th>', '<th class="num">Count</th>', '<th>First seen</th>', '<th>Type</th>', '<th>Reason</th>', '<th>Object</th>', '<th>Message</th>'], rows, 'No events yet.', 'events');
+    .map(
+      ({ latest: e, count, firstAt }) =>
+        `<tr><td class="nowrap">${esc(e.at)}</td><td class="num">${esc(formatCount(count))}</td><td class="nowrap">${esc(new Date(firstAt).toISOString())}</td><td class="${e.type === 'Warning' ? 'warn' : ''}">${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(objectName(e))}</td><td>${esc(e.message)}</td></tr>`,
+    );
+  return table(
+    [
+      '<th>Last seen</th>',
+      '<th class="num">Count</th>',
+      '<th>First seen</th>',
+      '<th>Type</th>',
+      '<th>Reason</th>',
+      '<th>Object</th>',
+      '<th>Message</th>',
+    ],
+    rows,
+    'No events yet.',
+    'events',
+  );
 }
 
 export function renderStatusPage(view: StatusView, title = 'kpol status'): string {

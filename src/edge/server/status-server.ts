@@ -27,7 +27,12 @@ export interface StatusServerOptions {
 }
 
 /** `origins` are this server's own origins, for routes that check a request's Origin. */
-export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, url: URL, origins: ReadonlySet<string>) => Promise<boolean>;
+export type ExtraRoutes = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  origins: ReadonlySet<string>,
+) => Promise<boolean>;
 
 export interface StatusServer {
   /** `http://127.0.0.1:<port>`, without a trailing slash. */
@@ -38,7 +43,8 @@ export interface StatusServer {
 const HOST = '127.0.0.1';
 const PROTECTED = new Set(['/', '/api/status', '/metrics']);
 const PUBLIC = new Set(['/healthz', '/readyz']);
-const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const HTML_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -50,7 +56,14 @@ function authorised(req: IncomingMessage, url: URL, token: string | undefined): 
   return given !== null && timingSafeEqual(digest(given), digest(token));
 }
 
-function send(res: ServerResponse, head: boolean, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  head: boolean,
+  status: number,
+  type: string,
+  body: string,
+  extra: Record<string, string> = {},
+): void {
   res.writeHead(status, {
     'Content-Type': type,
     'Content-Length': Buffer.byteLength(body),
@@ -64,7 +77,8 @@ function send(res: ServerResponse, head: boolean, status: number, type: string, 
 const TEXT = 'text/plain; charset=utf-8';
 
 export async function startStatusServer(o: StatusServerOptions): Promise<StatusServer> {
-  if (o.host !== undefined && o.host !== HOST) throw new Error(`the status server binds ${HOST} only, not ${String(o.host)}`);
+  if (o.host !== undefined && o.host !== HOST)
+    throw new Error(`the status server binds ${HOST} only, not ${String(o.host)}`);
   let port = 0;
   const exposition = new PromExposition(o.metrics);
   const allowedHosts = () => new Set([`${HOST}:${port}`, `localhost:${port}`]);
@@ -72,21 +86,28 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', `http://${HOST}`);
     const head = req.method === 'HEAD';
-    if (!allowedHosts().has((req.headers.host ?? '').toLowerCase())) return send(res, head, 421, TEXT, 'misdirected request\n');
-    if (o.routes && (await o.routes(req, res, url, new Set([`http://${HOST}:${port}`, `http://localhost:${port}`])))) return;
+    if (!allowedHosts().has((req.headers.host ?? '').toLowerCase()))
+      return send(res, head, 421, TEXT, 'misdirected request\n');
+    if (o.routes && (await o.routes(req, res, url, new Set([`http://${HOST}:${port}`, `http://localhost:${port}`]))))
+      return;
     if (!PROTECTED.has(url.pathname) && !PUBLIC.has(url.pathname)) return send(res, head, 404, TEXT, 'not found\n');
-    if (req.method !== 'GET' && !head) return send(res, head, 405, TEXT, 'method not allowed\n', { Allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && !head)
+      return send(res, head, 405, TEXT, 'method not allowed\n', { Allow: 'GET, HEAD' });
     if (url.pathname === '/healthz') return send(res, head, 200, TEXT, 'ok');
     if (url.pathname === '/readyz') {
       if (o.source.ready()) return send(res, head, 200, TEXT, 'ok');
       const why = o.source instanceof CheckedSource ? o.source.failures() : [];
       return send(res, head, 503, TEXT, ['not ready', ...why].join('\n'));
     }
-    if (!authorised(req, url, o.token)) return send(res, head, 401, TEXT, 'unauthorised\n', { 'WWW-Authenticate': 'Bearer realm="kpol"' });
+    if (!authorised(req, url, o.token))
+      return send(res, head, 401, TEXT, 'unauthorised\n', { 'WWW-Authenticate': 'Bearer realm="kpol"' });
     if (url.pathname === '/metrics') return send(res, head, 200, exposition.contentType, await exposition.render());
     const view = await o.source.status();
-    if (url.pathname === '/api/status') return send(res, head, 200, 'application/json; charset=utf-8', `${JSON.stringify(view)}\n`);
-    return send(res, head, 200, 'text/html; charset=utf-8', renderStatusPage(view), { 'Content-Security-Policy': HTML_CSP });
+    if (url.pathname === '/api/status')
+      return send(res, head, 200, 'application/json; charset=utf-8', `${JSON.stringify(view)}\n`);
+    return send(res, head, 200, 'text/html; charset=utf-8', renderStatusPage(view), {
+      'Content-Security-Policy': HTML_CSP,
+    });
   };
 
   const server = createServer((req, res) => {

@@ -23,7 +23,11 @@ export function weekHourCell(epochMs: number, timeZone: string): number {
  * the last holds for `lastMs` (default: the gap before it). `timeZones` maps NodePool → IANA
  * zone of its policy; pools not listed use UTC.
  */
-export function calendarFromSamples(samples: readonly Sample[], timeZones: Record<string, string>, lastMs?: number): CalendarRow[] {
+export function calendarFromSamples(
+  samples: readonly Sample[],
+  timeZones: Record<string, string>,
+  lastMs?: number,
+): CalendarRow[] {
   const rows = new Map<string, { row: CalendarRow; allowed: number[]; seen: number[] }>();
   const zoneCells = new Map<string, Map<number, number>>(); // zone → slice start → cell
   const cellOf = (t: number, zone: string): number => {
@@ -34,16 +38,25 @@ export function calendarFromSamples(samples: readonly Sample[], timeZones: Recor
     return c;
   };
   samples.forEach((s, i) => {
-    const end = i + 1 < samples.length ? samples[i + 1].at : s.at + (lastMs ?? (i > 0 ? s.at - samples[i - 1].at : SLICE));
+    const end =
+      i + 1 < samples.length ? samples[i + 1].at : s.at + (lastMs ?? (i > 0 ? s.at - samples[i - 1].at : SLICE));
     for (const [pool, byReason] of Object.entries(s.allowed)) {
       const zone = ownValue(timeZones, pool) ?? 'UTC';
       for (const [reason, value] of Object.entries(byReason) as [Reason, number | null | undefined][]) {
         if (value === undefined) continue;
         const key = `${pool}\u0000${reason}`;
         let r = rows.get(key);
-        if (!r) rows.set(key, (r = { row: { nodePool: pool, reason, timeZone: zone, hours: [] }, allowed: new Array(168).fill(0), seen: new Array(168).fill(0) }));
+        if (!r)
+          rows.set(
+            key,
+            (r = {
+              row: { nodePool: pool, reason, timeZone: zone, hours: [] },
+              allowed: new Array(168).fill(0),
+              seen: new Array(168).fill(0),
+            }),
+          );
         const allowed = value === null || value > 0;
-        for (let t = s.at; t < end; ) {
+        for (let t = s.at; t < end;) {
           const next = Math.min(end, Math.floor(t / SLICE) * SLICE + SLICE);
           const c = cellOf(Math.floor(t / SLICE) * SLICE, zone);
           r.seen[c] += next - t;
@@ -53,5 +66,8 @@ export function calendarFromSamples(samples: readonly Sample[], timeZones: Recor
       }
     }
   });
-  return [...rows.values()].map(({ row, allowed, seen }) => ({ ...row, hours: allowed.map((a, i) => (seen[i] > 0 ? a / seen[i] : 0)) }));
+  return [...rows.values()].map(({ row, allowed, seen }) => ({
+    ...row,
+    hours: allowed.map((a, i) => (seen[i] > 0 ? a / seen[i] : 0)),
+  }));
 }

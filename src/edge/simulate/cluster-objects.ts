@@ -47,8 +47,13 @@ export function simulationObjects(text: string, fileName: string): SimulationObj
   if (errors.length) return { objects: [], errors, warnings };
   return {
     objects: [
-      ...snapshot.nodePools, ...snapshot.nodeClaims, ...snapshot.nodes, ...snapshot.pods, ...snapshot.pdbs,
-      ...snapshot.configMaps, ...replicaSets.values(),
+      ...snapshot.nodePools,
+      ...snapshot.nodeClaims,
+      ...snapshot.nodes,
+      ...snapshot.pods,
+      ...snapshot.pdbs,
+      ...snapshot.configMaps,
+      ...replicaSets.values(),
     ],
     errors: [],
     warnings,

@@ -37,7 +37,10 @@ function poolZones(rt: Runtime, pools: readonly NodePool[]): Record<string, stri
   const out = ownRecord<string>(); // keyed by NodePool names, which may be `constructor`
   for (const np of pools) {
     const policy = rt.policies.find((p) => p.target.kind === 'names' && p.target.names.includes(np.metadata.name));
-    const zones = [...(policy?.budgets.map((b) => b.window?.timeZone) ?? []), ...(policy?.maintenanceWindows.flatMap((w) => w.windows.map((x) => x.timeZone)) ?? [])];
+    const zones = [
+      ...(policy?.budgets.map((b) => b.window?.timeZone) ?? []),
+      ...(policy?.maintenanceWindows.flatMap((w) => w.windows.map((x) => x.timeZone)) ?? []),
+    ];
     out[np.metadata.name] = zones.find((z) => z && z !== 'UTC') ?? 'UTC';
   }
   return out;
@@ -45,16 +48,25 @@ function poolZones(rt: Runtime, pools: readonly NodePool[]): Record<string, stri
 
 /** A NodeClaim launched and not yet registered (no Node), and not being deleted. */
 const startingUp = (index: ClusterIndex): boolean =>
-  index.stateNodes.some((sn) => sn.nodeClaim !== undefined && sn.node === undefined && sn.nodeClaim.metadata.deletionTimestamp === undefined);
+  index.stateNodes.some(
+    (sn) =>
+      sn.nodeClaim !== undefined && sn.node === undefined && sn.nodeClaim.metadata.deletionTimestamp === undefined,
+  );
 
 async function apply(rt: Runtime, action: WorkloadAction): Promise<void> {
   if ('scale' in action) {
     const { name, namespace = 'default', replicas } = action.scale;
     await rt.cluster.patch({ kind: 'ReplicaSet', name, namespace }, { spec: { replicas } });
   } else if ('drift' in action) {
-    await rt.cluster.patch({ kind: 'NodePool', name: action.drift.nodePool }, { spec: { template: { metadata: { annotations: { 'kpol.dev/drift-nonce': String(rt.clock.now()) } } } } });
+    await rt.cluster.patch(
+      { kind: 'NodePool', name: action.drift.nodePool },
+      { spec: { template: { metadata: { annotations: { 'kpol.dev/drift-nonce': String(rt.clock.now()) } } } } },
+    );
   } else {
-    const instances = (await rt.cloud.list()).filter((i) => i.state === 'running' && (!action.interrupt.capacityType || i.capacityType === action.interrupt.capacityType));
+    const instances = (await rt.cloud.list()).filter(
+      (i) =>
+        i.state === 'running' && (!action.interrupt.capacityType || i.capacityType === action.interrupt.capacityType),
+    );
     for (const i of instances.slice(0, action.interrupt.count)) rt.cloud.interrupt(i.providerID);
   }
 }
@@ -95,12 +107,37 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
     const c = r.disruption.started;
     if (c) {
       for (const pool of new Set(c.candidates.map((x) => x.nodePool))) {
-        disruptions.push({ at: now, method: c.method, reason: c.reason, decision: c.replacements.length ? 'replace' : 'delete', nodePool: pool,
-          nodes: c.candidates.filter((x) => x.nodePool === pool).map((x) => x.node), replacements: c.replacements.map((x) => x.instanceTypes[0] ?? '') });
+        disruptions.push({
+          at: now,
+          method: c.method,
+          reason: c.reason,
+          decision: c.replacements.length ? 'replace' : 'delete',
+          nodePool: pool,
+          nodes: c.candidates.filter((x) => x.nodePool === pool).map((x) => x.node),
+          replacements: c.replacements.map((x) => x.instanceTypes[0] ?? ''),
+        });
       }
     }
-    for (const name of r.expired) disruptions.push({ at: now, method: 'Expiration', reason: 'Expired', decision: 'delete', nodePool: '', nodes: [name], replacements: [] });
-    for (const name of r.interrupted) disruptions.push({ at: now, method: 'Interruption', reason: 'Interrupted', decision: 'delete', nodePool: '', nodes: [name], replacements: [] });
+    for (const name of r.expired)
+      disruptions.push({
+        at: now,
+        method: 'Expiration',
+        reason: 'Expired',
+        decision: 'delete',
+        nodePool: '',
+        nodes: [name],
+        replacements: [],
+      });
+    for (const name of r.interrupted)
+      disruptions.push({
+        at: now,
+        method: 'Interruption',
+        reason: 'Interrupted',
+        decision: 'delete',
+        nodePool: '',
+        nodes: [name],
+        replacements: [],
+      });
     for (const n of Object.values(ev.nodes)) {
       const b = n.blocked[0];
       if (!b) continue;
@@ -115,7 +152,9 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
     // workloads and no nodes would otherwise start the node chart and the summary's cost at 0.
     const waitForStartUp = first && now - o.fromMs < sampleEvery && now + o.stepMs < end;
     if (index && !(waitForStartUp && startingUp(index))) {
-      nextSample = first ? o.fromMs + (Math.floor((now - o.fromMs) / sampleEvery) + 1) * sampleEvery : nextSample + sampleEvery;
+      nextSample = first
+        ? o.fromMs + (Math.floor((now - o.fromMs) / sampleEvery) + 1) * sampleEvery
+        : nextSample + sampleEvery;
       // Keyed by NodePool names: a pool named `constructor` is counted, not Object's member.
       const nodesByPool = ownRecord<number>();
       for (const sn of index.stateNodes) {
@@ -123,9 +162,16 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
         if (sn.node && pool) nodesByPool[pool] = (nodesByPool[pool] ?? 0) + 1;
       }
       const allowed: Sample['allowed'] = ownRecord();
-      for (const [pool, p] of Object.entries(ev.nodePools)) allowed[pool] = p.allowed as Partial<Record<Reason, number | null>>;
-      samples.push({ at: now, nodes: index.snapshot.nodes.length, nodesByPool, costPerHour: rt.cloud.costPerHour(),
-        pendingPods: index.unboundPods.filter((p) => !p.metadata.deletionTimestamp).length, allowed });
+      for (const [pool, p] of Object.entries(ev.nodePools))
+        allowed[pool] = p.allowed as Partial<Record<Reason, number | null>>;
+      samples.push({
+        at: now,
+        nodes: index.snapshot.nodes.length,
+        nodesByPool,
+        costPerHour: rt.cloud.costPerHour(),
+        pendingPods: index.unboundPods.filter((p) => !p.metadata.deletionTimestamp).length,
+        allowed,
+      });
     }
     await o.onTick?.(rt);
     o.onProgress?.(now + o.stepMs - o.fromMs, o.forMs);
@@ -135,10 +181,26 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
   for (const d of disruptions) byReason[d.reason] = (byReason[d.reason] ?? 0) + d.nodes.length;
   const pools = (await rt.view.current()).snapshot.nodePools;
   return {
-    from: o.fromMs, to: end, stepMs: o.stepMs, ticks, samples, disruptions,
+    from: o.fromMs,
+    to: end,
+    stepMs: o.stepMs,
+    ticks,
+    samples,
+    disruptions,
     calendar: calendarFromSamples(samples, poolZones(rt, pools), sampleEvery),
     blocked: [...blocked.values()].sort((a, b) => b.count - a.count),
-    events: rt.events.list().map((e) => ({ at: e.at, type: e.type, reason: e.reason, object: `${e.object.kind}/${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}`, message: e.message })),
-    summary: { disruptionsByReason: byReason, startCostPerHour: samples[0]?.costPerHour ?? 0, endCostPerHour: samples.at(-1)?.costPerHour ?? 0, wallSeconds: (wall() - started) / 1000 },
+    events: rt.events.list().map((e) => ({
+      at: e.at,
+      type: e.type,
+      reason: e.reason,
+      object: `${e.object.kind}/${e.object.namespace ? `${e.object.namespace}/` : ''}${e.object.name}`,
+      message: e.message,
+    })),
+    summary: {
+      disruptionsByReason: byReason,
+      startCostPerHour: samples[0]?.costPerHour ?? 0,
+      endCostPerHour: samples.at(-1)?.costPerHour ?? 0,
+      wallSeconds: (wall() - started) / 1000,
+    },
   };
 }

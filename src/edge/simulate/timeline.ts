@@ -48,5 +48,10 @@ export interface Timeline {
   calendar: CalendarRow[];
   blocked: BlockedCount[];
   events: { at: number; type: string; reason: string; object: string; message: string }[];
-  summary: { disruptionsByReason: Record<string, number>; startCostPerHour: number; endCostPerHour: number; wallSeconds: number };
+  summary: {
+    disruptionsByReason: Record<string, number>;
+    startCostPerHour: number;
+    endCostPerHour: number;
+    wallSeconds: number;
+  };
 }

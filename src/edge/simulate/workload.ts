@@ -26,18 +26,27 @@ export function readWorkload(doc: unknown): { workload?: Workload; errors: strin
   const errors: string[] = [];
   const d = (doc ?? {}) as { objects?: unknown; events?: unknown };
   const objects = Array.isArray(d.objects) ? (d.objects as KubeObject[]) : [];
-  if (d.objects !== undefined && !Array.isArray(d.objects)) errors.push('objects: must be a list of Kubernetes objects');
-  objects.forEach((o, i) => { if (!o?.kind || !o?.metadata?.name) errors.push(`objects[${i}]: needs kind and metadata.name`); });
+  if (d.objects !== undefined && !Array.isArray(d.objects))
+    errors.push('objects: must be a list of Kubernetes objects');
+  objects.forEach((o, i) => {
+    if (!o?.kind || !o?.metadata?.name) errors.push(`objects[${i}]: needs kind and metadata.name`);
+  });
   const events: WorkloadEvent[] = [];
-  const raw = d.events === undefined ? [] : Array.isArray(d.events) ? d.events : (errors.push('events: must be a list'), []);
+  const raw =
+    d.events === undefined ? [] : Array.isArray(d.events) ? d.events : (errors.push('events: must be a list'), []);
   raw.forEach((e: Record<string, unknown>, i: number) => {
     const at = typeof e?.at === 'string' ? parseKpolDuration(e.at) : undefined;
     if (at === undefined) return void errors.push(`events[${i}].at: a duration such as 2h or 30m`);
-    const every = e.every === undefined ? undefined : typeof e.every === 'string' ? parseKpolDuration(e.every) : undefined;
+    const every =
+      e.every === undefined ? undefined : typeof e.every === 'string' ? parseKpolDuration(e.every) : undefined;
     if (e.every !== undefined && !every) return void errors.push(`events[${i}].every: a positive duration`);
     const action = ['scale', 'drift', 'interrupt'].find((k) => k in e);
     if (!action) return void errors.push(`events[${i}]: one of scale, drift or interrupt`);
-    events.push({ atMs: at * 1000, ...(every && { everyMs: every * 1000 }), action: { [action]: e[action] } as WorkloadAction });
+    events.push({
+      atMs: at * 1000,
+      ...(every && { everyMs: every * 1000 }),
+      action: { [action]: e[action] } as WorkloadAction,
+    });
   });
   return errors.length ? { errors } : { workload: { objects, events }, errors };
 }

@@ -3,7 +3,8 @@
 import type { Condition } from '../../core/cluster/types.js';
 
 /** RFC 3339 with whole seconds, as the API server prints timestamps. */
-export const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+export const rfc3339 = (ms: number): string =>
+  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 export const findCondition = (conditions: readonly Condition[] | undefined, type: string): Condition | undefined =>
   conditions?.find((c) => c.type === type);
@@ -13,11 +14,23 @@ export const isTrue = (conditions: readonly Condition[] | undefined, type: strin
 
 /** `conditions` with `type` set; an unchanged status keeps its lastTransitionTime. */
 export function withCondition(
-  conditions: readonly Condition[] | undefined, now: number, type: string, status: 'True' | 'False' | 'Unknown', reason: string, message = '',
+  conditions: readonly Condition[] | undefined,
+  now: number,
+  type: string,
+  status: 'True' | 'False' | 'Unknown',
+  reason: string,
+  message = '',
 ): Condition[] {
   const old = findCondition(conditions, type);
-  const lastTransitionTime = old !== undefined && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : rfc3339(now);
-  const next: Condition = { type, status, ...(reason ? { reason } : {}), ...(message ? { message } : {}), lastTransitionTime };
+  const lastTransitionTime =
+    old !== undefined && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : rfc3339(now);
+  const next: Condition = {
+    type,
+    status,
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+    lastTransitionTime,
+  };
   const out = (conditions ?? []).map((c) => (c.type === type ? next : c));
   if (old === undefined) out.push(next);
   return out;

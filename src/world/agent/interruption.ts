@@ -7,7 +7,14 @@
 // reconciler acknowledges them, so it can pre-launch a replacement before the instance goes.
 import type { Clock } from '../../core/clock.js';
 import type { ClusterClient } from '../../core/cluster/client.js';
-import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL, LABEL_ZONE, type Node, type NodeClaim } from '../../core/cluster/types.js';
+import {
+  LABEL_CAPACITY_TYPE,
+  LABEL_INSTANCE_TYPE,
+  LABEL_NODEPOOL,
+  LABEL_ZONE,
+  type Node,
+  type NodeClaim,
+} from '../../core/cluster/types.js';
 import type { InterruptionKind, InterruptionNotice } from '../cloud/simulated-cloud.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
 import { tolerateRace } from './kubelet.js';
@@ -46,13 +53,25 @@ export interface InterruptionPass {
   ignored: InterruptionNotice[];
 }
 
-interface Notify { reason: string; message: string; type: 'Normal' | 'Warning' }
+interface Notify {
+  reason: string;
+  message: string;
+  type: 'Normal' | 'Warning';
+}
 
 /** Event per notice kind, as Karpenter's AWS provider names and words them. */
 export const INTERRUPTION_EVENTS: Readonly<Record<InterruptionKind, Notify>> = {
   SpotInterruption: { type: 'Warning', reason: 'SpotInterrupted', message: 'Spot interruption warning was triggered' },
-  RebalanceRecommendation: { type: 'Normal', reason: 'SpotRebalanceRecommendation', message: 'Spot rebalance recommendation was triggered' },
-  ScheduledChange: { type: 'Warning', reason: 'InstanceUnhealthy', message: 'An unhealthy warning was triggered for the instance' },
+  RebalanceRecommendation: {
+    type: 'Normal',
+    reason: 'SpotRebalanceRecommendation',
+    message: 'Spot rebalance recommendation was triggered',
+  },
+  ScheduledChange: {
+    type: 'Warning',
+    reason: 'InstanceUnhealthy',
+    message: 'An unhealthy warning was triggered for the instance',
+  },
   InstanceStopping: { type: 'Warning', reason: 'InstanceStopping', message: 'Instance is stopping' },
   InstanceTerminating: { type: 'Warning', reason: 'InstanceTerminating', message: 'Instance is terminating' },
 };
@@ -82,7 +101,9 @@ export class InterruptionController {
     if (notices.length === 0) return pass;
 
     const claimByID = new Map(claims.filter((c) => c.status?.providerID).map((c) => [c.status!.providerID!, c]));
-    const nodeByID = new Map((await this.client.list<Node>('Node')).filter((n) => n.spec.providerID).map((n) => [n.spec.providerID!, n]));
+    const nodeByID = new Map(
+      (await this.client.list<Node>('Node')).filter((n) => n.spec.providerID).map((n) => [n.spec.providerID!, n]),
+    );
     for (const notice of notices) {
       const nc = claimByID.get(notice.providerID);
       if (nc === undefined) {
@@ -94,8 +115,19 @@ export class InterruptionController {
       if (notice.deadline === undefined || nc.metadata.deletionTimestamp !== undefined) continue;
       if (!(await tolerateRace(() => this.client.delete({ kind: 'NodeClaim', name: nc.metadata.name })))) continue;
       pass.deleted.push(nc.metadata.name);
-      this.recorder?.publish({ type: 'Warning', reason: TERMINATING_ON_INTERRUPTION, message: 'Interruption triggered termination for the NodeClaim', object: ref(nc) });
-      if (node) this.recorder?.publish({ type: 'Warning', reason: TERMINATING_ON_INTERRUPTION, message: 'Interruption triggered termination for the Node', object: ref(node) });
+      this.recorder?.publish({
+        type: 'Warning',
+        reason: TERMINATING_ON_INTERRUPTION,
+        message: 'Interruption triggered termination for the NodeClaim',
+        object: ref(nc),
+      });
+      if (node)
+        this.recorder?.publish({
+          type: 'Warning',
+          reason: TERMINATING_ON_INTERRUPTION,
+          message: 'Interruption triggered termination for the Node',
+          object: ref(node),
+        });
       const labels = nc.metadata.labels ?? {};
       this.pending.set(nc.metadata.name, {
         nodeClaim: nc.metadata.name,
@@ -104,7 +136,10 @@ export class InterruptionController {
         ...opt('instanceType', labels[LABEL_INSTANCE_TYPE]),
         ...opt('zone', labels[LABEL_ZONE]),
         ...opt('capacityType', labels[LABEL_CAPACITY_TYPE]),
-        providerID: notice.providerID, kind: notice.kind, receivedAt: this.clock.now(), deadline: notice.deadline,
+        providerID: notice.providerID,
+        kind: notice.kind,
+        receivedAt: this.clock.now(),
+        deadline: notice.deadline,
       });
     }
     return pass;
@@ -128,6 +163,10 @@ export class InterruptionController {
   }
 }
 
-const ref = (o: NodeClaim | Node) => ({ kind: o.kind, name: o.metadata.name, ...(o.metadata.uid ? { uid: o.metadata.uid } : {}) });
+const ref = (o: NodeClaim | Node) => ({
+  kind: o.kind,
+  name: o.metadata.name,
+  ...(o.metadata.uid ? { uid: o.metadata.uid } : {}),
+});
 const opt = <K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> =>
   (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;

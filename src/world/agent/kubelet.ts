@@ -26,7 +26,10 @@ export async function raced<T>(write: () => Promise<T>): Promise<T | undefined> 
 /** raced() for writes whose result is not needed: whether the write landed. */
 export async function tolerateRace(write: () => Promise<unknown>): Promise<boolean> {
   let landed = false;
-  await raced(async () => { await write(); landed = true; });
+  await raced(async () => {
+    await write();
+    landed = true;
+  });
   return landed;
 }
 
@@ -34,21 +37,46 @@ export async function tolerateRace(write: () => Promise<unknown>): Promise<boole
  * Marks Nodes NotReady (Ready=Unknown, as the node lifecycle controller does when heartbeats stop)
  * when their instance is terminating or gone, and their pods not Ready. Returns the names marked.
  */
-export async function heartbeatNodes(client: ClusterClient, nodes: readonly Node[], podsNow: () => Promise<readonly Pod[]>, live: ReadonlyMap<string, Instance>, now: number): Promise<string[]> {
+export async function heartbeatNodes(
+  client: ClusterClient,
+  nodes: readonly Node[],
+  podsNow: () => Promise<readonly Pod[]>,
+  live: ReadonlyMap<string, Instance>,
+  now: number,
+): Promise<string[]> {
   const marked: string[] = [];
   for (const node of nodes) {
     const id = node.spec.providerID;
     if (id === undefined || !isTrue(node.status?.conditions, 'Ready')) continue;
     const inst = live.get(id);
     if (inst !== undefined && (inst.state === 'running' || inst.state === 'pending')) continue;
-    const conditions = withCondition(node.status?.conditions, now, 'Ready', 'Unknown', NODE_NOT_READY_REASON, NODE_NOT_READY_MESSAGE);
-    const ok = await tolerateRace(() => client.patch({ kind: 'Node', name: node.metadata.name }, { status: { conditions } }, { resourceVersion: node.metadata.resourceVersion }));
+    const conditions = withCondition(
+      node.status?.conditions,
+      now,
+      'Ready',
+      'Unknown',
+      NODE_NOT_READY_REASON,
+      NODE_NOT_READY_MESSAGE,
+    );
+    const ok = await tolerateRace(() =>
+      client.patch(
+        { kind: 'Node', name: node.metadata.name },
+        { status: { conditions } },
+        { resourceVersion: node.metadata.resourceVersion },
+      ),
+    );
     if (!ok) continue;
     marked.push(node.metadata.name);
     for (const pod of await podsNow()) {
       if (pod.spec.nodeName !== node.metadata.name || !isTrue(pod.status?.conditions, 'Ready')) continue;
       const podConditions = withCondition(pod.status?.conditions, now, 'Ready', 'False', '', '');
-      await tolerateRace(() => client.patch(podKey(pod), { status: { conditions: podConditions } }, { resourceVersion: pod.metadata.resourceVersion }));
+      await tolerateRace(() =>
+        client.patch(
+          podKey(pod),
+          { status: { conditions: podConditions } },
+          { resourceVersion: pod.metadata.resourceVersion },
+        ),
+      );
     }
   }
   return marked;
@@ -65,9 +93,20 @@ export interface PodPass {
  * Starts bound Pending pods on Ready nodes; removes pods past their grace and pods on missing
  * nodes. Pods on a Node that `owns` refuses are left to that Node's own kubelet.
  */
-export async function runPods(client: ClusterClient, nodes: readonly Node[], pods: readonly Pod[], notReady: ReadonlySet<string>, now: number, owns?: (node: Node) => boolean): Promise<PodPass> {
+export async function runPods(
+  client: ClusterClient,
+  nodes: readonly Node[],
+  pods: readonly Pod[],
+  notReady: ReadonlySet<string>,
+  now: number,
+  owns?: (node: Node) => boolean,
+): Promise<PodPass> {
   const byName = new Map(nodes.map((n) => [n.metadata.name, n]));
-  const readyNodes = new Set(nodes.filter((n) => isTrue(n.status?.conditions, 'Ready') && !notReady.has(n.metadata.name)).map((n) => n.metadata.name));
+  const readyNodes = new Set(
+    nodes
+      .filter((n) => isTrue(n.status?.conditions, 'Ready') && !notReady.has(n.metadata.name))
+      .map((n) => n.metadata.name),
+  );
   const out: PodPass = { started: [], removed: [], terminating: false };
   for (const pod of pods) {
     const nodeName = pod.spec.nodeName;
@@ -75,10 +114,14 @@ export async function runPods(client: ClusterClient, nodes: readonly Node[], pod
     const node = byName.get(nodeName);
     if (node !== undefined && owns !== undefined && !owns(node)) continue;
     const ready = readyNodes.has(nodeName);
-    const deletion = pod.metadata.deletionTimestamp === undefined ? undefined : Date.parse(pod.metadata.deletionTimestamp);
-    // A missing node: pod GC deletes. A terminating pod: its kubelet deletes it once the grace is over, if that kubelet is alive.
+    const deletion =
+      pod.metadata.deletionTimestamp === undefined ? undefined : Date.parse(pod.metadata.deletionTimestamp);
+    // A missing node: pod GC deletes. A terminating pod: its kubelet deletes it once the grace is over, if that kubelet
+    // is alive.
     if (node === undefined || (deletion !== undefined && ready && deletion <= now)) {
-      const ok = await tolerateRace(() => client.delete(podKey(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }));
+      const ok = await tolerateRace(() =>
+        client.delete(podKey(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }),
+      );
       if (ok) out.removed.push(keyText(pod));
       else out.terminating = true;
       continue;
@@ -90,11 +133,17 @@ export async function runPods(client: ClusterClient, nodes: readonly Node[], pod
     let conditions = pod.status?.conditions;
     for (const type of POD_READY_CONDITIONS) conditions = withCondition(conditions, now, type, 'True', '', '');
     const status = { ...pod.status, phase: 'Running', startTime: pod.status?.startTime ?? rfc3339(now), conditions };
-    const ok = await tolerateRace(() => client.patch(podKey(pod), { status }, { resourceVersion: pod.metadata.resourceVersion }));
+    const ok = await tolerateRace(() =>
+      client.patch(podKey(pod), { status }, { resourceVersion: pod.metadata.resourceVersion }),
+    );
     if (ok) out.started.push(keyText(pod));
   }
   return out;
 }
 
-const podKey = (pod: Pod) => ({ kind: 'Pod' as const, name: pod.metadata.name, namespace: pod.metadata.namespace ?? 'default' });
+const podKey = (pod: Pod) => ({
+  kind: 'Pod' as const,
+  name: pod.metadata.name,
+  namespace: pod.metadata.namespace ?? 'default',
+});
 const keyText = (pod: Pod): string => `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;

@@ -21,7 +21,13 @@
 import type { Clock } from '../../core/clock.js';
 import type { ClusterClient } from '../../core/cluster/client.js';
 import { ChangeFlag } from '../controllers/change-flag.js';
-import { FINALIZER_TERMINATION, LABEL_INITIALIZED, type Node, type NodeClaim, type Pod } from '../../core/cluster/types.js';
+import {
+  FINALIZER_TERMINATION,
+  LABEL_INITIALIZED,
+  type Node,
+  type NodeClaim,
+  type Pod,
+} from '../../core/cluster/types.js';
 import { CloudError, type CloudProvider, type Instance, type InstanceType } from '../cloud/provider.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
 import { findCondition, isTrue, transitionTime, withCondition } from './conditions.js';
@@ -64,8 +70,15 @@ export interface AgentPass {
 }
 
 const emptyPass = (): AgentPass => ({
-  launched: [], launchFailed: [], registered: [], initialized: [], deletedNodeClaims: [], finalized: [],
-  podsStarted: [], podsRemoved: [], nodesNotReady: [],
+  launched: [],
+  launchFailed: [],
+  registered: [],
+  initialized: [],
+  deletedNodeClaims: [],
+  finalized: [],
+  podsStarted: [],
+  podsRemoved: [],
+  nodesNotReady: [],
 });
 
 const truncate = (msg: string): string => (msg.length < 300 ? msg : `${msg.slice(0, 300)}...`);
@@ -79,7 +92,10 @@ export class NodeAgent {
   private readonly launchTimeoutMs: number;
   private readonly registrationTimeoutMs: number;
   private readonly ownsNode: ((node: Node) => boolean) | undefined;
-  /** Instances launched for a NodeClaim uid whose status write has not landed yet: never launch twice (Karpenter's launch cache). */
+  /**
+   * Instances launched for a NodeClaim uid whose status write has not landed yet: never launch twice (Karpenter's
+   * launch cache).
+   */
   private readonly launchedByUid = new Map<string, Instance>();
   private readonly podChanges: ChangeFlag;
   /** Whether the last pod pass saw a terminating pod (removed once its grace is over: time alone changes that). */
@@ -136,13 +152,21 @@ export class NodeAgent {
 
     const live = new Map((await this.cloud.list()).map((i) => [i.providerID, i]));
     const nodes = await this.client.list<Node>('Node');
-    const nodeByProviderID = new Map(nodes.filter((n) => n.spec.providerID).map((n) => [n.spec.providerID as string, n]));
+    const nodeByProviderID = new Map(
+      nodes.filter((n) => n.spec.providerID).map((n) => [n.spec.providerID as string, n]),
+    );
     for (const nc of await this.client.list<NodeClaim>('NodeClaim')) {
       const id = nc.status?.providerID;
       if (!id || nc.metadata.deletionTimestamp !== undefined) continue;
       const node = nodeByProviderID.get(id);
-      // A registered, initialized machine with its Node has nothing left here: skip the async step (5,000 awaits a tick at 5k nodes).
-      if (node !== undefined && isTrue(nc.status?.conditions, 'Registered') && isTrue(nc.status?.conditions, 'Initialized')) continue;
+      // A registered, initialized machine with its Node has nothing left here: skip the async step (5,000 awaits a tick
+      // at 5k nodes).
+      if (
+        node !== undefined &&
+        isTrue(nc.status?.conditions, 'Registered') &&
+        isTrue(nc.status?.conditions, 'Initialized')
+      )
+        continue;
       pending = true;
       await this.registerAndInitialize(nc, id, node, live.get(id), pass);
     }
@@ -151,11 +175,24 @@ export class NodeAgent {
     const owns = this.ownsNode;
     let pods: Pod[] | undefined;
     const podsNow = async (): Promise<Pod[]> => (pods ??= await this.client.list<Pod>('Pod'));
-    pass.nodesNotReady = await heartbeatNodes(this.client, owns ? nodesNow.filter(owns) : nodesNow, podsNow, live, this.clock.now());
+    pass.nodesNotReady = await heartbeatNodes(
+      this.client,
+      owns ? nodesNow.filter(owns) : nodesNow,
+      podsNow,
+      live,
+      this.clock.now(),
+    );
     // The pod pass depends on pods, Nodes (marking one NotReady is a Node write) and, for
     // terminating pods only, the time: without a change or a terminating pod it would do nothing.
     await this.podChanges.ifChanged(async () => {
-      const podPass = await runPods(this.client, nodesNow, await podsNow(), new Set(pass.nodesNotReady), this.clock.now(), owns);
+      const podPass = await runPods(
+        this.client,
+        nodesNow,
+        await podsNow(),
+        new Set(pass.nodesNotReady),
+        this.clock.now(),
+        owns,
+      );
       pass.podsStarted = podPass.started;
       pass.podsRemoved = podPass.removed;
       this.terminatingPods = podPass.terminating;
@@ -166,7 +203,10 @@ export class NodeAgent {
   private async launch(nc: NodeClaim, types: ReadonlyMap<string, InstanceType>, pass: AgentPass): Promise<void> {
     const now = this.clock.now();
     const name = nc.metadata.name;
-    const failedAt = findCondition(nc.status?.conditions, 'Launched')?.status === 'False' ? transitionTime(nc.status?.conditions, 'Launched') : undefined;
+    const failedAt =
+      findCondition(nc.status?.conditions, 'Launched')?.status === 'False'
+        ? transitionTime(nc.status?.conditions, 'Launched')
+        : undefined;
     if (failedAt !== undefined && now - failedAt >= this.launchTimeoutMs) {
       if (await tolerateRace(() => this.client.delete({ kind: 'NodeClaim', name }))) pass.deletedNodeClaims.push(name);
       return;
@@ -204,12 +244,27 @@ export class NodeAgent {
     if (!(e instanceof CloudError)) throw e;
     const name = nc.metadata.name;
     const ice = e.insufficientCapacity;
-    const conditions = withCondition(nc.status?.conditions, this.clock.now(), 'Launched', 'False', ice ? REASON_INSUFFICIENT_CAPACITY : REASON_LAUNCH_FAILED, truncate(e.message));
+    const conditions = withCondition(
+      nc.status?.conditions,
+      this.clock.now(),
+      'Launched',
+      'False',
+      ice ? REASON_INSUFFICIENT_CAPACITY : REASON_LAUNCH_FAILED,
+      truncate(e.message),
+    );
     pass.launchFailed.push(name);
-    await tolerateRace(() => this.client.patch({ kind: 'NodeClaim', name }, { status: { conditions } }, { resourceVersion: nc.metadata.resourceVersion }));
+    await tolerateRace(() =>
+      this.client.patch(
+        { kind: 'NodeClaim', name },
+        { status: { conditions } },
+        { resourceVersion: nc.metadata.resourceVersion },
+      ),
+    );
     if (!ice) return;
     this.recorder?.publish({
-      type: 'Warning', reason: 'InsufficientCapacityError', message: `NodeClaim ${name} event: ${truncate(e.message)}`,
+      type: 'Warning',
+      reason: 'InsufficientCapacityError',
+      message: `NodeClaim ${name} event: ${truncate(e.message)}`,
       object: { kind: 'NodeClaim', name, ...(nc.metadata.uid ? { uid: nc.metadata.uid } : {}) },
     });
     if (await tolerateRace(() => this.client.delete({ kind: 'NodeClaim', name }))) pass.deletedNodeClaims.push(name);
@@ -229,19 +284,36 @@ export class NodeAgent {
       this.launchedByUid.delete(uid);
     }
     const rest = finalizers.filter((f) => f !== FINALIZER_TERMINATION);
-    const ok = await tolerateRace(() => this.client.patch({ kind: 'NodeClaim', name: nc.metadata.name }, { metadata: { finalizers: rest.length ? rest : null } }, { resourceVersion: nc.metadata.resourceVersion }));
+    const ok = await tolerateRace(() =>
+      this.client.patch(
+        { kind: 'NodeClaim', name: nc.metadata.name },
+        { metadata: { finalizers: rest.length ? rest : null } },
+        { resourceVersion: nc.metadata.resourceVersion },
+      ),
+    );
     if (ok) pass.finalized.push(nc.metadata.name);
   }
 
-  private async registerAndInitialize(nc: NodeClaim, providerID: string, node: Node | undefined, inst: Instance | undefined, pass: AgentPass): Promise<void> {
+  private async registerAndInitialize(
+    nc: NodeClaim,
+    providerID: string,
+    node: Node | undefined,
+    inst: Instance | undefined,
+    pass: AgentPass,
+  ): Promise<void> {
     const now = this.clock.now();
     const name = nc.metadata.name;
     let current = nc;
     if (node === undefined) {
       if (inst?.state !== 'running') {
         const launchedAt = transitionTime(nc.status?.conditions, 'Launched');
-        if (!isTrue(nc.status?.conditions, 'Registered') && launchedAt !== undefined && now - launchedAt >= this.registrationTimeoutMs) {
-          if (await tolerateRace(() => this.client.delete({ kind: 'NodeClaim', name }))) pass.deletedNodeClaims.push(name);
+        if (
+          !isTrue(nc.status?.conditions, 'Registered') &&
+          launchedAt !== undefined &&
+          now - launchedAt >= this.registrationTimeoutMs
+        ) {
+          if (await tolerateRace(() => this.client.delete({ kind: 'NodeClaim', name })))
+            pass.deletedNodeClaims.push(name);
         }
         return;
       }
@@ -251,8 +323,18 @@ export class NodeAgent {
       if (node === undefined) return;
     }
     if (!isTrue(nc.status?.conditions, 'Registered')) {
-      const status = { ...nc.status, nodeName: node.metadata.name, conditions: withCondition(nc.status?.conditions, now, 'Registered', 'True', 'Registered') };
-      const updated = await raced(() => this.client.patch<NodeClaim>({ kind: 'NodeClaim', name }, { status }, { resourceVersion: nc.metadata.resourceVersion }));
+      const status = {
+        ...nc.status,
+        nodeName: node.metadata.name,
+        conditions: withCondition(nc.status?.conditions, now, 'Registered', 'True', 'Registered'),
+      };
+      const updated = await raced(() =>
+        this.client.patch<NodeClaim>(
+          { kind: 'NodeClaim', name },
+          { status },
+          { resourceVersion: nc.metadata.resourceVersion },
+        ),
+      );
       if (updated === undefined) return;
       current = updated;
       pass.registered.push(name);
@@ -263,13 +345,30 @@ export class NodeAgent {
     const startup = current.spec.startupTaints ?? [];
     // Also the not-ready taint a real API server's admission puts on every new Node: the node
     // lifecycle controller lifts it once the Node is Ready, and a kubelet-less cluster runs none.
-    const taints = (node.spec.taints ?? []).filter((t) => t.key !== 'node.kubernetes.io/not-ready' && !startup.some((s) => s.key === t.key && s.effect === t.effect));
-    const nodeOk = await tolerateRace(() => this.client.patch({ kind: 'Node', name: node.metadata.name }, {
-      metadata: { labels: { [LABEL_INITIALIZED]: 'true' } }, spec: { taints },
-    }, { resourceVersion: node.metadata.resourceVersion }));
+    const taints = (node.spec.taints ?? []).filter(
+      (t) => t.key !== 'node.kubernetes.io/not-ready' && !startup.some((s) => s.key === t.key && s.effect === t.effect),
+    );
+    const nodeOk = await tolerateRace(() =>
+      this.client.patch(
+        { kind: 'Node', name: node.metadata.name },
+        {
+          metadata: { labels: { [LABEL_INITIALIZED]: 'true' } },
+          spec: { taints },
+        },
+        { resourceVersion: node.metadata.resourceVersion },
+      ),
+    );
     if (!nodeOk) return;
     const conditions = withCondition(current.status?.conditions, now, 'Initialized', 'True', 'Initialized');
-    if (await tolerateRace(() => this.client.patch({ kind: 'NodeClaim', name }, { status: { conditions } }, { resourceVersion: current.metadata.resourceVersion }))) {
+    if (
+      await tolerateRace(() =>
+        this.client.patch(
+          { kind: 'NodeClaim', name },
+          { status: { conditions } },
+          { resourceVersion: current.metadata.resourceVersion },
+        ),
+      )
+    ) {
       pass.initialized.push(name);
     }
   }

@@ -6,14 +6,22 @@ import type { Instance, InstanceType } from '../cloud/provider.js';
 import { instanceTypeLabels, pinnedLabels } from '../cloud/offering-fit.js';
 import { parseProviderID } from '../cloud/simulated-cloud.js';
 import {
-  FINALIZER_TERMINATION, LABEL_CAPACITY_TYPE, LABEL_HOSTNAME, LABEL_ZONE,
-  type Node, type NodeClaim, type Taint,
+  FINALIZER_TERMINATION,
+  LABEL_CAPACITY_TYPE,
+  LABEL_HOSTNAME,
+  LABEL_ZONE,
+  type Node,
+  type NodeClaim,
+  type Taint,
 } from '../../core/cluster/types.js';
 import { rfc3339 } from './conditions.js';
 
 export const LABEL_REGISTERED = 'karpenter.sh/registered';
 
-/** The Node's name: the instance id for simulated instances (as KWOK names nodes after its provider id), else the last path segment. */
+/**
+ * The Node's name: the instance id for simulated instances (as KWOK names nodes after its provider id), else the last
+ * path segment.
+ */
 export function nodeNameFor(providerID: string): string {
   return parseProviderID(providerID)?.instanceID ?? providerID.slice(providerID.lastIndexOf('/') + 1);
 }
@@ -48,22 +56,41 @@ export function registrationTaints(nc: NodeClaim): Taint[] {
   return out;
 }
 
-/** The Node a kubelet registers for a running instance, with Karpenter's registration applied (labels, taints, owner, finalizer). */
+/**
+ * The Node a kubelet registers for a running instance, with Karpenter's registration applied (labels, taints, owner,
+ * finalizer).
+ */
 export function buildNode(nc: NodeClaim, providerID: string, now: number): Node {
   const name = nodeNameFor(providerID);
   const node: Node = {
-    apiVersion: 'v1', kind: 'Node',
+    apiVersion: 'v1',
+    kind: 'Node',
     metadata: {
       name,
       labels: { ...nc.metadata.labels, [LABEL_HOSTNAME]: name, [LABEL_REGISTERED]: 'true' },
       finalizers: [FINALIZER_TERMINATION],
-      ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: nc.metadata.name, ...(nc.metadata.uid ? { uid: nc.metadata.uid } : {}) }],
+      ownerReferences: [
+        {
+          apiVersion: 'karpenter.sh/v1',
+          kind: 'NodeClaim',
+          name: nc.metadata.name,
+          ...(nc.metadata.uid ? { uid: nc.metadata.uid } : {}),
+        },
+      ],
     },
     spec: { providerID, taints: registrationTaints(nc) },
     status: {
       capacity: { ...nc.status?.capacity },
       allocatable: { ...nc.status?.allocatable },
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: rfc3339(now) }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'kubelet is posting ready status',
+          lastTransitionTime: rfc3339(now),
+        },
+      ],
     },
   };
   return node;

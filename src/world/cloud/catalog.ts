@@ -6,8 +6,15 @@ import catalogData from './catalog.json' with { type: 'json' };
 import type { CapacityType, InstanceType, Offering } from './provider.js';
 import { offeringCompatible } from './offering-fit.js';
 import {
-  LABEL_INSTANCE_CATEGORY, LABEL_INSTANCE_CPU, LABEL_INSTANCE_GENERATION, LABEL_INSTANCE_GPU_COUNT,
-  LABEL_INSTANCE_GPU_MANUFACTURER, LABEL_INSTANCE_GPU_NAME, LABEL_INSTANCE_MEMORY, LABEL_INSTANCE_SIZE, RESOURCE_GPU,
+  LABEL_INSTANCE_CATEGORY,
+  LABEL_INSTANCE_CPU,
+  LABEL_INSTANCE_GENERATION,
+  LABEL_INSTANCE_GPU_COUNT,
+  LABEL_INSTANCE_GPU_MANUFACTURER,
+  LABEL_INSTANCE_GPU_NAME,
+  LABEL_INSTANCE_MEMORY,
+  LABEL_INSTANCE_SIZE,
+  RESOURCE_GPU,
 } from './well-known-labels.js';
 
 /** One row of catalog.json: the machine as sold, before kubelet reservations. */
@@ -29,9 +36,17 @@ const MiB = 2 ** 20;
 const VM_MEMORY_OVERHEAD = 0.075;
 const EVICTION_HARD_MEMORY_MIB = 100;
 
-/** kube-reserved cpu in cores: 6 % of the first core, 1 % of the second, 0.5 % of the next two, 0.25 % of the rest (the EKS formula). */
+/**
+ * kube-reserved cpu in cores: 6 % of the first core, 1 % of the second, 0.5 % of the next two, 0.25 % of the rest (the
+ * EKS formula).
+ */
 function kubeReservedCpu(vcpu: number): number {
-  const tiers: [number, number][] = [[1, 0.06], [1, 0.01], [2, 0.005], [Infinity, 0.0025]];
+  const tiers: [number, number][] = [
+    [1, 0.06],
+    [1, 0.01],
+    [2, 0.005],
+    [Infinity, 0.0025],
+  ];
   let left = vcpu;
   let reserved = 0;
   for (const [cores, share] of tiers) {
@@ -66,7 +81,12 @@ export function toInstanceType(e: CatalogEntry): InstanceType {
     if (e.gpuManufacturer) labels[LABEL_INSTANCE_GPU_MANUFACTURER] = e.gpuManufacturer;
   }
   return {
-    name: e.name, family: e.family, architecture: e.architecture, labels, capacity, nodeCapacity,
+    name: e.name,
+    family: e.family,
+    architecture: e.architecture,
+    labels,
+    capacity,
+    nodeCapacity,
     offerings: e.offerings.map((o) => ({ ...o })),
   };
 }
@@ -99,7 +119,10 @@ export function cheapestOffering(it: InstanceType, filter?: OfferingFilter): Off
   return best;
 }
 
-/** Order in which launch prices are judged (KARPENTER.md#consolidation-decision): reserved capacity first, then spot, then on-demand. */
+/**
+ * Order in which launch prices are judged (KARPENTER.md#consolidation-decision): reserved capacity first, then spot,
+ * then on-demand.
+ */
 export const CAPACITY_TYPE_PRIORITY: readonly CapacityType[] = ['reserved', 'spot', 'on-demand'];
 
 /**
@@ -126,6 +149,13 @@ export function orderByPrice(types: readonly InstanceType[], filter?: OfferingFi
 }
 
 /** The offering an instance runs on, for its price (a running node's price in consolidation). */
-export function findOffering(types: readonly InstanceType[], instanceType: string, zone: string, capacityType: CapacityType): Offering | undefined {
-  return types.find((t) => t.name === instanceType)?.offerings.find((o) => o.zone === zone && o.capacityType === capacityType);
+export function findOffering(
+  types: readonly InstanceType[],
+  instanceType: string,
+  zone: string,
+  capacityType: CapacityType,
+): Offering | undefined {
+  return types
+    .find((t) => t.name === instanceType)
+    ?.offerings.find((o) => o.zone === zone && o.capacityType === capacityType);
 }

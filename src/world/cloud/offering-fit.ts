@@ -9,8 +9,17 @@ import type { NodeClaim, NodePool, NodeSelectorRequirement } from '../../core/cl
 import { requirementAllows } from '../../core/cluster/requirements.js';
 import type { InstanceType, Offering } from './provider.js';
 import {
-  LABEL_ARCH, LABEL_CAPACITY_TYPE, LABEL_INSTANCE_CPU, LABEL_INSTANCE_FAMILY, LABEL_INSTANCE_GPU_COUNT,
-  LABEL_INSTANCE_MEMORY, LABEL_INSTANCE_TYPE, LABEL_OS, LABEL_ZONE, RESOURCE_GPU, WELL_KNOWN_LABELS,
+  LABEL_ARCH,
+  LABEL_CAPACITY_TYPE,
+  LABEL_INSTANCE_CPU,
+  LABEL_INSTANCE_FAMILY,
+  LABEL_INSTANCE_GPU_COUNT,
+  LABEL_INSTANCE_MEMORY,
+  LABEL_INSTANCE_TYPE,
+  LABEL_OS,
+  LABEL_ZONE,
+  RESOURCE_GPU,
+  WELL_KNOWN_LABELS,
 } from './well-known-labels.js';
 
 export type Requirements = readonly NodeSelectorRequirement[];
@@ -28,8 +37,10 @@ export function instanceTypeLabels(it: InstanceType): Readonly<Record<string, st
     [LABEL_OS]: 'linux',
   };
   // Derived for types built without catalog labels (tests, other providers).
-  if (it.capacity.cpu !== undefined) labels[LABEL_INSTANCE_CPU] = String(Math.ceil(it.nodeCapacity?.cpu ?? it.capacity.cpu));
-  if (it.nodeCapacity?.memory !== undefined) labels[LABEL_INSTANCE_MEMORY] = String(Math.round(it.nodeCapacity.memory / 2 ** 20));
+  if (it.capacity.cpu !== undefined)
+    labels[LABEL_INSTANCE_CPU] = String(Math.ceil(it.nodeCapacity?.cpu ?? it.capacity.cpu));
+  if (it.nodeCapacity?.memory !== undefined)
+    labels[LABEL_INSTANCE_MEMORY] = String(Math.round(it.nodeCapacity.memory / 2 ** 20));
   if ((it.capacity[RESOURCE_GPU] ?? 0) > 0) labels[LABEL_INSTANCE_GPU_COUNT] = String(it.capacity[RESOURCE_GPU]);
   Object.assign(labels, it.labels);
   typeLabelCache.set(it, labels);

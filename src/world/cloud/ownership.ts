@@ -59,7 +59,9 @@ export const SIMULATED_CLOUD_ONLY: Ownership = {
  */
 export function describeNodeClaims(claims: readonly NodeClaim[], max = 10): string {
   const sorted = [...claims].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-  const shown = sorted.slice(0, max).map((nc) => `NodeClaim/${nc.metadata.name} (${nc.status?.providerID || 'not launched'})`);
+  const shown = sorted
+    .slice(0, max)
+    .map((nc) => `NodeClaim/${nc.metadata.name} (${nc.status?.providerID || 'not launched'})`);
   const rest = sorted.length - shown.length;
   return rest > 0 ? `${shown.join(', ')} and ${rest} more` : shown.join(', ');
 }

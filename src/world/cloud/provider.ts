@@ -16,11 +16,20 @@ export interface InstanceType {
   name: string; // e.g. m5.large
   family: string; // e.g. m5
   architecture: 'amd64' | 'arm64';
-  /** Well-known labels the type defines beyond name, family and architecture (size, cpu, gpu name…); see src/world/cloud/well-known-labels.ts. */
+  /**
+   * Well-known labels the type defines beyond name, family and architecture (size, cpu, gpu name…); see
+   * src/world/cloud/well-known-labels.ts.
+   */
   labels?: Record<string, string>;
-  /** Allocatable resources as quantities: cpu (cores), memory (bytes), pods, and extended resources such as nvidia.com/gpu. */
+  /**
+   * Allocatable resources as quantities: cpu (cores), memory (bytes), pods, and extended resources such as
+   * nvidia.com/gpu.
+   */
   capacity: Record<string, number>;
-  /** What the machine has before kubelet and system reservations (a Node's status.capacity); absent = same as `capacity`. */
+  /**
+   * What the machine has before kubelet and system reservations (a Node's status.capacity); absent = same as
+   * `capacity`.
+   */
   nodeCapacity?: Record<string, number>;
   offerings: Offering[];
 }
@@ -38,14 +47,20 @@ export interface Instance {
 
 /** A cloud-side failure; `insufficientCapacity` marks an offering that cannot be launched now. */
 export class CloudError extends Error {
-  constructor(message: string, readonly insufficientCapacity = false) {
+  constructor(
+    message: string,
+    readonly insufficientCapacity = false,
+  ) {
     super(message);
   }
 }
 
 export interface CloudProvider {
   instanceTypes(): readonly InstanceType[];
-  /** Launches the cheapest offering compatible with the NodeClaim's requirements; returns the instance (providerID, type, zone, capacity type). */
+  /**
+   * Launches the cheapest offering compatible with the NodeClaim's requirements; returns the instance (providerID,
+   * type, zone, capacity type).
+   */
   create(nodeClaim: NodeClaim): Promise<Instance>;
   /** undefined when the instance is gone (terminated long enough ago to be forgotten, or never existed). */
   get(providerID: string): Promise<Instance | undefined>;

@@ -7,7 +7,14 @@
 import type { Clock } from '../../core/clock.js';
 import type { NodeClaim } from '../../core/cluster/types.js';
 import { loadCatalog } from './catalog.js';
-import { CloudError, type CapacityType, type CloudProvider, type Instance, type InstanceType, type Offering } from './provider.js';
+import {
+  CloudError,
+  type CapacityType,
+  type CloudProvider,
+  type Instance,
+  type InstanceType,
+  type Offering,
+} from './provider.js';
 import { insufficientResource, parseResourceList } from '../../core/cluster/resources.js';
 import { incompatibility, offeringCompatible } from './offering-fit.js';
 
@@ -20,7 +27,8 @@ export const DEFAULT_UNAVAILABLE_OFFERING_TTL_MS = 3 * 60_000;
 export const SPOT_INTERRUPTION_NOTICE_MS = 2 * 60_000;
 
 /** The notices Karpenter's AWS interruption controller acts on (its SQS message kinds). */
-export type InterruptionKind = 'SpotInterruption' | 'ScheduledChange' | 'InstanceStopping' | 'InstanceTerminating' | 'RebalanceRecommendation';
+export type InterruptionKind =
+  'SpotInterruption' | 'ScheduledChange' | 'InstanceStopping' | 'InstanceTerminating' | 'RebalanceRecommendation';
 
 export interface InterruptionNotice {
   providerID: string;
@@ -48,7 +56,10 @@ export interface SimulatedCloudOptions {
   /** terminating → terminated. Default 20 s. */
   terminationDelayMs?: number;
   unavailableOfferingTtlMs?: number;
-  /** A spot interruption also marks its offering unavailable, as Karpenter's AWS interruption controller does. Default true. */
+  /**
+   * A spot interruption also marks its offering unavailable, as Karpenter's AWS interruption controller does. Default
+   * true.
+   */
   spotInterruptionMarksUnavailable?: boolean;
   /**
    * The number the first instance id counts up from (default 0: `i-…001`, `i-…002`, …). A cloud
@@ -71,7 +82,8 @@ interface InstanceRecord {
   terminatedAt?: number;
 }
 
-const offeringKey = (instanceType: string, zone: string, capacityType: CapacityType): string => `${instanceType}/${zone}/${capacityType}`;
+const offeringKey = (instanceType: string, zone: string, capacityType: CapacityType): string =>
+  `${instanceType}/${zone}/${capacityType}`;
 
 /** `kpol-sim:///us-west-2a/i-…` → zone and instance id; undefined for another scheme. */
 export function parseProviderID(providerID: string): { zone: string; instanceID: string } | undefined {
@@ -114,7 +126,10 @@ export class SimulatedCloud implements CloudProvider {
 
   // ---- CloudProvider ----
 
-  /** The catalog with `available` false for offerings marked unavailable (ICE, spot interruption) until their TTL passes. */
+  /**
+   * The catalog with `available` false for offerings marked unavailable (ICE, spot interruption) until their TTL
+   * passes.
+   */
   instanceTypes(): readonly InstanceType[] {
     this.deliverScheduled();
     const now = this.clock.now();
@@ -144,7 +159,10 @@ export class SimulatedCloud implements CloudProvider {
     });
   }
 
-  /** Starts termination (terminating now, terminated after the termination delay). Idempotent; an unknown or terminated instance is a no-op. */
+  /**
+   * Starts termination (terminating now, terminated after the termination delay). Idempotent; an unknown or terminated
+   * instance is a no-op.
+   */
   async delete(providerID: string): Promise<void> {
     this.logged('delete', [providerID], () => {
       this.deliverScheduled();
@@ -204,7 +222,12 @@ export class SimulatedCloud implements CloudProvider {
   }
 
   /** Marks one offering unavailable for `ttlMs` (default: the ICE TTL). */
-  markUnavailable(instanceType: string, zone: string, capacityType: CapacityType, ttlMs = this.opts.unavailableOfferingTtlMs): void {
+  markUnavailable(
+    instanceType: string,
+    zone: string,
+    capacityType: CapacityType,
+    ttlMs = this.opts.unavailableOfferingTtlMs,
+  ): void {
     this.unavailableUntil.set(offeringKey(instanceType, zone, capacityType), this.clock.now() + ttlMs);
     this.view = undefined;
   }
@@ -222,17 +245,30 @@ export class SimulatedCloud implements CloudProvider {
   }
 
   /** An interruption notice delivered once the clock reaches `at`. */
-  scheduleInterruption(providerID: string, at: number, kind: InterruptionKind = 'SpotInterruption', noticeMs?: number): InterruptionNotice {
+  scheduleInterruption(
+    providerID: string,
+    at: number,
+    kind: InterruptionKind = 'SpotInterruption',
+    noticeMs?: number,
+  ): InterruptionNotice {
     if (!this.instances.has(providerID)) throw new Error(`no instance ${providerID}`);
-    const lead = kind === 'InstanceStopping' || kind === 'InstanceTerminating' ? 0 : noticeMs ?? SPOT_INTERRUPTION_NOTICE_MS;
-    const notice: InterruptionNotice = { providerID, kind, at, ...(kind === 'RebalanceRecommendation' ? {} : { deadline: at + lead }) };
+    const lead =
+      kind === 'InstanceStopping' || kind === 'InstanceTerminating' ? 0 : (noticeMs ?? SPOT_INTERRUPTION_NOTICE_MS);
+    const notice: InterruptionNotice = {
+      providerID,
+      kind,
+      at,
+      ...(kind === 'RebalanceRecommendation' ? {} : { deadline: at + lead }),
+    };
     this.scheduled.push(notice);
     this.changed(at);
     this.deliverScheduled();
     return notice;
   }
 
-  /** Delivered notices not yet received, oldest first; each is handed out once (a queue, like Karpenter's SQS queue). */
+  /**
+   * Delivered notices not yet received, oldest first; each is handed out once (a queue, like Karpenter's SQS queue).
+   */
   receiveInterruptions(): InterruptionNotice[] {
     this.deliverScheduled();
     return this.queue.splice(0);
@@ -277,8 +313,11 @@ export class SimulatedCloud implements CloudProvider {
       if (!providerID || this.instances.has(providerID)) continue;
       const labels = nc.metadata.labels ?? {};
       const it = this.types.find((t) => t.name === labels['node.kubernetes.io/instance-type']);
-      const o = it?.offerings.find((x) => x.zone === labels['topology.kubernetes.io/zone'] && x.capacityType === labels['karpenter.sh/capacity-type'])
-        ?? it?.offerings.find((x) => x.capacityType === labels['karpenter.sh/capacity-type']);
+      const o =
+        it?.offerings.find(
+          (x) =>
+            x.zone === labels['topology.kubernetes.io/zone'] && x.capacityType === labels['karpenter.sh/capacity-type'],
+        ) ?? it?.offerings.find((x) => x.capacityType === labels['karpenter.sh/capacity-type']);
       if (!it || !o) {
         skipped.push(nc);
         continue;
@@ -287,7 +326,13 @@ export class SimulatedCloud implements CloudProvider {
       // Never hand out an adopted machine's id again.
       const n = parseInt(parseProviderID(providerID)?.instanceID.slice(2) ?? '', 16);
       if (Number.isSafeInteger(n)) this.counter = Math.max(this.counter, n);
-      this.instances.set(providerID, { providerID, it, offering: o, launchedAt: Math.min(launchedAt, now), runningAt: Math.min(launchedAt, now) });
+      this.instances.set(providerID, {
+        providerID,
+        it,
+        offering: o,
+        launchedAt: Math.min(launchedAt, now),
+        runningAt: Math.min(launchedAt, now),
+      });
       this.changed();
     }
     return skipped;
@@ -311,7 +356,10 @@ export class SimulatedCloud implements CloudProvider {
         if (offeringCompatible(reqs, it, o)) candidates.push({ it, o, rank: i * 1000 + j });
       });
     });
-    if (candidates.length === 0) throw new CloudError(`no instance type offering satisfies the requirements and requests of NodeClaim ${nodeClaim.metadata.name}`);
+    if (candidates.length === 0)
+      throw new CloudError(
+        `no instance type offering satisfies the requirements and requests of NodeClaim ${nodeClaim.metadata.name}`,
+      );
     candidates.sort((a, b) => a.o.price - b.o.price || a.rank - b.rank);
     for (const { it, o } of candidates) {
       if (!this.offeringAvailable(it, o, now)) continue;
@@ -321,13 +369,17 @@ export class SimulatedCloud implements CloudProvider {
       }
       const id = `i-${(++this.counter).toString(16).padStart(17, '0')}`;
       const providerID = `${PROVIDER_ID_SCHEME}/${o.zone}/${id}`;
-      const latency = typeof this.opts.launchLatencyMs === 'function' ? this.opts.launchLatencyMs(it) : this.opts.launchLatencyMs;
+      const latency =
+        typeof this.opts.launchLatencyMs === 'function' ? this.opts.launchLatencyMs(it) : this.opts.launchLatencyMs;
       const rec: InstanceRecord = { providerID, it, offering: o, launchedAt: now, runningAt: now + latency };
       this.instances.set(providerID, rec);
       this.changed(rec.runningAt);
       return this.snapshot(rec);
     }
-    throw new CloudError(`insufficient capacity: all ${candidates.length} compatible offerings for NodeClaim ${nodeClaim.metadata.name} are unavailable`, true);
+    throw new CloudError(
+      `insufficient capacity: all ${candidates.length} compatible offerings for NodeClaim ${nodeClaim.metadata.name} are unavailable`,
+      true,
+    );
   }
 
   private offeringAvailable(it: InstanceType, o: Offering, now: number): boolean {
@@ -354,8 +406,15 @@ export class SimulatedCloud implements CloudProvider {
       const rec = this.instances.get(n.providerID);
       if (rec === undefined) continue;
       if (n.deadline !== undefined) this.terminate(rec, n.deadline);
-      if (n.kind === 'SpotInterruption' && rec.offering.capacityType === 'spot' && this.opts.spotInterruptionMarksUnavailable) {
-        this.unavailableUntil.set(offeringKey(rec.it.name, rec.offering.zone, 'spot'), n.at + this.opts.unavailableOfferingTtlMs);
+      if (
+        n.kind === 'SpotInterruption' &&
+        rec.offering.capacityType === 'spot' &&
+        this.opts.spotInterruptionMarksUnavailable
+      ) {
+        this.unavailableUntil.set(
+          offeringKey(rec.it.name, rec.offering.zone, 'spot'),
+          n.at + this.opts.unavailableOfferingTtlMs,
+        );
         this.view = undefined;
       }
     }
@@ -367,8 +426,13 @@ export class SimulatedCloud implements CloudProvider {
     if (rec.terminatingAt !== undefined && now >= rec.terminatingAt) state = 'terminating';
     if (rec.terminatedAt !== undefined && now >= rec.terminatedAt) state = 'terminated';
     return {
-      providerID: rec.providerID, instanceType: rec.it.name, zone: rec.offering.zone, capacityType: rec.offering.capacityType,
-      state, launchedAt: rec.launchedAt, price: rec.offering.price,
+      providerID: rec.providerID,
+      instanceType: rec.it.name,
+      zone: rec.offering.zone,
+      capacityType: rec.offering.capacityType,
+      state,
+      launchedAt: rec.launchedAt,
+      price: rec.offering.price,
     };
   }
 
@@ -379,7 +443,15 @@ export class SimulatedCloud implements CloudProvider {
       this.calls.push({ at, op, args, result });
       return result;
     } catch (e) {
-      this.calls.push({ at, op, args, result: { error: (e as Error).message, insufficientCapacity: e instanceof CloudError && e.insufficientCapacity } });
+      this.calls.push({
+        at,
+        op,
+        args,
+        result: {
+          error: (e as Error).message,
+          insufficientCapacity: e instanceof CloudError && e.insufficientCapacity,
+        },
+      });
       throw e;
     }
   }

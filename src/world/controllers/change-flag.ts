@@ -9,9 +9,11 @@ export class ChangeFlag {
   private readonly watches: { stop(): void }[];
 
   constructor(client: ClusterClient, kinds: readonly Kind[]) {
-    this.watches = kinds.map((kind) => client.watch(kind, () => {
-      this.changed = true;
-    }));
+    this.watches = kinds.map((kind) =>
+      client.watch(kind, () => {
+        this.changed = true;
+      }),
+    );
   }
 
   /**

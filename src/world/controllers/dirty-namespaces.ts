@@ -19,7 +19,10 @@ export class DirtyNamespaces {
    * `also`, unless there are none. A pass that throws is retried next time over everything; the
    * pass's own writes mark their namespaces again, so the next pass confirms the fixpoint.
    */
-  async ifChanged(pass: (namespaces: ReadonlySet<string> | undefined) => Promise<void>, also: Iterable<string> = []): Promise<void> {
+  async ifChanged(
+    pass: (namespaces: ReadonlySet<string> | undefined) => Promise<void>,
+    also: Iterable<string> = [],
+  ): Promise<void> {
     const namespaces = this.dirty;
     if (namespaces !== undefined) for (const ns of also) namespaces.add(ns);
     if (namespaces !== undefined && namespaces.size === 0) return;

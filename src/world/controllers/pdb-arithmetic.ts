@@ -14,7 +14,12 @@ import type { Condition, OwnerReference, Pod, PodDisruptionBudget } from '../../
 export const DELETION_TIMEOUT_MS = 2 * 60 * 1000;
 
 /** The PDB's new status; on a spec error, the fail-safe status (no disruptions) with the reason. */
-export function computePdbStatus(pdb: PodDisruptionBudget, namespacePods: readonly Pod[], replicaSets: readonly ReplicaSet[], nowMs: number): PdbStatus {
+export function computePdbStatus(
+  pdb: PodDisruptionBudget,
+  namespacePods: readonly Pod[],
+  replicaSets: readonly ReplicaSet[],
+  nowMs: number,
+): PdbStatus {
   const old = pdbStatusOf(pdb);
   const pods = namespacePods.filter((p) => matchesLabelSelector(p.metadata.labels, pdb.spec.selector));
   let expected: number;
@@ -22,7 +27,11 @@ export function computePdbStatus(pdb: PodDisruptionBudget, namespacePods: readon
   try {
     ({ expected, desired } = expectedAndDesired(pdb, pods, replicaSets));
   } catch (e) {
-    return { ...old, disruptionsAllowed: 0, conditions: setCondition(old.conditions, allowedCondition(false, 'SyncFailed', (e as Error).message, nowMs)) };
+    return {
+      ...old,
+      disruptionsAllowed: 0,
+      conditions: setCondition(old.conditions, allowedCondition(false, 'SyncFailed', (e as Error).message, nowMs)),
+    };
   }
   const disruptedPods = pendingDisruptions(old.disruptedPods, pods, nowMs);
   const healthy = pods.filter((p) => {
@@ -37,15 +46,22 @@ export function computePdbStatus(pdb: PodDisruptionBudget, namespacePods: readon
     currentHealthy: healthy,
     desiredHealthy: desired,
     expectedPods: expected,
-    conditions: setCondition(old.conditions, allowed > 0
-      ? allowedCondition(true, 'SufficientPods', '', nowMs)
-      : allowedCondition(false, 'InsufficientPods', '', nowMs)),
+    conditions: setCondition(
+      old.conditions,
+      allowed > 0
+        ? allowedCondition(true, 'SufficientPods', '', nowMs)
+        : allowedCondition(false, 'InsufficientPods', '', nowMs),
+    ),
   };
   if (Object.keys(disruptedPods).length > 0) status.disruptedPods = disruptedPods;
   return status;
 }
 
-function expectedAndDesired(pdb: PodDisruptionBudget, pods: readonly Pod[], replicaSets: readonly ReplicaSet[]): { expected: number; desired: number } {
+function expectedAndDesired(
+  pdb: PodDisruptionBudget,
+  pods: readonly Pod[],
+  replicaSets: readonly ReplicaSet[],
+): { expected: number; desired: number } {
   const { maxUnavailable, minAvailable } = pdb.spec;
   if (maxUnavailable !== undefined) {
     const expected = expectedScale(pods, replicaSets);
@@ -67,7 +83,8 @@ export function scaledValue(value: number | string, total: number): number {
   return Math.ceil((Number(m[1]) * total) / 100);
 }
 
-const controllerOf = (pod: Pod): OwnerReference | undefined => pod.metadata.ownerReferences?.find((r) => r.controller === true);
+const controllerOf = (pod: Pod): OwnerReference | undefined =>
+  pod.metadata.ownerReferences?.find((r) => r.controller === true);
 
 /**
  * The sum of the matched pods' controllers' scales. A ReplicaSet's scale is spec.replicas; a
@@ -83,7 +100,9 @@ function expectedScale(pods: readonly Pod[], replicaSets: readonly ReplicaSet[])
     const key = ref.uid ?? `${ref.kind}/${ref.name}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
     if (scales.has(key) || ref.kind !== 'ReplicaSet') continue;
-    const rs = replicaSets.find((r) => r.metadata.name === ref.name && (ref.uid === undefined || r.metadata.uid === ref.uid));
+    const rs = replicaSets.find(
+      (r) => r.metadata.name === ref.name && (ref.uid === undefined || r.metadata.uid === ref.uid),
+    );
     if (rs) scales.set(key, rs.spec.replicas ?? 1);
   }
   let expected = 0;
@@ -92,7 +111,11 @@ function expectedScale(pods: readonly Pod[], replicaSets: readonly ReplicaSet[])
 }
 
 /** buildDisruptedPodMap: evictions younger than the timeout of pods that exist and are not terminating. */
-function pendingDisruptions(recorded: Record<string, string> | undefined, pods: readonly Pod[], nowMs: number): Record<string, string> {
+function pendingDisruptions(
+  recorded: Record<string, string> | undefined,
+  pods: readonly Pod[],
+  nowMs: number,
+): Record<string, string> {
   const out: Record<string, string> = {};
   if (!recorded) return out;
   for (const pod of pods) {
@@ -106,5 +129,9 @@ function pendingDisruptions(recorded: Record<string, string> | undefined, pods: 
 }
 
 const allowedCondition = (allowed: boolean, reason: string, message: string, nowMs: number): Condition => ({
-  type: 'DisruptionAllowed', status: allowed ? 'True' : 'False', reason, message, lastTransitionTime: rfc3339(nowMs),
+  type: 'DisruptionAllowed',
+  status: allowed ? 'True' : 'False',
+  reason,
+  message,
+  lastTransitionTime: rfc3339(nowMs),
 });

@@ -15,7 +15,10 @@ export class PdbStatusController {
   /** Namespaces where a status written last pass records evictions, which expire with time alone. */
   private expiring = new Set<string>();
 
-  constructor(private readonly client: ClusterClient, private readonly clock: Clock) {
+  constructor(
+    private readonly client: ClusterClient,
+    private readonly clock: Clock,
+  ) {
     this.changes = new DirtyNamespaces(client, ['Pod', 'PodDisruptionBudget', 'ReplicaSet']);
   }
 
@@ -39,19 +42,29 @@ export class PdbStatusController {
       this.expiring.clear();
       const podsByNs = groupByNamespace(pods);
       const replicaSetsByNs = groupByNamespace(replicaSets);
-      for (const [ns, inNs] of groupByNamespace(pdbs)) await this.recomputeNamespace(ns, inNs, podsByNs.get(ns) ?? [], replicaSetsByNs.get(ns) ?? [], now);
+      for (const [ns, inNs] of groupByNamespace(pdbs))
+        await this.recomputeNamespace(ns, inNs, podsByNs.get(ns) ?? [], replicaSetsByNs.get(ns) ?? [], now);
       return;
     }
     for (const ns of namespaces) {
       this.expiring.delete(ns);
       const pdbs = await this.client.list<PodDisruptionBudget>('PodDisruptionBudget', ns);
       if (pdbs.length === 0) continue;
-      const [pods, replicaSets] = await Promise.all([this.client.list<Pod>('Pod', ns), this.client.list<ReplicaSet>('ReplicaSet', ns)]);
+      const [pods, replicaSets] = await Promise.all([
+        this.client.list<Pod>('Pod', ns),
+        this.client.list<ReplicaSet>('ReplicaSet', ns),
+      ]);
       await this.recomputeNamespace(ns, pdbs, pods, replicaSets, now);
     }
   }
 
-  private async recomputeNamespace(ns: string, pdbs: readonly PodDisruptionBudget[], pods: readonly Pod[], replicaSets: readonly ReplicaSet[], now: number): Promise<void> {
+  private async recomputeNamespace(
+    ns: string,
+    pdbs: readonly PodDisruptionBudget[],
+    pods: readonly Pod[],
+    replicaSets: readonly ReplicaSet[],
+    now: number,
+  ): Promise<void> {
     for (const pdb of pdbs) {
       const status = computePdbStatus(pdb, pods, replicaSets, now);
       if (status.disruptedPods !== undefined) this.expiring.add(ns);

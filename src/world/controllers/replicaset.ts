@@ -19,7 +19,10 @@ export class ReplicaSetController {
   private readonly names: NameGenerator;
   private readonly changes: DirtyNamespaces;
 
-  constructor(private readonly client: ClusterClient, options: ReplicaSetControllerOptions = {}) {
+  constructor(
+    private readonly client: ClusterClient,
+    options: ReplicaSetControllerOptions = {},
+  ) {
     this.names = new NameGenerator(options.seed ?? 0);
     this.changes = new DirtyNamespaces(client, ['Pod', 'ReplicaSet']);
   }
@@ -36,7 +39,10 @@ export class ReplicaSetController {
   }
 
   private async sync(namespace?: string): Promise<void> {
-    const [replicaSets, pods] = await Promise.all([this.client.list<ReplicaSet>('ReplicaSet', namespace), this.client.list<Pod>('Pod', namespace)]);
+    const [replicaSets, pods] = await Promise.all([
+      this.client.list<ReplicaSet>('ReplicaSet', namespace),
+      this.client.list<Pod>('Pod', namespace),
+    ]);
     if (replicaSets.length === 0) return;
     const byOwner = new Map<string, Pod[]>();
     for (const pod of pods) {
@@ -84,7 +90,15 @@ export class ReplicaSetController {
           namespace: rs.metadata.namespace,
           ...(template.metadata?.labels ? { labels: { ...template.metadata.labels } } : {}),
           ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name, uid: rs.metadata.uid, controller: true }],
+          ownerReferences: [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'ReplicaSet',
+              name: rs.metadata.name,
+              uid: rs.metadata.uid,
+              controller: true,
+            },
+          ],
         },
         spec,
         status: { phase: 'Pending' },
@@ -101,7 +115,10 @@ export class ReplicaSetController {
 
   private async deletePod(pod: Pod): Promise<void> {
     try {
-      await this.client.delete({ kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name }, { preconditions: { uid: pod.metadata.uid } });
+      await this.client.delete(
+        { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name },
+        { preconditions: { uid: pod.metadata.uid } },
+      );
     } catch (e) {
       if (!isApiError(e, 404) && !isApiError(e, 409)) throw e;
     }
@@ -124,8 +141,13 @@ export class ReplicaSetController {
 
 export function isControlledBy(pod: Pod, rs: ReplicaSet): boolean {
   const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true);
-  return ref !== undefined && ref.kind === 'ReplicaSet' && ref.name === rs.metadata.name && pod.metadata.namespace === rs.metadata.namespace
-    && (ref.uid === undefined || ref.uid === rs.metadata.uid);
+  return (
+    ref !== undefined &&
+    ref.kind === 'ReplicaSet' &&
+    ref.name === rs.metadata.name &&
+    pod.metadata.namespace === rs.metadata.namespace &&
+    (ref.uid === undefined || ref.uid === rs.metadata.uid)
+  );
 }
 
 /**
@@ -134,10 +156,17 @@ export function isControlledBy(pod: Pod, rs: ReplicaSet): boolean {
  */
 function deletionOrder(a: Pod, b: Pod): number {
   const unscheduled = (p: Pod): number => (p.spec.nodeName ? 1 : 0);
-  const phase = (p: Pod): number => ({ Pending: 0, Unknown: 1, Running: 2 } as Record<string, number>)[p.status?.phase ?? 'Pending'] ?? 0;
+  const phase = (p: Pod): number =>
+    (({ Pending: 0, Unknown: 1, Running: 2 }) as Record<string, number>)[p.status?.phase ?? 'Pending'] ?? 0;
   const ready = (p: Pod): number => (isPodReady(p) ? 1 : 0);
   const cost = (p: Pod): number => Number(p.metadata.annotations?.[ANNOTATION_POD_DELETION_COST] ?? 0) || 0;
   const created = (p: Pod): number => Date.parse(p.metadata.creationTimestamp ?? '') || 0;
-  return unscheduled(a) - unscheduled(b) || phase(a) - phase(b) || ready(a) - ready(b) || cost(a) - cost(b)
-    || created(b) - created(a) || b.metadata.name.localeCompare(a.metadata.name);
+  return (
+    unscheduled(a) - unscheduled(b) ||
+    phase(a) - phase(b) ||
+    ready(a) - ready(b) ||
+    cost(a) - cost(b) ||
+    created(b) - created(a) ||
+    b.metadata.name.localeCompare(a.metadata.name)
+  );
 }

@@ -5,7 +5,14 @@
 // currently reschedulable pods and those of deleting nodes.
 import type { PolicySpec } from '../../../rules/model.js';
 import type { InstanceType } from '../cloud/provider.js';
-import { isActive, isDaemonSetPod, isDeleting, nodePoolOf, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
+import {
+  isActive,
+  isDaemonSetPod,
+  isDeleting,
+  nodePoolOf,
+  type ClusterIndex,
+  type StateNode,
+} from '../../core/cluster/state.js';
 import type { NodePool, Pod } from '../../core/cluster/types.js';
 import { isCurrentlyReschedulable, simNodeFromState } from './from-state.js';
 import type { PoolTemplate } from './new-claims.js';
@@ -22,12 +29,18 @@ export interface SimulationEnv {
 export function poolTemplate(np: NodePool): PoolTemplate {
   const t = np.spec.template ?? {};
   return {
-    name: np.metadata.name, requirements: t.spec?.requirements ?? [], taints: t.spec?.taints ?? [],
-    labels: t.metadata?.labels ?? {}, ...(np.spec.weight !== undefined && { weight: np.spec.weight }),
+    name: np.metadata.name,
+    requirements: t.spec?.requirements ?? [],
+    taints: t.spec?.taints ?? [],
+    labels: t.metadata?.labels ?? {},
+    ...(np.spec.weight !== undefined && { weight: np.spec.weight }),
   };
 }
 
-/** One pod per DaemonSet, for the per-node overhead of new NodeClaims. Kept per pod list (an index's lists are never changed). */
+/**
+ * One pod per DaemonSet, for the per-node overhead of new NodeClaims. Kept per pod list (an index's lists are never
+ * changed).
+ */
 export function daemonSetPods(pods: readonly Pod[]): Pod[] {
   let found = daemonSetPodsOf.get(pods);
   if (found === undefined) daemonSetPodsOf.set(pods, (found = findDaemonSetPods(pods)));
@@ -49,7 +62,9 @@ function findDaemonSetPods(pods: readonly Pod[]): Pod[] {
 
 export const isPending = (p: Pod): boolean => !p.spec.nodeName && isActive(p);
 
-/** consolidateAfter also protects destination nodes (v1.14): a node with a recent pod event refuses candidates' pods. */
+/**
+ * consolidateAfter also protects destination nodes (v1.14): a node with a recent pod event refuses candidates' pods.
+ */
 export function destinationBlocked(sn: StateNode, env: SimulationEnv): boolean {
   const after = env.policyFor(nodePoolOf(sn) ?? '')?.consolidateAfterSeconds;
   if (after === null || after === undefined || after === 0) return false;
@@ -59,9 +74,16 @@ export function destinationBlocked(sn: StateNode, env: SimulationEnv): boolean {
 }
 
 export const deletingOrMarked = (sn: StateNode, env: SimulationEnv) =>
-  isDeleting(sn) || sn.node?.metadata.deletionTimestamp !== undefined || (sn.providerID !== undefined && env.marked.has(sn.providerID));
+  isDeleting(sn) ||
+  sn.node?.metadata.deletionTimestamp !== undefined ||
+  (sn.providerID !== undefined && env.marked.has(sn.providerID));
 
-export function runSimulation(index: ClusterIndex, moving: readonly StateNode[], consolidation: boolean, env: SimulationEnv): { result: SchedulingResult; pending: Pod[] } {
+export function runSimulation(
+  index: ClusterIndex,
+  moving: readonly StateNode[],
+  consolidation: boolean,
+  env: SimulationEnv,
+): { result: SchedulingResult; pending: Pod[] } {
   const movingNames = new Set(moving.map((s) => s.name));
   const nodes = index.stateNodes
     .filter((sn) => !movingNames.has(sn.name) && !deletingOrMarked(sn, env))
@@ -72,11 +94,20 @@ export function runSimulation(index: ClusterIndex, moving: readonly StateNode[],
   for (const sn of moving) for (const p of sn.pods) if (isCurrentlyReschedulable(index, p, env.now)) pods.push(p);
   for (const sn of index.stateNodes) {
     if (movingNames.has(sn.name) || !deletingOrMarked(sn, env)) continue;
-    for (const p of sn.pods) if (isCurrentlyReschedulable(index, p, env.now)) { pods.push(p); exempt.add(p); }
+    for (const p of sn.pods)
+      if (isCurrentlyReschedulable(index, p, env.now)) {
+        pods.push(p);
+        exempt.add(p);
+      }
   }
   const result = simulateScheduling({
-    pods, nodes, nodePools: index.snapshot.nodePools.map(poolTemplate), instanceTypes: env.instanceTypes,
-    consolidation, exemptFromDestinationRule: exempt, daemonSetPods: daemonSetPods(index.snapshot.pods),
+    pods,
+    nodes,
+    nodePools: index.snapshot.nodePools.map(poolTemplate),
+    instanceTypes: env.instanceTypes,
+    consolidation,
+    exemptFromDestinationRule: exempt,
+    daemonSetPods: daemonSetPods(index.snapshot.pods),
   });
   return { result, pending };
 }

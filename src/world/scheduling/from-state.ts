@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // From the cluster model to simulation input: a state node as existing capacity, and the
 // "currently reschedulable" pod predicate that decides which pods a simulation re-places
-// (KARPENTER.md#pod-predicates, KARPENTER.md#scheduling-simulation). Built on the predicates in src/core/cluster/state.ts.
+// (KARPENTER.md#pod-predicates, KARPENTER.md#scheduling-simulation). Built on the predicates in
+// src/core/cluster/state.ts.
 import {
-  isDisruptable, isInitialized, isManaged, isReschedulable, isTerminal, isFullyBlockingPdb, matchingPdbs,
-  type ClusterIndex, type StateNode,
+  isDisruptable,
+  isInitialized,
+  isManaged,
+  isReschedulable,
+  isTerminal,
+  isFullyBlockingPdb,
+  matchingPdbs,
+  type ClusterIndex,
+  type StateNode,
 } from '../../core/cluster/state.js';
 import type { Pod, Taint } from '../../core/cluster/types.js';
 import { nodeAllocatable, parseResourceList } from '../../core/cluster/resources.js';
@@ -20,7 +28,7 @@ const UNSCHEDULABLE: Taint = { key: 'node.kubernetes.io/unschedulable', effect: 
 export function simNodeFromState(sn: StateNode, opts: { consolidateAfterBlocked?: boolean } = {}): SimNode {
   const node = sn.node;
   const labels = { ...(node ? node.metadata.labels : sn.nodeClaim?.metadata.labels) };
-  const taints = [...(node ? node.spec.taints ?? [] : sn.nodeClaim?.spec.taints ?? [])];
+  const taints = [...(node ? (node.spec.taints ?? []) : (sn.nodeClaim?.spec.taints ?? []))];
   if (node?.spec.unschedulable && !taints.some((t) => t.key === UNSCHEDULABLE.key)) taints.push(UNSCHEDULABLE);
   return {
     name: sn.name,

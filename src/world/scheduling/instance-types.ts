@@ -8,7 +8,13 @@ import { instanceTypeLabels, isInstanceTypeKey, labelMismatch } from '../cloud/o
 import { WELL_KNOWN_LABELS as CLOUD_WELL_KNOWN } from '../cloud/well-known-labels.js';
 import { LABEL_CAPACITY_TYPE, LABEL_HOSTNAME, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/cluster/types.js';
 import { formatResources, insufficientResource, type Resources } from '../../core/cluster/resources.js';
-import { allows, allowsLabel, formatRequirement, isNegative, type Requirements } from '../../core/cluster/requirements.js';
+import {
+  allows,
+  allowsLabel,
+  formatRequirement,
+  isNegative,
+  type Requirements,
+} from '../../core/cluster/requirements.js';
 
 export const LABEL_REGION = 'topology.kubernetes.io/region';
 
@@ -17,7 +23,12 @@ export const LABEL_REGION = 'topology.kubernetes.io/region';
  * rather than from its NodePool, so a pod may require them without the pool mentioning them
  * (Karpenter's `WellKnownLabels`). The instance-type ones are src/world/cloud/well-known-labels.ts.
  */
-export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([...CLOUD_WELL_KNOWN, LABEL_REGION, LABEL_HOSTNAME, LABEL_NODEPOOL]);
+export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([
+  ...CLOUD_WELL_KNOWN,
+  LABEL_REGION,
+  LABEL_HOSTNAME,
+  LABEL_NODEPOOL,
+]);
 
 /**
  * Why the type's own labels (src/world/cloud/offering-fit.ts `instanceTypeLabels`) conflict with the
@@ -35,7 +46,10 @@ function labelConflict(it: InstanceType, reqs: Requirements): string | undefined
   return undefined;
 }
 
-/** The offerings whose zone and capacity type the requirements allow, as a catalog filter (availability is the catalog's). */
+/**
+ * The offerings whose zone and capacity type the requirements allow, as a catalog filter (availability is the
+ * catalog's).
+ */
 export function offeringFilter(reqs: Requirements): (o: Offering) => boolean {
   return (o) => allowsLabel(reqs, LABEL_ZONE, o.zone) && allowsLabel(reqs, LABEL_CAPACITY_TYPE, o.capacityType);
 }
@@ -57,7 +71,8 @@ export function sortByPrice(types: readonly InstanceType[], reqs: Requirements):
 export function instanceTypeProblem(it: InstanceType, reqs: Requirements, requests?: Resources): string | undefined {
   const conflict = labelConflict(it, reqs);
   if (conflict) return conflict;
-  if (compatibleOfferings(it, reqs).length === 0) return 'no available offering matches the zone and capacity-type requirements';
+  if (compatibleOfferings(it, reqs).length === 0)
+    return 'no available offering matches the zone and capacity-type requirements';
   if (requests) {
     const short = insufficientResource(requests, it.capacity);
     if (short) return `resources ${formatResources(requests)} exceed capacity ${formatResources(it.capacity)}`;
@@ -66,7 +81,11 @@ export function instanceTypeProblem(it: InstanceType, reqs: Requirements, reques
 }
 
 /** Instance types `reqs` and `requests` leave, in input order. */
-export function compatibleInstanceTypes(types: readonly InstanceType[], reqs: Requirements, requests?: Resources): InstanceType[] {
+export function compatibleInstanceTypes(
+  types: readonly InstanceType[],
+  reqs: Requirements,
+  requests?: Resources,
+): InstanceType[] {
   return types.filter((it) => instanceTypeProblem(it, reqs, requests) === undefined);
 }
 

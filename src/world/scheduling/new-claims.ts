@@ -2,11 +2,25 @@
 // NodeClaims planned by a simulation: a NodePool template narrowed by each pod added, keeping
 // every instance type that still fits all its pods (Karpenter's in-flight NodeClaim).
 import type { InstanceType } from '../cloud/provider.js';
-import { LABEL_HOSTNAME, LABEL_NODEPOOL, LABEL_ZONE, type NodeSelectorRequirement, type Pod, type Taint } from '../../core/cluster/types.js';
+import {
+  LABEL_HOSTNAME,
+  LABEL_NODEPOOL,
+  LABEL_ZONE,
+  type NodeSelectorRequirement,
+  type Pod,
+  type Taint,
+} from '../../core/cluster/types.js';
 import { compatibleInstanceTypes, compatibleOfferings, undefinedLabelProblem } from './instance-types.js';
 import { podRequirementAlternatives } from './pod-spec.js';
 import { taintsTolerated, type PlacementTarget } from './predicates.js';
-import { intersect, intersectionProblem, requirementsFromLabels, requirementsOf, toNodeSelectorRequirements, type Requirements } from '../../core/cluster/requirements.js';
+import {
+  intersect,
+  intersectionProblem,
+  requirementsFromLabels,
+  requirementsOf,
+  toNodeSelectorRequirements,
+  type Requirements,
+} from '../../core/cluster/requirements.js';
 import { addResources, formatResources, podRequests, type Resources } from '../../core/cluster/resources.js';
 import { topologyFit, zoneMatters, type TopologyView } from './topology.js';
 
@@ -46,7 +60,12 @@ function requirementsKey(reqs: Requirements): string {
  * claims for many candidates. Returned lists are shared and never mutated, so a narrowed list
  * is itself a key for the next pod. A pool lives for one pass, while offerings' availability holds.
  */
-function compatibleFor(pool: PreparedPool, types: readonly InstanceType[], reqs: Requirements, requests: Resources): InstanceType[] {
+function compatibleFor(
+  pool: PreparedPool,
+  types: readonly InstanceType[],
+  reqs: Requirements,
+  requests: Resources,
+): InstanceType[] {
   let perList = pool.compatible.get(types);
   if (!perList) {
     perList = new Map();
@@ -66,7 +85,11 @@ function compatibleFor(pool: PreparedPool, types: readonly InstanceType[], reqs:
  * the DaemonSet pods that would land on its nodes (they tolerate its taints and their node
  * requirements are compatible with its requirements).
  */
-export function preparePool(template: PoolTemplate, instanceTypes: readonly InstanceType[], daemonSetPods: readonly Pod[] = []): PreparedPool {
+export function preparePool(
+  template: PoolTemplate,
+  instanceTypes: readonly InstanceType[],
+  daemonSetPods: readonly Pod[] = [],
+): PreparedPool {
   const requirements = intersect(
     intersect(requirementsOf(template.requirements), requirementsFromLabels(template.labels)),
     requirementsFromLabels({ [LABEL_NODEPOOL]: template.name }),
@@ -77,7 +100,13 @@ export function preparePool(template: PoolTemplate, instanceTypes: readonly Inst
     if (!podRequirementAlternatives(ds).some((alt) => intersectionProblem(requirements, alt) === undefined)) continue;
     daemonSetOverhead = addResources(daemonSetOverhead, podRequests(ds));
   }
-  return { template, requirements, instanceTypes: compatibleInstanceTypes(instanceTypes, requirements, daemonSetOverhead), daemonSetOverhead, compatible: new WeakMap() };
+  return {
+    template,
+    requirements,
+    instanceTypes: compatibleInstanceTypes(instanceTypes, requirements, daemonSetOverhead),
+    daemonSetOverhead,
+    compatible: new WeakMap(),
+  };
 }
 
 /** A NodeClaim being planned; `target` is how placement checks see it. */
@@ -93,7 +122,11 @@ export interface PlannedClaim {
 
 /** Labels a planned claim is sure to carry: pool labels, single-valued requirements, a placeholder hostname. */
 function claimLabels(pool: PreparedPool, reqs: Requirements, index: number): Record<string, string> {
-  const labels: Record<string, string> = { ...pool.template.labels, [LABEL_NODEPOOL]: pool.template.name, [LABEL_HOSTNAME]: `hostname-placeholder-${index}` };
+  const labels: Record<string, string> = {
+    ...pool.template.labels,
+    [LABEL_NODEPOOL]: pool.template.name,
+    [LABEL_HOSTNAME]: `hostname-placeholder-${index}`,
+  };
   for (const r of reqs.values()) if (!r.complement && r.values.size === 1) labels[r.key] = [...r.values][0];
   return labels;
 }
@@ -112,9 +145,24 @@ function largestOf(instanceTypes: readonly InstanceType[]): Resources {
   return allocatable;
 }
 
-function makeTarget(pool: PreparedPool, reqs: Requirements, index: number, pods: Pod[], requested: Resources, instanceTypes: readonly InstanceType[]): PlacementTarget {
+function makeTarget(
+  pool: PreparedPool,
+  reqs: Requirements,
+  index: number,
+  pods: Pod[],
+  requested: Resources,
+  instanceTypes: readonly InstanceType[],
+): PlacementTarget {
   const allocatable = largestOf(instanceTypes);
-  return { name: `nodeclaim-${index}`, labels: claimLabels(pool, reqs, index), taints: pool.template.taints, allocatable, pods, requested, requirements: reqs };
+  return {
+    name: `nodeclaim-${index}`,
+    labels: claimLabels(pool, reqs, index),
+    taints: pool.template.taints,
+    allocatable,
+    pods,
+    requested,
+    requirements: reqs,
+  };
 }
 
 export type AddResult = { ok: true; claim: PlannedClaim } | { ok: false; reason: string };
@@ -131,11 +179,17 @@ export function addPod(claim: PlannedClaim, pod: Pod, view: TopologyView): AddRe
   let reason = 'did not match required node affinity';
   for (const alt of podRequirementAlternatives(pod)) {
     const conflict = undefinedLabelProblem(claim.requirements, alt) ?? intersectionProblem(claim.requirements, alt);
-    if (conflict) { reason = conflict; continue; }
+    if (conflict) {
+      reason = conflict;
+      continue;
+    }
     const merged = intersect(claim.requirements, alt);
     const types = compatibleFor(claim.pool, claim.instanceTypes, merged, requested);
     if (types.length === 0) {
-      const overhead = Object.keys(claim.pool.daemonSetOverhead).length > 0 ? `daemonset overhead=${formatResources(claim.pool.daemonSetOverhead)}, ` : '';
+      const overhead =
+        Object.keys(claim.pool.daemonSetOverhead).length > 0
+          ? `daemonset overhead=${formatResources(claim.pool.daemonSetOverhead)}, `
+          : '';
       reason = `${overhead}no instance type satisfied resources ${formatResources(requested)} and requirements ${formatRequirements(merged)}`;
       continue;
     }
@@ -145,15 +199,33 @@ export function addPod(claim: PlannedClaim, pod: Pod, view: TopologyView): AddRe
       const target = makeTarget(claim.pool, zoneReqs, claim.index, [...claim.pods, pod], requested, zoneTypes);
       const probe = { ...target, pods: claim.pods, requested: claim.requested };
       const topo = topologyFit(pod, probe, view);
-      if (topo) { reason = topo; continue; }
-      return { ok: true, claim: { ...claim, requirements: zoneReqs, instanceTypes: zoneTypes, pods: target.pods as Pod[], requested, target } };
+      if (topo) {
+        reason = topo;
+        continue;
+      }
+      return {
+        ok: true,
+        claim: {
+          ...claim,
+          requirements: zoneReqs,
+          instanceTypes: zoneTypes,
+          pods: target.pods as Pod[],
+          requested,
+          target,
+        },
+      };
     }
   }
   return { ok: false, reason };
 }
 
 /** The requirements to try: as they are, or one per launchable zone when the pod's zone matters and is open. */
-function zoneChoices(merged: Requirements, types: readonly InstanceType[], pod: Pod, view: TopologyView): Requirements[] {
+function zoneChoices(
+  merged: Requirements,
+  types: readonly InstanceType[],
+  pod: Pod,
+  view: TopologyView,
+): Requirements[] {
   const zone = merged.get(LABEL_ZONE);
   if ((zone && !zone.complement && zone.values.size === 1) || !zoneMatters(pod, view)) return [merged];
   const zones = new Set<string>();
@@ -164,8 +236,18 @@ function zoneChoices(merged: Requirements, types: readonly InstanceType[], pod: 
 /** An empty claim from a pool, before its first pod; its requests start at the daemonset overhead. */
 export function emptyClaim(pool: PreparedPool, index: number): PlannedClaim {
   const requested = pool.daemonSetOverhead;
-  return { index, pool, requirements: pool.requirements, instanceTypes: pool.instanceTypes, pods: [], requested, target: makeTarget(pool, pool.requirements, index, [], requested, pool.instanceTypes) };
+  return {
+    index,
+    pool,
+    requirements: pool.requirements,
+    instanceTypes: pool.instanceTypes,
+    pods: [],
+    requested,
+    target: makeTarget(pool, pool.requirements, index, [], requested, pool.instanceTypes),
+  };
 }
 
 const formatRequirements = (reqs: Requirements): string =>
-  toNodeSelectorRequirements(reqs).map((s) => `${s.key} ${s.operator}${s.values ? ` [${s.values.join(' ')}]` : ''}`).join(', ');
+  toNodeSelectorRequirements(reqs)
+    .map((s) => `${s.key} ${s.operator}${s.values ? ` [${s.values.join(' ')}]` : ''}`)
+    .join(', ');

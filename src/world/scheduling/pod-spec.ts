@@ -2,7 +2,12 @@
 // Typed readers for the scheduling parts of a pod spec that the cluster model keeps untyped
 // (`spec.affinity`, `spec.topologySpreadConstraints`), plus the pod's node requirements.
 import type { LabelSelectorSpec, NodeSelectorRequirement, Pod } from '../../core/cluster/types.js';
-import { intersect, requirementsFromLabels, requirementsOf, type Requirements } from '../../core/cluster/requirements.js';
+import {
+  intersect,
+  requirementsFromLabels,
+  requirementsOf,
+  type Requirements,
+} from '../../core/cluster/requirements.js';
 
 export interface NodeSelectorTerm {
   matchExpressions?: NodeSelectorRequirement[];
@@ -35,7 +40,7 @@ const affinity = (pod: Pod): Affinity => (pod.spec.affinity ?? {}) as Affinity;
 /** Required node affinity terms (ORed); undefined when the pod has none (every node passes). */
 export function requiredNodeAffinityTerms(pod: Pod): NodeSelectorTerm[] | undefined {
   const required = affinity(pod).nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  return required ? required.nodeSelectorTerms ?? [] : undefined;
+  return required ? (required.nodeSelectorTerms ?? []) : undefined;
 }
 
 export const requiredPodAntiAffinity = (pod: Pod): PodAffinityTerm[] =>
@@ -46,7 +51,9 @@ export const requiredPodAffinity = (pod: Pod): PodAffinityTerm[] =>
 
 /** Spread constraints that filter nodes (`whenUnsatisfiable: DoNotSchedule`). */
 export const hardSpreadConstraints = (pod: Pod): TopologySpreadConstraint[] =>
-  ((pod.spec.topologySpreadConstraints ?? []) as TopologySpreadConstraint[]).filter((c) => c.whenUnsatisfiable === 'DoNotSchedule');
+  ((pod.spec.topologySpreadConstraints ?? []) as TopologySpreadConstraint[]).filter(
+    (c) => c.whenUnsatisfiable === 'DoNotSchedule',
+  );
 
 const cache = new WeakMap<Pod, Requirements[]>();
 
@@ -60,17 +67,24 @@ export function podRequirementAlternatives(pod: Pod): Requirements[] {
   if (hit) return hit;
   const selector = requirementsFromLabels(pod.spec.nodeSelector);
   const terms = requiredNodeAffinityTerms(pod);
-  const out = terms === undefined
-    ? [selector]
-    : terms.filter((t) => (t.matchExpressions?.length ?? 0) > 0).map((t) => intersect(selector, requirementsOf(t.matchExpressions)));
+  const out =
+    terms === undefined
+      ? [selector]
+      : terms
+          .filter((t) => (t.matchExpressions?.length ?? 0) > 0)
+          .map((t) => intersect(selector, requirementsOf(t.matchExpressions)));
   cache.set(pod, out);
   return out;
 }
 
-/** Namespaces an affinity term's selector looks in: its own list, or the pod's namespace. `undefined` = all (`namespaceSelector: {}`). */
+/**
+ * Namespaces an affinity term's selector looks in: its own list, or the pod's namespace. `undefined` = all
+ * (`namespaceSelector: {}`).
+ */
 export function termNamespaces(pod: Pod, term: PodAffinityTerm): ReadonlySet<string> | undefined {
   const sel = term.namespaceSelector;
-  if (sel && Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0) return undefined;
+  if (sel && Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0)
+    return undefined;
   if (term.namespaces && term.namespaces.length > 0) return new Set(term.namespaces);
   return new Set([namespaceOf(pod)]);
 }

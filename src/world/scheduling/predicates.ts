@@ -4,7 +4,14 @@
 // Topology checks that look across targets live in topology.ts.
 import { TAINT_DISRUPTED, type Pod, type Taint, type Toleration } from '../../core/cluster/types.js';
 import { podRequirementAlternatives, requiredNodeAffinityTerms } from './pod-spec.js';
-import { addResources, formatQuantity, insufficientResource, podRequests, remaining, type Resources } from '../../core/cluster/resources.js';
+import {
+  addResources,
+  formatQuantity,
+  insufficientResource,
+  podRequests,
+  remaining,
+  type Resources,
+} from '../../core/cluster/resources.js';
 import { intersectionProblem, matchesExpression, type Requirements } from '../../core/cluster/requirements.js';
 import { ownValue } from '../../core/cluster/own-keys.js';
 
@@ -14,7 +21,10 @@ export interface PlacementTarget {
   labels: Readonly<Record<string, string>>;
   taints: readonly Taint[];
   allocatable: Resources;
-  /** Pods already placed here (bound, or placed earlier in this simulation); only ever appended to (topology caches rely on it). */
+  /**
+   * Pods already placed here (bound, or placed earlier in this simulation); only ever appended to (topology caches rely
+   * on it).
+   */
   pods: readonly Pod[];
   /** Σ requests of `pods`; computed when absent. */
   requested?: Resources;
@@ -49,7 +59,9 @@ export function nodeSelectorFits(pod: Pod, labels: Readonly<Record<string, strin
 export function nodeAffinityFits(pod: Pod, labels: Readonly<Record<string, string>>): string | undefined {
   const terms = requiredNodeAffinityTerms(pod);
   if (terms === undefined) return undefined;
-  const ok = terms.some((t) => (t.matchExpressions?.length ?? 0) > 0 && t.matchExpressions!.every((e) => matchesExpression(labels, e)));
+  const ok = terms.some(
+    (t) => (t.matchExpressions?.length ?? 0) > 0 && t.matchExpressions!.every((e) => matchesExpression(labels, e)),
+  );
   return ok ? undefined : 'did not match required node affinity';
 }
 
@@ -81,8 +93,10 @@ export const formatTaint = (t: Taint): string => `${t.key}${t.value ? `=${t.valu
 export function taintsTolerated(pod: Pod, taints: readonly Taint[]): string | undefined {
   for (const taint of taints) {
     if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
-    if (taint.key === TAINT_DISRUPTED && taint.effect === 'NoSchedule') return `node is being disrupted (taint ${formatTaint(taint)})`;
-    if (!(pod.spec.tolerations ?? []).some((t) => tolerates(t, taint))) return `did not tolerate taint ${formatTaint(taint)}`;
+    if (taint.key === TAINT_DISRUPTED && taint.effect === 'NoSchedule')
+      return `node is being disrupted (taint ${formatTaint(taint)})`;
+    if (!(pod.spec.tolerations ?? []).some((t) => tolerates(t, taint)))
+      return `did not tolerate taint ${formatTaint(taint)}`;
   }
   return undefined;
 }

@@ -14,8 +14,15 @@ import { requiredNodeAffinityTerms, requiredPodAntiAffinity } from './pod-spec.j
 import { nodeRequirementsFit, taintsTolerated, type PlacementTarget } from './predicates.js';
 import { addResources, fitsWithin, podRequests, remaining, type Resources } from '../../core/cluster/resources.js';
 import {
-  byName, claimPlan, launchableZonesOf, placeOnClaims, preparePools, byDescendingSize,
-  type SchedulingInput, type SchedulingResult, type SimNode,
+  byName,
+  claimPlan,
+  launchableZonesOf,
+  placeOnClaims,
+  preparePools,
+  byDescendingSize,
+  type SchedulingInput,
+  type SchedulingResult,
+  type SimNode,
 } from './simulate.js';
 import { topologyFit, type TopologyView } from './topology.js';
 
@@ -61,7 +68,12 @@ const shapeKeys = new WeakMap<Pod, string>();
 function nodeShapeKey(pod: Pod): string {
   let key = shapeKeys.get(pod);
   if (key === undefined) {
-    key = JSON.stringify([pod.spec.tolerations ?? null, pod.spec.nodeSelector ?? null, requiredNodeAffinityTerms(pod) ?? null, podRequests(pod)]);
+    key = JSON.stringify([
+      pod.spec.tolerations ?? null,
+      pod.spec.nodeSelector ?? null,
+      requiredNodeAffinityTerms(pod) ?? null,
+      podRequests(pod),
+    ]);
     shapeKeys.set(pod, key);
   }
   return key;
@@ -83,11 +95,26 @@ export class PreparedScheduling {
   private readonly fitting = new Map<string, Fitting>();
 
   /** `pools`: the base's pools already prepared (preparePools), when the caller shares them between bases. */
-  constructor(private readonly base: SchedulingBase, pools?: PreparedPool[]) {
+  constructor(
+    private readonly base: SchedulingBase,
+    pools?: PreparedPool[],
+  ) {
     this.slots = [...base.nodes].sort(byName).map((node) => {
       const requested = node.pods.reduce<Resources>((s, p) => addResources(s, podRequests(p)), {});
-      const target = { name: node.name, labels: node.labels, taints: node.taints, allocatable: node.allocatable, pods: node.pods, requested };
-      return { node, target, free: remaining(node.allocatable, requested), holders: node.pods.filter((p) => requiredPodAntiAffinity(p).length > 0) };
+      const target = {
+        name: node.name,
+        labels: node.labels,
+        taints: node.taints,
+        allocatable: node.allocatable,
+        pods: node.pods,
+        requested,
+      };
+      return {
+        node,
+        target,
+        free: remaining(node.allocatable, requested),
+        holders: node.pods.filter((p) => requiredPodAntiAffinity(p).length > 0),
+      };
     });
     this.slots.forEach((s, i) => {
       this.slotByName.set(s.node.name, i);
@@ -100,7 +127,10 @@ export class PreparedScheduling {
 
   private admits(s: BaseSlot, pod: Pod, exempt: boolean, target: PlacementTarget, free: Resources): boolean {
     if (this.base.consolidation && s.node.consolidateAfterBlocked && !exempt) return false;
-    return (taintsTolerated(pod, target.taints) ?? nodeRequirementsFit(pod, target)) === undefined && fitsWithin(podRequests(pod), free);
+    return (
+      (taintsTolerated(pod, target.taints) ?? nodeRequirementsFit(pod, target)) === undefined &&
+      fitsWithin(podRequests(pod), free)
+    );
   }
 
   private fittingFor(pod: Pod, exempt: boolean): Fitting {
@@ -128,7 +158,14 @@ export class PreparedScheduling {
    * topology checks. Unchanged slots come from the pod's fitting list (only topology is left to
    * ask); slots this run changed are checked in full and merged in by position.
    */
-  private firstFit(pod: Pod, exempt: boolean, left: Uint8Array, overlay: ReadonlyMap<number, RunSlot>, changed: readonly number[], view: TopologyView): number {
+  private firstFit(
+    pod: Pod,
+    exempt: boolean,
+    left: Uint8Array,
+    overlay: ReadonlyMap<number, RunSlot>,
+    changed: readonly number[],
+    view: TopologyView,
+  ): number {
     const fitting = this.fittingFor(pod, exempt);
     let c = 0;
     for (let k = 0; ; k++) {
@@ -137,7 +174,8 @@ export class PreparedScheduling {
       for (; c < changed.length && changed[c] <= i; c++) {
         const j = changed[c];
         const o = overlay.get(j)!;
-        if (this.admits(this.slots[j], pod, exempt, o.target, o.free) && topologyFit(pod, o.target, view) === undefined) return j;
+        if (this.admits(this.slots[j], pod, exempt, o.target, o.free) && topologyFit(pod, o.target, view) === undefined)
+          return j;
       }
       if (i === Infinity) break;
       if (left[i] || overlay.has(i)) continue;
@@ -153,7 +191,10 @@ export class PreparedScheduling {
     const leftAt: number[] = [];
     for (const name of r.without ?? []) {
       const i = this.slotByName.get(name);
-      if (i !== undefined && !left[i]) { left[i] = 1; leftAt.push(i); }
+      if (i !== undefined && !left[i]) {
+        left[i] = 1;
+        leftAt.push(i);
+      }
     }
     leftAt.sort((a, b) => a - b);
     const overlay = new Map<number, RunSlot>();
@@ -167,7 +208,13 @@ export class PreparedScheduling {
     };
     const holders: { pod: Pod; target: PlacementTarget }[] = [];
     for (const h of this.baseHolders) if (!left[h.slot]) holders.push({ pod: h.pod, target: slots[h.slot].target });
-    const view: TopologyView = { targets, antiAffinityHolders: holders, launchableZones: this.launchableZones, newHostnamePossible: this.pools.length > 0, version: 0 };
+    const view: TopologyView = {
+      targets,
+      antiAffinityHolders: holders,
+      launchableZones: this.launchableZones,
+      newHostnamePossible: this.pools.length > 0,
+      version: 0,
+    };
     const result: SchedulingResult = { placements: new Map(), newNodeClaims: [], errors: new Map() };
     const claims: PlannedClaim[] = [];
     const record = (pod: Pod, target: PlacementTarget): void => {
@@ -185,7 +232,10 @@ export class PreparedScheduling {
         const target = this.place(overlay, at, pod, podRequests(pod), targets, position(at), holders);
         record(pod, target);
         if (!s.node.initialized && !exempt) {
-          result.errors.set(pod, `would schedule against uninitialized nodeclaim/${s.node.nodeClaim ?? ''}, node/${s.node.name}`);
+          result.errors.set(
+            pod,
+            `would schedule against uninitialized nodeclaim/${s.node.nodeClaim ?? ''}, node/${s.node.name}`,
+          );
         } else result.placements.set(pod, { node: s.node.name });
         continue;
       }
@@ -199,8 +249,13 @@ export class PreparedScheduling {
 
   /** Adds the pod to slot `i`'s run copy (made on first use, replacing the base target in the view at `position`). */
   private place(
-    overlay: Map<number, RunSlot>, i: number, pod: Pod, requests: Resources,
-    targets: PlacementTarget[], position: number, holders: { pod: Pod; target: PlacementTarget }[],
+    overlay: Map<number, RunSlot>,
+    i: number,
+    pod: Pod,
+    requests: Resources,
+    targets: PlacementTarget[],
+    position: number,
+    holders: { pod: Pod; target: PlacementTarget }[],
   ): PlacementTarget {
     const base = this.slots[i];
     let o = overlay.get(i);

@@ -1,19 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// Price filters for consolidation (KARPENTER.md#consolidation-decision, KARPENTER.md#multi-node): the strict price filter, spot-to-spot
+// Price filters for consolidation (KARPENTER.md#consolidation-decision, KARPENTER.md#multi-node): the strict price
+// filter, spot-to-spot
 // and "same instance type" filtering. Pure; the consolidation methods compose them. Offering
 // prices themselves (cheapest, worst launch price, order by price) are src/world/cloud/catalog.ts.
 import { worstLaunchPrice } from '../cloud/catalog.js';
 import type { CapacityType, InstanceType } from '../cloud/provider.js';
 import { LABEL_CAPACITY_TYPE, type NodeSelectorRequirement } from '../../core/cluster/types.js';
 import { offeringFilter, sortByPrice } from './instance-types.js';
-import { allowsLabel, intersect, requirementsFromLabels, requirementsOf, type Requirements } from '../../core/cluster/requirements.js';
+import {
+  allowsLabel,
+  intersect,
+  requirementsFromLabels,
+  requirementsOf,
+  type Requirements,
+} from '../../core/cluster/requirements.js';
 
 export type RequirementsLike = Requirements | readonly NodeSelectorRequirement[];
 
-const asRequirements = (r: RequirementsLike): Requirements => (Array.isArray(r) ? requirementsOf(r as NodeSelectorRequirement[]) : (r as Requirements));
+const asRequirements = (r: RequirementsLike): Requirements =>
+  Array.isArray(r) ? requirementsOf(r as NodeSelectorRequirement[]) : (r as Requirements);
 
 /** Types whose worst launch price is strictly below `candidatePrice` (order kept). */
-export function filterByPrice(types: readonly InstanceType[], candidatePrice: number, requirements: RequirementsLike = []): InstanceType[] {
+export function filterByPrice(
+  types: readonly InstanceType[],
+  candidatePrice: number,
+  requirements: RequirementsLike = [],
+): InstanceType[] {
   const allowed = offeringFilter(asRequirements(requirements));
   return types.filter((it) => worstLaunchPrice(it, allowed) < candidatePrice);
 }
@@ -29,11 +41,13 @@ export function withCapacityType(requirements: RequirementsLike, ct: CapacityTyp
 }
 
 /** Every candidate runs on spot (by its `karpenter.sh/capacity-type`). */
-export const allSpot = (capacityTypes: readonly (string | undefined)[]): boolean => capacityTypes.length > 0 && capacityTypes.every((c) => c === 'spot');
+export const allSpot = (capacityTypes: readonly (string | undefined)[]): boolean =>
+  capacityTypes.length > 0 && capacityTypes.every((c) => c === 'spot');
 
 export const SPOT_TO_SPOT_MIN_CHEAPER_TYPES = 15;
 
-export type SpotToSpotResult = { ok: true; requirements: Requirements; instanceTypes: InstanceType[] } | { ok: false; reason: string };
+export type SpotToSpotResult =
+  { ok: true; requirements: Requirements; instanceTypes: InstanceType[] } | { ok: false; reason: string };
 
 /**
  * The spot-to-spot path of `computeConsolidation`: force spot, keep types cheaper than the
@@ -45,13 +59,17 @@ export function spotToSpot(
   candidatePrice: number,
   opts: { enabled: boolean; singleNode: boolean },
 ): SpotToSpotResult {
-  if (!opts.enabled) return { ok: false, reason: "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node" };
+  if (!opts.enabled)
+    return { ok: false, reason: "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node" };
   const spot = withCapacityType(requirements, 'spot');
   const cheaper = filterByPrice(sortByPrice(types, spot), candidatePrice, spot);
   if (cheaper.length === 0) return { ok: false, reason: "Can't replace with a cheaper node" };
   if (!opts.singleNode) return { ok: true, requirements: spot, instanceTypes: cheaper };
   if (cheaper.length < SPOT_TO_SPOT_MIN_CHEAPER_TYPES) {
-    return { ok: false, reason: `SpotToSpotConsolidation requires ${SPOT_TO_SPOT_MIN_CHEAPER_TYPES} cheaper instance type options than the current candidate to consolidate, got ${cheaper.length}` };
+    return {
+      ok: false,
+      reason: `SpotToSpotConsolidation requires ${SPOT_TO_SPOT_MIN_CHEAPER_TYPES} cheaper instance type options than the current candidate to consolidate, got ${cheaper.length}`,
+    };
   }
   return { ok: true, requirements: spot, instanceTypes: cheaper.slice(0, SPOT_TO_SPOT_MIN_CHEAPER_TYPES) };
 }
@@ -68,9 +86,14 @@ export interface PricedCandidate {
  * move. Keeps the types whose worst launch price is below that price (all, if no candidate
  * runs one of the replacement's types).
  */
-export function filterOutSameInstanceType(types: readonly InstanceType[], candidates: readonly PricedCandidate[], requirements: RequirementsLike = []): InstanceType[] {
+export function filterOutSameInstanceType(
+  types: readonly InstanceType[],
+  candidates: readonly PricedCandidate[],
+  requirements: RequirementsLike = [],
+): InstanceType[] {
   const names = new Set(types.map((t) => t.name));
   let maxPrice = Number.MAX_VALUE;
-  for (const c of candidates) if (c.instanceType !== undefined && names.has(c.instanceType) && c.price < maxPrice) maxPrice = c.price;
+  for (const c of candidates)
+    if (c.instanceType !== undefined && names.has(c.instanceType) && c.price < maxPrice) maxPrice = c.price;
   return filterByPrice(types, maxPrice, requirements);
 }

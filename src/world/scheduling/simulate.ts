@@ -3,7 +3,14 @@
 // new NodeClaims as possible, and report what could not be placed and why.
 import type { InstanceType } from '../cloud/provider.js';
 import type { Pod, Taint } from '../../core/cluster/types.js';
-import { addPod, emptyClaim, preparePool, type PlannedClaim, type PoolTemplate, type PreparedPool } from './new-claims.js';
+import {
+  addPod,
+  emptyClaim,
+  preparePool,
+  type PlannedClaim,
+  type PoolTemplate,
+  type PreparedPool,
+} from './new-claims.js';
 import { compatibleOfferings, sortByPrice } from './instance-types.js';
 import { nodeLocalFit, type PlacementTarget } from './predicates.js';
 import { requiredPodAntiAffinity } from './pod-spec.js';
@@ -69,31 +76,51 @@ export interface SchedulingResult {
 /** Karpenter's `MaxInstanceTypes`. */
 export const MAX_INSTANCE_TYPES = 600;
 
-interface ExistingSlot { node: SimNode; target: PlacementTarget & { pods: Pod[] } }
+interface ExistingSlot {
+  node: SimNode;
+  target: PlacementTarget & { pods: Pod[] };
+}
 
 /** Largest first, as Karpenter's queue orders pods; stable. */
 export function byDescendingSize(pods: readonly Pod[]): Pod[] {
   const size = (p: Pod): [number, number] => [podRequests(p).cpu ?? 0, podRequests(p).memory ?? 0];
-  return pods.map((p, i) => ({ p, i, s: size(p) }))
+  return pods
+    .map((p, i) => ({ p, i, s: size(p) }))
     .sort((a, b) => b.s[0] - a.s[0] || b.s[1] - a.s[1] || a.i - b.i)
     .map((x) => x.p);
 }
 
-export const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+export const byName = <T extends { name: string }>(a: T, b: T): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
 export function simulateScheduling(input: SchedulingInput): SchedulingResult {
   const exempt = input.exemptFromDestinationRule ?? new Set<Pod>();
   const slots: ExistingSlot[] = [...input.nodes].sort(byName).map((node) => ({
     node,
-    target: { name: node.name, labels: node.labels, taints: node.taints, allocatable: node.allocatable, pods: [...node.pods], requested: node.pods.reduce<Resources>((s, p) => addResources(s, podRequests(p)), {}) },
+    target: {
+      name: node.name,
+      labels: node.labels,
+      taints: node.taints,
+      allocatable: node.allocatable,
+      pods: [...node.pods],
+      requested: node.pods.reduce<Resources>((s, p) => addResources(s, podRequests(p)), {}),
+    },
   }));
   const pools = preparePools(input);
   const launchableZones = launchableZonesOf(pools);
 
   const claims: PlannedClaim[] = [];
   const targets: PlacementTarget[] = slots.map((s) => s.target);
-  const holders: { pod: Pod; target: PlacementTarget }[] = targets.flatMap((target) => target.pods.filter((p) => requiredPodAntiAffinity(p).length > 0).map((pod) => ({ pod, target })));
-  const view: TopologyView = { targets, antiAffinityHolders: holders, launchableZones, newHostnamePossible: pools.length > 0, version: 0 };
+  const holders: { pod: Pod; target: PlacementTarget }[] = targets.flatMap((target) =>
+    target.pods.filter((p) => requiredPodAntiAffinity(p).length > 0).map((pod) => ({ pod, target })),
+  );
+  const view: TopologyView = {
+    targets,
+    antiAffinityHolders: holders,
+    launchableZones,
+    newHostnamePossible: pools.length > 0,
+    version: 0,
+  };
   const result: SchedulingResult = { placements: new Map(), newNodeClaims: [], errors: new Map() };
 
   const record = (pod: Pod, target: PlacementTarget): void => {
@@ -111,7 +138,10 @@ export function simulateScheduling(input: SchedulingInput): SchedulingResult {
       slot.target.requested = addResources(slot.target.requested ?? {}, podRequests(pod));
       record(pod, slot.target);
       if (!slot.node.initialized && !exempt.has(pod)) {
-        result.errors.set(pod, `would schedule against uninitialized nodeclaim/${slot.node.nodeClaim ?? ''}, node/${slot.node.name}`);
+        result.errors.set(
+          pod,
+          `would schedule against uninitialized nodeclaim/${slot.node.nodeClaim ?? ''}, node/${slot.node.name}`,
+        );
       } else result.placements.set(pod, { node: slot.node.name });
       continue;
     }
@@ -135,7 +165,9 @@ export function claimPlan(c: PlannedClaim): NewNodeClaimPlan {
 }
 
 /** Pools in the order new claims try them: weight descending, then name. */
-export function preparePools(input: Pick<SchedulingInput, 'nodePools' | 'instanceTypes' | 'daemonSetPods'>): PreparedPool[] {
+export function preparePools(
+  input: Pick<SchedulingInput, 'nodePools' | 'instanceTypes' | 'daemonSetPods'>,
+): PreparedPool[] {
   return [...input.nodePools]
     .sort((a, b) => (b.weight ?? 0) - (a.weight ?? 0) || byName(a, b))
     .map((t) => preparePool(t, input.instanceTypes, input.daemonSetPods));
@@ -143,13 +175,21 @@ export function preparePools(input: Pick<SchedulingInput, 'nodePools' | 'instanc
 
 /** Zones some pool could launch a new NodeClaim in (empty spread domains that still count). */
 export function launchableZonesOf(pools: readonly PreparedPool[]): string[] {
-  return [...new Set(pools.flatMap((p) => p.instanceTypes.flatMap((it) => compatibleOfferings(it, p.requirements).map((o) => o.zone))))].sort();
+  return [
+    ...new Set(
+      pools.flatMap((p) => p.instanceTypes.flatMap((it) => compatibleOfferings(it, p.requirements).map((o) => o.zone))),
+    ),
+  ].sort();
 }
 
 /** Planned claims first (in opening order), then a new claim from the first pool that can take the pod. */
 export function placeOnClaims(
-  pod: Pod, claims: PlannedClaim[], pools: readonly PreparedPool[], view: TopologyView,
-  targets: PlacementTarget[], record: (pod: Pod, target: PlacementTarget) => void,
+  pod: Pod,
+  claims: PlannedClaim[],
+  pools: readonly PreparedPool[],
+  view: TopologyView,
+  targets: PlacementTarget[],
+  record: (pod: Pod, target: PlacementTarget) => void,
 ): number | string {
   const commit = (i: number, next: PlannedClaim, previous?: PlacementTarget): number => {
     claims[i] = next;
@@ -157,7 +197,8 @@ export function placeOnClaims(
     if (at >= 0) targets[at] = next.target;
     else targets.push(next.target);
     // Holders placed earlier on this claim must point at its current target.
-    for (const h of view.antiAffinityHolders as { pod: Pod; target: PlacementTarget }[]) if (h.target === previous) h.target = next.target;
+    for (const h of view.antiAffinityHolders as { pod: Pod; target: PlacementTarget }[])
+      if (h.target === previous) h.target = next.target;
     record(pod, next.target);
     return i;
   };
@@ -169,7 +210,9 @@ export function placeOnClaims(
   const reasons: string[] = [];
   for (const pool of pools) {
     if (pool.instanceTypes.length === 0) {
-      reasons.push(`incompatible with nodepool ${JSON.stringify(pool.template.name)}, no instance type satisfied the nodepool requirements`);
+      reasons.push(
+        `incompatible with nodepool ${JSON.stringify(pool.template.name)}, no instance type satisfied the nodepool requirements`,
+      );
       continue;
     }
     const r = addPod(emptyClaim(pool, claims.length), pod, view);
@@ -179,8 +222,14 @@ export function placeOnClaims(
   return reasons.join('; ');
 }
 
-/** KARPENTER.md#scheduling-simulation's success criterion: every pod that is not pending found a place (errors on pending pods do not count). */
-export function allNonPendingScheduled(result: SchedulingResult, pendingPods: ReadonlySet<Pod> | readonly Pod[]): boolean {
+/**
+ * KARPENTER.md#scheduling-simulation's success criterion: every pod that is not pending found a place (errors on
+ * pending pods do not count).
+ */
+export function allNonPendingScheduled(
+  result: SchedulingResult,
+  pendingPods: ReadonlySet<Pod> | readonly Pod[],
+): boolean {
   const pending = pendingPods instanceof Set ? pendingPods : new Set(pendingPods as readonly Pod[]);
   for (const pod of result.errors.keys()) if (!pending.has(pod)) return false;
   return true;

@@ -4,7 +4,15 @@
 // topology.kubernetes.io/zone). Domains and counts come from the targets in the view.
 import { matchesLabelSelector } from '../../core/cluster/labels.js';
 import { LABEL_HOSTNAME, LABEL_ZONE, type LabelSelectorSpec, type Pod } from '../../core/cluster/types.js';
-import { namespaceOf, requiredPodAffinity, requiredPodAntiAffinity, hardSpreadConstraints, podRequirementAlternatives, termNamespaces, type PodAffinityTerm } from './pod-spec.js';
+import {
+  namespaceOf,
+  requiredPodAffinity,
+  requiredPodAntiAffinity,
+  hardSpreadConstraints,
+  podRequirementAlternatives,
+  termNamespaces,
+  type PodAffinityTerm,
+} from './pod-spec.js';
 import { nodeRequirementsFit, type PlacementTarget } from './predicates.js';
 import { allows } from '../../core/cluster/requirements.js';
 import { ownValue } from '../../core/cluster/own-keys.js';
@@ -27,8 +35,13 @@ export interface TopologyView {
 }
 
 /** A view over targets, finding the anti-affinity holders among their pods. */
-export function topologyView(targets: readonly PlacementTarget[], opts: { launchableZones?: readonly string[]; newHostnamePossible?: boolean } = {}): TopologyView {
-  const antiAffinityHolders = targets.flatMap((target) => target.pods.filter((pod) => requiredPodAntiAffinity(pod).length > 0).map((pod) => ({ pod, target })));
+export function topologyView(
+  targets: readonly PlacementTarget[],
+  opts: { launchableZones?: readonly string[]; newHostnamePossible?: boolean } = {},
+): TopologyView {
+  const antiAffinityHolders = targets.flatMap((target) =>
+    target.pods.filter((pod) => requiredPodAntiAffinity(pod).length > 0).map((pod) => ({ pod, target })),
+  );
   return { targets, antiAffinityHolders, ...opts };
 }
 
@@ -48,8 +61,8 @@ const domainOf = (t: PlacementTarget, key: string): string | undefined => ownVal
 /** Required anti-affinity both ways: the pod's own terms, and placed pods' terms that select the pod. */
 export function antiAffinityFits(pod: Pod, target: PlacementTarget, view: TopologyView): string | undefined {
   for (const term of requiredPodAntiAffinity(pod)) {
-    if (target !== undefined && domainOf(target, term.topologyKey) === undefined
-      && term.topologyKey !== LABEL_HOSTNAME) continue;
+    if (target !== undefined && domainOf(target, term.topologyKey) === undefined && term.topologyKey !== LABEL_HOSTNAME)
+      continue;
     for (const other of view.targets) {
       if (!sameDomain(other, target, term.topologyKey)) continue;
       const hit = other.pods.find((p) => p !== pod && termMatches(pod, term, p));
@@ -74,7 +87,9 @@ export function antiAffinityFits(pod: Pod, target: PlacementTarget, view: Topolo
  */
 export function podAffinityFits(pod: Pod, target: PlacementTarget, view: TopologyView): string | undefined {
   for (const term of requiredPodAffinity(pod)) {
-    const inDomain = view.targets.some((t) => sameDomain(t, target, term.topologyKey) && t.pods.some((p) => p !== pod && termMatches(pod, term, p)));
+    const inDomain = view.targets.some(
+      (t) => sameDomain(t, target, term.topologyKey) && t.pods.some((p) => p !== pod && termMatches(pod, term, p)),
+    );
     if (inDomain) continue;
     const anywhere = view.targets.some((t) => t.pods.some((p) => p !== pod && termMatches(pod, term, p)));
     if (!anywhere && termMatches(pod, term, pod)) continue;
@@ -111,7 +126,8 @@ export function topologySpreadFits(pod: Pod, target: PlacementTarget, view: Topo
     const size = counts.has(domain) ? counts.size : counts.size + 1;
     const min = c.minDomains !== undefined && size < c.minDomains ? 0 : Math.min(here, ...counts.values());
     const self = selectorMatches(pod, c.labelSelector, pod) ? 1 : 0;
-    if (here + self - min > c.maxSkew) return `topology spread ${key} maxSkew ${c.maxSkew}: ${key}=${domain} has ${here} matching pods, minimum ${min}`;
+    if (here + self - min > c.maxSkew)
+      return `topology spread ${key} maxSkew ${c.maxSkew}: ${key}=${domain} has ${here} matching pods, minimum ${min}`;
   }
   return undefined;
 }
@@ -136,7 +152,10 @@ function matchingPods(t: PlacementTarget, namespace: string, selector: LabelSele
   return pods;
 }
 
-const spreadCache = new WeakMap<TopologyView, { version: number | undefined; byPod: Map<Pod, Map<string, number>[]> }>();
+const spreadCache = new WeakMap<
+  TopologyView,
+  { version: number | undefined; byPod: Map<Pod, Map<string, number>[]> }
+>();
 
 /** Matching pods per eligible domain for the pod's i-th hard spread constraint (cached per view version). */
 function spreadCounts(pod: Pod, i: number, view: TopologyView): Map<string, number> {
@@ -161,7 +180,8 @@ function spreadCounts(pod: Pod, i: number, view: TopologyView): Map<string, numb
     const matched = matchingPods(t, namespaceOf(pod), c.labelSelector);
     counts.set(d, (counts.get(d) ?? 0) + matched.length - (matched.includes(pod) ? 1 : 0));
   }
-  if (key === LABEL_ZONE) for (const z of view.launchableZones ?? []) if (!counts.has(z) && podAllowsZone(pod, z)) counts.set(z, 0);
+  if (key === LABEL_ZONE)
+    for (const z of view.launchableZones ?? []) if (!counts.has(z) && podAllowsZone(pod, z)) counts.set(z, 0);
   if (key === LABEL_HOSTNAME && view.newHostnamePossible) counts.set(FRESH_HOST, 0);
   perConstraint[i] = counts;
   return counts;
@@ -170,11 +190,16 @@ function spreadCounts(pod: Pod, i: number, view: TopologyView): Map<string, numb
 /** Whether the pod's placement depends on which zone its target is in. */
 export function zoneMatters(pod: Pod, view: TopologyView): boolean {
   if (hardSpreadConstraints(pod).some((c) => c.topologyKey === LABEL_ZONE)) return true;
-  if ([...requiredPodAntiAffinity(pod), ...requiredPodAffinity(pod)].some((t) => t.topologyKey === LABEL_ZONE)) return true;
-  return view.antiAffinityHolders.some(({ pod: h }) => requiredPodAntiAffinity(h).some((t) => t.topologyKey === LABEL_ZONE && termMatches(h, t, pod)));
+  if ([...requiredPodAntiAffinity(pod), ...requiredPodAffinity(pod)].some((t) => t.topologyKey === LABEL_ZONE))
+    return true;
+  return view.antiAffinityHolders.some(({ pod: h }) =>
+    requiredPodAntiAffinity(h).some((t) => t.topologyKey === LABEL_ZONE && termMatches(h, t, pod)),
+  );
 }
 
 /** All topology checks in order; the first failure. */
 export function topologyFit(pod: Pod, target: PlacementTarget, view: TopologyView): string | undefined {
-  return antiAffinityFits(pod, target, view) ?? podAffinityFits(pod, target, view) ?? topologySpreadFits(pod, target, view);
+  return (
+    antiAffinityFits(pod, target, view) ?? podAffinityFits(pod, target, view) ?? topologySpreadFits(pod, target, view)
+  );
 }

@@ -49,10 +49,17 @@ export const memoryBackend: Backend = {
       toleranceMs: 0,
       createWithStatus: (obj) => cluster.create(obj),
       async runPod(namespace, name, nodeName) {
-        return cluster.patch<Pod>({ kind: 'Pod', namespace, name }, {
-          spec: { nodeName },
-          status: { phase: 'Running', startTime: new Date(clock.now()).toISOString(), conditions: [{ type: 'Ready', status: 'True' }] },
-        });
+        return cluster.patch<Pod>(
+          { kind: 'Pod', namespace, name },
+          {
+            spec: { nodeName },
+            status: {
+              phase: 'Running',
+              startTime: new Date(clock.now()).toISOString(),
+              conditions: [{ type: 'Ready', status: 'True' }],
+            },
+          },
+        );
       },
       async settle() {
         await cluster.idle();
@@ -67,8 +74,18 @@ export const memoryBackend: Backend = {
 export const backends: Backend[] = [memoryBackend];
 
 /** A fresh memory cluster with its fake clock and controllers, for memory-only assertions. */
-export function memoryCluster(initial: KubeObject[] = []): { cluster: MemoryCluster; clock: FakeClock; pdbs: PdbStatusController; replicaSets: ReplicaSetController } {
+export function memoryCluster(initial: KubeObject[] = []): {
+  cluster: MemoryCluster;
+  clock: FakeClock;
+  pdbs: PdbStatusController;
+  replicaSets: ReplicaSetController;
+} {
   const clock = new FakeClock(Date.parse(SNAPSHOT_TIME));
   const cluster = new MemoryCluster(clock, initial);
-  return { cluster, clock, pdbs: new PdbStatusController(cluster, clock), replicaSets: new ReplicaSetController(cluster, { seed: 1 }) };
+  return {
+    cluster,
+    clock,
+    pdbs: new PdbStatusController(cluster, clock),
+    replicaSets: new ReplicaSetController(cluster, { seed: 1 }),
+  };
 }

@@ -17,7 +17,8 @@ const codeOf = async (p: Promise<unknown>): Promise<number | undefined> => {
   }
 };
 
-const grace = (obj: KubeObject | undefined): number | undefined => (obj?.metadata as ServerObjectMeta | undefined)?.deletionGracePeriodSeconds;
+const grace = (obj: KubeObject | undefined): number | undefined =>
+  (obj?.metadata as ServerObjectMeta | undefined)?.deletionGracePeriodSeconds;
 
 describe.each(backends)('delete on $name', (backend) => {
   let h: Harness;
@@ -41,7 +42,10 @@ describe.each(backends)('delete on $name', (backend) => {
   });
 
   describe('finalizers', () => {
-    const withFinalizer = () => ({ ...configMap(h, 'a'), metadata: { name: 'a', namespace: h.ns, finalizers: ['kpol.dev/test'] } });
+    const withFinalizer = () => ({
+      ...configMap(h, 'a'),
+      metadata: { name: 'a', namespace: h.ns, finalizers: ['kpol.dev/test'] },
+    });
 
     it('keep the object with deletionTimestamp = now until the last one is removed by update', async () => {
       await h.client.create(withFinalizer());
@@ -56,7 +60,10 @@ describe.each(backends)('delete on $name', (backend) => {
     });
 
     it('are removed by a patch too', async () => {
-      await h.client.create({ ...withFinalizer(), metadata: { ...withFinalizer().metadata, finalizers: ['kpol.dev/a', 'kpol.dev/b'] } });
+      await h.client.create({
+        ...withFinalizer(),
+        metadata: { ...withFinalizer().metadata, finalizers: ['kpol.dev/a', 'kpol.dev/b'] },
+      });
       await h.client.delete(cmKey('a'));
       await h.client.patch(cmKey('a'), { metadata: { finalizers: ['kpol.dev/b'] } });
       expect(await h.client.get(cmKey('a'))).toBeDefined();
@@ -67,13 +74,18 @@ describe.each(backends)('delete on $name', (backend) => {
     it('cannot be added once the object is being deleted (422)', async () => {
       await h.client.create(withFinalizer());
       await h.client.delete(cmKey('a'));
-      expect(await codeOf(h.client.patch(cmKey('a'), { metadata: { finalizers: ['kpol.dev/test', 'kpol.dev/new'] } }))).toBe(422);
+      expect(
+        await codeOf(h.client.patch(cmKey('a'), { metadata: { finalizers: ['kpol.dev/test', 'kpol.dev/new'] } })),
+      ).toBe(422);
     });
   });
 
   describe('pods', () => {
     it('a bound pod is deleted gracefully with its terminationGracePeriodSeconds', async () => {
-      await h.createWithStatus({ ...pod(h, 'p', 'node-a'), spec: { ...pod(h, 'p', 'node-a').spec, terminationGracePeriodSeconds: 45 } });
+      await h.createWithStatus({
+        ...pod(h, 'p', 'node-a'),
+        spec: { ...pod(h, 'p', 'node-a').spec, terminationGracePeriodSeconds: 45 },
+      });
       await h.client.delete(podKey(h, 'p'));
       const deleting = (await h.client.get<Pod>(podKey(h, 'p')))!;
       expectAt(deleting.metadata.deletionTimestamp, h.now() + 45_000);
@@ -113,7 +125,10 @@ describe.each(backends)('delete on $name', (backend) => {
     });
 
     it('a graceful pod with a finalizer stays after the grace-0 delete until the finalizer goes', async () => {
-      await h.createWithStatus({ ...pod(h, 'p', 'node-a'), metadata: { ...pod(h, 'p', 'node-a').metadata, finalizers: ['kpol.dev/test'] } });
+      await h.createWithStatus({
+        ...pod(h, 'p', 'node-a'),
+        metadata: { ...pod(h, 'p', 'node-a').metadata, finalizers: ['kpol.dev/test'] },
+      });
       await h.client.delete(podKey(h, 'p'));
       await h.client.delete(podKey(h, 'p'), { gracePeriodSeconds: 0 });
       expect(grace(await h.client.get(podKey(h, 'p')))).toBe(0);
@@ -134,14 +149,20 @@ describe.each(backends)('delete on $name', (backend) => {
     it('a resourceVersion mismatch is 409', async () => {
       const created = await h.client.create(configMap(h, 'a'));
       await h.client.patch(cmKey('a'), { data: { k: 'v' } });
-      expect(await codeOf(h.client.delete(cmKey('a'), { preconditions: { resourceVersion: created.metadata.resourceVersion } }))).toBe(409);
+      expect(
+        await codeOf(
+          h.client.delete(cmKey('a'), { preconditions: { resourceVersion: created.metadata.resourceVersion } }),
+        ),
+      ).toBe(409);
     });
   });
 
   describe('owner-reference cascade', () => {
-    it("deleting a ReplicaSet deletes its pods (unbound at once, bound gracefully)", async () => {
+    it('deleting a ReplicaSet deletes its pods (unbound at once, bound gracefully)', async () => {
       const rs = await h.client.create(replicaSet(h, 'web', 0, { app: 'web' }));
-      const owner = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: rs.metadata.uid, controller: true }];
+      const owner = [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: rs.metadata.uid, controller: true },
+      ];
       const withOwner = (p: Pod): Pod => ({ ...p, metadata: { ...p.metadata, ownerReferences: owner } });
       await h.createWithStatus(withOwner(pod(h, 'web-pending', undefined)));
       await h.createWithStatus(withOwner(pod(h, 'web-bound', 'node-a')));
@@ -154,8 +175,16 @@ describe.each(backends)('delete on $name', (backend) => {
     it('keeps a dependent while another owner remains', async () => {
       const a = await h.client.create(configMap(h, 'owner-a'));
       const b = await h.client.create(configMap(h, 'owner-b'));
-      const refs = [a, b].map((o) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata.name, uid: o.metadata.uid }));
-      await h.client.create({ ...configMap(h, 'dep'), metadata: { name: 'dep', namespace: h.ns, ownerReferences: refs } });
+      const refs = [a, b].map((o) => ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        name: o.metadata.name,
+        uid: o.metadata.uid,
+      }));
+      await h.client.create({
+        ...configMap(h, 'dep'),
+        metadata: { name: 'dep', namespace: h.ns, ownerReferences: refs },
+      });
       await h.client.delete(cmKey('owner-a'));
       await h.settle();
       expect(await h.client.get(cmKey('dep'))).toBeDefined();
@@ -167,7 +196,13 @@ describe.each(backends)('delete on $name', (backend) => {
     it('waits for the owner to be gone, not merely deleting (NodeClaim → Node, both finalized)', async () => {
       const { nodeClaim, node } = machine(h, 0);
       const nc = await h.client.create(nodeClaim);
-      await h.client.create({ ...node, metadata: { ...node.metadata, ownerReferences: [{ ...node.metadata.ownerReferences![0], uid: nc.metadata.uid }] } });
+      await h.client.create({
+        ...node,
+        metadata: {
+          ...node.metadata,
+          ownerReferences: [{ ...node.metadata.ownerReferences![0], uid: nc.metadata.uid }],
+        },
+      });
       const nodeKey = { kind: 'Node' as const, name: node.metadata.name };
       await h.client.delete({ kind: 'NodeClaim', name: nc.metadata.name });
       await h.settle();

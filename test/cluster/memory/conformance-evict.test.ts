@@ -37,7 +37,8 @@ describe.each(backends)('evict on $name', (backend) => {
     return running;
   };
   const pdbStatus = async (name: string): Promise<PdbStatus> =>
-    ((await h.client.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: h.ns, name }))!.status ?? {}) as PdbStatus;
+    ((await h.client.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: h.ns, name }))!.status ??
+      {}) as PdbStatus;
 
   it('404 for a missing pod', async () => {
     expect((await failure(h.client.evict(h.ns, 'nope'))).code).toBe(404);
@@ -54,7 +55,9 @@ describe.each(backends)('evict on $name', (backend) => {
     await h.client.evict(h.ns, 'web-1', { uid: p.metadata.uid });
     const evicted = (await h.client.get<Pod>(podKey(h, 'web-1')))!;
     expect(Date.parse(evicted.metadata.deletionTimestamp!) - h.now()).toBeGreaterThan(25_000);
-    expect(evicted.status?.conditions).toContainEqual(expect.objectContaining({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI' }));
+    expect(evicted.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI' }),
+    );
   });
 
   it('an unbound pod is removed at once', async () => {
@@ -76,11 +79,20 @@ describe.each(backends)('evict on $name', (backend) => {
     expect((await h.client.get(podKey(h, first.metadata.name)))!.metadata.deletionTimestamp).toBeDefined();
 
     const err = await failure(h.client.evict(h.ns, second.metadata.name));
-    expect([err.code, err.reason, err.message]).toEqual([429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget."]);
+    expect([err.code, err.reason, err.message]).toEqual([
+      429,
+      'TooManyRequests',
+      "Cannot evict pod as it would violate the pod's disruption budget.",
+    ]);
     expect((await h.client.get(podKey(h, second.metadata.name)))!.metadata.deletionTimestamp).toBeUndefined();
 
     await h.settle();
-    expect(await pdbStatus('web')).toMatchObject({ disruptionsAllowed: 0, currentHealthy: 2, desiredHealthy: 2, expectedPods: 3 });
+    expect(await pdbStatus('web')).toMatchObject({
+      disruptionsAllowed: 0,
+      currentHealthy: 2,
+      desiredHealthy: 2,
+      expectedPods: 3,
+    });
   });
 
   it('429 from a PDB that allows nothing (maxUnavailable 0)', async () => {
@@ -126,7 +138,10 @@ describe.each(backends)('evict on $name', (backend) => {
     await h.client.create(pdb(h, 'web-b', web, { maxUnavailable: 1 }));
     await h.settle();
     const err = await failure(h.client.evict(h.ns, 'web-1'));
-    expect([err.code, err.message]).toEqual([500, 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.']);
+    expect([err.code, err.message]).toEqual([
+      500,
+      'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+    ]);
   });
 
   it('terminal pods are evicted without consulting PDBs', async () => {
@@ -140,7 +155,10 @@ describe.each(backends)('evict on $name', (backend) => {
 
   it('a PDB in another namespace does not apply', async () => {
     await runWeb(['web-1']);
-    await h.client.create({ ...pdb(h, 'web', web, { maxUnavailable: 0 }), metadata: { name: 'web', namespace: `${h.ns}-other` } });
+    await h.client.create({
+      ...pdb(h, 'web', web, { maxUnavailable: 0 }),
+      metadata: { name: 'web', namespace: `${h.ns}-other` },
+    });
     await h.settle();
     await h.client.evict(h.ns, 'web-1');
     expect((await h.client.get(podKey(h, 'web-1')))!.metadata.deletionTimestamp).toBeDefined();

@@ -29,7 +29,9 @@ describe.each(backends)('writes on $name', (backend) => {
       expect(created.metadata.uid).toMatch(/\S/);
       expect(created.metadata.resourceVersion).toMatch(/^\d+$/);
       expect(created.metadata.generation).toBe(1);
-      expect(Math.abs(Date.parse(created.metadata.creationTimestamp!) - h.now())).toBeLessThanOrEqual(h.toleranceMs + 999);
+      expect(Math.abs(Date.parse(created.metadata.creationTimestamp!) - h.now())).toBeLessThanOrEqual(
+        h.toleranceMs + 999,
+      );
       expect(created.data).toEqual({ k: 'v' });
       expect(await h.client.get(cmKey('a'))).toEqual(created);
     });
@@ -78,12 +80,20 @@ describe.each(backends)('writes on $name', (backend) => {
           expect(e).toBeInstanceOf(TypeError); // a frozen object (the in-memory server's)
         }
       };
-      attempt(() => { created.data!.k = 'mutated'; });
+      attempt(() => {
+        created.data!.k = 'mutated';
+      });
       const got = (await h.client.get<ConfigMap>(cmKey('a')))!;
-      attempt(() => { got.data!.k = 'mutated too'; });
-      attempt(() => { (got.metadata as { labels?: Record<string, string> }).labels = { x: 'y' }; });
+      attempt(() => {
+        got.data!.k = 'mutated too';
+      });
+      attempt(() => {
+        (got.metadata as { labels?: Record<string, string> }).labels = { x: 'y' };
+      });
       const listed = await h.client.list<ConfigMap>('ConfigMap', h.ns);
-      attempt(() => { listed[0].data!.k = 'and again'; });
+      attempt(() => {
+        listed[0].data!.k = 'and again';
+      });
       listed.length = 0; // the array is the caller's
       expect((await h.client.get<ConfigMap>(cmKey('a')))!.data).toEqual({ k: 'v' });
       expect((await h.client.get<ConfigMap>(cmKey('a')))!.metadata.labels).toBeUndefined();
@@ -129,7 +139,10 @@ describe.each(backends)('writes on $name', (backend) => {
 
     it('bumps generation when the spec changes, not for metadata or status', async () => {
       const created = await h.createWithStatus(pod(h, 'p', 'node-a'));
-      const labelled = await h.client.update<Pod>({ ...created, metadata: { ...created.metadata, labels: { a: 'b' } } });
+      const labelled = await h.client.update<Pod>({
+        ...created,
+        metadata: { ...created.metadata, labels: { a: 'b' } },
+      });
       expect(labelled.metadata.generation).toBe(1);
       const nc = await h.client.create(machine(h, 0).nodeClaim);
       const changed = await h.client.update({ ...nc, spec: { ...(nc.spec as object), expireAfter: '1h' } });
@@ -139,8 +152,14 @@ describe.each(backends)('writes on $name', (backend) => {
 
   describe('patch', () => {
     it('applies a JSON merge patch: nested merge, null deletes, arrays replace', async () => {
-      await h.client.create({ ...configMap(h, 'a', { keep: '1', drop: '2' }), metadata: { name: 'a', namespace: h.ns, labels: { x: '1' }, finalizers: ['a.io/x', 'a.io/y'] } });
-      const patched = await h.client.patch<ConfigMap>(cmKey('a'), { data: { drop: null, add: '3' }, metadata: { labels: { y: '2' }, finalizers: ['a.io/z'] } });
+      await h.client.create({
+        ...configMap(h, 'a', { keep: '1', drop: '2' }),
+        metadata: { name: 'a', namespace: h.ns, labels: { x: '1' }, finalizers: ['a.io/x', 'a.io/y'] },
+      });
+      const patched = await h.client.patch<ConfigMap>(cmKey('a'), {
+        data: { drop: null, add: '3' },
+        metadata: { labels: { y: '2' }, finalizers: ['a.io/z'] },
+      });
       expect(patched.data).toEqual({ keep: '1', add: '3' });
       expect(patched.metadata.labels).toEqual({ x: '1', y: '2' });
       expect(patched.metadata.finalizers).toEqual(['a.io/z']);
@@ -151,7 +170,9 @@ describe.each(backends)('writes on $name', (backend) => {
       const created = await h.client.create(configMap(h, 'a'));
       expect((await rejection(h.client.patch(cmKey('a'), { data: { k: 'v' } }, { uid: 'other' }))).code).toBe(409);
       await h.client.patch(cmKey('a'), { data: { k: 'v' } });
-      const err = await rejection(h.client.patch(cmKey('a'), { data: { k: 'w' } }, { resourceVersion: created.metadata.resourceVersion }));
+      const err = await rejection(
+        h.client.patch(cmKey('a'), { data: { k: 'w' } }, { resourceVersion: created.metadata.resourceVersion }),
+      );
       expect(isApiError(err, 409)).toBe(true);
       const ok = await h.client.patch<ConfigMap>(cmKey('a'), { data: { k: 'w' } }, { uid: created.metadata.uid });
       expect(ok.data).toEqual({ k: 'w' });
@@ -160,7 +181,12 @@ describe.each(backends)('writes on $name', (backend) => {
     it('treats metadata.resourceVersion in the patch as a precondition', async () => {
       const created = await h.client.create(configMap(h, 'a'));
       await h.client.patch(cmKey('a'), { data: { k: 'v' } });
-      const err = await rejection(h.client.patch(cmKey('a'), { metadata: { resourceVersion: created.metadata.resourceVersion }, data: { k: 'w' } }));
+      const err = await rejection(
+        h.client.patch(cmKey('a'), {
+          metadata: { resourceVersion: created.metadata.resourceVersion },
+          data: { k: 'w' },
+        }),
+      );
       expect(err.code).toBe(409);
     });
 

@@ -15,14 +15,29 @@ describe('the in-memory server defaults what kube-apiserver defaults', () => {
 
   it('defaults seeded snapshot objects as a create would, keeping what they say', async () => {
     const seeded: KubeObject[] = [
-      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bare', namespace: 'shop' }, spec: { nodeName: 'n1', containers: [{ name: 'main' }] }, status: { phase: 'Running' } },
-      { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'default' }, spec: { template: { spec: { expireAfter: 'Never' } } } },
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'bare', namespace: 'shop' },
+        spec: { nodeName: 'n1', containers: [{ name: 'main' }] },
+        status: { phase: 'Running' },
+      },
+      {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodePool',
+        metadata: { name: 'default' },
+        spec: { template: { spec: { expireAfter: 'Never' } } },
+      },
     ];
     const { cluster } = memoryCluster(seeded);
     const pod = (await cluster.get<Pod>({ kind: 'Pod', namespace: 'shop', name: 'bare' }))!;
     expect([pod.spec.terminationGracePeriodSeconds, pod.spec.priority, pod.status?.phase]).toEqual([30, 0, 'Running']);
     const pool = (await cluster.get<NodePool>({ kind: 'NodePool', name: 'default' }))!;
-    expect(pool.spec.disruption).toEqual({ consolidateAfter: '0s', consolidationPolicy: 'WhenEmptyOrUnderutilized', budgets: [{ nodes: '10%' }] });
+    expect(pool.spec.disruption).toEqual({
+      consolidateAfter: '0s',
+      consolidationPolicy: 'WhenEmptyOrUnderutilized',
+      budgets: [{ nodes: '10%' }],
+    });
     expect(pool.spec.template?.spec?.expireAfter).toBe('Never');
   });
 });

@@ -7,7 +7,12 @@ import type { ConfigMap, Pod } from '../../../src/core/cluster/types.js';
 import { makeNodeClaimAndNode, makePdb, makePod, makePool } from '../../support/cluster-builder.js';
 import { memoryCluster } from './backends.js';
 
-const cm = (name: string, data: Record<string, string> = {}): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+const cm = (name: string, data: Record<string, string> = {}): ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data,
+});
 
 describe('MemoryCluster', () => {
   it('seeds a snapshot keeping uids, timestamps and finalizers, with fresh resourceVersions', async () => {
@@ -28,7 +33,9 @@ describe('MemoryCluster', () => {
 
   it('404s an unknown kind', async () => {
     const { cluster } = memoryCluster();
-    await expect(cluster.create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' } })).rejects.toMatchObject({ code: 404 });
+    await expect(
+      cluster.create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' } }),
+    ).rejects.toMatchObject({ code: 404 });
   });
 
   it('assigns deterministic uids and creationTimestamp from the injected clock', async () => {
@@ -39,7 +46,7 @@ describe('MemoryCluster', () => {
     expect(a.metadata.creationTimestamp).toBe('2026-08-20T12:00:01Z');
   });
 
-  it('keeps no reference to the caller\'s object', async () => {
+  it("keeps no reference to the caller's object", async () => {
     const { cluster } = memoryCluster();
     const input = cm('a', { k: 'v' });
     await cluster.create(input);
@@ -90,7 +97,7 @@ describe('MemoryCluster', () => {
     expect(events).toEqual([]);
   });
 
-  it('hands a throwing handler\'s error to onWatchError and keeps delivering', async () => {
+  it("hands a throwing handler's error to onWatchError and keeps delivering", async () => {
     const errors: unknown[] = [];
     const { clock } = memoryCluster();
     const { MemoryCluster } = await import('../../../src/core/cluster/memory/memory-cluster.js');
@@ -111,7 +118,10 @@ describe('MemoryCluster', () => {
     const { nodeClaim, node } = makeNodeClaimAndNode('default', 0);
     const { cluster } = memoryCluster([makePod('web-1', node.metadata.name), node, nodeClaim, cm('z')]);
     expect(cluster.objects().map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
-      `NodeClaim/${nodeClaim.metadata.name}`, `Node/${node.metadata.name}`, 'Pod/web-1', 'ConfigMap/z',
+      `NodeClaim/${nodeClaim.metadata.name}`,
+      `Node/${node.metadata.name}`,
+      'Pod/web-1',
+      'ConfigMap/z',
     ]);
   });
 
@@ -120,7 +130,12 @@ describe('MemoryCluster', () => {
     const daemon = makePod('ds-1', node.metadata.name, { owner: 'DaemonSet' });
     const mirror = makePod('mirror-1', node.metadata.name, { owner: 'Node' });
     mirror.metadata.ownerReferences![0].uid = node.metadata.uid;
-    const { cluster } = memoryCluster([{ ...node, metadata: { ...node.metadata, finalizers: [] } }, nodeClaim, daemon, mirror]);
+    const { cluster } = memoryCluster([
+      { ...node, metadata: { ...node.metadata, finalizers: [] } },
+      nodeClaim,
+      daemon,
+      mirror,
+    ]);
     await cluster.delete({ kind: 'Node', name: node.metadata.name });
     expect((await cluster.get({ kind: 'Pod', name: 'ds-1' }))!.metadata.deletionTimestamp).toBeUndefined();
     // A mirror pod's owner is its Node, which this server does store.
@@ -129,7 +144,10 @@ describe('MemoryCluster', () => {
 
   it('cascades through several levels (NodePool → NodeClaim → Node)', async () => {
     const { nodeClaim, node } = makeNodeClaimAndNode('default', 0);
-    const strip = <T extends { metadata: { finalizers?: string[] } }>(o: T): T => ({ ...o, metadata: { ...o.metadata, finalizers: [] } });
+    const strip = <T extends { metadata: { finalizers?: string[] } }>(o: T): T => ({
+      ...o,
+      metadata: { ...o.metadata, finalizers: [] },
+    });
     const { makeNodePool } = await import('../../support/cluster-builder.js');
     const { cluster } = memoryCluster([makeNodePool('default'), strip(nodeClaim), strip(node)]);
     await cluster.delete({ kind: 'NodePool', name: 'default' });
@@ -140,7 +158,10 @@ describe('MemoryCluster', () => {
     const ready = (name: string) => makePod(name, 'node-a', { labels: { app: 'web' } });
 
     it('takes a status without observedGeneration (a fixture) as it stands', async () => {
-      const { cluster } = memoryCluster([ready('web-1'), makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 1 })]);
+      const { cluster } = memoryCluster([
+        ready('web-1'),
+        makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 1 }),
+      ]);
       await cluster.evict('default', 'web-1');
       const pdb = (await cluster.get({ kind: 'PodDisruptionBudget', namespace: 'default', name: 'web' }))!;
       expect(pdb.status).toMatchObject({ disruptionsAllowed: 0, disruptedPods: { 'web-1': '2026-08-20T12:00:00Z' } });
@@ -148,7 +169,10 @@ describe('MemoryCluster', () => {
 
     it('429s while the status is older than the spec (observedGeneration < generation)', async () => {
       const pdb = makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 1 });
-      const { cluster } = memoryCluster([ready('web-1'), { ...pdb, metadata: { ...pdb.metadata, generation: 2 }, status: { ...pdb.status, observedGeneration: 1 } }]);
+      const { cluster } = memoryCluster([
+        ready('web-1'),
+        { ...pdb, metadata: { ...pdb.metadata, generation: 2 }, status: { ...pdb.status, observedGeneration: 1 } },
+      ]);
       await expect(cluster.evict('default', 'web-1')).rejects.toMatchObject({ code: 429 });
     });
   });

@@ -3,7 +3,13 @@
 // harness's namespace, without the server-owned fields a create must not carry.
 import type { ConfigMap, KubeObject, Pod, PodDisruptionBudget } from '../../../src/core/cluster/types.js';
 import type { ReplicaSet } from '../../../src/core/cluster/memory/api-fields.js';
-import { makeNodeClaimAndNode, makePdb, makePod, type PdbOptions, type PodOptions } from '../../support/cluster-builder.js';
+import {
+  makeNodeClaimAndNode,
+  makePdb,
+  makePod,
+  type PdbOptions,
+  type PodOptions,
+} from '../../support/cluster-builder.js';
 import type { Harness } from './backends.js';
 
 const fresh = <T extends KubeObject>(obj: T): T => {
@@ -15,11 +21,18 @@ const fresh = <T extends KubeObject>(obj: T): T => {
 export const pod = (h: Harness, name: string, nodeName?: string, o: PodOptions = {}): Pod =>
   fresh(makePod(name, nodeName, { owner: 'none', namespace: h.ns, ...o }));
 
-export const pdb = (h: Harness, name: string, labels: Record<string, string>, o: PdbOptions = {}): PodDisruptionBudget =>
-  fresh(makePdb(name, { matchLabels: labels }, { namespace: h.ns, ...o }));
+export const pdb = (
+  h: Harness,
+  name: string,
+  labels: Record<string, string>,
+  o: PdbOptions = {},
+): PodDisruptionBudget => fresh(makePdb(name, { matchLabels: labels }, { namespace: h.ns, ...o }));
 
 export const configMap = (h: Harness, name: string, data: Record<string, string> = {}): ConfigMap => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: h.ns }, data,
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: h.ns },
+  data,
 });
 
 export const replicaSet = (h: Harness, name: string, replicas: number, labels: Record<string, string>): ReplicaSet => ({
@@ -29,7 +42,13 @@ export const replicaSet = (h: Harness, name: string, replicas: number, labels: R
   spec: {
     replicas,
     selector: { matchLabels: labels },
-    template: { metadata: { labels }, spec: { terminationGracePeriodSeconds: 30, containers: [{ name: 'main', resources: { requests: { cpu: '100m' } } }] } },
+    template: {
+      metadata: { labels },
+      spec: {
+        terminationGracePeriodSeconds: 30,
+        containers: [{ name: 'main', resources: { requests: { cpu: '100m' } } }],
+      },
+    },
   },
 });
 
@@ -38,7 +57,10 @@ export function machine(h: Harness, i: number): { nodeClaim: KubeObject; node: K
   const { nodeClaim, node } = makeNodeClaimAndNode(`${h.prefix}pool`, i);
   const n = fresh(node);
   n.metadata.ownerReferences = [{ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: nodeClaim.metadata.name }];
-  return { nodeClaim: fresh({ ...nodeClaim, metadata: { ...nodeClaim.metadata, ownerReferences: undefined } }), node: n };
+  return {
+    nodeClaim: fresh({ ...nodeClaim, metadata: { ...nodeClaim.metadata, ownerReferences: undefined } }),
+    node: n,
+  };
 }
 
 export const podKey = (h: Harness, name: string) => ({ kind: 'Pod' as const, namespace: h.ns, name });

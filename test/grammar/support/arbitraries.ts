@@ -7,7 +7,10 @@ const name = fc.constantFrom('default', 'gpu', 'a-b', 'x.y/z', 'never-x', 'windo
 const key = fc.constantFrom('app', 'tier', 'topology.kubernetes.io/zone', 'karpenter.sh/capacity-type');
 const reason = fc.constantFrom('Empty', 'Drifted', 'Underutilized', 'Expired', 'Drifed');
 const duration = fc.constantFrom('30s', '5m', '1h30m', '720h', '7d', '1h30m0s');
-const quantity = fc.oneof(fc.nat(50).map(String), fc.nat(100).map((n) => `${n}%`));
+const quantity = fc.oneof(
+  fc.nat(50).map(String),
+  fc.nat(100).map((n) => `${n}%`),
+);
 const quoted = fc
   .string({ unit: fc.constantFrom('a', 'b', ' ', '*', '"', '\\', '-', '/', '0', '9', 'é'), maxLength: 12 })
   .map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`);
@@ -15,11 +18,16 @@ const value = fc.oneof(quoted, name, fc.nat(9).map(String), fc.constant('never')
 
 const list = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T[]> => fc.array(arb, { minLength: 1, maxLength: 3 });
 const commaList = (items: string[]): string[] => items.flatMap((x, i) => (i === 0 ? [x] : [',', x]));
-const opt = (arb: fc.Arbitrary<string[]>): fc.Arbitrary<string[]> => fc.option(arb, { nil: undefined }).map((x) => x ?? []);
+const opt = (arb: fc.Arbitrary<string[]>): fc.Arbitrary<string[]> =>
+  fc.option(arb, { nil: undefined }).map((x) => x ?? []);
 
 const reasons = list(reason).map(commaList);
 const window = fc
-  .tuple(fc.oneof(quoted, fc.constant('nightly')), opt(duration.map((d) => ['for', d])), opt(quoted.map((z) => ['in', z])))
+  .tuple(
+    fc.oneof(quoted, fc.constant('nightly')),
+    opt(duration.map((d) => ['for', d])),
+    opt(quoted.map((z) => ['in', z])),
+  )
   .map(([s, d, z]) => [s, ...d, ...z]);
 const requirement: fc.Arbitrary<string[]> = fc.oneof(
   fc.tuple(key, fc.constantFrom('=', '==', '!='), value).map((t) => [...t]),
@@ -35,20 +43,36 @@ const after = fc.oneof(duration, fc.constant('never')).map((d) => ['after', d]);
 
 const statement: fc.Arbitrary<string[]> = fc.oneof(
   fc.constant<string[]>(['consolidate', 'never']),
-  fc.tuple(fc.constantFrom(['empty'], ['empty', 'or', 'underutilized'], ['balanced']), opt(after)).map(([w, a]) => ['consolidate', 'when', ...w, ...a]),
+  fc
+    .tuple(fc.constantFrom(['empty'], ['empty', 'or', 'underutilized'], ['balanced']), opt(after))
+    .map(([w, a]) => ['consolidate', 'when', ...w, ...a]),
   after.map((a) => ['consolidate', ...a]),
   fc.constant<string[]>(['expire', 'never']),
   fc.tuple(after, fc.boolean()).map(([a, g]) => ['expire', ...a, ...(g ? ['gracefully'] : [])]),
   duration.map((d) => ['termination', 'grace', d]),
   quoted.map((z) => ['timezone', z]),
-  fc.tuple(quantity, opt(reasons.map((r) => ['for', ...r])), opt(window.map((w) => ['during', ...w]))).map(([q, r, w]) => ['budget', q, ...r, ...w]),
-  fc.tuple(quantity, opt(reasons), window).map(([q, r, w]) => ['allow', q, ...r, 'only', 'during', ...w]),
-  fc.tuple(opt(reasons), quoted, quoted, opt(quoted.map((z) => ['in', z]))).map(([r, a, b, z]) => ['freeze', ...r, 'from', a, 'to', b, ...z]),
   fc
-    .tuple(opt(selector.map((s) => ['where', ...s])), opt(list(name).map((n) => ['in', 'namespace', ...commaList(n)])), fc.constantFrom('only', 'never'), window)
+    .tuple(quantity, opt(reasons.map((r) => ['for', ...r])), opt(window.map((w) => ['during', ...w])))
+    .map(([q, r, w]) => ['budget', q, ...r, ...w]),
+  fc.tuple(quantity, opt(reasons), window).map(([q, r, w]) => ['allow', q, ...r, 'only', 'during', ...w]),
+  fc
+    .tuple(opt(reasons), quoted, quoted, opt(quoted.map((z) => ['in', z])))
+    .map(([r, a, b, z]) => ['freeze', ...r, 'from', a, 'to', b, ...z]),
+  fc
+    .tuple(
+      opt(selector.map((s) => ['where', ...s])),
+      opt(list(name).map((n) => ['in', 'namespace', ...commaList(n)])),
+      fc.constantFrom('only', 'never'),
+      window,
+    )
     .map(([s, n, m, w]) => ['pods', ...s, ...n, 'disruptable', m, 'during', ...w]),
   fc
-    .tuple(name, reasons, opt(selector.map((s) => ['on', 'nodes', 'where', ...s])), opt(list(window).map((ws) => ['during', ...ws.flatMap((w, i) => (i === 0 ? w : [',', ...w]))])))
+    .tuple(
+      name,
+      reasons,
+      opt(selector.map((s) => ['on', 'nodes', 'where', ...s])),
+      opt(list(window).map((ws) => ['during', ...ws.flatMap((w, i) => (i === 0 ? w : [',', ...w]))])),
+    )
     .map(([n, r, s, w]) => ['window', n, 'blocks', ...r, ...s, ...w]),
 );
 
@@ -64,7 +88,9 @@ const scheduleDecl = fc
   .map(([n, c, d, z]) => ['schedule', n, '=', c, ...d, ...z]);
 
 /** The tokens of a valid file, in order. */
-export const fileTokens: fc.Arbitrary<string[]> = fc.array(fc.oneof(policy, scheduleDecl), { maxLength: 3 }).map((items) => items.flat());
+export const fileTokens: fc.Arbitrary<string[]> = fc
+  .array(fc.oneof(policy, scheduleDecl), { maxLength: 3 })
+  .map((items) => items.flat());
 
 const separator = fc.constantFrom(' ', ' ', ' ', '\n', '\n  ', '\t', '  # note\n', ' // x\n', '\r\n', '\n\n');
 
@@ -86,12 +112,7 @@ const edit = fc.tuple(
 
 /** Random edits of a valid token list: delete, insert or duplicate tokens. */
 export const mutatedText: fc.Arbitrary<string> = fileTokens
-  .chain((tokens) =>
-    fc.tuple(
-      fc.constant(tokens),
-      fc.array(edit, { minLength: 1, maxLength: 4 }),
-    ),
-  )
+  .chain((tokens) => fc.tuple(fc.constant(tokens), fc.array(edit, { minLength: 1, maxLength: 4 })))
   .map(([tokens, edits]) => {
     const out = [...tokens];
     for (const [op, at, extra] of edits) {

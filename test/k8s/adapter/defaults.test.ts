@@ -24,6 +24,9 @@ describe('defaults: the in-memory server and kube-apiserver return the same', ()
     const fromMemory = await c.run(memory);
     const fromKube = await c.run(kube);
     for (const o of [fromKube].flat() as KubeObject[]) if (o.kind === 'NodePool') pools.push(o.metadata.name);
-    expect({ memory: c.fields(fromMemory), kube: c.fields(fromKube) }).toEqual({ memory: c.expected, kube: c.expected });
+    expect({ memory: c.fields(fromMemory), kube: c.fields(fromKube) }).toEqual({
+      memory: c.expected,
+      kube: c.expected,
+    });
   });
 });

@@ -19,9 +19,15 @@ beforeAll(async () => {
 });
 afterAll(closeKubeClient);
 
-const cm = (name: string, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data });
+const cm = (name: string, data: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: ns },
+  data,
+});
 const key = (name: string) => ({ kind: 'ConfigMap' as const, namespace: ns, name });
-const mine = (events: WatchEvent[]) => events.filter((e) => e.object.metadata.namespace === ns).map((e) => `${e.type} ${e.object.metadata.name}`);
+const mine = (events: WatchEvent[]) =>
+  events.filter((e) => e.object.metadata.namespace === ns).map((e) => `${e.type} ${e.object.metadata.name}`);
 
 describe('informer on a real API server', () => {
   it('resumed from its last resourceVersion, replays the changes made while it was stopped, in order', async () => {

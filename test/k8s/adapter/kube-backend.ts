@@ -17,14 +17,26 @@ import { installShippedCrds } from '../shipped-crds.js';
 export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 
 const withImages = (containers: unknown): unknown =>
-  Array.isArray(containers) ? containers.map((c: Record<string, unknown>) => (c.image ? c : { ...c, image: PAUSE_IMAGE })) : containers;
+  Array.isArray(containers)
+    ? containers.map((c: Record<string, unknown>) => (c.image ? c : { ...c, image: PAUSE_IMAGE }))
+    : containers;
 
 /** Pods and pod templates with an image on every container (test objects are built without). */
 export function imaged<T extends KubeObject>(obj: T): T {
   const o = obj as KubeObject & { spec?: Record<string, any> };
-  if (o.kind === 'Pod' && o.spec) return { ...o, spec: { ...o.spec, containers: withImages(o.spec.containers) } } as unknown as T;
+  if (o.kind === 'Pod' && o.spec)
+    return { ...o, spec: { ...o.spec, containers: withImages(o.spec.containers) } } as unknown as T;
   if (o.kind === 'ReplicaSet' && o.spec?.template?.spec) {
-    return { ...o, spec: { ...o.spec, template: { ...o.spec.template, spec: { ...o.spec.template.spec, containers: withImages(o.spec.template.spec.containers) } } } } as unknown as T;
+    return {
+      ...o,
+      spec: {
+        ...o.spec,
+        template: {
+          ...o.spec.template,
+          spec: { ...o.spec.template.spec, containers: withImages(o.spec.template.spec.containers) },
+        },
+      },
+    } as unknown as T;
   }
   return obj;
 }
@@ -60,7 +72,9 @@ export function kubeClient(): Promise<KubeClusterClient> {
   shared ??= (async () => {
     await installShippedCrds(sharedControlPlane().kubeconfigPath);
     const client = newKubeClient();
-    machinesBefore = new Set((await Promise.all(MACHINE_KINDS.map((k) => client.listFromServer(k)))).flat().map(machineKey));
+    machinesBefore = new Set(
+      (await Promise.all(MACHINE_KINDS.map((k) => client.listFromServer(k)))).flat().map(machineKey),
+    );
     return client;
   })();
   return shared;
@@ -101,7 +115,11 @@ async function deleteMachinesSince(client: KubeClusterClient, before: ReadonlySe
 
 /** A namespace in which pods are admitted (its `default` ServiceAccount exists). */
 export async function createNamespace(client: KubeClusterClient, name: string): Promise<void> {
-  await client.rest.request({ verb: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  await client.rest.request({
+    verb: 'POST',
+    path: '/api/v1/namespaces',
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+  });
   created.add(name);
   await eventually(`ServiceAccount ${name}/default`, async () => {
     await client.rest.request({ verb: 'GET', path: `/api/v1/namespaces/${name}/serviceaccounts/default` });
@@ -128,12 +146,27 @@ const notFound = async (p: Promise<unknown>): Promise<boolean> => {
  */
 export async function deleteNamespaces(client: KubeClusterClient, names: readonly string[]): Promise<void> {
   if (!names.length) return;
-  await Promise.all(names.map((n) => notFound(client.rest.request({ verb: 'DELETE', path: `/api/v1/namespaces/${n}` }))));
+  await Promise.all(
+    names.map((n) => notFound(client.rest.request({ verb: 'DELETE', path: `/api/v1/namespaces/${n}` }))),
+  );
   const doomed = new Set(names);
-  const finishing = (p: Pod) => p.metadata.deletionTimestamp && (p.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds === 0;
+  const finishing = (p: Pod) =>
+    p.metadata.deletionTimestamp &&
+    (p.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds === 0;
   await eventually(`the pods of ${names.length} deleted namespaces to be gone`, async () => {
-    const left = (await client.listFromServer<Pod>('Pod')).filter((p) => doomed.has(p.metadata.namespace ?? '') && !finishing(p));
-    await Promise.all(left.map((p) => notFound(client.delete({ kind: 'Pod', namespace: p.metadata.namespace, name: p.metadata.name }, { gracePeriodSeconds: 0 }))));
+    const left = (await client.listFromServer<Pod>('Pod')).filter(
+      (p) => doomed.has(p.metadata.namespace ?? '') && !finishing(p),
+    );
+    await Promise.all(
+      left.map((p) =>
+        notFound(
+          client.delete(
+            { kind: 'Pod', namespace: p.metadata.namespace, name: p.metadata.name },
+            { gracePeriodSeconds: 0 },
+          ),
+        ),
+      ),
+    );
     return left.length === 0 ? true : undefined;
   });
 }
@@ -147,40 +180,75 @@ export async function informersCaughtUp(client: KubeClusterClient, kinds: readon
       const server = await client.listFromServer(kind);
       const cached = inf.cached();
       if (cached.size !== server.length) return undefined;
-      for (const o of server) if (cached.get(`${o.metadata.namespace ?? ''}/${o.metadata.name}`)?.metadata.resourceVersion !== o.metadata.resourceVersion) return undefined;
+      for (const o of server)
+        if (
+          cached.get(`${o.metadata.namespace ?? ''}/${o.metadata.name}`)?.metadata.resourceVersion !==
+          o.metadata.resourceVersion
+        )
+          return undefined;
     }
     return true;
   });
 }
 
-const ALL_KINDS: readonly Kind[] = ['NodePool', 'NodeClaim', 'Node', 'Pod', 'PodDisruptionBudget', 'ConfigMap', 'ReplicaSet'];
+const ALL_KINDS: readonly Kind[] = [
+  'NodePool',
+  'NodeClaim',
+  'Node',
+  'Pod',
+  'PodDisruptionBudget',
+  'ConfigMap',
+  'ReplicaSet',
+];
 
 /** What the cluster's controllers still have to do in the namespace, or undefined when nothing. */
 async function pendingWork(client: KubeClusterClient, ns: string, prefix: string): Promise<string | undefined> {
-  for (const rs of await client.listFromServer<KubeObject & { spec: { replicas?: number }; status?: { observedGeneration?: number; replicas?: number } }>('ReplicaSet', ns)) {
-    if ((rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 1) || (rs.status?.replicas ?? 0) !== (rs.spec.replicas ?? 1)) return `ReplicaSet ${rs.metadata.name}`;
+  for (const rs of await client.listFromServer<
+    KubeObject & { spec: { replicas?: number }; status?: { observedGeneration?: number; replicas?: number } }
+  >('ReplicaSet', ns)) {
+    if (
+      (rs.status?.observedGeneration ?? 0) < (rs.metadata.generation ?? 1) ||
+      (rs.status?.replicas ?? 0) !== (rs.spec.replicas ?? 1)
+    )
+      return `ReplicaSet ${rs.metadata.name}`;
   }
-  for (const pdb of await client.listFromServer<KubeObject & { status?: { observedGeneration?: number } }>('PodDisruptionBudget', ns)) {
-    if ((pdb.status?.observedGeneration ?? 0) < (pdb.metadata.generation ?? 1)) return `PodDisruptionBudget ${pdb.metadata.name}`;
+  for (const pdb of await client.listFromServer<KubeObject & { status?: { observedGeneration?: number } }>(
+    'PodDisruptionBudget',
+    ns,
+  )) {
+    if ((pdb.status?.observedGeneration ?? 0) < (pdb.metadata.generation ?? 1))
+      return `PodDisruptionBudget ${pdb.metadata.name}`;
   }
   // The garbage collector: objects whose every owner is gone must be deleting or gone.
   const objects = [
-    ...(await Promise.all((['Pod', 'ConfigMap', 'ReplicaSet'] as const).map((k) => client.listFromServer(k, ns)))).flat(),
+    ...(
+      await Promise.all((['Pod', 'ConfigMap', 'ReplicaSet'] as const).map((k) => client.listFromServer(k, ns)))
+    ).flat(),
     // This setup's machines: named with its prefix, or in one of its NodePools (Nodes are named by address).
-    ...(await Promise.all((['Node', 'NodeClaim'] as const).map((k) => client.listFromServer(k)))).flat()
-      .filter((o) => o.metadata.name.startsWith(prefix) || o.metadata.labels?.['karpenter.sh/nodepool']?.startsWith(prefix)),
+    ...(await Promise.all((['Node', 'NodeClaim'] as const).map((k) => client.listFromServer(k))))
+      .flat()
+      .filter(
+        (o) => o.metadata.name.startsWith(prefix) || o.metadata.labels?.['karpenter.sh/nodepool']?.startsWith(prefix),
+      ),
   ];
   const uids = new Set(objects.map((o) => o.metadata.uid));
   for (const o of objects) {
     const refs = o.metadata.ownerReferences ?? [];
-    if (refs.length && !o.metadata.deletionTimestamp && refs.every((r) => !uids.has(r.uid) && r.kind !== 'NodePool')) return `orphan ${o.kind} ${o.metadata.name}`;
+    if (refs.length && !o.metadata.deletionTimestamp && refs.every((r) => !uids.has(r.uid) && r.kind !== 'NodePool'))
+      return `orphan ${o.kind} ${o.metadata.name}`;
   }
   return undefined;
 }
 
 const fingerprint = async (client: KubeClusterClient, ns: string): Promise<string> =>
-  (await Promise.all((['Pod', 'PodDisruptionBudget', 'ReplicaSet', 'ConfigMap'] as const).map((k) => client.listFromServer(k, ns))))
-    .flat().map((o) => `${o.kind}/${o.metadata.name}@${o.metadata.resourceVersion}`).join(',');
+  (
+    await Promise.all(
+      (['Pod', 'PodDisruptionBudget', 'ReplicaSet', 'ConfigMap'] as const).map((k) => client.listFromServer(k, ns)),
+    )
+  )
+    .flat()
+    .map((o) => `${o.kind}/${o.metadata.name}@${o.metadata.resourceVersion}`)
+    .join(',');
 
 /**
  * Waits until the controllers have nothing left to do in `ns` and the namespace has been quiet
@@ -201,17 +269,35 @@ export async function settle(client: KubeClusterClient, ns: string, prefix: stri
   await informersCaughtUp(client, ALL_KINDS);
 }
 
-export async function bindAndRun(client: ClusterClient & { rest: KubeClusterClient['rest'] }, namespace: string, name: string, nodeName: string): Promise<Pod> {
+export async function bindAndRun(
+  client: ClusterClient & { rest: KubeClusterClient['rest'] },
+  namespace: string,
+  name: string,
+  nodeName: string,
+): Promise<Pod> {
   const current = await client.get<Pod>({ kind: 'Pod', namespace, name });
   if (!current?.spec.nodeName) {
     await client.rest.request({
-      verb: 'POST', path: `/api/v1/namespaces/${namespace}/pods/${name}/binding`,
-      body: { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName } },
+      verb: 'POST',
+      path: `/api/v1/namespaces/${namespace}/pods/${name}/binding`,
+      body: {
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: { name, namespace },
+        target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
+      },
     });
   }
-  return client.patch<Pod>({ kind: 'Pod', namespace, name }, {
-    status: { phase: 'Running', startTime: new Date().toISOString(), conditions: [{ type: 'Ready', status: 'True' }] },
-  });
+  return client.patch<Pod>(
+    { kind: 'Pod', namespace, name },
+    {
+      status: {
+        phase: 'Running',
+        startTime: new Date().toISOString(),
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    },
+  );
 }
 
 /**
@@ -237,7 +323,10 @@ const kubeBackendOf = (name: string, cachedReads: boolean): Backend => ({
       // Server timestamps are whole seconds, taken while the request is in flight.
       toleranceMs: 2_000,
       // The in-memory server has no scheduler: neither may kube-scheduler touch these pods.
-      createWithStatus: (obj) => wrapped.create(obj.kind === 'Pod' ? { ...obj, spec: { schedulerName: 'kpol-conformance', ...(obj.spec as object) } } : obj),
+      createWithStatus: (obj) =>
+        wrapped.create(
+          obj.kind === 'Pod' ? { ...obj, spec: { schedulerName: 'kpol-conformance', ...(obj.spec as object) } } : obj,
+        ),
       runPod: (namespace, name, nodeName) => bindAndRun(client, namespace, name, nodeName),
       settle: () => settle(client, ns, `${id}-`),
     };

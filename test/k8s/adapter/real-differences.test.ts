@@ -12,7 +12,12 @@ import { closeKubeClient, kubeBackend } from './kube-backend.js';
 afterAll(closeKubeClient);
 
 const failure = async (p: Promise<unknown>): Promise<ApiError> => {
-  try { await p; } catch (e) { if (e instanceof ApiError) return e; throw e; }
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
   throw new Error('expected a failure');
 };
 
@@ -24,7 +29,12 @@ describe('kube-apiserver where the in-memory server differs', () => {
 
   it('sets generation on kinds that count spec changes (a CRD) but not on ConfigMaps', async () => {
     expect((await h.client.create(configMap(h, 'a'))).metadata.generation).toBeUndefined();
-    const nc = await h.client.create<NodeClaim>({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: `${h.prefix}gen` }, spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] } });
+    const nc = await h.client.create<NodeClaim>({
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: { name: `${h.prefix}gen` },
+      spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] },
+    });
     expect(nc.metadata.generation).toBe(1);
   });
 
@@ -36,16 +46,36 @@ describe('kube-apiserver where the in-memory server differs', () => {
     for (const p of pods) await h.runPod(h.ns, p.metadata.name, 'node-a');
     await h.client.create(pdb(h, 'web', web, { maxUnavailable: 1 }));
     await h.settle();
-    expect((await h.client.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: h.ns, name: 'web' }))!.status?.disruptionsAllowed).toBe(1);
+    expect(
+      (await h.client.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: h.ns, name: 'web' }))!.status
+        ?.disruptionsAllowed,
+    ).toBe(1);
     await h.client.evict(h.ns, pods[0].metadata.name);
     const err = await failure(h.client.evict(h.ns, pods[1].metadata.name));
-    expect([err.code, err.reason, err.message]).toEqual([429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget."]);
+    expect([err.code, err.reason, err.message]).toEqual([
+      429,
+      'TooManyRequests',
+      "Cannot evict pod as it would violate the pod's disruption budget.",
+    ]);
     expect((await h.client.get(podKey(h, pods[0].metadata.name)))!.metadata.deletionTimestamp).toBeDefined();
   });
 
-  it("deleting a ReplicaSet: the garbage collector deletes the pods it made (unbound at once, bound gracefully)", async () => {
+  it('deleting a ReplicaSet: the garbage collector deletes the pods it made (unbound at once, bound gracefully)', async () => {
     const web = { app: 'web' };
-    await h.client.create({ ...replicaSet(h, 'web', 2, web), spec: { ...replicaSet(h, 'web', 2, web).spec, template: { metadata: { labels: web }, spec: { schedulerName: 'kpol-conformance', terminationGracePeriodSeconds: 30, containers: [{ name: 'main' }] } } } });
+    await h.client.create({
+      ...replicaSet(h, 'web', 2, web),
+      spec: {
+        ...replicaSet(h, 'web', 2, web).spec,
+        template: {
+          metadata: { labels: web },
+          spec: {
+            schedulerName: 'kpol-conformance',
+            terminationGracePeriodSeconds: 30,
+            containers: [{ name: 'main' }],
+          },
+        },
+      },
+    });
     await h.settle();
     const [bound, unbound] = await h.client.list<Pod>('Pod', h.ns);
     await h.runPod(h.ns, bound.metadata.name, 'node-a');
@@ -59,7 +89,9 @@ describe('kube-apiserver where the in-memory server differs', () => {
     await h.createWithStatus(pod(h, 'p', 'node-a'));
     await h.settle();
     const events: WatchEvent[] = [];
-    const w = h.client.watch('Pod', (e) => { if (e.object.metadata.namespace === h.ns) events.push(e); });
+    const w = h.client.watch('Pod', (e) => {
+      if (e.object.metadata.namespace === h.ns) events.push(e);
+    });
     await h.client.delete(podKey(h, 'p'));
     await h.client.delete(podKey(h, 'p'), { gracePeriodSeconds: 0 });
     await h.settle();

@@ -31,8 +31,10 @@ export class ApiClient {
     const user = config.users[0].user;
     const data = (b64: string) => Buffer.from(b64, 'base64');
     return new ApiClient({
-      server: cluster.server, ca: data(cluster['certificate-authority-data']),
-      cert: data(user['client-certificate-data']), key: data(user['client-key-data']),
+      server: cluster.server,
+      ca: data(cluster['certificate-authority-data']),
+      cert: data(user['client-certificate-data']),
+      key: data(user['client-key-data']),
     });
   }
 
@@ -40,27 +42,45 @@ export class ApiClient {
     const url = new URL(path, this.credentials.server);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
-      const req = request(url, {
-        method, ca: this.credentials.ca, cert: this.credentials.cert, key: this.credentials.key, timeout: timeoutMs,
-        headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) },
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try { parsed = JSON.parse(text); } catch { /* keep text */ }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-        res.on('error', reject);
-      });
+      const req = request(
+        url,
+        {
+          method,
+          ca: this.credentials.ca,
+          cert: this.credentials.cert,
+          key: this.credentials.key,
+          timeout: timeoutMs,
+          headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown = text;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              /* keep text */
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed });
+          });
+          res.on('error', reject);
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out after ${timeoutMs} ms`)));
       req.on('error', reject);
       req.end(payload);
     });
   }
 
-  get(path: string) { return this.request('GET', path); }
-  post(path: string, body: unknown) { return this.request('POST', path, body); }
-  delete(path: string, body?: unknown) { return this.request('DELETE', path, body); }
+  get(path: string) {
+    return this.request('GET', path);
+  }
+  post(path: string, body: unknown) {
+    return this.request('POST', path, body);
+  }
+  delete(path: string, body?: unknown) {
+    return this.request('DELETE', path, body);
+  }
 }

@@ -37,12 +37,16 @@ export function etcdArgs(dataDir: string, clientPort: number, peerPort: number):
   const client = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
   return [
-    '--name=kpol-test', `--data-dir=${dataDir}`,
-    `--listen-client-urls=${client}`, `--advertise-client-urls=${client}`,
-    `--listen-peer-urls=${peer}`, `--initial-advertise-peer-urls=${peer}`,
+    '--name=kpol-test',
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
     `--initial-cluster=kpol-test=${peer}`,
     // The data is thrown away after the run: durability buys nothing and fsync costs seconds.
-    '--unsafe-no-fsync', '--log-level=warn',
+    '--unsafe-no-fsync',
+    '--log-level=warn',
   ];
 }
 
@@ -50,9 +54,12 @@ export function apiserverArgs(opts: { pki: Pki; stateDir: string; port: number; 
   const { pki } = opts;
   return [
     `--etcd-servers=http://127.0.0.1:${opts.etcdPort}`,
-    '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${opts.port}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${opts.port}`,
     `--cert-dir=${join(opts.stateDir, 'apiserver-certs')}`,
-    `--tls-cert-file=${pki.servingCert}`, `--tls-private-key-file=${pki.servingKey}`,
+    `--tls-cert-file=${pki.servingCert}`,
+    `--tls-private-key-file=${pki.servingKey}`,
     `--client-ca-file=${pki.caCert}`,
     // RBAC only (no Node authorizer: there are no kubelets), so least privilege can be tested.
     '--authorization-mode=RBAC',

@@ -16,7 +16,8 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     } catch (err) {
       last = (err as Error).message;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last: ${last})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last: ${last})` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

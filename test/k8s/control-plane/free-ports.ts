@@ -13,14 +13,16 @@ export async function freePorts(count: number): Promise<number[]> {
     for (let i = 0; i < count; i++) {
       const server = createServer();
       servers.push(server);
-      ports.push(await new Promise<number>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => {
-          const address = server.address();
-          if (address && typeof address === 'object') resolve(address.port);
-          else reject(new Error('no port assigned'));
-        });
-      }));
+      ports.push(
+        await new Promise<number>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => {
+            const address = server.address();
+            if (address && typeof address === 'object') resolve(address.port);
+            else reject(new Error('no port assigned'));
+          });
+        }),
+      );
     }
     return ports;
   } finally {

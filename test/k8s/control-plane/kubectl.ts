@@ -14,12 +14,20 @@ export interface KubectlResult {
  */
 export function kubectl(kubeconfigPath: string, args: string[], stdin?: string): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
-    const child = execFile(binaryPath('kubectl'), [`--kubeconfig=${kubeconfigPath}`, ...args],
-      { timeout: 60_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+    const child = execFile(
+      binaryPath('kubectl'),
+      [`--kubeconfig=${kubeconfigPath}`, ...args],
+      { timeout: 60_000, maxBuffer: 32 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : -1
+          : 0;
         if (err && code === -1) reject(new Error(`kubectl ${args.join(' ')}: ${err.message}`));
         else resolve({ code, stdout, stderr });
-      });
+      },
+    );
     child.stdin?.end(stdin ?? '');
   });
 }

@@ -20,8 +20,10 @@ async function main(): Promise<void> {
     process.stdout.write(`run ${i}: start ${(started / 1000).toFixed(2)} s, stop ${(stopped / 1000).toFixed(2)} s\n`);
   }
   const sorted = [...starts].sort((a, b) => a - b);
-  process.stdout.write(`start-up over ${runs} runs: min ${(sorted[0]! / 1000).toFixed(2)} s, ` +
-    `median ${(sorted[Math.floor(runs / 2)]! / 1000).toFixed(2)} s, max ${(sorted.at(-1)! / 1000).toFixed(2)} s\n`);
+  process.stdout.write(
+    `start-up over ${runs} runs: min ${(sorted[0]! / 1000).toFixed(2)} s, ` +
+      `median ${(sorted[Math.floor(runs / 2)]! / 1000).toFixed(2)} s, max ${(sorted.at(-1)! / 1000).toFixed(2)} s\n`,
+  );
 }
 
 main().catch((err: Error) => {

@@ -19,7 +19,13 @@ export function cacheDir(): string {
 
 export type Binary = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kubectl';
 
-export const BINARIES: readonly Binary[] = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'];
+export const BINARIES: readonly Binary[] = [
+  'etcd',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kubectl',
+];
 
 export function binaryPath(name: Binary): string {
   return join(cacheDir(), 'bin', name);

@@ -68,21 +68,62 @@ async function openssl(args: string[]): Promise<void> {
   }
 }
 
-/** Generates a throw-away CA, the apiserver's serving certificate, client certificates and the service-account key pair into `dir`. */
+/**
+ * Generates a throw-away CA, the apiserver's serving certificate, client certificates and the service-account key pair
+ * into `dir`.
+ */
 export async function generatePki(dir: string): Promise<Pki> {
   const config = join(dir, 'openssl.cnf');
   writeFileSync(config, OPENSSL_CONFIG);
   const serial = () => `0x${randomBytes(12).toString('hex')}`;
   const caKey = writeKey(join(dir, 'ca.key'));
   const caCert = join(dir, 'ca.crt');
-  await openssl(['req', '-x509', '-new', '-config', config, '-extensions', 'ca', '-key', caKey, '-subj', '/CN=kpol-test-ca',
-    '-days', '7', '-set_serial', serial(), '-out', caCert]);
+  await openssl([
+    'req',
+    '-x509',
+    '-new',
+    '-config',
+    config,
+    '-extensions',
+    'ca',
+    '-key',
+    caKey,
+    '-subj',
+    '/CN=kpol-test-ca',
+    '-days',
+    '7',
+    '-set_serial',
+    serial(),
+    '-out',
+    caCert,
+  ]);
 
   const issue = async (name: string, subject: string, extensions: 'server' | 'client') => {
     const key = writeKey(join(dir, `${name}.key`));
     const cert = join(dir, `${name}.crt`);
-    await openssl(['req', '-x509', '-new', '-config', config, '-extensions', extensions, '-key', key, '-subj', subject,
-      '-CA', caCert, '-CAkey', caKey, '-days', '7', '-set_serial', serial(), '-out', cert]);
+    await openssl([
+      'req',
+      '-x509',
+      '-new',
+      '-config',
+      config,
+      '-extensions',
+      extensions,
+      '-key',
+      key,
+      '-subj',
+      subject,
+      '-CA',
+      caCert,
+      '-CAkey',
+      caKey,
+      '-days',
+      '7',
+      '-set_serial',
+      serial(),
+      '-out',
+      cert,
+    ]);
     return { cert, key };
   };
   const [serving, admin, controllerManager, scheduler] = await Promise.all([
@@ -99,7 +140,12 @@ export async function generatePki(dir: string): Promise<Pki> {
   writeFileSync(serviceAccountPub, publicKey.export({ type: 'spki', format: 'pem' }));
 
   return {
-    caCert, caKey, servingCert: serving.cert, servingKey: serving.key, serviceAccountKey, serviceAccountPub,
+    caCert,
+    caKey,
+    servingCert: serving.cert,
+    servingKey: serving.key,
+    serviceAccountKey,
+    serviceAccountPub,
     clients: { admin, 'kube-controller-manager': controllerManager, 'kube-scheduler': scheduler },
   };
 }

@@ -40,11 +40,15 @@ export class ProcessSet {
   private readonly onExit = () => this.killAllSync('SIGKILL');
   private stopped = false;
 
-  constructor(readonly stateDir: string, readonly logDir: string) {
+  constructor(
+    readonly stateDir: string,
+    readonly logDir: string,
+  ) {
     this.pidFile = join(stateDir, 'pids');
     appendFileSync(this.pidFile, '');
     const reaper = spawn('sh', ['-c', REAPER, 'kpol-k8s-reaper', String(process.pid), stateDir], {
-      detached: true, stdio: 'ignore',
+      detached: true,
+      stdio: 'ignore',
     });
     reaper.unref();
     this.reaperPid = reaper.pid;
@@ -55,15 +59,27 @@ export class ProcessSet {
   start(name: string, command: string, args: string[], env?: Record<string, string>): Started {
     const logPath = join(this.logDir, `${name}.log`);
     const fd = openSync(logPath, 'a');
-    const shownEnv = env ? `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')} ` : '';
+    const shownEnv = env
+      ? `${Object.entries(env)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')} `
+      : '';
     appendFileSync(logPath, `$ ${shownEnv}${command} ${args.join(' ')}\n`);
-    const child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd], env: env ? { ...process.env, ...env } : undefined });
+    const child = spawn(command, args, {
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      env: env ? { ...process.env, ...env } : undefined,
+    });
     closeSync(fd);
     if (child.pid === undefined) throw new Error(`cannot start ${name} (${command}); see ${logPath}`);
     child.unref();
     const entry: Started = { name, pid: child.pid, logPath, child };
-    child.on('exit', (code, signal) => { entry.exited = signal ?? `exit code ${code}`; });
-    child.on('error', (err) => { entry.exited = err.message; });
+    child.on('exit', (code, signal) => {
+      entry.exited = signal ?? `exit code ${code}`;
+    });
+    child.on('error', (err) => {
+      entry.exited = err.message;
+    });
     appendFileSync(this.pidFile, `${child.pid}\n`);
     this.started.push(entry);
     return entry;
@@ -108,7 +124,12 @@ export class ProcessSet {
    * Polls `check` until it returns true; fails fast if a process died, or at the deadline with
    * the tail of `logOf`'s log (default: the process started last).
    */
-  async waitFor(what: string, deadline: number, check: () => Promise<boolean>, o: { logOf?: string; pollMs?: number } = {}): Promise<void> {
+  async waitFor(
+    what: string,
+    deadline: number,
+    check: () => Promise<boolean>,
+    o: { logOf?: string; pollMs?: number } = {},
+  ): Promise<void> {
     let lastError = '';
     for (;;) {
       this.assertRunning();
@@ -119,8 +140,10 @@ export class ProcessSet {
       }
       if (Date.now() > deadline) {
         const p = o.logOf === undefined ? this.started.at(-1) : this.started.find((x) => x.name === o.logOf);
-        throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}` +
-          (p ? `\n${p.name} log tail:\n${tail(p.logPath)}` : ''));
+        throw new Error(
+          `timed out waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}` +
+            (p ? `\n${p.name} log tail:\n${tail(p.logPath)}` : ''),
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, o.pollMs ?? 100));
     }
@@ -131,7 +154,11 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
   } catch {
-    try { process.kill(pid, signal); } catch { /* already gone */ }
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
   }
 }
 
@@ -139,14 +166,22 @@ function waitExit(p: Started, ms: number): Promise<void> {
   if (p.exited !== undefined) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    p.child.once('exit', () => { clearTimeout(timer); resolve(); });
+    p.child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
 }
 
 /** The last lines of a log, to show beside an error. */
 export function tail(path: string, lines = 15): string {
   try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `  | ${l}`).join('\n');
+    return readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => `  | ${l}`)
+      .join('\n');
   } catch {
     return '';
   }

@@ -42,7 +42,6 @@ export interface StartOptions {
   beforeControllers?: (kubeconfigPath: string) => Promise<void>;
 }
 
-
 /**
  * Starts etcd, kube-apiserver, kube-controller-manager and kube-scheduler on free 127.0.0.1
  * ports with a fresh temporary state dir, and resolves once the apiserver is ready, the
@@ -68,7 +67,10 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     const server = `https://127.0.0.1:${apiPort}`;
     const kubeconfig = (user: 'admin' | 'kube-controller-manager' | 'kube-scheduler') =>
       writeKubeconfig(join(stateDir, `${user}.kubeconfig`), {
-        server, caCert: pki.caCert, clientCert: pki.clients[user].cert, clientKey: pki.clients[user].key,
+        server,
+        caCert: pki.caCert,
+        clientCert: pki.clients[user].cert,
+        clientKey: pki.clients[user].key,
       });
     const kubeconfigPath = kubeconfig('admin');
 
@@ -76,7 +78,11 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     await procs.waitFor('etcd /health', deadline, () => etcdHealthy(etcdPort));
     step('etcd healthy');
 
-    procs.start('kube-apiserver', binaryPath('kube-apiserver'), apiserverArgs({ pki, stateDir, port: apiPort, etcdPort }));
+    procs.start(
+      'kube-apiserver',
+      binaryPath('kube-apiserver'),
+      apiserverArgs({ pki, stateDir, port: apiPort, etcdPort }),
+    );
     const api = ApiClient.fromKubeconfig(kubeconfigPath);
     await procs.waitFor('kube-apiserver /readyz', deadline, async () => (await api.get('/readyz')).status === 200);
     step('kube-apiserver ready');
@@ -85,14 +91,24 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
       step('prepared before the controllers');
     }
 
-    procs.start('kube-controller-manager', binaryPath('kube-controller-manager'),
-      controllerManagerArgs({ pki, kubeconfig: kubeconfig('kube-controller-manager') }));
-    procs.start('kube-scheduler', binaryPath('kube-scheduler'), schedulerArgs({ kubeconfig: kubeconfig('kube-scheduler') }));
+    procs.start(
+      'kube-controller-manager',
+      binaryPath('kube-controller-manager'),
+      controllerManagerArgs({ pki, kubeconfig: kubeconfig('kube-controller-manager') }),
+    );
+    procs.start(
+      'kube-scheduler',
+      binaryPath('kube-scheduler'),
+      schedulerArgs({ kubeconfig: kubeconfig('kube-scheduler') }),
+    );
     await Promise.all([
       procs.waitFor('kube-controller-manager leader Lease', deadline, () => leaseHeld(api, 'kube-controller-manager')),
       procs.waitFor('kube-scheduler leader Lease', deadline, () => leaseHeld(api, 'kube-scheduler')),
-      procs.waitFor('ServiceAccount default/default (serviceaccount controller)', deadline,
-        async () => (await api.get('/api/v1/namespaces/default/serviceaccounts/default')).status === 200),
+      procs.waitFor(
+        'ServiceAccount default/default (serviceaccount controller)',
+        deadline,
+        async () => (await api.get('/api/v1/namespaces/default/serviceaccounts/default')).status === 200,
+      ),
     ]);
     step('controller-manager and scheduler running');
 

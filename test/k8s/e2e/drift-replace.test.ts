@@ -7,7 +7,20 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sharedControlPlane } from '../control-plane/inject.js';
-import { apply, cleanup, deployment, describeDisrupting, disruptingNodes, events, nodePool, policyConfigMap, poolState, prepare, readyPods, sampleUntil } from './e2e-cluster.js';
+import {
+  apply,
+  cleanup,
+  deployment,
+  describeDisrupting,
+  disruptingNodes,
+  events,
+  nodePool,
+  policyConfigMap,
+  poolState,
+  prepare,
+  readyPods,
+  sampleUntil,
+} from './e2e-cluster.js';
 import { killStrays, startKpol } from './kpol-process.js';
 
 const cp = sharedControlPlane();
@@ -34,19 +47,34 @@ describe('e2e 1: drift replaced one node at a time within the budget, PDB enforc
   it('replaces every drifted node, never more than one at a time, and the pods land on the replacements', async () => {
     await prepare(cp, ns);
     await apply(cp, nodePool(pool, '1'));
-    await apply(cp, policyConfigMap(ns, 'drift-policy', `
+    await apply(
+      cp,
+      policyConfigMap(
+        ns,
+        'drift-policy',
+        `
       policy drift-one for nodepool ${pool} {
         consolidate when empty after 10m
         budget 1 for Drifted
-      }`));
+      }`,
+      ),
+    );
     // 800m CPU each: two pods per m5.large, so two nodes; the PDB lets one pod be away at a time.
     await apply(cp, deployment(ns, 'web', pool, REPLICAS, '800m'));
     await apply(cp, pdb);
     const kpol = await startKpol(cp.kubeconfigPath, ns);
     const read = () => poolState(cp, pool, ns);
 
-    const original = await sampleUntil('every pod Running and Ready on kpol-launched nodes', read, () => {},
-      (s) => (readyPods(s, 'web').length === REPLICAS && s.nodes.length >= 2 ? s.nodes.map((n) => n.metadata.name) : undefined), 90_000);
+    const original = await sampleUntil(
+      'every pod Running and Ready on kpol-launched nodes',
+      read,
+      () => {},
+      (s) =>
+        readyPods(s, 'web').length === REPLICAS && s.nodes.length >= 2
+          ? s.nodes.map((n) => n.metadata.name)
+          : undefined,
+      90_000,
+    );
     const loaded = kpol.logs().find((l) => l.msg === 'started');
     expect(loaded).toBeDefined();
 
@@ -54,21 +82,36 @@ describe('e2e 1: drift replaced one node at a time within the budget, PDB enforc
     let maxDisrupting = 0;
     let minReady = REPLICAS;
     const seenDisrupting = new Set<string>();
-    const final = await sampleUntil('every original node replaced and every pod Ready on a replacement', read, (s) => {
-      const disrupting = disruptingNodes(s);
-      disrupting.forEach((n) => seenDisrupting.add(n));
-      const draining = s.nodes.filter((n) => (n.spec.taints ?? []).some((t) => t.key === 'karpenter.sh/disrupted') && s.pods.some((p) => p.spec.nodeName === n.metadata.name && !p.metadata.deletionTimestamp));
-      // Never two nodes with pods still to move at once, whatever the budget accounting says.
-      expect(draining.length).toBeLessThanOrEqual(1);
-      maxDisrupting = Math.max(maxDisrupting, disrupting.length);
-      minReady = Math.min(minReady, readyPods(s, 'web').length);
-      // The budget is 1 for Drifted: at every observation at most one node is being disrupted.
-      expect(disrupting.length, `disrupting at once: ${describeDisrupting(s, disrupting)} (kpol log ${kpol.logFile})`).toBeLessThanOrEqual(1);
-    }, (s) => {
-      const onOld = s.nodes.some((n) => original.includes(n.metadata.name)) || s.nodeClaims.some((nc) => original.includes(nc.status?.nodeName ?? ''));
-      const ready = readyPods(s, 'web');
-      return !onOld && ready.length === REPLICAS ? s : undefined;
-    }, 150_000);
+    const final = await sampleUntil(
+      'every original node replaced and every pod Ready on a replacement',
+      read,
+      (s) => {
+        const disrupting = disruptingNodes(s);
+        disrupting.forEach((n) => seenDisrupting.add(n));
+        const draining = s.nodes.filter(
+          (n) =>
+            (n.spec.taints ?? []).some((t) => t.key === 'karpenter.sh/disrupted') &&
+            s.pods.some((p) => p.spec.nodeName === n.metadata.name && !p.metadata.deletionTimestamp),
+        );
+        // Never two nodes with pods still to move at once, whatever the budget accounting says.
+        expect(draining.length).toBeLessThanOrEqual(1);
+        maxDisrupting = Math.max(maxDisrupting, disrupting.length);
+        minReady = Math.min(minReady, readyPods(s, 'web').length);
+        // The budget is 1 for Drifted: at every observation at most one node is being disrupted.
+        expect(
+          disrupting.length,
+          `disrupting at once: ${describeDisrupting(s, disrupting)} (kpol log ${kpol.logFile})`,
+        ).toBeLessThanOrEqual(1);
+      },
+      (s) => {
+        const onOld =
+          s.nodes.some((n) => original.includes(n.metadata.name)) ||
+          s.nodeClaims.some((nc) => original.includes(nc.status?.nodeName ?? ''));
+        const ready = readyPods(s, 'web');
+        return !onOld && ready.length === REPLICAS ? s : undefined;
+      },
+      150_000,
+    );
 
     // Every original node went through disruption, one after the other.
     expect([...seenDisrupting].sort()).toEqual([...original].sort());
@@ -84,7 +127,9 @@ describe('e2e 1: drift replaced one node at a time within the budget, PDB enforc
     const scheduled = await events(cp, 'Scheduled');
     for (const p of pods) {
       const e = scheduled.find((x) => x.involvedObject.name === p.metadata.name && x.involvedObject.namespace === ns);
-      expect(e?.reportingComponent ?? e?.source?.component, `Scheduled event of ${p.metadata.name}`).toBe('default-scheduler');
+      expect(e?.reportingComponent ?? e?.source?.component, `Scheduled event of ${p.metadata.name}`).toBe(
+        'default-scheduler',
+      );
     }
 
     // The Eviction API refused at least one eviction with 429 (the PDB had no disruption left),

@@ -49,7 +49,11 @@ spec:
 
 /** A policy ConfigMap (label kpol.dev/policy) in the namespace kpol run watches. */
 export function policyConfigMap(ns: string, name: string, kpol: string): string {
-  const body = kpol.trim().split('\n').map((l) => `    ${l.trim()}`).join('\n');
+  const body = kpol
+    .trim()
+    .split('\n')
+    .map((l) => `    ${l.trim()}`)
+    .join('\n');
   return `
 apiVersion: v1
 kind: ConfigMap
@@ -71,8 +75,16 @@ export interface DeploymentOptions {
 }
 
 /** A Deployment of `replicas` pods on the pool's Nodes, each asking for `cpu` (an m5.large has 2 CPUs). */
-export function deployment(ns: string, name: string, pool: string, replicas: number, cpu: string, o: DeploymentOptions = {}): string {
-  const ann = o.annotations && Object.keys(o.annotations).length ? `\n      annotations: ${JSON.stringify(o.annotations)}` : '';
+export function deployment(
+  ns: string,
+  name: string,
+  pool: string,
+  replicas: number,
+  cpu: string,
+  o: DeploymentOptions = {},
+): string {
+  const ann =
+    o.annotations && Object.keys(o.annotations).length ? `\n      annotations: ${JSON.stringify(o.annotations)}` : '';
   return `
 apiVersion: apps/v1
 kind: Deployment
@@ -125,33 +137,50 @@ const instanceTerminating = (nc: NodeClaim | undefined): boolean =>
  */
 export function disruptingNodes(s: PoolState): string[] {
   const claimOf = new Map(s.nodeClaims.map((nc) => [nc.status?.nodeName, nc]));
-  return s.nodes.filter((n) => {
-    const nc = claimOf.get(n.metadata.name);
-    if (instanceTerminating(nc)) return false;
-    return nc?.metadata.deletionTimestamp || n.metadata.deletionTimestamp || (n.spec.taints ?? []).some((t) => t.key === DISRUPTED_TAINT);
-  }).map((n) => n.metadata.name);
+  return s.nodes
+    .filter((n) => {
+      const nc = claimOf.get(n.metadata.name);
+      if (instanceTerminating(nc)) return false;
+      return (
+        nc?.metadata.deletionTimestamp ||
+        n.metadata.deletionTimestamp ||
+        (n.spec.taints ?? []).some((t) => t.key === DISRUPTED_TAINT)
+      );
+    })
+    .map((n) => n.metadata.name);
 }
 
 /** Why each named node counts as disrupting, for assertion messages. */
 export function describeDisrupting(s: PoolState, names: string[]): string {
-  return names.map((name) => {
-    const n = s.nodes.find((x) => x.metadata.name === name);
-    const nc = s.nodeClaims.find((x) => x.status?.nodeName === name);
-    const why = [
-      (n?.spec.taints ?? []).some((t) => t.key === DISRUPTED_TAINT) && 'tainted',
-      n?.metadata.deletionTimestamp && `node deleting since ${n.metadata.deletionTimestamp}`,
-      nc === undefined ? 'no NodeClaim' : nc.metadata.deletionTimestamp && `NodeClaim ${nc.metadata.name} deleting since ${nc.metadata.deletionTimestamp}`,
-      instanceTerminating(nc) && 'InstanceTerminating',
-      `pods ${s.pods.filter((p) => p.spec.nodeName === name).length}`,
-    ].filter(Boolean);
-    return `${name} (${why.join(', ')})`;
-  }).join('; ');
+  return names
+    .map((name) => {
+      const n = s.nodes.find((x) => x.metadata.name === name);
+      const nc = s.nodeClaims.find((x) => x.status?.nodeName === name);
+      const why = [
+        (n?.spec.taints ?? []).some((t) => t.key === DISRUPTED_TAINT) && 'tainted',
+        n?.metadata.deletionTimestamp && `node deleting since ${n.metadata.deletionTimestamp}`,
+        nc === undefined
+          ? 'no NodeClaim'
+          : nc.metadata.deletionTimestamp &&
+            `NodeClaim ${nc.metadata.name} deleting since ${nc.metadata.deletionTimestamp}`,
+        instanceTerminating(nc) && 'InstanceTerminating',
+        `pods ${s.pods.filter((p) => p.spec.nodeName === name).length}`,
+      ].filter(Boolean);
+      return `${name} (${why.join(', ')})`;
+    })
+    .join('; ');
 }
 
 /** Pods of `app` that are Running and Ready on a Node. */
-export const readyPods = (s: PoolState, app: string): Pod[] => s.pods.filter((p) =>
-  p.metadata.labels?.app === app && !p.metadata.deletionTimestamp && p.spec.nodeName && p.status?.phase === 'Running'
-  && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+export const readyPods = (s: PoolState, app: string): Pod[] =>
+  s.pods.filter(
+    (p) =>
+      p.metadata.labels?.app === app &&
+      !p.metadata.deletionTimestamp &&
+      p.spec.nodeName &&
+      p.status?.phase === 'Running' &&
+      p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+  );
 
 export interface ClusterEvent {
   message: string;
@@ -175,7 +204,9 @@ export async function cleanup(cp: ControlPlane, ns: string, pool: string): Promi
   await k(['-n', ns, 'delete', 'deployments,replicasets,pdb', '--all', '--wait=false']);
   await k(['-n', ns, 'delete', 'pods', '--all', '--force', '--grace-period=0']);
   for (const kind of ['nodeclaims', 'nodes']) {
-    const names = (await k(['get', kind, '-l', `karpenter.sh/nodepool=${pool}`, '-o', 'name'])).stdout.split('\n').filter(Boolean);
+    const names = (await k(['get', kind, '-l', `karpenter.sh/nodepool=${pool}`, '-o', 'name'])).stdout
+      .split('\n')
+      .filter(Boolean);
     for (const name of names) {
       await k(['patch', name, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
       await k(['delete', name, '--ignore-not-found', '--wait=false']);
@@ -189,7 +220,14 @@ export async function cleanup(cp: ControlPlane, ns: string, pool: string): Promi
  * must hold at every observation) until `done` returns a value; that value is returned. The
  * deadline only guards against hanging: it is not a speed assertion.
  */
-export async function sampleUntil<T>(what: string, read: () => Promise<PoolState>, check: (s: PoolState) => void, done: (s: PoolState) => T | undefined, timeoutMs: number, everyMs = 250): Promise<T> {
+export async function sampleUntil<T>(
+  what: string,
+  read: () => Promise<PoolState>,
+  check: (s: PoolState) => void,
+  done: (s: PoolState) => T | undefined,
+  timeoutMs: number,
+  everyMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: PoolState | undefined;
   for (;;) {
@@ -198,7 +236,13 @@ export async function sampleUntil<T>(what: string, read: () => Promise<PoolState
     const v = done(last);
     if (v !== undefined) return v;
     if (Date.now() > deadline) {
-      const summary = { nodeClaims: last.nodeClaims.map((nc) => `${nc.metadata.name}${nc.metadata.deletionTimestamp ? ' (deleting)' : ''} → ${nc.status?.nodeName ?? '-'}`), pods: last.pods.map((p) => `${p.metadata.name}@${p.spec.nodeName ?? '-'}:${p.status?.phase}`) };
+      const summary = {
+        nodeClaims: last.nodeClaims.map(
+          (nc) =>
+            `${nc.metadata.name}${nc.metadata.deletionTimestamp ? ' (deleting)' : ''} → ${nc.status?.nodeName ?? '-'}`,
+        ),
+        pods: last.pods.map((p) => `${p.metadata.name}@${p.spec.nodeName ?? '-'}:${p.status?.phase}`),
+      };
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last state ${JSON.stringify(summary)}`);
     }
     await new Promise((r) => setTimeout(r, everyMs));

@@ -27,10 +27,26 @@ export interface KpolProcess {
 /** Every process started here and not yet stopped: afterAll hooks stop them whatever happened. */
 const running = new Set<ChildProcess>();
 
-export async function startKpol(kubeconfigPath: string, namespace: string, extra: string[] = [], o: { standalone?: boolean } = {}): Promise<KpolProcess> {
+export async function startKpol(
+  kubeconfigPath: string,
+  namespace: string,
+  extra: string[] = [],
+  o: { standalone?: boolean } = {},
+): Promise<KpolProcess> {
   // Standalone: seconds-scale machines (a replacement starts in 2 s, a deleted machine is gone in 1 s).
   const cloud = o.standalone === false ? [] : ['--launch-latency', '2s', '--termination-delay', '1s'];
-  const args = [`${ROOT}src/edge/cli/bin.mjs`, 'run', '--kubeconfig', kubeconfigPath, '--namespace', namespace, '--port', '0', ...cloud, ...extra];
+  const args = [
+    `${ROOT}src/edge/cli/bin.mjs`,
+    'run',
+    '--kubeconfig',
+    kubeconfigPath,
+    '--namespace',
+    namespace,
+    '--port',
+    '0',
+    ...cloud,
+    ...extra,
+  ];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let out = '';
@@ -38,9 +54,20 @@ export async function startKpol(kubeconfigPath: string, namespace: string, extra
   const dir = join(tmpdir(), 'kpol-e2e');
   mkdirSync(dir, { recursive: true });
   const logFile = join(dir, `${namespace}-${child.pid}.log`);
-  child.stdout!.on('data', (d) => { out += d; appendFileSync(logFile, d); });
-  child.stderr!.on('data', (d) => { err += d; appendFileSync(logFile, d); });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { running.delete(child); resolve(code); }));
+  child.stdout!.on('data', (d) => {
+    out += d;
+    appendFileSync(logFile, d);
+  });
+  child.stderr!.on('data', (d) => {
+    err += d;
+    appendFileSync(logFile, d);
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   const url = await eventually('the kpol status page address', async () => {
     if (child.exitCode !== null) throw new Error(`kpol run exited ${child.exitCode}: ${err}`);
     return /status page (http:\/\/127\.0\.0\.1:\d+)\//.exec(err)?.[1];
@@ -49,7 +76,11 @@ export async function startKpol(kubeconfigPath: string, namespace: string, extra
     pid: child.pid!,
     url,
     logFile,
-    logs: () => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>),
+    logs: () =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
     stderr: () => err,
     async stop(signal) {
       if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal);
@@ -65,6 +96,7 @@ export async function startKpol(kubeconfigPath: string, namespace: string, extra
 
 /** SIGKILLs every kpol this file started and did not stop (a failed test must not leave one running). */
 export function killStrays(): void {
-  for (const child of running) if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL');
+  for (const child of running)
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL');
   running.clear();
 }

@@ -19,14 +19,21 @@ const ns = `kpol-own-${id}`;
 const claimName = `aws-${id}`;
 const PROVIDER_ID = 'aws:///us-west-2a/i-0123456789abcdef0';
 
-interface Exit { code: number | null; stderr: string; stdout: string }
+interface Exit {
+  code: number | null;
+  stderr: string;
+  stdout: string;
+}
 
 /**
  * `kpol run` as a user starts it; resolves when it exits, or (with `until`) as soon as stderr
  * matches, then stopping it by PID so that a mode that does start does not keep running.
  */
 function kpolRun(args: string[], until?: RegExp, timeoutMs = 60_000): Promise<Exit> {
-  const child = spawn(process.execPath, [`${ROOT}src/edge/cli/bin.mjs`, 'run', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [`${ROOT}src/edge/cli/bin.mjs`, 'run', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   return new Promise((resolve, reject) => {
@@ -35,10 +42,16 @@ function kpolRun(args: string[], until?: RegExp, timeoutMs = 60_000): Promise<Ex
       reject(new Error(`kpol run ${args.join(' ')} did not finish in ${timeoutMs} ms: ${stderr}`));
     }, timeoutMs);
     const stopIfMatched = () => {
-      if (until && until.test(stderr) && child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGTERM');
+      if (until && until.test(stderr) && child.exitCode === null && child.signalCode === null)
+        process.kill(child.pid!, 'SIGTERM');
     };
-    child.stdout!.on('data', (d) => { stdout += d; });
-    child.stderr!.on('data', (d) => { stderr += d; stopIfMatched(); });
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+      stopIfMatched();
+    });
     child.once('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr, stdout });
@@ -46,7 +59,7 @@ function kpolRun(args: string[], until?: RegExp, timeoutMs = 60_000): Promise<Ex
   });
 }
 
-describe('kpol run standalone beside another cloud provider\'s NodeClaim', () => {
+describe("kpol run standalone beside another cloud provider's NodeClaim", () => {
   const cp = sharedControlPlane();
   let client: KubeClusterClient;
   let created: NodeClaim;
@@ -57,7 +70,8 @@ describe('kpol run standalone beside another cloud provider\'s NodeClaim', () =>
     // The fields the shipped CRD requires (spec.nodeClassRef, spec.requirements), and the status a
     // real Karpenter on AWS writes once the instance is launched.
     created = await client.create<NodeClaim>({
-      apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim',
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
       metadata: { name: claimName, labels: { 'karpenter.sh/nodepool': 'default' } },
       spec: {
         nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
@@ -70,7 +84,13 @@ describe('kpol run standalone beside another cloud provider\'s NodeClaim', () =>
 
   afterAll(async () => {
     // The label back on the CRD whatever happened (the next file's `kubectl apply` would also restore it).
-    await kubectlOk(cp.kubeconfigPath, ['label', '--overwrite', 'crd', 'nodepools.karpenter.sh', `${KPOL_CRD_LABEL.key}=${KPOL_CRD_LABEL.value}`]).catch(() => {});
+    await kubectlOk(cp.kubeconfigPath, [
+      'label',
+      '--overwrite',
+      'crd',
+      'nodepools.karpenter.sh',
+      `${KPOL_CRD_LABEL.key}=${KPOL_CRD_LABEL.value}`,
+    ]).catch(() => {});
     await client?.delete({ kind: 'NodeClaim', name: claimName }).catch(() => {});
     await closeKubeClient();
   });
@@ -89,7 +109,7 @@ describe('kpol run standalone beside another cloud provider\'s NodeClaim', () =>
     expect(now?.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
   }, 90_000);
 
-  it('--mode auto on kpol\'s own shipped CRDs chooses standalone (and refuses the same way)', async () => {
+  it("--mode auto on kpol's own shipped CRDs chooses standalone (and refuses the same way)", async () => {
     const crd = JSON.parse(await kubectlOk(cp.kubeconfigPath, ['get', 'crd', 'nodepools.karpenter.sh', '-o', 'json']));
     expect(crd.metadata.labels?.[KPOL_CRD_LABEL.key]).toBe(KPOL_CRD_LABEL.value);
     const r = await kpolRun(common());
@@ -98,15 +118,23 @@ describe('kpol run standalone beside another cloud provider\'s NodeClaim', () =>
     expect(r.code, r.stderr).toBe(1);
   }, 90_000);
 
-  it('--mode auto on a NodePool CRD without kpol\'s label chooses govern', async () => {
+  it("--mode auto on a NodePool CRD without kpol's label chooses govern", async () => {
     await kubectlOk(cp.kubeconfigPath, ['label', 'crd', 'nodepools.karpenter.sh', `${KPOL_CRD_LABEL.key}-`]);
     try {
       // Stopped as soon as it says so: govern mode itself is not this test's subject.
       const r = await kpolRun(common(), /--mode auto chose \w+/);
-      expect(r.stderr).toContain('--mode auto chose govern: the karpenter.sh NodePool CRD is installed and is not kpol\'s own');
+      expect(r.stderr).toContain(
+        "--mode auto chose govern: the karpenter.sh NodePool CRD is installed and is not kpol's own",
+      );
       expect(r.stderr).not.toContain(named);
     } finally {
-      await kubectlOk(cp.kubeconfigPath, ['label', '--overwrite', 'crd', 'nodepools.karpenter.sh', `${KPOL_CRD_LABEL.key}=${KPOL_CRD_LABEL.value}`]);
+      await kubectlOk(cp.kubeconfigPath, [
+        'label',
+        '--overwrite',
+        'crd',
+        'nodepools.karpenter.sh',
+        `${KPOL_CRD_LABEL.key}=${KPOL_CRD_LABEL.value}`,
+      ]);
     }
   }, 90_000);
 });

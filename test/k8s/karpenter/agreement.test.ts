@@ -23,7 +23,13 @@ import { REASONS, UNLIMITED, budgetCases, type Reason } from './budget-cases.js'
 import { sharedKarpenter } from './inject.js';
 import { deployment, namespace, nodePool, toYaml } from './manifests.js';
 import { ALLOWED_DISRUPTIONS, byPoolAndReason, scrape, type Sample } from './metrics.js';
-import { afterTwoDisruptionLoops, clusterSnapshot, evaluateWithKpol, eventsWithReason, type KubeEvent } from './observe.js';
+import {
+  afterTwoDisruptionLoops,
+  clusterSnapshot,
+  evaluateWithKpol,
+  eventsWithReason,
+  type KubeEvent,
+} from './observe.js';
 
 const k = sharedKarpenter();
 const id = randomBytes(3).toString('hex');
@@ -50,8 +56,24 @@ const roles = Object.keys(ROLES) as Role[];
 // kpol's block codes by the event Karpenter reports them with: candidate construction
 // (DisruptionBlocked) or a method's filter (Unconsolidatable). Codes missing from both have no
 // Karpenter event (already queued, unmanaged, consolidateAfter pending) or are kpol's own (pod windows).
-const DISRUPTION_BLOCKED = new Set(['NotInitialized', 'Deleting', 'Nominated', 'DoNotDisruptNode', 'MissingNodePoolLabel', 'NodePoolNotFound', 'DoNotDisruptPod', 'PDBBlocked', 'MultiplePDBs']);
-const UNCONSOLIDATABLE = new Set(['ConsolidationDisabled', 'InstanceTypeNotFound', 'MissingCapacityType', 'MissingZone', 'ConsolidationPolicyWhenEmpty']);
+const DISRUPTION_BLOCKED = new Set([
+  'NotInitialized',
+  'Deleting',
+  'Nominated',
+  'DoNotDisruptNode',
+  'MissingNodePoolLabel',
+  'NodePoolNotFound',
+  'DoNotDisruptPod',
+  'PDBBlocked',
+  'MultiplePDBs',
+]);
+const UNCONSOLIDATABLE = new Set([
+  'ConsolidationDisabled',
+  'InstanceTypeNotFound',
+  'MissingCapacityType',
+  'MissingZone',
+  'ConsolidationPolicyWhenEmpty',
+]);
 
 /**
  * Where kpol and Karpenter v1.15.0 differ, and why. The tests below assert the observable
@@ -84,14 +106,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 interface Item {
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec?: { nodeName?: string };
-  status?: { phase?: string; nodeName?: string; observedGeneration?: number; conditions?: { type: string; status: string }[] };
+  status?: {
+    phase?: string;
+    nodeName?: string;
+    observedGeneration?: number;
+    conditions?: { type: string; status: string }[];
+  };
 }
 
 async function list(kind: string, ...args: string[]): Promise<Item[]> {
   return JSON.parse(await kubectlOk(k.kubeconfigPath, ['get', kind, '-o', 'json', ...args])).items;
 }
 
-const isTrue = (o: Item, type: string) => o.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+const isTrue = (o: Item, type: string) =>
+  o.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
 
 /** Set by beforeAll: the sentinel's node per role, and when the why-not states were applied. */
 const sentinelNode = new Map<Role, string>();
@@ -102,10 +130,26 @@ function manifests(): object[] {
   const docs: object[] = [namespace(ns)];
   for (const c of cases) {
     docs.push(nodePool(poolName(c.slug), c.budgets === undefined ? off : { ...off, budgets: c.budgets }, mark));
-    if (c.nodes > 0) docs.push(deployment({ namespace: ns, name: `b-${c.slug}`, pool: poolName(c.slug), replicas: c.nodes, spread: `b-${c.slug}` }));
+    if (c.nodes > 0)
+      docs.push(
+        deployment({
+          namespace: ns,
+          name: `b-${c.slug}`,
+          pool: poolName(c.slug),
+          replicas: c.nodes,
+          spread: `b-${c.slug}`,
+        }),
+      );
   }
-  docs.push(nodePool(SENTINEL, { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s', budgets: [{ nodes: '0' }] }, mark));
-  for (const role of roles) docs.push(deployment({ namespace: ns, name: `s-${role}`, pool: SENTINEL, replicas: 1, spread: 'sentinel' }));
+  docs.push(
+    nodePool(
+      SENTINEL,
+      { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s', budgets: [{ nodes: '0' }] },
+      mark,
+    ),
+  );
+  for (const role of roles)
+    docs.push(deployment({ namespace: ns, name: `s-${role}`, pool: SENTINEL, replicas: 1, spread: 'sentinel' }));
   return docs;
 }
 
@@ -115,19 +159,33 @@ describe('kpol agrees with the real Karpenter', () => {
   beforeAll(async () => {
     expect(totalNodes).toBeLessThanOrEqual(40);
     await kubectlOk(k.kubeconfigPath, ['apply', '-f', '-'], toYaml(manifests()));
-    await eventually(`${totalNodes} initialized NodeClaims`, async () => {
-      const claims = await list('nodeclaims', '-l', `kpol.dev/agreement=${id}`);
-      return claims.length === totalNodes && claims.every((c) => isTrue(c, 'Initialized')) ? true : undefined;
-    }, 180_000);
-    const pods = await eventually(`${totalNodes} Running pods`, async () => {
-      const items = await list('pods', '-n', ns);
-      return items.length === totalNodes && items.every((p) => p.status?.phase === 'Running') ? items : undefined;
-    }, 120_000);
-    for (const role of roles) sentinelNode.set(role, pods.find((p) => p.metadata.labels?.app === `s-${role}`)!.spec!.nodeName!);
+    await eventually(
+      `${totalNodes} initialized NodeClaims`,
+      async () => {
+        const claims = await list('nodeclaims', '-l', `kpol.dev/agreement=${id}`);
+        return claims.length === totalNodes && claims.every((c) => isTrue(c, 'Initialized')) ? true : undefined;
+      },
+      180_000,
+    );
+    const pods = await eventually(
+      `${totalNodes} Running pods`,
+      async () => {
+        const items = await list('pods', '-n', ns);
+        return items.length === totalNodes && items.every((p) => p.status?.phase === 'Running') ? items : undefined;
+      },
+      120_000,
+    );
+    for (const role of roles)
+      sentinelNode.set(role, pods.find((p) => p.metadata.labels?.app === `s-${role}`)!.spec!.nodeName!);
     // While pods were pending, each provisioning pass nominated the nodes it meant for them,
     // for 10 s (see KNOWN_DIFFERENCES); no pod is pending now, so let the last ones lapse.
     await sleep(NOMINATION_MS + 2_000);
-    const claimOf = new Map((await list('nodeclaims', '-l', `karpenter.sh/nodepool=${SENTINEL}`)).map((c) => [c.status?.nodeName, c.metadata.name]));
+    const claimOf = new Map(
+      (await list('nodeclaims', '-l', `karpenter.sh/nodepool=${SENTINEL}`)).map((c) => [
+        c.status?.nodeName,
+        c.metadata.name,
+      ]),
+    );
 
     // The why-not states, all at once after the nodes are up, so Karpenter's events about them
     // come after `statesSetAt` (events have whole-second timestamps).
@@ -138,27 +196,59 @@ describe('kpol agrees with the real Karpenter', () => {
       kubectlOk(kc, ['annotate', 'pod', '-n', ns, '-l', 'app=s-dndpod', 'karpenter.sh/do-not-disrupt=true']),
       // A duration counts from the pod's start (Karpenter ≥ 1.12): blocked for the next hour.
       kubectlOk(kc, ['annotate', 'pod', '-n', ns, '-l', 'app=s-dndfor', 'karpenter.sh/do-not-disrupt=1h']),
-      kubectlOk(kc, ['apply', '-f', '-'], toYaml([{
-        apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 's-pdb', namespace: ns },
-        spec: { maxUnavailable: 0, selector: { matchLabels: { app: 's-pdb' } } },
-      }])),
+      kubectlOk(
+        kc,
+        ['apply', '-f', '-'],
+        toYaml([
+          {
+            apiVersion: 'policy/v1',
+            kind: 'PodDisruptionBudget',
+            metadata: { name: 's-pdb', namespace: ns },
+            spec: { maxUnavailable: 0, selector: { matchLabels: { app: 's-pdb' } } },
+          },
+        ]),
+      ),
       kubectlOk(kc, ['scale', 'deployment', '-n', ns, 's-empty', '--replicas=0']),
       // Another hash than its NodePool's: Karpenter's drift check marks the NodeClaim Drifted.
-      kubectlOk(kc, ['annotate', 'nodeclaim', claimOf.get(sentinelNode.get('drifted'))!, '--overwrite', 'karpenter.sh/nodepool-hash=1']),
+      kubectlOk(kc, [
+        'annotate',
+        'nodeclaim',
+        claimOf.get(sentinelNode.get('drifted'))!,
+        '--overwrite',
+        'karpenter.sh/nodepool-hash=1',
+      ]),
     ]);
-    await eventually('the why-not states in place', async () => {
-      const [pods, pdbs, claims] = await Promise.all([list('pods', '-n', ns, '-l', 'app=s-empty'), list('pdb', '-n', ns), list('nodeclaims', '-l', `karpenter.sh/nodepool=${SENTINEL}`)]);
-      const pdbObserved = pdbs.some((p) => p.metadata.name === 's-pdb' && (p.status?.observedGeneration ?? 0) >= 1);
-      return pods.length === 0 && pdbObserved && claims.some((c) => isTrue(c, 'Drifted')) ? true : undefined;
-    }, 60_000);
+    await eventually(
+      'the why-not states in place',
+      async () => {
+        const [pods, pdbs, claims] = await Promise.all([
+          list('pods', '-n', ns, '-l', 'app=s-empty'),
+          list('pdb', '-n', ns),
+          list('nodeclaims', '-l', `karpenter.sh/nodepool=${SENTINEL}`),
+        ]);
+        const pdbObserved = pdbs.some((p) => p.metadata.name === 's-pdb' && (p.status?.observedGeneration ?? 0) >= 1);
+        return pods.length === 0 && pdbObserved && claims.some((c) => isTrue(c, 'Drifted')) ? true : undefined;
+      },
+      60_000,
+    );
   });
 
   afterAll(async () => {
     // Pods first: a do-not-disrupt pod or the PDB would hold up the nodes' drain.
     await kubectl(k.kubeconfigPath, ['delete', 'namespace', ns, '--ignore-not-found', '--timeout=90s']);
-    await kubectl(k.kubeconfigPath, ['delete', 'nodepools', '-l', `kpol.dev/agreement=${id}`, '--ignore-not-found', '--wait=false']);
-    await eventually('the test\'s NodeClaims to be gone', async () =>
-      ((await list('nodeclaims', '-l', `kpol.dev/agreement=${id}`)).length === 0 ? true : undefined), 120_000);
+    await kubectl(k.kubeconfigPath, [
+      'delete',
+      'nodepools',
+      '-l',
+      `kpol.dev/agreement=${id}`,
+      '--ignore-not-found',
+      '--wait=false',
+    ]);
+    await eventually(
+      "the test's NodeClaims to be gone",
+      async () => ((await list('nodeclaims', '-l', `kpol.dev/agreement=${id}`)).length === 0 ? true : undefined),
+      120_000,
+    );
   });
 
   it(`allowed disruptions per pool and reason equal Karpenter's ${ALLOWED_DISRUPTIONS} at the same instant (${cases.length + 1} pools)`, async () => {
@@ -176,44 +266,67 @@ describe('kpol agrees with the real Karpenter', () => {
         const oursAsKarpenter = ours === null ? UNLIMITED : ours;
         if (theirs !== oursAsKarpenter) rows.push(`${pool} ${reason}: Karpenter ${theirs ?? 'missing'}, kpol ${ours}`);
         const disrupting = consuming.get(pool)?.get(reason);
-        if (disrupting !== kpol.nodePools[pool].disrupting) rows.push(`${pool} ${reason}: consuming budget Karpenter ${disrupting ?? 'missing'}, kpol ${kpol.nodePools[pool].disrupting}`);
+        if (disrupting !== kpol.nodePools[pool].disrupting)
+          rows.push(
+            `${pool} ${reason}: consuming budget Karpenter ${disrupting ?? 'missing'}, kpol ${kpol.nodePools[pool].disrupting}`,
+          );
         const expected = budgetPools.get(pool)?.expected[reason] ?? 0;
-        if (theirs !== expected) wrongFixture.push(`${pool} ${reason}: Karpenter ${theirs}, the case expects ${expected}`);
+        if (theirs !== expected)
+          wrongFixture.push(`${pool} ${reason}: Karpenter ${theirs}, the case expects ${expected}`);
       }
     }
     expect(rows, `kpol vs Karpenter at ${new Date(at).toISOString()}`).toEqual([]);
     // Problems kpol reports on a NodePool's own spec: the two that fail it closed on both
     // sides, and the `Unhealthy` reason (KNOWN_DIFFERENCES.unhealthyReason).
-    const problems = Object.entries(kpol.nodePools).filter(([name, p]) => name.startsWith(`a${id}-`) && p.errors.length > 0).map(([name]) => name).sort();
+    const problems = Object.entries(kpol.nodePools)
+      .filter(([name, p]) => name.startsWith(`a${id}-`) && p.errors.length > 0)
+      .map(([name]) => name)
+      .sort();
     expect(problems).toEqual([poolName('dow7'), poolName('sixfields'), poolName('unhealthy')].sort());
     expect(kpol.nodePools[poolName('unhealthy')].errors.join('\n')).toMatch(/unsupported value "Unhealthy"/);
     // Each case shows what it is named for (a window really open, a percentage really rounded).
     expect(wrongFixture).toEqual([]);
   });
 
-  it('candidates per reason equal Karpenter\'s eligible nodes', async () => {
+  it("candidates per reason equal Karpenter's eligible nodes", async () => {
     const { metrics, kpol } = await sameInstant();
-    const eligible = new Map(metrics.filter((s) => s.name === 'karpenter_voluntary_disruption_eligible_nodes').map((s) => [s.labels.reason, s.value]));
+    const eligible = new Map(
+      metrics
+        .filter((s) => s.name === 'karpenter_voluntary_disruption_eligible_nodes')
+        .map((s) => [s.labels.reason, s.value]),
+    );
     const ours = (reason: Reason) => Object.values(kpol.nodes).filter((n) => n.reasons.includes(reason)).length;
-    expect(Object.fromEntries(REASONS.map((r) => [r, eligible.get(r.toLowerCase())]))).toEqual(Object.fromEntries(REASONS.map((r) => [r, ours(r)])));
+    expect(Object.fromEntries(REASONS.map((r) => [r, eligible.get(r.toLowerCase())]))).toEqual(
+      Object.fromEntries(REASONS.map((r) => [r, ours(r)])),
+    );
     for (const role of roles) {
-      expect(kpol.nodes[sentinelNode.get(role)!].reasons, `kpol's reasons for the sentinel's ${role} node`).toEqual(ROLES[role].candidate);
+      expect(kpol.nodes[sentinelNode.get(role)!].reasons, `kpol's reasons for the sentinel's ${role} node`).toEqual(
+        ROLES[role].candidate,
+      );
     }
   });
 
-  it('why-not per node equals Karpenter\'s DisruptionBlocked events', async () => {
+  it("why-not per node equals Karpenter's DisruptionBlocked events", async () => {
     // Karpenter publishes one DisruptionBlocked event per Node per 2 minutes, whatever the
     // message: an event from before the states were set delays the next one.
-    const before = (await eventsWithReason(k.kubeconfigPath, 'DisruptionBlocked')).filter((e) => e.kind === 'Node' && e.last < statesSetAt);
+    const before = (await eventsWithReason(k.kubeconfigPath, 'DisruptionBlocked')).filter(
+      (e) => e.kind === 'Node' && e.last < statesSetAt,
+    );
     const nodes = new Set(sentinelNode.values());
     const quietAt = Math.max(statesSetAt, ...before.filter((e) => nodes.has(e.name)).map((e) => e.last + 121_000));
     await sleep(quietAt + 12_000 - Date.now());
     const kpol = await evaluateWithKpol(await clusterSnapshot(k.kubeconfigPath), Date.now());
     const expectEvent = roles.filter((r) => ROLES[r].blockedBy !== undefined).map((r) => sentinelNode.get(r)!);
-    const events = await eventually('a DisruptionBlocked event on each blocked sentinel node', async () => {
-      const evs = (await eventsWithReason(k.kubeconfigPath, 'DisruptionBlocked')).filter((e) => e.kind === 'Node' && e.last >= statesSetAt);
-      return expectEvent.every((n) => evs.some((e) => e.name === n)) ? evs : undefined;
-    }, 40_000);
+    const events = await eventually(
+      'a DisruptionBlocked event on each blocked sentinel node',
+      async () => {
+        const evs = (await eventsWithReason(k.kubeconfigPath, 'DisruptionBlocked')).filter(
+          (e) => e.kind === 'Node' && e.last >= statesSetAt,
+        );
+        return expectEvent.every((n) => evs.some((e) => e.name === n)) ? evs : undefined;
+      },
+      40_000,
+    );
     const latest = (node: string): KubeEvent | undefined => events.filter((e) => e.name === node).at(-1);
     const ours: Record<string, string | undefined> = {};
     const theirs: Record<string, string | undefined> = {};
@@ -227,15 +340,21 @@ describe('kpol agrees with the real Karpenter', () => {
     expect(ours).toEqual(theirs);
   });
 
-  it('consolidation-disabled nodes: kpol\'s why-not equals Karpenter\'s Unconsolidatable events', async () => {
+  it("consolidation-disabled nodes: kpol's why-not equals Karpenter's Unconsolidatable events", async () => {
     const kpol = await evaluateWithKpol(await clusterSnapshot(k.kubeconfigPath), Date.now());
-    const budgetNodes = Object.entries(kpol.nodes).filter(([, n]) => budgetPools.has(n.nodePool)).map(([name]) => name);
+    const budgetNodes = Object.entries(kpol.nodes)
+      .filter(([, n]) => budgetPools.has(n.nodePool))
+      .map(([name]) => name);
     expect(budgetNodes.length).toBe(totalNodes - roles.length);
     // Karpenter reports one Unconsolidatable per node per 15 minutes: the first is the one.
-    const events = await eventually('an Unconsolidatable event on every budget-pool node', async () => {
-      const evs = (await eventsWithReason(k.kubeconfigPath, 'Unconsolidatable')).filter((e) => e.kind === 'Node');
-      return budgetNodes.every((n) => evs.some((e) => e.name === n)) ? evs : undefined;
-    }, 40_000);
+    const events = await eventually(
+      'an Unconsolidatable event on every budget-pool node',
+      async () => {
+        const evs = (await eventsWithReason(k.kubeconfigPath, 'Unconsolidatable')).filter((e) => e.kind === 'Node');
+        return budgetNodes.every((n) => evs.some((e) => e.name === n)) ? evs : undefined;
+      },
+      40_000,
+    );
     const ours: Record<string, string | undefined> = {};
     const theirs: Record<string, string | undefined> = {};
     for (const node of budgetNodes) {
@@ -275,7 +394,8 @@ function sameInstant(): Promise<Agreed> {
       const why = [
         gauges(m1) !== gauges(m2) && 'the gauges moved between the scrapes',
         verdicts(k1) !== verdicts(k2) && 'the cluster changed between the snapshots',
-        !REASONS.every((r) => eligible.some((s) => s.labels.reason === r.toLowerCase() && s.value > 0)) && 'a reason had no candidate',
+        !REASONS.every((r) => eligible.some((s) => s.labels.reason === r.toLowerCase() && s.value > 0)) &&
+          'a reason had no candidate',
       ].filter(Boolean);
       if (why.length === 0) return { metrics: m2, kpol: k2, at };
       tries.push(`attempt ${attempt}: ${why.join(', ')}`);
@@ -285,10 +405,16 @@ function sameInstant(): Promise<Agreed> {
   return agreed;
 }
 
-const OURS = /^karpenter_(nodepools_allowed_disruptions|nodepools_nodes_consuming_budgets|voluntary_disruption_eligible_nodes)$/;
+const OURS =
+  /^karpenter_(nodepools_allowed_disruptions|nodepools_nodes_consuming_budgets|voluntary_disruption_eligible_nodes)$/;
 
 function gauges(samples: readonly Sample[]): string {
-  return JSON.stringify(samples.filter((s) => OURS.test(s.name)).map((s) => [s.name, s.labels, s.value]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))));
+  return JSON.stringify(
+    samples
+      .filter((s) => OURS.test(s.name))
+      .map((s) => [s.name, s.labels, s.value])
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+  );
 }
 
 function verdicts(out: EvalOutput): string {

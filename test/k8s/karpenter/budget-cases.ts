@@ -17,7 +17,10 @@ export interface BudgetCase {
   nodes: number;
   /** `spec.disruption.budgets`; `undefined` leaves the field out (Karpenter's 10% default). */
   budgets: unknown[] | undefined;
-  /** Karpenter's allowance per reason by its documented rules (KARPENTER.md#budgets of the semantics notes), before subtracting disrupting nodes. */
+  /**
+   * Karpenter's allowance per reason by its documented rules (KARPENTER.md#budgets of the semantics notes), before
+   * subtracting disrupting nodes.
+   */
   expected: Record<Reason, number>;
 }
 
@@ -53,25 +56,86 @@ export function budgetCases(now: Date): BudgetCase[] {
     // An explicit empty list is not defaulted: nothing limits any reason.
     { slug: 'none', nodes: 1, budgets: [], expected: all(UNLIMITED) },
     // A reason no budget names is unlimited; the 10% default is not injected.
-    { slug: 'drifted0', nodes: 1, budgets: [{ nodes: '0', reasons: ['Drifted'] }], expected: { Empty: UNLIMITED, Drifted: 0, Underutilized: UNLIMITED } },
-    { slug: 'mix', nodes: 3, budgets: [{ nodes: '20%', reasons: ['Empty', 'Drifted'] }, { nodes: '5' }], expected: { Empty: 1, Drifted: 1, Underutilized: 5 } },
-    { slug: 'twopct', nodes: 4, budgets: [{ nodes: '34%' }, { nodes: '25%', reasons: ['Empty'] }], expected: { Empty: 1, Drifted: 2, Underutilized: 2 } },
-    { slug: 'open', nodes: 1, budgets: [{ nodes: '0', schedule: openedAMinuteAgo, duration: '1h' }, { nodes: '2' }], expected: all(0) },
-    { slug: 'openreason', nodes: 3, budgets: [{ nodes: '0', reasons: ['Underutilized'], schedule: openedAMinuteAgo, duration: '2h' }, { nodes: '50%' }], expected: { Empty: 2, Drifted: 2, Underutilized: 0 } },
-    { slug: 'upcoming', nodes: 2, budgets: [{ nodes: '0', schedule: opensInAnHour, duration: '30m' }, { nodes: '40%' }], expected: all(1) },
-    { slug: 'closed', nodes: 0, budgets: [{ nodes: '0', schedule: closedTwoMinutesAgo, duration: '1m' }, { nodes: '4' }], expected: all(4) },
+    {
+      slug: 'drifted0',
+      nodes: 1,
+      budgets: [{ nodes: '0', reasons: ['Drifted'] }],
+      expected: { Empty: UNLIMITED, Drifted: 0, Underutilized: UNLIMITED },
+    },
+    {
+      slug: 'mix',
+      nodes: 3,
+      budgets: [{ nodes: '20%', reasons: ['Empty', 'Drifted'] }, { nodes: '5' }],
+      expected: { Empty: 1, Drifted: 1, Underutilized: 5 },
+    },
+    {
+      slug: 'twopct',
+      nodes: 4,
+      budgets: [{ nodes: '34%' }, { nodes: '25%', reasons: ['Empty'] }],
+      expected: { Empty: 1, Drifted: 2, Underutilized: 2 },
+    },
+    {
+      slug: 'open',
+      nodes: 1,
+      budgets: [{ nodes: '0', schedule: openedAMinuteAgo, duration: '1h' }, { nodes: '2' }],
+      expected: all(0),
+    },
+    {
+      slug: 'openreason',
+      nodes: 3,
+      budgets: [
+        { nodes: '0', reasons: ['Underutilized'], schedule: openedAMinuteAgo, duration: '2h' },
+        { nodes: '50%' },
+      ],
+      expected: { Empty: 2, Drifted: 2, Underutilized: 0 },
+    },
+    {
+      slug: 'upcoming',
+      nodes: 2,
+      budgets: [{ nodes: '0', schedule: opensInAnHour, duration: '30m' }, { nodes: '40%' }],
+      expected: all(1),
+    },
+    {
+      slug: 'closed',
+      nodes: 0,
+      budgets: [{ nodes: '0', schedule: closedTwoMinutesAgo, duration: '1m' }, { nodes: '4' }],
+      expected: all(4),
+    },
     // A zero-length window is never open.
-    { slug: 'dur0m', nodes: 0, budgets: [{ nodes: '0', schedule: '* * * * *', duration: '0m' }], expected: all(UNLIMITED) },
+    {
+      slug: 'dur0m',
+      nodes: 0,
+      budgets: [{ nodes: '0', schedule: '* * * * *', duration: '0m' }],
+      expected: all(UNLIMITED),
+    },
     // Open all the time: each window lasts until the next hit.
     { slug: 'hourly1h', nodes: 0, budgets: [{ nodes: '2', schedule: '@hourly', duration: '1h' }], expected: all(2) },
     // February 30th never comes: the schedule library reports no next hit, which counts as open.
     { slug: 'feb30', nodes: 0, budgets: [{ nodes: '1', schedule: '0 0 30 2 *', duration: '1h' }], expected: all(1) },
     // Day-of-week 7 passes the CRD but not the cron parser: the whole pool fails closed,
     // even the reasons the broken budget does not name.
-    { slug: 'dow7', nodes: 1, budgets: [{ nodes: '5', schedule: '0 0 * * 7', duration: '1h', reasons: ['Drifted'] }, { nodes: '3' }], expected: all(0) },
-    { slug: 'sixfields', nodes: 0, budgets: [{ nodes: '1', schedule: '0 0 * * * *', duration: '1h' }], expected: all(0) },
+    {
+      slug: 'dow7',
+      nodes: 1,
+      budgets: [{ nodes: '5', schedule: '0 0 * * 7', duration: '1h', reasons: ['Drifted'] }, { nodes: '3' }],
+      expected: all(0),
+    },
+    {
+      slug: 'sixfields',
+      nodes: 0,
+      budgets: [{ nodes: '1', schedule: '0 0 * * * *', duration: '1h' }],
+      expected: all(0),
+    },
     // v1.15's CRD also takes `Unhealthy` (node repair, feature-gated off here): such a budget
     // limits none of the three reasons.
-    { slug: 'unhealthy', nodes: 0, budgets: [{ nodes: '0', reasons: ['Unhealthy'] }, { nodes: '2', reasons: ['Empty'] }], expected: { Empty: 2, Drifted: UNLIMITED, Underutilized: UNLIMITED } },
+    {
+      slug: 'unhealthy',
+      nodes: 0,
+      budgets: [
+        { nodes: '0', reasons: ['Unhealthy'] },
+        { nodes: '2', reasons: ['Empty'] },
+      ],
+      expected: { Empty: 2, Drifted: UNLIMITED, Underutilized: UNLIMITED },
+    },
   ];
 }

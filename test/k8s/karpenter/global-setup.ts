@@ -23,9 +23,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw err;
   });
   project.provide('karpenter', {
-    kubeconfigPath: cp.kubeconfigPath, server: cp.server, version: cp.version,
-    karpenterVersion: karpenter.karpenterVersion, kwokVersion: karpenter.kwokVersion,
-    karpenterMetricsUrl: karpenter.metricsUrl, logs: { ...cp.logs, ...karpenter.logs },
+    kubeconfigPath: cp.kubeconfigPath,
+    server: cp.server,
+    version: cp.version,
+    karpenterVersion: karpenter.karpenterVersion,
+    kwokVersion: karpenter.kwokVersion,
+    karpenterMetricsUrl: karpenter.metricsUrl,
+    logs: { ...cp.logs, ...karpenter.logs },
   });
   return async () => {
     await karpenter.stop();

@@ -6,7 +6,16 @@
 import { afterAll, expect, it } from 'vitest';
 import { eventually } from '../control-plane/eventually.js';
 import { killStrays } from '../e2e/kpol-process.js';
-import { cronAt, deploymentYaml, disruptionStarted, driftPatch, karpenterCluster, minuteAhead, poolYaml, sleep } from './govern-support.js';
+import {
+  cronAt,
+  deploymentYaml,
+  disruptionStarted,
+  driftPatch,
+  karpenterCluster,
+  minuteAhead,
+  poolYaml,
+  sleep,
+} from './govern-support.js';
 
 const POOL = 'gov-drift';
 const NS = 'gov-drift';
@@ -30,15 +39,24 @@ it('Karpenter replaces drifted nodes only inside the policy window, one at a tim
 
   const opens = minuteAhead(80_000).getTime();
   const closes = opens + WINDOW_MIN * 60_000;
-  await c.policyConfigMap(CM, `policy drift-window for nodepool ${POOL} {
+  await c.policyConfigMap(
+    CM,
+    `policy drift-window for nodepool ${POOL} {
   allow 1 Drifted only during "${cronAt(new Date(opens), ZONE)}" for ${WINDOW_MIN}m in "${ZONE}"
-}`);
+}`,
+  );
   const kpol = await c.govern();
-  await eventually('kpol governing the pool', async () => (await c.get('nodepool', POOL))?.metadata.annotations?.['kpol.dev/governed-by']);
+  await eventually(
+    'kpol governing the pool',
+    async () => (await c.get('nodepool', POOL))?.metadata.annotations?.['kpol.dev/governed-by'],
+  );
   await c.kubectl(['patch', 'nodepool', POOL, '--type', 'merge', '-p', driftPatch()]);
   await eventually('every node drifted', async () => {
     const claims = await c.nodeClaims(POOL);
-    return claims.filter((nc) => nc.status?.conditions?.some((x) => x.type === 'Drifted' && x.status === 'True')).length >= NODES ? true : undefined;
+    return claims.filter((nc) => nc.status?.conditions?.some((x) => x.type === 'Drifted' && x.status === 'True'))
+      .length >= NODES
+      ? true
+      : undefined;
   });
 
   const started = new Map<string, number>();
@@ -47,8 +65,11 @@ it('Karpenter replaces drifted nodes only inside the policy window, one at a tim
     const now = Date.now();
     const nodes = new Map((await c.nodes(POOL)).map((n) => [n.metadata.name, n]));
     const claims = await c.nodeClaims(POOL);
-    const terminating = new Set(claims.filter((nc) => nc.status?.conditions?.some((x) => x.type === 'InstanceTerminating' && x.status === 'True'))
-      .map((nc) => (nc.status as { nodeName?: string }).nodeName));
+    const terminating = new Set(
+      claims
+        .filter((nc) => nc.status?.conditions?.some((x) => x.type === 'InstanceTerminating' && x.status === 'True'))
+        .map((nc) => (nc.status as { nodeName?: string }).nodeName),
+    );
     let inFlight = 0;
     for (const name of original) {
       const node = nodes.get(name);

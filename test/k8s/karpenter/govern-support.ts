@@ -14,13 +14,28 @@ export const KPOL_NAMESPACE = 'kpol-system';
 const MINUTE = 60_000;
 
 export interface Obj {
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string; creationTimestamp?: string; uid?: string };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+    creationTimestamp?: string;
+    uid?: string;
+  };
   spec?: Record<string, unknown> & { taints?: { key: string; effect: string }[] };
-  status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[]; nodeName?: string; phase?: string };
+  status?: {
+    conditions?: { type: string; status: string; lastTransitionTime?: string }[];
+    nodeName?: string;
+    phase?: string;
+  };
 }
 
 export class Cluster {
-  constructor(readonly kubeconfigPath: string, readonly karpenterMetricsUrl: string) {}
+  constructor(
+    readonly kubeconfigPath: string,
+    readonly karpenterMetricsUrl: string,
+  ) {}
 
   kubectl(args: string[], stdin?: string): Promise<string> {
     return kubectlOk(this.kubeconfigPath, args, stdin);
@@ -35,7 +50,14 @@ export class Cluster {
   }
 
   async get(kind: string, name: string, namespace?: string): Promise<Obj | undefined> {
-    const r = await kubectl(this.kubeconfigPath, ['get', kind, name, '-o', 'json', ...(namespace ? ['-n', namespace] : [])]);
+    const r = await kubectl(this.kubeconfigPath, [
+      'get',
+      kind,
+      name,
+      '-o',
+      'json',
+      ...(namespace ? ['-n', namespace] : []),
+    ]);
     return r.code === 0 ? (JSON.parse(r.stdout) as Obj) : undefined;
   }
 
@@ -49,11 +71,19 @@ export class Cluster {
 
   /** Waits until the pool has `n` initialized nodes, Ready, and returns their names. */
   async initializedNodes(pool: string, n: number, timeoutMs = 120_000): Promise<string[]> {
-    return eventually(`${n} initialized nodes in NodePool ${pool}`, async () => {
-      const ready = (await this.nodes(pool)).filter((node) => node.metadata.labels?.['karpenter.sh/initialized'] === 'true'
-        && node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && !node.metadata.deletionTimestamp);
-      return ready.length === n ? ready.map((x) => x.metadata.name).sort() : undefined;
-    }, timeoutMs);
+    return eventually(
+      `${n} initialized nodes in NodePool ${pool}`,
+      async () => {
+        const ready = (await this.nodes(pool)).filter(
+          (node) =>
+            node.metadata.labels?.['karpenter.sh/initialized'] === 'true' &&
+            node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') &&
+            !node.metadata.deletionTimestamp,
+        );
+        return ready.length === n ? ready.map((x) => x.metadata.name).sort() : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** Karpenter's own allowed disruptions for a pool and reason (its metric; absent until it evaluated that reason). */
@@ -62,11 +92,21 @@ export class Cluster {
   }
 
   /** Karpenter's events about objects whose name starts with one of `names`, oldest first. */
-  async karpenterEvents(reasons: string[]): Promise<{ at: number; reason: string; kind: string; name: string; message: string }[]> {
-    const items = (JSON.parse(await this.kubectl(['get', 'events', '-A', '-o', 'json'])) as { items: Array<Record<string, any>> }).items;
+  async karpenterEvents(
+    reasons: string[],
+  ): Promise<{ at: number; reason: string; kind: string; name: string; message: string }[]> {
+    const items = (
+      JSON.parse(await this.kubectl(['get', 'events', '-A', '-o', 'json'])) as { items: Array<Record<string, any>> }
+    ).items;
     return items
       .filter((e) => reasons.includes(e.reason) && e.reportingComponent !== 'kpol' && e.source?.component !== 'kpol')
-      .map((e) => ({ at: Date.parse(e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp), reason: e.reason, kind: e.involvedObject.kind, name: e.involvedObject.name, message: e.message ?? e.note ?? '' }))
+      .map((e) => ({
+        at: Date.parse(e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp),
+        reason: e.reason,
+        kind: e.involvedObject.kind,
+        name: e.involvedObject.name,
+        message: e.message ?? e.note ?? '',
+      }))
       .sort((a, b) => a.at - b.at);
   }
 
@@ -84,26 +124,38 @@ metadata:
   labels: {kpol.dev/policy: "true"}
 data:
   policy.kpol: |
-${policy.split('\n').map((l) => `    ${l}`).join('\n')}
+${policy
+  .split('\n')
+  .map((l) => `    ${l}`)
+  .join('\n')}
 `);
   }
 
   /** `kpol run --mode govern` on this cluster, as a process. */
   govern(extra: string[] = []): Promise<KpolProcess> {
-    return startKpol(this.kubeconfigPath, KPOL_NAMESPACE, ['--mode', 'govern', '--fail-closed-after', '1m', ...extra], { standalone: false });
+    return startKpol(this.kubeconfigPath, KPOL_NAMESPACE, ['--mode', 'govern', '--fail-closed-after', '1m', ...extra], {
+      standalone: false,
+    });
   }
 
-  /** Deletes what a test made: its NodePools (Karpenter drains and removes their nodes), namespace and policy ConfigMaps. */
+  /**
+   * Deletes what a test made: its NodePools (Karpenter drains and removes their nodes), namespace and policy
+   * ConfigMaps.
+   */
   async cleanup(pools: string[], namespace: string, configMaps: string[]): Promise<void> {
     await kubectl(this.kubeconfigPath, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
-    for (const cm of configMaps) await kubectl(this.kubeconfigPath, ['delete', 'configmap', cm, '-n', KPOL_NAMESPACE, '--ignore-not-found']);
-    for (const p of pools) await kubectl(this.kubeconfigPath, ['delete', 'nodepool', p, '--ignore-not-found', '--timeout=120s']);
+    for (const cm of configMaps)
+      await kubectl(this.kubeconfigPath, ['delete', 'configmap', cm, '-n', KPOL_NAMESPACE, '--ignore-not-found']);
+    for (const p of pools)
+      await kubectl(this.kubeconfigPath, ['delete', 'nodepool', p, '--ignore-not-found', '--timeout=120s']);
   }
 }
 
 /** A NodePool whose template carries `revision`: changing it drifts every node of the pool. */
 export function poolYaml(name: string, disruption: Record<string, unknown>, revision = '1'): string {
-  return toYaml([nodePool(name, { consolidationPolicy: 'WhenEmpty', consolidateAfter: '0s', ...disruption }, { revision })]);
+  return toYaml([
+    nodePool(name, { consolidationPolicy: 'WhenEmpty', consolidateAfter: '0s', ...disruption }, { revision }),
+  ]);
 }
 
 /** Drifts every node of the pool: a new template revision. */
@@ -122,14 +174,27 @@ export function minuteAhead(leadMs: number): Date {
 
 /** The wall-clock fields of `at` in `timeZone`, as a cron `M H D Mo *` that fires at that instant. */
 export function cronAt(at: Date, timeZone: string): string {
-  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-GB', { timeZone, hourCycle: 'h23', minute: 'numeric', hour: 'numeric', day: 'numeric', month: 'numeric' })
-    .formatToParts(at).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      hourCycle: 'h23',
+      minute: 'numeric',
+      hour: 'numeric',
+      day: 'numeric',
+      month: 'numeric',
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
   return `${Number(parts.minute)} ${Number(parts.hour)} ${Number(parts.day)} ${Number(parts.month)} *`;
 }
 
 /** Whether Karpenter has started disrupting a node: its disrupted taint, or its deletion. */
 export function disruptionStarted(node: Obj): boolean {
-  return node.metadata.deletionTimestamp !== undefined || (node.spec?.taints ?? []).some((t) => t.key === 'karpenter.sh/disrupted');
+  return (
+    node.metadata.deletionTimestamp !== undefined ||
+    (node.spec?.taints ?? []).some((t) => t.key === 'karpenter.sh/disrupted')
+  );
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

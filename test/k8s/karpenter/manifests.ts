@@ -6,7 +6,11 @@
  * A NodePool of the KWOK provider: on-demand only (no spot-to-spot churn), the `default`
  * KWOKNodeClass. `labels` go on the pool and, through its template, on its NodeClaims and Nodes.
  */
-export function nodePool(name: string, disruption: Record<string, unknown>, labels: Record<string, string> = {}): object {
+export function nodePool(
+  name: string,
+  disruption: Record<string, unknown>,
+  labels: Record<string, string> = {},
+): object {
   return {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
@@ -46,7 +50,11 @@ export interface DeploymentOptions {
 
 /** A Deployment of pause containers with small requests, pinned to one NodePool. */
 export function deployment(o: DeploymentOptions): object {
-  const labels: Record<string, string> = { ...o.podLabels, app: o.name, ...(o.spread ? { 'kpol.dev/spread': o.spread } : {}) };
+  const labels: Record<string, string> = {
+    ...o.podLabels,
+    app: o.name,
+    ...(o.spread ? { 'kpol.dev/spread': o.spread } : {}),
+  };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -60,17 +68,27 @@ export function deployment(o: DeploymentOptions): object {
           nodeSelector: { 'karpenter.sh/nodepool': o.pool },
           terminationGracePeriodSeconds: 0,
           ...(o.tolerate ? { tolerations: [{ key: o.tolerate, operator: 'Exists', effect: 'NoSchedule' }] } : {}),
-          ...(o.spread ? {
-            affinity: {
-              podAntiAffinity: {
-                requiredDuringSchedulingIgnoredDuringExecution: [{
-                  topologyKey: 'kubernetes.io/hostname',
-                  labelSelector: { matchLabels: { 'kpol.dev/spread': o.spread } },
-                }],
-              },
+          ...(o.spread
+            ? {
+                affinity: {
+                  podAntiAffinity: {
+                    requiredDuringSchedulingIgnoredDuringExecution: [
+                      {
+                        topologyKey: 'kubernetes.io/hostname',
+                        labelSelector: { matchLabels: { 'kpol.dev/spread': o.spread } },
+                      },
+                    ],
+                  },
+                },
+              }
+            : {}),
+          containers: [
+            {
+              name: 'pause',
+              image: 'registry.k8s.io/pause:3.10',
+              resources: { requests: { cpu: o.cpu ?? '100m', memory: '64Mi' } },
             },
-          } : {}),
-          containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: o.cpu ?? '100m', memory: '64Mi' } } }],
+          ],
         },
       },
     },

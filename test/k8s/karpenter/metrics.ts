@@ -43,9 +43,12 @@ function parseLabels(text: string, line: string): Record<string, string> {
 
 function parseValue(text: string, line: string): number {
   switch (text) {
-    case '+Inf': return Infinity;
-    case '-Inf': return -Infinity;
-    case 'NaN': return NaN;
+    case '+Inf':
+      return Infinity;
+    case '-Inf':
+      return -Infinity;
+    case 'NaN':
+      return NaN;
   }
   const v = Number(text);
   if (Number.isNaN(v)) throw new Error(`unreadable value in metrics line: ${line}`);
@@ -74,7 +77,8 @@ export function byPoolAndReason(samples: readonly Sample[], metric: string): Map
   for (const s of samples) {
     if (s.name !== metric) continue;
     const pool = s.labels.nodepool;
-    if (pool === undefined || s.labels.reason === undefined) throw new Error(`${metric} sample without nodepool/reason labels: ${JSON.stringify(s.labels)}`);
+    if (pool === undefined || s.labels.reason === undefined)
+      throw new Error(`${metric} sample without nodepool/reason labels: ${JSON.stringify(s.labels)}`);
     let reasons = out.get(pool);
     if (!reasons) out.set(pool, (reasons = new Map()));
     reasons.set(reasonName(s.labels.reason), s.value);

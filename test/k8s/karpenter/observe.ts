@@ -20,7 +20,8 @@ export async function clusterSnapshot(kubeconfigPath: string): Promise<string> {
  */
 export async function evaluateWithKpol(snapshotText: string, atMs: number): Promise<EvalOutput> {
   const { snapshot, errors } = loadSnapshot(snapshotText, 'cluster');
-  if (!snapshot || errors.length) throw new Error(`kpol cannot load the snapshot: ${errors.map((e) => `${e.location}: ${e.message}`).join('; ')}`);
+  if (!snapshot || errors.length)
+    throw new Error(`kpol cannot load the snapshot: ${errors.map((e) => `${e.location}: ${e.message}`).join('; ')}`);
   return new Evaluator().evaluate(indexCluster(snapshot), [], atMs);
 }
 
@@ -39,7 +40,11 @@ function evaluationCounts(samples: readonly Sample[]): Map<string, number> {
  * `before` was taken, so every gauge a method sets in it describes the cluster as it was then
  * or later. Karpenter's idle loop runs every 10 s; StaticDrift and Drift share one series.
  */
-export async function afterTwoDisruptionLoops(metricsUrl: string, before: readonly Sample[], timeoutMs = 60_000): Promise<Sample[]> {
+export async function afterTwoDisruptionLoops(
+  metricsUrl: string,
+  before: readonly Sample[],
+  timeoutMs = 60_000,
+): Promise<Sample[]> {
   const start = evaluationCounts(before);
   if (start.size === 0) throw new Error(`no ${EVALUATIONS} series yet: has Karpenter's disruption loop run?`);
   const perLoop = (labels: string) => (JSON.parse(labels).reason === 'drifted' ? 2 : 1);
@@ -49,7 +54,10 @@ export async function afterTwoDisruptionLoops(metricsUrl: string, before: readon
     const counts = evaluationCounts(now);
     const behind = [...start].filter(([labels, n]) => (counts.get(labels) ?? 0) < n + 2 * perLoop(labels));
     if (behind.length === 0) return now;
-    if (Date.now() > deadline) throw new Error(`Karpenter's disruption loop did not run twice in ${timeoutMs} ms (behind: ${behind.map(([l]) => l).join(', ')})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `Karpenter's disruption loop did not run twice in ${timeoutMs} ms (behind: ${behind.map(([l]) => l).join(', ')})`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
@@ -68,10 +76,19 @@ export interface KubeEvent {
 export async function eventsWithReason(kubeconfigPath: string, ...reasons: string[]): Promise<KubeEvent[]> {
   const out: KubeEvent[] = [];
   for (const reason of reasons) {
-    const items = JSON.parse(await kubectlOk(kubeconfigPath, ['get', 'events', '-A', `--field-selector=reason=${reason}`, '-o', 'json'])).items;
+    const items = JSON.parse(
+      await kubectlOk(kubeconfigPath, ['get', 'events', '-A', `--field-selector=reason=${reason}`, '-o', 'json']),
+    ).items;
     for (const e of items) {
       const last = Date.parse(e.lastTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp);
-      out.push({ reason, message: e.message, kind: e.involvedObject.kind, name: e.involvedObject.name, last, first: Date.parse(e.firstTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp) });
+      out.push({
+        reason,
+        message: e.message,
+        kind: e.involvedObject.kind,
+        name: e.involvedObject.name,
+        last,
+        first: Date.parse(e.firstTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp),
+      });
     }
   }
   return out.sort((a, b) => a.last - b.last);

@@ -38,6 +38,12 @@ export function stagesDir(): string {
 
 /** Files build.sh must have produced besides the binaries; ensure-built.ts checks them. */
 export const REQUIRED_FILES: readonly string[] = [
-  'crds/karpenter.sh_nodepools.yaml', 'crds/karpenter.sh_nodeclaims.yaml', 'crds/karpenter.kwok.sh_kwoknodeclasses.yaml',
-  'stages/node-initialize.yaml', 'stages/node-heartbeat.yaml', 'stages/pod-ready.yaml', 'stages/pod-complete.yaml', 'stages/pod-delete.yaml',
+  'crds/karpenter.sh_nodepools.yaml',
+  'crds/karpenter.sh_nodeclaims.yaml',
+  'crds/karpenter.kwok.sh_kwoknodeclasses.yaml',
+  'stages/node-initialize.yaml',
+  'stages/node-heartbeat.yaml',
+  'stages/pod-ready.yaml',
+  'stages/pod-complete.yaml',
+  'stages/pod-delete.yaml',
 ];

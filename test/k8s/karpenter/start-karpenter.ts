@@ -35,8 +35,11 @@ export interface StartKarpenterOptions {
 
 // Every CRD in the cache dir, by the name `kubectl wait` needs; checked against the files.
 const CRD_NAMES = [
-  'nodepools.karpenter.sh', 'nodeclaims.karpenter.sh', 'nodeoverlays.karpenter.sh',
-  'capacitybuffers.autoscaling.x-k8s.io', 'kwoknodeclasses.karpenter.kwok.sh',
+  'nodepools.karpenter.sh',
+  'nodeclaims.karpenter.sh',
+  'nodeoverlays.karpenter.sh',
+  'capacitybuffers.autoscaling.x-k8s.io',
+  'kwoknodeclasses.karpenter.kwok.sh',
 ];
 
 /**
@@ -48,11 +51,18 @@ const CRD_NAMES = [
 export async function installKarpenterCrds(kubeconfigPath: string): Promise<void> {
   const files = readdirSync(crdsDir()).filter((f) => f.endsWith('.yaml'));
   if (files.length !== CRD_NAMES.length) {
-    throw new Error(`expected ${CRD_NAMES.length} CRD files in ${crdsDir()}, found ${files.join(', ') || 'none'}; rerun build.sh`);
+    throw new Error(
+      `expected ${CRD_NAMES.length} CRD files in ${crdsDir()}, found ${files.join(', ') || 'none'}; rerun build.sh`,
+    );
   }
   // Server-side: nodepools' CRD is large, and a client-side apply stores all of it again in an annotation.
   await kubectlOk(kubeconfigPath, ['apply', '--server-side', '--force-conflicts', '-f', crdsDir()]);
-  await kubectlOk(kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', ...CRD_NAMES.map((n) => `crd/${n}`)]);
+  await kubectlOk(kubeconfigPath, [
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    ...CRD_NAMES.map((n) => `crd/${n}`),
+  ]);
 }
 
 // The NodeClass every test NodePool refers to; the KWOK provider needs nothing in it.
@@ -102,7 +112,10 @@ export async function startKarpenter(options: StartKarpenterOptions): Promise<Ru
     });
     step(`karpenter-kwok started (pid ${karpenter.pid})`);
 
-    const stages = readdirSync(stagesDir()).filter((f) => f.endsWith('.yaml')).sort().map((f) => `--config=${join(stagesDir(), f)}`);
+    const stages = readdirSync(stagesDir())
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()
+      .map((f) => `--config=${join(stagesDir(), f)}`);
     const kwok = procs.start('kwok', binaryPath('kwok'), [
       `--kubeconfig=${options.kubeconfigPath}`,
       // Only the Nodes the KWOK provider creates (annotated kwok.x-k8s.io/node=fake); a test's
@@ -119,19 +132,35 @@ export async function startKarpenter(options: StartKarpenterOptions): Promise<Ru
 
     const healthUrl = `http://127.0.0.1:${healthPort}`;
     const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    await procs.waitFor('karpenter /readyz', deadline, async () => (await httpGetText(`${healthUrl}/readyz`)).status === 200, { logOf: 'karpenter', pollMs: POLL_MS });
-    await procs.waitFor('karpenter /metrics', deadline, async () => {
-      const res = await httpGetText(metricsUrl);
-      return res.status === 200 && res.body.includes('karpenter_');
-    }, { logOf: 'karpenter', pollMs: POLL_MS });
+    await procs.waitFor(
+      'karpenter /readyz',
+      deadline,
+      async () => (await httpGetText(`${healthUrl}/readyz`)).status === 200,
+      { logOf: 'karpenter', pollMs: POLL_MS },
+    );
+    await procs.waitFor(
+      'karpenter /metrics',
+      deadline,
+      async () => {
+        const res = await httpGetText(metricsUrl);
+        return res.status === 200 && res.body.includes('karpenter_');
+      },
+      { logOf: 'karpenter', pollMs: POLL_MS },
+    );
     step('karpenter ready');
     // KWOK has no readiness endpoint worth trusting; a bad flag or kubeconfig makes it exit at once.
     const kwokStarted = Date.now();
-    await procs.waitFor('kwok to stay up for a second', deadline, async () => Date.now() - kwokStarted > 1000, { logOf: 'karpenter', pollMs: POLL_MS });
+    await procs.waitFor('kwok to stay up for a second', deadline, async () => Date.now() - kwokStarted > 1000, {
+      logOf: 'karpenter',
+      pollMs: POLL_MS,
+    });
     step('kwok running');
 
     return {
-      metricsUrl, healthUrl, karpenterVersion: KARPENTER_VERSION, kwokVersion: KWOK_VERSION,
+      metricsUrl,
+      healthUrl,
+      karpenterVersion: KARPENTER_VERSION,
+      kwokVersion: KWOK_VERSION,
       logs: { karpenter: karpenter.logPath, kwok: kwok.logPath },
       pids: { karpenter: karpenter.pid, kwok: kwok.pid },
       stop: () => procs.stopAll(),
@@ -149,7 +178,9 @@ export function httpGetText(url: string, timeoutMs = 5000): Promise<{ status: nu
     const req = httpGet(url, { timeout: timeoutMs }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       res.on('error', reject);
     });

@@ -52,7 +52,18 @@ afterAll(async () => {
 });
 
 const budgetOf = () => store.policies.find((p) => p.name === 'pa')?.budgets[0]?.nodes;
-const annotation = async () => (await kubectlOk(cp.kubeconfigPath, ['-n', ns, 'get', 'configmap', 'kpol-policies', '-o', 'jsonpath={.metadata.annotations.kpol\\.dev/status}'])).trim();
+const annotation = async () =>
+  (
+    await kubectlOk(cp.kubeconfigPath, [
+      '-n',
+      ns,
+      'get',
+      'configmap',
+      'kpol-policies',
+      '-o',
+      'jsonpath={.metadata.annotations.kpol\\.dev/status}',
+    ])
+  ).trim();
 
 describe('policy ConfigMaps on a real API server', () => {
   it('loads, refuses a broken push while enforcing the last good version, and takes the fix', async () => {
@@ -69,7 +80,9 @@ describe('policy ConfigMaps on a real API server', () => {
     expect(status).toContain('Drifed');
     expect(budgetOf()).toEqual({ kind: 'count', value: 3 }); // the last good version stays
     const event = await eventually('the Warning Event', async () => {
-      const list = JSON.parse(await kubectlOk(cp.kubeconfigPath, ['-n', ns, 'get', 'events', '-o', 'json'])) as { items: { reason: string; type: string; message: string; involvedObject: { kind: string; name: string } }[] };
+      const list = JSON.parse(await kubectlOk(cp.kubeconfigPath, ['-n', ns, 'get', 'events', '-o', 'json'])) as {
+        items: { reason: string; type: string; message: string; involvedObject: { kind: string; name: string } }[];
+      };
       return list.items.find((e) => e.reason === 'PolicyInvalid');
     });
     expect(event).toMatchObject({ type: 'Warning', involvedObject: { kind: 'ConfigMap', name: 'kpol-policies' } });

@@ -24,12 +24,27 @@ function candidate(identity: string) {
   clients.push(client);
   let killed = false;
   const elector = new LeaderElector({
-    client, clock: wallClock, namespace: ns, name: 'kpol-controller', identity,
-    leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500,
-    wait: (ms) => new Promise((resolve) => { if (!killed) setTimeout(resolve, ms); }),
+    client,
+    clock: wallClock,
+    namespace: ns,
+    name: 'kpol-controller',
+    identity,
+    leaseDurationMs: 3000,
+    renewDeadlineMs: 2000,
+    retryPeriodMs: 500,
+    wait: (ms) =>
+      new Promise((resolve) => {
+        if (!killed) setTimeout(resolve, ms);
+      }),
   });
   const running = elector.run();
-  return { elector, running, kill: () => { killed = true; } };
+  return {
+    elector,
+    running,
+    kill: () => {
+      killed = true;
+    },
+  };
 }
 
 beforeAll(async () => {
@@ -40,14 +55,17 @@ afterAll(async () => {
   await kubectlOk(cp.kubeconfigPath, ['delete', 'namespace', ns, '--wait=false']);
 });
 
-const lease = async () => JSON.parse(await kubectlOk(cp.kubeconfigPath, ['-n', ns, 'get', 'lease', 'kpol-controller', '-o', 'json'])) as Lease;
+const lease = async () =>
+  JSON.parse(await kubectlOk(cp.kubeconfigPath, ['-n', ns, 'get', 'lease', 'kpol-controller', '-o', 'json'])) as Lease;
 
 describe('leader election on a real Lease', () => {
   it('one leads; a killed leader is replaced; a graceful stop hands over', async () => {
     const a = candidate('a');
     const b = candidate('b');
     let overlap = 0;
-    const sampler = setInterval(() => { if (a.elector.isLeader() && b.elector.isLeader()) overlap++; }, 20);
+    const sampler = setInterval(() => {
+      if (a.elector.isLeader() && b.elector.isLeader()) overlap++;
+    }, 20);
     try {
       const first = await eventually('a leader', async () => [a, b].find((c) => c.elector.isLeader()));
       const second = first === a ? b : a;

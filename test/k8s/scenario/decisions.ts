@@ -16,7 +16,10 @@ export function decisionsOf(history: readonly TickResult[]): Decision[] {
     const c = h.disruption.started;
     if (c) {
       const replacements = c.replacements.map((r) => `${r.nodePool}:${r.instanceTypes.join('|')}`);
-      out.push({ tick, decision: `${c.method}/${c.reason}: ${c.candidates.map((x) => x.nodeClaim).join(',')} -> [${replacements.join(', ')}]` });
+      out.push({
+        tick,
+        decision: `${c.method}/${c.reason}: ${c.candidates.map((x) => x.nodeClaim).join(',')} -> [${replacements.join(', ')}]`,
+      });
     }
     for (const n of h.expired) out.push({ tick, decision: `Expiration/Expired: ${n}` });
     for (const n of h.interrupted) out.push({ tick, decision: `Interruption/Interrupted: ${n}` });

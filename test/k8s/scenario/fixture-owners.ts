@@ -20,10 +20,16 @@ async function existingDaemonSet(rest: RestClient, namespace: string, name: stri
   }
   const labels = { 'kpol.dev/fixture-owner': name };
   return rest.request<KubeObject>({
-    verb: 'POST', path: daemonSets(namespace),
+    verb: 'POST',
+    path: daemonSets(namespace),
     body: {
-      apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name, namespace, labels },
-      spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'main', image: PAUSE_IMAGE }] } } },
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name, namespace, labels },
+      spec: {
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { containers: [{ name: 'main', image: PAUSE_IMAGE }] } },
+      },
     },
   });
 }
@@ -35,12 +41,18 @@ export async function withExistingOwners<T extends KubeObject>(rest: RestClient,
   const namespace = obj.metadata.namespace ?? 'default';
   const ownerReferences: OwnerReference[] = [];
   for (const r of refs) {
-    ownerReferences.push(r.kind === 'DaemonSet' ? { ...r, uid: (await existingDaemonSet(rest, namespace, r.name)).metadata.uid! } : r);
+    ownerReferences.push(
+      r.kind === 'DaemonSet' ? { ...r, uid: (await existingDaemonSet(rest, namespace, r.name)).metadata.uid! } : r,
+    );
   }
   return { ...obj, metadata: { ...obj.metadata, ownerReferences } };
 }
 
 /** Removes the DaemonSets `withExistingOwners` made in `namespace`. */
 export async function deleteFixtureOwners(rest: RestClient, namespace: string): Promise<void> {
-  await rest.request({ verb: 'DELETE', path: daemonSets(namespace), query: { labelSelector: 'kpol.dev/fixture-owner' } });
+  await rest.request({
+    verb: 'DELETE',
+    path: daemonSets(namespace),
+    query: { labelSelector: 'kpol.dev/fixture-owner' },
+  });
 }

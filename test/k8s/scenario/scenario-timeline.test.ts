@@ -10,8 +10,11 @@ const T0 = Date.parse('2026-11-23T12:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 const WALL = '2026-11-22T16:40:07Z';
 
-const pod = (meta: Partial<KubeObject['metadata']> & { deletionGracePeriodSeconds?: number } = {}): KubeObject =>
-  ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', uid: 'u1', creationTimestamp: WALL, ...meta } });
+const pod = (meta: Partial<KubeObject['metadata']> & { deletionGracePeriodSeconds?: number } = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p', namespace: 'default', uid: 'u1', creationTimestamp: WALL, ...meta },
+});
 
 describe('ScenarioTimeline', () => {
   it('creationTimestamp is the fake time the object was first seen, however later it is read', () => {

@@ -14,7 +14,15 @@
 // Observation is exact because the harness waits after every tick until kube-controller-manager
 // has caught up and the informers have delivered everything, before the clock moves: whatever
 // the server stamped during a tick is seen during that tick.
-import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../../../src/core/cluster/client.js';
+import type {
+  ClusterClient,
+  DeleteOptions,
+  Kind,
+  MergePatch,
+  ObjectKey,
+  Preconditions,
+  WatchEvent,
+} from '../../../src/core/cluster/client.js';
 import type { KubeObject } from '../../../src/core/cluster/types.js';
 import type { Clock } from '../../../src/core/clock.js';
 import type { KubeClusterClient } from '../../../src/edge/kube/kube-cluster.js';
@@ -49,7 +57,7 @@ export class ScenarioTimeline {
       const grace = (obj.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds ?? 0;
       const raw = `${deletionTimestamp}/${grace}`;
       let d = this.deleted.get(uid);
-      if (d?.raw !== raw) this.deleted.set(uid, d = { raw, fakeMs: this.clock.now() + grace * 1000 });
+      if (d?.raw !== raw) this.deleted.set(uid, (d = { raw, fakeMs: this.clock.now() + grace * 1000 }));
       metadata.deletionTimestamp = rfc3339(d.fakeMs);
     }
     return { ...obj, metadata };
@@ -77,7 +85,11 @@ export class TimelineClient implements ClusterClient {
   ) {
     // Watching every kind makes "first seen" happen when the informer delivers, during the tick
     // that caused the change, rather than whenever kpol next happens to read the object.
-    this.subscriptions = kinds.map((k) => inner.watch(k, (e) => { this.timeline.translate(e.object); }));
+    this.subscriptions = kinds.map((k) =>
+      inner.watch(k, (e) => {
+        this.timeline.translate(e.object);
+      }),
+    );
   }
 
   close(): void {

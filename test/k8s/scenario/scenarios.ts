@@ -10,7 +10,13 @@
 // instance), so its tests register under one describe per backend.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, vi } from 'vitest';
 import type { RunnerTestCase } from 'vitest';
-import { memoryScenarioBackend, observeScenarios, useScenarioBackend, type Scenario, type ScenarioBackend } from '../../reconciler/scenario.js';
+import {
+  memoryScenarioBackend,
+  observeScenarios,
+  useScenarioBackend,
+  type Scenario,
+  type ScenarioBackend,
+} from '../../reconciler/scenario.js';
 import { decisionsOf, type Decision } from './decisions.js';
 import { finishScenarios, kubeScenarioBackend } from './kube-scenario.js';
 
@@ -41,12 +47,16 @@ export async function onBothServers(suite: string): Promise<void> {
       useScenarioBackend(backend);
       observeScenarios((s) => created.push(s));
     });
-    beforeEach(() => { created = []; });
+    beforeEach(() => {
+      created = [];
+    });
   };
 
   describe(MEMORY, async () => {
     onBackend(memoryScenarioBackend);
-    afterEach(({ task }) => { inMemory.set(keyOf(task), decided()); });
+    afterEach(({ task }) => {
+      inMemory.set(keyOf(task), decided());
+    });
     await import(/* @vite-ignore */ `${url}?backend=memory`);
   });
 
@@ -61,7 +71,10 @@ export async function onBothServers(suite: string): Promise<void> {
       if (task.result?.state === 'fail') return; // the test's own failure says more
       const memory = inMemory.get(key);
       expect(memory, `the in-memory run of "${key}" recorded nothing`).toBeDefined();
-      expect(decided().map(listed), `decisions of "${key}" on the real server (received) and in memory (expected)`).toEqual(memory!.map(listed));
+      expect(
+        decided().map(listed),
+        `decisions of "${key}" on the real server (received) and in memory (expected)`,
+      ).toEqual(memory!.map(listed));
     });
     await import(/* @vite-ignore */ `${url}?backend=kube`);
   });

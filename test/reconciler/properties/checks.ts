@@ -15,10 +15,14 @@ const EVENTUAL: ReadonlySet<Reason> = new Set(['Drifted', 'Expired']);
  * InstanceTerminating. A NodeClaim is voluntarily disrupted while it is a candidate of an
  * in-flight command, or deleting after being a candidate of a command that was not rolled back.
  */
-function voluntary(tk: TickObs, tracked: Map<string, { reason: Reason; pool: string }>): Map<string, { reason: Reason; pool: string }> {
+function voluntary(
+  tk: TickObs,
+  tracked: Map<string, { reason: Reason; pool: string }>,
+): Map<string, { reason: Reason; pool: string }> {
   const out = new Map<string, { reason: Reason; pool: string }>();
   const inflight = new Map<string, { reason: Reason; pool: string }>();
-  for (const c of tk.inflight) for (const x of c.candidates) inflight.set(x.nodeClaim, { reason: c.reason, pool: x.nodePool });
+  for (const c of tk.inflight)
+    for (const x of c.candidates) inflight.set(x.nodeClaim, { reason: c.reason, pool: x.nodePool });
   const ncs = new Map(tk.ncs.map((n) => [n.name, n]));
   // A tracked candidate that is neither in flight nor deleting was rolled back: forget it.
   for (const [name] of tracked) if (!inflight.has(name) && !ncs.get(name)?.deleting) tracked.delete(name);
@@ -32,7 +36,11 @@ function voluntary(tk: TickObs, tracked: Map<string, { reason: Reason; pool: str
   return out;
 }
 
-const count = <T>(xs: Iterable<T>, pred: (x: T) => boolean) => { let n = 0; for (const x of xs) if (pred(x)) n++; return n; };
+const count = <T>(xs: Iterable<T>, pred: (x: T) => boolean) => {
+  let n = 0;
+  for (const x of xs) if (pred(x)) n++;
+  return n;
+};
 
 /**
  * Property 1: a started command never takes more candidates of a pool than the pool's
@@ -53,30 +61,45 @@ export function checkBudgets(trace: Pick<Trace, 'ticks' | 'starts'>): string[] {
         const n = count(candidates, (c) => c.nodePool === p);
         const res = st.pools[p];
         const allowed = res?.allowed[reason];
-        const cap = allowed === null ? Infinity : allowed ?? 0;
-        if (n > cap) bad.push(`tick ${tk.i}: ${id} (${st.command.method}/${reason}) took ${n} nodes of pool ${p}, allowed ${allowed}`);
+        const cap = allowed === null ? Infinity : (allowed ?? 0);
+        if (n > cap)
+          bad.push(
+            `tick ${tk.i}: ${id} (${st.command.method}/${reason}) took ${n} nodes of pool ${p}, allowed ${allowed}`,
+          );
         const before = count(prev.values(), (v) => v.pool === p);
-        if (before > (res?.disrupting ?? 0)) bad.push(`tick ${tk.i}: pool ${p} had ${before} nodes voluntarily disrupted before ${id} started, the evaluation counted ${res?.disrupting ?? 0} disrupting`);
+        if (before > (res?.disrupting ?? 0))
+          bad.push(
+            `tick ${tk.i}: pool ${p} had ${before} nodes voluntarily disrupted before ${id} started, the evaluation counted ${res?.disrupting ?? 0} disrupting`,
+          );
         bound.set(`${p}/${reason}`, (res?.disrupting ?? 0) + cap);
       }
       for (const c of candidates) tracked.set(c.nodeClaim, { reason, pool: c.nodePool });
     }
     const now = voluntary(tk, tracked);
     const groups = new Map<string, string[]>();
-    for (const [name, v] of now) groups.set(`${v.pool}/${v.reason}`, [...(groups.get(`${v.pool}/${v.reason}`) ?? []), name]);
+    for (const [name, v] of now)
+      groups.set(`${v.pool}/${v.reason}`, [...(groups.get(`${v.pool}/${v.reason}`) ?? []), name]);
     for (const [key, names] of groups) {
       const b = bound.get(key);
-      if (b === undefined) bad.push(`tick ${tk.i}: ${names.join(', ')} voluntarily disrupted (${key}) with no command started for it`);
-      else if (names.length > b) bad.push(`tick ${tk.i}: ${names.length} nodes voluntarily disrupted for ${key} (${names.join(', ')}), the last start allowed ${b}`);
+      if (b === undefined)
+        bad.push(`tick ${tk.i}: ${names.join(', ')} voluntarily disrupted (${key}) with no command started for it`);
+      else if (names.length > b)
+        bad.push(
+          `tick ${tk.i}: ${names.length} nodes voluntarily disrupted for ${key} (${names.join(', ')}), the last start allowed ${b}`,
+        );
     }
     prev = now;
   }
   return bad;
 }
 
-const podActive = (p: Pod) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && !p.metadata.deletionTimestamp;
+const podActive = (p: Pod) =>
+  p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && !p.metadata.deletionTimestamp;
 
-/** KARPENTER.md#pod-predicates: "true" forever; a positive duration from status.startTime (nil start → active); anything else ignored. */
+/**
+ * KARPENTER.md#pod-predicates: "true" forever; a positive duration from status.startTime (nil start → active); anything
+ * else ignored.
+ */
 export function doNotDisruptActive(p: Pod, now: number): boolean {
   const v = p.metadata.annotations?.['karpenter.sh/do-not-disrupt'];
   if (v === undefined) return false;
@@ -87,10 +110,18 @@ export function doNotDisruptActive(p: Pod, now: number): boolean {
   return start === undefined || now - start < d;
 }
 
-export const governing = (spec: Pick<CaseSpec, 'policies'>, pool: string): PolicyGen | undefined => spec.policies.find((p) => p.pools.includes(pool));
+export const governing = (spec: Pick<CaseSpec, 'policies'>, pool: string): PolicyGen | undefined =>
+  spec.policies.find((p) => p.pools.includes(pool));
 
-/** Whether a pod's disruption window holds it at `now` (policy statements, then its annotations; governed pools only). */
-export function podWindowHolds(spec: Pick<CaseSpec, 'policies' | 'replicaSets'>, policy: PolicyGen | undefined, p: Pod, now: number): string | undefined {
+/**
+ * Whether a pod's disruption window holds it at `now` (policy statements, then its annotations; governed pools only).
+ */
+export function podWindowHolds(
+  spec: Pick<CaseSpec, 'policies' | 'replicaSets'>,
+  policy: PolicyGen | undefined,
+  p: Pod,
+  now: number,
+): string | undefined {
   if (!policy) return undefined;
   const app = p.metadata.labels?.app;
   for (const w of policy.podWindows) {
@@ -99,7 +130,8 @@ export function podWindowHolds(spec: Pick<CaseSpec, 'policies' | 'replicaSets'>,
     if (w.mode === 'only' ? !active : active) return `pod window ${w.mode} for app=${app}`;
   }
   const rs = spec.replicaSets.find((r) => r.name === app);
-  if (rs?.schedule && p.metadata.annotations?.['karpenter.sh/disruption-schedule'] && !windowActive(rs.schedule, now)) return 'disruption-schedule annotation';
+  if (rs?.schedule && p.metadata.annotations?.['karpenter.sh/disruption-schedule'] && !windowActive(rs.schedule, now))
+    return 'disruption-schedule annotation';
   return undefined;
 }
 
@@ -116,21 +148,32 @@ export function checkHolds(trace: Pick<Trace, 'spec' | 'starts'>): string[] {
     for (const c of st.command.candidates) {
       const where = `tick ${st.i} ${new Date(st.t).toISOString()}: ${id} (${method}/${reason}) took ${c.node}`;
       const verdict = st.verdicts[c.node];
-      if (!verdict?.reasons.includes(reason)) bad.push(`${where} but the evaluation lists it for [${verdict?.reasons.join(', ') ?? 'nothing'}] (blocked: ${verdict?.blocked.map((b) => b.code).join(', ')})`);
+      if (!verdict?.reasons.includes(reason))
+        bad.push(
+          `${where} but the evaluation lists it for [${verdict?.reasons.join(', ') ?? 'nothing'}] (blocked: ${verdict?.blocked.map((b) => b.code).join(', ')})`,
+        );
       const policy = governing(trace.spec, c.nodePool);
       const nc = st.nodeClaims.find((n) => n.metadata.name === c.nodeClaim);
       const tgp = !!nc?.spec.terminationGracePeriod || policy?.graceMin !== undefined;
       const exempt = EVENTUAL.has(reason) && tgp;
       for (const p of st.pods.filter((x) => x.spec.nodeName === c.node && podActive(x))) {
         if (exempt) continue;
-        if (doNotDisruptActive(p, st.t)) bad.push(`${where} with pod ${p.metadata.name} under an active do-not-disrupt (${p.metadata.annotations?.['karpenter.sh/do-not-disrupt']}, started ${p.status?.startTime})`);
+        if (doNotDisruptActive(p, st.t))
+          bad.push(
+            `${where} with pod ${p.metadata.name} under an active do-not-disrupt (${p.metadata.annotations?.['karpenter.sh/do-not-disrupt']}, started ${p.status?.startTime})`,
+          );
         const held = podWindowHolds(trace.spec, policy, p, st.t);
         if (held) bad.push(`${where} with pod ${p.metadata.name} outside its disruption window (${held})`);
       }
       const node = st.nodes.find((n) => n.metadata.name === c.node);
       const zone = node?.metadata.labels?.['topology.kubernetes.io/zone'];
       for (const m of policy?.maintenance ?? []) {
-        if (m.reasons.includes(reason) && zone && m.zones.includes(zone) && (!m.window || windowActive(m.window, st.t))) {
+        if (
+          m.reasons.includes(reason) &&
+          zone &&
+          m.zones.includes(zone) &&
+          (!m.window || windowActive(m.window, st.t))
+        ) {
           bad.push(`${where} in ${zone} during maintenance window ${m.name}`);
         }
       }
@@ -168,8 +211,13 @@ export function checkReplacementsFirst(trace: Pick<Trace, 'ticks' | 'starts'>): 
         });
         for (const r of early) {
           const initializedAt = lastSeen.get(r)?.initializedAt;
-          const state = initializedAt === undefined ? 'is not initialized' : `initialized only at ${new Date(initializedAt).toISOString()}`;
-          bad.push(`tick ${tk.i}: ${st.command.id} candidate ${name} deleting at ${new Date(at).toISOString()} but replacement ${r} ${state}`);
+          const state =
+            initializedAt === undefined
+              ? 'is not initialized'
+              : `initialized only at ${new Date(initializedAt).toISOString()}`;
+          bad.push(
+            `tick ${tk.i}: ${st.command.id} candidate ${name} deleting at ${new Date(at).toISOString()} but replacement ${r} ${state}`,
+          );
         }
       }
       if (pending.size === 0) break;
@@ -211,7 +259,8 @@ export function checkInstances(trace: Pick<Trace, 'ticks' | 'final'>): string[] 
   const owned = new Set(trace.final.ncs.map((n) => n.providerID).filter(Boolean));
   for (const pid of trace.final.orphans) bad.push(`end: the cloud reports ${pid} orphaned`);
   for (const x of trace.final.instances) {
-    if ((x.state === 'running' || x.state === 'pending') && !owned.has(x.providerID)) bad.push(`end: instance ${x.providerID} is ${x.state} with no NodeClaim`);
+    if ((x.state === 'running' || x.state === 'pending') && !owned.has(x.providerID))
+      bad.push(`end: instance ${x.providerID} is ${x.state} with no NodeClaim`);
   }
   return bad;
 }

@@ -66,7 +66,7 @@ export interface Trace {
   spec: CaseSpec;
   ticks: TickObs[];
   starts: StartObs[];
-  lastEval?: import("../../../src/core/eval/output.js").EvalOutput;
+  lastEval?: import('../../../src/core/eval/output.js').EvalOutput;
   final: { instances: Pick<Instance, 'providerID' | 'state'>[]; orphans: string[]; ncs: NcObs[] };
 }
 
@@ -81,11 +81,18 @@ export function observeNodeClaim(nc: NodeClaim): NcObs {
     ...(nc.status?.nodeName && { nodeName: nc.status.nodeName }),
     ...(nc.metadata.deletionTimestamp && { deleting: ms(nc.metadata.deletionTimestamp) }),
     ...(init && { initializedAt: ms(init.lastTransitionTime) }),
-    instanceTerminating: nc.status?.conditions?.some((c) => c.type === 'InstanceTerminating' && c.status === 'True') ?? false,
+    instanceTerminating:
+      nc.status?.conditions?.some((c) => c.type === 'InstanceTerminating' && c.status === 'True') ?? false,
   };
 }
 
-const commandObs = (c: Command): CommandObs => ({ id: c.id, method: c.method, reason: c.reason as Reason, candidates: c.candidates.map((x) => ({ ...x })), launched: [...c.launched] });
+const commandObs = (c: Command): CommandObs => ({
+  id: c.id,
+  method: c.method,
+  reason: c.reason as Reason,
+  candidates: c.candidates.map((x) => ({ ...x })),
+  launched: [...c.launched],
+});
 
 export function buildObjects(spec: CaseSpec): KubeObject[] {
   return [
@@ -97,7 +104,11 @@ export function buildObjects(spec: CaseSpec): KubeObject[] {
         annotations['karpenter.sh/disruption-schedule'] = cronOf(rs.schedule);
         annotations['karpenter.sh/disruption-schedule-duration'] = durOf(rs.schedule.durationMin);
       }
-      return replicaSet(rs.name, rs.replicas, { cpu: rs.cpu, memory: '256Mi', ...(Object.keys(annotations).length && { annotations }) });
+      return replicaSet(rs.name, rs.replicas, {
+        cpu: rs.cpu,
+        memory: '256Mi',
+        ...(Object.keys(annotations).length && { annotations }),
+      });
     }),
   ];
 }
@@ -108,14 +119,16 @@ export async function runCase(spec: CaseSpec): Promise<Trace> {
   const rt = s.rt;
   const ticks: TickObs[] = [];
   const starts: StartObs[] = [];
-  let pending: Omit<StartObs, 'pools' | 'verdicts' | 'command'> & { cmd: Command } | undefined;
+  let pending: (Omit<StartObs, 'pools' | 'verdicts' | 'command'> & { cmd: Command }) | undefined;
 
   const start = rt.queue.start.bind(rt.queue);
   rt.queue.start = async (cmd, pools) => {
     const names = new Set(cmd.candidates.map((c) => c.node));
     const claims = new Set(cmd.candidates.map((c) => c.nodeClaim));
     pending = {
-      i: ticks.length, t: s.clock.now(), cmd,
+      i: ticks.length,
+      t: s.clock.now(),
+      cmd,
       pods: (await rt.cluster.list<Pod>('Pod')).filter((p) => p.spec.nodeName && names.has(p.spec.nodeName)),
       nodes: (await rt.cluster.list<Node>('Node')).filter((n) => names.has(n.metadata.name)),
       nodeClaims: (await rt.cluster.list<NodeClaim>('NodeClaim')).filter((n) => claims.has(n.metadata.name)),
@@ -128,17 +141,37 @@ export async function runCase(spec: CaseSpec): Promise<Trace> {
   for (let i = 0; i < spec.ticks; i++) {
     for (const p of perturb.filter((x) => x.atTick === i)) {
       if (p.kind === 'scale') {
-        await rt.cluster.patch({ kind: 'ReplicaSet', name: spec.replicaSets[p.rs].name, namespace: 'default' }, { spec: { replicas: p.replicas } });
+        await rt.cluster.patch(
+          { kind: 'ReplicaSet', name: spec.replicaSets[p.rs].name, namespace: 'default' },
+          { spec: { replicas: p.replicas } },
+        );
       } else if (p.kind === 'drift-label') {
-        await rt.cluster.patch({ kind: 'NodePool', name: spec.pools[p.pool].name }, { spec: { template: { metadata: { labels: { rev: String(++revision) } } } } });
+        await rt.cluster.patch(
+          { kind: 'NodePool', name: spec.pools[p.pool].name },
+          { spec: { template: { metadata: { labels: { rev: String(++revision) } } } } },
+        );
       } else if (p.kind === 'drift-types') {
-        const np = await rt.cluster.get<KubeObject & { spec: { template: { spec: { requirements: { key: string }[] } } } }>({ kind: 'NodePool', name: spec.pools[p.pool].name });
-        const reqs = np!.spec.template.spec.requirements.map((r) => (r.key === 'node.kubernetes.io/instance-type' ? { ...r, values: p.types } : r));
-        await rt.cluster.patch({ kind: 'NodePool', name: spec.pools[p.pool].name }, { spec: { template: { spec: { requirements: reqs } } } });
+        const np = await rt.cluster.get<
+          KubeObject & { spec: { template: { spec: { requirements: { key: string }[] } } } }
+        >({ kind: 'NodePool', name: spec.pools[p.pool].name });
+        const reqs = np!.spec.template.spec.requirements.map((r) =>
+          r.key === 'node.kubernetes.io/instance-type' ? { ...r, values: p.types } : r,
+        );
+        await rt.cluster.patch(
+          { kind: 'NodePool', name: spec.pools[p.pool].name },
+          { spec: { template: { spec: { requirements: reqs } } } },
+        );
       } else if (p.kind === 'shrink-all') {
         for (const r of spec.replicaSets) {
-          const cur = await rt.cluster.get<KubeObject & { spec: { replicas: number } }>({ kind: 'ReplicaSet', name: r.name, namespace: 'default' });
-          await rt.cluster.patch({ kind: 'ReplicaSet', name: r.name, namespace: 'default' }, { spec: { replicas: Math.floor((cur?.spec.replicas ?? 0) / 2) } });
+          const cur = await rt.cluster.get<KubeObject & { spec: { replicas: number } }>({
+            kind: 'ReplicaSet',
+            name: r.name,
+            namespace: 'default',
+          });
+          await rt.cluster.patch(
+            { kind: 'ReplicaSet', name: r.name, namespace: 'default' },
+            { spec: { replicas: Math.floor((cur?.spec.replicas ?? 0) / 2) } },
+          );
         }
       } else if (p.kind === 'fail-launches') {
         rt.cloud.failNextCreates(p.count);
@@ -148,27 +181,43 @@ export async function runCase(spec: CaseSpec): Promise<Trace> {
       } else {
         const app = spec.replicaSets[p.rs].name;
         const pods = (await s.pods()).filter((x) => x.metadata.labels?.app === app && !x.metadata.deletionTimestamp);
-        if (pods.length) await rt.cluster.delete({ kind: 'Pod', name: pods[p.index % pods.length].metadata.name, namespace: 'default' });
+        if (pods.length)
+          await rt.cluster.delete({
+            kind: 'Pod',
+            name: pods[p.index % pods.length].metadata.name,
+            namespace: 'default',
+          });
       }
     }
     const t = s.clock.now();
     const r = await s.tick(spec.stepMs);
     if (r.disruption.started) {
       const cmd = r.disruption.started;
-      if (!pending || pending.cmd.id !== cmd.id) throw new Error(`command ${cmd.id} started without passing through queue.start`);
+      if (!pending || pending.cmd.id !== cmd.id)
+        throw new Error(`command ${cmd.id} started without passing through queue.start`);
       const ev = r.disruption.evaluation;
       starts.push({
-        i: pending.i, t: pending.t, command: commandObs(cmd), pods: pending.pods, nodes: pending.nodes, nodeClaims: pending.nodeClaims,
-        pools: ev.nodePools, verdicts: Object.fromEntries(cmd.candidates.map((c) => [c.node, ev.nodes[c.node]])),
+        i: pending.i,
+        t: pending.t,
+        command: commandObs(cmd),
+        pods: pending.pods,
+        nodes: pending.nodes,
+        nodeClaims: pending.nodeClaims,
+        pools: ev.nodePools,
+        verdicts: Object.fromEntries(cmd.candidates.map((c) => [c.node, ev.nodes[c.node]])),
       });
     }
     pending = undefined;
     ticks.push({
-      i, t,
+      i,
+      t,
       ncs: (await s.nodeClaims()).map(observeNodeClaim),
       nodes: (await s.nodes()).map((n) => ({
-        name: n.metadata.name, ...(n.spec.providerID && { providerID: n.spec.providerID }), pool: n.metadata.labels?.['karpenter.sh/nodepool'],
-        initialized: n.metadata.labels?.['karpenter.sh/initialized'] === 'true', deleting: !!n.metadata.deletionTimestamp,
+        name: n.metadata.name,
+        ...(n.spec.providerID && { providerID: n.spec.providerID }),
+        pool: n.metadata.labels?.['karpenter.sh/nodepool'],
+        initialized: n.metadata.labels?.['karpenter.sh/initialized'] === 'true',
+        deleting: !!n.metadata.deletionTimestamp,
       })),
       inflight: [...rt.state.commands.values()].map(commandObs),
       expired: r.expired,
@@ -178,7 +227,10 @@ export async function runCase(spec: CaseSpec): Promise<Trace> {
   }
   const ncs = await s.nodeClaims();
   return {
-    spec, ticks, starts, lastEval: s.history.at(-1)?.disruption.evaluation,
+    spec,
+    ticks,
+    starts,
+    lastEval: s.history.at(-1)?.disruption.evaluation,
     final: {
       instances: (await rt.cloud.list()).map((x) => ({ providerID: x.providerID, state: x.state })),
       orphans: rt.cloud.orphans(ncs).map((x) => x.providerID),
@@ -186,4 +238,3 @@ export async function runCase(spec: CaseSpec): Promise<Trace> {
     },
   };
 }
-

@@ -88,23 +88,34 @@ export const durOf = (min: number) => (min % 60 === 0 ? `${min / 60}h` : `${min}
 const winText = (w: Win) => `"${cronOf(w)}" for ${durOf(w.durationMin)}`;
 
 export function renderPolicies(ps: readonly PolicyGen[]): string {
-  return ps.map((p) => {
-    const lines: string[] = [];
-    lines.push(p.consolidate === 'never' ? '  consolidate never'
-      : `  consolidate when ${p.consolidate === 'empty' ? 'empty' : 'empty or underutilized'} after ${p.after}`);
-    if (p.expire) lines.push(`  expire after ${durOf(p.expire.afterMin)}${p.expire.gracefully ? ' gracefully' : ''}`);
-    if (p.graceMin !== undefined) lines.push(`  termination grace ${durOf(p.graceMin)}`);
-    for (const b of p.budgets) {
-      const reasons = b.reasons?.length ? b.reasons.join(', ') : '';
-      if (b.kind === 'budget') lines.push(`  budget ${b.nodes}${reasons ? ` for ${reasons}` : ''}${b.window ? ` during ${winText(b.window)}` : ''}`);
-      else lines.push(`  allow ${b.nodes}${reasons ? ` ${reasons}` : ''} only during ${winText(b.window!)}`);
-    }
-    for (const w of p.podWindows) lines.push(`  pods where app = "${w.app}" disruptable ${w.mode} during ${winText(w.window)}`);
-    for (const m of p.maintenance) {
-      lines.push(`  window ${m.name} blocks ${m.reasons.join(', ')} on nodes where topology.kubernetes.io/zone in (${m.zones.join(', ')})${m.window ? ` during ${winText(m.window)}` : ''}`);
-    }
-    return `policy ${p.name} for nodepool ${p.pools.join(', ')} {\n${lines.join('\n')}\n}\n`;
-  }).join('\n');
+  return ps
+    .map((p) => {
+      const lines: string[] = [];
+      lines.push(
+        p.consolidate === 'never'
+          ? '  consolidate never'
+          : `  consolidate when ${p.consolidate === 'empty' ? 'empty' : 'empty or underutilized'} after ${p.after}`,
+      );
+      if (p.expire) lines.push(`  expire after ${durOf(p.expire.afterMin)}${p.expire.gracefully ? ' gracefully' : ''}`);
+      if (p.graceMin !== undefined) lines.push(`  termination grace ${durOf(p.graceMin)}`);
+      for (const b of p.budgets) {
+        const reasons = b.reasons?.length ? b.reasons.join(', ') : '';
+        if (b.kind === 'budget')
+          lines.push(
+            `  budget ${b.nodes}${reasons ? ` for ${reasons}` : ''}${b.window ? ` during ${winText(b.window)}` : ''}`,
+          );
+        else lines.push(`  allow ${b.nodes}${reasons ? ` ${reasons}` : ''} only during ${winText(b.window!)}`);
+      }
+      for (const w of p.podWindows)
+        lines.push(`  pods where app = "${w.app}" disruptable ${w.mode} during ${winText(w.window)}`);
+      for (const m of p.maintenance) {
+        lines.push(
+          `  window ${m.name} blocks ${m.reasons.join(', ')} on nodes where topology.kubernetes.io/zone in (${m.zones.join(', ')})${m.window ? ` during ${winText(m.window)}` : ''}`,
+        );
+      }
+      return `policy ${p.name} for nodepool ${p.pools.join(', ')} {\n${lines.join('\n')}\n}\n`;
+    })
+    .join('\n');
 }
 
 const MINUTE = 60_000;

@@ -4,7 +4,8 @@
 // steps, with four properties checked over every tick of the recorded trace:
 //   1. disrupting nodes never exceed the allowance (KARPENTER.md#budget-counting);
 //   2. no voluntary disruption takes a node held by a do-not-disrupt pod, a pod outside its
-//      disruption window, or a maintenance window (KARPENTER.md#candidates rows 10–11, KARPENTER.md#pod-predicates; kpol pod and
+// disruption window, or a maintenance window (KARPENTER.md#candidates rows 10–11, KARPENTER.md#pod-predicates; kpol pod
+// and
 //      maintenance windows), except eventual reasons under a terminationGracePeriod;
 //   3. a command's candidates are deleted only once every replacement it launched is
 //      Initialized (KARPENTER.md#commands);
@@ -37,65 +38,168 @@ const trace = (spec: CaseSpec) => {
 
 const coverage = new Map<string, number>();
 afterAll(() => {
-  console.log(`reconciler properties: seed ${SEED}, ${NUM_RUNS} runs, commands started: ${JSON.stringify(Object.fromEntries(coverage))}`);
+  console.log(
+    `reconciler properties: seed ${SEED}, ${NUM_RUNS} runs, commands started: ${JSON.stringify(Object.fromEntries(coverage))}`,
+  );
 });
 
 function explain(spec: CaseSpec, violations: string[]): string {
   return `${violations.length} violation(s):\n${violations.slice(0, 8).join('\n')}\n--- policies ---\n${renderPolicies(spec.policies)}--- case ---\n${JSON.stringify(spec)}`;
 }
 
-const property = (check: (t: Trace) => string[], count = false) => async () => {
-  await fc.assert(fc.asyncProperty(caseArb(), async (spec) => {
-    const t = await trace(spec);
-    if (count) for (const s of t.starts) coverage.set(`${s.command.method}/${s.command.reason}`, (coverage.get(`${s.command.method}/${s.command.reason}`) ?? 0) + 1);
-    const v = check(t);
-    if (v.length) throw new Error(explain(spec, v));
-  }), { seed: SEED, numRuns: NUM_RUNS, endOnFailure: true });
-};
+const property =
+  (check: (t: Trace) => string[], count = false) =>
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(caseArb(), async (spec) => {
+        const t = await trace(spec);
+        if (count)
+          for (const s of t.starts)
+            coverage.set(
+              `${s.command.method}/${s.command.reason}`,
+              (coverage.get(`${s.command.method}/${s.command.reason}`) ?? 0) + 1,
+            );
+        const v = check(t);
+        if (v.length) throw new Error(explain(spec, v));
+      }),
+      { seed: SEED, numRuns: NUM_RUNS, endOnFailure: true },
+    );
+  };
 
 describe('reconciler properties over random clusters, policies and perturbations', () => {
-  it('1. voluntarily disrupting nodes never exceed the allowance computed when their command started', async () => {
-    await property(checkBudgets, true)();
-    // The harness is live: some command started somewhere (guards against policies that never act).
-    expect([...coverage.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
-  }, TIMEOUT_MS);
-  it('2. no voluntary disruption of a node held by do-not-disrupt, a pod window or a maintenance window (eventual + TGP excepted)', property(checkHolds), TIMEOUT_MS);
-  it('3. candidates are deleted only after every replacement their command launched is initialized', property(checkReplacementsFirst), TIMEOUT_MS);
-  it('4. a gone NodeClaim\'s or Node\'s instance is gone; no instance is orphaned', property(checkInstances), TIMEOUT_MS);
+  it(
+    '1. voluntarily disrupting nodes never exceed the allowance computed when their command started',
+    async () => {
+      await property(checkBudgets, true)();
+      // The harness is live: some command started somewhere (guards against policies that never act).
+      expect([...coverage.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    },
+    TIMEOUT_MS,
+  );
+  it(
+    '2. no voluntary disruption of a node held by do-not-disrupt, a pod window or a maintenance window (eventual + TGP excepted)',
+    property(checkHolds),
+    TIMEOUT_MS,
+  );
+  it(
+    '3. candidates are deleted only after every replacement their command launched is initialized',
+    property(checkReplacementsFirst),
+    TIMEOUT_MS,
+  );
+  it("4. a gone NodeClaim's or Node's instance is gone; no instance is orphaned", property(checkInstances), TIMEOUT_MS);
 });
 
 // ---- negative controls: fabricated traces that violate each property ----
 
 const T = Date.parse('2026-11-23T12:00:00Z');
-const nc = (name: string, o: Partial<NcObs> = {}): NcObs => ({ name, pool: 'p0', providerID: `pid-${name}`, nodeName: `node-${name}`, initializedAt: T - 60_000, instanceTerminating: false, ...o });
-const nodesOf = (ncs: NcObs[]) => ncs.map((n) => ({ name: n.nodeName!, providerID: n.providerID, pool: n.pool, initialized: true, deleting: false }));
-const tick = (i: number, ncs: NcObs[], o: Partial<TickObs> = {}): TickObs => ({ i, t: T + i * 30_000, ncs, nodes: nodesOf(ncs), inflight: [], expired: [], interrupted: [], instances: ncs.map((n) => ({ providerID: n.providerID!, state: 'running' as const })), ...o });
-const cmd = (id: string, names: string[], o: Partial<CommandObs> = {}): CommandObs => ({
-  id, method: 'Drift', reason: 'Drifted', launched: [],
-  candidates: names.map((n) => ({ node: `node-${n}`, nodeClaim: n, providerID: `pid-${n}`, nodePool: 'p0', price: 0.1, capacityType: 'on-demand' })), ...o,
+const nc = (name: string, o: Partial<NcObs> = {}): NcObs => ({
+  name,
+  pool: 'p0',
+  providerID: `pid-${name}`,
+  nodeName: `node-${name}`,
+  initializedAt: T - 60_000,
+  instanceTerminating: false,
+  ...o,
 });
-const poolResult = (allowed: number, disrupting = 0): PoolResult => ({ policy: 'pol0', nodes: 4, disrupting, budgets: { Drifted: allowed + disrupting }, allowed: { Drifted: allowed }, errors: [] });
+const nodesOf = (ncs: NcObs[]) =>
+  ncs.map((n) => ({ name: n.nodeName!, providerID: n.providerID, pool: n.pool, initialized: true, deleting: false }));
+const tick = (i: number, ncs: NcObs[], o: Partial<TickObs> = {}): TickObs => ({
+  i,
+  t: T + i * 30_000,
+  ncs,
+  nodes: nodesOf(ncs),
+  inflight: [],
+  expired: [],
+  interrupted: [],
+  instances: ncs.map((n) => ({ providerID: n.providerID!, state: 'running' as const })),
+  ...o,
+});
+const cmd = (id: string, names: string[], o: Partial<CommandObs> = {}): CommandObs => ({
+  id,
+  method: 'Drift',
+  reason: 'Drifted',
+  launched: [],
+  candidates: names.map((n) => ({
+    node: `node-${n}`,
+    nodeClaim: n,
+    providerID: `pid-${n}`,
+    nodePool: 'p0',
+    price: 0.1,
+    capacityType: 'on-demand',
+  })),
+  ...o,
+});
+const poolResult = (allowed: number, disrupting = 0): PoolResult => ({
+  policy: 'pol0',
+  nodes: 4,
+  disrupting,
+  budgets: { Drifted: allowed + disrupting },
+  allowed: { Drifted: allowed },
+  errors: [],
+});
 const start = (i: number, c: CommandObs, o: Partial<StartObs> = {}): StartObs => ({
-  i, t: T + i * 30_000, command: c, pools: { p0: poolResult(1) },
-  verdicts: Object.fromEntries(c.candidates.map((x) => [x.node, { nodePool: 'p0', candidate: true, reasons: [c.reason], blocked: [] }])),
-  pods: [], nodes: c.candidates.map((x) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: x.node, labels: { 'topology.kubernetes.io/zone': 'us-west-2a' } }, spec: {} }) as Node),
-  nodeClaims: c.candidates.map((x) => ({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: x.nodeClaim }, spec: {} }) as NodeClaim), ...o,
+  i,
+  t: T + i * 30_000,
+  command: c,
+  pools: { p0: poolResult(1) },
+  verdicts: Object.fromEntries(
+    c.candidates.map((x) => [x.node, { nodePool: 'p0', candidate: true, reasons: [c.reason], blocked: [] }]),
+  ),
+  pods: [],
+  nodes: c.candidates.map(
+    (x) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: x.node, labels: { 'topology.kubernetes.io/zone': 'us-west-2a' } },
+        spec: {},
+      }) as Node,
+  ),
+  nodeClaims: c.candidates.map(
+    (x) =>
+      ({ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: x.nodeClaim }, spec: {} }) as NodeClaim,
+  ),
+  ...o,
 });
 const pod = (name: string, node: string, annotations: Record<string, string> = {}, app = 'web'): Pod => ({
-  apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app }, annotations }, spec: { nodeName: node }, status: { phase: 'Running', startTime: new Date(T - 10 * 60_000).toISOString() },
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: 'default', labels: { app }, annotations },
+  spec: { nodeName: node },
+  status: { phase: 'Running', startTime: new Date(T - 10 * 60_000).toISOString() },
 });
-const policy = (o: Partial<PolicyGen> = {}): PolicyGen => ({ name: 'pol0', pools: ['p0'], consolidate: 'underutilized', after: '0s', budgets: [], podWindows: [], maintenance: [], ...o });
-const spec = (policies: PolicyGen[] = []): CaseSpec => ({ pools: [{ name: 'p0', types: ['m5.large'] }], replicaSets: [], policies, perturbations: [], stepMs: 30_000, ticks: 3, quietTicks: 0 });
+const policy = (o: Partial<PolicyGen> = {}): PolicyGen => ({
+  name: 'pol0',
+  pools: ['p0'],
+  consolidate: 'underutilized',
+  after: '0s',
+  budgets: [],
+  podWindows: [],
+  maintenance: [],
+  ...o,
+});
+const spec = (policies: PolicyGen[] = []): CaseSpec => ({
+  pools: [{ name: 'p0', types: ['m5.large'] }],
+  replicaSets: [],
+  policies,
+  perturbations: [],
+  stepMs: 30_000,
+  ticks: 3,
+  quietTicks: 0,
+});
 
 describe('negative controls: each checker reports a fabricated violation', () => {
   it('1. budgets: a command taking 2 nodes with allowance 1, and a second start while 2 were already disrupting but counted as 0', () => {
-    const a = nc('a'), b = nc('b'), c = nc('c');
+    const a = nc('a'),
+      b = nc('b'),
+      c = nc('c');
     const two = cmd('cmd-1', ['a', 'b']);
     expect(checkBudgets({ ticks: [tick(0, [a, b, c], { inflight: [two] })], starts: [start(0, two)] })).toEqual([
       'tick 0: cmd-1 (Drift/Drifted) took 2 nodes of pool p0, allowed 1',
       'tick 0: 2 nodes voluntarily disrupted for p0/Drifted (a, b), the last start allowed 1',
     ]);
-    const one = cmd('cmd-1', ['a']), next = cmd('cmd-2', ['c']);
+    const one = cmd('cmd-1', ['a']),
+      next = cmd('cmd-2', ['c']);
     const deleting = nc('a', { deleting: T + 30_000 });
     const bad = checkBudgets({
       ticks: [tick(0, [a, b, c], { inflight: [one] }), tick(1, [deleting, b, c], { inflight: [next] })],
@@ -106,10 +210,12 @@ describe('negative controls: each checker reports a fabricated violation', () =>
       'tick 1: 2 nodes voluntarily disrupted for p0/Drifted (a, c), the last start allowed 1',
     ]);
     // …and the same history within the allowance passes.
-    expect(checkBudgets({
-      ticks: [tick(0, [a, b, c], { inflight: [one] }), tick(1, [deleting, b, c], { inflight: [next] })],
-      starts: [start(0, one), start(1, next, { pools: { p0: poolResult(1, 1) } })],
-    })).toEqual([]);
+    expect(
+      checkBudgets({
+        ticks: [tick(0, [a, b, c], { inflight: [one] }), tick(1, [deleting, b, c], { inflight: [next] })],
+        starts: [start(0, one), start(1, next, { pools: { p0: poolResult(1, 1) } })],
+      }),
+    ).toEqual([]);
   });
 
   it('2. holds: do-not-disrupt, a closed pod window, an annotation window and a maintenance window are all reported; TGP excepts only eventual reasons', () => {
@@ -124,9 +230,19 @@ describe('negative controls: each checker reports a fabricated violation', () =>
     const pol = policy({
       graceMin: 10,
       podWindows: [{ app: 'ml', mode: 'only', window: { minute: 0, hour: 2, durationMin: 60 } }],
-      maintenance: [{ name: 'mw0', reasons: ['Underutilized'], zones: ['us-west-2a'], window: { minute: 0, hour: 11, durationMin: 120 } }],
+      maintenance: [
+        {
+          name: 'mw0',
+          reasons: ['Underutilized'],
+          zones: ['us-west-2a'],
+          window: { minute: 0, hour: 11, durationMin: 120 },
+        },
+      ],
     });
-    const s = { ...spec([pol]), replicaSets: [{ name: 'ann', replicas: 1, cpu: '1', schedule: { minute: 0, hour: 3, durationMin: 60 } }] };
+    const s = {
+      ...spec([pol]),
+      replicaSets: [{ name: 'ann', replicas: 1, cpu: '1', schedule: { minute: 0, hour: 3, durationMin: 60 } }],
+    };
     const bad = checkHolds({ spec: s, starts: [start(0, c, { pods, pools: {} })] });
     expect(bad.map((x) => x.replace(/^.*took node-a /, ''))).toEqual([
       'with pod dnd under an active do-not-disrupt (true, started 2026-11-23T11:50:00.000Z)',
@@ -135,46 +251,116 @@ describe('negative controls: each checker reports a fabricated violation', () =>
       'with pod ann outside its disruption window (disruption-schedule annotation)',
       'in us-west-2a during maintenance window mw0',
     ]);
-    // Drift under a termination grace period: the pod holds are excepted, the maintenance window is not (README §3.4, §3.10).
+    // Drift under a termination grace period: the pod holds are excepted, the maintenance window is not (README §3.4,
+    // §3.10).
     const d = cmd('cmd-2', ['a']);
     const eventual = policy({ ...pol, maintenance: [{ ...pol.maintenance[0], reasons: ['Drifted'] }] });
-    expect(checkHolds({ spec: { ...s, policies: [eventual] }, starts: [start(0, d, { pods })] }).map((x) => x.replace(/^.*took node-a /, ''))).toEqual(['in us-west-2a during maintenance window mw0']);
+    expect(
+      checkHolds({ spec: { ...s, policies: [eventual] }, starts: [start(0, d, { pods })] }).map((x) =>
+        x.replace(/^.*took node-a /, ''),
+      ),
+    ).toEqual(['in us-west-2a during maintenance window mw0']);
     // A candidate the rule graph did not list for the reason.
-    expect(checkHolds({ spec: spec(), starts: [start(0, d, { verdicts: { 'node-a': { nodePool: 'p0', candidate: false, reasons: [], blocked: [{ code: 'DoNotDisruptPod', message: '' }] } } })] }))
-      .toEqual(['tick 0 2026-11-23T12:00:00.000Z: cmd-2 (Drift/Drifted) took node-a but the evaluation lists it for [] (blocked: DoNotDisruptPod)']);
+    expect(
+      checkHolds({
+        spec: spec(),
+        starts: [
+          start(0, d, {
+            verdicts: {
+              'node-a': {
+                nodePool: 'p0',
+                candidate: false,
+                reasons: [],
+                blocked: [{ code: 'DoNotDisruptPod', message: '' }],
+              },
+            },
+          }),
+        ],
+      }),
+    ).toEqual([
+      'tick 0 2026-11-23T12:00:00.000Z: cmd-2 (Drift/Drifted) took node-a but the evaluation lists it for [] (blocked: DoNotDisruptPod)',
+    ]);
   });
 
   it('3. replacements first: a candidate deleted before its replacement initialized is reported; forceful expiration is not', () => {
-    const a = nc('a'), r = nc('r', { initializedAt: undefined });
+    const a = nc('a'),
+      r = nc('r', { initializedAt: undefined });
     const c = cmd('cmd-1', ['a'], { launched: ['r'] });
     const st = start(0, c);
     const bad = checkReplacementsFirst({
       ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), r])],
       starts: [st],
     });
-    expect(bad).toEqual(['tick 1: cmd-1 candidate a deleting at 2026-11-23T12:00:30.000Z but replacement r is not initialized']);
+    expect(bad).toEqual([
+      'tick 1: cmd-1 candidate a deleting at 2026-11-23T12:00:30.000Z but replacement r is not initialized',
+    ]);
     const late = nc('r', { initializedAt: T + 60_000 });
-    expect(checkReplacementsFirst({ ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), late])], starts: [st] }))
-      .toEqual(['tick 1: cmd-1 candidate a deleting at 2026-11-23T12:00:30.000Z but replacement r initialized only at 2026-11-23T12:01:00.000Z']);
-    expect(checkReplacementsFirst({ ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), r], { expired: ['a'] })], starts: [st] })).toEqual([]);
+    expect(
+      checkReplacementsFirst({
+        ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), late])],
+        starts: [st],
+      }),
+    ).toEqual([
+      'tick 1: cmd-1 candidate a deleting at 2026-11-23T12:00:30.000Z but replacement r initialized only at 2026-11-23T12:01:00.000Z',
+    ]);
+    expect(
+      checkReplacementsFirst({
+        ticks: [
+          tick(0, [a, r], { inflight: [c] }),
+          tick(1, [nc('a', { deleting: T + 30_000 }), r], { expired: ['a'] }),
+        ],
+        starts: [st],
+      }),
+    ).toEqual([]);
     const ready = nc('r', { initializedAt: T + 30_000 });
-    expect(checkReplacementsFirst({ ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), ready])], starts: [st] })).toEqual([]);
+    expect(
+      checkReplacementsFirst({
+        ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), ready])],
+        starts: [st],
+      }),
+    ).toEqual([]);
   });
 
   it('4. instances: a gone NodeClaim or Node with a live instance and an orphan at the end are reported', () => {
-    const a = nc('a'), b = nc('b');
+    const a = nc('a'),
+      b = nc('b');
     const bad = checkInstances({
-      ticks: [tick(0, [a, b]), tick(1, [b], { nodes: nodesOf([a, b]), instances: [{ providerID: 'pid-a', state: 'terminating' }, { providerID: 'pid-b', state: 'running' }] })],
-      final: { instances: [{ providerID: 'pid-b', state: 'running' }, { providerID: 'pid-x', state: 'pending' }], orphans: ['pid-x'], ncs: [b] },
+      ticks: [
+        tick(0, [a, b]),
+        tick(1, [b], {
+          nodes: nodesOf([a, b]),
+          instances: [
+            { providerID: 'pid-a', state: 'terminating' },
+            { providerID: 'pid-b', state: 'running' },
+          ],
+        }),
+      ],
+      final: {
+        instances: [
+          { providerID: 'pid-b', state: 'running' },
+          { providerID: 'pid-x', state: 'pending' },
+        ],
+        orphans: ['pid-x'],
+        ncs: [b],
+      },
     });
     expect(bad).toEqual([
       'tick 1: NodeClaim a is gone but its instance pid-a is still terminating',
       'end: the cloud reports pid-x orphaned',
       'end: instance pid-x is pending with no NodeClaim',
     ]);
-    expect(checkInstances({ ticks: [tick(0, [a, b]), tick(1, [b], { instances: [{ providerID: 'pid-b', state: 'running' }] })], final: { instances: [{ providerID: 'pid-b', state: 'running' }], orphans: [], ncs: [b] } })).toEqual([]);
+    expect(
+      checkInstances({
+        ticks: [tick(0, [a, b]), tick(1, [b], { instances: [{ providerID: 'pid-b', state: 'running' }] })],
+        final: { instances: [{ providerID: 'pid-b', state: 'running' }], orphans: [], ncs: [b] },
+      }),
+    ).toEqual([]);
     // A Node gone (NodeClaim still there) while its instance runs.
-    expect(checkInstances({ ticks: [tick(0, [a]), tick(1, [a], { nodes: [] })], final: { instances: [{ providerID: 'pid-a', state: 'running' }], orphans: [], ncs: [a] } }))
-      .toEqual(['tick 1: Node node-a is gone but its instance pid-a is still running']);
+    expect(
+      checkInstances({
+        ticks: [tick(0, [a]), tick(1, [a], { nodes: [] })],
+        final: { instances: [{ providerID: 'pid-a', state: 'running' }], orphans: [], ncs: [a] },
+      }),
+    ).toEqual(['tick 1: Node node-a is gone but its instance pid-a is still running']);
   });
 });

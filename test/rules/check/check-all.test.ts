@@ -16,18 +16,32 @@ describe('checking several files together', () => {
     expect(d.code).toBe('KPOL2012');
     expect(d.message).toBe('NodePool `gpu` is governed by both `a` and `b`');
     expect(d.range.start).toMatchObject({ line: 0, character: 22 });
-    expect(d.related).toEqual([{ range: expect.objectContaining({ start: expect.objectContaining({ line: 0, character: 31 }) }), message: 'first written in `a.kpol`' }]);
-    expect(result.value.map((p) => [p.name, p.file])).toEqual([['a', 'a.kpol'], ['b', 'b.kpol']]);
+    expect(d.related).toEqual([
+      {
+        range: expect.objectContaining({ start: expect.objectContaining({ line: 0, character: 31 }) }),
+        message: 'first written in `a.kpol`',
+      },
+    ]);
+    expect(result.value.map((p) => [p.name, p.file])).toEqual([
+      ['a', 'a.kpol'],
+      ['b', 'b.kpol'],
+    ]);
   });
 
   it('reports a policy name declared in two files', () => {
-    const result = checkAll([input('a.kpol', 'policy p for nodepool x {\n}\n'), input('b.kpol', 'policy p for nodepool y {\n}\n')]);
+    const result = checkAll([
+      input('a.kpol', 'policy p for nodepool x {\n}\n'),
+      input('b.kpol', 'policy p for nodepool y {\n}\n'),
+    ]);
     expect(result.files[1].diagnostics.map((d) => d.code)).toEqual(['KPOL2011']);
   });
 
   it('keeps named schedules local to their file', () => {
     const result = checkAll([
-      input('a.kpol', 'schedule nightly = "0 1 * * *" for 1h\npolicy a for nodepool x {\n  budget 0 during nightly\n}\n'),
+      input(
+        'a.kpol',
+        'schedule nightly = "0 1 * * *" for 1h\npolicy a for nodepool x {\n  budget 0 during nightly\n}\n',
+      ),
       input('b.kpol', 'policy b for nodepool y {\n  budget 0 during nightly\n}\n'),
     ]);
     expect(result.files[0].diagnostics).toEqual([]);

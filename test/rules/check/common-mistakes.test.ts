@@ -12,7 +12,9 @@ import { checkSource } from '../../../rules/checks/check.js';
 import { expectGolden } from '../../support/golden.js';
 
 const DIR = new URL('../../golden/diagnostics/', import.meta.url).pathname;
-const groups = readdirSync(DIR).filter((f) => f.endsWith('.cases')).sort();
+const groups = readdirSync(DIR)
+  .filter((f) => f.endsWith('.cases'))
+  .sort();
 
 interface Case {
   name: string;
@@ -21,14 +23,18 @@ interface Case {
 
 function casesOf(group: string): Case[] {
   const text = readFileSync(join(DIR, group), 'utf8');
-  return text.split(/^=== /m).slice(1).map((chunk) => {
-    const newline = chunk.indexOf('\n');
-    return { name: chunk.slice(0, newline).trim(), text: chunk.slice(newline + 1) };
-  });
+  return text
+    .split(/^=== /m)
+    .slice(1)
+    .map((chunk) => {
+      const newline = chunk.indexOf('\n');
+      return { name: chunk.slice(0, newline).trim(), text: chunk.slice(newline + 1) };
+    });
 }
 
 const diagnosticsOf = (text: string, name = 'case.kpol') => checkSource(text, name).diagnostics;
-const applyFix = (text: string, d: Diagnostic) => text.slice(0, d.range.start.offset) + d.fix! + text.slice(d.range.end.offset);
+const applyFix = (text: string, d: Diagnostic) =>
+  text.slice(0, d.range.start.offset) + d.fix! + text.slice(d.range.end.offset);
 
 describe('common mistakes', () => {
   it('cover at least 30 mistakes, each with a diagnostic', () => {

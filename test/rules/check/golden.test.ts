@@ -12,7 +12,9 @@ import { stableJson } from '../../support/stable-json.js';
 
 const DIR = new URL('../../golden/check/', import.meta.url).pathname;
 const NOW = Date.parse('2026-06-01T00:00:00Z');
-const cases = readdirSync(DIR).filter((f) => f.endsWith('.kpol')).sort();
+const cases = readdirSync(DIR)
+  .filter((f) => f.endsWith('.kpol'))
+  .sort();
 
 describe('check golden files', () => {
   it.each(cases)('%s', (name) => {

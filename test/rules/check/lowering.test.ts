@@ -46,7 +46,13 @@ describe('lowering to PolicySpec', () => {
   });
 
   it('numbers budgets and allow windows together in statement order', () => {
-    const spec = specOf(inPolicy('budget 20% for Empty, Drifted', 'allow 3 Drifted only during "0 1 * * mon-fri" for 4h in "Europe/Berlin"', 'budget 5'));
+    const spec = specOf(
+      inPolicy(
+        'budget 20% for Empty, Drifted',
+        'allow 3 Drifted only during "0 1 * * mon-fri" for 4h in "Europe/Berlin"',
+        'budget 5',
+      ),
+    );
     expect(spec.budgets.map((b) => [b.id, b.mode, b.nodes, b.reasons])).toEqual([
       ['b0', 'budget', { kind: 'percent', value: 20 }, ['Empty', 'Drifted']],
       ['b1', 'allow', { kind: 'count', value: 3 }, ['Drifted']],
@@ -60,7 +66,9 @@ describe('lowering to PolicySpec', () => {
   });
 
   it('applies the policy time zone to windows without their own', () => {
-    const spec = specOf(inPolicy('timezone "Asia/Tokyo"', 'budget 0 during "@daily" for 1h', 'budget 1 during "@daily" for 1h in "UTC"'));
+    const spec = specOf(
+      inPolicy('timezone "Asia/Tokyo"', 'budget 0 during "@daily" for 1h', 'budget 1 during "@daily" for 1h in "UTC"'),
+    );
     expect(spec.budgets.map((b) => b.window?.timeZone)).toEqual(['Asia/Tokyo', 'UTC']);
   });
 
@@ -83,46 +91,75 @@ describe('lowering to PolicySpec', () => {
   });
 
   it('lowers freezes in the policy zone with ids', () => {
-    const spec = specOf(inPolicy('timezone "Europe/Berlin"', 'freeze Drifted from "2026-12-20 00:00" to "2027-01-02 00:00"', 'freeze from "2026-06-01T00:00:00Z" to "2026-06-02 00:00" in "UTC"'));
+    const spec = specOf(
+      inPolicy(
+        'timezone "Europe/Berlin"',
+        'freeze Drifted from "2026-12-20 00:00" to "2027-01-02 00:00"',
+        'freeze from "2026-06-01T00:00:00Z" to "2026-06-02 00:00" in "UTC"',
+      ),
+    );
     expect(spec.freezes.map(({ source: _s, ...f }) => f)).toEqual([
-      { id: 'f0', reasons: ['Drifted'], range: { fromMs: Date.parse('2026-12-19T23:00:00Z'), toMs: Date.parse('2027-01-01T23:00:00Z') } },
-      { id: 'f1', reasons: null, range: { fromMs: Date.parse('2026-06-01T00:00:00Z'), toMs: Date.parse('2026-06-02T00:00:00Z') } },
+      {
+        id: 'f0',
+        reasons: ['Drifted'],
+        range: { fromMs: Date.parse('2026-12-19T23:00:00Z'), toMs: Date.parse('2027-01-01T23:00:00Z') },
+      },
+      {
+        id: 'f1',
+        reasons: null,
+        range: { fromMs: Date.parse('2026-06-01T00:00:00Z'), toMs: Date.parse('2026-06-02T00:00:00Z') },
+      },
     ]);
   });
 
   it('widens a freeze in an unknown zone to every instant it could mean', () => {
     const { value } = checkSource(inPolicy('freeze from "2026-12-20 00:00" to "2026-12-21 00:00" in "Nowhere/Land"'));
-    expect(value[0].freezes[0].range).toEqual({ fromMs: Date.parse('2026-12-19T10:00:00Z'), toMs: Date.parse('2026-12-21T12:00:00Z') });
+    expect(value[0].freezes[0].range).toEqual({
+      fromMs: Date.parse('2026-12-19T10:00:00Z'),
+      toMs: Date.parse('2026-12-21T12:00:00Z'),
+    });
   });
 
   it('lowers pod windows and maintenance windows', () => {
-    const spec = specOf(inPolicy(
-      'pods where app = "ml-training" and tier in (a, b) in namespace ml disruptable only during "0 2 * * sat" for 6h',
-      'window zone-a blocks Underutilized, Drifted on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h',
-      'budget 1',
-    ));
-    expect(spec.podWindows.map(({ source: _s, ...p }) => p)).toEqual([{
-      id: 'p0',
-      selector: [{ key: 'app', operator: 'In', values: ['ml-training'] }, { key: 'tier', operator: 'In', values: ['a', 'b'] }],
-      namespaces: ['ml'],
-      mode: 'only',
-      window: { cron: '0 2 * * 6', durationSeconds: 21600, timeZone: 'UTC' },
-    }]);
-    expect(spec.maintenanceWindows.map(({ source: _s, ...w }) => w)).toEqual([{
-      id: 'w:zone-a',
-      name: 'zone-a',
-      reasons: ['Underutilized', 'Drifted'],
-      nodeSelector: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-west-2a'] }],
-      windows: [{ cron: '0 9 * * 1-5', durationSeconds: 28800, timeZone: 'UTC' }],
-    }]);
+    const spec = specOf(
+      inPolicy(
+        'pods where app = "ml-training" and tier in (a, b) in namespace ml disruptable only during "0 2 * * sat" for 6h',
+        'window zone-a blocks Underutilized, Drifted on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h',
+        'budget 1',
+      ),
+    );
+    expect(spec.podWindows.map(({ source: _s, ...p }) => p)).toEqual([
+      {
+        id: 'p0',
+        selector: [
+          { key: 'app', operator: 'In', values: ['ml-training'] },
+          { key: 'tier', operator: 'In', values: ['a', 'b'] },
+        ],
+        namespaces: ['ml'],
+        mode: 'only',
+        window: { cron: '0 2 * * 6', durationSeconds: 21600, timeZone: 'UTC' },
+      },
+    ]);
+    expect(spec.maintenanceWindows.map(({ source: _s, ...w }) => w)).toEqual([
+      {
+        id: 'w:zone-a',
+        name: 'zone-a',
+        reasons: ['Underutilized', 'Drifted'],
+        nodeSelector: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-west-2a'] }],
+        windows: [{ cron: '0 9 * * 1-5', durationSeconds: 28800, timeZone: 'UTC' }],
+      },
+    ]);
   });
 
   it('lowers a selector target', () => {
     const spec = specOf('policy p for nodepools where team = "ml", !spot {\n}\n');
-    expect(spec.target).toEqual({ kind: 'selector', selector: [
-      { key: 'team', operator: 'In', values: ['ml'] },
-      { key: 'spot', operator: 'DoesNotExist', values: [] },
-    ] });
+    expect(spec.target).toEqual({
+      kind: 'selector',
+      selector: [
+        { key: 'team', operator: 'In', values: ['ml'] },
+        { key: 'spot', operator: 'DoesNotExist', values: [] },
+      ],
+    });
   });
 
   it('records the file name', () => {

@@ -20,12 +20,81 @@ policy business-hours for nodepool default, gpu {
 `;
 
 const WORDS = [
-  'policy', 'for', 'nodepool', 'nodepools', 'where', 'budget', 'allow', 'only', 'during', 'freeze', 'from', 'to', 'in',
-  'pods', 'disruptable', 'never', 'window', 'blocks', 'on', 'nodes', 'schedule', 'timezone', 'consolidate', 'when',
-  'empty', 'or', 'underutilized', 'balanced', 'after', 'expire', 'gracefully', 'termination', 'grace', 'Empty', 'Drifted',
-  'Underutilized', 'Expired', 'drifted', '{', '}', '(', ')', ',', '=', '!=', '!', '"', '"@daily"', '"0 0 * * 7"',
-  '"0 0 30 2 *"', '"* * * * * *"', '"Europe/Berlin"', '"Mars/Base"', '"2026-12-20 00:00"', '"2026-02-30 00:00"', '5', '0',
-  '101%', '20%', '1h', '0m', '90s', '8d', '500ms', 'nightly', 'a/b/c', 'app', '#c', '\n', ' ', '\t', '"', '\\', 'é', '😀',
+  'policy',
+  'for',
+  'nodepool',
+  'nodepools',
+  'where',
+  'budget',
+  'allow',
+  'only',
+  'during',
+  'freeze',
+  'from',
+  'to',
+  'in',
+  'pods',
+  'disruptable',
+  'never',
+  'window',
+  'blocks',
+  'on',
+  'nodes',
+  'schedule',
+  'timezone',
+  'consolidate',
+  'when',
+  'empty',
+  'or',
+  'underutilized',
+  'balanced',
+  'after',
+  'expire',
+  'gracefully',
+  'termination',
+  'grace',
+  'Empty',
+  'Drifted',
+  'Underutilized',
+  'Expired',
+  'drifted',
+  '{',
+  '}',
+  '(',
+  ')',
+  ',',
+  '=',
+  '!=',
+  '!',
+  '"',
+  '"@daily"',
+  '"0 0 * * 7"',
+  '"0 0 30 2 *"',
+  '"* * * * * *"',
+  '"Europe/Berlin"',
+  '"Mars/Base"',
+  '"2026-12-20 00:00"',
+  '"2026-02-30 00:00"',
+  '5',
+  '0',
+  '101%',
+  '20%',
+  '1h',
+  '0m',
+  '90s',
+  '8d',
+  '500ms',
+  'nightly',
+  'a/b/c',
+  'app',
+  '#c',
+  '\n',
+  ' ',
+  '\t',
+  '"',
+  '\\',
+  'é',
+  '😀',
 ];
 
 function assertLocated(text: string): void {
@@ -41,12 +110,18 @@ function assertLocated(text: string): void {
 
 describe('checker robustness', () => {
   it('never throws on random text and keeps every range inside it', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 300 }), (text) => assertLocated(text)), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), (text) => assertLocated(text)),
+      { numRuns: 300 },
+    );
   });
 
   it('never throws on token soup', () => {
     const soup = fc.array(fc.constantFrom(...WORDS), { maxLength: 80 }).map((ws) => ws.join(' '));
-    fc.assert(fc.property(soup, (text) => assertLocated(text)), { numRuns: 400 });
+    fc.assert(
+      fc.property(soup, (text) => assertLocated(text)),
+      { numRuns: 400 },
+    );
   });
 
   it('never throws on mutated valid policies', () => {
@@ -55,10 +130,19 @@ describe('checker robustness', () => {
       cut: fc.nat({ max: 20 }),
       insert: fc.constantFrom(...WORDS),
     });
-    const mutated = fc.array(mutation, { minLength: 1, maxLength: 6 }).map((ms) =>
-      ms.reduce((text, m) => text.slice(0, Math.min(m.at, text.length)) + m.insert + text.slice(Math.min(m.at, text.length) + m.cut), VALID),
+    const mutated = fc
+      .array(mutation, { minLength: 1, maxLength: 6 })
+      .map((ms) =>
+        ms.reduce(
+          (text, m) =>
+            text.slice(0, Math.min(m.at, text.length)) + m.insert + text.slice(Math.min(m.at, text.length) + m.cut),
+          VALID,
+        ),
+      );
+    fc.assert(
+      fc.property(mutated, (text) => assertLocated(text)),
+      { numRuns: 400 },
     );
-    fc.assert(fc.property(mutated, (text) => assertLocated(text)), { numRuns: 400 });
   });
 
   it('accepts the unmutated policy without errors', () => {

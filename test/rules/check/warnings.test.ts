@@ -16,19 +16,91 @@ interface Row {
 
 const rows: Row[] = [
   { title: 'zero-duration window', text: inPolicy('budget 0 during "@daily" for 0m'), code: 'KPOL3001', token: '0m' },
-  { title: 'zero duration in a schedule declaration', text: `schedule z = "@daily" for 0m\n${inPolicy('budget 0 during z')}`, code: 'KPOL3001', token: '0m' },
-  { title: 'schedule never fires (Feb 30)', text: inPolicy('budget 0 during "0 0 30 2 *" for 1h'), code: 'KPOL3002', token: '"0 0 30 2 *"' },
-  { title: 'schedule never fires (Apr 31)', text: inPolicy('budget 0 during "0 0 31 4 *" for 1h'), code: 'KPOL3002', token: '"0 0 31 4 *"' },
-  { title: '@hourly for 1h', text: inPolicy('budget 0 during "@hourly" for 1h'), code: 'KPOL3005', token: '"@hourly" for 1h', message: /`@hourly` for `1h`/ },
-  { title: '@daily for 48h', text: inPolicy('budget 0 during "@daily" for 48h'), code: 'KPOL3005', token: '"@daily" for 48h' },
-  { title: 'maintenance window always active', text: inPolicy('window w blocks Drifted during "*/5 * * * *" for 5m'), code: 'KPOL3005', token: '"*/5 * * * *" for 5m' },
-  { title: 'allow window always open', text: inPolicy('allow 3 Drifted only during "@daily" for 24h', 'budget 1'), code: 'KPOL3008', token: '"@daily" for 24h' },
-  { title: 'budget shadowed by a smaller count', text: inPolicy('budget 5', 'budget 10 for Drifted'), code: 'KPOL3003', token: 'budget 10 for Drifted' },
-  { title: 'budget shadowed by a smaller percent', text: inPolicy('budget 10% for Empty, Drifted', 'budget 20% for Drifted during "@daily" for 1h', 'budget 1'), code: 'KPOL3003', token: 'budget 20% for Drifted during "@daily" for 1h' },
-  { title: 'identical budgets: the second is shadowed', text: inPolicy('budget 5', 'budget 5'), code: 'KPOL3003', token: 'budget 5', nth: 2 },
-  { title: 'reason left unlimited', text: inPolicy('budget 0 for Drifted'), code: 'KPOL3004', token: 'p', nth: 2, count: 2, help: 'add `budget <n> for Empty`, or a budget without reasons' },
-  { title: 'Expired unlimited with graceful expiration', text: inPolicy('expire after 720h gracefully', 'budget 1 for Empty, Drifted, Underutilized'), code: 'KPOL3004', token: 'p', nth: 2, message: /`Expired`/ },
-  { title: 'unused schedule', text: `schedule spare = "@daily" for 1h\n${inPolicy('budget 1')}`, code: 'KPOL3009', token: 'spare' },
+  {
+    title: 'zero duration in a schedule declaration',
+    text: `schedule z = "@daily" for 0m\n${inPolicy('budget 0 during z')}`,
+    code: 'KPOL3001',
+    token: '0m',
+  },
+  {
+    title: 'schedule never fires (Feb 30)',
+    text: inPolicy('budget 0 during "0 0 30 2 *" for 1h'),
+    code: 'KPOL3002',
+    token: '"0 0 30 2 *"',
+  },
+  {
+    title: 'schedule never fires (Apr 31)',
+    text: inPolicy('budget 0 during "0 0 31 4 *" for 1h'),
+    code: 'KPOL3002',
+    token: '"0 0 31 4 *"',
+  },
+  {
+    title: '@hourly for 1h',
+    text: inPolicy('budget 0 during "@hourly" for 1h'),
+    code: 'KPOL3005',
+    token: '"@hourly" for 1h',
+    message: /`@hourly` for `1h`/,
+  },
+  {
+    title: '@daily for 48h',
+    text: inPolicy('budget 0 during "@daily" for 48h'),
+    code: 'KPOL3005',
+    token: '"@daily" for 48h',
+  },
+  {
+    title: 'maintenance window always active',
+    text: inPolicy('window w blocks Drifted during "*/5 * * * *" for 5m'),
+    code: 'KPOL3005',
+    token: '"*/5 * * * *" for 5m',
+  },
+  {
+    title: 'allow window always open',
+    text: inPolicy('allow 3 Drifted only during "@daily" for 24h', 'budget 1'),
+    code: 'KPOL3008',
+    token: '"@daily" for 24h',
+  },
+  {
+    title: 'budget shadowed by a smaller count',
+    text: inPolicy('budget 5', 'budget 10 for Drifted'),
+    code: 'KPOL3003',
+    token: 'budget 10 for Drifted',
+  },
+  {
+    title: 'budget shadowed by a smaller percent',
+    text: inPolicy('budget 10% for Empty, Drifted', 'budget 20% for Drifted during "@daily" for 1h', 'budget 1'),
+    code: 'KPOL3003',
+    token: 'budget 20% for Drifted during "@daily" for 1h',
+  },
+  {
+    title: 'identical budgets: the second is shadowed',
+    text: inPolicy('budget 5', 'budget 5'),
+    code: 'KPOL3003',
+    token: 'budget 5',
+    nth: 2,
+  },
+  {
+    title: 'reason left unlimited',
+    text: inPolicy('budget 0 for Drifted'),
+    code: 'KPOL3004',
+    token: 'p',
+    nth: 2,
+    count: 2,
+    help: 'add `budget <n> for Empty`, or a budget without reasons',
+  },
+  {
+    title: 'Expired unlimited with graceful expiration',
+    text: inPolicy('expire after 720h gracefully', 'budget 1 for Empty, Drifted, Underutilized'),
+    code: 'KPOL3004',
+    token: 'p',
+    nth: 2,
+    message: /`Expired`/,
+  },
+  {
+    title: 'unused schedule',
+    text: `schedule spare = "@daily" for 1h\n${inPolicy('budget 1')}`,
+    code: 'KPOL3009',
+    token: 'spare',
+  },
 ];
 
 describe('checker warnings', () => {
@@ -54,10 +126,16 @@ describe('checker warnings', () => {
   });
 
   it.each([
-    ['a windowed budget larger than nothing always active', ['budget 0 for Underutilized during "@daily" for 10m', 'budget 5']],
+    [
+      'a windowed budget larger than nothing always active',
+      ['budget 0 for Underutilized during "@daily" for 10m', 'budget 5'],
+    ],
     ['a stricter budget that is only sometimes active', ['budget 0 during "@daily" for 10m', 'budget 5']],
     ['a smaller budget of the other kind', ['budget 10%', 'budget 5']],
-    ['a smaller budget covering fewer reasons', ['budget 1 for Drifted', 'budget 5 for Drifted, Empty', 'budget 1 for Underutilized']],
+    [
+      'a smaller budget covering fewer reasons',
+      ['budget 1 for Drifted', 'budget 5 for Drifted, Empty', 'budget 1 for Underutilized'],
+    ],
     ['an allow window (0 outside it)', ['budget 5', 'allow 10 Drifted only during "@daily" for 1h']],
   ])('does not report a shadowed budget for %s', (_title, statements) => {
     expect(diagnosticsOf(inPolicy(...statements)).filter((d) => d.code === 'KPOL3003')).toEqual([]);

@@ -45,10 +45,15 @@ describe('freeze timestamps', () => {
     expect(new Date(parseTimestamp(text, zone)!).toISOString()).toBe(iso);
   });
 
-  it.each(['2026-02-29 00:00', '2026-13-01 00:00', '2026-12-20 24:00', '2026-12-20', '20 Dec 2026 10:00', '2026-12-20T08:30:00+0530', ''])(
-    '%s is not a date-time',
-    (text) => {
-      expect(parseTimestamp(text, 'UTC')).toBeUndefined();
-    },
-  );
+  it.each([
+    '2026-02-29 00:00',
+    '2026-13-01 00:00',
+    '2026-12-20 24:00',
+    '2026-12-20',
+    '20 Dec 2026 10:00',
+    '2026-12-20T08:30:00+0530',
+    '',
+  ])('%s is not a date-time', (text) => {
+    expect(parseTimestamp(text, 'UTC')).toBeUndefined();
+  });
 });

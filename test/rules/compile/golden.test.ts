@@ -12,7 +12,9 @@ import { expectGolden } from '../../support/golden.js';
 import { stableJson } from '../../support/stable-json.js';
 
 const DIR = new URL('../../golden/compile/', import.meta.url).pathname;
-const cases = readdirSync(DIR).filter((f) => f.endsWith('.kpol')).sort();
+const cases = readdirSync(DIR)
+  .filter((f) => f.endsWith('.kpol'))
+  .sort();
 const builtinNames = new Set(builtin.rules.map((r) => r.name));
 
 describe('compile golden files', () => {

@@ -22,7 +22,13 @@ function policy(over: Partial<PolicySpec> = {}): PolicySpec {
     ...over,
   };
 }
-const budget = (b: Partial<BudgetSpec>): BudgetSpec => ({ id: 'b0', nodes: { kind: 'count', value: 1 }, reasons: null, mode: 'budget', ...b });
+const budget = (b: Partial<BudgetSpec>): BudgetSpec => ({
+  id: 'b0',
+  nodes: { kind: 'count', value: 1 },
+  reasons: null,
+  mode: 'budget',
+  ...b,
+});
 const utc = (cron: string, durationSeconds: number, timeZone = 'UTC') => ({ cron, durationSeconds, timeZone });
 
 describe('policyToNodePoolDisruption', () => {
@@ -33,7 +39,12 @@ describe('policyToNodePoolDisruption', () => {
         budgets: [
           budget({ id: 'b0', nodes: { kind: 'percent', value: 20 }, reasons: ['Empty', 'Drifted'] }),
           budget({ id: 'b1', nodes: { kind: 'count', value: 5 } }),
-          budget({ id: 'b2', nodes: { kind: 'count', value: 0 }, reasons: ['Underutilized'], window: utc('@daily', 600) }),
+          budget({
+            id: 'b2',
+            nodes: { kind: 'count', value: 0 },
+            reasons: ['Underutilized'],
+            window: utc('@daily', 600),
+          }),
           budget({ id: 'b3', nodes: { kind: 'count', value: 2 }, reasons: [], window: utc('0 9 * * 1-5', 5400) }),
           budget({ id: 'b4', nodes: { kind: 'count', value: 0 }, window: utc('@hourly', 0) }),
         ],
@@ -64,22 +75,45 @@ describe('policyToNodePoolDisruption', () => {
   });
 
   it('shifts a window in a fixed-offset zone to UTC exactly', () => {
-    const out = policyToNodePoolDisruption(policy({ budgets: [budget({ nodes: { kind: 'count', value: 0 }, window: utc('30 1 * * 1-5', 3600, 'Asia/Kolkata') })] }));
+    const out = policyToNodePoolDisruption(
+      policy({
+        budgets: [budget({ nodes: { kind: 'count', value: 0 }, window: utc('30 1 * * 1-5', 3600, 'Asia/Kolkata') })],
+      }),
+    );
     // 01:30 IST (UTC+5:30) Mon-Fri = 20:00 UTC Sun-Thu
     expect(out.disruption.budgets).toEqual([{ nodes: '0', schedule: '0 20 * * 0-4', duration: '1h' }]);
     expect(out.findings).toEqual([]);
   });
 
   it('keeps a window in a DST zone always active, with a finding', () => {
-    const out = policyToNodePoolDisruption(policy({ budgets: [budget({ id: 'b7', nodes: { kind: 'count', value: 3 }, window: utc('0 9 * * *', 3600, 'Europe/Berlin') })] }));
+    const out = policyToNodePoolDisruption(
+      policy({
+        budgets: [
+          budget({ id: 'b7', nodes: { kind: 'count', value: 3 }, window: utc('0 9 * * *', 3600, 'Europe/Berlin') }),
+        ],
+      }),
+    );
     expect(out.disruption.budgets).toEqual([{ nodes: '3' }]);
     expect(out.findings).toHaveLength(1);
     expect(out.findings[0].feature).toBe('timezone');
-    expect(out.findings[0].message).toMatch(/^cannot express window "0 9 \* \* \*" for 1h in "Europe\/Berlin" of budget b7 in UTC: .*daylight saving.*; exported as always active$/);
+    expect(out.findings[0].message).toMatch(
+      /^cannot express window "0 9 \* \* \*" for 1h in "Europe\/Berlin" of budget b7 in UTC: .*daylight saving.*; exported as always active$/,
+    );
   });
 
   it('exports an allow window as an always-on budget plus nodes "0" on its complement', () => {
-    const out = policyToNodePoolDisruption(policy({ budgets: [budget({ mode: 'allow', nodes: { kind: 'count', value: 3 }, reasons: ['Drifted'], window: utc('0 2 * * *', 4 * 3600) })] }));
+    const out = policyToNodePoolDisruption(
+      policy({
+        budgets: [
+          budget({
+            mode: 'allow',
+            nodes: { kind: 'count', value: 3 },
+            reasons: ['Drifted'],
+            window: utc('0 2 * * *', 4 * 3600),
+          }),
+        ],
+      }),
+    );
     expect(out.findings).toEqual([]);
     expect(out.disruption.budgets).toEqual([
       { nodes: '3', reasons: ['Drifted'] },
@@ -88,10 +122,20 @@ describe('policyToNodePoolDisruption', () => {
   });
 
   it('reports an allow window it cannot express and blocks instead', () => {
-    const out = policyToNodePoolDisruption(policy({ budgets: [budget({ id: 'b1', mode: 'allow', nodes: { kind: 'count', value: 3 }, window: utc('0 2 1 * *', 3600) })] }));
+    const out = policyToNodePoolDisruption(
+      policy({
+        budgets: [
+          budget({ id: 'b1', mode: 'allow', nodes: { kind: 'count', value: 3 }, window: utc('0 2 1 * *', 3600) }),
+        ],
+      }),
+    );
     expect(out.disruption.budgets).toEqual([{ nodes: '0' }]);
     expect(out.findings).toEqual([
-      { feature: 'allow', message: 'cannot express allow window "0 2 1 * *" for 1h in "UTC" of budget b1: the schedule restricts days of the month, so it does not repeat every week; exported as `nodes: "0"` (always blocked)' },
+      {
+        feature: 'allow',
+        message:
+          'cannot express allow window "0 2 1 * *" for 1h in "UTC" of budget b1: the schedule restricts days of the month, so it does not repeat every week; exported as `nodes: "0"` (always blocked)',
+      },
     ]);
   });
 
@@ -100,21 +144,59 @@ describe('policyToNodePoolDisruption', () => {
       policy({
         expiration: 'graceful',
         budgets: [budget({ reasons: ['Expired'] }), budget({ id: 'b1', reasons: ['Expired', 'Drifted'] })],
-        freezes: [{ id: 'f0', name: 'holidays', reasons: null, range: { fromMs: Date.UTC(2026, 11, 20), toMs: Date.UTC(2027, 0, 2) } }],
-        podWindows: [{ id: 'pw0', selector: [{ key: 'app', operator: 'In', values: ['db'] }], namespaces: [], mode: 'only', window: utc('@daily', 3600) }],
-        maintenanceWindows: [{ id: 'm0', name: 'gpu', reasons: null, nodeSelector: [{ key: 'gpu', operator: 'Exists', values: [] }], windows: [] }],
+        freezes: [
+          {
+            id: 'f0',
+            name: 'holidays',
+            reasons: null,
+            range: { fromMs: Date.UTC(2026, 11, 20), toMs: Date.UTC(2027, 0, 2) },
+          },
+        ],
+        podWindows: [
+          {
+            id: 'pw0',
+            selector: [{ key: 'app', operator: 'In', values: ['db'] }],
+            namespaces: [],
+            mode: 'only',
+            window: utc('@daily', 3600),
+          },
+        ],
+        maintenanceWindows: [
+          {
+            id: 'm0',
+            name: 'gpu',
+            reasons: null,
+            nodeSelector: [{ key: 'gpu', operator: 'Exists', values: [] }],
+            windows: [],
+          },
+        ],
       }),
     );
     expect(out.disruption.budgets).toEqual([{ nodes: '1', reasons: ['Drifted'] }]);
-    expect(out.findings.map((f) => f.feature)).toEqual(['Expired', 'Expired', 'freeze', 'pod window', 'maintenance window', 'graceful expiration']);
-    expect(out.findings[2].message).toBe('freeze holidays (2026-12-20T00:00:00.000Z to 2027-01-02T00:00:00.000Z) has no Karpenter equivalent: budget schedules recur and cannot name a date range');
+    expect(out.findings.map((f) => f.feature)).toEqual([
+      'Expired',
+      'Expired',
+      'freeze',
+      'pod window',
+      'maintenance window',
+      'graceful expiration',
+    ]);
+    expect(out.findings[2].message).toBe(
+      'freeze holidays (2026-12-20T00:00:00.000Z to 2027-01-02T00:00:00.000Z) has no Karpenter equivalent: budget schedules recur and cannot name a date range',
+    );
   });
 
   it('exports a maintenance window without node selector as nodes "0" budgets', () => {
     const out = policyToNodePoolDisruption(
       policy({
         maintenanceWindows: [
-          { id: 'm0', name: 'business', reasons: ['Underutilized', 'Drifted'], nodeSelector: [], windows: [utc('0 9 * * 1-5', 8 * 3600), utc('0 0 * * 0', 3600, 'Etc/GMT-2')] },
+          {
+            id: 'm0',
+            name: 'business',
+            reasons: ['Underutilized', 'Drifted'],
+            nodeSelector: [],
+            windows: [utc('0 9 * * 1-5', 8 * 3600), utc('0 0 * * 0', 3600, 'Etc/GMT-2')],
+          },
           { id: 'm1', name: 'always', reasons: null, nodeSelector: [], windows: [] },
         ],
       }),
@@ -129,7 +211,12 @@ describe('policyToNodePoolDisruption', () => {
 
   it('exports an invalid budget as nodes "0" and an invalid schedule as written, with findings', () => {
     const out = policyToNodePoolDisruption(
-      policy({ budgets: [budget({ error: 'invalid type: string is not a percentage' }), budget({ id: 'b1', window: { ...utc('@dailyfoo', 600), error: 'unrecognized descriptor: @dailyfoo' } })] }),
+      policy({
+        budgets: [
+          budget({ error: 'invalid type: string is not a percentage' }),
+          budget({ id: 'b1', window: { ...utc('@dailyfoo', 600), error: 'unrecognized descriptor: @dailyfoo' } }),
+        ],
+      }),
     );
     expect(out.disruption.budgets).toEqual([{ nodes: '0' }, { nodes: '1', schedule: '@dailyfoo', duration: '10m' }]);
     expect(out.findings.map((f) => f.feature)).toEqual(['budget', 'window']);
@@ -177,15 +264,33 @@ describe('exportNodePool', () => {
 
 describe('export → import round trip', () => {
   it.each([
-    ['the docs example', [
-      budget({ id: 'b0', nodes: { kind: 'percent', value: 20 }, reasons: ['Empty', 'Drifted'] }),
-      budget({ id: 'b1', nodes: { kind: 'count', value: 5 } }),
-      budget({ id: 'b2', nodes: { kind: 'count', value: 0 }, reasons: ['Underutilized'], window: utc('@daily', 600) }),
-    ]],
+    [
+      'the docs example',
+      [
+        budget({ id: 'b0', nodes: { kind: 'percent', value: 20 }, reasons: ['Empty', 'Drifted'] }),
+        budget({ id: 'b1', nodes: { kind: 'count', value: 5 } }),
+        budget({
+          id: 'b2',
+          nodes: { kind: 'count', value: 0 },
+          reasons: ['Underutilized'],
+          window: utc('@daily', 600),
+        }),
+      ],
+    ],
     ['no budgets', []],
-    ['reasons [] and a weekday window', [budget({ reasons: [] }), budget({ id: 'b1', window: utc('0 9 * * 1-5', 8 * 3600 + 1800) })]],
+    [
+      'reasons [] and a weekday window',
+      [budget({ reasons: [] }), budget({ id: 'b1', window: utc('0 9 * * 1-5', 8 * 3600 + 1800) })],
+    ],
   ])('%s', (_, budgets) => {
-    const original = policy({ name: 'default', origin: 'karpenter', budgets, terminationGracePeriodSeconds: 3600, consolidateAfterSeconds: null, consolidationPolicy: 'WhenEmpty' });
+    const original = policy({
+      name: 'default',
+      origin: 'karpenter',
+      budgets,
+      terminationGracePeriodSeconds: 3600,
+      consolidateAfterSeconds: null,
+      consolidationPolicy: 'WhenEmpty',
+    });
     const [np] = exportNodePool(original);
     const { policy: back, diagnostics } = nodePoolToPolicy(np);
     expect(diagnostics).toEqual([]);

@@ -26,7 +26,13 @@ describe('nodePoolToPolicy', () => {
       budgets: [
         { id: 'b0', nodes: { kind: 'percent', value: 20 }, reasons: ['Empty', 'Drifted'], mode: 'budget' },
         { id: 'b1', nodes: { kind: 'count', value: 5 }, reasons: null, mode: 'budget' },
-        { id: 'b2', nodes: { kind: 'count', value: 0 }, reasons: ['Underutilized'], mode: 'budget', window: { cron: '@daily', durationSeconds: 600, timeZone: 'UTC' } },
+        {
+          id: 'b2',
+          nodes: { kind: 'count', value: 0 },
+          reasons: ['Underutilized'],
+          mode: 'budget',
+          window: { cron: '@daily', durationSeconds: 600, timeZone: 'UTC' },
+        },
       ],
       freezes: [],
       podWindows: [],
@@ -38,7 +44,9 @@ describe('nodePoolToPolicy', () => {
     for (const np of [makeNodePool('p', { noDisruption: true }), makeNodePool('p')]) {
       const { policy, diagnostics } = nodePoolToPolicy(np);
       expect(diagnostics).toEqual([]);
-      expect(policy.budgets).toEqual([{ id: 'b0', nodes: { kind: 'percent', value: 10 }, reasons: null, mode: 'budget' }]);
+      expect(policy.budgets).toEqual([
+        { id: 'b0', nodes: { kind: 'percent', value: 10 }, reasons: null, mode: 'budget' },
+      ]);
       expect(policy.consolidationPolicy).toBe('WhenEmptyOrUnderutilized');
       expect(policy.consolidateAfterSeconds).toBe(0);
       expect(policy.expireAfterSeconds).toBe(2592000);
@@ -52,10 +60,23 @@ describe('nodePoolToPolicy', () => {
   });
 
   it('reads Never, durations and TGP', () => {
-    const { policy, diagnostics } = lower({ consolidationPolicy: 'WhenEmpty', consolidateAfter: 'Never', expireAfter: 'Never', terminationGracePeriod: '24h' });
+    const { policy, diagnostics } = lower({
+      consolidationPolicy: 'WhenEmpty',
+      consolidateAfter: 'Never',
+      expireAfter: 'Never',
+      terminationGracePeriod: '24h',
+    });
     expect(diagnostics).toEqual([]);
-    expect([policy.consolidationPolicy, policy.consolidateAfterSeconds, policy.expireAfterSeconds, policy.terminationGracePeriodSeconds]).toEqual(['WhenEmpty', null, null, 86400]);
-    expect(lower({ consolidateAfter: '1h30m5s', expireAfter: '168h' }).policy).toMatchObject({ consolidateAfterSeconds: 5405, expireAfterSeconds: 604800 });
+    expect([
+      policy.consolidationPolicy,
+      policy.consolidateAfterSeconds,
+      policy.expireAfterSeconds,
+      policy.terminationGracePeriodSeconds,
+    ]).toEqual(['WhenEmpty', null, null, 86400]);
+    expect(lower({ consolidateAfter: '1h30m5s', expireAfter: '168h' }).policy).toMatchObject({
+      consolidateAfterSeconds: 5405,
+      expireAfterSeconds: 604800,
+    });
   });
 
   it.each([
@@ -63,7 +84,10 @@ describe('nodePoolToPolicy', () => {
     ['* * * * * *', 'expected exactly 5 fields, found 6: [* * * * * *]'],
     ['0 0 * * 7', 'end of range (7) above maximum (6): 7'],
   ])('fails the pool closed on schedule %j (passes the CRD, fails robfig)', (schedule, error) => {
-    const { policy, diagnostics } = budgetsOf([{ nodes: '10%' }, { nodes: '0', schedule, duration: '1h', reasons: ['Drifted'] }]);
+    const { policy, diagnostics } = budgetsOf([
+      { nodes: '10%' },
+      { nodes: '0', schedule, duration: '1h', reasons: ['Drifted'] },
+    ]);
     expect(policy.budgets[1].window).toEqual({ cron: schedule, durationSeconds: 3600, timeZone: 'UTC', error });
     expect(policy.budgets[1].error).toBe(error);
     expect(diagnostics).toEqual([
@@ -78,14 +102,21 @@ describe('nodePoolToPolicy', () => {
   it('fails closed on nodes `1000a%` and reports the CRD pattern', () => {
     const { policy, diagnostics } = budgetsOf([{ nodes: '1000a%' }]);
     expect(policy.budgets[0].error).toBe('invalid value "1000a%": strconv.Atoi: parsing "1000a": invalid syntax');
-    expect(diagnostics.map((d) => d.path)).toEqual(['NodePool/default: spec.disruption.budgets[0].nodes', 'NodePool/default: spec.disruption.budgets[0].nodes']);
+    expect(diagnostics.map((d) => d.path)).toEqual([
+      'NodePool/default: spec.disruption.budgets[0].nodes',
+      'NodePool/default: spec.disruption.budgets[0].nodes',
+    ]);
     expect(diagnostics[0].message).toContain('does not match the CRD pattern');
   });
 
   it('rejects a schedule without duration (CEL rule) and treats it as an error', () => {
     const { policy, diagnostics } = budgetsOf([{ nodes: '0', schedule: '@daily' }]);
     expect(policy.budgets[0].error).toBe(`'schedule' must be set with 'duration'`);
-    expect(diagnostics[0]).toEqual({ path: 'NodePool/default: spec.disruption.budgets[0]', message: `'schedule' must be set with 'duration'`, severity: 'error' });
+    expect(diagnostics[0]).toEqual({
+      path: 'NodePool/default: spec.disruption.budgets[0]',
+      message: `'schedule' must be set with 'duration'`,
+      severity: 'error',
+    });
   });
 
   it.each([
@@ -101,7 +132,12 @@ describe('nodePoolToPolicy', () => {
   });
 
   it('reports CRD violations of the durations and policy', () => {
-    const { diagnostics, policy } = lower({ consolidateAfter: 'never', expireAfter: '1.5h', consolidationPolicy: 'WhenUnderutilized', terminationGracePeriod: 'Never' });
+    const { diagnostics, policy } = lower({
+      consolidateAfter: 'never',
+      expireAfter: '1.5h',
+      consolidationPolicy: 'WhenUnderutilized',
+      terminationGracePeriod: 'Never',
+    });
     expect(diagnostics.map((d) => d.path.replace('NodePool/default: ', ''))).toEqual([
       'spec.disruption.consolidationPolicy',
       'spec.disruption.consolidateAfter',
@@ -116,7 +152,13 @@ describe('nodePoolToPolicy', () => {
   it('reports more than 50 budgets', () => {
     const { diagnostics, policy } = budgetsOf(Array.from({ length: 51 }, () => ({ nodes: '1' })));
     expect(policy.budgets).toHaveLength(51);
-    expect(diagnostics).toEqual([{ path: 'NodePool/default: spec.disruption.budgets', message: 'has 51 items, the CRD allows at most 50', severity: 'error' }]);
+    expect(diagnostics).toEqual([
+      {
+        path: 'NodePool/default: spec.disruption.budgets',
+        message: 'has 51 items, the CRD allows at most 50',
+        severity: 'error',
+      },
+    ]);
   });
 
   it('keeps duration 0m (never active) and never-firing schedules as written', () => {

@@ -30,25 +30,59 @@ const rich: PolicySpec = {
   consolidateAfterSeconds: null,
   expiration: 'graceful',
   budgets: [
-    { id: 'b0', nodes: { kind: 'count', value: 3 }, reasons: ['Drifted', 'Expired'], mode: 'allow', window: utc('0 2 * * 1-5', 4 * 3600, 'Europe/Berlin') },
+    {
+      id: 'b0',
+      nodes: { kind: 'count', value: 3 },
+      reasons: ['Drifted', 'Expired'],
+      mode: 'allow',
+      window: utc('0 2 * * 1-5', 4 * 3600, 'Europe/Berlin'),
+    },
     { id: 'b1', nodes: { kind: 'percent', value: 10 }, reasons: null, mode: 'budget' },
   ],
   freezes: [{ id: 'f0', reasons: ['Drifted'], range: { fromMs: Date.UTC(2026, 11, 20), toMs: Date.UTC(2027, 0, 2) } }],
   podWindows: [
-    { id: 'pw0', selector: [{ key: 'app.kubernetes.io/name', operator: 'In', values: ['db'] }, { key: 'tier', operator: 'NotIn', values: ['x', 'y'] }], namespaces: ['data', 'ops'], mode: 'only', window: utc('0 3 * * 0', 7200) },
-    { id: 'pw1', selector: [{ key: 'batch', operator: 'Exists', values: [] }], namespaces: [], mode: 'never', window: utc('@hourly', 600, 'Asia/Tokyo') },
+    {
+      id: 'pw0',
+      selector: [
+        { key: 'app.kubernetes.io/name', operator: 'In', values: ['db'] },
+        { key: 'tier', operator: 'NotIn', values: ['x', 'y'] },
+      ],
+      namespaces: ['data', 'ops'],
+      mode: 'only',
+      window: utc('0 3 * * 0', 7200),
+    },
+    {
+      id: 'pw1',
+      selector: [{ key: 'batch', operator: 'Exists', values: [] }],
+      namespaces: [],
+      mode: 'never',
+      window: utc('@hourly', 600, 'Asia/Tokyo'),
+    },
   ],
   maintenanceWindows: [
-    { id: 'm0', name: 'gpu', reasons: ['Underutilized'], nodeSelector: [{ key: 'gpu', operator: 'DoesNotExist', values: [] }], windows: [utc('0 9 * * 1-5', 8 * 3600), utc('0 0 1 * *', 3600)] },
+    {
+      id: 'm0',
+      name: 'gpu',
+      reasons: ['Underutilized'],
+      nodeSelector: [{ key: 'gpu', operator: 'DoesNotExist', values: [] }],
+      windows: [utc('0 9 * * 1-5', 8 * 3600), utc('0 0 1 * *', 3600)],
+    },
     { id: 'm1', name: 'always', reasons: ['Empty'], nodeSelector: [], windows: [] },
   ],
 };
 
 /** What survives printing and checking: no ids, ranges, file or origin. */
 function comparable(p: PolicySpec): unknown {
-  const strip = <T extends { id?: string; source?: unknown }>(xs: T[]) => xs.map(({ id: _id, source: _s, ...rest }) => rest);
+  const strip = <T extends { id?: string; source?: unknown }>(xs: T[]) =>
+    xs.map(({ id: _id, source: _s, ...rest }) => rest);
   const { origin: _o, file: _f, ...rest } = p;
-  return { ...rest, budgets: strip(p.budgets), freezes: strip(p.freezes), podWindows: strip(p.podWindows), maintenanceWindows: strip(p.maintenanceWindows) };
+  return {
+    ...rest,
+    budgets: strip(p.budgets),
+    freezes: strip(p.freezes),
+    podWindows: strip(p.podWindows),
+    maintenanceWindows: strip(p.maintenanceWindows),
+  };
 }
 
 describe('policyToSource', () => {
@@ -82,12 +116,26 @@ describe('policyToSource', () => {
   it('prints a faithful stand-in where .kpol cannot say it', () => {
     const budgets: BudgetSpec[] = [
       { id: 'b0', nodes: { kind: 'count', value: 5 }, reasons: [], mode: 'budget' },
-      { id: 'b1', nodes: { kind: 'count', value: 0 }, reasons: null, mode: 'budget', error: 'invalid type: string is not a percentage' },
-      { id: 'b2', nodes: { kind: 'count', value: 0 }, reasons: ['Drifted'], mode: 'budget', window: { ...utc('@dailyfoo', 600), error: 'unrecognized descriptor: @dailyfoo' } },
+      {
+        id: 'b1',
+        nodes: { kind: 'count', value: 0 },
+        reasons: null,
+        mode: 'budget',
+        error: 'invalid type: string is not a percentage',
+      },
+      {
+        id: 'b2',
+        nodes: { kind: 'count', value: 0 },
+        reasons: ['Drifted'],
+        mode: 'budget',
+        window: { ...utc('@dailyfoo', 600), error: 'unrecognized descriptor: @dailyfoo' },
+      },
     ];
     const text = policyToSource({ ...docs, budgets });
     expect(text).toContain('  # budget 5 with `reasons: []` applies to no reason and has no effect\n');
-    expect(text).toContain('  # budget 0 for Drifted during "@dailyfoo" for 10m in "UTC": invalid (unrecognized descriptor: @dailyfoo), so Karpenter allows no disruption for any reason\n  budget 0\n');
+    expect(text).toContain(
+      '  # budget 0 for Drifted during "@dailyfoo" for 10m in "UTC": invalid (unrecognized descriptor: @dailyfoo), so Karpenter allows no disruption for any reason\n  budget 0\n',
+    );
     expect(parse(text).diagnostics).toEqual([]);
   });
 
@@ -95,6 +143,12 @@ describe('policyToSource', () => {
     const text = policyToSource({ ...docs, budgets: [] });
     const checked = checkSource(text, 'x.kpol');
     expect(checked.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    expect(checked.value[0].budgets).toEqual([expect.objectContaining({ nodes: { kind: 'count', value: 0 }, reasons: null, window: { cron: '@yearly', durationSeconds: 0, timeZone: 'UTC' } })]);
+    expect(checked.value[0].budgets).toEqual([
+      expect.objectContaining({
+        nodes: { kind: 'count', value: 0 },
+        reasons: null,
+        window: { cron: '@yearly', durationSeconds: 0, timeZone: 'UTC' },
+      }),
+    ]);
   });
 });

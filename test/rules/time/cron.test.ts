@@ -71,7 +71,11 @@ describe('validateCron: errors (robfig texts, KARPENTER.md#budget-windows)', () 
     ['1-2-3 * * * *', 'field', 'too many hyphens: 1-2-3'],
     ['*/2/3 * * * *', 'field', 'too many slashes: */2/3'],
     ['1- * * * *', 'field', 'failed to parse int from : strconv.Atoi: parsing "": invalid syntax'],
-    ['99999999999999999999 * * * *', 'field', 'failed to parse int from 99999999999999999999: strconv.Atoi: parsing "99999999999999999999": value out of range'],
+    [
+      '99999999999999999999 * * * *',
+      'field',
+      'failed to parse int from 99999999999999999999: strconv.Atoi: parsing "99999999999999999999": value out of range',
+    ],
     ['0 0 L * *', 'field', 'failed to parse int from L: strconv.Atoi: parsing "L": invalid syntax'],
     ['0 0 * * 1#2', 'field', 'failed to parse int from 1#2: strconv.Atoi: parsing "1#2": invalid syntax'],
     ['@every 1h', 'descriptor', "unsupported descriptor: @every 1h (Karpenter's schedule pattern rejects @every)"],
@@ -106,7 +110,12 @@ describe('validateCron: where a field’s error lies (for kpol’s diagnostics)'
     const result = validateCron(expr);
     if (result.ok) throw new Error('expected an error');
     const p = result.problem!;
-    expect([p.field, p.kind, expr.slice(p.start, p.end), expr.slice(p.partStart, p.partEnd)]).toEqual([field, kind, token, part]);
+    expect([p.field, p.kind, expr.slice(p.start, p.end), expr.slice(p.partStart, p.partEnd)]).toEqual([
+      field,
+      kind,
+      token,
+      part,
+    ]);
   });
 });
 

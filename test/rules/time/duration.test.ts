@@ -24,9 +24,12 @@ describe('parseKpolDuration', () => {
     expect(parseKpolDuration(text)).toBe(seconds);
   });
 
-  it.each(['', '1', '5ms', '1.5h', '-5m', '+5m', '1hr', '1 h', 'h', '1w', 'Never', '99999999999999999999d'])('rejects %j', (text) => {
-    expect(parseKpolDuration(text)).toBeUndefined();
-  });
+  it.each(['', '1', '5ms', '1.5h', '-5m', '+5m', '1hr', '1 h', 'h', '1w', 'Never', '99999999999999999999d'])(
+    'rejects %j',
+    (text) => {
+      expect(parseKpolDuration(text)).toBeUndefined();
+    },
+  );
 });
 
 describe('parseGoDuration', () => {
@@ -52,9 +55,12 @@ describe('parseGoDuration', () => {
     expect(parseGoDuration(text)).toBeCloseTo(seconds, 9);
   });
 
-  it.each(['', '1', '00', 'true', 'false', '1d', '.s', '.', '1hr', '-', '1h 30m', '3000000h', '9223372037s'])('rejects %j', (text) => {
-    expect(parseGoDuration(text)).toBeUndefined();
-  });
+  it.each(['', '1', '00', 'true', 'false', '1d', '.s', '.', '1hr', '-', '1h 30m', '3000000h', '9223372037s'])(
+    'rejects %j',
+    (text) => {
+      expect(parseGoDuration(text)).toBeUndefined();
+    },
+  );
 });
 
 describe('formatDuration', () => {
@@ -84,11 +90,25 @@ describe('KARPENTER_PATTERNS (KARPENTER.md#budget-fields, checked with Go RE2)',
   const cases: Array<readonly [keyof typeof KARPENTER_PATTERNS, string, boolean]> = [
     ...['0', '05', '1000', '0%', '9%', '99%', '100%'].map((v) => ['nodes', v, true] as const),
     ...['101%', '1000%', '-10', '-10%', '10.5%', '', ' 10'].map((v) => ['nodes', v, false] as const),
-    ...['@daily', '@annually', '@yearly', '@monthly', '@weekly', '@midnight', '@hourly', '@dailyfoo', '* * * * * *', 'TZ=Europe/Berlin 0 0 * * *', 'a b c d e', '0 9 * * mon-fri', '@daily '].map(
-      (v) => ['schedule', v, true] as const,
-    ),
+    ...[
+      '@daily',
+      '@annually',
+      '@yearly',
+      '@monthly',
+      '@weekly',
+      '@midnight',
+      '@hourly',
+      '@dailyfoo',
+      '* * * * * *',
+      'TZ=Europe/Berlin 0 0 * * *',
+      'a b c d e',
+      '0 9 * * mon-fri',
+      '@daily ',
+    ].map((v) => ['schedule', v, true] as const),
     ...['*', '* * * * ', '@every 1h', '', '@DAILY', 'daily'].map((v) => ['schedule', v, false] as const),
-    ...['1h', '30m', '1h30m', '2h20m', '160h', '1h30m0s', '10m0s', '1h0s', '0m'].map((v) => ['budgetDuration', v, true] as const),
+    ...['1h', '30m', '1h30m', '2h20m', '160h', '1h30m0s', '10m0s', '1h0s', '0m'].map(
+      (v) => ['budgetDuration', v, true] as const,
+    ),
     ...['30s', '90s', '1h30m5s', '1d', '1.5h', '-20m', '', '0s'].map((v) => ['budgetDuration', v, false] as const),
     ...['0s', '30s', '1h30m5s', '720h', 'Never'].map((v) => ['durNever', v, true] as const),
     ...['never', 'FooNever', '-1s', '1hr', '1.5h', '', 'Never '].map((v) => ['durNever', v, false] as const),

@@ -3,15 +3,40 @@
 // parse each field to a value set plus the star flag, then test dates one by one.
 
 const NAMES: Record<string, number> = {
-  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12,
-  sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+  sun: 0,
+  mon: 1,
+  tue: 2,
+  wed: 3,
+  thu: 4,
+  fri: 5,
+  sat: 6,
 };
 const MACROS: Record<string, string> = {
-  '@yearly': '0 0 1 1 *', '@annually': '0 0 1 1 *', '@monthly': '0 0 1 * *', '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *', '@midnight': '0 0 * * *', '@hourly': '0 * * * *',
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
 };
 
-interface Field { values: Set<number>; star: boolean }
+interface Field {
+  values: Set<number>;
+  star: boolean;
+}
 
 function field(text: string, min: number, max: number): Field {
   const values = new Set<number>();
@@ -37,7 +62,13 @@ function field(text: string, min: number, max: number): Field {
 
 function parse(schedule: string) {
   const [mi, h, dom, mo, dow] = (MACROS[schedule] ?? schedule).split(/\s+/);
-  const f = { mi: field(mi, 0, 59), h: field(h, 0, 23), dom: field(dom, 1, 31), mo: field(mo, 1, 12), dow: field(dow, 0, 6) };
+  const f = {
+    mi: field(mi, 0, 59),
+    h: field(h, 0, 23),
+    dom: field(dom, 1, 31),
+    mo: field(mo, 1, 12),
+    dow: field(dow, 0, 6),
+  };
   const dayOk = (d: Date): boolean => {
     if (!f.mo.values.has(d.getUTCMonth() + 1)) return false;
     const domOk = f.dom.values.has(d.getUTCDate());

@@ -24,7 +24,10 @@ function expectComplement(allow: WindowSpec, weeks = 3, stepMinutes = 7): void {
     for (const probe of [t, t - 1, t + 29_999]) {
       const allowed = isWindowActive(allow, probe);
       const denied = deny.some((d) => isWindowActive(d, probe));
-      if (allowed === denied) throw new Error(`at ${new Date(probe).toISOString()}: allow=${allowed} deny=${denied} (${JSON.stringify(result.windows)})`);
+      if (allowed === denied)
+        throw new Error(
+          `at ${new Date(probe).toISOString()}: allow=${allowed} deny=${denied} (${JSON.stringify(result.windows)})`,
+        );
     }
   }
 }
@@ -55,12 +58,21 @@ describe('denyWindowsFor: the complement of an allow window', () => {
     });
     expect(result.ok && result.windows).toHaveLength(2);
     const dense = denyWindowsFor({ cron: '*/5 * * * *', durationSeconds: 60, timeZone: 'UTC' });
-    expect(dense).toEqual({ ok: true, windows: [{ cron: '1,6,11,16,21,26,31,36,41,46,51,56 * * * *', durationSeconds: 240 }] });
+    expect(dense).toEqual({
+      ok: true,
+      windows: [{ cron: '1,6,11,16,21,26,31,36,41,46,51,56 * * * *', durationSeconds: 240 }],
+    });
   });
 
   it('handles always-open and never-open allow windows', () => {
-    expect(denyWindowsFor({ cron: '@hourly', durationSeconds: 3600, timeZone: 'UTC' })).toEqual({ ok: true, windows: [] });
-    expect(denyWindowsFor({ cron: '0 0 30 2 *', durationSeconds: 60, timeZone: 'UTC' })).toEqual({ ok: true, windows: [] });
+    expect(denyWindowsFor({ cron: '@hourly', durationSeconds: 3600, timeZone: 'UTC' })).toEqual({
+      ok: true,
+      windows: [],
+    });
+    expect(denyWindowsFor({ cron: '0 0 30 2 *', durationSeconds: 60, timeZone: 'UTC' })).toEqual({
+      ok: true,
+      windows: [],
+    });
     expectComplement({ cron: '0 9 * * *', durationSeconds: 0, timeZone: 'UTC' }, 2, 61);
   });
 

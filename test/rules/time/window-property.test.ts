@@ -63,7 +63,8 @@ describe('isWindowActive agrees with a brute-force robfig evaluation in UTC', ()
         if (!checked.ok) throw new Error(checked.error);
         const match = robfigMatcher(checked.normalized);
         let expected = !everFires(checked.normalized); // never fires: robfig's zero time, always active
-        for (let m = Math.floor(t / 60_000) * 60_000; !expected && m > t - d * 1000; m -= 60_000) expected = match(new Date(m));
+        for (let m = Math.floor(t / 60_000) * 60_000; !expected && m > t - d * 1000; m -= 60_000)
+          expected = match(new Date(m));
         expect(isWindowActive({ cron: c, durationSeconds: d, timeZone: 'UTC' }, t)).toBe(expected);
       }),
       { numRuns: 200, seed: 42 },

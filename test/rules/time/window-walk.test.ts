@@ -39,8 +39,18 @@ describe('hit walking across DST', () => {
 
   it.each([
     // Midnight does not exist on these spring-forward days: @daily fires at 01:00 new time.
-    ['America/Santiago', '2025-09-06T12:00Z', '2025-09-08T12:00Z', ['2025-09-07T04:00:00.000Z', '2025-09-08T03:00:00.000Z']],
-    ['America/Havana', '2025-03-08T12:00Z', '2025-03-10T12:00Z', ['2025-03-09T05:00:00.000Z', '2025-03-10T04:00:00.000Z']],
+    [
+      'America/Santiago',
+      '2025-09-06T12:00Z',
+      '2025-09-08T12:00Z',
+      ['2025-09-07T04:00:00.000Z', '2025-09-08T03:00:00.000Z'],
+    ],
+    [
+      'America/Havana',
+      '2025-03-08T12:00Z',
+      '2025-03-10T12:00Z',
+      ['2025-03-09T05:00:00.000Z', '2025-03-10T04:00:00.000Z'],
+    ],
     ['Asia/Beirut', '2025-03-29T12:00Z', '2025-03-31T12:00Z', ['2025-03-29T22:00:00.000Z', '2025-03-30T21:00:00.000Z']],
   ])('@daily in %s', (zone, from, to, expected) => {
     expect(hits('@daily', zone, at(from), at(to)).map((t) => new Date(t).toISOString())).toEqual(expected);
@@ -51,9 +61,15 @@ describe('hit walking across DST', () => {
       const day = hits('@hourly', zone, at('2025-01-01T00:00Z'), at('2026-01-01T00:00Z'));
       const gaps = new Set(day.slice(1).map((t, i) => t - day[i]));
       // Lord Howe's 30-minute shift makes one gap of 30 and one of 90 minutes.
-      expect([...gaps].every((g) => g === 3_600_000 || (zone === 'Australia/Lord_Howe' && (g === 1_800_000 || g === 5_400_000)))).toBe(true);
+      expect(
+        [...gaps].every(
+          (g) => g === 3_600_000 || (zone === 'Australia/Lord_Howe' && (g === 1_800_000 || g === 5_400_000)),
+        ),
+      ).toBe(true);
       const spec: WindowSpec = { cron: '@hourly', durationSeconds: 5400, timeZone: zone };
-      expect(activeIntervals(spec, at('2025-01-01T00:00Z'), at('2026-01-01T00:00Z'))).toEqual([[at('2025-01-01T00:00Z'), at('2026-01-01T00:00Z')]]);
+      expect(activeIntervals(spec, at('2025-01-01T00:00Z'), at('2026-01-01T00:00Z'))).toEqual([
+        [at('2025-01-01T00:00Z'), at('2026-01-01T00:00Z')],
+      ]);
     }
   });
 
@@ -62,7 +78,9 @@ describe('hit walking across DST', () => {
     const to = at('2025-10-26T03:00Z');
     expect(hits('0 2 * * *', 'Europe/Berlin', from, to)).toEqual([at('2025-10-26T00:00Z')]);
     expect(hits('0 * * * *', 'Europe/Berlin', from, to)).toEqual(
-      ['22', '23'].map((h) => at(`2025-10-25T${h}:00Z`)).concat(['00', '01', '02'].map((h) => at(`2025-10-26T${h}:00Z`))),
+      ['22', '23']
+        .map((h) => at(`2025-10-25T${h}:00Z`))
+        .concat(['00', '01', '02'].map((h) => at(`2025-10-26T${h}:00Z`))),
     );
   });
 

@@ -13,7 +13,8 @@ import {
 
 const at = (iso: string): number => Date.parse(iso);
 const utc = (cron: string, durationSeconds: number): WindowSpec => ({ cron, durationSeconds, timeZone: 'UTC' });
-const iso = (intervals: Array<[number, number]>): string[][] => intervals.map(([a, b]) => [new Date(a).toISOString(), new Date(b).toISOString()]);
+const iso = (intervals: Array<[number, number]>): string[][] =>
+  intervals.map(([a, b]) => [new Date(a).toISOString(), new Date(b).toISOString()]);
 
 describe('Budget.IsActive boundaries (KARPENTER.md#budget-windows)', () => {
   it.each([
@@ -48,7 +49,9 @@ describe('Budget.IsActive boundaries (KARPENTER.md#budget-windows)', () => {
   });
 
   it('ignores the host zone: UTC schedules are UTC', () => {
-    expect(isWindowActive({ cron: '@daily', durationSeconds: 600, timeZone: 'UTC' }, at('2025-06-10T00:05:00Z'))).toBe(true);
+    expect(isWindowActive({ cron: '@daily', durationSeconds: 600, timeZone: 'UTC' }, at('2025-06-10T00:05:00Z'))).toBe(
+      true,
+    );
   });
 });
 
@@ -69,7 +72,9 @@ describe('invalid windows throw WindowError (callers fail closed)', () => {
 
   it('throws for spec.error, unknown zones and bad durations', () => {
     expect(() => isWindowActive({ ...utc('@daily', 60), error: 'broken budget' }, 0)).toThrow('broken budget');
-    expect(() => isWindowActive({ cron: '@daily', durationSeconds: 60, timeZone: 'Mars/Olympus_Mons' }, 0)).toThrow('unknown time zone `Mars/Olympus_Mons`');
+    expect(() => isWindowActive({ cron: '@daily', durationSeconds: 60, timeZone: 'Mars/Olympus_Mons' }, 0)).toThrow(
+      'unknown time zone `Mars/Olympus_Mons`',
+    );
     expect(() => isWindowActive(utc('@daily', -1), 0)).toThrow(WindowError);
     expect(() => isWindowActive(utc('@daily', Number.NaN), 0)).toThrow(WindowError);
   });
@@ -84,8 +89,16 @@ describe('invalid windows throw WindowError (callers fail closed)', () => {
 });
 
 describe('time zones and DST', () => {
-  const berlin = (cron: string, seconds: number): WindowSpec => ({ cron, durationSeconds: seconds, timeZone: 'Europe/Berlin' });
-  const newYork = (cron: string, seconds: number): WindowSpec => ({ cron, durationSeconds: seconds, timeZone: 'America/New_York' });
+  const berlin = (cron: string, seconds: number): WindowSpec => ({
+    cron,
+    durationSeconds: seconds,
+    timeZone: 'Europe/Berlin',
+  });
+  const newYork = (cron: string, seconds: number): WindowSpec => ({
+    cron,
+    durationSeconds: seconds,
+    timeZone: 'America/New_York',
+  });
 
   it.each([
     // Weekdays 09:00-17:00 Berlin time, the week before (CET, UTC+1) and after (CEST, UTC+2) 2025-03-30.
@@ -149,13 +162,13 @@ describe('time zones and DST', () => {
 
   it('durations are elapsed time: a 4h window from 01:00 lasts four real hours on DST days', () => {
     // Spring: 01:00 CET = 00:00Z, closes 04:00Z (06:00 CEST on the wall).
-    expect(iso(activeIntervals(berlin('0 1 * * *', 14_400), at('2025-03-30T00:00Z'), at('2025-03-30T12:00Z')))).toEqual([
-      ['2025-03-30T00:00:00.000Z', '2025-03-30T04:00:00.000Z'],
-    ]);
+    expect(iso(activeIntervals(berlin('0 1 * * *', 14_400), at('2025-03-30T00:00Z'), at('2025-03-30T12:00Z')))).toEqual(
+      [['2025-03-30T00:00:00.000Z', '2025-03-30T04:00:00.000Z']],
+    );
     // Autumn: 01:00 CEST = 23:00Z the day before, closes 03:00Z (04:00 CET on the wall).
-    expect(iso(activeIntervals(berlin('0 1 * * *', 14_400), at('2025-10-25T12:00Z'), at('2025-10-26T12:00Z')))).toEqual([
-      ['2025-10-25T23:00:00.000Z', '2025-10-26T03:00:00.000Z'],
-    ]);
+    expect(iso(activeIntervals(berlin('0 1 * * *', 14_400), at('2025-10-25T12:00Z'), at('2025-10-26T12:00Z')))).toEqual(
+      [['2025-10-25T23:00:00.000Z', '2025-10-26T03:00:00.000Z']],
+    );
     expect(isWindowActive(berlin('0 1 * * *', 14_400), at('2025-10-26T02:59:59Z'))).toBe(true);
     expect(isWindowActive(berlin('0 1 * * *', 14_400), at('2025-10-26T03:00:00Z'))).toBe(false);
   });
@@ -263,7 +276,9 @@ describe('static facts', () => {
 
   it('always-active verdicts hold on sampled instants', () => {
     for (const spec of [utc('@monthly', 31 * 86_400), utc('0 9 * * mon-fri', 3 * 86_400)]) {
-      expect(activeIntervals(spec, at('2024-01-01T00:00Z'), at('2026-01-01T00:00Z'))).toEqual([[at('2024-01-01T00:00Z'), at('2026-01-01T00:00Z')]]);
+      expect(activeIntervals(spec, at('2024-01-01T00:00Z'), at('2026-01-01T00:00Z'))).toEqual([
+        [at('2024-01-01T00:00Z'), at('2026-01-01T00:00Z')],
+      ]);
     }
   });
 });
@@ -271,7 +286,15 @@ describe('static facts', () => {
 describe('caching', () => {
   it('answers consistently when time goes back and forth', () => {
     const spec = utc('@yearly', 600);
-    const times = ['2025-01-01T00:05Z', '2024-12-31T23:59Z', '2025-01-01T00:05Z', '2025-01-01T00:10Z', '2025-01-01T00:00Z', '2026-01-01T00:09Z', '2025-06-01T00:00Z'];
+    const times = [
+      '2025-01-01T00:05Z',
+      '2024-12-31T23:59Z',
+      '2025-01-01T00:05Z',
+      '2025-01-01T00:10Z',
+      '2025-01-01T00:00Z',
+      '2026-01-01T00:09Z',
+      '2025-06-01T00:00Z',
+    ];
     const expected = [true, false, true, false, true, true, false];
     for (let round = 0; round < 3; round++) {
       expect(times.map((t) => isWindowActive(spec, at(t)))).toEqual(expected);

@@ -31,7 +31,11 @@ function poolTotals(index: ClusterIndex, pool: string, ctx: MethodContext): { co
 }
 
 /** Scores for every Balanced pool the move touches (savings split by each pool's share of the source cost). */
-export function balancedScores(ctx: MethodContext, candidates: readonly Candidate[], result: Consolidation): BalancedScore[] {
+export function balancedScores(
+  ctx: MethodContext,
+  candidates: readonly Candidate[],
+  result: Consolidation,
+): BalancedScore[] {
   if (result.kind === 'none') return [];
   const sourceCost = candidates.reduce((s, c) => s + c.ref.price, 0);
   const savings = sourceCost - (result.kind === 'replace' ? result.replacement.price : 0);
@@ -61,7 +65,8 @@ export function balancedApproves(ctx: MethodContext, candidates: readonly Candid
     const approved = s.score >= threshold;
     for (const c of candidates.filter((x) => x.ref.nodePool === s.nodePool)) {
       ctx.events.publish({
-        type: 'Normal', reason: approved ? 'ConsolidationApproved' : 'ConsolidationRejected',
+        type: 'Normal',
+        reason: approved ? 'ConsolidationApproved' : 'ConsolidationRejected',
         message: `score ${s.score.toFixed(2)} ${approved ? '>=' : '<'} threshold ${threshold.toFixed(2)} (k: ${BALANCED_K}, savings ${(100 * s.savingsShare).toFixed(1)}%, disruption ${(100 * s.disruptionShare).toFixed(1)}%)`,
         object: { kind: 'Node', name: c.ref.node },
       });

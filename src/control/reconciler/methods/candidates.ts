@@ -32,8 +32,13 @@ export function toCandidate(sn: StateNode, nodePool: string, types: ReadonlyMap<
   return {
     sn,
     ref: {
-      node: sn.name, nodeClaim: sn.nodeClaim?.metadata.name ?? '', providerID: sn.providerID ?? '', nodePool,
-      price: nodePrice(labels, types), capacityType: labels[LABEL_CAPACITY_TYPE] ?? '', pods: reschedulable.length,
+      node: sn.name,
+      nodeClaim: sn.nodeClaim?.metadata.name ?? '',
+      providerID: sn.providerID ?? '',
+      nodePool,
+      price: nodePrice(labels, types),
+      capacityType: labels[LABEL_CAPACITY_TYPE] ?? '',
+      pods: reschedulable.length,
     },
     reschedulable,
     disruptionCost: 1 + reschedulable.reduce((s, p) => s + Math.max(0, evictionCost(p)), 0),
@@ -41,7 +46,8 @@ export function toCandidate(sn: StateNode, nodePool: string, types: ReadonlyMap<
 }
 
 /** Whether the evaluated node is a candidate the methods can act on (a managed node with a machine). */
-const actionable = (sn: StateNode | undefined): sn is StateNode => sn?.nodeClaim !== undefined && sn.providerID !== undefined;
+const actionable = (sn: StateNode | undefined): sn is StateNode =>
+  sn?.nodeClaim !== undefined && sn.providerID !== undefined;
 
 /** How many candidates candidatesFor would return, without building them (the eligible-nodes gauge, every loop). */
 export function countCandidates(reason: Reason, out: EvalOutput, index: ClusterIndex): number {
@@ -51,7 +57,12 @@ export function countCandidates(reason: Reason, out: EvalOutput, index: ClusterI
 }
 
 /** Candidates for one reason, straight from the evaluation. */
-export function candidatesFor(reason: Reason, out: EvalOutput, index: ClusterIndex, types: ReadonlyMap<string, InstanceType>): Candidate[] {
+export function candidatesFor(
+  reason: Reason,
+  out: EvalOutput,
+  index: ClusterIndex,
+  types: ReadonlyMap<string, InstanceType>,
+): Candidate[] {
   const result: Candidate[] = [];
   for (const name of digestOf(out).byReason.get(reason) ?? []) {
     const sn = index.nodesByName.get(name);
@@ -60,11 +71,16 @@ export function candidatesFor(reason: Reason, out: EvalOutput, index: ClusterInd
   return result;
 }
 
-/** Karpenter v1.14 order for emptiness and consolidation: price ÷ disruption cost, descending (ties by name, for determinism). */
+/**
+ * Karpenter v1.14 order for emptiness and consolidation: price ÷ disruption cost, descending (ties by name, for
+ * determinism).
+ */
 export const bySavingsRatio = (a: Candidate, b: Candidate): number =>
   b.ref.price / b.disruptionCost - a.ref.price / a.disruptionCost || a.ref.node.localeCompare(b.ref.node);
 
-/** Allowed disruptions per NodePool for a reason, as a mutable budget mapping (unlimited = UNBOUNDED, as in Karpenter). */
+/**
+ * Allowed disruptions per NodePool for a reason, as a mutable budget mapping (unlimited = UNBOUNDED, as in Karpenter).
+ */
 export function budgetMapping(out: EvalOutput, reason: Reason): Map<string, number> {
   const m = new Map<string, number>();
   for (const [pool, p] of Object.entries(out.nodePools)) {
@@ -74,7 +90,10 @@ export function budgetMapping(out: EvalOutput, reason: Reason): Map<string, numb
   return m;
 }
 
-/** Keeps candidates in order while their pool has budget left, spending one per candidate (Karpenter's `mapping[pool]--`). */
+/**
+ * Keeps candidates in order while their pool has budget left, spending one per candidate (Karpenter's
+ * `mapping[pool]--`).
+ */
 export function takeWithinBudget(cands: readonly Candidate[], budget: Map<string, number>): Candidate[] {
   return cands.filter((c) => {
     const left = budget.get(c.ref.nodePool) ?? 0;

@@ -44,5 +44,7 @@ export const decisionOf = (c: Command): 'delete' | 'replace' => (c.replacements.
 export function describeCommand(c: Command): string {
   const nodes = c.candidates.map((x) => x.node).join(', ');
   const repl = c.replacements.map((r) => r.instanceTypes[0] ?? '?').join(', ');
-  return c.replacements.length ? `${decisionOf(c)}, terminating ${c.candidates.length} nodes (${nodes}) and replacing with ${repl}` : `${decisionOf(c)}, terminating ${c.candidates.length} nodes (${nodes})`;
+  return c.replacements.length
+    ? `${decisionOf(c)}, terminating ${c.candidates.length} nodes (${nodes}) and replacing with ${repl}`
+    : `${decisionOf(c)}, terminating ${c.candidates.length} nodes (${nodes})`;
 }

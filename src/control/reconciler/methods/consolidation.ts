@@ -4,7 +4,13 @@
 import { cheapestOffering } from '../../../world/cloud/catalog.js';
 import type { InstanceType } from '../../../world/cloud/provider.js';
 import type { NodeSelectorRequirement } from '../../../core/cluster/types.js';
-import { allSpot, allowsCapacityType, filterByPrice, spotToSpot, withCapacityType } from '../../../world/scheduling/pricing.js';
+import {
+  allSpot,
+  allowsCapacityType,
+  filterByPrice,
+  spotToSpot,
+  withCapacityType,
+} from '../../../world/scheduling/pricing.js';
 import { toNodeSelectorRequirements } from '../../../core/cluster/requirements.js';
 import type { Candidate } from './candidates.js';
 import type { Replacement } from './command.js';
@@ -24,16 +30,29 @@ export function computeConsolidation(ctx: MethodContext, candidates: readonly Ca
   if (!sim.ok) return { kind: 'none', why: sim.error ?? 'not all pods would schedule' };
   const destinations = sim.destinations ?? [];
   if (sim.replacements.length === 0) return { kind: 'delete', destinations };
-  if (sim.replacements.length > 1) return { kind: 'none', why: `Can't remove without creating ${sim.replacements.length} candidates` };
+  if (sim.replacements.length > 1)
+    return { kind: 'none', why: `Can't remove without creating ${sim.replacements.length} candidates` };
   const r = sim.replacements[0];
   const candidatePrice = candidates.reduce((s, c) => s + c.ref.price, 0);
   const types = r.instanceTypes.map((t) => ctx.instanceTypes.get(t)).filter((t): t is InstanceType => t !== undefined);
   const replace = (its: readonly InstanceType[], requirements: NodeSelectorRequirement[]): Consolidation => ({
-    kind: 'replace', destinations, replacement: { ...r, requirements, instanceTypes: its.map((t) => t.name), price: Math.min(...its.map((t) => cheapestOffering(t, requirements)?.price ?? Infinity)) },
+    kind: 'replace',
+    destinations,
+    replacement: {
+      ...r,
+      requirements,
+      instanceTypes: its.map((t) => t.name),
+      price: Math.min(...its.map((t) => cheapestOffering(t, requirements)?.price ?? Infinity)),
+    },
   });
   if (allSpot(candidates.map((c) => c.ref.capacityType)) && allowsCapacityType(r.requirements, 'spot')) {
-    const s = spotToSpot(types, r.requirements, candidatePrice, { enabled: SPOT_TO_SPOT_CONSOLIDATION, singleNode: candidates.length === 1 });
-    return s.ok ? replace(s.instanceTypes, toNodeSelectorRequirements(s.requirements)) : { kind: 'none', why: s.reason };
+    const s = spotToSpot(types, r.requirements, candidatePrice, {
+      enabled: SPOT_TO_SPOT_CONSOLIDATION,
+      singleNode: candidates.length === 1,
+    });
+    return s.ok
+      ? replace(s.instanceTypes, toNodeSelectorRequirements(s.requirements))
+      : { kind: 'none', why: s.reason };
   }
   // Only offerings the replacement could launch on (its capacity types and zones) count.
   const cheaper = filterByPrice(types, candidatePrice, r.requirements);

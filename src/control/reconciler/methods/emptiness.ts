@@ -4,7 +4,11 @@
 import { command, withinBudgetBySavings, type Method } from './method.js';
 
 export const emptiness: Method = {
-  name: 'Emptiness', reason: 'Empty', consolidationType: 'empty', validation: 'shrink', publishesFilterEvents: true,
+  name: 'Emptiness',
+  reason: 'Empty',
+  consolidationType: 'empty',
+  validation: 'shrink',
+  publishesFilterEvents: true,
   why: 'Empty nodes go first and together: no pod moves, so no scheduling check; validation may drop the nodes that filled up.',
   compute(ctx) {
     const chosen = withinBudgetBySavings(ctx, 'Empty');

@@ -4,5 +4,9 @@
 // (KARPENTER.md#expiration) and lives in src/control/reconciler/expiration.ts.
 import { oneAtATime } from './one-at-a-time.js';
 
-export const gracefulExpiration = oneAtATime('Expiration', 'Expired', '',
-  'Stateful pools ask expired nodes to leave like drifted ones: budgeted, replacement first, never forced.');
+export const gracefulExpiration = oneAtATime(
+  'Expiration',
+  'Expired',
+  '',
+  'Stateful pools ask expired nodes to leave like drifted ones: budgeted, replacement first, never forced.',
+);

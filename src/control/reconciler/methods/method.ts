@@ -76,10 +76,22 @@ export interface Method {
   compute(ctx: MethodContext): Command[];
 }
 
-export function command(ctx: MethodContext, m: Method, candidates: Candidate[], replacements: Replacement[], nominates: readonly string[] = []): Command {
+export function command(
+  ctx: MethodContext,
+  m: Method,
+  candidates: Candidate[],
+  replacements: Replacement[],
+  nominates: readonly string[] = [],
+): Command {
   return {
-    id: ctx.newId(), method: m.name, reason: m.reason as Command['reason'], consolidationType: m.consolidationType,
-    candidates: candidates.map((c) => c.ref), replacements, createdAt: ctx.now, launched: [],
+    id: ctx.newId(),
+    method: m.name,
+    reason: m.reason as Command['reason'],
+    consolidationType: m.consolidationType,
+    candidates: candidates.map((c) => c.ref),
+    replacements,
+    createdAt: ctx.now,
+    launched: [],
     ...(nominates.length > 0 && { nominates: [...nominates] }),
   };
 }

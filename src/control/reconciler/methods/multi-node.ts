@@ -13,7 +13,11 @@ import { deadline, MULTI_NODE_TIMEOUT_MS } from './timeouts.js';
 const MAX_CANDIDATES = 100;
 
 export const multiNode: Method = {
-  name: 'MultiNodeConsolidation', reason: 'Underutilized', consolidationType: 'multi', validation: 'exact', publishesFilterEvents: true,
+  name: 'MultiNodeConsolidation',
+  reason: 'Underutilized',
+  consolidationType: 'multi',
+  validation: 'exact',
+  publishesFilterEvents: true,
   why: 'Several underutilized nodes replaced at once save more than one at a time; the batch must hold exactly after validation.',
   compute(ctx) {
     const kept = withinBudgetBySavings(ctx, 'Underutilized');
@@ -25,9 +29,12 @@ export const multiNode: Method = {
     const expired = deadline(ctx, MULTI_NODE_TIMEOUT_MS);
     while (lo <= hi) {
       if (expired()) {
-        ctx.timedOut?.('multi', best
-          ? `stopping multi-node consolidation after timeout, returning last valid command of ${best.batch.length} candidates`
-          : `failed to find a multi-node consolidation after timeout, last considered batch had ${Math.floor((lo + hi) / 2) + 1}`);
+        ctx.timedOut?.(
+          'multi',
+          best
+            ? `stopping multi-node consolidation after timeout, returning last valid command of ${best.batch.length} candidates`
+            : `failed to find a multi-node consolidation after timeout, last considered batch had ${Math.floor((lo + hi) / 2) + 1}`,
+        );
         break;
       }
       const mid = Math.floor((lo + hi) / 2);
@@ -40,15 +47,33 @@ export const multiNode: Method = {
     }
     if (!best) return [];
     const { batch, result } = best;
-    return [command(ctx, this, batch, result.kind === 'replace' ? [result.replacement] : [], result.kind === 'none' ? [] : result.destinations)];
+    return [
+      command(
+        ctx,
+        this,
+        batch,
+        result.kind === 'replace' ? [result.replacement] : [],
+        result.kind === 'none' ? [] : result.destinations,
+      ),
+    ];
   },
 };
 
-/** KARPENTER.md#multi-node step 3 (filterOutSameInstanceType); true when no replacement type is left, i.e. deleting is the better move. */
+/**
+ * KARPENTER.md#multi-node step 3 (filterOutSameInstanceType); true when no replacement type is left, i.e. deleting is
+ * the better move.
+ */
 function replacesWithSameType(ctx: MethodContext, batch: Candidate[], result: Consolidation): boolean {
   if (result.kind !== 'replace') return false;
-  const types = result.replacement.instanceTypes.map((t) => ctx.instanceTypes.get(t)).filter((t): t is InstanceType => t !== undefined);
-  const priced = batch.map((c) => ({ instanceType: c.sn.node?.metadata.labels?.[LABEL_INSTANCE_TYPE], price: c.ref.price }));
-  result.replacement.instanceTypes = filterOutSameInstanceType(types, priced, result.replacement.requirements).map((t) => t.name);
+  const types = result.replacement.instanceTypes
+    .map((t) => ctx.instanceTypes.get(t))
+    .filter((t): t is InstanceType => t !== undefined);
+  const priced = batch.map((c) => ({
+    instanceType: c.sn.node?.metadata.labels?.[LABEL_INSTANCE_TYPE],
+    price: c.ref.price,
+  }));
+  result.replacement.instanceTypes = filterOutSameInstanceType(types, priced, result.replacement.requirements).map(
+    (t) => t.name,
+  );
   return result.replacement.instanceTypes.length === 0;
 }

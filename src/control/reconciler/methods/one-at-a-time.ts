@@ -8,11 +8,22 @@ import { command, type Method } from './method.js';
 
 const since = (sn: StateNode, type: string): number =>
   Date.parse(sn.nodeClaim?.status?.conditions?.find((c) => c.type === type)?.lastTransitionTime ?? '') ||
-  Date.parse(sn.nodeClaim?.metadata.creationTimestamp ?? '') || 0;
+  Date.parse(sn.nodeClaim?.metadata.creationTimestamp ?? '') ||
+  0;
 
-export function oneAtATime(name: 'Drift' | 'Expiration', reason: 'Drifted' | 'Expired', orderBy: string, why: string): Method {
+export function oneAtATime(
+  name: 'Drift' | 'Expiration',
+  reason: 'Drifted' | 'Expired',
+  orderBy: string,
+  why: string,
+): Method {
   return {
-    name, reason, consolidationType: '', validation: 'none', publishesFilterEvents: false, why,
+    name,
+    reason,
+    consolidationType: '',
+    validation: 'none',
+    publishesFilterEvents: false,
+    why,
     compute(ctx) {
       const budget = budgetMapping(ctx.evaluation, reason);
       const ordered = candidatesFor(reason, ctx.evaluation, ctx.index, ctx.instanceTypes)
@@ -22,7 +33,12 @@ export function oneAtATime(name: 'Drift' | 'Expiration', reason: 'Drifted' | 'Ex
         if ((budget.get(c.ref.nodePool) ?? 0) <= 0) continue;
         const sim = ctx.simulate([c], false);
         if (!sim.ok) {
-          ctx.events.publish({ type: 'Normal', reason: 'DisruptionBlocked', message: sim.error ?? 'scheduling simulation failed', object: { kind: 'Node', name: c.ref.node } });
+          ctx.events.publish({
+            type: 'Normal',
+            reason: 'DisruptionBlocked',
+            message: sim.error ?? 'scheduling simulation failed',
+            object: { kind: 'Node', name: c.ref.node },
+          });
           continue;
         }
         return [command(ctx, this, [c], sim.replacements, sim.destinations)];

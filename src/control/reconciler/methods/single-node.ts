@@ -20,23 +20,35 @@ export function interleave(cands: readonly Candidate[], unreached: ReadonlySet<s
     else byPool.set(c.ref.nodePool, [c]);
   }
   const names = [...byPool.keys()].sort();
-  const lists = [...names.filter((k) => unreached.has(k)), ...names.filter((k) => !unreached.has(k))].map((k) => byPool.get(k)!);
+  const lists = [...names.filter((k) => unreached.has(k)), ...names.filter((k) => !unreached.has(k))].map((k) =>
+    byPool.get(k)!,
+  );
   const out: Candidate[] = [];
   for (let i = 0; out.length < cands.length; i++) for (const l of lists) if (i < l.length) out.push(l[i]);
   return out;
 }
 
 export const singleNode: Method = {
-  name: 'SingleNodeConsolidation', reason: 'Underutilized', consolidationType: 'single', validation: 'exact', publishesFilterEvents: false,
+  name: 'SingleNodeConsolidation',
+  reason: 'Underutilized',
+  consolidationType: 'single',
+  validation: 'exact',
+  publishesFilterEvents: false,
   why: 'One node at a time catches what no batch can: the first valid move wins; multi-node already published the filter events.',
   compute(ctx) {
     const budget = budgetMapping(ctx.evaluation, 'Underutilized');
-    const ordered = interleave(candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio), ctx.unreachedPools);
+    const ordered = interleave(
+      candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio),
+      ctx.unreachedPools,
+    );
     const expired = deadline(ctx, SINGLE_NODE_TIMEOUT_MS);
     const unreached = new Set(ordered.map((c) => c.ref.nodePool));
     for (const [i, c] of ordered.entries()) {
       if (expired()) {
-        ctx.timedOut?.('single', `abandoning single-node consolidation due to timeout after evaluating ${i} candidates`);
+        ctx.timedOut?.(
+          'single',
+          `abandoning single-node consolidation due to timeout after evaluating ${i} candidates`,
+        );
         remember(ctx, unreached);
         return [];
       }
@@ -44,8 +56,24 @@ export const singleNode: Method = {
       if ((budget.get(c.ref.nodePool) ?? 0) <= 0) continue;
       const result = computeConsolidation(ctx, [c]);
       if (result.kind === 'none') {
-        ctx.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: result.why, object: { kind: 'Node', name: c.ref.node } }, 15 * 60_000);
-        ctx.events.publish({ type: 'Normal', reason: 'Unconsolidatable', message: result.why, object: { kind: 'NodeClaim', name: c.ref.nodeClaim } }, 15 * 60_000);
+        ctx.events.publish(
+          {
+            type: 'Normal',
+            reason: 'Unconsolidatable',
+            message: result.why,
+            object: { kind: 'Node', name: c.ref.node },
+          },
+          15 * 60_000,
+        );
+        ctx.events.publish(
+          {
+            type: 'Normal',
+            reason: 'Unconsolidatable',
+            message: result.why,
+            object: { kind: 'NodeClaim', name: c.ref.nodeClaim },
+          },
+          15 * 60_000,
+        );
         continue;
       }
       if (!balancedApproves(ctx, [c], result)) continue;

@@ -11,7 +11,10 @@ export interface VerdictDigest {
   byReason: ReadonlyMap<Reason, readonly string[]>;
   /** Nodes with at least one block, in evaluation order. */
   blocked: ReadonlyArray<readonly [string, NodeResult]>;
-  /** Every node's reasons and block codes and every pool's allowances, as one string (KARPENTER.md#consolidated-cache's "state changed"). */
+  /**
+   * Every node's reasons and block codes and every pool's allowances, as one string (KARPENTER.md#consolidated-cache's
+   * "state changed").
+   */
   fingerprint(): string;
 }
 
@@ -39,7 +42,8 @@ function build(evaluation: EvalOutput): VerdictDigest {
   }
   let fp: string | undefined;
   return {
-    byReason, blocked,
+    byReason,
+    blocked,
     // Pool allowances are part of it, and a reused evaluation keeps its pools too.
     fingerprint: () => (fp ??= fingerprintOf(evaluation)),
   };
@@ -47,7 +51,8 @@ function build(evaluation: EvalOutput): VerdictDigest {
 
 function fingerprintOf(evaluation: EvalOutput): string {
   let fp = '';
-  for (const [name, n] of Object.entries(evaluation.nodes)) fp += `${name}:${n.reasons.join(',')}:${n.blocked.map((b) => b.code).join(',')};`;
+  for (const [name, n] of Object.entries(evaluation.nodes))
+    fp += `${name}:${n.reasons.join(',')}:${n.blocked.map((b) => b.code).join(',')};`;
   for (const [name, p] of Object.entries(evaluation.nodePools)) fp += `${name}=${JSON.stringify(p.allowed)};`;
   return fp;
 }

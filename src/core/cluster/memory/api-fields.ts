@@ -25,7 +25,10 @@ export interface ReplicaSet extends KubeObject {
   kind: 'ReplicaSet';
   spec: {
     replicas?: number; // default 1
-    selector?: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+    selector?: {
+      matchLabels?: Record<string, string>;
+      matchExpressions?: { key: string; operator: string; values?: string[] }[];
+    };
     template?: {
       metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
       spec?: Pod['spec'];

@@ -56,7 +56,8 @@ function under<T extends Json>(obj: T, key: string, f: (inner: Json) => Json): T
 }
 
 /** Sets `key` to `value` when it is absent (or null, which a real server defaults too). */
-const orDefault = <T extends Json>(obj: T, key: string, value: unknown): T => (absent(obj[key]) ? withKey(obj, key, value) : obj);
+const orDefault = <T extends Json>(obj: T, key: string, value: unknown): T =>
+  absent(obj[key]) ? withKey(obj, key, value) : obj;
 
 /**
  * The object with the API server's defaults filled in. `current` is the stored object an
@@ -66,18 +67,30 @@ const orDefault = <T extends Json>(obj: T, key: string, value: unknown): T => (a
  */
 export function withServerDefaults(obj: KubeObject, current: KubeObject | undefined): KubeObject {
   switch (obj.kind) {
-    case 'Pod': return podDefaults(obj, current);
-    case 'Node': return under(obj, 'status', (s) => (absent(s.allocatable) && isObj(s.capacity) ? withKey(s, 'allocatable', { ...s.capacity }) : s));
-    case 'PodDisruptionBudget': return pdbDefaults(obj);
-    case 'ReplicaSet': return under(obj, 'spec', (s) => under(orDefault(s, 'replicas', 1), 'template', (t) => under(t, 'spec', podSpecDefaults)));
-    case 'NodePool': return under(obj, 'spec', nodePoolSpecDefaults);
-    case 'NodeClaim': return under(obj, 'spec', (s) => orDefault(s, 'expireAfter', CRD_DEFAULTS.expireAfter));
-    default: return obj;
+    case 'Pod':
+      return podDefaults(obj, current);
+    case 'Node':
+      return under(obj, 'status', (s) =>
+        absent(s.allocatable) && isObj(s.capacity) ? withKey(s, 'allocatable', { ...s.capacity }) : s,
+      );
+    case 'PodDisruptionBudget':
+      return pdbDefaults(obj);
+    case 'ReplicaSet':
+      return under(obj, 'spec', (s) =>
+        under(orDefault(s, 'replicas', 1), 'template', (t) => under(t, 'spec', podSpecDefaults)),
+      );
+    case 'NodePool':
+      return under(obj, 'spec', nodePoolSpecDefaults);
+    case 'NodeClaim':
+      return under(obj, 'spec', (s) => orDefault(s, 'expireAfter', CRD_DEFAULTS.expireAfter));
+    default:
+      return obj;
   }
 }
 
 /** What a PodSpec gets wherever it appears (pods and pod templates): SetDefaults_PodSpec, 30 s of grace. */
-const podSpecDefaults = (spec: Json): Json => orDefault(spec, 'terminationGracePeriodSeconds', DEFAULT_TERMINATION_GRACE_SECONDS);
+const podSpecDefaults = (spec: Json): Json =>
+  orDefault(spec, 'terminationGracePeriodSeconds', DEFAULT_TERMINATION_GRACE_SECONDS);
 
 function podDefaults(pod: KubeObject, current: KubeObject | undefined): KubeObject {
   let out = under(pod, 'spec', (spec) => {
@@ -91,13 +104,16 @@ function podDefaults(pod: KubeObject, current: KubeObject | undefined): KubeObje
     }
     // Priority: computed from the class on create; an update cannot change it (the plugin keeps the old value).
     if (absent(s.priority)) {
-      const priority = current ? (current as Pod).spec?.priority : BUILT_IN_PRIORITY[typeof s.priorityClassName === 'string' ? s.priorityClassName : ''];
+      const priority = current
+        ? (current as Pod).spec?.priority
+        : BUILT_IN_PRIORITY[typeof s.priorityClassName === 'string' ? s.priorityClassName : ''];
       if (priority !== undefined) s = withKey(s, 'priority', priority);
     }
     return withDefaultTolerations(s);
   });
   // The pod strategy's PrepareForCreate: a new pod is Pending until its kubelet says otherwise.
-  if (!current && !(isObj(out.status) && !absent(out.status.phase))) out = withKey(out, 'status', { ...(isObj(out.status) ? out.status : {}), phase: 'Pending' });
+  if (!current && !(isObj(out.status) && !absent(out.status.phase)))
+    out = withKey(out, 'status', { ...(isObj(out.status) ? out.status : {}), phase: 'Pending' });
   return out;
 }
 
@@ -113,13 +129,25 @@ function requestsFromLimits(resources: Json): Json {
 /** DefaultTolerationSeconds: NoExecute not-ready and unreachable for 300 s, unless already tolerated. */
 function withDefaultTolerations(spec: Json): Json {
   const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as Json[]) : [];
-  const tolerated = (key: string) => tolerations.some((t) => isObj(t) && (!t.key || t.key === key) && (!t.effect || t.effect === 'NoExecute'));
+  const tolerated = (key: string) =>
+    tolerations.some((t) => isObj(t) && (!t.key || t.key === key) && (!t.effect || t.effect === 'NoExecute'));
   const add = DEFAULT_TOLERATIONS.filter((key) => !tolerated(key));
   if (add.length === 0) return spec;
-  return withKey(spec, 'tolerations', [...tolerations, ...add.map((key) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: DEFAULT_TOLERATION_SECONDS }))]);
+  return withKey(spec, 'tolerations', [
+    ...tolerations,
+    ...add.map((key) => ({
+      key,
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: DEFAULT_TOLERATION_SECONDS,
+    })),
+  ]);
 }
 
-/** policy/v1 PodDisruptionBudgetStatus: its four counts are always serialised, 0 until the disruption controller writes them. */
+/**
+ * policy/v1 PodDisruptionBudgetStatus: its four counts are always serialised, 0 until the disruption controller writes
+ * them.
+ */
 function pdbDefaults(pdb: KubeObject): KubeObject {
   const status = isObj(pdb.status) ? pdb.status : {};
   let s = status;
@@ -127,19 +155,26 @@ function pdbDefaults(pdb: KubeObject): KubeObject {
   return s === pdb.status ? pdb : withKey(pdb, 'status', s);
 }
 
-/** The NodePool CRD's defaults, applied top-down as the API server does (a defaulted parent gets its children's defaults). */
+/**
+ * The NodePool CRD's defaults, applied top-down as the API server does (a defaulted parent gets its children's
+ * defaults).
+ */
 function nodePoolSpecDefaults(spec: Json): Json {
-  let s = under(orDefault(spec, 'disruption', { consolidateAfter: CRD_DEFAULTS.consolidateAfter }), 'disruption', (d) => {
-    let out = orDefault(d, 'consolidateAfter', CRD_DEFAULTS.consolidateAfter);
-    out = orDefault(out, 'consolidationPolicy', CRD_DEFAULTS.consolidationPolicy);
-    out = orDefault(out, 'budgets', [{ nodes: CRD_DEFAULTS.budgetNodes }]);
-    const budgets = out.budgets;
-    if (Array.isArray(budgets)) {
-      const next = budgets.map((b: unknown) => (isObj(b) ? orDefault(b, 'nodes', CRD_DEFAULTS.budgetNodes) : b));
-      if (next.some((b, i) => b !== budgets[i])) out = withKey(out, 'budgets', next);
-    }
-    return out;
-  });
+  let s = under(
+    orDefault(spec, 'disruption', { consolidateAfter: CRD_DEFAULTS.consolidateAfter }),
+    'disruption',
+    (d) => {
+      let out = orDefault(d, 'consolidateAfter', CRD_DEFAULTS.consolidateAfter);
+      out = orDefault(out, 'consolidationPolicy', CRD_DEFAULTS.consolidationPolicy);
+      out = orDefault(out, 'budgets', [{ nodes: CRD_DEFAULTS.budgetNodes }]);
+      const budgets = out.budgets;
+      if (Array.isArray(budgets)) {
+        const next = budgets.map((b: unknown) => (isObj(b) ? orDefault(b, 'nodes', CRD_DEFAULTS.budgetNodes) : b));
+        if (next.some((b, i) => b !== budgets[i])) out = withKey(out, 'budgets', next);
+      }
+      return out;
+    },
+  );
   s = under(s, 'template', (t) => under(t, 'spec', (ts) => orDefault(ts, 'expireAfter', CRD_DEFAULTS.expireAfter)));
   return s;
 }

@@ -21,7 +21,8 @@ function gracePeriod(obj: KubeObject, options: DeleteOptions | undefined): numbe
   const pod = obj as Pod;
   const phase = pod.status?.phase;
   if (!pod.spec?.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
-  const period = options?.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_SECONDS;
+  const period =
+    options?.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_SECONDS;
   return period < 0 ? 1 : period;
 }
 
@@ -38,7 +39,11 @@ export function deleteObject(ctx: ServerContext, current: KubeObject, options?: 
     removeObject(ctx, current);
     return;
   }
-  const deleting: ServerObjectMeta = { ...meta, deletionTimestamp: rfc3339(ctx.clock.now() + grace * 1000), deletionGracePeriodSeconds: grace };
+  const deleting: ServerObjectMeta = {
+    ...meta,
+    deletionTimestamp: rfc3339(ctx.clock.now() + grace * 1000),
+    deletionGracePeriodSeconds: grace,
+  };
   ctx.store.put({ ...current, metadata: deleting }, 'MODIFIED');
 }
 
@@ -58,7 +63,11 @@ function shortenDeletion(ctx: ServerContext, current: KubeObject, options: Delet
   const grace = Math.max(options.gracePeriodSeconds, 0);
   if (grace >= oldGrace) return;
   const deadline = (parseTime(meta.deletionTimestamp) ?? ctx.clock.now()) - oldGrace * 1000 + grace * 1000;
-  const shortened: ServerObjectMeta = { ...meta, deletionTimestamp: rfc3339(deadline), deletionGracePeriodSeconds: grace };
+  const shortened: ServerObjectMeta = {
+    ...meta,
+    deletionTimestamp: rfc3339(deadline),
+    deletionGracePeriodSeconds: grace,
+  };
   const next = { ...current, metadata: shortened };
   if (grace === 0 && !hasFinalizers(next)) removeObject(ctx, next);
   else ctx.store.put(next, 'MODIFIED');
@@ -66,7 +75,9 @@ function shortenDeletion(ctx: ServerContext, current: KubeObject, options: Delet
 
 /** Whether a deleting object may now leave the store (no finalizers, grace period over). */
 export const isFinished = (obj: KubeObject): boolean =>
-  obj.metadata.deletionTimestamp !== undefined && !hasFinalizers(obj) && (metaOf(obj).deletionGracePeriodSeconds ?? 0) === 0;
+  obj.metadata.deletionTimestamp !== undefined &&
+  !hasFinalizers(obj) &&
+  (metaOf(obj).deletionGracePeriodSeconds ?? 0) === 0;
 
 /** Removes `obj` from the store, then collects dependents it leaves without any owner. */
 export function removeObject(ctx: ServerContext, obj: KubeObject): void {
@@ -87,12 +98,24 @@ function collectDependents(ctx: ServerContext, owner: KubeObject): void {
     if (current !== dep || dep.metadata.deletionTimestamp !== undefined) continue;
     if (ownerScoped && dep.metadata.namespace !== owner.metadata.namespace) continue;
     const refs = dep.metadata.ownerReferences ?? [];
-    if (!refs.some((r) => r.kind === owner.kind && r.name === owner.metadata.name && (r.uid === undefined || r.uid === owner.metadata.uid))) continue;
+    if (
+      !refs.some(
+        (r) =>
+          r.kind === owner.kind &&
+          r.name === owner.metadata.name &&
+          (r.uid === undefined || r.uid === owner.metadata.uid),
+      )
+    )
+      continue;
     if (refs.every((r) => !ownerExists(ctx, dep, r))) deleteObject(ctx, dep);
   }
 }
 
-function ownerExists(ctx: ServerContext, dependent: KubeObject, ref: NonNullable<KubeObject['metadata']['ownerReferences']>[number]): boolean {
+function ownerExists(
+  ctx: ServerContext,
+  dependent: KubeObject,
+  ref: NonNullable<KubeObject['metadata']['ownerReferences']>[number],
+): boolean {
   if (!isKind(ref.kind)) return true;
   const namespace = KINDS[ref.kind].namespaced ? dependent.metadata.namespace : undefined;
   const found = ctx.store.get(ref.kind, ref.name, namespace);

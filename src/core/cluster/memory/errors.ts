@@ -26,13 +26,26 @@ export const alreadyExists = (kind: Kind, name: string): ApiError =>
   apiError(409, 'AlreadyExists', `${KINDS[kind].resource} "${name}" already exists`);
 
 export const conflict = (kind: Kind, name: string): ApiError =>
-  apiError(409, 'Conflict', `Operation cannot be fulfilled on ${KINDS[kind].resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+  apiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${KINDS[kind].resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+  );
 
-export const preconditionFailed = (field: 'UID' | 'ResourceVersion', expected: string, actual: string | undefined): ApiError =>
-  apiError(409, 'Conflict', `Precondition failed: ${field} in precondition: ${expected}, ${field} in object meta: ${actual ?? ''}`);
+export const preconditionFailed = (
+  field: 'UID' | 'ResourceVersion',
+  expected: string,
+  actual: string | undefined,
+): ApiError =>
+  apiError(
+    409,
+    'Conflict',
+    `Precondition failed: ${field} in precondition: ${expected}, ${field} in object meta: ${actual ?? ''}`,
+  );
 
 export const invalid = (kind: Kind, name: string, detail: string): ApiError =>
   apiError(422, 'Invalid', `${kind} "${name}" is invalid: ${detail}`);
 
-export const MULTIPLE_PDBS = 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.';
+export const MULTIPLE_PDBS =
+  'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.';
 export const PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";

@@ -27,13 +27,16 @@ export function evictPod(ctx: ServerContext, namespace: string, name: string, pr
 /** Pods that are already gone as far as availability goes: terminal, pending or terminating. */
 function canIgnorePdb(pod: Pod): boolean {
   const phase = pod.status?.phase;
-  return phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || pod.metadata.deletionTimestamp !== undefined;
+  return (
+    phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || pod.metadata.deletionTimestamp !== undefined
+  );
 }
 
 /** Throws when the pod's PDB forbids the eviction; otherwise spends one disruption if it must. */
 function guardWithPdb(ctx: ServerContext, pod: Pod): void {
-  const pdbs = (ctx.store.list('PodDisruptionBudget', pod.metadata.namespace) as PodDisruptionBudget[])
-    .filter((pdb) => matchesLabelSelector(pod.metadata.labels, pdb.spec.selector));
+  const pdbs = (ctx.store.list('PodDisruptionBudget', pod.metadata.namespace) as PodDisruptionBudget[]).filter((pdb) =>
+    matchesLabelSelector(pod.metadata.labels, pdb.spec.selector),
+  );
   if (pdbs.length === 0) return;
   if (pdbs.length > 1) throw apiError(500, 'InternalError', MULTIPLE_PDBS);
   const pdb = pdbs[0];
@@ -52,23 +55,39 @@ function guardWithPdb(ctx: ServerContext, pod: Pod): void {
   if (stale || allowed <= 0) throw apiError(429, 'TooManyRequests', PDB_VIOLATION);
   const now = ctx.clock.now();
   const disruptionsAllowed = allowed - 1;
-  ctx.store.put({
-    ...pdb,
-    status: {
-      ...status,
-      disruptionsAllowed,
-      disruptedPods: { ...status.disruptedPods, [pod.metadata.name]: rfc3339(now) },
-      conditions: disruptionsAllowed === 0 ? setCondition(status.conditions, insufficientPods(now)) : status.conditions,
+  ctx.store.put(
+    {
+      ...pdb,
+      status: {
+        ...status,
+        disruptionsAllowed,
+        disruptedPods: { ...status.disruptedPods, [pod.metadata.name]: rfc3339(now) },
+        conditions:
+          disruptionsAllowed === 0 ? setCondition(status.conditions, insufficientPods(now)) : status.conditions,
+      },
     },
-  }, 'MODIFIED');
+    'MODIFIED',
+  );
 }
 
-const insufficientPods = (now: number): Condition => ({ type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods', message: '', lastTransitionTime: rfc3339(now) });
+const insufficientPods = (now: number): Condition => ({
+  type: 'DisruptionAllowed',
+  status: 'False',
+  reason: 'InsufficientPods',
+  message: '',
+  lastTransitionTime: rfc3339(now),
+});
 
 /** The DisruptionTarget condition the eviction API adds before deleting (PodDisruptionConditions). */
 function markDisruptionTarget(ctx: ServerContext, pod: Pod): void {
   if (pod.status?.conditions?.some((c) => c.type === 'DisruptionTarget' && c.status === 'True')) return;
-  const target: Condition = { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting', lastTransitionTime: rfc3339(ctx.clock.now()) };
+  const target: Condition = {
+    type: 'DisruptionTarget',
+    status: 'True',
+    reason: 'EvictionByEvictionAPI',
+    message: 'Eviction API: evicting',
+    lastTransitionTime: rfc3339(ctx.clock.now()),
+  };
   const conditions = [...(pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'), target];
   ctx.store.put({ ...pod, status: { ...pod.status, conditions } }, 'MODIFIED');
 }

@@ -27,7 +27,8 @@ export const isKind = (kind: string): kind is Kind => Object.prototype.hasOwnPro
 
 /** The kind's description; an unknown kind is a 404 as for an unregistered resource. */
 export function kindInfo(kind: string): KindInfo {
-  if (!isKind(kind)) throw new ApiError(404, 'NotFound', `the server could not find the requested resource (kind ${kind})`);
+  if (!isKind(kind))
+    throw new ApiError(404, 'NotFound', `the server could not find the requested resource (kind ${kind})`);
   return KINDS[kind];
 }
 

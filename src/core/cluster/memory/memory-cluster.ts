@@ -4,7 +4,15 @@
 // copied; objects coming out are the stored ones, deeply frozen, so reads copy nothing and
 // callers can only change the cluster through the API.
 import type { Clock } from '../../clock.js';
-import type { ClusterClient, DeleteOptions, Kind, MergePatch, ObjectKey, Preconditions, WatchEvent } from '../client.js';
+import type {
+  ClusterClient,
+  DeleteOptions,
+  Kind,
+  MergePatch,
+  ObjectKey,
+  Preconditions,
+  WatchEvent,
+} from '../client.js';
 import type { KubeObject } from '../types.js';
 import { withServerDefaults } from './defaults.js';
 import { deleteObject } from './deletion.js';
@@ -42,7 +50,8 @@ export class MemoryCluster implements ClusterClient {
     // server always returns (a pod's terminationGracePeriodSeconds, a NodePool's budgets).
     const obj = withServerDefaults(adopt(input), undefined);
     const kind = obj.kind as Kind;
-    if (this.ctx.store.get(kind, obj.metadata.name, obj.metadata.namespace)) throw alreadyExists(kind, obj.metadata.name);
+    if (this.ctx.store.get(kind, obj.metadata.name, obj.metadata.namespace))
+      throw alreadyExists(kind, obj.metadata.name);
     obj.metadata.uid ||= this.ctx.store.nextUid();
     obj.metadata.creationTimestamp ||= rfc3339(this.ctx.clock.now());
     obj.metadata.generation ??= 1;

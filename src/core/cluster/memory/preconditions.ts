@@ -6,7 +6,8 @@ import { conflict, preconditionFailed } from './errors.js';
 
 /** 409 when a uid or resourceVersion precondition does not hold for `current`. */
 export function checkPreconditions(current: KubeObject, pre: Preconditions | undefined): void {
-  if (pre?.uid !== undefined && pre.uid !== current.metadata.uid) throw preconditionFailed('UID', pre.uid, current.metadata.uid);
+  if (pre?.uid !== undefined && pre.uid !== current.metadata.uid)
+    throw preconditionFailed('UID', pre.uid, current.metadata.uid);
   if (pre?.resourceVersion !== undefined && pre.resourceVersion !== current.metadata.resourceVersion) {
     throw preconditionFailed('ResourceVersion', pre.resourceVersion, current.metadata.resourceVersion);
   }

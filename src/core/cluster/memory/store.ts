@@ -14,7 +14,9 @@ const keyOf = (namespace: string | undefined, name: string): string => `${namesp
 export class ObjectStore {
   private readonly kinds = new Map<Kind, Map<string, KubeObject>>(KIND_NAMES.map((k) => [k, new Map()]));
   /** Per kind, the stored objects in list order; built on first list, then kept current. */
-  private readonly sorted = new Map<Kind, SortedObjects>(KIND_NAMES.map((k) => [k, new SortedObjects(() => this.kinds.get(k)!)]));
+  private readonly sorted = new Map<Kind, SortedObjects>(
+    KIND_NAMES.map((k) => [k, new SortedObjects(() => this.kinds.get(k)!)]),
+  );
   /** Per kind, the resourceVersion of its latest write (0: never written). */
   private readonly kindVersions = new Map<Kind, number>(KIND_NAMES.map((k) => [k, 0]));
   /** Owner `kind/name` → the objects that reference it, so cascade does not scan the store. */

@@ -15,7 +15,12 @@ export class WatchHub {
   private pending = 0;
 
   /** `onError` receives a handler's exception; by default it is rethrown outside delivery. */
-  constructor(private readonly onError: (e: unknown) => void = (e) => queueMicrotask(() => { throw e; })) {}
+  constructor(
+    private readonly onError: (e: unknown) => void = (e) =>
+      queueMicrotask(() => {
+        throw e;
+      }),
+  ) {}
 
   watch(kind: Kind, handler: (e: WatchEvent) => void): { stop(): void } {
     const w: Watcher = { kind, handler, stopped: false };

@@ -37,7 +37,8 @@ const dropEmptyFinalizers = (obj: KubeObject): void => {
 export function createObject(ctx: ServerContext, input: KubeObject): KubeObject {
   const obj = withServerDefaults(adopt(input), undefined);
   const kind = obj.kind as Kind;
-  if (obj.metadata.resourceVersion) throw invalid(kind, obj.metadata.name, 'metadata.resourceVersion: Invalid value: must be empty on create');
+  if (obj.metadata.resourceVersion)
+    throw invalid(kind, obj.metadata.name, 'metadata.resourceVersion: Invalid value: must be empty on create');
   if (ctx.store.get(kind, obj.metadata.name, obj.metadata.namespace)) throw alreadyExists(kind, obj.metadata.name);
   const meta = metaOf(obj);
   meta.uid = ctx.store.nextUid();
@@ -57,7 +58,12 @@ export function updateObject(ctx: ServerContext, input: KubeObject): KubeObject 
   return commit(ctx, current, next);
 }
 
-export function patchObject(ctx: ServerContext, current: KubeObject, patch: MergePatch, pre: Preconditions | undefined): KubeObject {
+export function patchObject(
+  ctx: ServerContext,
+  current: KubeObject,
+  patch: MergePatch,
+  pre: Preconditions | undefined,
+): KubeObject {
   checkPreconditions(current, pre);
   const patchedVersion = (patch.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
   if (typeof patchedVersion === 'string') checkFresh(current, patchedVersion);
@@ -65,8 +71,16 @@ export function patchObject(ctx: ServerContext, current: KubeObject, patch: Merg
   // The patch shares untouched parts with the frozen stored object; commit rewrites metadata.
   const next = { ...patched, metadata: { ...patched.metadata } };
   const kind = current.kind as Kind;
-  if (next.kind !== current.kind || next.metadata?.name !== current.metadata.name || next.metadata.namespace !== current.metadata.namespace) {
-    throw invalid(kind, current.metadata.name, 'kind, metadata.name and metadata.namespace cannot be changed by a patch');
+  if (
+    next.kind !== current.kind ||
+    next.metadata?.name !== current.metadata.name ||
+    next.metadata.namespace !== current.metadata.namespace
+  ) {
+    throw invalid(
+      kind,
+      current.metadata.name,
+      'kind, metadata.name and metadata.namespace cannot be changed by a patch',
+    );
   }
   dropEmptyFinalizers(next);
   return commit(ctx, current, next);
@@ -82,9 +96,19 @@ function commit(ctx: ServerContext, current: KubeObject, input: KubeObject): Kub
   const cur = metaOf(current);
   const meta = metaOf(next);
   if (cur.deletionTimestamp !== undefined && (meta.finalizers ?? []).some((f) => !(cur.finalizers ?? []).includes(f))) {
-    throw invalid(kind, cur.name, 'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted');
+    throw invalid(
+      kind,
+      cur.name,
+      'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted',
+    );
   }
-  for (const field of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'resourceVersion'] as const) {
+  for (const field of [
+    'uid',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'resourceVersion',
+  ] as const) {
     if (cur[field] === undefined) delete meta[field];
     else (meta as unknown as Record<string, unknown>)[field] = cur[field];
   }

@@ -22,16 +22,20 @@ export const checkCommand: Command = {
     } as const;
     const { values, positionals } = parse(argv, options, usage);
     if (positionals.length === 0) throw new CliError(`no files given\n\n${usage}`);
-    if (values.format !== 'text' && values.format !== 'json') throw new CliError(`--format takes text or json, not \`${values.format}\``);
+    if (values.format !== 'text' && values.format !== 'json')
+      throw new CliError(`--format takes text or json, not \`${values.format}\``);
     const strict = values.strict || values['deny-warnings'];
     const loaded = loadPolicies(readPolicySources(positionals));
-    const count = (s: string) => loaded.files.reduce((n, f) => n + f.diagnostics.filter((d) => d.severity === s).length, 0);
+    const count = (s: string) =>
+      loaded.files.reduce((n, f) => n + f.diagnostics.filter((d) => d.severity === s).length, 0);
     const omitted = loaded.files.reduce((n, f) => n + (f.omitted ?? 0), 0);
     // Diagnostics past the per-file limit may be warnings: under --strict they fail the check.
     const failed = !loaded.ok || (strict && (count('warning') > 0 || omitted > 0));
     if (values.format === 'json') {
       const files = loaded.files.map((f) => ({
-        file: f.fileName, diagnostics: f.diagnostics, omitted: f.omitted ?? 0,
+        file: f.fileName,
+        diagnostics: f.diagnostics,
+        omitted: f.omitted ?? 0,
       }));
       io.out(JSON.stringify({ ok: loaded.ok, files }, null, 2));
     } else {

@@ -16,11 +16,19 @@ disruptions per NodePool and reason, candidates and why-not per node, and next d
 export const evalCommand: Command = {
   usage,
   async run(argv, io) {
-    const { values } = parse(argv, {
-      cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, at: { type: 'string' }, output: { type: 'string', default: 'text' },
-    }, usage);
+    const { values } = parse(
+      argv,
+      {
+        cluster: { type: 'string' },
+        policy: { type: 'string', multiple: true },
+        at: { type: 'string' },
+        output: { type: 'string', default: 'text' },
+      },
+      usage,
+    );
     if (!values.cluster) throw new CliError(`--cluster is required\n\n${usage}`);
-    if (values.output !== 'json' && values.output !== 'text') throw new CliError(`--output takes json or text, not \`${values.output}\``);
+    if (values.output !== 'json' && values.output !== 'text')
+      throw new CliError(`--output takes json or text, not \`${values.output}\``);
     const at = values.at ? parseInstant(values.at, '--at') : Date.now();
     const index = readCluster(values.cluster, io);
     const { policies } = policiesFor(index, values.policy ?? [], io, at);

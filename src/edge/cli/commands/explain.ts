@@ -20,17 +20,37 @@ function known(index: ReturnType<typeof readCluster>): string {
 export const explainCommand: Command = {
   usage,
   async run(argv, io) {
-    const { values } = parse(argv, {
-      cluster: { type: 'string' }, node: { type: 'string' }, policy: { type: 'string', multiple: true }, at: { type: 'string' }, output: { type: 'string', default: 'text' },
-    }, usage);
+    const { values } = parse(
+      argv,
+      {
+        cluster: { type: 'string' },
+        node: { type: 'string' },
+        policy: { type: 'string', multiple: true },
+        at: { type: 'string' },
+        output: { type: 'string', default: 'text' },
+      },
+      usage,
+    );
     if (!values.cluster || !values.node) throw new CliError(`--cluster and --node are required\n\n${usage}`);
     const at = values.at ? parseInstant(values.at, '--at') : Date.now();
     const index = readCluster(values.cluster, io);
     const loaded = policiesFor(index, values.policy ?? [], io, at);
     const { matches } = findMachine(index, values.node);
-    if (matches.length > 1) throw new CliError(`\`${values.node}\` names ${matches.length} machines in ${values.cluster} (${matches.join(', ')}): give a Node or NodeClaim name`);
-    const e = await explainNode(index, loaded.policies, values.node, at, new Map(loaded.files.map((f) => [f.fileName, f.text])));
-    if (!e) throw new CliError(`no Node, NodeClaim, providerID or instance id \`${values.node}\` in ${values.cluster}${known(index)}`);
+    if (matches.length > 1)
+      throw new CliError(
+        `\`${values.node}\` names ${matches.length} machines in ${values.cluster} (${matches.join(', ')}): give a Node or NodeClaim name`,
+      );
+    const e = await explainNode(
+      index,
+      loaded.policies,
+      values.node,
+      at,
+      new Map(loaded.files.map((f) => [f.fileName, f.text])),
+    );
+    if (!e)
+      throw new CliError(
+        `no Node, NodeClaim, providerID or instance id \`${values.node}\` in ${values.cluster}${known(index)}`,
+      );
     io.out(values.output === 'json' ? JSON.stringify(e, null, 2) : renderExplanation(e));
     return EXIT_OK;
   },

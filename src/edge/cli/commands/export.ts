@@ -22,7 +22,9 @@ the NodePools have no nodeClassRef or requirements, and a warning says so.`;
  */
 function templateWarning(name: string, missing: readonly string[], base: string | undefined): string {
   const fields = missing.map((k) => `spec.template.spec.${k}`).join(' and ');
-  const fix = base ? `add them to ${base}` : 'pass --base NODEPOOL.yaml (your NodePool) to keep its template, or copy spec.disruption into your NodePool';
+  const fix = base
+    ? `add them to ${base}`
+    : 'pass --base NODEPOOL.yaml (your NodePool) to keep its template, or copy spec.disruption into your NodePool';
   return `kpol export: warning: NodePool ${name} has no ${fields}, which the NodePool CRD requires: the API server will reject it as printed; ${fix}`;
 }
 
@@ -47,9 +49,14 @@ export const exportCommand: Command = {
         io.err(`${policy.file ?? ''}: policy ${policy.name}: ${f.feature}: ${f.message}`);
       }
       const pools = exportNodePool(policy, base);
-      if (pools.length === 0) io.err(`${policy.file ?? ''}: policy ${policy.name}: warning: it selects NodePools by label, so there is no NodePool to write without --base NODEPOOL.yaml`);
+      if (pools.length === 0)
+        io.err(
+          `${policy.file ?? ''}: policy ${policy.name}: warning: it selects NodePools by label, so there is no NodePool to write without --base NODEPOOL.yaml`,
+        );
       for (const np of pools) {
-        const missing = (['nodeClassRef', 'requirements'] as const).filter((k) => np.spec.template?.spec?.[k] === undefined);
+        const missing = (['nodeClassRef', 'requirements'] as const).filter(
+          (k) => np.spec.template?.spec?.[k] === undefined,
+        );
         if (missing.length) io.err(templateWarning(np.metadata.name, missing, values.base));
         docs.push(stringify(np));
       }

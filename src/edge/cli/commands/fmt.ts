@@ -26,7 +26,10 @@ export const fmtCommand: Command = {
         continue;
       }
       if (values.check) {
-        if (value !== text) { io.out(file); exit = EXIT_FINDINGS; }
+        if (value !== text) {
+          io.out(file);
+          exit = EXIT_FINDINGS;
+        }
       } else if (values.write) {
         if (value !== text) writeFileSync(file, value);
       } else io.out(value.endsWith('\n') ? value.slice(0, -1) : value);

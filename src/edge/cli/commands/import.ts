@@ -22,10 +22,13 @@ function nodePoolsIn(text: string, file: string): NodePool[] {
       throw new CliError(`${file}:${line}:${col}: ${e.message.split('\n')[0]}`);
     }
     const value = doc.toJS() as { kind?: string; items?: unknown[] } | null;
-    for (const obj of value?.kind === 'List' ? value.items ?? [] : [value]) {
+    for (const obj of value?.kind === 'List' ? (value.items ?? []) : [value]) {
       const o = obj as NodePool | null;
       if (o && o.kind === 'NodePool') {
-        if (o.apiVersion !== 'karpenter.sh/v1') throw new CliError(`${file}: NodePool ${o.metadata?.name ?? '?'}: apiVersion ${o.apiVersion} is not supported, convert it to karpenter.sh/v1 first`);
+        if (o.apiVersion !== 'karpenter.sh/v1')
+          throw new CliError(
+            `${file}: NodePool ${o.metadata?.name ?? '?'}: apiVersion ${o.apiVersion} is not supported, convert it to karpenter.sh/v1 first`,
+          );
         pools.push(o);
       }
     }

@@ -16,16 +16,27 @@ export function makePullCommand(connect: ClusterFactory): Command {
   return {
     usage,
     async run(argv, io) {
-      const { values, positionals } = parse(argv, {
-        out: { type: 'string', default: '.' }, name: { type: 'string' }, namespace: { type: 'string', default: DEFAULT_NAMESPACE },
-        kubeconfig: { type: 'string' }, context: { type: 'string' },
-      }, usage);
+      const { values, positionals } = parse(
+        argv,
+        {
+          out: { type: 'string', default: '.' },
+          name: { type: 'string' },
+          namespace: { type: 'string', default: DEFAULT_NAMESPACE },
+          kubeconfig: { type: 'string' },
+          context: { type: 'string' },
+        },
+        usage,
+      );
       if (positionals.length) throw new CliError(`unexpected argument \`${positionals[0]}\`\n\n${usage}`);
       const client = await connect({ kubeconfig: values.kubeconfig, context: values.context });
       const r = await asCliError(() => pullPolicies(client, values.namespace, values.name));
-      if (values.name !== undefined && r.statuses.length === 0) throw new CliError(`configmap/${values.namespace}/${values.name} not found`);
+      if (values.name !== undefined && r.statuses.length === 0)
+        throw new CliError(`configmap/${values.namespace}/${values.name} not found`);
       if (r.clashes.length) {
-        throw new CliError(r.clashes.map((c) => `${c.key} is in ${c.configMaps.join(' and ')}`).join('\n') + '\nthese cannot share one folder: pull them one at a time with --name');
+        throw new CliError(
+          r.clashes.map((c) => `${c.key} is in ${c.configMaps.join(' and ')}`).join('\n') +
+            '\nthese cannot share one folder: pull them one at a time with --name',
+        );
       }
       try {
         mkdirSync(values.out, { recursive: true });

@@ -19,16 +19,26 @@ export function makePushCommand(connect: ClusterFactory): Command {
   return {
     usage,
     async run(argv, io) {
-      const { values, positionals } = parse(argv, {
-        name: { type: 'string', default: DEFAULT_NAME }, namespace: { type: 'string', default: DEFAULT_NAMESPACE },
-        kubeconfig: { type: 'string' }, context: { type: 'string' },
-      }, usage);
+      const { values, positionals } = parse(
+        argv,
+        {
+          name: { type: 'string', default: DEFAULT_NAME },
+          namespace: { type: 'string', default: DEFAULT_NAMESPACE },
+          kubeconfig: { type: 'string' },
+          context: { type: 'string' },
+        },
+        usage,
+      );
       if (positionals.length === 0) throw new CliError(`no files given\n\n${usage}`);
       const files: PushFile[] = [];
       for (const path of positionals) {
         const key = basename(path);
-        if (!/^[-._a-zA-Z0-9]+\.kpol$/.test(key)) throw new CliError(`${path}: a policy file's name must end in .kpol and use only letters, digits, '-', '_' and '.' (it becomes a ConfigMap key)`);
-        if (files.some((f) => f.key === key)) throw new CliError(`${path}: two files named ${key}; ConfigMap keys must be unique`);
+        if (!/^[-._a-zA-Z0-9]+\.kpol$/.test(key))
+          throw new CliError(
+            `${path}: a policy file's name must end in .kpol and use only letters, digits, '-', '_' and '.' (it becomes a ConfigMap key)`,
+          );
+        if (files.some((f) => f.key === key))
+          throw new CliError(`${path}: two files named ${key}; ConfigMap keys must be unique`);
         files.push({ key, fileName: path, text: readText(path) });
       }
       const client = await connect({ kubeconfig: values.kubeconfig, context: values.context });
@@ -40,7 +50,9 @@ export function makePushCommand(connect: ClusterFactory): Command {
       }
       if (r.kind === 'conflict') throw new CliError(`${r.message}; pull and push again`, EXIT_FINDINGS);
       reportDiagnostics(r.loaded, io); // warnings only
-      io.out(`${r.created ? 'created' : 'updated'} configmap/${values.namespace}/${values.name} (${files.length} file(s), resourceVersion ${r.configMap.metadata.resourceVersion})`);
+      io.out(
+        `${r.created ? 'created' : 'updated'} configmap/${values.namespace}/${values.name} (${files.length} file(s), resourceVersion ${r.configMap.metadata.resourceVersion})`,
+      );
       return EXIT_OK;
     },
   };

@@ -54,12 +54,16 @@ export async function runClusterMode(o: ClusterRunOptions, m: RunModeFlags, io: 
     const rest = new RestClient(kubeConfigOf(o));
     const decided = await detectMode((path) => rest.request({ verb: 'GET', path }), whereOf(o));
     io.err(`kpol: --mode auto chose ${decided.mode}: ${decided.why}`);
-    if (decided.mode === 'standalone') requireNoGovernFlags(m, `--mode auto chose standalone (${decided.why}); give --mode govern to govern`);
+    if (decided.mode === 'standalone')
+      requireNoGovernFlags(m, `--mode auto chose standalone (${decided.why}); give --mode govern to govern`);
     mode = decided.mode;
   }
   if (mode === 'govern') {
     // The simulated cloud's timings mean nothing next to a real cloud provider: refused, not ignored.
-    if (o.cloud && Object.keys(o.cloud).length) throw new CliError('--launch-latency and --termination-delay set the simulated cloud of standalone mode; govern mode has none');
+    if (o.cloud && Object.keys(o.cloud).length)
+      throw new CliError(
+        '--launch-latency and --termination-delay set the simulated cloud of standalone mode; govern mode has none',
+      );
     return runGoverned({ ...o, dryRun: m.dryRun, failClosedAfterMs: m.failClosedAfterMs }, io);
   }
   return runOnCluster(o, io);
@@ -91,40 +95,72 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
   const foreign = nodeClaims.filter((nc) => !SIMULATED_CLOUD_ONLY.nodeClaim(nc));
   if (foreign.length) {
     client.close();
-    throw new CliError(`${where}: standalone mode acts only on machines its simulated cloud launches, and ${foreign.length} NodeClaim${foreign.length > 1 ? 's were' : ' was'} launched `
-      + `or created by another cloud provider: ${describeNodeClaims(foreign)}. If the cluster runs Karpenter, use --mode govern.`, EXIT_FINDINGS);
+    throw new CliError(
+      `${where}: standalone mode acts only on machines its simulated cloud launches, and ${foreign.length} NodeClaim${foreign.length > 1 ? 's were' : ' was'} launched ` +
+        `or created by another cloud provider: ${describeNodeClaims(foreign)}. If the cluster runs Karpenter, use --mode govern.`,
+      EXIT_FINDINGS,
+    );
   }
-  const rt = new Runtime({ clock, objects: nodeClaims, cluster: client, bindPods: false, policies: loaded.policies, logger, ownership: SIMULATED_CLOUD_ONLY,
+  const rt = new Runtime({
+    clock,
+    objects: nodeClaims,
+    cluster: client,
+    bindPods: false,
+    policies: loaded.policies,
+    logger,
+    ownership: SIMULATED_CLOUD_ONLY,
     // The simulated cloud starts afresh in every process: ids from the wall clock never repeat
     // one a previous process gave a machine (its Node may still be on its way out).
-    cloud: { ...o.cloud, instanceIdStart: clock.now() * 1000 } });
+    cloud: { ...o.cloud, instanceIdStart: clock.now() * 1000 },
+  });
   // Check proves a file well-formed, not that it evaluates (issue 13): one trial before acting.
   const unevaluable = await unevaluableFile(loaded.policies, sources, (p, at) => rt.evaluateAt(p, at), clock.now());
   if (unevaluable) {
     client.close();
     throw new CliError(formatError(unevaluable), EXIT_FINDINGS);
   }
-  if (rt.notAdopted.length) logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
+  if (rt.notAdopted.length)
+    logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
   let lost = false;
   const hooks: LoopHooks = {
-    shouldAct: () => services.shouldAct(), afterTick: (r) => services.afterTick(r),
-    tickSucceeded: () => services.tickSucceeded(), tickFailed: (e) => services.tickFailed(e),
+    shouldAct: () => services.shouldAct(),
+    afterTick: (r) => services.afterTick(r),
+    tickSucceeded: () => services.tickSucceeded(),
+    tickFailed: (e) => services.tickFailed(e),
   };
   const services = new ClusterServices(rt, {
-    client, clock, namespace: o.namespace, files: sources, leaderElection: o.leaderElection, logger,
-    onLostLeadership: () => { logger.error('leadership lost; stopping so a restart begins from cluster state', {}); lost = true; hooks.stop?.(); },
+    client,
+    clock,
+    namespace: o.namespace,
+    files: sources,
+    leaderElection: o.leaderElection,
+    logger,
+    onLostLeadership: () => {
+      logger.error('leadership lost; stopping so a restart begins from cluster state', {});
+      lost = true;
+      hooks.stop?.();
+    },
   });
   const runtimeStatus = new RuntimeStatus(rt, 1);
   const status = new CheckedSource(runtimeStatus, services.readiness());
-  const server = await listenOn('--port', '127.0.0.1', port, () => startStatusServer({ port, source: status, metrics: rt.metrics, logger }));
-  const probes = o.probePort === undefined ? undefined : await listenOn('--probe-port', '0.0.0.0', o.probePort, () => startProbeServer(o.probePort!, status)).catch(async (e: unknown) => {
-    await server.close();
-    throw e;
-  });
+  const server = await listenOn('--port', '127.0.0.1', port, () =>
+    startStatusServer({ port, source: status, metrics: rt.metrics, logger }),
+  );
+  const probes =
+    o.probePort === undefined
+      ? undefined
+      : await listenOn('--probe-port', '0.0.0.0', o.probePort, () => startProbeServer(o.probePort!, status)).catch(
+          async (e: unknown) => {
+            await server.close();
+            throw e;
+          },
+        );
   await services.start();
   await client.start(VIEW_KINDS);
   services.markInformersSynced();
-  io.err(`kpol: cluster ${client.rest.server} from ${where}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
+  io.err(
+    `kpol: cluster ${client.rest.server} from ${where}; status page ${server.url}/ (metrics ${server.url}/metrics)`,
+  );
   logger.info('started', { url: server.url, server: client.rest.server, policies: loaded.policies.map((p) => p.name) });
   try {
     await runLoop(rt, runtimeStatus, logger, o.forSeconds, hooks);

@@ -60,25 +60,53 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
   let stop: () => void = () => {};
   let lost = false;
   const services = new ClusterServices(governor, {
-    client, clock, namespace: o.namespace, files: sources, leaderElection: o.leaderElection, logger,
-    onLostLeadership: () => { logger.error('leadership lost; stopping so a restart begins from cluster state', {}); lost = true; stop(); },
+    client,
+    clock,
+    namespace: o.namespace,
+    files: sources,
+    leaderElection: o.leaderElection,
+    logger,
+    onLostLeadership: () => {
+      logger.error('leadership lost; stopping so a restart begins from cluster state', {});
+      lost = true;
+      stop();
+    },
   });
   const status = new GovernStatus(governor, clock);
   const checked = new CheckedSource(status, services.readiness());
-  const server = await listenOn('--port', '127.0.0.1', o.port, () => startStatusServer({ port: o.port, source: checked, metrics: governor.metrics, logger }));
-  const probes = o.probePort === undefined ? undefined : await listenOn('--probe-port', '0.0.0.0', o.probePort, () => startProbeServer(o.probePort!, checked)).catch(async (e: unknown) => {
-    await server.close();
-    throw e;
-  });
+  const server = await listenOn('--port', '127.0.0.1', o.port, () =>
+    startStatusServer({ port: o.port, source: checked, metrics: governor.metrics, logger }),
+  );
+  const probes =
+    o.probePort === undefined
+      ? undefined
+      : await listenOn('--probe-port', '0.0.0.0', o.probePort, () => startProbeServer(o.probePort!, checked)).catch(
+          async (e: unknown) => {
+            await server.close();
+            throw e;
+          },
+        );
   await services.start();
   await client.start(VIEW_KINDS);
   services.markInformersSynced();
-  io.err(`kpol: governing Karpenter on ${client.rest.server} from ${where}${o.dryRun ? ' (dry run: nothing is written)' : ''}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
-  logger.info('started', { mode: 'govern', url: server.url, server: client.rest.server, dryRun: o.dryRun, failClosedAfterSeconds: o.failClosedAfterMs / 1000, policies: loaded.policies.map((p) => p.name) });
+  io.err(
+    `kpol: governing Karpenter on ${client.rest.server} from ${where}${o.dryRun ? ' (dry run: nothing is written)' : ''}; status page ${server.url}/ (metrics ${server.url}/metrics)`,
+  );
+  logger.info('started', {
+    mode: 'govern',
+    url: server.url,
+    server: client.rest.server,
+    dryRun: o.dryRun,
+    failClosedAfterSeconds: o.failClosedAfterMs / 1000,
+    policies: loaded.policies.map((p) => p.name),
+  });
   try {
     await new Promise<void>((resolve) => {
       let stopping = false;
-      stop = () => { stopping = true; resolve(); };
+      stop = () => {
+        stopping = true;
+        resolve();
+      };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       if (o.forSeconds !== undefined) setTimeout(stop, o.forSeconds * 1000).unref();
@@ -93,7 +121,8 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
             // Nothing written this tick: Karpenter keeps the last budgets until their renewal
             // instant, then blocks (fail closed). The next tick starts again from cluster state.
             logger.error('tick failed', { error: (e as Error).message ?? String(e) });
-            await services.tickFailed(e)
+            await services
+              .tickFailed(e)
               .catch((err: unknown) => logger.error('could not report the failed tick', { error: String(err) }));
           }
           await new Promise((res) => setTimeout(res, TICK_MS));

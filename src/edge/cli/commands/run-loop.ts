@@ -17,10 +17,19 @@ export interface LoopHooks {
   stop?: () => void;
 }
 
-export async function runLoop(rt: Runtime, status: RuntimeStatus, logger: Logger, forSeconds: number | undefined, hooks?: LoopHooks): Promise<void> {
+export async function runLoop(
+  rt: Runtime,
+  status: RuntimeStatus,
+  logger: Logger,
+  forSeconds: number | undefined,
+  hooks?: LoopHooks,
+): Promise<void> {
   let stopping = false;
   const done = new Promise<void>((resolve) => {
-    const stop = () => { stopping = true; resolve(); };
+    const stop = () => {
+      stopping = true;
+      resolve();
+    };
     if (hooks) hooks.stop = stop;
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
@@ -38,15 +47,35 @@ export async function runLoop(rt: Runtime, status: RuntimeStatus, logger: Logger
         status.record(r);
         await hooks?.afterTick(r);
         const c = r.disruption.started;
-        if (c) logger.info('disruption decision', { method: c.method, reason: c.reason, decision: c.replacements.length ? 'replace' : 'delete', nodes: c.candidates.map((x) => x.node), replacements: c.replacements.map((x) => x.instanceTypes[0]) });
-        for (const n of r.expired) logger.info('disruption decision', { method: 'Expiration', reason: 'Expired', decision: 'delete', nodeClaims: [n] });
-        for (const n of r.interrupted) logger.info('disruption decision', { method: 'Interruption', reason: 'Interrupted', decision: 'delete', nodeClaims: [n] });
+        if (c)
+          logger.info('disruption decision', {
+            method: c.method,
+            reason: c.reason,
+            decision: c.replacements.length ? 'replace' : 'delete',
+            nodes: c.candidates.map((x) => x.node),
+            replacements: c.replacements.map((x) => x.instanceTypes[0]),
+          });
+        for (const n of r.expired)
+          logger.info('disruption decision', {
+            method: 'Expiration',
+            reason: 'Expired',
+            decision: 'delete',
+            nodeClaims: [n],
+          });
+        for (const n of r.interrupted)
+          logger.info('disruption decision', {
+            method: 'Interruption',
+            reason: 'Interrupted',
+            decision: 'delete',
+            nodeClaims: [n],
+          });
       } catch (e) {
         // A real API server can refuse a write or drop a connection mid-tick; the next tick
         // starts again from cluster state, as a controller-runtime reconciler would requeue.
         // A tick that throws decided nothing: no command started, so nothing is disrupted on it.
         logger.error('tick failed', { error: (e as Error).message ?? String(e) });
-        await hooks?.tickFailed?.(e)
+        await hooks
+          ?.tickFailed?.(e)
           .catch((err: unknown) => logger.error('could not report the failed tick', { error: String(err) }));
       }
       await new Promise((res) => setTimeout(res, 1000));

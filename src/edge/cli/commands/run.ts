@@ -31,23 +31,52 @@ ${CLUSTER_RUN_USAGE}`;
 export const runCommand: Command = {
   usage,
   async run(argv, io) {
-    const { values } = parse(argv, {
-      cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, speed: { type: 'string', default: '60' },
-      port: { type: 'string', default: '8080' }, for: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, 'in-cluster': { type: 'boolean' },
-      'launch-latency': { type: 'string' }, 'termination-delay': { type: 'string' },
-      ...CLUSTER_RUN_FLAGS, ...RUN_MODE_FLAGS,
-    }, usage);
+    const { values } = parse(
+      argv,
+      {
+        cluster: { type: 'string' },
+        policy: { type: 'string', multiple: true },
+        speed: { type: 'string', default: '60' },
+        port: { type: 'string', default: '8080' },
+        for: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        'in-cluster': { type: 'boolean' },
+        'launch-latency': { type: 'string' },
+        'termination-delay': { type: 'string' },
+        ...CLUSTER_RUN_FLAGS,
+        ...RUN_MODE_FLAGS,
+      },
+      usage,
+    );
     const n = numbers(values);
     const cloud = cloudTimings(values['launch-latency'], values['termination-delay']);
     if (values.kubeconfig || values['in-cluster']) {
-      if (values.cluster) throw new CliError('--cluster seeds the embedded simulated cluster; it cannot be combined with --kubeconfig or --in-cluster');
+      if (values.cluster)
+        throw new CliError(
+          '--cluster seeds the embedded simulated cluster; it cannot be combined with --kubeconfig or --in-cluster',
+        );
       const mode = runModeFlags(values);
       const { runClusterMode } = await import('./run-cluster.js');
-      return runClusterMode({ kubeconfig: values.kubeconfig, context: values.context, inCluster: values['in-cluster'], policies: values.policy ?? [], port: n.port, ...(n.forSeconds !== undefined && { forSeconds: n.forSeconds }), cloud, ...clusterRunFlags(values, process.env) }, mode, io);
+      return runClusterMode(
+        {
+          kubeconfig: values.kubeconfig,
+          context: values.context,
+          inCluster: values['in-cluster'],
+          policies: values.policy ?? [],
+          port: n.port,
+          ...(n.forSeconds !== undefined && { forSeconds: n.forSeconds }),
+          cloud,
+          ...clusterRunFlags(values, process.env),
+        },
+        mode,
+        io,
+      );
     }
     if (values.context) throw new CliError('--context selects a context of --kubeconfig; give --kubeconfig too');
     for (const flag of ['mode', 'dry-run', 'fail-closed-after'] as const) {
-      if (values[flag] !== undefined) throw new CliError(`--${flag} applies to a real cluster; give --kubeconfig or --in-cluster too`);
+      if (values[flag] !== undefined)
+        throw new CliError(`--${flag} applies to a real cluster; give --kubeconfig or --in-cluster too`);
     }
     const { embeddedInputs, runEmbedded } = await import('./serve.js');
     return runEmbedded({ ...embeddedInputs(values), protectStatus: false, cloud, ...n }, io);
@@ -55,7 +84,10 @@ export const runCommand: Command = {
 };
 
 /** The simulated cloud's machine start and stop times; seconds-scale values make a real-cluster test short. */
-function cloudTimings(launch: string | undefined, termination: string | undefined): { launchLatencyMs?: number; terminationDelayMs?: number } {
+function cloudTimings(
+  launch: string | undefined,
+  termination: string | undefined,
+): { launchLatencyMs?: number; terminationDelayMs?: number } {
   const ms = (text: string, flag: string) => durationFlagMs(text, flag, '2s or 500ms');
   return {
     ...(launch !== undefined && { launchLatencyMs: ms(launch, 'launch-latency') }),

@@ -70,23 +70,42 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
   const unevaluable = await unevaluableFile(loaded.policies, files, evaluateAt, clock.now());
   if (unevaluable) throw new CliError(formatError(unevaluable), EXIT_FINDINGS);
   const policies = new ConfigMapPolicies({
-    client: rt.cluster, clock, namespace: DEFAULT_NAMESPACE, files, recorder: rt.events, logger, evaluateAt,
-    onChange: (p) => { rt.policies = p; },
+    client: rt.cluster,
+    clock,
+    namespace: DEFAULT_NAMESPACE,
+    files,
+    recorder: rt.events,
+    logger,
+    evaluateAt,
+    onChange: (p) => {
+      rt.policies = p;
+    },
   });
   await policies.start();
   const token = newToken();
   let server: StatusServer;
   try {
-    server = await listenOn('--port', '127.0.0.1', o.port, () => startStatusServer({
-      port: o.port, source: status, metrics: rt.metrics, logger, ...(o.protectStatus && { token }),
-      routes: editorRoutes({ client: rt.cluster, token, sources: policies, now: () => clock.now(), evaluateAt }),
-    }));
+    server = await listenOn('--port', '127.0.0.1', o.port, () =>
+      startStatusServer({
+        port: o.port,
+        source: status,
+        metrics: rt.metrics,
+        logger,
+        ...(o.protectStatus && { token }),
+        routes: editorRoutes({ client: rt.cluster, token, sources: policies, now: () => clock.now(), evaluateAt }),
+      }),
+    );
   } catch (e) {
     policies.stop();
     throw e;
   }
   announce(server, token, o, io);
-  logger.info('started', { url: server.url, cluster: o.clusterFile, policies: rt.policies.map((p) => p.name), speed: o.speed });
+  logger.info('started', {
+    url: server.url,
+    cluster: o.clusterFile,
+    policies: rt.policies.map((p) => p.name),
+    speed: o.speed,
+  });
   await runLoop(rt, status, logger, o.forSeconds);
   policies.stop();
   await server.close();
@@ -95,7 +114,9 @@ export async function runEmbedded(o: EmbeddedOptions, io: Output): Promise<numbe
 }
 
 function announce(server: StatusServer, token: string, o: EmbeddedOptions, io: Output): void {
-  io.err(`kpol: embedded simulated cluster (${o.clusterFile}), clock ×${o.speed}; status page ${server.url}/ (metrics ${server.url}/metrics)`);
+  io.err(
+    `kpol: embedded simulated cluster (${o.clusterFile}), clock ×${o.speed}; status page ${server.url}/ (metrics ${server.url}/metrics)`,
+  );
   // The token travels in the fragment, which browsers never send to the server or in Referer.
   io.err(`kpol: editor ${server.url}/editor/#token=${token}`);
   io.err(`kpol: access token ${token}`);
@@ -114,10 +135,18 @@ event say why). --policy files are applied too but are read-only. The status pag
 export const serveCommand: Command = {
   usage,
   async run(argv, io) {
-    const { values } = parse(argv, {
-      cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, speed: { type: 'string', default: '1' },
-      port: { type: 'string', default: '8080' }, start: { type: 'string' }, for: { type: 'string' },
-    }, usage);
+    const { values } = parse(
+      argv,
+      {
+        cluster: { type: 'string' },
+        policy: { type: 'string', multiple: true },
+        speed: { type: 'string', default: '1' },
+        port: { type: 'string', default: '8080' },
+        start: { type: 'string' },
+        for: { type: 'string' },
+      },
+      usage,
+    );
     return runEmbedded({ ...embeddedInputs(values), protectStatus: true, ...numbers(values) }, io);
   },
 };
@@ -128,7 +157,10 @@ export const serveCommand: Command = {
  * the editor lists it and a save is what the controller reloads — unless --cluster or --policy
  * is given. --policy files are applied read-only.
  */
-export function embeddedInputs(values: { cluster?: string; policy?: string[] }): Pick<EmbeddedOptions, 'clusterFile' | 'policyFiles' | 'extraObjects'> {
+export function embeddedInputs(values: {
+  cluster?: string;
+  policy?: string[];
+}): Pick<EmbeddedOptions, 'clusterFile' | 'policyFiles' | 'extraObjects'> {
   const demo = values.cluster === undefined && values.policy === undefined;
   const extraObjects: KubeObject[] = demo ? [demoPolicyConfigMap()] : [];
   return { clusterFile: values.cluster ?? DEMO_CLUSTER, policyFiles: values.policy ?? [], extraObjects };
@@ -136,5 +168,10 @@ export function embeddedInputs(values: { cluster?: string; policy?: string[] }):
 
 function demoPolicyConfigMap(): ConfigMap {
   const { namespace, name, key } = DEMO_POLICY_CONFIGMAP;
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { [LABEL_POLICY_CONFIGMAP]: 'true' } }, data: { [key]: readText(DEMO_POLICY) } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, labels: { [LABEL_POLICY_CONFIGMAP]: 'true' } },
+    data: { [key]: readText(DEMO_POLICY) },
+  };
 }

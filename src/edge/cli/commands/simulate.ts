@@ -30,10 +30,19 @@ function duration(text: string, flag: string): number {
 export const simulateCommand: Command = {
   usage,
   async run(argv, io) {
-    const { values } = parse(argv, {
-      cluster: { type: 'string' }, policy: { type: 'string', multiple: true }, from: { type: 'string' }, for: { type: 'string', default: '7d' },
-      step: { type: 'string', default: '1m' }, workload: { type: 'string' }, out: { type: 'string', default: 'kpol-simulation' },
-    }, usage);
+    const { values } = parse(
+      argv,
+      {
+        cluster: { type: 'string' },
+        policy: { type: 'string', multiple: true },
+        from: { type: 'string' },
+        for: { type: 'string', default: '7d' },
+        step: { type: 'string', default: '1m' },
+        workload: { type: 'string' },
+        out: { type: 'string', default: 'kpol-simulation' },
+      },
+      usage,
+    );
     if (!values.cluster || !values.from) throw new CliError(`--cluster and --from are required\n\n${usage}`);
     const fromMs = parseInstant(values.from, '--from');
     const forMs = duration(values.for!, '--for');
@@ -54,19 +63,34 @@ export const simulateCommand: Command = {
       workload = r.workload;
     }
     const configMaps = objects.filter((o): o is ConfigMap => o.kind === 'ConfigMap');
-    const loaded = loadPolicies([...readPolicySources(values.policy ?? []), ...policySourcesFromConfigMaps(configMaps)], fromMs);
+    const loaded = loadPolicies(
+      [...readPolicySources(values.policy ?? []), ...policySourcesFromConfigMaps(configMaps)],
+      fromMs,
+    );
     if (reportDiagnostics(loaded, io)) return EXIT_FINDINGS;
     const progress = createProgress({ total: forMs, label: 'simulating' });
     const timeline = await simulate({
-      objects: [...objects, ...(workload?.objects ?? [])], policies: loaded.policies, fromMs, forMs, stepMs, workload: workload?.events,
-      onProgress: (done) => progress.update(done), wallMs: () => performance.now(),
+      objects: [...objects, ...(workload?.objects ?? [])],
+      policies: loaded.policies,
+      fromMs,
+      forMs,
+      stepMs,
+      workload: workload?.events,
+      onProgress: (done) => progress.update(done),
+      wallMs: () => performance.now(),
     });
     progress.finish();
     mkdirSync(values.out!, { recursive: true });
     writeFileSync(join(values.out!, 'timeline.json'), JSON.stringify(timeline));
     writeFileSync(join(values.out!, 'report.html'), renderReport(timeline, `kpol simulation of ${values.cluster}`));
     const s = timeline.summary;
-    io.out(`simulated ${timeline.ticks} ticks in ${s.wallSeconds.toFixed(1)} s: ${Object.entries(s.disruptionsByReason).map(([r, n]) => `${n} ${r}`).join(', ') || 'no disruptions'}; cost $${s.startCostPerHour.toFixed(2)}/h → $${s.endCostPerHour.toFixed(2)}/h`);
+    io.out(
+      `simulated ${timeline.ticks} ticks in ${s.wallSeconds.toFixed(1)} s: ${
+        Object.entries(s.disruptionsByReason)
+          .map(([r, n]) => `${n} ${r}`)
+          .join(', ') || 'no disruptions'
+      }; cost $${s.startCostPerHour.toFixed(2)}/h → $${s.endCostPerHour.toFixed(2)}/h`,
+    );
     io.out(`wrote ${join(values.out!, 'timeline.json')} and ${join(values.out!, 'report.html')}`);
     return EXIT_OK;
   },

@@ -19,12 +19,13 @@ function collect(path: string, out: string[]): void {
     throw new CliError(`cannot read ${path}: no such file or directory`);
   }
   if (st.isFile()) out.push(path);
-  else for (const e of readdirSync(path).sort()) {
-    if (e === 'node_modules' || e.startsWith('.')) continue;
-    const p = join(path, e);
-    if (statSync(p).isDirectory()) collect(p, out);
-    else if (e.endsWith('.test.yaml') || e.endsWith('.test.yml')) out.push(p);
-  }
+  else
+    for (const e of readdirSync(path).sort()) {
+      if (e === 'node_modules' || e.startsWith('.')) continue;
+      const p = join(path, e);
+      if (statSync(p).isDirectory()) collect(p, out);
+      else if (e.endsWith('.test.yaml') || e.endsWith('.test.yml')) out.push(p);
+    }
 }
 
 export const testCommand: Command = {

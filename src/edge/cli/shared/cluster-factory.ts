@@ -23,16 +23,24 @@ export function kubeconfigPath(access: ClusterAccess, env: Record<string, string
 
 /** Loads the Kubernetes client (@kubernetes/client-node, slow to load) only when a command connects. */
 export const connectCluster: ClusterFactory = async (access) => {
-  const [{ KubeClusterClient }, { KubeConfigError, loadKubeConfig }] = await Promise.all([import('../../kube/kube-cluster.js'), import('../../kube/kube-config.js')]);
+  const [{ KubeClusterClient }, { KubeConfigError, loadKubeConfig }] = await Promise.all([
+    import('../../kube/kube-cluster.js'),
+    import('../../kube/kube-config.js'),
+  ]);
   try {
-    return new KubeClusterClient(loadKubeConfig({ kubeconfig: kubeconfigPath(access, process.env), context: access.context }));
+    return new KubeClusterClient(
+      loadKubeConfig({ kubeconfig: kubeconfigPath(access, process.env), context: access.context }),
+    );
   } catch (e) {
     if (e instanceof KubeConfigError) throw new CliError(e.message);
     throw e;
   }
 };
 
-/** An API server's refusal (forbidden, not found, unreachable) is the user's to act on, not a crash: exit 1 with its message. */
+/**
+ * An API server's refusal (forbidden, not found, unreachable) is the user's to act on, not a crash: exit 1 with its
+ * message.
+ */
 export async function asCliError<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();

@@ -38,7 +38,11 @@ export function readCluster(path: string, io?: Output): ClusterIndex {
 
 /** Policies from --policy files plus those stored in the snapshot's policy ConfigMaps. */
 export function policiesFor(index: ClusterIndex, paths: readonly string[], io: Output, nowMs?: number): LoadedPolicies {
-  const loaded = loadPolicies([...readPolicySources(paths), ...policySourcesFromConfigMaps(index.snapshot.configMaps)], nowMs);
-  if (reportDiagnostics(loaded, io)) throw new CliError('the policies have errors; nothing was evaluated', EXIT_FINDINGS);
+  const loaded = loadPolicies(
+    [...readPolicySources(paths), ...policySourcesFromConfigMaps(index.snapshot.configMaps)],
+    nowMs,
+  );
+  if (reportDiagnostics(loaded, io))
+    throw new CliError('the policies have errors; nothing was evaluated', EXIT_FINDINGS);
   return loaded;
 }

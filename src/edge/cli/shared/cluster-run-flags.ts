@@ -3,7 +3,13 @@
 // election and the probe port. Parsed here so `run.ts` only passes them through.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DEFAULT_LEASE_DURATION_MS, DEFAULT_RENEW_DEADLINE_MS, DEFAULT_RETRY_PERIOD_MS, leaderElectionProblems, type LeaderElectionConfig } from '../../../control/leader/lease-elector.js';
+import {
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  leaderElectionProblems,
+  type LeaderElectionConfig,
+} from '../../../control/leader/lease-elector.js';
 import { DEFAULT_NAMESPACE } from './cluster-factory.js';
 import { durationFlagMs } from './duration-flag.js';
 import { CliError } from './io.js';
@@ -37,12 +43,16 @@ function durationMs(text: string | undefined, flag: string, fallback: number): n
 }
 
 /** `inCluster`: leader election defaults to on in a pod (replicas), off for a local `--kubeconfig` run. */
-export function clusterRunFlags(v: Values & { 'in-cluster'?: boolean }, env: Record<string, string | undefined>): ClusterRunFlags {
+export function clusterRunFlags(
+  v: Values & { 'in-cluster'?: boolean },
+  env: Record<string, string | undefined>,
+): ClusterRunFlags {
   const namespace = v.namespace ?? env.POD_NAMESPACE ?? DEFAULT_NAMESPACE;
   let probePort: number | undefined;
   if (v['probe-port'] !== undefined) {
     probePort = Number(v['probe-port']);
-    if (!Number.isInteger(probePort) || probePort < 0 || probePort > 65535) throw new CliError(`--probe-port takes a port number, not \`${v['probe-port']}\``);
+    if (!Number.isInteger(probePort) || probePort < 0 || probePort > 65535)
+      throw new CliError(`--probe-port takes a port number, not \`${v['probe-port']}\``);
   }
   const mode = v['leader-election'] ?? (v['in-cluster'] ? 'on' : 'off');
   if (mode !== 'on' && mode !== 'off') throw new CliError(`--leader-election takes on or off, not \`${mode}\``);

@@ -7,6 +7,7 @@ import { CliError } from './io.js';
 
 export function durationFlagMs(text: string, flag: string, example: string): number {
   const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : parseGoDuration(text);
-  if (seconds === undefined || seconds < 0) throw new CliError(`--${flag} takes a duration such as ${example}, not \`${text}\``);
+  if (seconds === undefined || seconds < 0)
+    throw new CliError(`--${flag} takes a duration such as ${example}, not \`${text}\``);
   return seconds * 1000;
 }

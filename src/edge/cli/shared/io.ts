@@ -9,7 +9,10 @@ export const EXIT_USAGE = 2;
 
 /** A user-facing failure: printed as `kpol: <message>` with no stack trace. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT_USAGE) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT_USAGE,
+  ) {
     super(message);
   }
 }
@@ -47,6 +50,7 @@ export function readText(path: string): string {
 /** Parses an RFC 3339 instant given with --at/--from; a usage error otherwise. */
 export function parseInstant(text: string, flag: string): number {
   const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(ms)) throw new CliError(`${flag} takes an RFC 3339 instant such as 2026-11-22T10:00:00Z, not \`${text}\``);
+  if (Number.isNaN(ms))
+    throw new CliError(`${flag} takes an RFC 3339 instant such as 2026-11-22T10:00:00Z, not \`${text}\``);
   return ms;
 }

@@ -19,4 +19,5 @@ export function kubeConfigOf(o: KubeTarget) {
   }
 }
 
-export const whereOf = (o: KubeTarget): string => (o.inCluster ? 'in-cluster service account' : `${o.kubeconfig}${o.context ? ` (context ${o.context})` : ''}`);
+export const whereOf = (o: KubeTarget): string =>
+  o.inCluster ? 'in-cluster service account' : `${o.kubeconfig}${o.context ? ` (context ${o.context})` : ''}`;

@@ -12,10 +12,16 @@ export async function listenOn<T>(flag: string, host: string, port: number, star
     const code = (e as NodeJS.ErrnoException).code;
     const where = `${host}:${port}`;
     if (code === 'EADDRINUSE') {
-      throw new CliError(`cannot listen on ${where}: port ${port} is already in use (another kpol serve or kpol run?); choose another with ${flag} PORT, or ${flag} 0 for any free port`);
+      throw new CliError(
+        `cannot listen on ${where}: port ${port} is already in use (another kpol serve or kpol run?); choose another with ${flag} PORT, or ${flag} 0 for any free port`,
+      );
     }
-    if (code === 'EACCES') throw new CliError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose another with ${flag} PORT`);
-    if (code === 'EADDRNOTAVAIL') throw new CliError(`cannot listen on ${where}: the address is not available on this machine`);
+    if (code === 'EACCES')
+      throw new CliError(
+        `cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose another with ${flag} PORT`,
+      );
+    if (code === 'EADDRNOTAVAIL')
+      throw new CliError(`cannot listen on ${where}: the address is not available on this machine`);
     throw e;
   }
 }

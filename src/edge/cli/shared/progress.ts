@@ -48,7 +48,12 @@ export function createProgress(o: ProgressOptions): Progress {
   const draw = (done: number): void => {
     const fraction = total === 0 ? 1 : Math.min(1, Math.max(0, done / total));
     const elapsed = now() - started;
-    const eta = done > 0 && fraction < 1 ? `ETA ${formatEta((elapsed * (total - done)) / done)}` : fraction >= 1 ? `done in ${formatEta(elapsed)}` : 'ETA --:--';
+    const eta =
+      done > 0 && fraction < 1
+        ? `ETA ${formatEta((elapsed * (total - done)) / done)}`
+        : fraction >= 1
+          ? `done in ${formatEta(elapsed)}`
+          : 'ETA --:--';
     const label = o.label ? `${o.label} ` : '';
     const tail = ` ${String(Math.floor(fraction * 100)).padStart(3)}% ${eta}`;
     const width = Math.max(10, Math.min(40, (stream.columns ?? 80) - label.length - tail.length - 3));

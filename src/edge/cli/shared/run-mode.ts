@@ -38,7 +38,8 @@ type Values = { mode?: string; 'dry-run'?: boolean; 'fail-closed-after'?: string
 
 export function runModeFlags(v: Values): RunModeFlags {
   const mode = v.mode ?? 'auto';
-  if (!(RUN_MODES as readonly string[]).includes(mode)) throw new CliError(`--mode takes govern, standalone or auto, not \`${mode}\``);
+  if (!(RUN_MODES as readonly string[]).includes(mode))
+    throw new CliError(`--mode takes govern, standalone or auto, not \`${mode}\``);
   let failClosedAfterMs = DEFAULT_FAIL_CLOSED_AFTER_MS;
   if (v['fail-closed-after'] !== undefined) {
     const text = v['fail-closed-after'];
@@ -47,7 +48,10 @@ export function runModeFlags(v: Values): RunModeFlags {
       throw new CliError(`--fail-closed-after takes whole minutes, at least 1m (such as 2m or 5m), not \`${text}\``);
     }
   }
-  const governOnly = [...(v['dry-run'] ? ['--dry-run'] : []), ...(v['fail-closed-after'] !== undefined ? ['--fail-closed-after'] : [])];
+  const governOnly = [
+    ...(v['dry-run'] ? ['--dry-run'] : []),
+    ...(v['fail-closed-after'] !== undefined ? ['--fail-closed-after'] : []),
+  ];
   const flags: RunModeFlags = { mode: mode as RunMode, dryRun: v['dry-run'] ?? false, failClosedAfterMs, governOnly };
   if (flags.mode === 'standalone') requireNoGovernFlags(flags, 'with --mode standalone they mean nothing');
   return flags;
@@ -79,9 +83,15 @@ export interface CrdLike {
 export function decideMode(crd: CrdLike | undefined): ModeDecision {
   if (crd === undefined) return { mode: 'standalone', why: 'no karpenter.sh NodePool CRD is installed' };
   if (crd.metadata?.labels?.[KPOL_CRD_LABEL.key] === KPOL_CRD_LABEL.value) {
-    return { mode: 'standalone', why: `the karpenter.sh NodePool CRD is kpol's own (label ${KPOL_CRD_LABEL.key}=${KPOL_CRD_LABEL.value})` };
+    return {
+      mode: 'standalone',
+      why: `the karpenter.sh NodePool CRD is kpol's own (label ${KPOL_CRD_LABEL.key}=${KPOL_CRD_LABEL.value})`,
+    };
   }
-  return { mode: 'govern', why: "the karpenter.sh NodePool CRD is installed and is not kpol's own: the cluster runs Karpenter" };
+  return {
+    mode: 'govern',
+    why: "the karpenter.sh NodePool CRD is installed and is not kpol's own: the cluster runs Karpenter",
+  };
 }
 
 /**
@@ -95,9 +105,12 @@ export async function detectMode(get: (path: string) => Promise<unknown>, where:
   } catch (e) {
     if (isApiError(e, 404)) return decideMode(undefined);
     if (isApiError(e, 403)) {
-      throw new CliError(`${where}: --mode auto reads customresourcedefinitions/nodepools.karpenter.sh to tell whether the cluster runs Karpenter, and that read is forbidden (403): give --mode govern or --mode standalone, or grant get on it (deploy/20-rbac.yaml)`);
+      throw new CliError(
+        `${where}: --mode auto reads customresourcedefinitions/nodepools.karpenter.sh to tell whether the cluster runs Karpenter, and that read is forbidden (403): give --mode govern or --mode standalone, or grant get on it (deploy/20-rbac.yaml)`,
+      );
     }
-    if (isApiError(e)) throw new CliError(`${where}: reading the karpenter.sh NodePool CRD for --mode auto: ${e.message}`);
+    if (isApiError(e))
+      throw new CliError(`${where}: reading the karpenter.sh NodePool CRD for --mode auto: ${e.message}`);
     throw e;
   }
 }

@@ -6,7 +6,10 @@ import type { Clock } from '../../../core/clock.js';
 export class ScaledClock implements Clock {
   private readonly realStart = Date.now();
 
-  constructor(private readonly speed: number, private readonly start = Date.now()) {}
+  constructor(
+    private readonly speed: number,
+    private readonly start = Date.now(),
+  ) {}
 
   now(): number {
     return Math.floor(this.start + (Date.now() - this.realStart) * this.speed);
