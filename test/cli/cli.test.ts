@@ -21,7 +21,12 @@ describe('exit codes and errors', () => {
     expect((await runCli()).code).toBe(2);
     const r = await runCli('frobnicate');
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('unknown command `frobnicate`');
+    expect(r.stderr).toContain('unknown command `frobnicate`\n');
+  });
+  it('a mistyped command is a usage error that names the command meant', async () => {
+    const r = await runCli('chek', 'x.kpol');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('kpol: unknown command `chek`; did you mean `check`?');
   });
   it('an unknown flag is a usage error with the usage text', async () => {
     const r = await runCli('check', '--nope', 'x.kpol');

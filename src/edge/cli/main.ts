@@ -2,6 +2,7 @@
 // `kpol` command dispatch. Every command returns an exit code; user errors are CliErrors,
 // anything else is a bug and is reported without a stack trace unless KPOL_DEBUG is set.
 import { CliError, EXIT_USAGE, processOutput, type Output } from './shared/io.js';
+import { closest, slipDistance } from '../../../grammar/suggest.js';
 import { COMMANDS } from './commands/index.js';
 
 const USAGE = `usage: kpol <command> [options]
@@ -21,7 +22,9 @@ export async function main(argv: string[], io: Output = processOutput): Promise<
   }
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!entry) {
-    io.err(`kpol: unknown command \`${name}\`\n\n${USAGE}`);
+    const near = closest(name, Object.keys(COMMANDS), slipDistance(name));
+    const hint = near === undefined ? '' : `; did you mean \`${near}\`?`;
+    io.err(`kpol: unknown command \`${name}\`${hint}\n\n${USAGE}`);
     return EXIT_USAGE;
   }
   try {
