@@ -8,11 +8,11 @@ import { sortDiagnostics, type Diagnostic, type Result } from '../../grammar/dia
 import { parse } from '../../grammar/parse.js';
 import { checkAlwaysActive } from './always-active.js';
 import { checkBudgetShadowed } from './budget-shadowed.js';
-import { lowerBudgets } from './budgets.js';
+import { lowerBudgets } from './budget-statements.js';
 import { within, type CheckContext, type FileScope, type PolicyUnit, type Stage } from './context.js';
 import { lowerFreezes } from './freezes.js';
 import { lowerMaintenanceWindows } from './maintenance-windows.js';
-import { lowerPodWindows } from './pod-windows.js';
+import { lowerPodWindows } from './pod-window-statements.js';
 import { checkReasonUnlimited } from './reason-unlimited.js';
 import { resolveSchedules } from './resolve-schedules.js';
 import { checkScheduleNeverFires } from './schedule-never-fires.js';

@@ -17,7 +17,7 @@ import type {
 } from '../../src/core/cluster/client.js';
 import type { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import type { KubeObject } from '../../src/core/cluster/types.js';
-import { RESOURCES } from '../../src/edge/kube/resources.js';
+import { RESOURCES } from '../../src/edge/kube/api-resources.js';
 
 export interface ApiRequest {
   group: string; // '' for the core group

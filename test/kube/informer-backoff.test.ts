@@ -6,7 +6,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { Informer } from '../../src/edge/kube/informer.js';
-import { RESOURCES } from '../../src/edge/kube/resources.js';
+import { RESOURCES } from '../../src/edge/kube/api-resources.js';
 import { RestClient } from '../../src/edge/kube/rest.js';
 import { createLogger } from '../../src/core/observe/logger.js';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/cluster/client.js';
 import { statusError, transportError } from '../../src/edge/kube/api-errors.js';
-import { RESOURCES, resourceOf, resourcePath } from '../../src/edge/kube/resources.js';
+import { RESOURCES, resourceOf, resourcePath } from '../../src/edge/kube/api-resources.js';
 
 describe('resourcePath', () => {
   it.each([

@@ -2,7 +2,7 @@
 // Decoding watch streams: lines split across chunks, and every kind of bad line reported as
 // MALFORMED instead of thrown.
 import { describe, expect, it } from 'vitest';
-import { RESOURCES } from '../../src/edge/kube/resources.js';
+import { RESOURCES } from '../../src/edge/kube/api-resources.js';
 import { decodeEvent, lines } from '../../src/edge/kube/watch-events.js';
 
 const streamOf = (chunks: string[]): ReadableStream<Uint8Array> => {

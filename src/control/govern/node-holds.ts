@@ -4,7 +4,7 @@
 // (KARPENTER.md#candidates, row 7). kpol sets it on a node while one of its holds is in force,
 // with `kpol.dev/do-not-disrupt` saying why, and removes both when the hold ends. A node that
 // carries the annotation without kpol's marker is the user's: kpol never touches it.
-import type { Hold } from '../../../rules/candidates.js';
+import type { Hold } from '../../../rules/node-verdict.js';
 import { ANNOTATION_DO_NOT_DISRUPT, type KubeObject, type Node } from '../../core/cluster/types.js';
 
 /** kpol's marker: present exactly while kpol holds the node; its value says why. */

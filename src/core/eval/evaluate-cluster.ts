@@ -3,7 +3,7 @@
 // assembles `kpol eval`'s answer. Per instant: one pool-rule run per policy, one node-rule run
 // per distinct combination of decision facts (memoised), and one linear pass over bound pods.
 import { allowanceFor } from '../../../rules/budgets.js';
-import { nodeVerdict, type Hold } from '../../../rules/candidates.js';
+import { nodeVerdict, type Hold } from '../../../rules/node-verdict.js';
 import { compile } from '../../../rules/compile.js';
 import { GraphEngine, type FiredEvent } from '../../../rules/engine.js';
 import type { PoolFacts } from '../../../rules/facts.js';

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // explain: the rule trace for one node — every node rule with the fact values it tested and
 // whether it fired, the pool rules of its policy, and the resulting verdict and allowances.
-import { nodeVerdict, type NodeVerdict } from '../../../rules/candidates.js';
+import { nodeVerdict, type NodeVerdict } from '../../../rules/node-verdict.js';
 import type { RuleTrace } from '../../../rules/engine.js';
 import type { NodeDetails, NodeFacts, PoolFacts } from '../../../rules/facts.js';
 import type { PolicySpec } from '../../../rules/model.js';

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `kpol eval` result: one JSON object (the contract in issue 2) and its text rendering.
-import type { Block, Hold } from '../../../rules/candidates.js';
+import type { Block, Hold } from '../../../rules/node-verdict.js';
 import type { Reason } from '../../../rules/model.js';
 
 export interface PoolResult {

@@ -20,7 +20,7 @@ import type { Logger } from '../../core/observe/logger.js';
 import { inNamespace, SortedObjects } from '../../core/cluster/sorted-objects.js';
 import { deepFreeze } from '../../core/cluster/memory/deep.js';
 import { statusError } from './api-errors.js';
-import { resourcePath, typed, type Resource } from './resources.js';
+import { resourcePath, typed, type Resource } from './api-resources.js';
 import { isAbort, type RestClient } from './rest.js';
 import { decodeEvent, lines } from './watch-events.js';
 

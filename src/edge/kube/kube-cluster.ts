@@ -22,7 +22,7 @@ import { apiError } from '../../core/cluster/memory/errors.js';
 import type { KubeObject } from '../../core/cluster/types.js';
 import type { Logger } from '../../core/observe/logger.js';
 import { Informer, type InformerOptions } from './informer.js';
-import { namespaceFor, resourceOf, resourcePath, typed, type Resource } from './resources.js';
+import { namespaceFor, resourceOf, resourcePath, typed, type Resource } from './api-resources.js';
 import { RestClient } from './rest.js';
 import { revision, UnseenWrites } from './unseen-writes.js';
 

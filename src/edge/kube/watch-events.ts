@@ -3,7 +3,7 @@
 // event is reported and skipped — one bad line from a proxy or a buggy server must never end
 // the watch or the process (client-node's own informer throws on such lines).
 import type { KubeObject } from '../../core/cluster/types.js';
-import { typed, type Resource } from './resources.js';
+import { typed, type Resource } from './api-resources.js';
 
 export type DecodedEvent =
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KubeObject }
