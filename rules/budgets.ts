@@ -2,7 +2,7 @@
 // Budget arithmetic: combines the budget and freeze events a pool-rule run fired into the
 // allowance per reason, exactly as Karpenter's GetAllowedDisruptionsByReason and
 // BuildDisruptionBudgetMapping compute it (KARPENTER.md#budget-allowance–KARPENTER.md#budget-counting).
-import type { FiredEvent } from './engine.js';
+import type { FiredEvent } from './rule-events.js';
 import { UNBOUNDED, type Quantity, type Reason } from './model.js';
 
 /** One budget's value when it applies: percent rounds up (float64, multiply first); counts are absolute. */
@@ -27,8 +27,8 @@ export interface Allowance {
 
 const ZERO: Quantity = { kind: 'count', value: 0 };
 
-function applies(reasons: unknown, reason: Reason): boolean {
-  return reasons === null || reasons === undefined || (reasons as Reason[]).includes(reason);
+function applies(reasons: readonly Reason[] | null, reason: Reason): boolean {
+  return reasons === null || reasons.includes(reason);
 }
 
 export function allowanceFor(
@@ -45,7 +45,7 @@ export function allowanceFor(
     let q: Quantity;
     if (e.type === 'budget') {
       if (!applies(e.params.reasons, reason)) continue;
-      q = e.params.cap === 'zero' ? ZERO : (e.params.nodes as Quantity);
+      q = e.params.cap === 'zero' ? ZERO : e.params.nodes;
     } else if (e.type === 'freeze') {
       if (!applies(e.params.reasons, reason)) continue;
       q = ZERO;

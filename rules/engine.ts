@@ -6,12 +6,9 @@ import { Engine, type RuleResult } from 'json-rules-engine';
 import { maintenanceWindowIds, type RuleGraph } from './compile.js';
 import { NODE_DECISION_FACTS, type NodeFacts, type PoolFacts } from './facts.js';
 import { registerOperators } from './operators.js';
+import { decodeEvent, type FiredEvent } from './rule-events.js';
 
-export interface FiredEvent {
-  type: string;
-  params: Record<string, unknown>;
-  rule: string;
-}
+export type { FiredEvent } from './rule-events.js';
 
 /** One rule's outcome with the fact values it saw: the material of `kpol explain`. */
 export interface RuleTrace {
@@ -32,11 +29,7 @@ function makeEngine(rules: RuleGraph['poolRules']): Engine {
 }
 
 function eventsOf(results: RuleResult[]): FiredEvent[] {
-  return results.map((r) => ({
-    type: r.event!.type,
-    params: (r.event!.params ?? {}) as Record<string, unknown>,
-    rule: r.name,
-  }));
+  return results.map((r) => decodeEvent(r.event!.type, (r.event!.params ?? {}) as Record<string, unknown>, r.name));
 }
 
 type Leaf = {

@@ -2,7 +2,7 @@
 // Turns the events a node-rule run fired into the node's verdict: a node is a candidate for
 // a reason when an `eligible` rule fired for it and no `block` rule names that reason.
 import { format } from '../grammar/diagnostic.js';
-import type { FiredEvent } from './engine.js';
+import type { FiredEvent, RuleEvent } from './rule-events.js';
 import type { NodeDetails } from './facts.js';
 import { REASONS, type Reason } from './model.js';
 
@@ -37,22 +37,22 @@ export function nodeVerdict(
   reasonsInScope: readonly Reason[],
 ): NodeVerdict {
   const eligible = new Set<Reason>();
-  for (const e of events) if (e.type === 'eligible') eligible.add(e.params.reason as Reason);
+  for (const e of events) if (e.type === 'eligible') eligible.add(e.params.reason);
   const blockedReasons = new Set<Reason>();
   const blocks: { order: number; block: Block }[] = [];
   const seen = new Set<string>();
   const holds = new Map<string, Hold>();
   for (const e of events) {
     if (e.type !== 'block') continue;
-    if (KPOL_ONLY_BLOCKS.has(e.params.code as string)) addHold(holds, e.params, details, reasonsInScope);
-    const covers = (e.params.reasons as Reason[]).filter((r) => eligible.has(r) && reasonsInScope.includes(r));
+    if (KPOL_ONLY_BLOCKS.has(e.params.code)) addHold(holds, e.params, details, reasonsInScope);
+    const covers = e.params.reasons.filter((r) => eligible.has(r) && reasonsInScope.includes(r));
     if (covers.length === 0) continue;
     covers.forEach((r) => blockedReasons.add(r));
-    const message = format(e.params.message as string, details as unknown as Record<string, string>);
+    const message = format(e.params.message, details as unknown as Record<string, string>);
     const key = `${e.params.code}\u0000${message}`;
     if (seen.has(key)) continue; // graceful and eventual variants of one filter say the same thing
     seen.add(key);
-    blocks.push({ order: e.params.order as number, block: { code: e.params.code as string, message } });
+    blocks.push({ order: e.params.order, block: { code: e.params.code, message } });
   }
   blocks.sort((a, b) => a.order - b.order);
   const reasons = REASONS.filter((r) => reasonsInScope.includes(r) && eligible.has(r) && !blockedReasons.has(r));
@@ -62,15 +62,15 @@ export function nodeVerdict(
 /** Joins the graceful and eventual variants of one hold into one entry with both reason sets. */
 function addHold(
   holds: Map<string, Hold>,
-  params: Record<string, unknown>,
+  params: Extract<RuleEvent, { type: 'block' }>['params'],
   details: NodeDetails,
   inScope: readonly Reason[],
 ): void {
-  const message = format(params.message as string, details as unknown as Record<string, string>);
-  const reasons = (params.reasons as Reason[]).filter((r) => inScope.includes(r));
+  const message = format(params.message, details as unknown as Record<string, string>);
+  const reasons = params.reasons.filter((r) => inScope.includes(r));
   if (reasons.length === 0) return;
   const key = `${params.code}\u0000${message}`;
   const h = holds.get(key);
-  if (!h) holds.set(key, { code: params.code as string, message, reasons });
+  if (!h) holds.set(key, { code: params.code, message, reasons });
   else h.reasons = REASONS.filter((r) => h.reasons.includes(r) || reasons.includes(r));
 }
