@@ -4,7 +4,7 @@
 // says), the writes kpol made, and its events.
 import type { Clock } from '../../core/clock.js';
 import type { DecisionStatus, StatusSource, StatusView } from '../runtime/status-source.js';
-import { toStatusEvent } from '../runtime/status-source.js';
+import { evaluationView, toStatusEvent } from '../runtime/status-source.js';
 import type { Governor, GovernTick } from './governor.js';
 
 const KEEP = 50;
@@ -37,34 +37,16 @@ export class GovernStatus implements StatusSource {
     return {
       at: new Date(this.clock.now()).toISOString(),
       clockSpeed: 1,
-      nodePools: Object.fromEntries(
-        Object.entries(ev?.nodePools ?? {}).map(([k, p]) => [
-          k,
-          {
-            policy: p.policy,
-            nodes: p.nodes,
-            disrupting: p.disrupting,
-            allowed: p.allowed as Record<string, number | null>,
-          },
-        ]),
+      ...evaluationView(ev, (n) =>
+        n.overblocks
+          ? [
+              {
+                code: 'GovernHoldOverblocks',
+                message: `kpol holds this node with karpenter.sh/do-not-disrupt, which also blocks ${n.overblocks.join(', ')} (the policy allows them)`,
+              },
+            ]
+          : [],
       ),
-      nodes: Object.entries(ev?.nodes ?? {}).map(([name, n]) => ({
-        name,
-        nodePool: n.nodePool,
-        candidate: n.candidate,
-        reasons: n.reasons,
-        blocked: [
-          ...n.blocked,
-          ...(n.overblocks
-            ? [
-                {
-                  code: 'GovernHoldOverblocks',
-                  message: `kpol holds this node with karpenter.sh/do-not-disrupt, which also blocks ${n.overblocks.join(', ')} (the policy allows them)`,
-                },
-              ]
-            : []),
-        ],
-      })),
       decisions: [...this.decisions],
       events: this.governor.events.list({ limit: KEEP }).map(toStatusEvent),
     };

@@ -2,6 +2,7 @@
 // What the status server shows, and the one interface through which it asks for it. The
 // controller (or `kpol simulate --serve`) implements StatusSource; the server never reaches
 // into cluster state itself. Times are RFC 3339 strings from the controller's clock.
+import type { EvalOutput, NodeResult } from '../../core/eval/output.js';
 import type { InvolvedObject, RecordedEvent } from '../../core/observe/recorder.js';
 
 export interface NodePoolStatus {
@@ -60,5 +61,32 @@ export function toStatusEvent(e: RecordedEvent): StatusEvent {
     reason: e.reason,
     message: e.message,
     object: { ...e.object },
+  };
+}
+
+/** The NodePools and nodes of an evaluation as the status page shows them; `extraBlocks` adds notes per node. */
+export function evaluationView(
+  ev: EvalOutput | undefined,
+  extraBlocks: (n: NodeResult) => NodeStatus['blocked'] = () => [],
+): Pick<StatusView, 'nodePools' | 'nodes'> {
+  return {
+    nodePools: Object.fromEntries(
+      Object.entries(ev?.nodePools ?? {}).map(([k, p]) => [
+        k,
+        {
+          policy: p.policy,
+          nodes: p.nodes,
+          disrupting: p.disrupting,
+          allowed: p.allowed as Record<string, number | null>,
+        },
+      ]),
+    ),
+    nodes: Object.entries(ev?.nodes ?? {}).map(([name, n]) => ({
+      name,
+      nodePool: n.nodePool,
+      candidate: n.candidate,
+      reasons: n.reasons,
+      blocked: [...n.blocked, ...extraBlocks(n)],
+    })),
   };
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The status page's view of a running runtime: the last evaluation, recent decisions, events.
 import type { StatusSource, StatusView, DecisionStatus } from './status-source.js';
-import { toStatusEvent } from './status-source.js';
+import { evaluationView, toStatusEvent } from './status-source.js';
 import type { Runtime, TickResult } from './runtime.js';
 
 const KEEP = 50;
@@ -44,24 +44,7 @@ export class RuntimeStatus implements StatusSource {
     return {
       at: new Date(this.rt.clock.now()).toISOString(),
       clockSpeed: this.clockSpeed,
-      nodePools: Object.fromEntries(
-        Object.entries(ev?.nodePools ?? {}).map(([k, p]) => [
-          k,
-          {
-            policy: p.policy,
-            nodes: p.nodes,
-            disrupting: p.disrupting,
-            allowed: p.allowed as Record<string, number | null>,
-          },
-        ]),
-      ),
-      nodes: Object.entries(ev?.nodes ?? {}).map(([name, n]) => ({
-        name,
-        nodePool: n.nodePool,
-        candidate: n.candidate,
-        reasons: n.reasons,
-        blocked: n.blocked,
-      })),
+      ...evaluationView(ev),
       decisions: [...this.decisions],
       events: this.rt.events.list({ limit: KEEP }).map(toStatusEvent),
     };

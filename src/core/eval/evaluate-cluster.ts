@@ -37,7 +37,7 @@ interface WindowFacts {
 }
 
 /** The policy a node falls back to when its NodePool is unknown: built-in rules only. */
-const ORPHAN: PolicySpec = {
+export const ORPHAN: PolicySpec = {
   name: '(no nodepool)',
   origin: 'karpenter',
   target: { kind: 'names', names: [] },

@@ -7,7 +7,7 @@ import type { NodeDetails, NodeFacts, PoolFacts } from '../../../rules/facts.js'
 import type { PolicySpec } from '../../../rules/model.js';
 import { nodePoolOf, type ClusterIndex, type StateNode } from '../cluster/state.js';
 import { NodeFactDeriver } from '../facts/node-facts.js';
-import { Evaluator, reasonsInScope } from './evaluate-cluster.js';
+import { Evaluator, ORPHAN, reasonsInScope } from './evaluate-cluster.js';
 import type { PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
 import { statementLabels } from './statements.js';
@@ -70,7 +70,7 @@ export async function explainNode(
   const poolName = nodePoolOf(sn) ?? '';
   const governed = resolvePolicies(index.snapshot.nodePools, policies).byPool.get(poolName);
   const policy = governed?.policy;
-  const engine = evaluator.engineFor(policy ?? { ...emptyPolicy });
+  const engine = evaluator.engineFor(policy ?? { ...ORPHAN });
   const { windows, errors } = evaluator.windowFacts(engine, nowMs);
   const deriver = new NodeFactDeriver(
     index,
@@ -103,20 +103,6 @@ export async function explainNode(
     allowances: all.nodePools[poolName],
   };
 }
-
-const emptyPolicy: PolicySpec = {
-  name: '(no nodepool)',
-  origin: 'karpenter',
-  target: { kind: 'names', names: [] },
-  consolidationPolicy: 'WhenEmptyOrUnderutilized',
-  consolidateAfterSeconds: 0,
-  expireAfterSeconds: undefined,
-  expiration: 'forceful',
-  budgets: [],
-  freezes: [],
-  podWindows: [],
-  maintenanceWindows: [],
-};
 
 const val = (v: unknown) => JSON.stringify(v);
 

@@ -26,8 +26,7 @@ import { CliError, EXIT_FINDINGS, EXIT_OK, type Output } from '../shared/io.js';
 import { ScaledClock } from '../shared/scaled-clock.js';
 import { ClusterServices } from '../../../control/runtime/cluster-services.js';
 import { CheckedSource } from '../../../control/runtime/readiness.js';
-import { startProbeServer } from '../../server/probe-server.js';
-import { listenOn } from '../shared/listen.js';
+import { listenOn, startProbes } from '../shared/listen.js';
 import type { ClusterRunFlags } from '../shared/cluster-run-flags.js';
 import { kubeConfigOf, whereOf } from '../shared/kube-target.js';
 import { runLoop, type LoopHooks } from './run-loop.js';
@@ -146,15 +145,7 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
   const server = await listenOn('--port', '127.0.0.1', port, () =>
     startStatusServer({ port, source: status, metrics: rt.metrics, logger }),
   );
-  const probes =
-    o.probePort === undefined
-      ? undefined
-      : await listenOn('--probe-port', '0.0.0.0', o.probePort, () => startProbeServer(o.probePort!, status)).catch(
-          async (e: unknown) => {
-            await server.close();
-            throw e;
-          },
-        );
+  const probes = await startProbes(o.probePort, status, server);
   await services.start();
   await client.start(VIEW_KINDS);
   services.markInformersSynced();

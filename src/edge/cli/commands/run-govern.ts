@@ -15,8 +15,7 @@ import type { PolicySpec } from '../../../../rules/model.js';
 import { unevaluableFile } from '../../../core/policy/trial-eval.js';
 import { VIEW_KINDS } from '../../../control/reconciler/cluster-view.js';
 import { ClusterServices } from '../../../control/runtime/cluster-services.js';
-import { startProbeServer } from '../../server/probe-server.js';
-import { listenOn } from '../shared/listen.js';
+import { listenOn, startProbes } from '../shared/listen.js';
 import { CheckedSource } from '../../../control/runtime/readiness.js';
 import { startStatusServer } from '../../server/status-server.js';
 import { readPolicySources, reportDiagnostics } from '../shared/inputs.js';
@@ -77,15 +76,7 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
   const server = await listenOn('--port', '127.0.0.1', o.port, () =>
     startStatusServer({ port: o.port, source: checked, metrics: governor.metrics, logger }),
   );
-  const probes =
-    o.probePort === undefined
-      ? undefined
-      : await listenOn('--probe-port', '0.0.0.0', o.probePort, () => startProbeServer(o.probePort!, checked)).catch(
-          async (e: unknown) => {
-            await server.close();
-            throw e;
-          },
-        );
+  const probes = await startProbes(o.probePort, checked, server);
   await services.start();
   await client.start(VIEW_KINDS);
   services.markInformersSynced();
