@@ -9,7 +9,7 @@ import { RepeatedBatch } from '../../core/observe/repeated-batch.js';
 import { digestOf } from './methods/verdict-digest.js';
 
 /** Candidate-construction codes that carry an event (rows 4–11 of KARPENTER.md#candidates, plus kpol's holds). */
-const WITH_EVENT = new Set([
+export const WITH_EVENT: ReadonlySet<string> = new Set([
   'NotInitialized',
   'Deleting',
   'Nominated',

@@ -12,7 +12,7 @@ import type { EvalOutput } from '../../core/eval/output.js';
 import { resolvePolicies } from '../../core/eval/resolve-policies.js';
 import type { Metrics } from '../../core/observe/metrics.js';
 import type { EventRecorder, RecordedEvent } from '../../core/observe/recorder.js';
-import { BlockedEvents } from './blocked-events.js';
+import { BlockedEvents, WITH_EVENT } from './blocked-events.js';
 import {
   budgetMapping,
   candidatesFor,
@@ -73,21 +73,7 @@ const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
  * Block codes of candidate construction (`NewCandidate`, KARPENTER.md#candidates) and kpol's windows: such a node never
  * reaches a method's filters.
  */
-const CANDIDATE_CODES: ReadonlySet<string> = new Set([
-  'AlreadyDisrupting',
-  'NotManaged',
-  'NotInitialized',
-  'Deleting',
-  'Nominated',
-  'DoNotDisruptNode',
-  'MissingNodePoolLabel',
-  'NodePoolNotFound',
-  'DoNotDisruptPod',
-  'PodDisruptionWindow',
-  'PDBBlocked',
-  'MultiplePDBs',
-  'MaintenanceWindow',
-]);
+const CANDIDATE_CODES: ReadonlySet<string> = new Set(['AlreadyDisrupting', 'NotManaged', ...WITH_EVENT]);
 /**
  * Per-method filter codes that Karpenter reports as `Unconsolidatable` (KARPENTER.md#method-filters), by the method's
  * reason.

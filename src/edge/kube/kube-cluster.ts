@@ -136,11 +136,7 @@ export class KubeClusterClient implements ClusterClient {
   async create<T extends KubeObject>(obj: T): Promise<T> {
     const res = resourceOf(obj.kind);
     const namespace = namespaceFor(res, obj.metadata.namespace);
-    const body = {
-      ...obj,
-      apiVersion: obj.apiVersion || res.apiVersion,
-      metadata: { ...obj.metadata, ...(namespace && { namespace }) },
-    };
+    const body = bodyOf(res, obj, namespace);
     const created = typed<T>(await this.rest.request({ verb: 'POST', path: resourcePath(res, namespace), body }), res);
     this.wrote(res.kind, created);
     // The server drops status on create for kinds with a status subresource; the contract keeps it.
@@ -158,11 +154,7 @@ export class KubeClusterClient implements ClusterClient {
   async update<T extends KubeObject>(obj: T): Promise<T> {
     const res = resourceOf(obj.kind);
     const namespace = namespaceFor(res, obj.metadata.namespace);
-    const body = {
-      ...obj,
-      apiVersion: obj.apiVersion || res.apiVersion,
-      metadata: { ...obj.metadata, ...(namespace && { namespace }) },
-    };
+    const body = bodyOf(res, obj, namespace);
     const updated = typed<T>(
       await this.rest.request({ verb: 'PUT', path: this.objectPath(res, namespace, obj.metadata.name), body }),
       res,
@@ -443,3 +435,12 @@ const hasContent = (x: unknown): boolean =>
   x !== undefined && x !== null && (typeof x !== 'object' || Object.keys(x).length > 0);
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** An object as it is sent: its kind's apiVersion when it has none, and the namespace it goes to. */
+function bodyOf<T extends KubeObject>(res: { apiVersion: string }, obj: T, namespace: string | undefined): T {
+  return {
+    ...obj,
+    apiVersion: obj.apiVersion || res.apiVersion,
+    metadata: { ...obj.metadata, ...(namespace && { namespace }) },
+  };
+}

@@ -21,6 +21,12 @@ export interface CommandEntry {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** The options of every command that reads a cluster snapshot and policy files. */
+export const SNAPSHOT_OPTIONS = {
+  cluster: { type: 'string' },
+  policy: { type: 'string', multiple: true },
+} as const;
+
 /** node:util parseArgs with usage errors turned into CliErrors (exit 2). */
 export function parse<O extends Options>(argv: string[], options: O, usage: string) {
   try {

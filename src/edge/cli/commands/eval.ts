@@ -4,7 +4,7 @@ import { renderText } from '../../../core/eval/output.js';
 import { planDecisions } from '../../../control/reconciler/plan.js';
 import { CliError, EXIT_OK, parseInstant } from '../shared/io.js';
 import { policiesFor, readCluster } from '../shared/cluster-input.js';
-import { parse, type Command } from './command.js';
+import { parse, SNAPSHOT_OPTIONS, type Command } from './command.js';
 
 const usage = `usage: kpol eval --cluster SNAPSHOT [--policy FILE]… [--at RFC3339] [--output json|text]
 
@@ -19,8 +19,7 @@ export const evalCommand: Command = {
     const { values } = parse(
       argv,
       {
-        cluster: { type: 'string' },
-        policy: { type: 'string', multiple: true },
+        ...SNAPSHOT_OPTIONS,
         at: { type: 'string' },
         output: { type: 'string', default: 'text' },
       },

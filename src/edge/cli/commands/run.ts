@@ -2,7 +2,7 @@
 import { CliError } from '../shared/io.js';
 import { durationFlagMs } from '../shared/duration-flag.js';
 import { CLUSTER_RUN_FLAGS, CLUSTER_RUN_USAGE, clusterRunFlags } from '../shared/cluster-run-flags.js';
-import { parse, type Command } from './command.js';
+import { parse, SNAPSHOT_OPTIONS, type Command } from './command.js';
 import { RUN_MODE_FLAGS, RUN_MODE_USAGE, runModeFlags } from '../shared/run-mode.js';
 import { DEMO_POLICY_CONFIGMAP, numbers } from '../shared/embedded-options.js';
 
@@ -34,8 +34,7 @@ export const runCommand: Command = {
     const { values } = parse(
       argv,
       {
-        cluster: { type: 'string' },
-        policy: { type: 'string', multiple: true },
+        ...SNAPSHOT_OPTIONS,
         speed: { type: 'string', default: '60' },
         port: { type: 'string', default: '8080' },
         for: { type: 'string' },

@@ -25,7 +25,7 @@ import { snapshotError, reportSnapshotWarnings } from '../shared/cluster-input.j
 import { readPolicySources, reportDiagnostics } from '../shared/inputs.js';
 import { listenOn } from '../shared/listen.js';
 import { ScaledClock } from '../shared/scaled-clock.js';
-import { parse, type Command } from './command.js';
+import { parse, SNAPSHOT_OPTIONS, type Command } from './command.js';
 import { runLoop } from './run-loop.js';
 
 export interface EmbeddedOptions {
@@ -138,8 +138,7 @@ export const serveCommand: Command = {
     const { values } = parse(
       argv,
       {
-        cluster: { type: 'string' },
-        policy: { type: 'string', multiple: true },
+        ...SNAPSHOT_OPTIONS,
         speed: { type: 'string', default: '1' },
         port: { type: 'string', default: '8080' },
         start: { type: 'string' },

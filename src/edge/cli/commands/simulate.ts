@@ -13,7 +13,7 @@ import { CliError, EXIT_FINDINGS, EXIT_OK, parseInstant, readText } from '../sha
 import { snapshotError, reportSnapshotWarnings } from '../shared/cluster-input.js';
 import { readPolicySources, reportDiagnostics } from '../shared/inputs.js';
 import { createProgress } from '../shared/progress.js';
-import { parse, type Command } from './command.js';
+import { parse, SNAPSHOT_OPTIONS, type Command } from './command.js';
 
 const usage = `usage: kpol simulate --cluster SNAPSHOT [--policy FILE]… --from RFC3339 [--for 7d] [--step 1m]
                      [--workload FILE] [--out DIR]
@@ -33,8 +33,7 @@ export const simulateCommand: Command = {
     const { values } = parse(
       argv,
       {
-        cluster: { type: 'string' },
-        policy: { type: 'string', multiple: true },
+        ...SNAPSHOT_OPTIONS,
         from: { type: 'string' },
         for: { type: 'string', default: '7d' },
         step: { type: 'string', default: '1m' },
