@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Budget arithmetic: combines the budget and freeze events a pool-rule run fired into the
+// Budget arithmetic: combines the budget, freeze and pause events a pool-rule run fired into the
 // allowance per reason, exactly as Karpenter's GetAllowedDisruptionsByReason and
 // BuildDisruptionBudgetMapping compute it (KARPENTER.md#budget-allowance–KARPENTER.md#budget-counting).
 import type { FiredEvent } from './rule-events.js';
@@ -19,7 +19,7 @@ export interface Allowance {
   boundBy?: string;
   /**
    * The binding budget as written (a percent stays a percent), or a count of 0 for a freeze, a
-   * closed allow window or fail-closed; absent when unlimited. Govern mode hands it to Karpenter,
+   * pause, a closed allow window or fail-closed; absent when unlimited. Govern mode hands it to Karpenter,
    * which then applies it to its own node count.
    */
   quantity?: Quantity;
@@ -46,7 +46,7 @@ export function allowanceFor(
     if (e.type === 'budget') {
       if (!applies(e.params.reasons, reason)) continue;
       q = e.params.cap === 'zero' ? ZERO : e.params.nodes;
-    } else if (e.type === 'freeze') {
+    } else if (e.type === 'freeze' || e.type === 'pause') {
       if (!applies(e.params.reasons, reason)) continue;
       q = ZERO;
     } else continue;

@@ -73,6 +73,24 @@ function freezeRule(f: FreezeSpec): GraphRule {
   };
 }
 
+/**
+ * A pause (`kpol pause`, stored in the cluster) of one reason: the `pause:<reason>` fact is the
+ * latest end, in epoch ms, of the pauses naming this pool and reason (0 when none). Every graph
+ * carries these rules, so a pause acts through the same budget arithmetic as a freeze, on pools
+ * a policy governs and on pools evaluated from their own spec.disruption alike.
+ */
+function pauseRule(reason: Reason): GraphRule {
+  return {
+    name: `pause:${reason}`,
+    conditions: { all: [{ fact: pauseFact(reason), operator: 'greaterThan', value: { fact: 'now' } }] as never },
+    event: { type: 'pause', params: { reasons: [reason] } },
+    doc: `kpol pause: ${reason} is allowed 0 on this pool until the pause ends`,
+  };
+}
+
+/** The pool fact a pause of `reason` is read from. */
+export const pauseFact = (reason: Reason): `pause:${Reason}` => `pause:${reason}`;
+
 function maintenanceRule(w: MaintenanceWindowSpec): GraphRule {
   const reasons: Reason[] = w.reasons ?? [...REASONS];
   const when: TopLevelCondition[] = w.windows.length
@@ -123,6 +141,7 @@ export function compile(spec: PolicySpec): RuleGraph {
     },
     ...spec.budgets.flatMap(budgetRules),
     ...spec.freezes.map(freezeRule),
+    ...REASONS.map(pauseRule),
   ];
   const nodeRules: GraphRule[] = [...(builtin.rules as GraphRule[]), ...spec.maintenanceWindows.map(maintenanceRule)];
   const labelKeys = [...new Set(spec.maintenanceWindows.flatMap((w) => w.nodeSelector.map((r) => r.key)))].sort();

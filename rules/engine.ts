@@ -3,8 +3,9 @@
 // memoised by the decision facts only (NODE_DECISION_FACTS, the selector label keys and the
 // window facts): a 5,000-node cluster typically needs a few dozen runs per instant, not 5,000.
 import { Engine, type RuleResult } from 'json-rules-engine';
-import { maintenanceWindowIds, type RuleGraph } from './compile.js';
+import { maintenanceWindowIds, pauseFact, type RuleGraph } from './compile.js';
 import { NODE_DECISION_FACTS, type NodeFacts, type PoolFacts } from './facts.js';
+import { REASONS } from './model.js';
 import { registerOperators } from './operators.js';
 import { decodeEvent, type FiredEvent } from './rule-events.js';
 
@@ -77,7 +78,7 @@ export class GraphEngine {
   readonly maintenanceWindows: ReadonlySet<string>;
   private readonly memo = new Map<string, Promise<FiredEvent[]>>();
   private readonly poolMemo = new Map<string, Promise<FiredEvent[]>>();
-  /** Only freeze rules read `now`; without them pool results depend on window facts alone. */
+  /** Freeze rules read `now` (and pause rules, while a pause fact is set); else pool results depend on window facts alone. */
   private readonly poolReadsNow: boolean;
   /** Engine runs actually made (memo misses), for benchmarks and the README's scaling claim. */
   runs = 0;
@@ -94,7 +95,15 @@ export class GraphEngine {
   }
 
   runPool(facts: PoolFacts): Promise<FiredEvent[]> {
-    let key = `${facts.budgetErrors}|${this.poolReadsNow ? facts.now : ''}`;
+    let key = `${facts.budgetErrors}|`;
+    let paused = false;
+    for (const r of REASONS) {
+      const until = facts[pauseFact(r)] ?? 0;
+      if (until > 0) paused = true;
+      key += `${until}|`;
+    }
+    // The pause rules compare their ends with `now`, as freeze rules compare their bounds.
+    if (this.poolReadsNow || paused) key += facts.now;
     for (const id of Object.keys(this.graph.windows)) key += `|${facts[`window:${id}`]}`;
     return this.memoised(this.pool, this.poolMemo, 10_000, key, facts);
   }

@@ -49,11 +49,13 @@ export interface NodeDetails {
   consolidatableAt?: string; // RFC3339
 }
 
-/** Facts about a policy at one instant, tested by its pool rules (budgets, freezes). */
+/** Facts about a policy's pool at one instant, tested by its pool rules (budgets, freezes, pauses). */
 export interface PoolFacts {
   now: number; // epoch ms
   budgetErrors: number; // budgets or windows that are invalid at runtime (fail closed)
   [windowFact: `window:${string}`]: boolean;
+  /** `pause:<reason>` → when the latest pause of the reason on this pool ends, epoch ms (0: none). */
+  [pauseFact: `pause:${string}`]: number;
 }
 
 /** Node facts that take part in decisions, in a fixed order (the memo key for engine runs). */

@@ -11,6 +11,7 @@ export type RuleEvent =
   | { type: 'block'; params: { code: string; message: string; reasons: Reason[]; order: number } }
   | { type: 'budget'; params: { nodes: Quantity; reasons: Reason[] | null; cap: 'quantity' | 'zero' } }
   | { type: 'freeze'; params: { reasons: Reason[] | null } }
+  | { type: 'pause'; params: { reasons: Reason[] } }
   | { type: 'fail-closed'; params: Record<string, never> };
 
 /** A decoded event and the name of the rule that fired it. */
@@ -41,6 +42,8 @@ export function decodeEvent(type: string, params: Record<string, unknown>, rule:
       return { type, rule, params: { nodes: p.nodes, reasons: reasonsOrAll(p.reasons, bad), cap: p.cap } };
     case 'freeze':
       return { type, rule, params: { reasons: reasonsOrAll(p.reasons, bad) } };
+    case 'pause':
+      return isReasons(p.reasons) ? { type, rule, params: { reasons: p.reasons } } : bad('reasons as a list');
     case 'fail-closed':
       return { type, rule, params: {} };
     default:

@@ -21,9 +21,10 @@ import {
 } from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
+import { pauseFacts, pauseMessage, pausesOf, pausesPool, pausesReason, type Pause } from '../facts/pauses.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
-import type { EvalOutput, NodeResult, PoolResult } from './output.js';
+import type { EvalOutput, NodeResult, PauseView, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
 import { ownRecord } from '../cluster/own-keys.js';
 
@@ -68,6 +69,8 @@ export class Evaluator {
   private pdbKey = '';
   /** The last whole evaluation and how long it holds (evaluation-span.ts). */
   private span: EvaluationSpan | undefined;
+  /** The pauses of the last evaluated cluster (src/core/facts/pauses.ts), read once per ConfigMap list. */
+  private pauseList: { from: readonly object[]; pauses: Pause[] } = { from: [], pauses: [] };
   /**
    * Node verdicts derived (cache misses) and reused, and whole evaluations reused, for tests of the caches and
    * benchmarks.
@@ -118,14 +121,30 @@ export class Evaluator {
     return { windows, errors };
   }
 
-  /** The budget and freeze events of a policy's pool rules at an instant (govern mode asks ahead of now, too). */
-  poolEvents(policy: PolicySpec, nowMs: number): Promise<FiredEvent[]> {
+  /**
+   * The budget, freeze and pause events of a policy's pool rules for one of its NodePools at an
+   * instant (govern mode asks ahead of now, too); the pauses are those of the last evaluation.
+   */
+  poolEvents(policy: PolicySpec, nowMs: number, pool?: string): Promise<FiredEvent[]> {
     const engine = this.engineFor(policy);
-    return this.runPool(engine, this.windowFacts(engine, nowMs), nowMs);
+    const paused = pool === undefined ? {} : pauseFacts(this.pauseList.pauses, pool);
+    return this.runPool(engine, this.windowFacts(engine, nowMs), nowMs, paused);
   }
 
-  private runPool(engine: GraphEngine, { windows, errors }: WindowFacts, nowMs: number): Promise<FiredEvent[]> {
-    return engine.runPool({ now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts);
+  /** The pauses among the cluster's ConfigMaps (kept while the list is the same). */
+  pausesIn(index: ClusterIndex): readonly Pause[] {
+    const from = index.snapshot.configMaps;
+    if (!sameElements(this.pauseList.from, from)) this.pauseList = { from, pauses: pausesOf(from) };
+    return this.pauseList.pauses;
+  }
+
+  private runPool(
+    engine: GraphEngine,
+    { windows, errors }: WindowFacts,
+    nowMs: number,
+    paused: Partial<PoolFacts> = {},
+  ): Promise<FiredEvent[]> {
+    return engine.runPool({ now: nowMs, budgetErrors: errors.length, ...windows, ...paused } as PoolFacts);
   }
 
   /**
@@ -156,6 +175,7 @@ export class Evaluator {
   ): Promise<EvalOutput> {
     const { byPool, warnings } = resolvePolicies(index.snapshot.nodePools, policies);
     const governing = new Set([...byPool.values()].map((g) => g.policy));
+    const pauses = this.pausesIn(index);
     // Each policy's window facts at this instant, computed once: the reuse check and the pool rules both read them.
     const windowFacts = new Map<PolicySpec, WindowFacts>();
     const windowsOf = (policy: PolicySpec): WindowFacts => {
@@ -164,7 +184,8 @@ export class Evaluator {
       return w;
     };
     const stateNow = this.reuse ? stateKey(state) : undefined;
-    const poolWindows = stateNow === undefined ? '' : this.poolWindowKey(governing, nowMs, windowsOf);
+    const poolWindows =
+      stateNow === undefined ? '' : this.poolWindowKey(governing, nowMs, windowsOf) + pauseKey(pauses, nowMs);
     const kept = this.span;
     if (stateNow !== undefined && kept?.holds(index, policies, stateNow, poolWindows, nowMs)) {
       this.nodeStats.evaluationsReused++;
@@ -236,16 +257,22 @@ export class Evaluator {
       const governed = byPool.get(name)!;
       const p = await prepare(governed.policy);
       const { nodes, disrupting } = counts.get(name) ?? { nodes: 0, disrupting: 0 };
+      const mine = pauses.filter((x) => pausesPool(x, name));
+      // A pool no pause names reads the policy's one pool-rule run; a paused pool runs them with its pause facts.
+      const events = mine.length
+        ? await this.runPool(p.engine, windowsOf(governed.policy), nowMs, pauseFacts(mine, name))
+        : p.events;
       const result: PoolResult = {
         policy: governed.policy.origin === 'kpol' ? governed.policy.name : `nodepool/${name}`,
         nodes,
         disrupting,
         budgets: {},
         allowed: {},
-        errors: [...governed.problems, ...p.errors],
+        errors: [...governed.problems, ...p.errors, ...mine.flatMap((x) => (x.error ? [x.error] : []))],
+        ...pausedView(mine, events, nowMs),
       };
       for (const reason of reasonsInScope(governed.policy)) {
-        const a = allowanceFor(p.events, reason, nodes, disrupting);
+        const a = allowanceFor(events, reason, nodes, disrupting);
         result.budgets[reason] = a.budget;
         result.allowed[reason] = a.allowed;
       }
@@ -301,6 +328,29 @@ export class Evaluator {
     return output;
   }
 }
+
+/**
+ * The pauses in force on a pool, for the why-not: those whose reasons include one the pool
+ * rules paused at this instant (the `pause:<reason>` events) and that have not ended.
+ */
+function pausedView(mine: readonly Pause[], events: readonly FiredEvent[], nowMs: number): Pick<PoolResult, 'paused'> {
+  const fired = new Set(events.flatMap((e) => (e.type === 'pause' ? e.params.reasons : [])));
+  const views: PauseView[] = mine
+    .filter((x) => x.untilMs > nowMs && [...fired].some((r) => pausesReason(x, r)))
+    .map((x) => ({
+      source: x.source,
+      reasons: x.reasons,
+      until: x.error ? null : atText(x.untilMs),
+      ...(x.by && { by: x.by }),
+      ...(x.note && { note: x.note }),
+      message: pauseMessage(x),
+    }));
+  return views.length ? { paused: views } : {};
+}
+
+/** Which pauses are in force at `nowMs`: a whole evaluation is kept only while none has started or ended. */
+const pauseKey = (pauses: readonly Pause[], nowMs: number): string =>
+  pauses.map((x) => (nowMs < x.untilMs ? '1' : '0')).join('');
 
 /** A node's holds, and the reasons Karpenter's node annotation would block beyond them. */
 function holdsOf(holds: readonly Hold[], policy: PolicySpec): Pick<NodeResult, 'holds' | 'overblocks'> {

@@ -7,6 +7,7 @@ import type { NodeDetails, NodeFacts, PoolFacts } from '../../../rules/facts.js'
 import type { PolicySpec } from '../../../rules/model.js';
 import { nodePoolOf, type ClusterIndex, type StateNode } from '../cluster/state.js';
 import { NodeFactDeriver } from '../facts/node-facts.js';
+import { pauseFacts } from '../facts/pauses.js';
 import { Evaluator, ORPHAN, reasonsInScope } from './evaluate-cluster.js';
 import type { PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
@@ -83,9 +84,10 @@ export async function explainNode(
   const explained = (rules: RuleTrace[]): ExplainedRule[] =>
     rules.map((r) => (labels.has(r.rule) ? { ...r, statement: labels.get(r.rule) } : r));
   const nodeRules = explained(await engine.explainNode(facts));
+  const paused = pauseFacts(evaluator.pausesIn(index), poolName);
   const poolRules = explained(
-    await engine.explainPool({ now: nowMs, budgetErrors: errors.length, ...windows } as PoolFacts),
-  );
+    await engine.explainPool({ now: nowMs, budgetErrors: errors.length, ...windows, ...paused } as PoolFacts),
+  ).map((r) => (r.rule.startsWith('pause:') ? { ...r, statement: pauseLabel(r.rule, all.nodePools[poolName]) } : r));
   const verdict = nodeVerdict(await engine.runNode(facts), details, reasonsInScope(engine.graph.spec));
   const windowLabels = Object.fromEntries([...labels].filter(([k]) => k.startsWith('window:')));
   return {
@@ -105,6 +107,13 @@ export async function explainNode(
 }
 
 const val = (v: unknown) => JSON.stringify(v);
+
+/** A pause rule in the trace, named by the pauses in force for its reason (or by what it waits for). */
+function pauseLabel(rule: string, pool: PoolResult | undefined): string {
+  const reason = rule.slice('pause:'.length);
+  const by = (pool?.paused ?? []).filter((x) => x.reasons === null || x.reasons.includes(reason as never));
+  return by.length ? by.map((x) => x.message).join('; ') : `kpol pause of ${reason} (none in force)`;
+}
 
 export function renderExplanation(e: Explanation): string {
   const machine = [
@@ -126,11 +135,16 @@ export function renderExplanation(e: Explanation): string {
     for (const [r, v] of Object.entries(e.allowances.allowed))
       lines.push(`  ${r}: allowed ${v ?? 'unlimited'} (budget ${e.allowances.budgets[r as never] ?? 'unlimited'})`);
     for (const err of e.allowances.errors) lines.push(`  error: ${err}`);
+    for (const x of e.allowances.paused ?? []) lines.push(`  ${x.message}`);
   }
   const condition = (c: RuleTrace['conditions'][number]) => {
     const window = e.windows[c.fact];
     if (window !== undefined && typeof c.value === 'boolean') {
       return `${c.result ? '✔' : '✘'} window ${c.value ? 'open' : 'closed'}: ${window} (now ${c.factValue === true ? 'open' : 'closed'})`;
+    }
+    if (c.fact.startsWith('pause:') && typeof c.factValue === 'number') {
+      const ends = c.factValue > 0 ? `ends ${new Date(Math.min(c.factValue, 8.64e15)).toISOString()}` : 'none';
+      return `${c.result ? '✔' : '✘'} ${c.fact} after now (fact: ${ends})`;
     }
     return `${c.result ? '✔' : '✘'} ${c.fact} ${c.operator} ${val(c.value)} (fact: ${val(c.factValue)})`;
   };

@@ -10,6 +10,18 @@ export interface PoolResult {
   budgets: Partial<Record<Reason, number | null>>;
   allowed: Partial<Record<Reason, number | null>>;
   errors: string[];
+  /** The pauses (`kpol pause`) holding some of its reasons at 0 now; absent when none. */
+  paused?: PauseView[];
+}
+
+/** A pause in force on a NodePool, as `kpol eval` shows it (src/core/facts/pauses.ts). */
+export interface PauseView {
+  source: string; // ConfigMap/<namespace>/<name>
+  reasons: Reason[] | null; // null: every reason
+  until: string | null; // RFC 3339; null when the pause cannot be read (it then holds until fixed)
+  by?: string;
+  note?: string;
+  message: string;
 }
 
 export interface NodeResult {
@@ -98,6 +110,10 @@ export function renderText(o: EvalOutput): string {
         )
         .join('\n')}\n`
     : '';
+  const paused = Object.entries(o.nodePools).flatMap(([name, p]) =>
+    (p.paused ?? []).map((x) => `  ${name}: ${x.message}`),
+  );
+  const pauses = paused.length ? `\npaused:\n${paused.join('\n')}\n` : '';
   const warnings = o.warnings.length ? `\nwarnings:\n${o.warnings.map((w) => `  ${w}`).join('\n')}\n` : '';
-  return `at ${o.at}\n\n${table(poolRows)}\n\n${table(nodeRows)}\n\ndecisions:\n${decisions}\n${holds}${warnings}`;
+  return `at ${o.at}\n\n${table(poolRows)}\n\n${table(nodeRows)}\n\ndecisions:\n${decisions}\n${pauses}${holds}${warnings}`;
 }
