@@ -168,7 +168,14 @@ export class Governor {
   ): Promise<void> {
     const pool = ev.nodePools[np.metadata.name];
     const failClosedAt = this.renewalInstant(np, now);
-    const budgets = await governedBudgets((t) => this.evaluator.poolEvents(policy, t), now, pool.nodes, failClosedAt);
+    const name = np.metadata.name;
+    // The pool's own events: its pauses (kpol pause) are pool facts, so a pause writes 0 for its reasons.
+    const budgets = await governedBudgets(
+      (t) => this.evaluator.poolEvents(policy, t, name),
+      now,
+      pool.nodes,
+      failClosedAt,
+    );
     const fields = governedFields(policy, budgets);
     if (holdsFields(np, fields, policy.name)) return;
     const decision: PoolDecision = {
