@@ -78,7 +78,10 @@ export class GraphEngine {
   readonly maintenanceWindows: ReadonlySet<string>;
   private readonly memo = new Map<string, Promise<FiredEvent[]>>();
   private readonly poolMemo = new Map<string, Promise<FiredEvent[]>>();
-  /** Freeze rules read `now` (and pause rules, while a pause fact is set); else pool results depend on window facts alone. */
+  /**
+   * Freeze rules read `now` (and pause rules, while a pause fact is set); else pool results depend on window facts
+   * alone.
+   */
   private readonly poolReadsNow: boolean;
   /** Engine runs actually made (memo misses), for benchmarks and the README's scaling claim. */
   runs = 0;

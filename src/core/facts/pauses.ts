@@ -11,6 +11,7 @@
 import { parseTimestamp } from '../../../rules/checks/timestamp.js';
 import { pauseFact } from '../../../rules/compile.js';
 import { REASONS, type Reason } from '../../../rules/model.js';
+import { closest } from '../../../grammar/suggest.js';
 import { ownValue } from '../cluster/own-keys.js';
 import type { ConfigMap } from '../cluster/types.js';
 
@@ -59,9 +60,7 @@ export const isPause = (cm: ConfigMap): boolean => ownValue(cm.metadata.labels, 
 export function parseReasons(names: readonly string[]): { reasons: Reason[] } | { error: string } {
   for (const n of names) {
     if (!(REASONS as readonly string[]).includes(n)) {
-      const near = REASONS.find(
-        (r) => r.toLowerCase() === n.toLowerCase() || r.toLowerCase().startsWith(n.toLowerCase().slice(0, 4)),
-      );
+      const near = closest(n, REASONS);
       return { error: `unknown reason "${n}"${near ? ` (did you mean ${near}?)` : ''}; one of ${REASONS.join(', ')}` };
     }
   }

@@ -51,4 +51,12 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'write the policies stored in ConfigMaps to files',
     load: async () => (await import('./pull.js')).pullCommand,
   },
+  pause: {
+    summary: 'pause voluntary disruption of some reasons and NodePools until a time',
+    load: async () => (await import('./pause.js')).pauseCommand,
+  },
+  resume: {
+    summary: 'end a pause before its time',
+    load: async () => (await import('./resume.js')).resumeCommand,
+  },
 };
