@@ -10,6 +10,8 @@ import type { ConfigMap, KubeObject, Node, NodeClaim, NodePool } from '../../src
 import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
 import { explainNode, renderExplanation } from '../../src/core/eval/explain.js';
 import { renderText } from '../../src/core/eval/output.js';
+import { evaluationView } from '../../src/control/runtime/status-source.js';
+import { renderStatusPage } from '../../src/edge/server/status-page.js';
 import { LABEL_PAUSE, pauseFacts, PAUSED_FOREVER, readPause } from '../../src/core/facts/pauses.js';
 import { loadPolicies } from '../../src/core/policy/load.js';
 import { makeNodeClaimAndNode, makeNodePool } from '../support/cluster-builder.js';
@@ -167,5 +169,20 @@ describe('a pause in the evaluation', () => {
     );
     expect(text).toContain('✔ pause:Drifted after now (fact: ends 2026-08-21T11:00:00.000Z)');
     expect(text).toContain('✘ not    kpol pause of Empty (none in force) → pause');
+  });
+
+  it('the status page lists the pauses in force and the pools failing closed', async () => {
+    const idx = index([
+      pause('kpol-pause-a', { nodepools: 'web', reasons: 'Drifted', until: UNTIL, note: 'rollout' }),
+      pause('bad', { nodepools: 'batch', until: 'never' }),
+    ]);
+    const view = evaluationView(await new Evaluator().evaluate(idx, policies(), T0));
+    expect(view.nodePools.web!.paused).toEqual([
+      'Drifted paused by kpol pause until 2026-08-21T11:00:00Z: rollout [ConfigMap/kpol-system/kpol-pause-a]',
+    ]);
+    const html = renderStatusPage({ at: '', clockSpeed: 1, ...view, decisions: [], events: [] });
+    const section = html.slice(html.indexOf('<section id="pauses">'), html.indexOf('<section id="nodes">'));
+    expect(section).toContain('<td>web</td><td>Drifted paused by kpol pause until 2026-08-21T11:00:00Z: rollout');
+    expect(section).toContain('<td>batch</td><td class="warn">ConfigMap/kpol-system/bad: until: &quot;never&quot;');
   });
 });

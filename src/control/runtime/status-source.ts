@@ -11,6 +11,10 @@ export interface NodePoolStatus {
   disrupting: number; // nodes being disrupted or NotReady, counted against budgets
   /** Allowed disruptions per reason now (null = unlimited). */
   allowed: Record<string, number | null>;
+  /** Pauses (`kpol pause`) in force on it, each as its why-not message; absent when none. */
+  paused?: string[];
+  /** Why it fails closed (budgets or pauses that cannot be read); absent when none. */
+  errors?: string[];
 }
 
 export interface NodeStatus {
@@ -78,6 +82,8 @@ export function evaluationView(
           nodes: p.nodes,
           disrupting: p.disrupting,
           allowed: p.allowed as Record<string, number | null>,
+          ...(p.paused?.length && { paused: p.paused.map((x) => x.message) }),
+          ...(p.errors.length && { errors: p.errors }),
         },
       ]),
     ),

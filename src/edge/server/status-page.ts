@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The status page: NodePools with their allowed disruptions, every node's candidacy and
+// The status page: NodePools with their allowed disruptions and pauses, every node's candidacy and
 // why-not, recent decisions and events. Plain HTML that reloads itself every 5 s through a
 // meta refresh, so it works with scripts disabled and under a strict CSP.
 import { groupEvents } from '../../core/observe/event-groups.js';
@@ -36,6 +36,20 @@ function pools(view: StatusView): string {
     return `<tr><td>${esc(n)}</td><td><code>${esc(p.policy)}</code></td><td class="num">${esc(p.nodes)}</td><td class="num">${esc(p.disrupting)}</td>${reasons.map((r) => allowedCell(p.allowed[r])).join('')}</tr>`;
   });
   return table(head, rows, 'No NodePools.', 'pools');
+}
+
+/** The pauses (`kpol pause`) and fail-closed errors in force, per NodePool. */
+function pauses(view: StatusView): string {
+  const rows = Object.keys(view.nodePools)
+    .sort()
+    .flatMap((n) => {
+      const p = view.nodePools[n];
+      return [
+        ...(p.paused ?? []).map((m) => `<tr><td>${esc(n)}</td><td>${esc(m)}</td></tr>`),
+        ...(p.errors ?? []).map((m) => `<tr><td>${esc(n)}</td><td class="warn">${esc(m)}</td></tr>`),
+      ];
+    });
+  return table(['<th>NodePool</th>', '<th>Paused or failed closed</th>'], rows, 'No pauses.', 'pauses');
 }
 
 function nodes(view: StatusView): string {
@@ -120,6 +134,7 @@ export function renderStatusPage(view: StatusView, title = 'kpol status'): strin
 <main>
 <header><h1>${esc(title)}</h1><p class="sub">As of ${esc(view.at)} (${speed}). Refreshes every 5 s.</p></header>
 <section id="nodepools"><h2>NodePools: allowed disruptions by reason</h2>${pools(view)}</section>
+<section id="pauses"><h2>Pauses (kpol pause) and fail-closed pools</h2>${pauses(view)}</section>
 <section id="nodes"><h2>Nodes: candidates and why not</h2>${nodes(view)}</section>
 <section id="decisions"><h2>Recent decisions</h2>${decisions(view)}</section>
 <section id="events"><h2>Recent events</h2>${events(view)}</section>
