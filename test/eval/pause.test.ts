@@ -136,6 +136,14 @@ describe('a pause in the evaluation', () => {
     expect(after.nodePools.web!.paused).toBeUndefined();
   });
 
+  it('a controller honours only the pauses in its own namespace', async () => {
+    const idx = index([pause('p', { reasons: 'Drifted', until: UNTIL })]);
+    const elsewhere = await new Evaluator(true, 'team-a').evaluate(idx, policies(), T0);
+    expect(elsewhere.nodePools.web!.allowed.Drifted).toBe(3);
+    const home = await new Evaluator(true, 'kpol-system').evaluate(idx, policies(), T0);
+    expect(home.nodePools.web!.allowed.Drifted).toBe(0);
+  });
+
   it('pauses only the pools it names', async () => {
     const idx = index([pause('p', { nodepools: 'batch', until: UNTIL })]);
     const out = await new Evaluator().evaluate(idx, policies(), T0);

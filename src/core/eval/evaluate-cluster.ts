@@ -81,7 +81,15 @@ export class Evaluator {
    * @param reuse keep node verdicts across evaluations. Sound when objects are never mutated in
    * place (the cluster stores freeze them); switched off only to measure what the cache saves.
    */
-  constructor(public reuse = true) {}
+  constructor(
+    public reuse = true,
+    /**
+     * Where pauses count: a controller honours only those in its own namespace, as it reads its
+     * policies (a ConfigMap elsewhere must not stop its disruptions); undefined (`kpol eval` on a
+     * snapshot) reads every namespace.
+     */
+    private readonly pauseNamespace?: string,
+  ) {}
 
   private matcherFor(policy: PolicySpec): PodWindowMatcher {
     let m = this.matchers.get(policy);
@@ -134,7 +142,11 @@ export class Evaluator {
   /** The pauses among the cluster's ConfigMaps (kept while the list is the same). */
   pausesIn(index: ClusterIndex): readonly Pause[] {
     const from = index.snapshot.configMaps;
-    if (!sameElements(this.pauseList.from, from)) this.pauseList = { from, pauses: pausesOf(from) };
+    if (!sameElements(this.pauseList.from, from)) {
+      const ns = this.pauseNamespace;
+      const here = ns === undefined ? from : from.filter((cm) => (cm.metadata.namespace ?? 'default') === ns);
+      this.pauseList = { from, pauses: pausesOf(here) };
+    }
     return this.pauseList.pauses;
   }
 

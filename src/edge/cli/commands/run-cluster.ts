@@ -6,6 +6,7 @@
 // registers their Nodes and plays kubelet for the pods bound to them), as KWOK does. It acts only
 // on the machines the simulated cloud launched (src/world/cloud/ownership.ts): it refuses to start
 // beside another provider's NodeClaims and ignores any that appear later.
+import { Evaluator } from '../../../core/eval/evaluate-cluster.js';
 import { isApiError } from '../../../core/cluster/client.js';
 import type { NodeClaim } from '../../../core/cluster/types.js';
 import { KubeClusterClient } from '../../kube/kube-cluster.js';
@@ -108,6 +109,7 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     policies: loaded.policies,
     logger,
     ownership: SIMULATED_CLOUD_ONLY,
+    newEvaluator: () => new Evaluator(true, o.namespace), // pauses count in kpol's namespace only
     // The simulated cloud starts afresh in every process: ids from the wall clock never repeat
     // one a previous process gave a machine (its Node may still be on its way out).
     cloud: { ...o.cloud, instanceIdStart: clock.now() * 1000 },

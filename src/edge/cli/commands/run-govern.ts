@@ -4,6 +4,7 @@
 // provider; kpol evaluates its policies every second and writes Karpenter's own controls
 // (src/control/govern/governor.ts). Policies come from ConfigMaps (hot-reloaded, last good kept), only
 // the leader writes, and everything kpol decided is on the status page, /metrics and in events.
+import { Evaluator } from '../../../core/eval/evaluate-cluster.js';
 import { isApiError } from '../../../core/cluster/client.js';
 import { Governor } from '../../../control/govern/governor.js';
 import { GovernStatus } from '../../../control/govern/govern-status.js';
@@ -47,7 +48,14 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
     if (!isApiError(e)) throw e;
     throw new CliError(`${where}: ${e.message}${e.code === 404 ? ' (are the karpenter.sh/v1 CRDs installed?)' : ''}`);
   }
-  const governor = new Governor({ client, clock, logger, failClosedAfterMs: o.failClosedAfterMs, dryRun: o.dryRun });
+  const governor = new Governor({
+    client,
+    clock,
+    logger,
+    failClosedAfterMs: o.failClosedAfterMs,
+    dryRun: o.dryRun,
+    newEvaluator: () => new Evaluator(true, o.namespace), // pauses count in kpol's namespace only
+  });
   governor.policies = loaded.policies;
   // Check proves a file well-formed, not that it evaluates (issue 13): one trial before acting.
   const evaluateAt = (p: readonly PolicySpec[], at: number) => governor.evaluateAt(p, at);
