@@ -110,8 +110,12 @@ export function readPause(cm: ConfigMap): Pause {
   };
 }
 
-/** Every pause among the ConfigMaps, in the order given (the snapshot's: by namespace and name). */
-export const pausesOf = (configMaps: readonly ConfigMap[]): Pause[] => configMaps.filter(isPause).map(readPause);
+/** Every pause among the ConfigMaps, by namespace and name (whatever order a snapshot file lists them in). */
+export const pausesOf = (configMaps: readonly ConfigMap[]): Pause[] =>
+  configMaps
+    .filter(isPause)
+    .map(readPause)
+    .sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
 
 export const pausesPool = (p: Pause, pool: string): boolean => p.nodePools === null || p.nodePools.includes(pool);
 export const pausesReason = (p: Pause, reason: Reason): boolean => p.reasons === null || p.reasons.includes(reason);
