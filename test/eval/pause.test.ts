@@ -144,6 +144,18 @@ describe('a pause in the evaluation', () => {
     expect(home.nodePools.web!.allowed.Drifted).toBe(0);
   });
 
+  it('a whole evaluation kept across quiet instants is not kept past the end of a pause', async () => {
+    const idx = index([pause('p', { reasons: 'Drifted', until: UNTIL })]);
+    const ev = new Evaluator();
+    const pol = policies();
+    await ev.evaluate(idx, pol, Date.parse(UNTIL) - 2000);
+    await ev.evaluate(idx, pol, Date.parse(UNTIL) - 1000);
+    expect(ev.nodeStats.evaluationsReused).toBe(1); // nothing moved: the kept answer is reused
+    const after = await ev.evaluate(idx, pol, Date.parse(UNTIL));
+    expect(after.nodePools.web!.allowed.Drifted).toBe(3);
+    expect(ev.nodeStats.evaluationsReused).toBe(1);
+  });
+
   it('pauses only the pools it names', async () => {
     const idx = index([pause('p', { nodepools: 'batch', until: UNTIL })]);
     const out = await new Evaluator().evaluate(idx, policies(), T0);
