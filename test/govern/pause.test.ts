@@ -51,6 +51,10 @@ describe('govern mode with a pause', () => {
       { nodes: '0', reasons: ['Drifted'] },
     ]);
     expect(await budgetsOf('batch')).toEqual([{ nodes: '3', reasons: ['Empty', 'Drifted', 'Underutilized'] }]);
+    expect(governor.events.list().find((e) => e.reason === 'DisruptionPaused')).toMatchObject({
+      object: { kind: 'NodePool', name: 'web' },
+      message: expect.stringMatching(/^Drifted paused by kpol pause until 2026-08-21T10:30:00Z: rollout/),
+    });
 
     clock.set(Date.parse('2026-08-21T10:30:00Z'));
     await governor.tick();

@@ -17,6 +17,7 @@ import { resolvePolicies } from '../../core/eval/resolve-policies.js';
 import { EventLog } from '../../core/observe/event-log.js';
 import type { Logger } from '../../core/observe/logger.js';
 import { ClusterView } from '../reconciler/cluster-view.js';
+import { publishPauseEvents } from '../reconciler/pause-events.js';
 import { ceilMinute, governedBudgets } from './karpenter-budgets.js';
 import { createGovernMetrics, type GovernMetrics } from './govern-metrics.js';
 import {
@@ -114,6 +115,7 @@ export class Governor {
         await this.restorePool(np, tick);
       }
     }
+    publishPauseEvents(evaluation, this.events);
     for (const sn of index.stateNodes) if (sn.node) await this.holdNode(sn.node, governed, evaluation, tick);
     await this.expireGracefully(index, governed, evaluation, tick);
     this.metrics.record(evaluation, governed);

@@ -2,6 +2,7 @@
 // One reconcile of the disruption controller (KARPENTER.md#disruption-loop): evaluate the rule graphs,
 // undo stale taints, then try each method in Karpenter's order; the first method with a
 // command acts (after the 15 s validation for emptiness and consolidation) and the loop ends.
+import { publishPauseEvents } from './pause-events.js';
 import { countOf, type PolicySpec, type Reason } from '../../../rules/model.js';
 import type { InstanceType } from '../../world/cloud/provider.js';
 import { hasDisruptedTaint, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
@@ -175,6 +176,7 @@ export class DisruptionController {
     const { index, evaluation } = await this.evaluate();
     await this.cleanup(index);
     this.publishBudgets(evaluation);
+    publishPauseEvents(evaluation, this.d.events);
     this.blocked.publish(evaluation, index, this.d.clock.now());
     const pools = index.nodePoolsByName as ReadonlyMap<string, NodePool>;
     if (this.pending) {
