@@ -134,7 +134,15 @@ describe('fmt, compile, explain, import/export', () => {
     expect(r.code).toBe(0);
     const g = JSON.parse(r.stdout);
     expect(g.kind).toBe('RuleGraph');
-    expect(g.poolRules.map((x: { name: string }) => x.name)).toEqual(['fail-closed', 'budget:b0']);
+    expect(g.poolRules.map((x: { name: string }) => x.name)).toEqual([
+      'fail-closed',
+      'budget:b0',
+      // every graph carries the rules that read `kpol pause` (rules/README.md §4.8)
+      'pause:Empty',
+      'pause:Drifted',
+      'pause:Underutilized',
+      'pause:Expired',
+    ]);
     expect(g.nodeRules.map((x: { name: string }) => x.name)).toContain('pod-do-not-disrupt');
   });
   it('explain shows fired rules with fact values', async () => {
