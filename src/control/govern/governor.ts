@@ -5,7 +5,7 @@
 // and, for graceful expiration, deleting expired NodeClaims within the Expired budget. kpol
 // launches, drains and terminates nothing: Karpenter does, with its own cloud provider. Every
 // decision comes from the Evaluator; this module only turns it into writes.
-import type { PolicySpec, Reason } from '../../../rules/model.js';
+import { KARPENTER_REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
 import type { ClusterClient } from '../../core/cluster/client.js';
 import { deepEqual } from '../../core/cluster/memory/deep.js';
 import { isDeleting, type ClusterIndex } from '../../core/cluster/state.js';
@@ -27,7 +27,10 @@ import {
   governedFields,
   holdsFields,
   restoreApply,
+  GOVERNED_BY_PAUSE,
+  pausedFields,
   savedUserSettings,
+  userSettingsOf,
   type PoolDecision,
 } from './nodepool-apply.js';
 import { holdApply, holdStateOf, holdText, releaseApply, ANNOTATION_HOLD } from './node-holds.js';
@@ -111,6 +114,8 @@ export class Governor {
       if (policy?.origin === 'kpol') {
         governed.set(np.metadata.name, policy);
         await this.governPool(np, policy, evaluation, now, tick);
+      } else if (evaluation.nodePools[np.metadata.name]?.paused?.length) {
+        await this.pausePool(np, evaluation, tick);
       } else if (np.metadata.annotations?.[ANNOTATION_GOVERNED_BY] !== undefined) {
         await this.restorePool(np, tick);
       }
@@ -210,6 +215,36 @@ export class Governor {
     const last = decisionOf(np)?.failClosedAt;
     const kept = last === undefined ? NaN : Date.parse(last);
     return kept - now > lease / 2 && kept <= ceilMinute(now + lease) ? kept : ceilMinute(now + lease);
+  }
+
+  /**
+   * A pool no policy governs, held by a pause (`kpol pause`): Karpenter reads only the NodePool, so
+   * its own settings are written back with a budget of 0 for the paused reasons, and handed back
+   * (restorePool) on the first tick the pause no longer holds. Without kpol the 0 stays: it blocks more.
+   */
+  private async pausePool(np: NodePool, ev: EvalOutput, tick: GovernTick): Promise<void> {
+    const pool = ev.nodePools[np.metadata.name]!;
+    const reasons = KARPENTER_REASONS.filter((r) => (pool.paused ?? []).some((x) => x.reasons?.includes(r) ?? true));
+    if (reasons.length === 0) return;
+    const { settings, error } = savedUserSettings(np);
+    if (error) {
+      tick.failures.push(error); // never guess the user's values
+      return;
+    }
+    const governed = np.metadata.annotations?.[ANNOTATION_GOVERNED_BY] !== undefined;
+    const fields = pausedFields(governed ? (settings ?? {}) : userSettingsOf(np), reasons);
+    if (holdsFields(np, fields, GOVERNED_BY_PAUSE)) return;
+    const until = (pool.paused ?? []).map((x) => x.until ?? 'unreadable pause').join(', ');
+    const decision: PoolDecision = {
+      policy: GOVERNED_BY_PAUSE,
+      allowed: pool.allowed as Record<string, number | null>,
+      failClosedAt: until,
+    };
+    await this.write(
+      { object: `NodePool/${np.metadata.name}`, action: 'govern', changes: changesOf(np, fields) },
+      governApply(np, GOVERNED_BY_PAUSE, fields, decision),
+      tick,
+    );
   }
 
   private async restorePool(np: NodePool, tick: GovernTick): Promise<void> {

@@ -78,6 +78,25 @@ export function savedUserSettings(np: NodePool): { settings?: UserSettings; erro
   }
 }
 
+/** What `kpol.dev/governed-by` says of a pool no policy governs while a pause (`kpol pause`) holds it. */
+export const GOVERNED_BY_PAUSE = 'kpol-pause';
+
+/**
+ * The fields of a pool no policy governs while pauses hold `reasons`: the user's own settings
+ * with a `nodes: "0"` budget for those reasons added. A pool without budgets had Karpenter's
+ * 10% default, which an added budget would replace, so it is written out.
+ */
+export function pausedFields(own: UserSettings, reasons: readonly string[]): GovernedFields {
+  const budgets = own.disruption?.budgets ?? [{ nodes: '10%' }];
+  return {
+    budgets: [...budgets, { nodes: '0', reasons: [...reasons] }],
+    consolidationPolicy: own.disruption?.consolidationPolicy ?? 'WhenEmptyOrUnderutilized',
+    consolidateAfter: own.disruption?.consolidateAfter ?? '0s',
+    ...(own.expireAfter !== undefined && { expireAfter: own.expireAfter }),
+    ...(own.terminationGracePeriod !== undefined && { terminationGracePeriod: own.terminationGracePeriod }),
+  };
+}
+
 /** Whether the live pool already holds every field kpol would write. */
 export function holdsFields(np: NodePool, f: GovernedFields, policy: string): boolean {
   const d = np.spec.disruption;
