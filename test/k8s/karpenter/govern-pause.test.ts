@@ -18,6 +18,7 @@ import {
 } from './govern-support.js';
 
 const POOL = 'gov-pause';
+const PLAIN = 'gov-pause-plain';
 const NS = 'gov-pause';
 const CM = 'gov-pause';
 const PAUSE_SECONDS = 90;
@@ -26,8 +27,71 @@ afterAll(async () => {
   killStrays();
   const c = karpenterCluster();
   await c.kubectl(['delete', 'configmap', '-n', KPOL_NAMESPACE, '-l', 'kpol.dev/pause', '--ignore-not-found']);
-  await c.cleanup([POOL], NS, [CM]);
+  await c.cleanup([POOL, PLAIN], NS, [CM]);
 });
+
+/** `kpol pause --reason Drifted --nodepool POOL --for …` through the CLI's entry point; returns the end. */
+async function pauseDrifted(kubeconfig: string, pool: string): Promise<number> {
+  let out = '';
+  let err = '';
+  const code = await main(
+    [
+      'pause',
+      '--reason',
+      'Drifted',
+      '--nodepool',
+      pool,
+      '--for',
+      `${PAUSE_SECONDS}s`,
+      '--note',
+      'govern e2e',
+      '--namespace',
+      KPOL_NAMESPACE,
+      '--kubeconfig',
+      kubeconfig,
+    ],
+    { out: (t) => (out += t), err: (t) => (err += t), isTTY: false },
+  );
+  expect(err).toBe('');
+  expect(code).toBe(0);
+  return Date.parse(/until (\S+) /.exec(out)![1]!);
+}
+
+type Budget = { nodes: string; reasons?: string[]; schedule?: string };
+const budgetsOf = async (c: ReturnType<typeof karpenterCluster>, pool: string): Promise<Budget[] | undefined> =>
+  ((await c.get('nodepool', pool))?.spec as { disruption?: { budgets?: Budget[] } }).disruption?.budgets;
+
+/** Samples every second until `until` that none of `original` has started to be disrupted. */
+async function noneDisruptedUntil(
+  c: ReturnType<typeof karpenterCluster>,
+  pool: string,
+  original: string[],
+  until: number,
+) {
+  while (Date.now() < until - 1_000) {
+    const nodes = await c.nodes(pool);
+    const started = nodes
+      .filter((n) => original.includes(n.metadata.name) && disruptionStarted(n))
+      .map((n) => n.metadata.name);
+    expect(started, `disrupted during the pause (ends ${new Date(until).toISOString()})`).toEqual([]);
+    await sleep(1000);
+  }
+}
+
+/** When the first of `original` started to be disrupted (or went). */
+const firstDisrupted = (c: ReturnType<typeof karpenterCluster>, pool: string, original: string[]) =>
+  eventually(
+    'a drift replacement after the pause',
+    async () => {
+      const nodes = await c.nodes(pool);
+      const gone = original.filter((name) => {
+        const n = nodes.find((x) => x.metadata.name === name);
+        return !n || disruptionStarted(n);
+      });
+      return gone.length > 0 ? Date.now() : undefined;
+    },
+    120_000,
+  );
 
 it('Karpenter replaces no drifted node while Drifted is paused, and resumes when the pause ends', async () => {
   const c = karpenterCluster();
@@ -42,34 +106,11 @@ it('Karpenter replaces no drifted node while Drifted is paused, and resumes when
     async () => (await c.get('nodepool', POOL))?.metadata.annotations?.['kpol.dev/governed-by'],
   );
 
-  let out = '';
-  let err = '';
-  const code = await main(
-    [
-      'pause',
-      '--reason',
-      'Drifted',
-      '--nodepool',
-      POOL,
-      '--for',
-      `${PAUSE_SECONDS}s`,
-      '--note',
-      'govern e2e',
-      '--namespace',
-      KPOL_NAMESPACE,
-      '--kubeconfig',
-      c.kubeconfigPath,
-    ],
-    { out: (t) => (out += t), err: (t) => (err += t), isTTY: false },
-  );
-  expect(err).toBe('');
-  expect(code).toBe(0);
-  const until = Date.parse(/until (\S+) /.exec(out)![1]!);
+  const until = await pauseDrifted(c.kubeconfigPath, POOL);
 
   // kpol writes Karpenter's own control: a budget of 0 for Drifted.
   await eventually('a Drifted budget of 0 on the NodePool', async () => {
-    const budgets = ((await c.get('nodepool', POOL))?.spec as { disruption?: { budgets?: object[] } }).disruption
-      ?.budgets as { nodes: string; reasons?: string[]; schedule?: string }[] | undefined;
+    const budgets = await budgetsOf(c, POOL);
     return budgets?.some((b) => b.nodes === '0' && !b.schedule && b.reasons?.includes('Drifted')) ? true : undefined;
   });
   await c.kubectl(['patch', 'nodepool', POOL, '--type', 'merge', '-p', driftPatch()]);
@@ -81,27 +122,36 @@ it('Karpenter replaces no drifted node while Drifted is paused, and resumes when
       : undefined,
   );
 
-  while (Date.now() < until - 1_000) {
-    const nodes = await c.nodes(POOL);
-    const started = nodes
-      .filter((n) => original.includes(n.metadata.name) && disruptionStarted(n))
-      .map((n) => n.metadata.name);
-    expect(started, `disrupted during the pause (ends ${new Date(until).toISOString()})`).toEqual([]);
-    await sleep(1000);
-  }
-
-  const resumed = await eventually(
-    'a drift replacement after the pause',
-    async () => {
-      const nodes = await c.nodes(POOL);
-      const gone = original.filter((name) => {
-        const n = nodes.find((x) => x.metadata.name === name);
-        return !n || disruptionStarted(n);
-      });
-      return gone.length > 0 ? Date.now() : undefined;
-    },
-    120_000,
-  );
+  await noneDisruptedUntil(c, POOL, original, until);
+  const resumed = await firstDisrupted(c, POOL, original);
   expect(resumed).toBeGreaterThanOrEqual(until);
+  await kpol.stop('SIGTERM');
+}, 600_000);
+
+it('a pool no policy governs is governed for the pause and handed back after it', async () => {
+  const c = karpenterCluster();
+  await c.ensureNamespace(NS);
+  await c.apply(poolYaml(PLAIN, { budgets: [{ nodes: '100%' }] }));
+  await c.apply(deploymentYaml({ namespace: NS, name: 'plain', pool: PLAIN, replicas: 2, spread: 'plain' }));
+  const original = await c.initializedNodes(PLAIN, 2);
+  const kpol = await c.govern();
+  const until = await pauseDrifted(c.kubeconfigPath, PLAIN);
+  await eventually('the pause written into the plain NodePool', async () => {
+    const np = await c.get('nodepool', PLAIN);
+    const budgets = await budgetsOf(c, PLAIN);
+    return np?.metadata.annotations?.['kpol.dev/governed-by'] === 'kpol-pause' &&
+      budgets?.some((b) => b.nodes === '0' && b.reasons?.join() === 'Drifted')
+      ? true
+      : undefined;
+  });
+  expect((await budgetsOf(c, PLAIN))?.[0]).toEqual({ nodes: '100%' }); // the user's own budget kept
+  await c.kubectl(['patch', 'nodepool', PLAIN, '--type', 'merge', '-p', driftPatch()]);
+  await noneDisruptedUntil(c, PLAIN, original, until);
+  expect(await firstDisrupted(c, PLAIN, original)).toBeGreaterThanOrEqual(until);
+  await eventually('the NodePool handed back', async () => {
+    const np = await c.get('nodepool', PLAIN);
+    return np?.metadata.annotations?.['kpol.dev/governed-by'] === undefined ? true : undefined;
+  });
+  expect(await budgetsOf(c, PLAIN)).toEqual([{ nodes: '100%' }]);
   await kpol.stop('SIGTERM');
 }, 600_000);
