@@ -115,5 +115,6 @@ export function renderText(o: EvalOutput): string {
   );
   const pauses = paused.length ? `\npaused:\n${paused.join('\n')}\n` : '';
   const warnings = o.warnings.length ? `\nwarnings:\n${o.warnings.map((w) => `  ${w}`).join('\n')}\n` : '';
-  return `at ${o.at}\n\n${table(poolRows)}\n\n${table(nodeRows)}\n\ndecisions:\n${decisions}\n${pauses}${holds}${warnings}`;
+  const tables = `at ${o.at}\n\n${table(poolRows)}\n\n${table(nodeRows)}\n\n`;
+  return `${tables}decisions:\n${decisions}\n${pauses}${holds}${warnings}`;
 }

@@ -136,5 +136,7 @@ const instantText = (ms: number): string => new Date(ms).toISOString().replace('
 export function pauseMessage(p: Pause): string {
   if (p.error) return `paused (fail closed, ${p.reasons?.join(', ') ?? 'every reason'}): ${p.error}`;
   const what = p.reasons?.join(', ') ?? 'every reason';
-  return `${what} paused by kpol pause until ${instantText(p.untilMs)}${p.by ? ` (by ${p.by})` : ''}${p.note ? `: ${p.note}` : ''} [${p.source}]`;
+  const by = p.by ? ` (by ${p.by})` : '';
+  const note = p.note ? `: ${p.note}` : '';
+  return `${what} paused by kpol pause until ${instantText(p.untilMs)}${by}${note} [${p.source}]`;
 }

@@ -78,9 +78,9 @@ export function makePauseCommand(
       );
       if (r.kind === 'conflict') throw new CliError(`${r.message}; run kpol pause again`, EXIT_FINDINGS);
       const until = new Date(untilMs).toISOString().replace('.000Z', 'Z');
+      const where = `configmap/${values.namespace}/${r.configMap.metadata.name}`;
       io.out(
-        `paused ${scopeText(canonicalScope(scope))} until ${until} (configmap/${values.namespace}/${r.configMap.metadata.name} ` +
-          `${r.created ? 'created' : 'updated'})`,
+        `paused ${scopeText(canonicalScope(scope))} until ${until} (${where} ${r.created ? 'created' : 'updated'})`,
       );
       return EXIT_OK;
     },

@@ -8,7 +8,8 @@ import { CliError, EXIT_FINDINGS, EXIT_OK } from '../shared/io.js';
 import { PAUSE_SCOPE_OPTIONS, scopeOf } from '../shared/pause-flags.js';
 import { parse, type Command } from './command.js';
 
-const usage = `usage: kpol resume ([--reason R]… [--nodepool P]… | --all) [--namespace NS] [--kubeconfig FILE] [--context NAME]
+const usage = `usage: kpol resume ([--reason R]… [--nodepool P]… | --all)
+                   [--namespace NS] [--kubeconfig FILE] [--context NAME]
 
 Ends the pause \`kpol pause\` made with the same --reason and --nodepool flags (none: the pause of
 every reason on every NodePool), or with --all every pause in NS (default ${DEFAULT_NAMESPACE}).
