@@ -22,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli } from '../../src/edge/cli/build.mjs';
 import { buildState, inputRecord, type BuildState } from '../../src/edge/cli/build-state.mjs';
+import { seq } from '../support/regex.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const LOAD_TRACE = new URL('../support/load-trace.mjs', import.meta.url).pathname;
@@ -273,7 +274,10 @@ describe('bin.mjs without a usable build', () => {
     });
     expect(r.status).toBe(70);
     expect(r.stderr).toMatch(
-      /^kpol: cannot start: the build in dist\/cli\/ cannot be used \(there is no build .*\), and tsx, which runs kpol from its TypeScript sources, is not installed/,
+      seq(
+        /^kpol: cannot start: the build in dist\/cli\/ cannot be used \(there is no build .*\), /,
+        /and tsx, which runs kpol from its TypeScript sources, is not installed/,
+      ),
     );
     rmSync(root, { recursive: true });
   });
