@@ -2,13 +2,10 @@
 // The names completion offers from the connected cluster: NodePool names, and label keys with
 // their values from Nodes and Pods, and from what will carry labels: NodePool templates (labels
 // and `In` requirements) and ReplicaSet pod templates. Each sorted.
+import type { ClusterWords } from '../../rules/completion.js';
 import type { KubeObject, NodePool } from '../../src/core/cluster/types.js';
 
-export interface ClusterWords {
-  nodePools: string[];
-  labels: Map<string, string[]>; // key → values
-  namespaces: string[];
-}
+export type { ClusterWords };
 
 export function clusterWords(objects: readonly KubeObject[]): ClusterWords {
   const labels = new Map<string, Set<string>>();
