@@ -39,7 +39,9 @@ export const CAPABILITIES: InitializeResult['capabilities'] = {
   codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
 };
 
-const isKpol = (doc: TextDocument): boolean => doc.languageId === 'kpol' || doc.uri.endsWith('.kpol');
+/** A .kpol document: by language or name, and with text (a malformed didOpen may carry none). */
+const isKpol = (doc: TextDocument): boolean =>
+  (doc.languageId === 'kpol' || doc.uri.endsWith('.kpol')) && typeof doc.getText() === 'string';
 
 /** The name diagnostics and cross-file notes use: the path of a file: URI, else the URI. */
 function fileNameOf(uri: string): string {
