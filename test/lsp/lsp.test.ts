@@ -213,7 +213,8 @@ describe('kpol lsp over stdio', () => {
 
   it('formats a document into exactly what `kpol fmt` prints', async () => {
     const text =
-      'schedule   night="0 22 * * *"  for 8h\npolicy p for nodepool default{\nbudget 1   for Drifted during night\n  consolidate   never }\n';
+      'schedule   night="0 22 * * *"  for 8h\npolicy p for nodepool default{\n' +
+      'budget 1   for Drifted during night\n  consolidate   never }\n';
     await open('format.kpol', text);
     const edits = await connection.sendRequest(DocumentFormattingRequest.type, {
       textDocument: { uri: uriOf('format.kpol') },

@@ -66,7 +66,7 @@ function uriOf(params: unknown): string {
 function positionOf(params: unknown): Position {
   const p = (params as { position?: { line?: unknown; character?: unknown } } | null)?.position;
   const ok = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0;
-  if (!p || !ok(p.line) || !ok(p.character)) throw invalid('position must hold a line and a character (integers ≥ 0)');
+  if (!p || !ok(p.line) || !ok(p.character)) throw invalid('position needs a line and a character (integers ≥ 0)');
   return { line: p.line as number, character: p.character as number };
 }
 
