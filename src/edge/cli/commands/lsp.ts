@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `kpol lsp`: the language server for editors (VS Code, Neovim, …) over stdio. The server and
 // its protocol library load only when the command runs, so every other command starts as fast.
+import { CliError } from '../shared/io.js';
 import { parse, type Command } from './command.js';
 
 const usage = `usage: kpol lsp [--stdio]
@@ -14,7 +15,8 @@ export const lspCommand: Command = {
   usage,
   async run(argv) {
     // Clients add --stdio, and VS Code --clientProcessId=N (the library watches that process).
-    parse(argv, { stdio: { type: 'boolean' }, clientProcessId: { type: 'string' } }, usage);
+    const { positionals } = parse(argv, { stdio: { type: 'boolean' }, clientProcessId: { type: 'string' } }, usage);
+    if (positionals.length > 0) throw new CliError(`no files here: the editor sends them\n\n${usage}`);
     // stdout carries the protocol: anything else printed there would corrupt it.
     console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
     const { startLanguageServer } = await import('../../lsp/server.js');
