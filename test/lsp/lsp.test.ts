@@ -338,3 +338,17 @@ async function until(condition: () => boolean): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe('kpol lsp as a command', () => {
+  it('prints its usage with --help, and refuses files and unknown flags (exit 2)', async () => {
+    const help = await runCli('lsp', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: kpol lsp \[--stdio\]/);
+    const files = await runCli('lsp', 'policy.kpol');
+    expect(files.code).toBe(2);
+    expect(files.stderr).toMatch(/^kpol lsp: no files here: the editor sends them/);
+    const flag = await runCli('lsp', '--port', '80');
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/Unknown option '--port'/);
+  });
+});

@@ -14,7 +14,7 @@ only transport. Set-up for VS Code and Neovim: editor/vscode/README.md.`;
 export const lspCommand: Command = {
   usage,
   async run(argv) {
-    // Clients add --stdio, and VS Code --clientProcessId=N (the library watches that process).
+    // Clients add --stdio; some add --clientProcessId=N (vscode-languageserver watches that process).
     const { positionals } = parse(argv, { stdio: { type: 'boolean' }, clientProcessId: { type: 'string' } }, usage);
     if (positionals.length > 0) throw new CliError(`no files here: the editor sends them\n\n${usage}`);
     // stdout carries the protocol: anything else printed there would corrupt it.
