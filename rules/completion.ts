@@ -9,8 +9,9 @@ import { KEYWORDS, REASONS, STATEMENT_KEYWORDS } from '../grammar/tokens.js';
 import { timeZones } from './timezones.js';
 
 /**
- * The names completion offers beyond the language's own words: the editor fills them from the
- * connected cluster (editor/src/cluster-words.ts); `kpol lsp` has no cluster and leaves them empty.
+ * The names completion offers beyond the language's own words, from a cluster
+ * (src/core/cluster/cluster-words.ts): the browser editor's connected one, or the snapshot given
+ * to `kpol lsp --cluster`; empty without one.
  */
 export interface ClusterWords {
   nodePools: string[];

@@ -4,7 +4,7 @@
 // vscode-languageserver-protocol's client connection. Each answer is checked against what the
 // core gives the CLI: the diagnostics' codes and ranges, `kpol fmt`'s output, the docs.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -38,9 +38,12 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import { KEYWORD_DOCS } from '../../grammar/keyword-docs.js';
 import { REASONS, STATEMENT_KEYWORDS } from '../../grammar/tokens.js';
+import { clusterWords } from '../../src/core/cluster/cluster-words.js';
+import { simulationObjects } from '../../src/edge/simulate/cluster-objects.js';
 import { runCli } from '../cli/run-cli.js';
 
 const BIN = new URL('../../src/edge/cli/bin.mjs', import.meta.url).pathname;
+const DEMO = new URL('../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'kpol-lsp-'));
 const uriOf = (name: string) => pathToFileURL(join(dir, name)).href;
 
@@ -78,7 +81,7 @@ const open = (name: string, text: string, version = 1) =>
   });
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [BIN, 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, [BIN, 'lsp', '--stdio', '--cluster', DEMO], { stdio: ['pipe', 'pipe', 'pipe'] });
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.on('exit', (code) => exitCode(code));
   connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
@@ -193,6 +196,22 @@ describe('kpol lsp over stdio', () => {
     });
     const reasons = await complete(2, 15, ' ');
     expect(reasons.map((i) => i.label)).toEqual([...REASONS, 'during']);
+    // From the --cluster snapshot: its NodePools after `nodepool `, its label keys after `where `.
+    await open('cluster-words.kpol', 'policy words for nodepool \n  pods where \n');
+    const poolOffers = await connection.sendRequest(CompletionRequest.type, {
+      textDocument: { uri: uriOf('cluster-words.kpol') },
+      position: { line: 0, character: 26 },
+      context: { triggerKind: CompletionTriggerKind.TriggerCharacter, triggerCharacter: ' ' },
+    });
+    expect((poolOffers as CompletionItem[]).map((i) => i.label)).toEqual(['default', 'gpu', 'where']);
+    const keyOffers = await connection.sendRequest(CompletionRequest.type, {
+      textDocument: { uri: uriOf('cluster-words.kpol') },
+      position: { line: 1, character: 13 },
+      context: { triggerKind: CompletionTriggerKind.TriggerCharacter, triggerCharacter: ' ' },
+    });
+    const demo = clusterWords(simulationObjects(readFileSync(DEMO, 'utf8'), DEMO).objects);
+    expect((keyOffers as CompletionItem[]).map((i) => i.label)).toEqual([...demo.labels.keys()]);
+    expect(demo.labels.size).toBeGreaterThan(1);
     // A trigger character where nothing in particular is called for opens nothing.
     expect(await complete(2, 11, ' ')).toEqual([]);
   });
@@ -347,6 +366,13 @@ describe('kpol lsp as a command', () => {
     const files = await runCli('lsp', 'policy.kpol');
     expect(files.code).toBe(2);
     expect(files.stderr).toMatch(/^kpol lsp: no files here: the editor sends them/);
+    const missing = await runCli('lsp', '--cluster', join(dir, 'no-such-snapshot.yaml'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no-such-snapshot.yaml');
+    writeFileSync(join(dir, 'bad-snapshot.yaml'), 'kind: Node\napiVersion: v1\nmetadata: 7\n');
+    const bad = await runCli('lsp', '--cluster', join(dir, 'bad-snapshot.yaml'));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/bad-snapshot\.yaml.*metadata/);
     const flag = await runCli('lsp', '--port', '80');
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/Unknown option '--port'/);

@@ -17,8 +17,8 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 
 export const TRIGGER_CHARACTERS = [' ', '"', '(', ','];
 
-/** `kpol lsp` has no cluster: no NodePool names or labels to offer. */
-const NO_CLUSTER: ClusterWords = { nodePools: [], labels: new Map(), namespaces: [] };
+/** Without `--cluster`: no NodePool names, labels or namespaces to offer. */
+export const NO_CLUSTER: ClusterWords = { nodePools: [], labels: new Map(), namespaces: [] };
 
 const KIND: Record<OfferKind, CompletionItemKind> = {
   keyword: CompletionItemKind.Keyword,
@@ -33,7 +33,7 @@ const KIND: Record<OfferKind, CompletionItemKind> = {
 
 const WORD_END = new RegExp(`(?:${NAME_PATTERN.source})$`);
 
-export function completionItems(doc: TextDocument, params: CompletionParams): CompletionItem[] {
+export function completionItems(doc: TextDocument, params: CompletionParams, words = NO_CLUSTER): CompletionItem[] {
   const { line, character } = params.position;
   const upToCursor = doc.getText({ start: { line, character: 0 }, end: { line, character } });
   const inString = (upToCursor.match(/"/g) ?? []).length % 2 === 1;
@@ -43,7 +43,7 @@ export function completionItems(doc: TextDocument, params: CompletionParams): Co
     : upToCursor.length - (WORD_END.exec(upToCursor)?.[0].length ?? 0);
   const before = upToCursor.slice(0, start);
   const typed = params.context?.triggerKind === CompletionTriggerKind.TriggerCharacter;
-  const offers = typed ? (contextOffers(before, NO_CLUSTER) ?? []) : offersAt(before, NO_CLUSTER);
+  const offers = typed ? (contextOffers(before, words) ?? []) : offersAt(before, words);
   const range = { start: { line, character: start }, end: { line, character: upToCursor.length } };
   return offers.map((o, i) => {
     const doc = o.kind === 'keyword' ? KEYWORD_DOCS[o.label] : o.kind === 'reason' ? REASON_DOCS[o.label] : undefined;

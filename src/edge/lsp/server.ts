@@ -11,6 +11,7 @@
 // after `shutdown`, else 1, as the protocol asks), which vscode-languageserver does itself.
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic as KpolDiagnostic } from '../../../grammar/diagnostic.js';
+import type { ClusterWords } from '../../../rules/completion.js';
 import {
   CodeActionKind,
   createConnection,
@@ -24,7 +25,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { quickFixes } from './code-actions.js';
-import { completionItems, TRIGGER_CHARACTERS } from './completion.js';
+import { completionItems, NO_CLUSTER, TRIGGER_CHARACTERS } from './completion.js';
 import { definitionAt } from './definition.js';
 import { checkDocuments, toLspDiagnostic } from './diagnostics.js';
 import { formattingEdits } from './formatting.js';
@@ -70,8 +71,15 @@ function positionOf(params: unknown): Position {
   return { line: p.line as number, character: p.character as number };
 }
 
-/** Starts the server on `input`/`output`; it runs until the client sends `exit`. */
-export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Connection {
+/**
+ * Starts the server on `input`/`output`; it runs until the client sends `exit`. `words` are the
+ * cluster's names completion offers (NodePools, label keys and values, namespaces).
+ */
+export function startLanguageServer(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  words: ClusterWords = NO_CLUSTER,
+): Connection {
   const connection = createConnection(input, output);
   const documents = new TextDocuments(TextDocument);
   /** The latest kpol diagnostics of each open document, for code actions. */
@@ -110,7 +118,7 @@ export function startLanguageServer(input: NodeJS.ReadableStream, output: NodeJS
   connection.onCompletion((params) => {
     const doc = openDocument(params);
     positionOf(params);
-    return doc ? completionItems(doc, params) : [];
+    return doc ? completionItems(doc, params, words) : [];
   });
   connection.onHover((params) => {
     const doc = openDocument(params);
