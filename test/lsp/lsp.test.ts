@@ -173,6 +173,29 @@ describe('kpol lsp over stdio', () => {
     expect(await diagnosticsOf(uriOf('broken.kpol'), 2)).toEqual([]);
   });
 
+  it('checks a burst of changes once, after the last of them', async () => {
+    const uri = uriOf('broken.kpol');
+    for (const [version, text] of [
+      [3, 'budget 2'],
+      [4, 'budget 3'],
+      [5, 'budget 4'],
+    ] as const) {
+      void connection.sendNotification(DidChangeTextDocumentNotification.type, {
+        textDocument: { uri, version },
+        contentChanges: [{ range: { start: { line: 2, character: 2 }, end: { line: 2, character: 10 } }, text }],
+      });
+    }
+    expect(await diagnosticsOf(uri, 5)).toEqual([]);
+    // Usually one check ([5]); a machine too busy to read the burst within CHECK_DELAY_MS may
+    // check twice, never once per change.
+    const burst = published
+      .get(uri)!
+      .map((p) => p.version)
+      .slice(2);
+    expect(burst.at(-1)).toBe(5);
+    expect(burst.length).toBeLessThan(3);
+  });
+
   it('completes statement keywords at a statement start, reasons after `for `', async () => {
     const text = 'policy p for nodepool default {\n  \n  budget 1 for \n}\n';
     await open('complete.kpol', text);

@@ -2,8 +2,8 @@
 // `kpol lsp`: a Language Server Protocol server on the given streams (stdin/stdout for the
 // CLI), built on vscode-languageserver. Every answer comes from the same core as `kpol check`,
 // `kpol fmt` and the browser editor; this file only wires LSP requests to it. Documents are
-// synchronised incrementally; each change re-checks every open .kpol document together (names
-// and NodePools are unique across files) and publishes each one's diagnostics.
+// synchronised incrementally; a change (or a burst of them) re-checks every open .kpol document
+// together (names and NodePools are unique across files) and publishes each one's diagnostics.
 //
 // Bad input never stops the server: a request whose parameters are malformed is answered with
 // an InvalidParams error, one for a document that is not open with an empty answer, and any
@@ -39,6 +39,9 @@ export const CAPABILITIES: InitializeResult['capabilities'] = {
   documentFormattingProvider: true,
   codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
 };
+
+/** How long a change waits for the ones right behind it before the documents are checked. */
+export const CHECK_DELAY_MS = 50;
 
 /** A .kpol document: by language or name, and with text (a malformed didOpen may carry none). */
 const isKpol = (doc: TextDocument): boolean =>
@@ -105,15 +108,28 @@ export function startLanguageServer(
     });
   };
 
+  // Changes that arrive together (fast typing, an editor's burst of edits) are checked once,
+  // CHECK_DELAY_MS after the first; a code action, which needs the diagnostics, checks at once.
+  let pending: NodeJS.Timeout | undefined;
+  const scheduleCheck = () => {
+    pending ??= setTimeout(flushCheck, CHECK_DELAY_MS);
+  };
+  const flushCheck = () => {
+    if (pending === undefined) return;
+    clearTimeout(pending);
+    pending = undefined;
+    republish();
+  };
+
   /** The open document a request is about; undefined (an empty answer) when it is not open. */
   const openDocument = (params: unknown) => documents.get(uriOf(params));
 
   connection.onInitialize(() => ({ capabilities: CAPABILITIES, serverInfo: { name: 'kpol' } }));
-  documents.onDidChangeContent(republish);
+  documents.onDidChangeContent(scheduleCheck);
   documents.onDidClose(({ document }) => {
     latest.delete(document.uri);
     void connection.sendDiagnostics({ uri: document.uri, diagnostics: [] });
-    republish();
+    scheduleCheck();
   });
   connection.onCompletion((params) => {
     const doc = openDocument(params);
@@ -136,6 +152,7 @@ export function startLanguageServer(
   });
   connection.onCodeAction((params) => {
     const uri = uriOf(params);
+    flushCheck();
     const range = (params as { range?: { start?: unknown; end?: unknown } } | null)?.range;
     const start = positionOf({ position: range?.start });
     const end = positionOf({ position: range?.end });
