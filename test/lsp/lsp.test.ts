@@ -235,6 +235,19 @@ describe('kpol lsp over stdio', () => {
     const demo = clusterWords(simulationObjects(readFileSync(DEMO, 'utf8'), DEMO).objects);
     expect((keyOffers as CompletionItem[]).map((i) => i.label)).toEqual([...demo.labels.keys()]);
     expect(demo.labels.size).toBeGreaterThan(1);
+    // A pasted line of 200,000 letters: answered at once (a regular expression over the whole
+    // line took seconds for 40,000).
+    await open('long-line.kpol', `${'a'.repeat(200_000)} b`);
+    const t = performance.now();
+    const long = await connection.sendRequest(CompletionRequest.type, {
+      textDocument: { uri: uriOf('long-line.kpol') },
+      position: { line: 0, character: 200_002 },
+    });
+    expect(performance.now() - t).toBeLessThan(2000);
+    expect((long as CompletionItem[])[0].textEdit).toEqual({
+      range: { start: { line: 0, character: 200_001 }, end: { line: 0, character: 200_002 } },
+      newText: (long as CompletionItem[])[0].label,
+    });
     // A trigger character where nothing in particular is called for opens nothing.
     expect(await complete(2, 11, ' ')).toEqual([]);
   });

@@ -32,6 +32,12 @@ const KIND: Record<OfferKind, CompletionItemKind> = {
 };
 
 const WORD_END = new RegExp(`(?:${NAME_PATTERN.source})$`);
+/**
+ * How far back the word being typed is looked for. Matching WORD_END against a whole line is
+ * quadratic in its length (a pasted 40,000-letter line took seconds); no name is this long (a
+ * label key is at most 317 characters).
+ */
+const WORD_REACH = 1024;
 
 export function completionItems(doc: TextDocument, params: CompletionParams, words = NO_CLUSTER): CompletionItem[] {
   const { line, character } = params.position;
@@ -40,7 +46,7 @@ export function completionItems(doc: TextDocument, params: CompletionParams, wor
   // The word being typed is replaced; inside a string (a zone name holds `/`) the whole content.
   const start = inString
     ? upToCursor.lastIndexOf('"') + 1
-    : upToCursor.length - (WORD_END.exec(upToCursor)?.[0].length ?? 0);
+    : upToCursor.length - (WORD_END.exec(upToCursor.slice(-WORD_REACH))?.[0].length ?? 0);
   const before = upToCursor.slice(0, start);
   const typed = params.context?.triggerKind === CompletionTriggerKind.TriggerCharacter;
   const offers = typed ? (contextOffers(before, words) ?? []) : offersAt(before, words);
