@@ -8,7 +8,7 @@ import type { PolicySource } from '../../src/core/policy/load.js';
 import type { Preview } from './analysis.js';
 import { EditorApi, takeToken, type PolicyAddress, type StoredPolicy } from './api.js';
 import { renderCalendar } from './calendar-view.js';
-import { clusterWords, type ClusterWords } from './cluster-words.js';
+import { clusterWords, type ClusterWords } from '../../src/core/cluster/cluster-words.js';
 import { h, replaceChildren } from './dom.js';
 import { addressKey, dropDraft, lastAddress, loadDraft, storeDraft } from './drafts.js';
 import { registerKpol } from './language.js';

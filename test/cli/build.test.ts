@@ -145,6 +145,14 @@ describe('the build', () => {
     expect(r.loaded.filter((u) => u.endsWith('.ts') || u.includes('/node_modules/'))).toEqual([]);
   });
 
+  it('kpol lsp --help loads its command, not the language server and its protocol library', () => {
+    const r = kpol(['lsp', '--help']);
+    expect(r.code).toBe(0);
+    const sources = bundledSources(r);
+    expect(sources).toContain('src/edge/cli/commands/lsp.ts');
+    expect(sources.filter((s) => /vscode-languageserver|^src\/edge\/lsp\//.test(s))).toEqual([]);
+  });
+
   it('kpol pull loads the Kubernetes client (the chunk the others leave out)', () => {
     const r = kpol(['pull', '--kubeconfig', join(pkg, 'no-such-kubeconfig')]);
     expect(r.code).toBe(2);
