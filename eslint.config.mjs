@@ -45,6 +45,12 @@ export default tseslint.config(
     },
   },
   {
+    // The VS Code extension (editor/vscode/) is CommonJS, as VS Code loads extensions.
+    files: ['editor/vscode/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Test glue reaches into browser pages and raw API answers, and matches ANSI escapes.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-control-regex': 'off' },

@@ -50,9 +50,8 @@ export function renderDiagnostics(
     if (d.help) out.push(`    ${paint(HELP, 'help:')} ${d.help}`);
     if (options.fixes && d.fix !== undefined) out.push(`    ${paint(HELP, 'fix:')} replace with \`${d.fix}\``);
     for (const r of d.related ?? []) {
-      out.push(
-        `    ${paint(NOTE, 'related')} ${fileName}:${r.range.start.line + 1}:${r.range.start.character + 1}: ${r.message}`,
-      );
+      const at = `${fileName}:${r.range.start.line + 1}:${r.range.start.character + 1}`;
+      out.push(`    ${paint(NOTE, 'related')} ${at}: ${r.message}`);
     }
   }
   if (options.omitted) out.push(paint(BOLD, `${fileName}: ${omittedNote(options.omitted)}`));

@@ -59,8 +59,9 @@ const RE2_ANY = '[^\\n]';
 export const KARPENTER_PATTERNS: Record<'durNever' | 'nodes' | 'schedule' | 'budgetDuration' | 'tgp', RegExp> = {
   durNever: /^(([0-9]+(s|m|h))+|Never)$/,
   nodes: /^((100|[0-9]{1,2})%|[0-9]+)$/,
+  // Five cron fields separated by the CRD's space class.
   schedule: new RegExp(
-    `^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((${RE2_ANY}+)${RE2_SPACE}(${RE2_ANY}+)${RE2_SPACE}(${RE2_ANY}+)${RE2_SPACE}(${RE2_ANY}+)${RE2_SPACE}(${RE2_ANY}+))$`,
+    `^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|(${Array(5).fill(`(${RE2_ANY}+)`).join(RE2_SPACE)})$`,
   ),
   budgetDuration: /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/,
   tgp: /^([0-9]+(s|m|h))+$/,

@@ -66,7 +66,8 @@ function budgetLines(b: BudgetSpec): string[] {
   const reasons = b.reasons === null ? '' : b.reasons.join(', ');
   const invalid = b.error ?? b.window?.error;
   if (invalid !== undefined) {
-    const was = `${b.mode} ${quantity(b)}${reasons ? ` for ${reasons}` : ''}${b.window ? ` during ${window(b.window)}` : ''}`;
+    const during = b.window ? ` during ${window(b.window)}` : '';
+    const was = `${b.mode} ${quantity(b)}${reasons ? ` for ${reasons}` : ''}${during}`;
     return [`# ${was}: invalid (${invalid}), so Karpenter allows no disruption for any reason`, 'budget 0'];
   }
   if (b.reasons !== null && b.reasons.length === 0) {

@@ -3,9 +3,8 @@
 // completion, hover docs, "did you mean" quick fixes and format document (in the worker).
 import { KPOL_LANGUAGE_ID, kpolMonarch } from '../../grammar/monarch.js';
 import { NAME_PATTERN } from '../../grammar/tokens.js';
-import type { ClusterWords } from './cluster-words.js';
-import { contextOffers, offersAt, type OfferKind } from './completion.js';
-import { KEYWORD_DOCS, REASON_DOCS } from './keyword-docs.js';
+import { KEYWORD_DOCS, REASON_DOCS } from '../../grammar/keyword-docs.js';
+import { contextOffers, offersAt, type ClusterWords, type OfferKind } from '../../rules/completion.js';
 import { fixesAt, MARKER_OWNER } from './markers.js';
 import { monaco } from './monaco.js';
 

@@ -8,7 +8,7 @@ import type { PolicySource } from '../../src/core/policy/load.js';
 import type { Preview } from './analysis.js';
 import { EditorApi, takeToken, type PolicyAddress, type StoredPolicy } from './api.js';
 import { renderCalendar } from './calendar-view.js';
-import { clusterWords, type ClusterWords } from './cluster-words.js';
+import { clusterWords, type ClusterWords } from '../../src/core/cluster/cluster-words.js';
 import { h, replaceChildren } from './dom.js';
 import { addressKey, dropDraft, lastAddress, loadDraft, storeDraft } from './drafts.js';
 import { registerKpol } from './language.js';
@@ -164,17 +164,16 @@ function open(address: PolicyAddress, base: StoredPolicy | undefined, template =
   if (draft && draft.text !== current.baseText) {
     model.setValue(draft.text);
     if (draft.baseVersion !== undefined) current.baseVersion = draft.baseVersion;
-    status(
-      `Restored unsaved edits from this browser${base && draft.baseVersion !== base.resourceVersion ? ' (the ConfigMap has changed since; saving will show the conflict)' : ''}.`,
-      'warn',
-    );
+    const changed = base && draft.baseVersion !== base.resourceVersion;
+    const conflict = changed ? ' (the ConfigMap has changed since; saving will show the conflict)' : '';
+    status(`Restored unsaved edits from this browser${conflict}.`, 'warn');
   } else {
     model.setValue(current.baseText);
-    status(
-      base
-        ? `Loaded ConfigMap ${address.namespace}/${address.name} (version ${base.resourceVersion})${base.applied === false ? ` — not applied: the controller refused it${base.status && base.status !== 'valid' ? ` (${base.status})` : ''}` : ''}.`
-        : 'New policy: not saved yet.',
-    );
+    if (base) {
+      const why = base.status && base.status !== 'valid' ? ` (${base.status})` : '';
+      const refused = base.applied === false ? ` — not applied: the controller refused it${why}` : '';
+      status(`Loaded ConfigMap ${address.namespace}/${address.name} (version ${base.resourceVersion})${refused}.`);
+    } else status('New policy: not saved yet.');
   }
   suppressDraft = false;
   fillPolicyList();

@@ -2,6 +2,7 @@
 // The one place kpol diagnostics become Monaco markers (0-based ranges → 1-based line and
 // column). The diagnostic behind each marker is kept so quick fixes can find its `fix`.
 import type { Diagnostic } from '../../grammar/diagnostic.js';
+import { fixesTouching } from '../../grammar/quick-fix.js';
 import { monaco } from './monaco.js';
 
 export const MARKER_OWNER = 'kpol';
@@ -34,16 +35,11 @@ export function setDiagnostics(model: monaco.editor.ITextModel, diagnostics: Dia
   monaco.editor.setModelMarkers(model, MARKER_OWNER, diagnostics.map(toMarker));
 }
 
-/** The diagnostics with a fix whose range overlaps `range`. */
+/** The diagnostics with a fix whose range overlaps or touches `range` (grammar/quick-fix.ts, as `kpol lsp`). */
 export function fixesAt(model: monaco.editor.ITextModel, range: monaco.IRange): Diagnostic[] {
-  return (byModel.get(model) ?? []).filter(
-    (d) =>
-      d.fix !== undefined &&
-      monaco.Range.areIntersectingOrTouching(range, {
-        startLineNumber: d.range.start.line + 1,
-        startColumn: d.range.start.character + 1,
-        endLineNumber: d.range.end.line + 1,
-        endColumn: d.range.end.character + 1,
-      }),
+  return fixesTouching(
+    byModel.get(model) ?? [],
+    { line: range.startLineNumber - 1, character: range.startColumn - 1 },
+    { line: range.endLineNumber - 1, character: range.endColumn - 1 },
   );
 }

@@ -118,7 +118,14 @@ export async function editorBench(): Promise<Line[]> {
         name: `editor: keystroke → markers (${lines} lines, Chromium)`,
         value: `${keystroke.toFixed(1)} ms`,
         goal: '< 16 ms median',
-        ratio: `${isolated ? `${inFrame}/${KEYSTROKES} answers read in the key's own frame (shared memory); ` : 'not cross-origin isolated: every answer by message; '}baselines: answers by message only ${byMessage.toFixed(1)} ms (${(byMessage / keystroke).toFixed(2)}×); worker no-op round trip ${ping.toFixed(2)} ms (${(keystroke / ping).toFixed(1)}×); same check in Node ${nodeCheck.toFixed(1)} ms (${(keystroke / nodeCheck).toFixed(2)}×); whole-text parse + check in Node ${fullCheck.toFixed(1)} ms`,
+        ratio:
+          (isolated
+            ? `${inFrame}/${KEYSTROKES} answers read in the key's own frame (shared memory); `
+            : 'not cross-origin isolated: every answer by message; ') +
+          `baselines: answers by message only ${byMessage.toFixed(1)} ms (${(byMessage / keystroke).toFixed(2)}×); ` +
+          `worker no-op round trip ${ping.toFixed(2)} ms (${(keystroke / ping).toFixed(1)}×); ` +
+          `same check in Node ${nodeCheck.toFixed(1)} ms (${(keystroke / nodeCheck).toFixed(2)}×); ` +
+          `whole-text parse + check in Node ${fullCheck.toFixed(1)} ms`,
       },
       {
         name: 'editor: bundle size (editor/dist/assets)',

@@ -56,7 +56,8 @@ export function generateCluster(shape: ClusterShape): KubeObject[] {
         createdAt: '2026-11-22T00:00:00Z',
       });
       const name = `node-${p}-${i}`;
-      const providerID = `aws:///${node.metadata.labels?.['topology.kubernetes.io/zone']}/i-${p.toString(16)}x${i.toString(16)}`;
+      const zone = node.metadata.labels?.['topology.kubernetes.io/zone'];
+      const providerID = `aws:///${zone}/i-${p.toString(16)}x${i.toString(16)}`;
       node.metadata.name = name;
       node.metadata.labels = { ...node.metadata.labels, 'kubernetes.io/hostname': name };
       node.spec.providerID = providerID;

@@ -22,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli } from '../../src/edge/cli/build.mjs';
 import { buildState, inputRecord, type BuildState } from '../../src/edge/cli/build-state.mjs';
+import { seq } from '../support/regex.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const LOAD_TRACE = new URL('../support/load-trace.mjs', import.meta.url).pathname;
@@ -142,6 +143,14 @@ describe('the build', () => {
     expect(heavy(sources)).toEqual([]);
     // Everything comes from the build: no TypeScript source, nothing from node_modules.
     expect(r.loaded.filter((u) => u.endsWith('.ts') || u.includes('/node_modules/'))).toEqual([]);
+  });
+
+  it('kpol lsp --help loads its command, not the language server and its protocol library', () => {
+    const r = kpol(['lsp', '--help']);
+    expect(r.code).toBe(0);
+    const sources = bundledSources(r);
+    expect(sources).toContain('src/edge/cli/commands/lsp.ts');
+    expect(sources.filter((s) => /vscode-languageserver|^src\/edge\/lsp\//.test(s))).toEqual([]);
   });
 
   it('kpol pull loads the Kubernetes client (the chunk the others leave out)', () => {
@@ -273,7 +282,10 @@ describe('bin.mjs without a usable build', () => {
     });
     expect(r.status).toBe(70);
     expect(r.stderr).toMatch(
-      /^kpol: cannot start: the build in dist\/cli\/ cannot be used \(there is no build .*\), and tsx, which runs kpol from its TypeScript sources, is not installed/,
+      seq(
+        /^kpol: cannot start: the build in dist\/cli\/ cannot be used \(there is no build .*\), /,
+        /and tsx, which runs kpol from its TypeScript sources, is not installed/,
+      ),
     );
     rmSync(root, { recursive: true });
   });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
+import { seq } from '../support/regex.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpol-cli-'));
 const file = (name: string, text: string) => {
@@ -158,7 +159,10 @@ describe('fmt, compile, explain, import/export', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('candidate for: Underutilized');
     expect(r.stdout).toMatch(
-      /✔ fired\s+NodePool default spec\.disruption\.budgets\[2\] \{nodes: 0, reasons: \[Underutilized\], schedule: "@daily", duration: 10m\} → budget/,
+      seq(
+        /✔ fired\s+NodePool default spec\.disruption\.budgets\[2\] /,
+        /\{nodes: 0, reasons: \[Underutilized\], schedule: "@daily", duration: 10m\} → budget/,
+      ),
     );
     expect(r.stdout).toContain('Underutilized: allowed 0');
     expect(r.stdout).not.toMatch(/budget:b\d/);

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEYWORD_DOCS } from '../../editor/src/keyword-docs.js';
+import { KEYWORD_DOCS } from '../../grammar/keyword-docs.js';
 import { formatSource } from '../../grammar/format.js';
 import { launchBrowser, type Browser } from './browser.js';
 import { errors, placeCursor, pointAt, screenshot, setText, suggestions } from './page.js';

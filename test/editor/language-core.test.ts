@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { KEYWORDS, REASONS } from '../../grammar/tokens.js';
 import { checkSource } from '../../rules/checks/check.js';
 import { connect, diagnosticsFor, previewFor } from '../../editor/src/analysis.js';
-import { clusterWords } from '../../editor/src/cluster-words.js';
-import { contextOffers, offersAt } from '../../editor/src/completion.js';
-import { KEYWORD_DOCS, REASON_DOCS } from '../../editor/src/keyword-docs.js';
+import { clusterWords } from '../../src/core/cluster/cluster-words.js';
+import { contextOffers, offersAt } from '../../rules/completion.js';
+import { KEYWORD_DOCS, REASON_DOCS } from '../../grammar/keyword-docs.js';
 import { simulationObjects } from '../../src/edge/simulate/cluster-objects.js';
 import { readFileSync } from 'node:fs';
 

@@ -15,6 +15,7 @@ import type { PolicySource } from '../../src/core/policy/load.js';
 import { loadPolicies } from '../../src/core/policy/load.js';
 import { formatError } from '../../src/core/policy/configmap-status.js';
 import { blame, trialEvaluate, unevaluableFile, type EvaluateAt } from '../../src/core/policy/trial-eval.js';
+import { seq } from '../support/regex.js';
 
 const NS = 'kpol-system';
 const T0 = Date.parse('2026-11-22T10:00:00Z');
@@ -69,7 +70,10 @@ describe('trial evaluation of ConfigMap policies', () => {
     expect(status).not.toBe('valid');
     // Located on the header's name, with the instant that failed and the evaluator's words.
     expect(status).toMatch(
-      /^configmap\/kpol-system\/team\/p\.kpol:2:8: error KPOL4001: policy `broken` cannot be evaluated at 2026-12-23T10:00:00\.000Z: Invalid time value$/,
+      seq(
+        /^configmap\/kpol-system\/team\/p\.kpol:2:8: error KPOL4001: /,
+        /policy `broken` cannot be evaluated at 2026-12-23T10:00:00\.000Z: Invalid time value$/,
+      ),
     );
     expect(w.store.policies.map((p) => p.name)).toEqual(['good']);
     const warnings = w.events.list({ reason: 'PolicyInvalid' });

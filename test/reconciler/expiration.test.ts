@@ -71,7 +71,8 @@ describe('forceful expiration', () => {
       }),
     ).toBe(2);
 
-    // The do-not-disrupt pod is waited for until T − 30 s (T = deletion + 5m), then force-deleted; both pods run again.
+    // The do-not-disrupt pod is waited for until T − 30 s (T = deletion + 5m), then force-deleted;
+    // both pods run again.
     expect(
       await s.until(
         async () =>

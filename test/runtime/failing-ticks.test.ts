@@ -17,6 +17,7 @@ import { RuntimeStatus } from '../../src/control/runtime/status.js';
 import { FAILED_TICKS_NOT_READY } from '../../src/control/runtime/tick-health.js';
 import { CheckedSource } from '../../src/control/runtime/readiness.js';
 import { Scenario, pool, replicaSet } from '../reconciler/scenario.js';
+import { seq } from '../support/regex.js';
 
 const NS = 'kpol-system';
 const POLICY =
@@ -103,7 +104,10 @@ describe('ticks that cannot evaluate', () => {
     expect(w.s.rt.state.commands.size).toBe(0);
     // The ConfigMap names the policy at its header; one Warning Event for all those ticks.
     expect(await w.annotation()).toMatch(
-      /^configmap\/kpol-system\/kpol-policies\/p\.kpol:2:8: error KPOL4001: policy `fast` cannot be evaluated at .*: Invalid time value$/,
+      seq(
+        /^configmap\/kpol-system\/kpol-policies\/p\.kpol:2:8: error KPOL4001: /,
+        /policy `fast` cannot be evaluated at .*: Invalid time value$/,
+      ),
     );
     const warnings = w.s.rt.events.list({ reason: 'PolicyEvaluationFailed' });
     expect(warnings).toHaveLength(1);

@@ -6,6 +6,7 @@ import { createKarpenterMetrics } from '../../src/core/observe/karpenter-metrics
 import { startStatusServer, type StatusServer, type StatusServerOptions } from '../../src/edge/server/status-server.js';
 import type { StatusSource, StatusView } from '../../src/control/runtime/status-source.js';
 import { tagBalanceErrors } from '../simulate/html-check.js';
+import { seq } from '../support/regex.js';
 
 const VIEW: StatusView = {
   at: '2026-01-05T09:00:00.000Z',
@@ -138,7 +139,10 @@ describe('status server', () => {
     expect(tagBalanceErrors(html)).toEqual([]);
     expect(html).toContain('<meta http-equiv="refresh" content="5">');
     expect(html).toMatch(
-      /<td>web<\/td><td><code>business-hours\.kpol<\/code><\/td><td class="num">5<\/td><td class="num">1<\/td><td class="num">1<\/td><td class="num">0<\/td><td class="num">unlimited<\/td>/,
+      seq(
+        /<td>web<\/td><td><code>business-hours\.kpol<\/code><\/td><td class="num">5<\/td><td class="num">1<\/td>/,
+        /<td class="num">1<\/td><td class="num">0<\/td><td class="num">unlimited<\/td>/,
+      ),
     );
     expect(html).toContain('pdb `&lt;script&gt;x&lt;/script&gt;` prevents pod evictions');
     expect(html).not.toContain('<script');

@@ -5,23 +5,15 @@
 // kpol's (src/world/cloud/ownership.ts) out of every list and get. A controller cannot launch, adopt,
 // disrupt, expire or finalize what it never reads. Writes and watches pass through: the
 // controllers only write NodeClaims they have read, and a watch event only makes them read again.
-import type {
-  ClusterClient,
-  DeleteOptions,
-  Kind,
-  MergePatch,
-  ObjectKey,
-  Preconditions,
-  WatchEvent,
-} from '../../core/cluster/client.js';
+import type * as api from '../../core/cluster/client.js';
 import type { KubeObject, NodeClaim } from '../../core/cluster/types.js';
 
-export class OwnedNodeClaims implements ClusterClient {
+export class OwnedNodeClaims implements api.ClusterClient {
   private readonly seen = new Set<string>();
 
   /** `onIgnored` is called once per NodeClaim name the first time it is left out. */
   constructor(
-    readonly inner: ClusterClient,
+    readonly inner: api.ClusterClient,
     private readonly owns: (nc: NodeClaim) => boolean,
     private readonly onIgnored?: (nc: NodeClaim) => void,
   ) {}
@@ -35,12 +27,12 @@ export class OwnedNodeClaims implements ClusterClient {
     return false;
   }
 
-  async list<T extends KubeObject>(kind: Kind, namespace?: string): Promise<T[]> {
+  async list<T extends KubeObject>(kind: api.Kind, namespace?: string): Promise<T[]> {
     const all = await this.inner.list<T>(kind, namespace);
     return kind === 'NodeClaim' ? all.filter((o) => this.keep(o)) : all;
   }
 
-  async get<T extends KubeObject>(key: ObjectKey): Promise<T | undefined> {
+  async get<T extends KubeObject>(key: api.ObjectKey): Promise<T | undefined> {
     const o = await this.inner.get<T>(key);
     return o === undefined || this.keep(o) ? o : undefined;
   }
@@ -53,19 +45,23 @@ export class OwnedNodeClaims implements ClusterClient {
     return this.inner.update(obj);
   }
 
-  patch<T extends KubeObject>(key: ObjectKey, patch: MergePatch, preconditions?: Preconditions): Promise<T> {
+  patch<T extends KubeObject>(
+    key: api.ObjectKey,
+    patch: api.MergePatch,
+    preconditions?: api.Preconditions,
+  ): Promise<T> {
     return this.inner.patch<T>(key, patch, preconditions);
   }
 
-  delete(key: ObjectKey, options?: DeleteOptions): Promise<void> {
+  delete(key: api.ObjectKey, options?: api.DeleteOptions): Promise<void> {
     return this.inner.delete(key, options);
   }
 
-  evict(namespace: string, name: string, preconditions?: Preconditions): Promise<void> {
+  evict(namespace: string, name: string, preconditions?: api.Preconditions): Promise<void> {
     return this.inner.evict(namespace, name, preconditions);
   }
 
-  watch(kind: Kind, handler: (e: WatchEvent) => void): { stop(): void } {
+  watch(kind: api.Kind, handler: (e: api.WatchEvent) => void): { stop(): void } {
     return this.inner.watch(kind, handler);
   }
 }

@@ -75,5 +75,7 @@ const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 export function goTimeString(ms: number): string {
   const d = new Date(ms);
   const frac = d.getUTCMilliseconds() ? '.' + pad(d.getUTCMilliseconds(), 3).replace(/0+$/, '') : '';
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}${frac} +0000 UTC`;
+  const date = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  const time = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}${frac}`;
+  return `${date} ${time} +0000 UTC`;
 }

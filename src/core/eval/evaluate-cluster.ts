@@ -380,7 +380,9 @@ function holdsOf(holds: readonly Hold[], policy: PolicySpec): Pick<NodeResult, '
 function pdbVerdictKey(pdbs: readonly PodDisruptionBudget[]): string {
   let key = '';
   for (const p of pdbs) {
-    key += `${p.metadata.namespace}/${p.metadata.name}|${JSON.stringify(p.spec.selector)}|${p.spec.unhealthyPodEvictionPolicy ?? ''}|${(p.status?.disruptionsAllowed ?? 0) === 0}\n`;
+    const blocking = (p.status?.disruptionsAllowed ?? 0) === 0;
+    key += `${p.metadata.namespace}/${p.metadata.name}|${JSON.stringify(p.spec.selector)}|`;
+    key += `${p.spec.unhealthyPodEvictionPolicy ?? ''}|${blocking}\n`;
   }
   return key;
 }

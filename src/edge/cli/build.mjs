@@ -101,7 +101,8 @@ function thirdPartyNotices(root, metafile) {
       .sort();
     const texts = files.map((f) => readFileSync(join(abs, f), 'utf8').trim());
     sections.push(
-      `${pkg.name}@${pkg.version} (${typeof pkg.license === 'string' ? pkg.license : 'see below'})\n\n${texts.join('\n\n') || '(no license file in the package)'}`,
+      `${pkg.name}@${pkg.version} (${typeof pkg.license === 'string' ? pkg.license : 'see below'})\n\n` +
+        (texts.join('\n\n') || '(no license file in the package)'),
     );
   }
   return `The kpol CLI build bundles these npm packages. Their licenses follow.\n\n${sections.join(`\n\n${'-'.repeat(72)}\n\n`)}\n`;

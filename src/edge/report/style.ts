@@ -69,7 +69,8 @@ svg{display:block;max-width:100%;height:auto}
 svg text{font-size:12px;fill:#333;font-family:inherit}
 svg .axis-title{font-size:12px;fill:#555}
 .legend{display:flex;flex-wrap:wrap;gap:6px 16px;margin:6px 0 0;padding:0;list-style:none}
-.swatch{display:inline-block;width:14px;height:14px;border-radius:2px;vertical-align:-2px;margin-right:6px;border:1px solid rgba(0,0,0,.25)}
+.swatch{display:inline-block;width:14px;height:14px;border-radius:2px;vertical-align:-2px;margin-right:6px;
+  border:1px solid rgba(0,0,0,.25)}
 .line-swatch{display:inline-block;width:24px;height:0;vertical-align:middle;margin-right:6px;border-top-width:3px}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid #e3e3e3;vertical-align:top}

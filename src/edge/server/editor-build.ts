@@ -70,9 +70,11 @@ export async function ensureEditorBuilt(
     log(`the browser editor is not built and cannot be built here: ${BUILD_SCRIPT} or editor/src is missing`);
     return { state, built: false };
   }
-  log(
-    `${state === 'missing' ? 'building the browser editor (first start only' : 'rebuilding the browser editor (its sources changed'}; a few seconds, up to a minute on a busy machine)…`,
-  );
+  const what =
+    state === 'missing'
+      ? 'building the browser editor (first start only'
+      : 'rebuilding the browser editor (its sources changed';
+  log(`${what}; a few seconds, up to a minute on a busy machine)…`);
   const child = spawn(process.execPath, [BUILD_SCRIPT], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -55,9 +55,8 @@ function pauses(view: StatusView): string {
 function nodes(view: StatusView): string {
   const sorted = [...view.nodes].sort((a, b) => a.nodePool.localeCompare(b.nodePool) || a.name.localeCompare(b.name));
   const rows = sorted.map((n) => {
-    const blocked = n.blocked.length
-      ? `<ul class="plain">${n.blocked.map((b) => `<li><code>${esc(b.code)}</code> ${esc(b.message)}</li>`).join('')}</ul>`
-      : '';
+    const item = (b: (typeof n.blocked)[number]) => `<li><code>${esc(b.code)}</code> ${esc(b.message)}</li>`;
+    const blocked = n.blocked.length ? `<ul class="plain">${n.blocked.map(item).join('')}</ul>` : '';
     return `<tr><td>${esc(n.name)}</td><td>${esc(n.nodePool)}</td><td class="${n.candidate ? 'yes' : 'no'}">${n.candidate ? 'yes' : 'no'}</td><td>${esc(n.reasons.join(', '))}</td><td>${blocked}</td></tr>`;
   });
   return table(

@@ -4,15 +4,7 @@
 // copied; objects coming out are the stored ones, deeply frozen, so reads copy nothing and
 // callers can only change the cluster through the API.
 import type { Clock } from '../../clock.js';
-import type {
-  ClusterClient,
-  DeleteOptions,
-  Kind,
-  MergePatch,
-  ObjectKey,
-  Preconditions,
-  WatchEvent,
-} from '../client.js';
+import type * as api from '../client.js';
 import type { KubeObject } from '../types.js';
 import { withServerDefaults } from './defaults.js';
 import { deleteObject } from './deletion.js';
@@ -29,7 +21,7 @@ export interface MemoryClusterOptions {
   onWatchError?: (error: unknown) => void;
 }
 
-export class MemoryCluster implements ClusterClient {
+export class MemoryCluster implements api.ClusterClient {
   private readonly hub: WatchHub;
   private readonly ctx: ServerContext;
 
@@ -49,7 +41,7 @@ export class MemoryCluster implements ClusterClient {
     // Defaulted as a create would be: a snapshot written by hand may leave out what a real
     // server always returns (a pod's terminationGracePeriodSeconds, a NodePool's budgets).
     const obj = withServerDefaults(adopt(input), undefined);
-    const kind = obj.kind as Kind;
+    const kind = obj.kind as api.Kind;
     if (this.ctx.store.get(kind, obj.metadata.name, obj.metadata.namespace))
       throw alreadyExists(kind, obj.metadata.name);
     obj.metadata.uid ||= this.ctx.store.nextUid();
@@ -58,13 +50,13 @@ export class MemoryCluster implements ClusterClient {
     this.ctx.store.put(obj, 'ADDED');
   }
 
-  async list<T extends KubeObject>(kind: Kind, namespace?: string): Promise<T[]> {
+  async list<T extends KubeObject>(kind: api.Kind, namespace?: string): Promise<T[]> {
     // A namespace means nothing for a cluster-scoped kind, as in the real API.
     const scoped = kindInfo(kind).namespaced ? namespace : undefined;
     return this.ctx.store.list(kind, scoped) as T[];
   }
 
-  async get<T extends KubeObject>(key: ObjectKey): Promise<T | undefined> {
+  async get<T extends KubeObject>(key: api.ObjectKey): Promise<T | undefined> {
     const found = this.find(key);
     return found as T | undefined;
   }
@@ -77,19 +69,23 @@ export class MemoryCluster implements ClusterClient {
     return updateObject(this.ctx, obj) as T;
   }
 
-  async patch<T extends KubeObject>(key: ObjectKey, patch: MergePatch, preconditions?: Preconditions): Promise<T> {
+  async patch<T extends KubeObject>(
+    key: api.ObjectKey,
+    patch: api.MergePatch,
+    preconditions?: api.Preconditions,
+  ): Promise<T> {
     return patchObject(this.ctx, this.mustFind(key), patch, preconditions) as T;
   }
 
-  async delete(key: ObjectKey, options?: DeleteOptions): Promise<void> {
+  async delete(key: api.ObjectKey, options?: api.DeleteOptions): Promise<void> {
     deleteObject(this.ctx, this.mustFind(key), options);
   }
 
-  async evict(namespace: string, name: string, preconditions?: Preconditions): Promise<void> {
+  async evict(namespace: string, name: string, preconditions?: api.Preconditions): Promise<void> {
     evictPod(this.ctx, namespace || 'default', name, preconditions);
   }
 
-  watch(kind: Kind, handler: (e: WatchEvent) => void): { stop(): void } {
+  watch(kind: api.Kind, handler: (e: api.WatchEvent) => void): { stop(): void } {
     kindInfo(kind);
     return this.hub.watch(kind, handler);
   }
@@ -100,8 +96,8 @@ export class MemoryCluster implements ClusterClient {
   }
 
   /** How many objects of each kind are stored, for the status page. */
-  stats(): Record<Kind, number> {
-    return Object.fromEntries(KIND_NAMES.map((kind) => [kind, this.ctx.store.count(kind)])) as Record<Kind, number>;
+  stats(): Record<api.Kind, number> {
+    return Object.fromEntries(KIND_NAMES.map((kind) => [kind, this.ctx.store.count(kind)])) as Record<api.Kind, number>;
   }
 
   /** The cluster-wide resourceVersion of the latest write. */
@@ -113,7 +109,7 @@ export class MemoryCluster implements ClusterClient {
    * The resourceVersion of the latest write to an object of `kind` (0 when none since the
    * server started): a reader that saw the same number has seen every object of that kind.
    */
-  kindVersion(kind: Kind): number {
+  kindVersion(kind: api.Kind): number {
     kindInfo(kind);
     return this.ctx.store.kindVersion(kind);
   }
@@ -123,12 +119,12 @@ export class MemoryCluster implements ClusterClient {
     return this.hub.idle();
   }
 
-  private find(key: ObjectKey): KubeObject | undefined {
+  private find(key: api.ObjectKey): KubeObject | undefined {
     kindInfo(key.kind);
     return this.ctx.store.get(key.kind, key.name, scopeNamespace(key.kind, key.namespace));
   }
 
-  private mustFind(key: ObjectKey): KubeObject {
+  private mustFind(key: api.ObjectKey): KubeObject {
     const found = this.find(key);
     if (!found) throw notFound(key.kind, key.name);
     return found;

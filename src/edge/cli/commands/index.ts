@@ -43,6 +43,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'convert .kpol policies into Karpenter NodePools',
     load: async () => (await import('./export.js')).exportCommand,
   },
+  lsp: {
+    summary: 'run the language server for editors (LSP over stdio)',
+    load: async () => (await import('./lsp.js')).lspCommand,
+  },
   push: {
     summary: 'store .kpol files in a policy ConfigMap (checked first)',
     load: async () => (await import('./push.js')).pushCommand,

@@ -15,22 +15,16 @@ import { describeNodeClaims, SIMULATED_CLOUD_ONLY } from '../../../world/cloud/o
 import { detectMode, requireNoGovernFlags, type RunModeFlags } from '../shared/run-mode.js';
 import { runGoverned } from './run-govern.js';
 import { createLogger } from '../../../core/observe/logger.js';
-import { formatError } from '../../../core/policy/configmap-status.js';
 import { loadPolicies } from '../../../core/policy/load.js';
-import { unevaluableFile } from '../../../core/policy/trial-eval.js';
-import { VIEW_KINDS } from '../../../control/reconciler/cluster-view.js';
 import { Runtime } from '../../../control/runtime/runtime.js';
 import { RuntimeStatus } from '../../../control/runtime/status.js';
-import { startStatusServer } from '../../server/status-server.js';
 import { readPolicySources, reportDiagnostics } from '../shared/inputs.js';
 import { CliError, EXIT_FINDINGS, EXIT_OK, type Output } from '../shared/io.js';
 import { ScaledClock } from '../shared/scaled-clock.js';
-import { ClusterServices } from '../../../control/runtime/cluster-services.js';
-import { CheckedSource } from '../../../control/runtime/readiness.js';
-import { listenOn, startProbes } from '../shared/listen.js';
 import type { ClusterRunFlags } from '../shared/cluster-run-flags.js';
 import { kubeConfigOf, whereOf } from '../shared/kube-target.js';
 import { runLoop, type LoopHooks } from './run-loop.js';
+import { refuseUnevaluable, serveCluster } from './cluster-serving.js';
 
 export interface ClusterRunOptions {
   kubeconfig?: string;
@@ -70,7 +64,6 @@ export async function runClusterMode(o: ClusterRunOptions, m: RunModeFlags, io: 
 }
 
 export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<number> {
-  const port = o.port;
   const kc = kubeConfigOf(o);
   const sources = readPolicySources(o.policies);
   const loaded = loadPolicies(sources);
@@ -114,43 +107,27 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     // one a previous process gave a machine (its Node may still be on its way out).
     cloud: { ...o.cloud, instanceIdStart: clock.now() * 1000 },
   });
-  // Check proves a file well-formed, not that it evaluates (issue 13): one trial before acting.
-  const unevaluable = await unevaluableFile(loaded.policies, sources, (p, at) => rt.evaluateAt(p, at), clock.now());
-  if (unevaluable) {
-    client.close();
-    throw new CliError(formatError(unevaluable), EXIT_FINDINGS);
-  }
+  await refuseUnevaluable(client, loaded.policies, sources, (p, at) => rt.evaluateAt(p, at), clock.now());
   if (rt.notAdopted.length)
     logger.warn('NodeClaims the simulated cloud cannot take over', { nodeClaims: rt.notAdopted });
-  let lost = false;
   const hooks: LoopHooks = {
-    shouldAct: () => services.shouldAct(),
-    afterTick: (r) => services.afterTick(r),
-    tickSucceeded: () => services.tickSucceeded(),
-    tickFailed: (e) => services.tickFailed(e),
+    shouldAct: () => served.services.shouldAct(),
+    afterTick: (r) => served.services.afterTick(r),
+    tickSucceeded: () => served.services.tickSucceeded(),
+    tickFailed: (e) => served.services.tickFailed(e),
   };
-  const services = new ClusterServices(rt, {
+  const runtimeStatus = new RuntimeStatus(rt, 1);
+  const served = await serveCluster(rt, {
     client,
     clock,
-    namespace: o.namespace,
-    files: sources,
-    leaderElection: o.leaderElection,
     logger,
-    onLostLeadership: () => {
-      logger.error('leadership lost; stopping so a restart begins from cluster state', {});
-      lost = true;
-      hooks.stop?.();
-    },
+    run: o,
+    files: sources,
+    metrics: rt.metrics,
+    status: runtimeStatus,
+    stop: () => hooks.stop?.(),
   });
-  const runtimeStatus = new RuntimeStatus(rt, 1);
-  const status = new CheckedSource(runtimeStatus, services.readiness());
-  const server = await listenOn('--port', '127.0.0.1', port, () =>
-    startStatusServer({ port, source: status, metrics: rt.metrics, logger }),
-  );
-  const probes = await startProbes(o.probePort, status, server);
-  await services.start();
-  await client.start(VIEW_KINDS);
-  services.markInformersSynced();
+  const { server } = served;
   io.err(
     `kpol: cluster ${client.rest.server} from ${where}; status page ${server.url}/ (metrics ${server.url}/metrics)`,
   );
@@ -163,11 +140,8 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
     const instances = (await rt.cloud.list()).map((i) => i.providerID);
     if (claims) logger.info('cloud at stop', { instances, orphans: rt.cloud.orphans(claims).map((i) => i.providerID) });
   } finally {
-    await services.stop(); // releases the lease: another replica takes over at once
-    client.close();
-    await server.close();
-    await probes?.close();
+    await served.close();
   }
   logger.info('stopped', {});
-  return lost ? EXIT_FINDINGS : EXIT_OK;
+  return served.lost() ? EXIT_FINDINGS : EXIT_OK;
 }

@@ -10,20 +10,14 @@ import { Governor } from '../../../control/govern/governor.js';
 import { GovernStatus } from '../../../control/govern/govern-status.js';
 import { KubeClusterClient } from '../../kube/kube-cluster.js';
 import { createLogger } from '../../../core/observe/logger.js';
-import { formatError } from '../../../core/policy/configmap-status.js';
 import { loadPolicies } from '../../../core/policy/load.js';
 import type { PolicySpec } from '../../../../rules/model.js';
-import { unevaluableFile } from '../../../core/policy/trial-eval.js';
-import { VIEW_KINDS } from '../../../control/reconciler/cluster-view.js';
-import { ClusterServices } from '../../../control/runtime/cluster-services.js';
-import { listenOn, startProbes } from '../shared/listen.js';
-import { CheckedSource } from '../../../control/runtime/readiness.js';
-import { startStatusServer } from '../../server/status-server.js';
 import { readPolicySources, reportDiagnostics } from '../shared/inputs.js';
 import { CliError, EXIT_FINDINGS, EXIT_OK, type Output } from '../shared/io.js';
 import { kubeConfigOf, whereOf } from '../shared/kube-target.js';
 import { ScaledClock } from '../shared/scaled-clock.js';
 import type { ClusterRunOptions } from './run-cluster.js';
+import { refuseUnevaluable, serveCluster } from './cluster-serving.js';
 
 export interface GovernRunOptions extends ClusterRunOptions {
   dryRun: boolean;
@@ -57,37 +51,21 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
     newEvaluator: () => new Evaluator(true, o.namespace), // pauses count in kpol's namespace only
   });
   governor.policies = loaded.policies;
-  // Check proves a file well-formed, not that it evaluates (issue 13): one trial before acting.
   const evaluateAt = (p: readonly PolicySpec[], at: number) => governor.evaluateAt(p, at);
-  const unevaluable = await unevaluableFile(loaded.policies, sources, evaluateAt, clock.now());
-  if (unevaluable) {
-    client.close();
-    throw new CliError(formatError(unevaluable), EXIT_FINDINGS);
-  }
+  await refuseUnevaluable(client, loaded.policies, sources, evaluateAt, clock.now());
   let stop: () => void = () => {};
-  let lost = false;
-  const services = new ClusterServices(governor, {
+  const status = new GovernStatus(governor, clock);
+  const served = await serveCluster(governor, {
     client,
     clock,
-    namespace: o.namespace,
-    files: sources,
-    leaderElection: o.leaderElection,
     logger,
-    onLostLeadership: () => {
-      logger.error('leadership lost; stopping so a restart begins from cluster state', {});
-      lost = true;
-      stop();
-    },
+    run: o,
+    files: sources,
+    metrics: governor.metrics,
+    status,
+    stop: () => stop(),
   });
-  const status = new GovernStatus(governor, clock);
-  const checked = new CheckedSource(status, services.readiness());
-  const server = await listenOn('--port', '127.0.0.1', o.port, () =>
-    startStatusServer({ port: o.port, source: checked, metrics: governor.metrics, logger }),
-  );
-  const probes = await startProbes(o.probePort, checked, server);
-  await services.start();
-  await client.start(VIEW_KINDS);
-  services.markInformersSynced();
+  const { services, server } = served;
   io.err(
     `kpol: governing Karpenter on ${client.rest.server} from ${where}${o.dryRun ? ' (dry run: nothing is written)' : ''}; status page ${server.url}/ (metrics ${server.url}/metrics)`,
   );
@@ -130,11 +108,8 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
       void loop();
     });
   } finally {
-    await services.stop();
-    client.close();
-    await server.close();
-    await probes?.close();
+    await served.close();
   }
   logger.info('stopped', {});
-  return lost ? EXIT_FINDINGS : EXIT_OK;
+  return served.lost() ? EXIT_FINDINGS : EXIT_OK;
 }

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The names completion offers from the connected cluster: NodePool names, and label keys with
-// their values from Nodes and Pods, and from what will carry labels: NodePool templates (labels
-// and `In` requirements) and ReplicaSet pod templates. Each sorted.
-import type { KubeObject, NodePool } from '../../src/core/cluster/types.js';
+// The names completion offers from a cluster (the browser editor's connected one, the snapshot
+// given to `kpol lsp --cluster`): NodePool names, and label keys with their values from Nodes
+// and Pods, and from what will carry labels: NodePool templates (labels and `In` requirements)
+// and ReplicaSet pod templates. Each sorted.
+import type { ClusterWords } from '../../../rules/completion.js';
+import type { KubeObject, NodePool } from './types.js';
 
-export interface ClusterWords {
-  nodePools: string[];
-  labels: Map<string, string[]>; // key → values
-  namespaces: string[];
-}
+export type { ClusterWords };
 
 export function clusterWords(objects: readonly KubeObject[]): ClusterWords {
   const labels = new Map<string, Set<string>>();

@@ -2,12 +2,22 @@
 // What completion offers at a position, decided from the words before it on the statement's
 // line: reasons after `for`/`blocks`/`allow`/`freeze`, consolidation policies after `when`,
 // zones inside the string after `in`/`timezone`, NodePool names after `nodepool(s)`, label keys
-// after `where`/`and`, that key's values after `=`/`in (`, else keywords. Pure: the page maps
-// the result to Monaco items.
-import { KEYWORDS, REASONS, STATEMENT_KEYWORDS } from '../../grammar/tokens.js';
-import { timeZones } from '../../rules/timezones.js';
-import type { ClusterWords } from './cluster-words.js';
-import { CONSOLIDATION_POLICIES } from './keyword-docs.js';
+// after `where`/`and`, that key's values after `=`/`in (`, else keywords. Pure and portable:
+// the browser editor maps the result to Monaco items, `kpol lsp` to LSP completion items.
+import { CONSOLIDATION_POLICIES } from '../grammar/keyword-docs.js';
+import { KEYWORDS, REASONS, STATEMENT_KEYWORDS } from '../grammar/tokens.js';
+import { timeZones } from './timezones.js';
+
+/**
+ * The names completion offers beyond the language's own words, from a cluster
+ * (src/core/cluster/cluster-words.ts): the browser editor's connected one, or the snapshot given
+ * to `kpol lsp --cluster`; empty without one.
+ */
+export interface ClusterWords {
+  nodePools: string[];
+  labels: Map<string, string[]>; // key → values
+  namespaces: string[];
+}
 
 export type OfferKind =
   'keyword' | 'reason' | 'consolidation' | 'zone' | 'nodepool' | 'labelKey' | 'labelValue' | 'namespace';
