@@ -4,7 +4,16 @@
 // so quoting, escapes and spelling survive formatting; only layout and synonyms change
 // (`==` → `=`, `,` between requirements → `and`, `consolidate after never` →
 // `consolidate never`, `expire after never` → `expire never`).
-import type { Policy, Range, Requirement, ScheduleDecl, Selector, Statement, WindowExpr } from './ast.js';
+import type {
+  ClusterBudgetDecl,
+  Policy,
+  Range,
+  Requirement,
+  ScheduleDecl,
+  Selector,
+  Statement,
+  WindowExpr,
+} from './ast.js';
 
 /** Anything with a source range. */
 export interface Ranged {
@@ -66,6 +75,15 @@ export function scheduleText(raw: RawText, d: ScheduleDecl): string {
   return out;
 }
 
+/** `cluster budget N [for REASONS] [during WINDOW] [on nodepools A, B]` */
+export function clusterBudgetText(raw: RawText, d: ClusterBudgetDecl): string {
+  let out = `cluster budget ${raw(d.nodes)}`;
+  if (d.reasons.length > 0) out += ` for ${list(raw, d.reasons)}`;
+  if (d.window) out += ` during ${windowText(raw, d.window)}`;
+  if (d.nodePools.length > 0) out += ` on nodepools ${list(raw, d.nodePools)}`;
+  return out;
+}
+
 /** `policy NAME for nodepool(s) … {`, keeping `nodepool` or `nodepools` as written. */
 export function policyHeaderText(raw: RawText, p: Policy): string {
   const keyword = raw(p.target).startsWith('nodepools') ? 'nodepools' : 'nodepool';
@@ -93,6 +111,7 @@ export function statementText(raw: RawText, s: Statement): string {
     case 'Budget': {
       let out = `budget ${raw(s.nodes)}`;
       if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
+      if (s.selector) out += ` on nodes where ${selectorText(raw, s.selector)}`;
       if (s.window) out += ` during ${windowText(raw, s.window)}`;
       return out;
     }
