@@ -131,7 +131,8 @@ function lowerClusterBudget(scope: FileScope, units: PolicyUnit[], decl: Cluster
   };
   const pools = decl.nodePools.length > 0 ? `on nodepools ${decl.nodePools.map((n) => n.text).join(', ')}` : '';
   const spec: ScopedBudgetSpec = {
-    id: `cluster:${scope.fileName}:${decl.range.start.line + 1}`,
+    // Unique across the set: policy names are (KPOL2012's stage), and a line holds one declaration.
+    id: `cluster:${units[0]!.spec.name}:${decl.range.start.line + 1}`,
     statement: describe('cluster budget', decl.nodes, decl.reasons, decl.window, pools),
     at: where(scope, undefined, decl),
     scope: {
