@@ -37,6 +37,7 @@ describe('rules/examples', () => {
       'drift-at-night-berlin.kpol',
       'empty-anytime-underutilized-at-night.kpol',
       'graceful-expiry.kpol',
+      'fleet-drift.kpol',
       'holiday-freeze.kpol',
       'weekend-ml.kpol',
       'zone-freeze.kpol',
