@@ -18,6 +18,7 @@ import { EventLog } from '../../core/observe/event-log.js';
 import type { Logger } from '../../core/observe/logger.js';
 import { ClusterView } from '../reconciler/cluster-view.js';
 import { ceilMinute, governedBudgets } from './karpenter-budgets.js';
+import { sharesOf } from './scope-shares.js';
 import { createGovernMetrics, type GovernMetrics } from './govern-metrics.js';
 import {
   ANNOTATION_DECISION,
@@ -169,6 +170,9 @@ export class Governor {
     const pool = ev.nodePools[np.metadata.name];
     const failClosedAt = this.renewalInstant(np, now);
     const budgets = await governedBudgets((t) => this.evaluator.poolEvents(policy, t), now, pool.nodes, failClosedAt);
+    // Cluster and selector budgets: this pool's share of each scope's room now (scope-shares.ts).
+    for (const [reason, share] of Object.entries(sharesOf(ev).get(np.metadata.name) ?? {}))
+      budgets.push({ nodes: String(pool.disrupting + share), reasons: [reason] });
     const fields = governedFields(policy, budgets);
     if (holdsFields(np, fields, policy.name)) return;
     const decision: PoolDecision = {
