@@ -240,7 +240,8 @@ export const MESSAGES = {
     'KPOL2050',
     'error',
     '`cluster budget` names NodePool `{pool}`, which no policy in this file governs',
-    "a cluster budget may only constrain NodePools that a policy of its own file governs: add `{pool}` to a policy's `for nodepool …`, or leave it out",
+    'a cluster budget may only constrain NodePools that a policy of its own file governs: ' +
+      "add `{pool}` to a policy's `for nodepool …`, or leave it out",
   ),
   clusterBudgetWithoutPolicy: e(
     'KPOL2051',
@@ -252,7 +253,8 @@ export const MESSAGES = {
     'KPOL2052',
     'error',
     'budget selects NodePool `{pool}`, which policy `{policy}` does not govern',
-    "a selector budget counts only the nodes of its own policy's NodePools; a budget over other pools belongs in their policy",
+    "a selector budget counts only the nodes of its own policy's NodePools; " +
+      'a budget over other pools belongs in their policy',
   ),
   selectorBudgetMatchesNothing: e(
     'KPOL3050',
@@ -263,7 +265,8 @@ export const MESSAGES = {
   clusterBudgetPoolBySelector: e(
     'KPOL3051',
     'warning',
-    'NodePool `{pool}` is not named by a policy of this file; the cluster budget counts it only if a policy here governs it by selector',
+    'NodePool `{pool}` is not named by a policy of this file; ' +
+      'the cluster budget counts it only if a policy here governs it by selector',
   ),
 } as const satisfies Record<string, Entry>;
 

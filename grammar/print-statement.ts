@@ -5,6 +5,7 @@
 // (`==` → `=`, `,` between requirements → `and`, `consolidate after never` →
 // `consolidate never`, `expire after never` → `expire never`).
 import type {
+  BudgetStmt,
   ClusterBudgetDecl,
   Policy,
   Range,
@@ -92,6 +93,15 @@ export function policyHeaderText(raw: RawText, p: Policy): string {
   return `policy ${raw(p.name)} for ${keyword} ${target} {`;
 }
 
+/** `budget N [for REASONS] [on nodes where SELECTOR] [during WINDOW]` */
+function budgetText(raw: RawText, s: BudgetStmt): string {
+  let out = `budget ${raw(s.nodes)}`;
+  if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
+  if (s.selector) out += ` on nodes where ${selectorText(raw, s.selector)}`;
+  if (s.window) out += ` during ${windowText(raw, s.window)}`;
+  return out;
+}
+
 /** One statement on one line, without indentation. */
 export function statementText(raw: RawText, s: Statement): string {
   switch (s.kind) {
@@ -108,13 +118,8 @@ export function statementText(raw: RawText, s: Statement): string {
       return `termination grace ${raw(s.duration)}`;
     case 'TimeZone':
       return `timezone ${raw(s.zone)}`;
-    case 'Budget': {
-      let out = `budget ${raw(s.nodes)}`;
-      if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
-      if (s.selector) out += ` on nodes where ${selectorText(raw, s.selector)}`;
-      if (s.window) out += ` during ${windowText(raw, s.window)}`;
-      return out;
-    }
+    case 'Budget':
+      return budgetText(raw, s);
     case 'Allow': {
       const reasons = s.reasons.length > 0 ? ` ${list(raw, s.reasons)}` : '';
       return `allow ${raw(s.nodes)}${reasons} only during ${windowText(raw, s.window)}`;

@@ -10,7 +10,8 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
   policy:
     '`policy NAME for nodepool A, B { … }` — the disruption rules for the NodePools it names or selects. A NodePool may be governed by one policy only.',
   cluster:
-    "`cluster budget N|N% [for REASONS] [during WINDOW] [on nodepools A, B]` — one budget over the NodePools this file's policies govern (or those named): the fleet as a whole may not exceed it.",
+    '`cluster budget N|N% [for REASONS] [during WINDOW] [on nodepools A, B]` — one budget over the NodePools ' +
+    "this file's policies govern (or those named): the fleet as a whole may not exceed it.",
   consolidate:
     "`consolidate when empty [or underutilized] | when balanced [after D]` or `consolidate never` — Karpenter's `consolidationPolicy` and `consolidateAfter`.",
   expire:
@@ -19,7 +20,9 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
     '`termination grace D` — `terminationGracePeriod`: the longest a draining node waits before pods are force-deleted.',
   timezone: '`timezone "ZONE"` — the IANA zone for windows in this policy that do not name their own with `in`.',
   budget:
-    "`budget N|N% [for REASONS] [on nodes where SELECTOR] [during WINDOW]` — at most N nodes (or N% of the pool, rounded up) disrupted at once; the most restrictive active budget wins. With `on nodes where`, over the matching nodes of the policy's pools.",
+    '`budget N|N% [for REASONS] [on nodes where SELECTOR] [during WINDOW]` — at most N nodes (or N% of the pool, ' +
+    'rounded up) disrupted at once; the most restrictive active budget wins. ' +
+    "With `on nodes where`, over the matching nodes of the policy's pools.",
   allow:
     '`allow N|N% [REASONS] only during WINDOW` — disruptions for these reasons happen only inside the window, N at a time; outside it the budget is 0.',
   freeze:
@@ -57,7 +60,9 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
   not: '`KEY not exists` — the label key is absent.',
   in: '`in "ZONE"` (a window\'s IANA time zone), `in namespace NS`, or `KEY in (V, …)` in a selector.',
   or: '`when empty or underutilized` — consolidate empty and underutilized nodes.',
-  on: '`… on nodes where SELECTOR` — the nodes a maintenance window or budget applies to; `cluster budget … on nodepools A, B` — the NodePools a cluster budget covers.',
+  on:
+    '`… on nodes where SELECTOR` — the nodes a maintenance window or budget applies to; ' +
+    '`cluster budget … on nodepools A, B` — the NodePools a cluster budget covers.',
   to: '`freeze … from "T1" to "T2"` — the end of a freeze (exclusive).',
 };
 

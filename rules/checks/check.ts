@@ -53,13 +53,17 @@ export const STAGES: readonly Stage[] = [
     name: 'selectorBudgets',
     reach: 'policy',
     run: lowerSelectorBudgets,
-    why: 'after settings and selectors (reasons, default zone, label rules); the `budgets` stage leaves `budget … on nodes where` to it, since such a budget is not the pool-wide one Karpenter knows',
+    why:
+      'after settings and selectors (reasons, default zone, label rules); the `budgets` stage leaves ' +
+      '`budget … on nodes where` to it, since such a budget is not the pool-wide one Karpenter knows',
   },
   {
     name: 'clusterBudgets',
     reach: 'all',
     run: lowerClusterBudgets,
-    why: "after every policy's target is lowered: a cluster budget is owned by its file and may only name the NodePools that file's policies govern",
+    why:
+      "after every policy's target is lowered: a cluster budget is owned by its file and may only name the " +
+      "NodePools that file's policies govern",
   },
   {
     name: 'freezes',

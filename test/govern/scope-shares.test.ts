@@ -69,7 +69,7 @@ async function governOnce(text: string): Promise<Record<string, number>> {
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
 describe('govern mode: cluster budgets as per-pool budgets', () => {
-  it('splits the room of `cluster budget 2` (1 left, batch has one disrupting) so Karpenter may start 1 in all', async () => {
+  it('splits the room of `cluster budget 2` (1 left: batch has one disrupting): Karpenter may start 1', async () => {
     const allowed = await governOnce(POLICIES('cluster budget 2 for Drifted'));
     expect(sum(allowed)).toBe(1);
     // Round robin in pool-name order: api first.

@@ -136,5 +136,6 @@ export function renderText(o: EvalOutput): string {
         .join('\n')}\n`
     : '';
   const warnings = o.warnings.length ? `\nwarnings:\n${o.warnings.map((w) => `  ${w}`).join('\n')}\n` : '';
-  return `at ${o.at}\n\n${table(poolRows)}\n${scopes}\n${table(nodeRows)}\n${waiting}\ndecisions:\n${decisions}\n${holds}${warnings}`;
+  const head = `at ${o.at}\n\n${table(poolRows)}\n${scopes}\n${table(nodeRows)}\n${waiting}`;
+  return `${head}\ndecisions:\n${decisions}\n${holds}${warnings}`;
 }

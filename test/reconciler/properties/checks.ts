@@ -129,7 +129,8 @@ export function checkScopedBudgets(trace: Pick<Trace, 'spec' | 'ticks' | 'starts
         bad.push(
           `tick ${tk.i}: ${inside.length} nodes voluntarily disrupted in ${sc.name} ${sc.nodes}` +
             `${sc.reasons?.length ? ` for ${sc.reasons.join(', ')}` : ''} over ${sc.pools.join(', ')}` +
-            `${sc.zones ? ` in ${sc.zones.join(', ')}` : ''}: ${inside.map(([n, v]) => `${n} (${v.pool}/${v.reason})`).join(', ')}`,
+            `${sc.zones ? ` in ${sc.zones.join(', ')}` : ''}: ` +
+            inside.map(([n, v]) => `${n} (${v.pool}/${v.reason})`).join(', '),
         );
     }
   }

@@ -132,7 +132,8 @@ export function renderPolicies(ps: readonly PolicyGen[], cluster?: ScopedGen): s
           lines.push(`  pods where app = "${w.app}" disruptable ${w.mode} during ${winText(w.window)}`);
         for (const m of p.maintenance) {
           lines.push(
-            `  window ${m.name} blocks ${m.reasons.join(', ')} on nodes where topology.kubernetes.io/zone in (${m.zones.join(', ')})${m.window ? ` during ${winText(m.window)}` : ''}`,
+            `  window ${m.name} blocks ${m.reasons.join(', ')} on nodes where topology.kubernetes.io/zone ` +
+              `in (${m.zones.join(', ')})${m.window ? ` during ${winText(m.window)}` : ''}`,
           );
         }
         for (const z of p.zoneBudgets ?? [])
