@@ -44,6 +44,8 @@ function karpenterDrifted(np: NodePool, disrupting: number): number {
   return Math.max(Math.min(...active.map((b) => Number(b.nodes))) - disrupting, 0);
 }
 
+const decisions: Record<string, unknown> = {};
+
 async function governOnce(text: string): Promise<Record<string, number>> {
   const clock = new FakeClock(T0);
   const cluster = new MemoryCluster(clock, objects());
@@ -62,6 +64,7 @@ async function governOnce(text: string): Promise<Record<string, number>> {
   for (const pool of POOLS) {
     const np = (await cluster.get<NodePool>({ kind: 'NodePool', name: pool }))!;
     out[pool] = karpenterDrifted(np, pool === 'batch' ? 1 : 0);
+    decisions[pool] = JSON.parse(np.metadata.annotations?.['kpol.dev/decision'] ?? '{}').allowed?.Drifted;
   }
   return out;
 }
@@ -74,6 +77,8 @@ describe('govern mode: cluster budgets as per-pool budgets', () => {
     expect(sum(allowed)).toBe(1);
     // Round robin in pool-name order: api first.
     expect(allowed).toEqual({ api: 1, batch: 0, web: 0 });
+    // The decision annotation (and so the status page) says what Karpenter may start, not the pool's own 2.
+    expect(decisions).toEqual({ api: 1, batch: 0, web: 0 });
   });
 
   it('without it, each pool is governed by its own budget only (2 + 2 + 1)', async () => {

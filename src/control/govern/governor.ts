@@ -171,13 +171,18 @@ export class Governor {
     const failClosedAt = this.renewalInstant(np, now);
     const budgets = await governedBudgets((t) => this.evaluator.poolEvents(policy, t), now, pool.nodes, failClosedAt);
     // Cluster and selector budgets: this pool's share of each scope's room now (scope-shares.ts).
-    for (const [reason, share] of Object.entries(sharesOf(ev).get(np.metadata.name) ?? {}))
+    const allowed = { ...(pool.allowed as Record<string, number | null>) };
+    for (const [reason, share] of Object.entries(sharesOf(ev).get(np.metadata.name) ?? {})) {
       budgets.push({ nodes: String(pool.disrupting + share), reasons: [reason] });
+      // What Karpenter may start now, as the decision annotation and status page say it.
+      const own = allowed[reason];
+      allowed[reason] = own === null || own === undefined ? share : Math.min(own, share);
+    }
     const fields = governedFields(policy, budgets);
     if (holdsFields(np, fields, policy.name)) return;
     const decision: PoolDecision = {
       policy: policy.name,
-      allowed: pool.allowed as Record<string, number | null>,
+      allowed,
       failClosedAt: new Date(failClosedAt).toISOString(),
     };
     const first = np.metadata.annotations?.[ANNOTATION_GOVERNED_BY] !== policy.name;
