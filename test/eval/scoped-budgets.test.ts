@@ -8,6 +8,7 @@ import { indexCluster } from '../../src/core/cluster/state.js';
 import type { KubeObject } from '../../src/core/cluster/types.js';
 import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
 import { explainNode, renderExplanation } from '../../src/core/eval/explain.js';
+import { poolAllowedWithScopes } from '../../src/core/eval/budget-scopes.js';
 import { renderText } from '../../src/core/eval/output.js';
 import { loadPolicies } from '../../src/core/policy/load.js';
 import { planDecisions } from '../../src/control/reconciler/plan.js';
@@ -118,6 +119,8 @@ describe('scoped budgets in eval', () => {
     ]);
     // Each pool alone would let a drift start; the cluster budget does not, so nothing is decided.
     expect(out.nodePools.ml!.allowed.Drifted).toBe(3);
+    // The week calendars (editor, simulate) draw pools with the cluster budget folded in.
+    expect(poolAllowedWithScopes(out, 'ml')).toMatchObject({ Drifted: 0, Empty: null });
     expect(planDecisions(idx, out, policies, AT)).toEqual([]);
     expect(renderText(out)).toContain('waiting for a cluster or selector budget:');
     const explained = await explainNode(

@@ -9,7 +9,7 @@ import { quantityValue } from '../../../rules/budgets.js';
 import type { FiredEvent } from '../../../rules/engine.js';
 import { UNBOUNDED, type PolicySpec, type Reason, type ScopedBudgetSpec } from '../../../rules/model.js';
 import type { StateNode } from '../cluster/state.js';
-import type { NodeResult, ScopeResult } from './output.js';
+import type { EvalOutput, NodeResult, ScopeResult } from './output.js';
 
 interface ScopeInput {
   spec: ScopedBudgetSpec;
@@ -128,4 +128,23 @@ export function scopeHolds(nodes: Record<string, NodeResult>, scopes: Record<str
       }
     if (held.length > 0) nodes[name] = { ...n, scopeHolds: held };
   }
+}
+
+/**
+ * A pool's allowance with the cluster budgets that cover it folded in (the smaller of the two per
+ * reason), for views drawn per pool: the week calendar of the editor and of `kpol simulate`. A
+ * selector budget covers only some nodes of a pool, so it is left out here (the scope's own
+ * numbers are in `scopes`).
+ */
+export function poolAllowedWithScopes(ev: EvalOutput, pool: string): Partial<Record<Reason, number | null>> {
+  const out = { ...(ev.nodePools[pool]?.allowed ?? {}) };
+  for (const s of Object.values(ev.scopes ?? {})) {
+    if (s.kind !== 'cluster' || !s.nodePools.includes(pool)) continue;
+    for (const [r, v] of Object.entries(s.allowed) as [Reason, number | null][]) {
+      const own = out[r];
+      if (own === undefined || v === null) continue;
+      out[r] = own === null ? v : Math.min(own, v);
+    }
+  }
+  return out;
 }
