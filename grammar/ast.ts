@@ -129,7 +129,21 @@ export interface BudgetStmt extends Node {
   kind: 'Budget';
   nodes: QuantityLit;
   reasons: Name[]; // empty = all reasons
+  /** `on nodes where SELECTOR` (kpol): the budget counts only the matching nodes of the policy's pools. */
+  selector?: Selector;
   window?: WindowExpr;
+}
+
+/**
+ * `cluster budget N|N% [for REASONS] [during WINDOW] [on nodepools A, B]` at top level (kpol): one
+ * budget over the nodes of several NodePools, each of which a policy of the same file must govern.
+ */
+export interface ClusterBudgetDecl extends Node {
+  kind: 'ClusterBudget';
+  nodes: QuantityLit;
+  reasons: Name[]; // empty = all reasons
+  window?: WindowExpr;
+  nodePools: Name[]; // empty = every NodePool the file's policies govern
 }
 
 /** `allow N|N% REASONS only during WINDOW` — N inside the window, none outside. */
@@ -210,6 +224,8 @@ export interface PolicyFile extends Node {
   kind: 'File';
   schedules: ScheduleDecl[];
   policies: Policy[];
+  /** Top-level `cluster budget` declarations; present only when the file has some. */
+  clusterBudgets?: ClusterBudgetDecl[];
   comments: Comment[]; // kept for the formatter
   unparsed?: Unparsed[]; // present only when some text did not parse
 }

@@ -13,6 +13,7 @@ export interface FileCstNode extends CstNode {
 export type FileCstChildren = {
   scheduleDecl?: ScheduleDeclCstNode[];
   policy?: PolicyCstNode[];
+  clusterBudget?: ClusterBudgetCstNode[];
   topLevelJunk?: TopLevelJunkCstNode[];
 };
 
@@ -43,6 +44,25 @@ export type PolicyCstChildren = {
   LCurly: IToken[];
   statement?: StatementCstNode[];
   RCurly: IToken[];
+};
+
+export interface ClusterBudgetCstNode extends CstNode {
+  name: "clusterBudget";
+  children: ClusterBudgetCstChildren;
+}
+
+export type ClusterBudgetCstChildren = {
+  KwCluster: IToken[];
+  KwBudget: IToken[];
+  quantity: QuantityCstNode[];
+  KwFor?: IToken[];
+  reasons?: ReasonsCstNode[];
+  KwDuring?: IToken[];
+  window?: WindowCstNode[];
+  KwOn?: IToken[];
+  KwNodepool?: IToken[];
+  KwNodepools?: IToken[];
+  nameList?: NameListCstNode[];
 };
 
 export interface TargetCstNode extends CstNode {
@@ -156,6 +176,10 @@ export type BudgetStmtCstChildren = {
   quantity: QuantityCstNode[];
   KwFor?: IToken[];
   reasons?: ReasonsCstNode[];
+  KwOn?: IToken[];
+  KwNodes?: IToken[];
+  KwWhere?: IToken[];
+  selector?: SelectorCstNode[];
   KwDuring?: IToken[];
   window?: WindowCstNode[];
 };

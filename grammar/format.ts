@@ -2,11 +2,11 @@
 // formatSource: the canonical text of a .kpol file. Two-space indent, one statement per line,
 // a blank line between top-level items, comments kept (above the item they precede, or after
 // the line they end). Idempotent, and the formatted text parses to the same AST modulo ranges.
-import type { Comment, Policy, PolicyFile, Range, ScheduleDecl } from './ast.js';
+import type { ClusterBudgetDecl, Comment, Policy, PolicyFile, Range, ScheduleDecl } from './ast.js';
 import { attachComments, type Attached } from './attach-comments.js';
 import { hasErrors, type Result } from './diagnostic.js';
 import { parse } from './parse.js';
-import { policyHeaderText, type RawText, scheduleText, statementText } from './print-statement.js';
+import { clusterBudgetText, policyHeaderText, type RawText, scheduleText, statementText } from './print-statement.js';
 
 const INDENT = '  ';
 
@@ -24,9 +24,11 @@ export function formatSource(text: string): Result<string | undefined> {
 function printFile(text: string, file: PolicyFile): string {
   const raw: RawText = (n) => text.slice(n.range.start.offset, n.range.end.offset);
   const out: string[] = [];
-  const items: (ScheduleDecl | Policy)[] = [...file.schedules, ...file.policies].sort(
-    (a, b) => a.range.start.offset - b.range.start.offset,
-  );
+  const items: (ScheduleDecl | ClusterBudgetDecl | Policy)[] = [
+    ...file.schedules,
+    ...(file.clusterBudgets ?? []),
+    ...file.policies,
+  ].sort((a, b) => a.range.start.offset - b.range.start.offset);
   const bodies = new Map<Policy, { open: Range; comments: Comment[] }>();
   const bodyComments = new Set<Comment>();
   for (const item of items) {
@@ -47,6 +49,7 @@ function printFile(text: string, file: PolicyFile): string {
     const attached = top.units[i]!;
     emitLeading(out, attached.leading, item.range, '');
     if (item.kind === 'ScheduleDecl') out.push(withTrailing(scheduleText(raw, item), attached));
+    else if (item.kind === 'ClusterBudget') out.push(withTrailing(clusterBudgetText(raw, item), attached));
     else emitPolicy(out, raw, item, bodies.get(item)!, attached);
   });
   const lastLine = items.length > 0 ? items[items.length - 1]!.range.end.line : undefined;

@@ -9,6 +9,9 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
     '`schedule NAME = "CRON" [for D] [in "ZONE"]` — a named window at the top level, usable wherever a window is expected.',
   policy:
     '`policy NAME for nodepool A, B { … }` — the disruption rules for the NodePools it names or selects. A NodePool may be governed by one policy only.',
+  cluster:
+    '`cluster budget N|N% [for REASONS] [during WINDOW] [on nodepools A, B]` — one budget over the NodePools ' +
+    "this file's policies govern (or those named): the fleet as a whole may not exceed it.",
   consolidate:
     "`consolidate when empty [or underutilized] | when balanced [after D]` or `consolidate never` — Karpenter's `consolidationPolicy` and `consolidateAfter`.",
   expire:
@@ -17,7 +20,9 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
     '`termination grace D` — `terminationGracePeriod`: the longest a draining node waits before pods are force-deleted.',
   timezone: '`timezone "ZONE"` — the IANA zone for windows in this policy that do not name their own with `in`.',
   budget:
-    '`budget N|N% [for REASONS] [during WINDOW]` — at most N nodes (or N% of the pool, rounded up) disrupted at once; the most restrictive active budget wins.',
+    '`budget N|N% [for REASONS] [on nodes where SELECTOR] [during WINDOW]` — at most N nodes (or N% of the pool, ' +
+    'rounded up) disrupted at once; the most restrictive active budget wins. ' +
+    "With `on nodes where`, over the matching nodes of the policy's pools.",
   allow:
     '`allow N|N% [REASONS] only during WINDOW` — disruptions for these reasons happen only inside the window, N at a time; outside it the budget is 0.',
   freeze:
@@ -28,7 +33,7 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
   nodepools: '`nodepools A, B` or `nodepools where SELECTOR` — the NodePools a policy governs.',
   nodepool: '`nodepool A` — the NodePool a policy governs.',
   namespace: '`in namespace NS, …` — restricts a pod window to pods in these namespaces.',
-  nodes: '`on nodes where SELECTOR` — restricts a maintenance window to nodes whose labels match.',
+  nodes: '`on nodes where SELECTOR` — restricts a maintenance window, or a budget, to the nodes whose labels match.',
   never:
     '`never` — turns the setting off: `consolidate never`, `expire never`, `after never`, or `disruptable never during`.',
   empty: '`when empty` — consolidate only nodes with no pods other than DaemonSet pods (`WhenEmpty`).',
@@ -55,7 +60,9 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
   not: '`KEY not exists` — the label key is absent.',
   in: '`in "ZONE"` (a window\'s IANA time zone), `in namespace NS`, or `KEY in (V, …)` in a selector.',
   or: '`when empty or underutilized` — consolidate empty and underutilized nodes.',
-  on: '`window NAME blocks … on nodes where SELECTOR` — the nodes a maintenance window applies to.',
+  on:
+    '`… on nodes where SELECTOR` — the nodes a maintenance window or budget applies to; ' +
+    '`cluster budget … on nodepools A, B` — the NodePools a cluster budget covers.',
   to: '`freeze … from "T1" to "T2"` — the end of a freeze (exclusive).',
 };
 

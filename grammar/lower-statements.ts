@@ -6,6 +6,7 @@ import type { CstNode, IToken } from 'chevrotain';
 import type {
   AllowStmtCstNode,
   BudgetStmtCstNode,
+  ClusterBudgetCstNode,
   ConsolidateStmtCstNode,
   ExpireStmtCstNode,
   FreezeStmtCstNode,
@@ -18,6 +19,7 @@ import type {
 import type {
   AllowStmt,
   BudgetStmt,
+  ClusterBudgetDecl,
   ConsolidateStmt,
   DateRange,
   ExpireStmt,
@@ -160,15 +162,35 @@ function budget(ctx: LowerContext, node: BudgetStmtCstNode): BudgetStmt | undefi
   const nodes = quantityOf(ctx, nodeOf(node, 'quantity'));
   if (!nodes) return undefined;
   const window = optionalPart(ctx, nodeOf(node, 'window'), windowOf);
-  if (!window) return undefined;
+  const selector = optionalPart(ctx, nodeOf(node, 'selector'), selectorOf);
+  if (!window || !selector) return undefined;
   const stmt: BudgetStmt = {
     kind: 'Budget',
     nodes,
     reasons: reasonsOf(ctx, nodeOf(node, 'reasons')),
     range: rangeOf(ctx, node)!,
   };
+  if (selector.value) stmt.selector = selector.value;
   if (window.value) stmt.window = window.value;
   return stmt;
+}
+
+/** `cluster budget N [for REASONS] [during WINDOW] [on nodepools A, B]`; undefined when incomplete. */
+export function lowerClusterBudget(ctx: LowerContext, node: ClusterBudgetCstNode): ClusterBudgetDecl | undefined {
+  if (wasRecoveredIn(ctx, node)) return undefined;
+  const nodes = quantityOf(ctx, nodeOf(node, 'quantity'));
+  const window = optionalPart(ctx, nodeOf(node, 'window'), windowOf);
+  const range = rangeOf(ctx, node);
+  if (!nodes || !window || !range) return undefined;
+  const decl: ClusterBudgetDecl = {
+    kind: 'ClusterBudget',
+    nodes,
+    reasons: reasonsOf(ctx, nodeOf(node, 'reasons')),
+    nodePools: namesOf(ctx, nodeOf(node, 'nameList')),
+    range,
+  };
+  if (window.value) decl.window = window.value;
+  return decl;
 }
 
 function allow(ctx: LowerContext, node: AllowStmtCstNode): AllowStmt | undefined {

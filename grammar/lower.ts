@@ -4,12 +4,12 @@
 // unknown top-level text are reported by lower-junk.ts.
 import type { CstNode, IToken } from 'chevrotain';
 import type { FileCstNode, PolicyCstNode, TargetCstNode } from './cst-types.js';
-import type { Comment, Policy, PolicyFile, ScheduleDecl, Statement, Target } from './ast.js';
+import type { ClusterBudgetDecl, Comment, Policy, PolicyFile, ScheduleDecl, Statement, Target } from './ast.js';
 import { allTokensOf, nodeOf, nodesOf, onlyChild, spanOf, tokenOf } from './cst.js';
 import type { Diagnostic } from './diagnostic.js';
 import { markUnparsed, reportTopLevelJunk, reportUnknownStatement } from './lower-junk.js';
 import { type LowerContext, nameOf, namesOf, rangeOf, selectorOf, wasRecoveredIn } from './lower-parts.js';
-import { lowerScheduleDecl, lowerStatement } from './lower-statements.js';
+import { lowerClusterBudget, lowerScheduleDecl, lowerStatement } from './lower-statements.js';
 import type { LineIndex } from './positions.js';
 
 /** What `lower` needs besides the CST. */
@@ -38,6 +38,12 @@ export function lower(input: LowerInput): { value: PolicyFile; diagnostics: Diag
     const policy = lowerPolicy(ctx, input, item);
     if (policy) policies.push(policy);
   }
+  const clusterBudgets: ClusterBudgetDecl[] = [];
+  for (const item of nodesOf(input.cst, 'clusterBudget')) {
+    const decl = lowerClusterBudget(ctx, item);
+    if (decl) clusterBudgets.push(decl);
+    else markUnparsed(ctx, allTokensOf(item));
+  }
   for (const junk of nodesOf(input.cst, 'topLevelJunk')) reportTopLevelJunk(ctx, junk, input.errorOffsets);
   const file: PolicyFile = {
     kind: 'File',
@@ -46,6 +52,7 @@ export function lower(input: LowerInput): { value: PolicyFile; diagnostics: Diag
     comments: input.comments,
     range: input.lines.range(0, input.lines.text.length),
   };
+  if (clusterBudgets.length > 0) file.clusterBudgets = clusterBudgets;
   if (ctx.unparsed.length > 0) file.unparsed = ctx.unparsed.sort((a, b) => a.range.start.offset - b.range.start.offset);
   return { value: file, diagnostics: ctx.diagnostics };
 }

@@ -234,6 +234,40 @@ export const MESSAGES = {
   ),
   unusedSchedule: e('KPOL3009', 'warning', 'schedule `{name}` is declared but never used'),
   freezeInPast: e('KPOL3010', 'info', 'freeze ended at `{to}`, before `{now}`'),
+
+  // ── scoped budgets: `cluster budget` and `budget … on nodes where` (issue 15) ──
+  clusterBudgetForeignPool: e(
+    'KPOL2050',
+    'error',
+    '`cluster budget` names NodePool `{pool}`, which no policy in this file governs',
+    'a cluster budget may only constrain NodePools that a policy of its own file governs: ' +
+      "add `{pool}` to a policy's `for nodepool …`, or leave it out",
+  ),
+  clusterBudgetWithoutPolicy: e(
+    'KPOL2051',
+    'error',
+    '`cluster budget` in a file without a policy constrains no NodePool',
+    'declare the cluster budget in the file whose policies govern the NodePools it is meant for',
+  ),
+  selectorBudgetForeignPool: e(
+    'KPOL2052',
+    'error',
+    'budget selects NodePool `{pool}`, which policy `{policy}` does not govern',
+    "a selector budget counts only the nodes of its own policy's NodePools; " +
+      'a budget over other pools belongs in their policy',
+  ),
+  selectorBudgetMatchesNothing: e(
+    'KPOL3050',
+    'warning',
+    'budget selector can match no node: {why}',
+    'a budget over no node never limits anything; fix the selector or remove the budget',
+  ),
+  clusterBudgetPoolBySelector: e(
+    'KPOL3051',
+    'warning',
+    'NodePool `{pool}` is not named by a policy of this file; ' +
+      'the cluster budget counts it only if a policy here governs it by selector',
+  ),
 } as const satisfies Record<string, Entry>;
 
 export type MessageName = keyof typeof MESSAGES;

@@ -108,6 +108,7 @@ class KpolParser extends CstParser {
   private readonly topLevelItem: Alternatives = [
     { ALT: () => this.SUBRULE(this.scheduleDecl) },
     { ALT: () => this.SUBRULE(this.policy) },
+    { ALT: () => this.SUBRULE(this.clusterBudget) },
     { ALT: () => this.SUBRULE(this.topLevelJunk) },
   ];
 
@@ -128,6 +129,29 @@ class KpolParser extends CstParser {
     this.CONSUME(LCurly);
     this.MANY(() => this.SUBRULE(this.statement));
     this.CONSUME(RCurly);
+  });
+
+  /**
+   * `cluster budget N [for REASONS] [during WINDOW] [on nodepools A, B]`: one budget over several
+   * NodePools, declared beside the policies that govern them (rules/checks/cluster-budgets.ts).
+   */
+  clusterBudget = this.RULE('clusterBudget', () => {
+    this.CONSUME(kw.cluster!);
+    this.CONSUME(kw.budget!);
+    this.SUBRULE(this.quantity);
+    this.OPTION(() => {
+      this.CONSUME(kw.for!);
+      this.SUBRULE(this.reasons);
+    });
+    this.OPTION2(() => {
+      this.CONSUME(kw.during!);
+      this.SUBRULE(this.window);
+    });
+    this.OPTION3(() => {
+      this.CONSUME(kw.on!);
+      this.OR(this.nodepoolKeyword);
+      this.SUBRULE(this.nameList);
+    });
   });
 
   target = this.RULE('target', () => {
@@ -259,6 +283,13 @@ class KpolParser extends CstParser {
     this.OPTION(() => {
       this.CONSUME(kw.for!);
       this.SUBRULE(this.reasons);
+    });
+    // A selector budget: the budget counts only the matching nodes of the policy's pools.
+    this.OPTION3(() => {
+      this.CONSUME(kw.on!);
+      this.CONSUME(kw.nodes!);
+      this.CONSUME(kw.where!);
+      this.SUBRULE(this.selector);
     });
     this.OPTION2(() => {
       this.CONSUME(kw.during!);

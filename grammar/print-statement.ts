@@ -4,7 +4,17 @@
 // so quoting, escapes and spelling survive formatting; only layout and synonyms change
 // (`==` → `=`, `,` between requirements → `and`, `consolidate after never` →
 // `consolidate never`, `expire after never` → `expire never`).
-import type { Policy, Range, Requirement, ScheduleDecl, Selector, Statement, WindowExpr } from './ast.js';
+import type {
+  BudgetStmt,
+  ClusterBudgetDecl,
+  Policy,
+  Range,
+  Requirement,
+  ScheduleDecl,
+  Selector,
+  Statement,
+  WindowExpr,
+} from './ast.js';
 
 /** Anything with a source range. */
 export interface Ranged {
@@ -66,12 +76,30 @@ export function scheduleText(raw: RawText, d: ScheduleDecl): string {
   return out;
 }
 
+/** `cluster budget N [for REASONS] [during WINDOW] [on nodepools A, B]` */
+export function clusterBudgetText(raw: RawText, d: ClusterBudgetDecl): string {
+  let out = `cluster budget ${raw(d.nodes)}`;
+  if (d.reasons.length > 0) out += ` for ${list(raw, d.reasons)}`;
+  if (d.window) out += ` during ${windowText(raw, d.window)}`;
+  if (d.nodePools.length > 0) out += ` on nodepools ${list(raw, d.nodePools)}`;
+  return out;
+}
+
 /** `policy NAME for nodepool(s) … {`, keeping `nodepool` or `nodepools` as written. */
 export function policyHeaderText(raw: RawText, p: Policy): string {
   const keyword = raw(p.target).startsWith('nodepools') ? 'nodepools' : 'nodepool';
   const target =
     p.target.kind === 'NodePoolNames' ? list(raw, p.target.names) : `where ${selectorText(raw, p.target.selector)}`;
   return `policy ${raw(p.name)} for ${keyword} ${target} {`;
+}
+
+/** `budget N [for REASONS] [on nodes where SELECTOR] [during WINDOW]` */
+function budgetText(raw: RawText, s: BudgetStmt): string {
+  let out = `budget ${raw(s.nodes)}`;
+  if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
+  if (s.selector) out += ` on nodes where ${selectorText(raw, s.selector)}`;
+  if (s.window) out += ` during ${windowText(raw, s.window)}`;
+  return out;
 }
 
 /** One statement on one line, without indentation. */
@@ -90,12 +118,8 @@ export function statementText(raw: RawText, s: Statement): string {
       return `termination grace ${raw(s.duration)}`;
     case 'TimeZone':
       return `timezone ${raw(s.zone)}`;
-    case 'Budget': {
-      let out = `budget ${raw(s.nodes)}`;
-      if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
-      if (s.window) out += ` during ${windowText(raw, s.window)}`;
-      return out;
-    }
+    case 'Budget':
+      return budgetText(raw, s);
     case 'Allow': {
       const reasons = s.reasons.length > 0 ? ` ${list(raw, s.reasons)}` : '';
       return `allow ${raw(s.nodes)}${reasons} only during ${windowText(raw, s.window)}`;

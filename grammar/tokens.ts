@@ -118,6 +118,7 @@ interface KeywordRole {
 const keywordRoles: Record<string, KeywordRole> = {
   schedule: { topLevel: true, soft: true },
   policy: { topLevel: true, soft: true },
+  cluster: { topLevel: true, soft: true },
   consolidate: { statement: true, soft: true },
   expire: { statement: true, soft: true },
   termination: { statement: true, soft: true },

@@ -5,7 +5,15 @@
 // windows. Custom operators are referenced by name only (rules/operators.ts registers them).
 import type { RuleProperties, TopLevelCondition } from 'json-rules-engine';
 import builtin from './builtin/candidate-rules.json' with { type: 'json' };
-import type { BudgetSpec, FreezeSpec, MaintenanceWindowSpec, PolicySpec, Reason, WindowSpec } from './model.js';
+import type {
+  BudgetSpec,
+  FreezeSpec,
+  MaintenanceWindowSpec,
+  PolicySpec,
+  Reason,
+  ScopedBudgetSpec,
+  WindowSpec,
+} from './model.js';
 import { REASONS } from './model.js';
 
 export const GRAPH_VERSION = 'kpol.dev/v1';
@@ -57,6 +65,28 @@ function budgetRules(b: BudgetSpec): GraphRule[] {
     });
   }
   return rules;
+}
+
+/**
+ * A cluster or selector budget (issue 15): a pool rule says while it is in force, and for a
+ * selector budget a node rule says which nodes it counts. The evaluator sums the scope's nodes
+ * (src/core/eval/budget-scopes.ts); the numbers themselves are rules/budgets.ts's arithmetic.
+ */
+function scopedBudgetRules(b: ScopedBudgetSpec): { pool: GraphRule; node?: GraphRule } {
+  const pool: GraphRule = {
+    name: `scope:${b.id}`,
+    conditions: { all: b.window ? [eq(`window:${b.id}`, true)] : [] },
+    event: { type: 'scope-budget', params: { scope: b.id, reasons: b.reasons, nodes: b.nodes } },
+    doc: 'a cluster or selector budget is active: its quantity caps the disruptions of its scope (inactive: ignored)',
+  };
+  if (b.scope.kind !== 'nodes') return { pool };
+  const node: GraphRule = {
+    name: `in-scope:${b.id}`,
+    conditions: { all: [{ fact: 'nodeLabels', operator: 'matchesSelector', value: b.scope.selector }] as never },
+    event: { type: 'in-scope', params: { scope: b.id } },
+    doc: 'the node matches a selector budget: it counts towards that budget and needs room in it',
+  };
+  return { pool, node };
 }
 
 function freezeRule(f: FreezeSpec): GraphRule {
@@ -124,6 +154,7 @@ export function maintenanceWindowIds(spec: PolicySpec): ReadonlySet<string> {
 function windowsOf(spec: PolicySpec): Record<string, WindowSpec> {
   const out: Record<string, WindowSpec> = {};
   for (const b of spec.budgets) if (b.window) out[b.id] = b.window;
+  for (const b of spec.scopedBudgets ?? []) if (b.window) out[b.id] = b.window;
   for (const w of spec.maintenanceWindows)
     w.windows.forEach((win, i) => {
       out[maintenanceWindowId(w, i)] = win;
@@ -143,8 +174,18 @@ export function compile(spec: PolicySpec): RuleGraph {
     ...spec.freezes.map(freezeRule),
     ...REASONS.map(pauseRule),
   ];
-  const nodeRules: GraphRule[] = [...(builtin.rules as GraphRule[]), ...spec.maintenanceWindows.map(maintenanceRule)];
-  const labelKeys = [...new Set(spec.maintenanceWindows.flatMap((w) => w.nodeSelector.map((r) => r.key)))].sort();
+  const scoped = (spec.scopedBudgets ?? []).map(scopedBudgetRules);
+  poolRules.push(...scoped.map((r) => r.pool));
+  const nodeRules: GraphRule[] = [
+    ...(builtin.rules as GraphRule[]),
+    ...spec.maintenanceWindows.map(maintenanceRule),
+    ...scoped.flatMap((r) => (r.node ? [r.node] : [])),
+  ];
+  const selectors = [
+    ...spec.maintenanceWindows.map((w) => w.nodeSelector),
+    ...(spec.scopedBudgets ?? []).flatMap((b) => (b.scope.kind === 'nodes' ? [b.scope.selector] : [])),
+  ];
+  const labelKeys = [...new Set(selectors.flatMap((s) => s.map((r) => r.key)))].sort();
   return {
     apiVersion: GRAPH_VERSION,
     kind: 'RuleGraph',

@@ -190,6 +190,18 @@ export function policyToNodePoolDisruption(policy: PolicySpec): NodePoolDisrupti
     if (m.windows.length === 0) ex.push('0', reasons);
     for (const w of m.windows) ex.windowed('0', reasons, w, what);
   }
+  for (const b of policy.scopedBudgets ?? []) {
+    // Karpenter budgets one NodePool at a time; exporting a per-pool copy would let the pools
+    // together disrupt more than the scope allows, so nothing is exported (looser, reported).
+    ex.finding(
+      b.scope.kind === 'cluster' ? 'cluster budget' : 'selector budget',
+      `${b.statement} (${b.at}) has no Karpenter equivalent: Karpenter budgets apply to one whole NodePool ` +
+        (b.scope.kind === 'cluster'
+          ? 'and cannot be shared across NodePools'
+          : 'and cannot select its nodes by label') +
+        ' (govern mode splits it into per-pool budgets every tick)',
+    );
+  }
   if (ex.budgets.length > MAX_BUDGETS)
     ex.finding('budget', `the export has ${ex.budgets.length} budgets, Karpenter's CRD allows at most ${MAX_BUDGETS}`);
   if (policy.expiration === 'graceful') {

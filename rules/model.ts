@@ -102,6 +102,34 @@ export interface MaintenanceWindowSpec {
   source?: Range;
 }
 
+/**
+ * Which nodes a scoped budget counts (kpol, issue 15): `nodes` — the nodes of the carrying policy's
+ * NodePools whose labels match the selector (`budget … on nodes where …`); `cluster` — every node
+ * of the NodePools governed by the policies of one file (`owners`), or of those named in
+ * `nodePools` among them (`cluster budget … [on nodepools …]`).
+ */
+export type BudgetScope =
+  { kind: 'nodes'; selector: LabelSelector } | { kind: 'cluster'; nodePools: string[] | null; owners: string[] };
+
+/**
+ * A budget over a scope of nodes other than one NodePool. Deny-style like a Karpenter budget:
+ * while its window is active (always without one) at most `nodes` of the scope may be disrupting
+ * for its reasons; inactive, it is ignored. `id` is unique across a policy set (a cluster budget
+ * is carried by every policy of its file under one id); `statement` and `at` name it in why-not
+ * messages.
+ */
+export interface ScopedBudgetSpec {
+  id: string;
+  statement: string;
+  at: string;
+  scope: BudgetScope;
+  nodes: Quantity;
+  reasons: Reason[] | null;
+  window?: WindowSpec;
+  error?: string;
+  source?: Range;
+}
+
 export type NodePoolTarget = { kind: 'names'; names: string[] } | { kind: 'selector'; selector: LabelSelector };
 
 /** A checked policy: everything needed to decide disruptions for the NodePools it governs. */
@@ -120,6 +148,8 @@ export interface PolicySpec {
   freezes: FreezeSpec[];
   podWindows: PodWindowSpec[];
   maintenanceWindows: MaintenanceWindowSpec[];
+  /** Cluster and selector budgets (kpol); absent when the policy has none. */
+  scopedBudgets?: ScopedBudgetSpec[];
 }
 
 /**

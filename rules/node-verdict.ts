@@ -29,6 +29,8 @@ export interface NodeVerdict {
   blocked: Block[];
   /** KPOL_ONLY_BLOCKS in force, with the reasons they block; empty when none. */
   holds: Hold[];
+  /** The selector budgets whose selector the node matches (issue 15), in rule order; empty when none. */
+  scopes: string[];
 }
 
 export function nodeVerdict(
@@ -56,7 +58,8 @@ export function nodeVerdict(
   }
   blocks.sort((a, b) => a.order - b.order);
   const reasons = REASONS.filter((r) => reasonsInScope.includes(r) && eligible.has(r) && !blockedReasons.has(r));
-  return { reasons, blocked: blocks.map((b) => b.block), holds: [...holds.values()] };
+  const scopes = events.flatMap((e) => (e.type === 'in-scope' ? [e.params.scope] : []));
+  return { reasons, blocked: blocks.map((b) => b.block), holds: [...holds.values()], scopes };
 }
 
 /** Joins the graceful and eventual variants of one hold into one entry with both reason sets. */

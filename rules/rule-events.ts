@@ -12,7 +12,9 @@ export type RuleEvent =
   | { type: 'budget'; params: { nodes: Quantity; reasons: Reason[] | null; cap: 'quantity' | 'zero' } }
   | { type: 'freeze'; params: { reasons: Reason[] | null } }
   | { type: 'pause'; params: { reasons: Reason[] } }
-  | { type: 'fail-closed'; params: Record<string, never> };
+  | { type: 'fail-closed'; params: Record<string, never> }
+  | { type: 'scope-budget'; params: { scope: string; nodes: Quantity; reasons: Reason[] | null } }
+  | { type: 'in-scope'; params: { scope: string } };
 
 /** A decoded event and the name of the rule that fired it. */
 export type FiredEvent = RuleEvent & { rule: string };
@@ -46,6 +48,11 @@ export function decodeEvent(type: string, params: Record<string, unknown>, rule:
       return isReasons(p.reasons) ? { type, rule, params: { reasons: p.reasons } } : bad('reasons as a list');
     case 'fail-closed':
       return { type, rule, params: {} };
+    case 'scope-budget':
+      if (typeof p.scope !== 'string' || !isQuantity(p.nodes)) return bad('a scope and nodes');
+      return { type, rule, params: { scope: p.scope, nodes: p.nodes, reasons: reasonsOrAll(p.reasons, bad) } };
+    case 'in-scope':
+      return typeof p.scope === 'string' ? { type, rule, params: { scope: p.scope } } : bad('a scope');
     default:
       throw new Error(`rule ${rule}: unknown event type ${type}`);
   }

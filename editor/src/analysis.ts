@@ -3,7 +3,7 @@
 // benchmark): diagnostics from the same parse + check the CLI uses, and the preview — the
 // evaluator's answer now plus a week's calendar — for the text being edited.
 import { hasErrors, type Diagnostic } from '../../grammar/diagnostic.js';
-import type { PolicySpec, Reason } from '../../rules/model.js';
+import type { PolicySpec } from '../../rules/model.js';
 import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex } from '../../src/core/cluster/state.js';
 import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
@@ -13,6 +13,7 @@ import type { LoadedPolicies, PolicySource } from '../../src/core/policy/load.js
 import { ChunkedParser } from './chunked-parse.js';
 import { IncrementalChecker } from './incremental-check.js';
 import { calendarFromSamples } from '../../src/edge/simulate/calendar-rows.js';
+import { poolAllowedWithScopes } from '../../src/core/eval/budget-scopes.js';
 import type { CalendarRow, Sample } from '../../src/edge/simulate/timeline.js';
 import type { ClusterData, EditedDoc } from './protocol.js';
 
@@ -128,7 +129,8 @@ export async function previewFor(
   for (let t = start; t < start + WEEK_MS; t += SLICE_MS) {
     const at = await evaluator.evaluate(cluster.index, loaded.policies, t);
     const allowed: Sample['allowed'] = {};
-    for (const pool of governed) allowed[pool] = at.nodePools[pool].allowed as Partial<Record<Reason, number | null>>;
+    // Cluster budgets (issue 15) fold into the pools they cover.
+    for (const pool of governed) allowed[pool] = poolAllowedWithScopes(at, pool);
     samples.push({ at: t, nodes: 0, nodesByPool: {}, costPerHour: 0, pendingPods: 0, allowed });
   }
   return {

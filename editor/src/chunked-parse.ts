@@ -102,6 +102,7 @@ export function joinPieces(parts: readonly ParsedPiece[]): PolicyFile {
     const f = shifted(p.parsed.value, p.line, p.start);
     file.schedules.push(...f.schedules);
     file.policies.push(...f.policies);
+    if (f.clusterBudgets) (file.clusterBudgets ??= []).push(...f.clusterBudgets);
     file.comments.push(...f.comments);
   }
   const last = parts[parts.length - 1];

@@ -129,7 +129,10 @@ function filePieces(fileName: string, pieces: ParsedPiece[], options: CheckOptio
   const declaring = pieces.filter((p) => p.parsed.value.schedules.length > 0);
   const schedules = declaring.flatMap((p) => shifted(p.parsed.value.schedules, p.line, p.start));
   const context = [fileName, options.nowMs ?? '', ...declaring.map((p) => p.text)].join('\u0000');
-  return { fileName, pieces, scope: newScope(fileName, { ...EMPTY, schedules }), context };
+  // Cluster budgets are checked by an `all` stage over the whole file, like its policies' names.
+  const clusterBudgets = pieces.flatMap((p) => shifted(p.parsed.value.clusterBudgets ?? [], p.line, p.start));
+  const file = clusterBudgets.length > 0 ? { ...EMPTY, schedules, clusterBudgets } : { ...EMPTY, schedules };
+  return { fileName, pieces, scope: newScope(fileName, file), context };
 }
 
 /** Runs the `policy` stages on one piece's policies, the file's schedules moved into the piece's frame. */

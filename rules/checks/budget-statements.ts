@@ -18,7 +18,8 @@ export const DEFAULT_BUDGET: Readonly<BudgetSpec> = {
 export function lowerBudgets(ctx: CheckContext): void {
   for (const unit of ctx.units) {
     const stmts = unit.ast.statements.filter(
-      (s): s is BudgetStmt | AllowStmt => s.kind === 'Budget' || s.kind === 'Allow',
+      // A selector budget (`on nodes where`) is not a pool budget: scoped-budgets.ts lowers it.
+      (s): s is BudgetStmt | AllowStmt => (s.kind === 'Budget' && !s.selector) || s.kind === 'Allow',
     );
     unit.spec.budgets =
       stmts.length === 0 ? [{ ...DEFAULT_BUDGET }] : stmts.map((s, i) => lowerBudget(unit, s, `b${i}`));

@@ -13,6 +13,7 @@ import { within, type CheckContext, type FileScope, type PolicyUnit, type Stage 
 import { lowerFreezes } from './freezes.js';
 import { lowerMaintenanceWindows } from './maintenance-windows.js';
 import { lowerPodWindows } from './pod-window-statements.js';
+import { lowerClusterBudgets, lowerSelectorBudgets } from './scoped-budgets.js';
 import { checkReasonUnlimited } from './reason-unlimited.js';
 import { resolveSchedules } from './resolve-schedules.js';
 import { checkScheduleNeverFires } from './schedule-never-fires.js';
@@ -47,6 +48,22 @@ export const STAGES: readonly Stage[] = [
     reach: 'policy',
     run: lowerBudgets,
     why: 'after settings (reasons, default zone); before the analysis stages, which reason about the lowered budgets',
+  },
+  {
+    name: 'selectorBudgets',
+    reach: 'policy',
+    run: lowerSelectorBudgets,
+    why:
+      'after settings and selectors (reasons, default zone, label rules); the `budgets` stage leaves ' +
+      '`budget … on nodes where` to it, since such a budget is not the pool-wide one Karpenter knows',
+  },
+  {
+    name: 'clusterBudgets',
+    reach: 'all',
+    run: lowerClusterBudgets,
+    why:
+      "after every policy's target is lowered: a cluster budget is owned by its file and may only name the " +
+      "NodePools that file's policies govern",
   },
   {
     name: 'freezes',

@@ -37,7 +37,8 @@ export function checkSelectors(ctx: CheckContext): void {
     const target = unit.ast.target;
     if (target.kind === 'NodePoolSelector') checkSelector(unit, target.selector);
     for (const stmt of unit.ast.statements) {
-      if (stmt.kind === 'PodWindow' || stmt.kind === 'MaintenanceWindow') checkSelector(unit, stmt.selector);
+      if (stmt.kind === 'PodWindow' || stmt.kind === 'MaintenanceWindow' || stmt.kind === 'Budget')
+        checkSelector(unit, stmt.selector);
     }
   }
 }

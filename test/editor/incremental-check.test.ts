@@ -150,6 +150,20 @@ describe('incremental check', () => {
     expect(got[1].map((d) => d.code)).toEqual(expect.arrayContaining(['KPOL2011', 'KPOL2012']));
   });
 
+  it('cluster and selector budgets (issue 15): the same reports as loadPolicies, placed in the whole file', () => {
+    const fleet =
+      'schedule nights = "0 1 * * *" for 4h\n\ncluster budget 2 for Drifted on nodepools p1, p9, p1x\n\n' +
+      'policy a for nodepool p1 {\n  budget 1\n}\n\ncluster budget 1 for Drifed during nights\n\n' +
+      'policy b for nodepool p2 {\n  budget 1 on nodes where karpenter.sh/nodepool in (p2, p9)\n  budget 2\n}\n';
+    const texts = [fleet, 'cluster budget 3\n'];
+    const got = new IncrementalChecker().check(sources(texts), { nowMs: NOW });
+    expect(got).toEqual(expected(texts, NOW));
+    expect(got[0].map((d) => d.code)).toEqual(['KPOL2050', 'KPOL2050', 'KPOL2001', 'KPOL2052']);
+    expect(got[1].map((d) => d.code)).toEqual(['KPOL2051']);
+    // The schedule a cluster budget uses is not unused.
+    expect(got[0].map((d) => d.code)).not.toContain('KPOL3009');
+  });
+
   it('re-checks only the policy that changed', () => {
     const checker = new IncrementalChecker();
     const text = generatePolicy(1000);

@@ -36,6 +36,7 @@ describe('rules/examples', () => {
       'business-hours.kpol',
       'drift-at-night-berlin.kpol',
       'empty-anytime-underutilized-at-night.kpol',
+      'fleet-drift.kpol',
       'graceful-expiry.kpol',
       'holiday-freeze.kpol',
       'weekend-ml.kpol',

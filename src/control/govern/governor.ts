@@ -19,6 +19,7 @@ import type { Logger } from '../../core/observe/logger.js';
 import { ClusterView } from '../reconciler/cluster-view.js';
 import { publishPauseEvents } from '../reconciler/pause-events.js';
 import { ceilMinute, governedBudgets } from './karpenter-budgets.js';
+import { sharesOf } from './scope-shares.js';
 import { createGovernMetrics, type GovernMetrics } from './govern-metrics.js';
 import {
   ANNOTATION_DECISION,
@@ -183,11 +184,19 @@ export class Governor {
       pool.nodes,
       failClosedAt,
     );
+    // Cluster and selector budgets: this pool's share of each scope's room now (scope-shares.ts).
+    const allowed = { ...(pool.allowed as Record<string, number | null>) };
+    for (const [reason, share] of Object.entries(sharesOf(ev).get(name) ?? {})) {
+      budgets.push({ nodes: String(pool.disrupting + share), reasons: [reason] });
+      // What Karpenter may start now, as the decision annotation and status page say it.
+      const own = allowed[reason];
+      allowed[reason] = own === null || own === undefined ? share : Math.min(own, share);
+    }
     const fields = governedFields(policy, budgets);
     if (holdsFields(np, fields, policy.name)) return;
     const decision: PoolDecision = {
       policy: policy.name,
-      allowed: pool.allowed as Record<string, number | null>,
+      allowed,
       failClosedAt: new Date(failClosedAt).toISOString(),
     };
     const first = np.metadata.annotations?.[ANNOTATION_GOVERNED_BY] !== policy.name;

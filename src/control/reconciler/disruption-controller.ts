@@ -277,7 +277,7 @@ export class DisruptionController {
     if (method.validation === 'none') return;
     const budget = budgetMapping(evaluation, method.reason);
     const constrained = candidatesFor(method.reason, evaluation, index, this.d.instanceTypes).some(
-      (c) => (budget.get(c.ref.nodePool) ?? 0) <= 0,
+      (c) => budget.room(c) <= 0,
     );
     if (!constrained) this.consolidated.set(method, { index, verdicts, nodes: evaluation.nodes, at: now, published });
   }

@@ -27,6 +27,7 @@ import { NodeResultCache } from './node-result-cache.js';
 import type { EvalOutput, NodeResult, PauseView, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
 import { ownRecord } from '../cluster/own-keys.js';
+import { countScopes, scopeHolds } from './budget-scopes.js';
 
 const sameElements = (a: readonly object[], b: readonly object[]): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
@@ -251,14 +252,17 @@ export class Evaluator {
     };
 
     const counts = new Map<string, { nodes: number; disrupting: number }>();
+    const counted: { sn: (typeof index.stateNodes)[number]; pool: string; disrupting: boolean }[] = [];
     for (const sn of index.stateNodes) {
       const pool = nodePoolOf(sn);
       if (pool === undefined || !isManaged(sn) || !isInitialized(sn) || isInstanceTerminating(sn)) continue;
       const c = counts.get(pool) ?? { nodes: 0, disrupting: 0 };
       c.nodes++;
-      if (!isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID)))
-        c.disrupting++;
+      const disrupting =
+        !isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID));
+      if (disrupting) c.disrupting++;
       counts.set(pool, c);
+      counted.push({ sn, pool, disrupting });
     }
 
     // Keyed by object names from the snapshot: without a prototype, so that a NodePool or Node
@@ -321,17 +325,32 @@ export class Evaluator {
         reasons: verdict.reasons,
         blocked: verdict.blocked,
         ...holdsOf(verdict.holds, policy),
+        ...(verdict.scopes.length > 0 && { budgetScopes: verdict.scopes }),
       };
       nodes[sn.name] = result;
       if (this.reuse) this.verdicts.set(index, sn, inputs, validity, { result, warnings: nodeWarnings });
     }
     if (this.reuse) this.verdicts.endPass();
 
+    // Cluster and selector budgets (issue 15): counted over the node verdicts just made.
+    const withScopes = [...governing].some((p) => p.scopedBudgets?.length);
+    const scopes = withScopes
+      ? countScopes({
+          policyOf: new Map([...byPool].map(([pool, g]) => [pool, g.policy])),
+          eventsOf: (policy) => perPolicy.get(policy)?.events ?? [],
+          reasonsOf: reasonsInScope,
+          counted,
+          nodes,
+        })
+      : undefined;
+    if (scopes) scopeHolds(nodes, scopes);
+
     for (const w of podWarnings.values()) warnings.push(`Pod ${w.pod}: ${w.message}`);
     const output: EvalOutput = {
       at: atText(nowMs),
       nodePools,
       nodes,
+      ...(scopes && { scopes }),
       decisions: [], // filled by src/control/reconciler/plan.ts where a caller wants them (eval, fixtures)
       warnings,
     };

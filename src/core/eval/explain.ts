@@ -9,7 +9,7 @@ import { nodePoolOf, type ClusterIndex, type StateNode } from '../cluster/state.
 import { NodeFactDeriver } from '../facts/node-facts.js';
 import { pauseFacts } from '../facts/pauses.js';
 import { Evaluator, ORPHAN, reasonsInScope } from './evaluate-cluster.js';
-import type { PoolResult } from './output.js';
+import type { EvalOutput, NodeResult, PoolResult, ScopeResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
 import { statementLabels } from './statements.js';
 
@@ -31,6 +31,9 @@ export interface Explanation {
   /** The policy's words for the window facts the rules test (`window:b2` → its statement). */
   windows: Record<string, string>;
   allowances?: PoolResult;
+  /** The cluster and selector budgets whose scope holds the node (issue 15), and what they hold back. */
+  scopes?: Array<ScopeResult & { id: string }>;
+  scopeHolds?: NodeResult['scopeHolds'];
 }
 
 /** The last segment of a providerID (`aws:///us-west-2a/i-0abc…` → `i-0abc…`): the cloud's instance id. */
@@ -103,7 +106,16 @@ export async function explainNode(
     poolRules,
     windows: windowLabels,
     allowances: all.nodePools[poolName],
+    ...scopesOfNode(all, sn.name),
   };
+}
+
+function scopesOfNode(all: EvalOutput, node: string): Pick<Explanation, 'scopes' | 'scopeHolds'> {
+  const n = all.nodes[node];
+  const ids = n?.budgetScopes ?? [];
+  if (ids.length === 0) return {};
+  const scopes = ids.flatMap((id) => (all.scopes?.[id] ? [{ ...all.scopes[id], id }] : []));
+  return { scopes, ...(n?.scopeHolds && { scopeHolds: n.scopeHolds }) };
 }
 
 const val = (v: unknown) => JSON.stringify(v);
@@ -137,6 +149,12 @@ export function renderExplanation(e: Explanation): string {
     for (const err of e.allowances.errors) lines.push(`  error: ${err}`);
     for (const x of e.allowances.paused ?? []) lines.push(`  ${x.message}`);
   }
+  for (const sc of e.scopes ?? []) {
+    lines.push('', `${sc.statement} (${sc.at}): ${sc.nodes} nodes in scope, ${sc.disrupting} disrupting`);
+    for (const [r, v] of Object.entries(sc.allowed))
+      lines.push(`  ${r}: allowed ${v ?? 'unlimited'} (budget ${sc.budgets[r as never] ?? 'unlimited'})`);
+  }
+  for (const h of e.scopeHolds ?? []) lines.push(`  held for ${h.reason}: ${h.message}`);
   const condition = (c: RuleTrace['conditions'][number]) => {
     const window = e.windows[c.fact];
     if (window !== undefined && typeof c.value === 'boolean') {

@@ -36,6 +36,23 @@ export interface NodeResult {
    */
   holds?: Hold[];
   overblocks?: Reason[];
+  /** The cluster and selector budgets whose scope holds the node (issue 15); absent when none. */
+  budgetScopes?: string[];
+  /** Candidate reasons a full cluster or selector budget holds back, and which (absent when none). */
+  scopeHolds?: Array<{ reason: Reason; scope: string; message: string }>;
+}
+
+/** A cluster or selector budget at the instant (issue 15): its scope's counts and allowance per reason. */
+export interface ScopeResult {
+  kind: 'cluster' | 'nodes';
+  /** The statement in canonical words and its file:line. */
+  statement: string;
+  at: string;
+  nodePools: string[];
+  nodes: number;
+  disrupting: number;
+  budgets: Partial<Record<Reason, number | null>>;
+  allowed: Partial<Record<Reason, number | null>>;
 }
 
 export interface Decision {
@@ -54,6 +71,8 @@ export interface EvalOutput {
   at: string;
   nodePools: Record<string, PoolResult>;
   nodes: Record<string, NodeResult>;
+  /** Cluster and selector budgets by id; absent when no governing policy has one. */
+  scopes?: Record<string, ScopeResult>;
   decisions: Decision[];
   warnings: string[];
 }
@@ -96,6 +115,24 @@ export function renderText(o: EvalOutput): string {
       n.blocked.map((b) => `${b.code}: ${b.message}`).join(' | ') || '-',
     ]);
   }
+  const scopeEntries = Object.entries(o.scopes ?? {});
+  const scopeRows = [['BUDGET', 'AT', 'NODEPOOLS', 'NODES', 'DISRUPTING', ...reasons.map((r) => `${r.toUpperCase()}`)]];
+  for (const [, s] of scopeEntries)
+    scopeRows.push([
+      s.statement,
+      s.at,
+      s.nodePools.join(',') || '-',
+      String(s.nodes),
+      String(s.disrupting),
+      ...reasons.map((r) => (r in s.budgets ? `${show(s.allowed[r])}/${show(s.budgets[r])}` : '-')),
+    ]);
+  const scopes = scopeEntries.length ? `\n${table(scopeRows)}\n` : '';
+  const scopeHeld = Object.entries(o.nodes).filter(([, n]) => n.scopeHolds?.length);
+  const waiting = scopeHeld.length
+    ? `\nwaiting for a cluster or selector budget:\n${scopeHeld
+        .map(([name, n]) => `  ${name}: ${n.scopeHolds!.map((h) => h.message).join(' | ')}`)
+        .join('\n')}\n`
+    : '';
   const decisions = o.decisions.length
     ? o.decisions
         .map((d) => `  ${d.method}: ${d.action} ${d.nodes.join(', ')} (${d.reason})${d.note ? ` — ${d.note}` : ''}`)
@@ -115,6 +152,6 @@ export function renderText(o: EvalOutput): string {
   );
   const pauses = paused.length ? `\npaused:\n${paused.join('\n')}\n` : '';
   const warnings = o.warnings.length ? `\nwarnings:\n${o.warnings.map((w) => `  ${w}`).join('\n')}\n` : '';
-  const tables = `at ${o.at}\n\n${table(poolRows)}\n\n${table(nodeRows)}\n\n`;
-  return `${tables}decisions:\n${decisions}\n${pauses}${holds}${warnings}`;
+  const head = `at ${o.at}\n\n${table(poolRows)}\n${scopes}\n${table(nodeRows)}\n${waiting}`;
+  return `${head}\ndecisions:\n${decisions}\n${pauses}${holds}${warnings}`;
 }

@@ -44,6 +44,12 @@ export function statementLabels(spec: PolicySpec, texts: ReadonlyMap<string, str
     out.set(`budget:${b.id}:closed`, `${label}, window closed`);
     if (b.window) out.set(`window:${b.id}`, label);
   }
+  for (const b of spec.scopedBudgets ?? []) {
+    const label = quote(spec, b.source, texts) ?? `${b.statement} (${b.at})`;
+    out.set(`scope:${b.id}`, label);
+    out.set(`in-scope:${b.id}`, label);
+    if (b.window) out.set(`window:${b.id}`, label);
+  }
   for (const f of spec.freezes) out.set(`freeze:${f.id}`, quote(spec, f.source, texts) ?? `freeze ${f.name ?? f.id}`);
   for (const w of spec.maintenanceWindows) {
     const label = quote(spec, w.source, texts) ?? `window ${w.name}`;

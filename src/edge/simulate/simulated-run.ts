@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // `kpol simulate`: the real runtime (every controller, the rule graphs, the simulated cloud and
 // node agent) stepped through simulated time on a FakeClock, recording a Timeline.
-import type { PolicySpec, Reason } from '../../../rules/model.js';
+import type { PolicySpec } from '../../../rules/model.js';
 import { FakeClock } from '../../core/clock.js';
 import type { ClusterIndex } from '../../core/cluster/state.js';
 import type { KubeObject, NodePool } from '../../core/cluster/types.js';
 import { Runtime } from '../../control/runtime/runtime.js';
+import { poolAllowedWithScopes } from '../../core/eval/budget-scopes.js';
 import { calendarFromSamples } from './calendar-rows.js';
 import type { BlockedCount, DisruptionRecord, Sample, Timeline } from './timeline.js';
 import type { WorkloadAction, WorkloadEvent } from './workload.js';
@@ -162,8 +163,8 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
         if (sn.node && pool) nodesByPool[pool] = (nodesByPool[pool] ?? 0) + 1;
       }
       const allowed: Sample['allowed'] = ownRecord();
-      for (const [pool, p] of Object.entries(ev.nodePools))
-        allowed[pool] = p.allowed as Partial<Record<Reason, number | null>>;
+      // Cluster budgets (issue 15) fold into the pools they cover (budget-scopes.ts).
+      for (const pool of Object.keys(ev.nodePools)) allowed[pool] = poolAllowedWithScopes(ev, pool);
       samples.push({
         at: now,
         nodes: index.snapshot.nodes.length,

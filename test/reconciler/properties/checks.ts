@@ -93,6 +93,50 @@ export function checkBudgets(trace: Pick<Trace, 'ticks' | 'starts'>): string[] {
   return bad;
 }
 
+/**
+ * Property 5 (issue 15): at every tick, the nodes voluntarily disrupted for a cluster or selector
+ * budget's reasons inside its scope are at most its count. Decided from the case alone (which
+ * pools and zones the scope holds), not from kpol's evaluation. A start needs room in the scope,
+ * and the scope's disrupting count includes every voluntary node, so the bound holds at all times.
+ */
+export function checkScopedBudgets(trace: Pick<Trace, 'spec' | 'ticks' | 'starts'>): string[] {
+  const bad: string[] = [];
+  const governed = trace.spec.policies.flatMap((p) => p.pools);
+  const scopes: { name: string; nodes: number; reasons?: Reason[]; pools: string[]; zones?: string[] }[] = [];
+  const cb = trace.spec.clusterBudget;
+  if (cb && trace.spec.policies.length > 0) scopes.push({ name: 'cluster budget', ...cb, pools: cb.pools ?? governed });
+  for (const p of trace.spec.policies)
+    for (const z of p.zoneBudgets ?? []) scopes.push({ name: `${p.name} zone budget`, ...z, pools: p.pools });
+  if (scopes.length === 0) return bad;
+  const tracked = new Map<string, { reason: Reason; pool: string }>();
+  for (const tk of trace.ticks) {
+    for (const st of trace.starts.filter((s) => s.i === tk.i))
+      for (const c of st.command.candidates) tracked.set(c.nodeClaim, { reason: st.command.reason, pool: c.nodePool });
+    const now = voluntary(tk, tracked);
+    const ncs = new Map(tk.ncs.map((n) => [n.name, n]));
+    const zoneOf = (name: string) => {
+      const nc = ncs.get(name);
+      return tk.nodes.find((n) => (nc?.providerID && n.providerID === nc.providerID) || n.name === nc?.nodeName)?.zone;
+    };
+    for (const sc of scopes) {
+      const inside = [...now].filter(
+        ([name, v]) =>
+          sc.pools.includes(v.pool) &&
+          (!sc.reasons?.length || sc.reasons.includes(v.reason)) &&
+          (!sc.zones || sc.zones.includes(zoneOf(name) ?? '')),
+      );
+      if (inside.length > sc.nodes)
+        bad.push(
+          `tick ${tk.i}: ${inside.length} nodes voluntarily disrupted in ${sc.name} ${sc.nodes}` +
+            `${sc.reasons?.length ? ` for ${sc.reasons.join(', ')}` : ''} over ${sc.pools.join(', ')}` +
+            `${sc.zones ? ` in ${sc.zones.join(', ')}` : ''}: ` +
+            inside.map(([n, v]) => `${n} (${v.pool}/${v.reason})`).join(', '),
+        );
+    }
+  }
+  return bad;
+}
+
 const podActive = (p: Pod) =>
   p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' && !p.metadata.deletionTimestamp;
 

@@ -13,6 +13,7 @@ import {
   type PolicyGen,
   type PoolSpec,
   type RsSpec,
+  type ScopedGen,
   type Win,
 } from './model.js';
 
@@ -112,6 +113,15 @@ const maintenance = (i: number): fc.Arbitrary<MaintenanceSpec> =>
     })
     .map((m) => ({ name: `mw${i}`, reasons: m.reasons, zones: m.zones, ...(m.window && { window: m.window }) }));
 
+/** A small always-active count over some reasons: the cluster and selector budgets (issue 15). */
+const scoped = (): fc.Arbitrary<ScopedGen> =>
+  fc
+    .record({ nodes: fc.integer({ min: 0, max: 2 }), reasons: maybe(reasonsOf(BASE_REASONS), 0.5) })
+    .map((b) => ({ nodes: b.nodes, ...(b.reasons && { reasons: b.reasons }) }));
+
+const zoneBudget = (): fc.Arbitrary<ScopedGen> =>
+  fc.tuple(scoped(), fc.subarray([...ZONES], { minLength: 1, maxLength: 2 })).map(([b, zones]) => ({ ...b, zones }));
+
 const policyBody = (name: string, pools: string[], apps: string[]): fc.Arbitrary<PolicyGen> =>
   fc
     .record({
@@ -137,6 +147,7 @@ const policyBody = (name: string, pools: string[], apps: string[]): fc.Arbitrary
             { weight: 3, arbitrary: fc.array(podWindow(apps), { minLength: 1, maxLength: 2 }) },
           ),
           maintenance: maybe(maintenance(0), 0.25),
+          zoneBudget: maybe(zoneBudget(), 0.3),
         })
         .map((rest) => ({
           name,
@@ -148,6 +159,7 @@ const policyBody = (name: string, pools: string[], apps: string[]): fc.Arbitrary
           budgets: rest.budgets,
           podWindows: rest.podWindows,
           maintenance: rest.maintenance ? [rest.maintenance] : [],
+          ...(rest.zoneBudget && { zoneBudgets: [rest.zoneBudget] }),
         }));
     });
 
@@ -223,11 +235,28 @@ export const caseArb = (o: CaseOptions = {}): fc.Arbitrary<CaseSpec> =>
           owner: fc.tuple(...pools.map(() => fc.constantFrom(0, 0, 1, -1))),
           bodies: fc.tuple(policyBody('pol0', [], apps), policyBody('pol1', [], apps)),
           perturbations: fc.array(perturbation(pools.length, nRs, ticks, quietTicks), { minLength: 1, maxLength: 6 }),
+          cluster: maybe(fc.tuple(scoped(), fc.boolean()), 0.4),
         })
-        .map(({ replicaSets, owner, bodies, perturbations }) => {
+        .map(({ replicaSets, owner, bodies, perturbations, cluster }) => {
           const policies = bodies
             .map((b, k) => ({ ...b, pools: pools.filter((_, i) => owner[i] === k).map((p) => p.name) }))
             .filter((p) => p.pools.length > 0);
-          return { pools, replicaSets, policies, perturbations, stepMs, ticks, quietTicks };
+          // A cluster budget over every governed pool, or naming the governed pools but the last (when
+          // there are two or more); only beside a policy, as the ownership rule requires.
+          const governed = policies.flatMap((p) => p.pools).sort();
+          const clusterBudget =
+            cluster && governed.length > 0
+              ? { ...cluster[0], ...(cluster[1] && governed.length > 1 && { pools: governed.slice(0, -1) }) }
+              : undefined;
+          return {
+            pools,
+            replicaSets,
+            policies,
+            perturbations,
+            stepMs,
+            ticks,
+            quietTicks,
+            ...(clusterBudget && { clusterBudget }),
+          };
         });
     });

@@ -25,6 +25,7 @@ export interface NodeObs {
   name: string;
   providerID?: string;
   pool?: string;
+  zone?: string;
   initialized: boolean;
   deleting: boolean;
 }
@@ -114,7 +115,7 @@ export function buildObjects(spec: CaseSpec): KubeObject[] {
 }
 
 export async function runCase(spec: CaseSpec): Promise<Trace> {
-  const text = renderPolicies(spec.policies);
+  const text = renderPolicies(spec.policies, spec.clusterBudget);
   const s = new Scenario(buildObjects(spec), spec.policies.length ? policies(text) : []);
   const rt = s.rt;
   const ticks: TickObs[] = [];
@@ -216,6 +217,7 @@ export async function runCase(spec: CaseSpec): Promise<Trace> {
         name: n.metadata.name,
         ...(n.spec.providerID && { providerID: n.spec.providerID }),
         pool: n.metadata.labels?.['karpenter.sh/nodepool'],
+        zone: n.metadata.labels?.['topology.kubernetes.io/zone'],
         initialized: n.metadata.labels?.['karpenter.sh/initialized'] === 'true',
         deleting: !!n.metadata.deletionTimestamp,
       })),

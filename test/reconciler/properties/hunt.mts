@@ -25,5 +25,8 @@ for (const [k, spec] of samples.entries()) {
   console.log(
     `${k} ticks=${spec.ticks} ${dt.toFixed(0)}ms pools=${spec.pools.length} maxNodeClaims=${Math.max(0, ...tr.ticks.map((t) => t.ncs.length))} starts=${JSON.stringify(methods)} violations=${v.length} perturb=${spec.perturbations.map((p) => `${p.kind}@${p.atTick}`).join(',')}`,
   );
-  if (v.length) console.log(`${v.slice(0, 10).join('\n')}\n${renderPolicies(spec.policies)}${JSON.stringify(spec)}`);
+  if (v.length)
+    console.log(
+      `${v.slice(0, 10).join('\n')}\n${renderPolicies(spec.policies, spec.clusterBudget)}${JSON.stringify(spec)}`,
+    );
 }

@@ -51,6 +51,17 @@ export interface MaintenanceSpec {
   window?: Win; // none = always
 }
 
+/**
+ * A cluster budget (top level, over `pools` or every governed pool) or a selector budget (inside a
+ * policy, over its nodes in `zones`): always active, a whole count (issue 15).
+ */
+export interface ScopedGen {
+  nodes: number;
+  reasons?: Reason[];
+  pools?: string[];
+  zones?: string[];
+}
+
 export interface PolicyGen {
   name: string;
   pools: string[];
@@ -61,6 +72,7 @@ export interface PolicyGen {
   budgets: BudgetSpec[];
   podWindows: PodWindowSpec[];
   maintenance: MaintenanceSpec[];
+  zoneBudgets?: ScopedGen[];
 }
 
 export type Perturbation =
@@ -80,6 +92,7 @@ export interface CaseSpec {
   stepMs: number;
   ticks: number; // perturbations happen in [0, ticks - quietTicks)
   quietTicks: number;
+  clusterBudget?: ScopedGen;
 }
 
 const pad = (n: number) => String(n);
@@ -87,35 +100,50 @@ export const cronOf = (w: Win) => `${pad(w.minute)} ${pad(w.hour)} * * ${w.dow =
 export const durOf = (min: number) => (min % 60 === 0 ? `${min / 60}h` : `${min}m`);
 const winText = (w: Win) => `"${cronOf(w)}" for ${durOf(w.durationMin)}`;
 
-export function renderPolicies(ps: readonly PolicyGen[]): string {
-  return ps
-    .map((p) => {
-      const lines: string[] = [];
-      lines.push(
-        p.consolidate === 'never'
-          ? '  consolidate never'
-          : `  consolidate when ${p.consolidate === 'empty' ? 'empty' : 'empty or underutilized'} after ${p.after}`,
-      );
-      if (p.expire) lines.push(`  expire after ${durOf(p.expire.afterMin)}${p.expire.gracefully ? ' gracefully' : ''}`);
-      if (p.graceMin !== undefined) lines.push(`  termination grace ${durOf(p.graceMin)}`);
-      for (const b of p.budgets) {
-        const reasons = b.reasons?.length ? b.reasons.join(', ') : '';
-        if (b.kind === 'budget')
-          lines.push(
-            `  budget ${b.nodes}${reasons ? ` for ${reasons}` : ''}${b.window ? ` during ${winText(b.window)}` : ''}`,
-          );
-        else lines.push(`  allow ${b.nodes}${reasons ? ` ${reasons}` : ''} only during ${winText(b.window!)}`);
-      }
-      for (const w of p.podWindows)
-        lines.push(`  pods where app = "${w.app}" disruptable ${w.mode} during ${winText(w.window)}`);
-      for (const m of p.maintenance) {
+const scopedText = (b: ScopedGen) => `budget ${b.nodes}${b.reasons?.length ? ` for ${b.reasons.join(', ')}` : ''}`;
+
+export function renderPolicies(ps: readonly PolicyGen[], cluster?: ScopedGen): string {
+  const top =
+    cluster && ps.length > 0
+      ? `cluster ${scopedText(cluster)}${cluster.pools?.length ? ` on nodepools ${cluster.pools.join(', ')}` : ''}\n\n`
+      : '';
+  return (
+    top +
+    ps
+      .map((p) => {
+        const lines: string[] = [];
         lines.push(
-          `  window ${m.name} blocks ${m.reasons.join(', ')} on nodes where topology.kubernetes.io/zone in (${m.zones.join(', ')})${m.window ? ` during ${winText(m.window)}` : ''}`,
+          p.consolidate === 'never'
+            ? '  consolidate never'
+            : `  consolidate when ${p.consolidate === 'empty' ? 'empty' : 'empty or underutilized'} after ${p.after}`,
         );
-      }
-      return `policy ${p.name} for nodepool ${p.pools.join(', ')} {\n${lines.join('\n')}\n}\n`;
-    })
-    .join('\n');
+        if (p.expire)
+          lines.push(`  expire after ${durOf(p.expire.afterMin)}${p.expire.gracefully ? ' gracefully' : ''}`);
+        if (p.graceMin !== undefined) lines.push(`  termination grace ${durOf(p.graceMin)}`);
+        for (const b of p.budgets) {
+          const reasons = b.reasons?.length ? b.reasons.join(', ') : '';
+          if (b.kind === 'budget')
+            lines.push(
+              `  budget ${b.nodes}${reasons ? ` for ${reasons}` : ''}${b.window ? ` during ${winText(b.window)}` : ''}`,
+            );
+          else lines.push(`  allow ${b.nodes}${reasons ? ` ${reasons}` : ''} only during ${winText(b.window!)}`);
+        }
+        for (const w of p.podWindows)
+          lines.push(`  pods where app = "${w.app}" disruptable ${w.mode} during ${winText(w.window)}`);
+        for (const m of p.maintenance) {
+          lines.push(
+            `  window ${m.name} blocks ${m.reasons.join(', ')} on nodes where topology.kubernetes.io/zone ` +
+              `in (${m.zones.join(', ')})${m.window ? ` during ${winText(m.window)}` : ''}`,
+          );
+        }
+        for (const z of p.zoneBudgets ?? [])
+          lines.push(
+            `  ${scopedText(z)} on nodes where topology.kubernetes.io/zone in (${(z.zones ?? []).join(', ')})`,
+          );
+        return `policy ${p.name} for nodepool ${p.pools.join(', ')} {\n${lines.join('\n')}\n}\n`;
+      })
+      .join('\n')
+  );
 }
 
 const MINUTE = 60_000;

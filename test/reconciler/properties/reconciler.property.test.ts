@@ -19,7 +19,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Node, NodeClaim, Pod } from '../../../src/core/cluster/types.js';
 import type { PoolResult } from '../../../src/core/eval/output.js';
-import { checkBudgets, checkHolds, checkInstances, checkReplacementsFirst } from './checks.js';
+import { checkBudgets, checkHolds, checkInstances, checkReplacementsFirst, checkScopedBudgets } from './checks.js';
 import { caseArb } from './generators.js';
 import { runCase, type CommandObs, type NcObs, type StartObs, type TickObs, type Trace } from './harness.js';
 import { renderPolicies, type CaseSpec, type PolicyGen } from './model.js';
@@ -44,7 +44,10 @@ afterAll(() => {
 });
 
 function explain(spec: CaseSpec, violations: string[]): string {
-  return `${violations.length} violation(s):\n${violations.slice(0, 8).join('\n')}\n--- policies ---\n${renderPolicies(spec.policies)}--- case ---\n${JSON.stringify(spec)}`;
+  const policies = renderPolicies(spec.policies, spec.clusterBudget);
+  const shown = violations.slice(0, 8).join('\n');
+  const head = `${violations.length} violation(s):\n${shown}`;
+  return `${head}\n--- policies ---\n${policies}--- case ---\n${JSON.stringify(spec)}`;
 }
 
 const property =
@@ -87,6 +90,19 @@ describe('reconciler properties over random clusters, policies and perturbations
     TIMEOUT_MS,
   );
   it("4. a gone NodeClaim's or Node's instance is gone; no instance is orphaned", property(checkInstances), TIMEOUT_MS);
+  it(
+    '5. nodes voluntarily disrupted inside a cluster or selector budget never exceed its count (issue 15)',
+    async () => {
+      let scoped = 0;
+      await property((t) => {
+        if (t.spec.clusterBudget || t.spec.policies.some((p) => p.zoneBudgets?.length)) scoped++;
+        return checkScopedBudgets(t);
+      })();
+      // The generator does reach scoped budgets (guards against a generator that never writes one).
+      if (NUM_RUNS >= 10) expect(scoped).toBeGreaterThan(0);
+    },
+    TIMEOUT_MS,
+  );
 });
 
 // ---- negative controls: fabricated traces that violate each property ----
@@ -362,5 +378,62 @@ describe('negative controls: each checker reports a fabricated violation', () =>
         final: { instances: [{ providerID: 'pid-a', state: 'running' }], orphans: [], ncs: [a] },
       }),
     ).toEqual(['tick 1: Node node-a is gone but its instance pid-a is still running']);
+  });
+
+  it('5. scoped budgets: two nodes drifting at once in a cluster or zone budget of 1 are reported', () => {
+    const a = nc('a');
+    const b = nc('b', { pool: 'p1' });
+    const c = nc('c');
+    const two = cmd('c1', ['a', 'b']);
+    two.candidates[1].nodePool = 'p1';
+    const policy = (name: string, pools: string[]): PolicyGen => ({
+      name,
+      pools,
+      consolidate: 'never',
+      after: '0s',
+      budgets: [],
+      podWindows: [],
+      maintenance: [],
+    });
+    const spec = (o: Partial<CaseSpec>): CaseSpec => ({
+      pools: [],
+      replicaSets: [],
+      policies: [policy('pol0', ['p0']), policy('pol1', ['p1'])],
+      perturbations: [],
+      stepMs: 30_000,
+      ticks: 1,
+      quietTicks: 0,
+      ...o,
+    });
+    const ticks = [tick(0, [a, b, c], { inflight: [two] })];
+    const starts = [start(0, two)];
+    expect(checkScopedBudgets({ spec: spec({ clusterBudget: { nodes: 1 } }), ticks, starts })).toEqual([
+      'tick 0: 2 nodes voluntarily disrupted in cluster budget 1 over p0, p1: a (p0/Drifted), b (p1/Drifted)',
+    ]);
+    // Within the count, for another reason, or over pools the command did not touch: nothing to report.
+    expect(checkScopedBudgets({ spec: spec({ clusterBudget: { nodes: 2 } }), ticks, starts })).toEqual([]);
+    expect(
+      checkScopedBudgets({ spec: spec({ clusterBudget: { nodes: 1, reasons: ['Empty'] } }), ticks, starts }),
+    ).toEqual([]);
+    expect(checkScopedBudgets({ spec: spec({ clusterBudget: { nodes: 1, pools: ['p0'] } }), ticks, starts })).toEqual(
+      [],
+    );
+    // A selector budget counts only its policy's nodes in its zones.
+    const zoned = (zones: string[]) => ({ ...policy('pol0', ['p0', 'p1']), zoneBudgets: [{ nodes: 1, zones }] });
+    const zonedTicks = [
+      tick(0, [a, b, c], {
+        inflight: [two],
+        nodes: nodesOf([a, b, c]).map((n) => ({ ...n, zone: 'us-west-2a' })),
+      }),
+    ];
+    expect(
+      checkScopedBudgets({ spec: spec({ policies: [zoned(['us-west-2a'])] }), ticks: zonedTicks, starts }),
+    ).toEqual([
+      'tick 0: 2 nodes voluntarily disrupted in pol0 zone budget 1 over p0, p1 in us-west-2a: ' +
+        'a (p0/Drifted), b (p1/Drifted)',
+    ]);
+    expect(
+      checkScopedBudgets({ spec: spec({ policies: [zoned(['us-west-2b'])] }), ticks: zonedTicks, starts }),
+    ).toEqual([]);
   });
 });

@@ -301,3 +301,34 @@ describe('export → import round trip', () => {
     expect(back).toEqual(original);
   });
 });
+
+describe('export of cluster and selector budgets (issue 15)', () => {
+  it('reports each as not expressible and exports no per-pool copy (which would over-allow in sum)', () => {
+    const base = { nodes: { kind: 'count' as const, value: 2 }, reasons: ['Drifted' as const] };
+    const out = policyToNodePoolDisruption(
+      policy({
+        budgets: [budget({ nodes: { kind: 'count', value: 5 } })],
+        scopedBudgets: [
+          {
+            ...base,
+            id: 'cluster:p:1',
+            statement: 'cluster budget 2 for Drifted',
+            at: 'p.kpol:1',
+            scope: { kind: 'cluster', nodePools: null, owners: ['p'] },
+          },
+          {
+            ...base,
+            id: 'p/s0',
+            statement: 'budget 2 for Drifted on nodes where zone = a',
+            at: 'p.kpol:4',
+            scope: { kind: 'nodes', selector: [{ key: 'zone', operator: 'In', values: ['a'] }] },
+          },
+        ],
+      }),
+    );
+    expect(out.disruption.budgets).toEqual([{ nodes: '5' }]);
+    expect(out.findings.map((f) => f.feature)).toEqual(['cluster budget', 'selector budget']);
+    expect(out.findings[0].message).toContain('cluster budget 2 for Drifted (p.kpol:1) has no Karpenter equivalent');
+    expect(out.findings[1].message).toContain('cannot select its nodes by label');
+  });
+});

@@ -79,26 +79,61 @@ export const bySavingsRatio = (a: Candidate, b: Candidate): number =>
   b.ref.price / b.disruptionCost - a.ref.price / a.disruptionCost || a.ref.node.localeCompare(b.ref.node);
 
 /**
- * Allowed disruptions per NodePool for a reason, as a mutable budget mapping (unlimited = UNBOUNDED, as in Karpenter).
+ * Allowed disruptions for a reason, as a mutable budget mapping: per NodePool (unlimited = UNBOUNDED, as in
+ * Karpenter) and, for kpol's cluster and selector budgets (issue 15), per scope. The evaluation decides every number
+ * and which scopes hold which node; the mapping only spends them, so that one tick never starts more in a scope than
+ * the scope allows, however its nodes are spread over pools.
  */
-export function budgetMapping(out: EvalOutput, reason: Reason): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const [pool, p] of Object.entries(out.nodePools)) {
-    const a = p.allowed[reason];
-    m.set(pool, a === undefined ? 0 : countOf(a));
+export class BudgetMapping {
+  private readonly pools = new Map<string, number>();
+  private readonly scopes = new Map<string, number>();
+
+  constructor(
+    private readonly out: EvalOutput,
+    reason: Reason,
+  ) {
+    for (const [pool, p] of Object.entries(out.nodePools)) {
+      const a = p.allowed[reason];
+      this.pools.set(pool, a === undefined ? 0 : countOf(a));
+    }
+    for (const [id, s] of Object.entries(out.scopes ?? {})) {
+      const a = s.allowed[reason];
+      // A scope without this reason does not budget it (undefined); null is unlimited.
+      if (a !== undefined) this.scopes.set(id, countOf(a));
+    }
   }
-  return m;
+
+  private scopesOf(c: Candidate): readonly string[] {
+    return (this.out.nodes[c.ref.node]?.budgetScopes ?? []).filter((id) => this.scopes.has(id));
+  }
+
+  /** How many more the candidate's pool and every scope holding it admit (0: none). */
+  room(c: Candidate): number {
+    let left = this.pools.get(c.ref.nodePool) ?? 0;
+    for (const id of this.scopesOf(c)) left = Math.min(left, this.scopes.get(id)!);
+    return left;
+  }
+
+  /** Spends one disruption of the candidate's pool and of every scope holding it. */
+  spend(c: Candidate): void {
+    this.pools.set(c.ref.nodePool, (this.pools.get(c.ref.nodePool) ?? 0) - 1);
+    for (const id of this.scopesOf(c)) this.scopes.set(id, this.scopes.get(id)! - 1);
+  }
+}
+
+/** The budget mapping of an evaluation for a reason (see BudgetMapping). */
+export function budgetMapping(out: EvalOutput, reason: Reason): BudgetMapping {
+  return new BudgetMapping(out, reason);
 }
 
 /**
- * Keeps candidates in order while their pool has budget left, spending one per candidate (Karpenter's
+ * Keeps candidates in order while their pool and scopes have budget left, spending one per candidate (Karpenter's
  * `mapping[pool]--`).
  */
-export function takeWithinBudget(cands: readonly Candidate[], budget: Map<string, number>): Candidate[] {
+export function takeWithinBudget(cands: readonly Candidate[], budget: BudgetMapping): Candidate[] {
   return cands.filter((c) => {
-    const left = budget.get(c.ref.nodePool) ?? 0;
-    if (left <= 0) return false;
-    budget.set(c.ref.nodePool, left - 1);
+    if (budget.room(c) <= 0) return false;
+    budget.spend(c);
     return true;
   });
 }

@@ -30,7 +30,7 @@ export function oneAtATime(
         .sort((a, b) => since(a.sn, orderBy) - since(b.sn, orderBy) || a.ref.node.localeCompare(b.ref.node))
         .sort((a, b) => Number(a.reschedulable.length > 0) - Number(b.reschedulable.length > 0));
       for (const c of ordered) {
-        if ((budget.get(c.ref.nodePool) ?? 0) <= 0) continue;
+        if (budget.room(c) <= 0) continue;
         const sim = ctx.simulate([c], false);
         if (!sim.ok) {
           ctx.events.publish({

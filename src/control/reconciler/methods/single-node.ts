@@ -53,7 +53,7 @@ export const singleNode: Method = {
         return [];
       }
       unreached.delete(c.ref.nodePool);
-      if ((budget.get(c.ref.nodePool) ?? 0) <= 0) continue;
+      if (budget.room(c) <= 0) continue;
       const result = computeConsolidation(ctx, [c]);
       if (result.kind === 'none') {
         ctx.events.publish(

@@ -54,5 +54,6 @@ function fingerprintOf(evaluation: EvalOutput): string {
   for (const [name, n] of Object.entries(evaluation.nodes))
     fp += `${name}:${n.reasons.join(',')}:${n.blocked.map((b) => b.code).join(',')};`;
   for (const [name, p] of Object.entries(evaluation.nodePools)) fp += `${name}=${JSON.stringify(p.allowed)};`;
+  for (const [id, sc] of Object.entries(evaluation.scopes ?? {})) fp += `${id}=${JSON.stringify(sc.allowed)};`;
   return fp;
 }
