@@ -129,6 +129,8 @@ export interface BudgetStmt extends Node {
   kind: 'Budget';
   nodes: QuantityLit;
   reasons: Name[]; // empty = all reasons
+  /** `per reason`: each reason counts only the nodes disrupted for it (an independent bucket). */
+  perReason?: { range: Range };
   window?: WindowExpr;
 }
 
@@ -151,13 +153,17 @@ export interface FreezeStmt extends Node {
 /**
  * `pods where SELECTOR [in namespace a, b] disruptable only during WINDOW`
  * `pods where SELECTOR [in namespace a, b] disruptable never during WINDOW`
+ * `pods where SELECTOR [in namespace a, b] never REASONS` (no window: always, for those reasons only)
  */
 export interface PodWindowStmt extends Node {
   kind: 'PodWindow';
   selector?: Selector; // absent: `pods in namespace x ...` or `all pods`
   namespaces: Name[];
   mode: 'only' | 'never';
-  window: WindowExpr;
+  /** Absent in the `never REASONS` form. */
+  window?: WindowExpr;
+  /** Present only in the `never REASONS` form: the reasons the pods protect their node from. */
+  reasons?: Name[];
 }
 
 /**

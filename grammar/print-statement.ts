@@ -93,6 +93,7 @@ export function statementText(raw: RawText, s: Statement): string {
     case 'Budget': {
       let out = `budget ${raw(s.nodes)}`;
       if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
+      if (s.perReason) out += ' per reason';
       if (s.window) out += ` during ${windowText(raw, s.window)}`;
       return out;
     }
@@ -109,6 +110,7 @@ export function statementText(raw: RawText, s: Statement): string {
       let out = 'pods';
       if (s.selector) out += ` where ${selectorText(raw, s.selector)}`;
       if (s.namespaces.length > 0) out += ` in namespace ${list(raw, s.namespaces)}`;
+      if (!s.window) return `${out} never ${list(raw, s.reasons ?? [])}`;
       return `${out} disruptable ${s.mode} during ${windowText(raw, s.window)}`;
     }
     case 'MaintenanceWindow': {

@@ -21,6 +21,7 @@ import {
 } from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
+import { bucketCount, disruptionReason, type DisruptingByReason } from './disruption-reasons.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
 import type { EvalOutput, NodeResult, PoolResult } from './output.js';
@@ -217,14 +218,17 @@ export class Evaluator {
       return p;
     };
 
-    const counts = new Map<string, { nodes: number; disrupting: number }>();
+    const counts = new Map<string, { nodes: number; disrupting: number; byReason: DisruptingByReason }>();
     for (const sn of index.stateNodes) {
       const pool = nodePoolOf(sn);
       if (pool === undefined || !isManaged(sn) || !isInitialized(sn) || isInstanceTerminating(sn)) continue;
-      const c = counts.get(pool) ?? { nodes: 0, disrupting: 0 };
+      const c = counts.get(pool) ?? { nodes: 0, disrupting: 0, byReason: {} };
       c.nodes++;
-      if (!isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID)))
+      if (!isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID))) {
         c.disrupting++;
+        const r = disruptionReason(sn, state) ?? 'unknown';
+        c.byReason[r] = (c.byReason[r] ?? 0) + 1;
+      }
       counts.set(pool, c);
     }
 
@@ -235,17 +239,19 @@ export class Evaluator {
       const name = np.metadata.name;
       const governed = byPool.get(name)!;
       const p = await prepare(governed.policy);
-      const { nodes, disrupting } = counts.get(name) ?? { nodes: 0, disrupting: 0 };
+      const { nodes, disrupting, byReason } = counts.get(name) ?? { nodes: 0, disrupting: 0, byReason: {} };
+      const buckets = governed.policy.budgets.some((b) => b.perReason);
       const result: PoolResult = {
         policy: governed.policy.origin === 'kpol' ? governed.policy.name : `nodepool/${name}`,
         nodes,
         disrupting,
+        ...(buckets && { disruptingByReason: byReason }),
         budgets: {},
         allowed: {},
         errors: [...governed.problems, ...p.errors],
       };
       for (const reason of reasonsInScope(governed.policy)) {
-        const a = allowanceFor(p.events, reason, nodes, disrupting);
+        const a = allowanceFor(p.events, reason, nodes, disrupting, bucketCount(byReason, reason));
         result.budgets[reason] = a.budget;
         result.allowed[reason] = a.allowed;
       }
