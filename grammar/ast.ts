@@ -130,7 +130,7 @@ export interface BudgetStmt extends Node {
   nodes: QuantityLit;
   reasons: Name[]; // empty = all reasons
   /** `per reason`: each reason counts only the nodes disrupted for it (an independent bucket). */
-  perReason?: { range: Range };
+  perReason?: { kind: 'PerReason'; range: Range };
   window?: WindowExpr;
 }
 

@@ -169,7 +169,11 @@ function budget(ctx: LowerContext, node: BudgetStmtCstNode): BudgetStmt | undefi
   };
   const per = tokenOf(node, 'KwPer');
   const reason = tokenOf(node, 'KwReason');
-  if (per && reason) stmt.perReason = { range: ctx.lines.range(per.startOffset, reason.startOffset + reason.image.length) };
+  if (per && reason)
+    stmt.perReason = {
+      kind: 'PerReason',
+      range: ctx.lines.range(per.startOffset, reason.startOffset + reason.image.length),
+    };
   if (window.value) stmt.window = window.value;
   return stmt;
 }

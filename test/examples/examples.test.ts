@@ -38,6 +38,8 @@ describe('rules/examples', () => {
       'empty-anytime-underutilized-at-night.kpol',
       'graceful-expiry.kpol',
       'holiday-freeze.kpol',
+      'pods-never-underutilized.kpol',
+      'reason-buckets.kpol',
       'weekend-ml.kpol',
       'zone-freeze.kpol',
     ]);

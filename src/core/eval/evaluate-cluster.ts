@@ -7,7 +7,7 @@ import { nodeVerdict, type Hold } from '../../../rules/node-verdict.js';
 import { compile } from '../../../rules/compile.js';
 import { GraphEngine, type FiredEvent } from '../../../rules/engine.js';
 import type { PoolFacts } from '../../../rules/facts.js';
-import { KARPENTER_REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
+import { KARPENTER_REASONS, REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
 import { isWindowActive } from '../../../rules/window.js';
 import type { PodDisruptionBudget } from '../cluster/types.js';
 import {
@@ -245,7 +245,7 @@ export class Evaluator {
         policy: governed.policy.origin === 'kpol' ? governed.policy.name : `nodepool/${name}`,
         nodes,
         disrupting,
-        ...(buckets && { disruptingByReason: byReason }),
+        ...(buckets && { disruptingByReason: inReasonOrder(byReason), boundByBucket: [] }),
         budgets: {},
         allowed: {},
         errors: [...governed.problems, ...p.errors],
@@ -254,6 +254,7 @@ export class Evaluator {
         const a = allowanceFor(p.events, reason, nodes, disrupting, bucketCount(byReason, reason));
         result.budgets[reason] = a.budget;
         result.allowed[reason] = a.allowed;
+        if (a.bucket) (result.boundByBucket ??= []).push(reason);
       }
       nodePools[name] = result;
     }
@@ -306,6 +307,13 @@ export class Evaluator {
     this.span = span;
     return output;
   }
+}
+
+/** Disrupting counts by reason in a stable order (REASONS, then unknown), for stable JSON. */
+function inReasonOrder(by: DisruptingByReason): DisruptingByReason {
+  const out: DisruptingByReason = {};
+  for (const r of [...REASONS, 'unknown'] as const) if (by[r] !== undefined) out[r] = by[r];
+  return out;
 }
 
 /** A node's holds, and the reasons Karpenter's node annotation would block beyond them. */

@@ -12,6 +12,8 @@ export interface PoolResult {
    * disrupted for (`unknown` counts against every bucket).
    */
   disruptingByReason?: Partial<Record<Reason | 'unknown', number>>;
+  /** Only with buckets: the reasons whose allowance a `per reason` bucket bound (else a shared budget did). */
+  boundByBucket?: Reason[];
   budgets: Partial<Record<Reason, number | null>>;
   allowed: Partial<Record<Reason, number | null>>;
   errors: string[];
