@@ -168,7 +168,14 @@ export class Governor {
   ): Promise<void> {
     const pool = ev.nodePools[np.metadata.name];
     const failClosedAt = this.renewalInstant(np, now);
-    const budgets = await governedBudgets((t) => this.evaluator.poolEvents(policy, t), now, pool.nodes, failClosedAt);
+    const counts = pool.disruptingByReason && { disrupting: pool.disrupting, byReason: pool.disruptingByReason };
+    const budgets = await governedBudgets(
+      (t) => this.evaluator.poolEvents(policy, t),
+      now,
+      pool.nodes,
+      failClosedAt,
+      counts,
+    );
     const fields = governedFields(policy, budgets);
     if (holdsFields(np, fields, policy.name)) return;
     const decision: PoolDecision = {
