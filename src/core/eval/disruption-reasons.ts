@@ -7,14 +7,16 @@
 // counts against every bucket (fail closed).
 import { REASONS, type Reason } from '../../../rules/model.js';
 import type { StateNode } from '../cluster/state.js';
-import type { DisruptionState } from '../facts/node-facts.js';
 
 const CONDITION = 'DisruptionReason';
 
-/** The disrupting node's reason, or undefined when it cannot be told. */
-export function disruptionReason(sn: StateNode, state: DisruptionState): Reason | undefined {
-  const inFlight = sn.providerID !== undefined ? state.reasons?.get(sn.providerID) : undefined;
-  if (inFlight) return inFlight;
+/**
+ * The disrupting node's reason, or undefined when it cannot be told. `inFlight` is the reconciler's
+ * providerID → reason of its commands (DisruptionState.reasons, read once per evaluation).
+ */
+export function disruptionReason(sn: StateNode, inFlight: ReadonlyMap<string, Reason> | undefined): Reason | undefined {
+  const known = sn.providerID !== undefined ? inFlight?.get(sn.providerID) : undefined;
+  if (known) return known;
   const c = sn.nodeClaim?.status?.conditions?.find((x) => x.type === CONDITION);
   if (c?.status !== 'True' || c.reason === undefined) return undefined;
   return (REASONS as readonly string[]).includes(c.reason) ? (c.reason as Reason) : undefined;

@@ -219,6 +219,7 @@ export class Evaluator {
     };
 
     const counts = new Map<string, { nodes: number; disrupting: number; byReason: DisruptingByReason }>();
+    const inFlight = state.reasons; // a getter on the reconciler's state: read once
     for (const sn of index.stateNodes) {
       const pool = nodePoolOf(sn);
       if (pool === undefined || !isManaged(sn) || !isInitialized(sn) || isInstanceTerminating(sn)) continue;
@@ -226,7 +227,7 @@ export class Evaluator {
       c.nodes++;
       if (!isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID))) {
         c.disrupting++;
-        const r = disruptionReason(sn, state) ?? 'unknown';
+        const r = disruptionReason(sn, inFlight) ?? 'unknown';
         c.byReason[r] = (c.byReason[r] ?? 0) + 1;
       }
       counts.set(pool, c);
