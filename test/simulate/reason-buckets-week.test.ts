@@ -19,12 +19,8 @@ const NODES = 8;
 function objects(): KubeObject[] {
   const out: KubeObject[] = [makeNodePool('web', { consolidationPolicy: 'WhenEmptyOrUnderutilized' })];
   for (let i = 0; i < NODES; i++) {
-    const { nodeClaim, node } = makeNodeClaimAndNode('web', i, { createdAt: '2026-11-20T00:00:00Z' });
-    // Drifted: the NodeClaim was launched from an older NodePool template (hash differs).
-    nodeClaim.metadata.annotations = {
-      'karpenter.sh/nodepool-hash': 'old',
-      'karpenter.sh/nodepool-hash-version': 'v3',
-    };
+    // Drifted (the NodeClaim's Drifted condition, as Karpenter's drift controller sets it)
+    const { nodeClaim, node } = makeNodeClaimAndNode('web', i, { createdAt: '2026-11-20T00:00:00Z', drifted: true });
     out.push(nodeClaim, node);
     const pod = makePod(`web-${i}`, node.metadata.name, {
       labels: { app: 'web' },
