@@ -251,8 +251,7 @@ export const MESSAGES = {
   protectionOverridden: e(
     'KPOL3023',
     'warning',
-    'the termination grace period overrides `never` {reasons} for pods: ' +
-      'drift and graceful expiry go ahead anyway',
+    'the termination grace period overrides `never` {reasons} for pods: drift and graceful expiry go ahead anyway',
     'drop {reasons} from the list, or drop `termination grace`',
   ),
 } as const satisfies Record<string, Entry>;

@@ -4,7 +4,17 @@
 // so quoting, escapes and spelling survive formatting; only layout and synonyms change
 // (`==` → `=`, `,` between requirements → `and`, `consolidate after never` →
 // `consolidate never`, `expire after never` → `expire never`).
-import type { Policy, Range, Requirement, ScheduleDecl, Selector, Statement, WindowExpr } from './ast.js';
+import type {
+  BudgetStmt,
+  PodWindowStmt,
+  Policy,
+  Range,
+  Requirement,
+  ScheduleDecl,
+  Selector,
+  Statement,
+  WindowExpr,
+} from './ast.js';
 
 /** Anything with a source range. */
 export interface Ranged {
@@ -74,6 +84,23 @@ export function policyHeaderText(raw: RawText, p: Policy): string {
   return `policy ${raw(p.name)} for ${keyword} ${target} {`;
 }
 
+function budgetText(raw: RawText, s: BudgetStmt): string {
+  let out = `budget ${raw(s.nodes)}`;
+  if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
+  if (s.perReason) out += ' per reason';
+  if (s.window) out += ` during ${windowText(raw, s.window)}`;
+  return out;
+}
+
+/** `pods … disruptable only|never during WINDOW`, or pod protection `pods … never REASONS`. */
+function podsText(raw: RawText, s: PodWindowStmt): string {
+  let out = 'pods';
+  if (s.selector) out += ` where ${selectorText(raw, s.selector)}`;
+  if (s.namespaces.length > 0) out += ` in namespace ${list(raw, s.namespaces)}`;
+  if (!s.window) return `${out} never ${list(raw, s.reasons ?? [])}`;
+  return `${out} disruptable ${s.mode} during ${windowText(raw, s.window)}`;
+}
+
 /** One statement on one line, without indentation. */
 export function statementText(raw: RawText, s: Statement): string {
   switch (s.kind) {
@@ -90,13 +117,8 @@ export function statementText(raw: RawText, s: Statement): string {
       return `termination grace ${raw(s.duration)}`;
     case 'TimeZone':
       return `timezone ${raw(s.zone)}`;
-    case 'Budget': {
-      let out = `budget ${raw(s.nodes)}`;
-      if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
-      if (s.perReason) out += ' per reason';
-      if (s.window) out += ` during ${windowText(raw, s.window)}`;
-      return out;
-    }
+    case 'Budget':
+      return budgetText(raw, s);
     case 'Allow': {
       const reasons = s.reasons.length > 0 ? ` ${list(raw, s.reasons)}` : '';
       return `allow ${raw(s.nodes)}${reasons} only during ${windowText(raw, s.window)}`;
@@ -106,13 +128,8 @@ export function statementText(raw: RawText, s: Statement): string {
       const zone = s.when.timeZone ? ` in ${raw(s.when.timeZone)}` : '';
       return `freeze${reasons} from ${raw(s.when.from)} to ${raw(s.when.to)}${zone}`;
     }
-    case 'PodWindow': {
-      let out = 'pods';
-      if (s.selector) out += ` where ${selectorText(raw, s.selector)}`;
-      if (s.namespaces.length > 0) out += ` in namespace ${list(raw, s.namespaces)}`;
-      if (!s.window) return `${out} never ${list(raw, s.reasons ?? [])}`;
-      return `${out} disruptable ${s.mode} during ${windowText(raw, s.window)}`;
-    }
+    case 'PodWindow':
+      return podsText(raw, s);
     case 'MaintenanceWindow': {
       let out = `window ${raw(s.name)} blocks ${list(raw, s.reasons)}`;
       if (s.selector) out += ` on nodes where ${selectorText(raw, s.selector)}`;

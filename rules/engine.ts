@@ -90,7 +90,10 @@ export class GraphEngine {
     this.node = makeEngine(graph.nodeRules);
     this.poolReadsNow = graph.spec.freezes.length > 0;
     this.maintenanceWindows = maintenanceWindowIds(graph.spec);
-    this.nodeWindowFacts = [...[...this.maintenanceWindows].map((id) => `window:${id}`), ...podProtectionFacts(graph.spec)];
+    this.nodeWindowFacts = [
+      ...[...this.maintenanceWindows].map((id) => `window:${id}`),
+      ...podProtectionFacts(graph.spec),
+    ];
   }
 
   runPool(facts: PoolFacts): Promise<FiredEvent[]> {

@@ -182,7 +182,7 @@ export function policyToNodePoolDisruption(policy: PolicySpec): NodePoolDisrupti
       ex.finding(
         'pod protection',
         `pod protection ${p.id} (never ${(p.reasons ?? []).join(', ')}) has no Karpenter equivalent: ` +
-          'Karpenter\'s only pod control, `karpenter.sh/do-not-disrupt`, blocks every reason',
+          "Karpenter's only pod control, `karpenter.sh/do-not-disrupt`, blocks every reason",
       );
       continue;
     }

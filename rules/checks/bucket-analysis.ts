@@ -49,7 +49,10 @@ export function checkBuckets(ctx: CheckContext): void {
     for (const p of unit.spec.podWindows) {
       const lifted = (p.reasons ?? []).filter((r) => EVENTUAL.includes(r));
       if (lifted.length > 0 && p.source)
-        report(unit, diagnostic('protectionOverridden', p.source, { reasons: lifted.map((r) => `\`${r}\``).join(', ') }));
+        report(
+          unit,
+          diagnostic('protectionOverridden', p.source, { reasons: lifted.map((r) => `\`${r}\``).join(', ') }),
+        );
     }
   }
 }

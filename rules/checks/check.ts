@@ -107,7 +107,9 @@ export const STAGES: readonly Stage[] = [
     name: 'buckets',
     reach: 'policy',
     run: checkBuckets,
-    why: 'analysis beside budgetShadowed, on the same lowered budget lists: a `per reason` bucket that a shared budget always beats, a bucket of 0, and pod protection a termination grace period lifts',
+    why:
+      'analysis beside budgetShadowed, on the same lowered budget lists: a `per reason` bucket that a shared ' +
+      'budget always beats, a bucket of 0, and pod protection a termination grace period lifts',
   },
   {
     name: 'reasonUnlimited',

@@ -93,6 +93,17 @@ export function checkBudgets(trace: Pick<Trace, 'ticks' | 'starts'>): string[] {
   return bad;
 }
 
+/** The `per reason` budgets of the pool's policy that apply to the reason and are active at `t`, with their cap. */
+function bucketsInForce(spec: Pick<CaseSpec, 'policies'>, pool: string, reason: Reason, t: number, nodes: number) {
+  return (governing(spec, pool)?.budgets ?? [])
+    .filter((b) => b.kind === 'budget' && b.perReason && (!b.reasons?.length || b.reasons.includes(reason)))
+    .filter((b) => !b.window || windowActive(b.window, t))
+    .map((b) => ({
+      b,
+      cap: b.nodes.endsWith('%') ? Math.ceil((Number(b.nodes.slice(0, -1)) * nodes) / 100) : Number(b.nodes),
+    }));
+}
+
 /**
  * Property 5 (issue 15): no `per reason` bucket is ever exceeded. Independent of the evaluation's
  * numbers: from the generated policy, at each start of a command for reason R in pool P, every
@@ -114,15 +125,12 @@ export function checkBuckets(trace: Pick<Trace, 'spec' | 'ticks' | 'starts'>): s
         const n = count(candidates, (c) => c.nodePool === p);
         const before = running.get(`${p}/${reason}`) ?? 0;
         const nodes = st.pools[p]?.nodes ?? 0;
-        for (const b of governing(trace.spec, p)?.budgets ?? []) {
-          if (b.kind !== 'budget' || !b.perReason || (b.reasons?.length && !b.reasons.includes(reason))) continue;
-          if (b.window && !windowActive(b.window, st.t)) continue;
-          const cap = b.nodes.endsWith('%') ? Math.ceil((Number(b.nodes.slice(0, -1)) * nodes) / 100) : Number(b.nodes);
-          if (before + n > cap)
-            bad.push(
-              `tick ${tk.i}: ${id} (${st.command.method}/${reason}) took ${n} nodes of pool ${p} with ${before} already disrupted for ${reason}: bucket \`budget ${b.nodes} per reason\` holds ${cap}`,
-            );
-        }
+        const over = bucketsInForce(trace.spec, p, reason, st.t, nodes).filter(({ cap }) => before + n > cap);
+        for (const { b, cap } of over)
+          bad.push(
+            `tick ${tk.i}: ${id} (${st.command.method}/${reason}) took ${n} nodes of pool ${p} ` +
+              `with ${before} already disrupted for ${reason}: bucket \`budget ${b.nodes} per reason\` holds ${cap}`,
+          );
         running.set(`${p}/${reason}`, before + n);
       }
       for (const c of candidates) tracked.set(c.nodeClaim, { reason, pool: c.nodePool });

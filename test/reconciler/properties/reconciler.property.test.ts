@@ -194,7 +194,7 @@ const spec = (policies: PolicyGen[] = []): CaseSpec => ({
 });
 
 describe('negative controls: each checker reports a fabricated violation', () => {
-  it('5. buckets: a drift start while a drift already holds a bucket of 1 is reported; other reasons do not count', () => {
+  it('5. buckets: a drift start while a drift holds a bucket of 1 is reported; other reasons do not count', () => {
     const a = nc('a'),
       b = nc('b'),
       c = nc('c');
@@ -210,7 +210,8 @@ describe('negative controls: each checker reports a fabricated violation', () =>
         starts: [start(0, first), start(1, second)],
       }),
     ).toEqual([
-      'tick 1: cmd-2 (Drift/Drifted) took 1 nodes of pool p0 with 1 already disrupted for Drifted: bucket `budget 1 per reason` holds 1',
+      'tick 1: cmd-2 (Drift/Drifted) took 1 nodes of pool p0 with 1 already disrupted for Drifted: ' +
+        'bucket `budget 1 per reason` holds 1',
     ]);
     // a consolidation in flight does not use the Drifted bucket…
     const consolidation = cmd('cmd-1', ['a'], { method: 'SingleNodeConsolidation', reason: 'Underutilized' });
