@@ -71,7 +71,7 @@ const budget = (reasons: Reason[]): fc.Arbitrary<BudgetSpec> =>
           ),
           reasons: maybe(reasonsOf(reasons), 0.6),
           window: maybe(win(), 0.4),
-          perReason: maybe(fc.constant(true), 0.35),
+          perReason: maybe(fc.constant(true), 0.5),
         })
         .map((b) => ({
           kind: 'budget' as const,
