@@ -131,6 +131,8 @@ export interface BudgetStmt extends Node {
   reasons: Name[]; // empty = all reasons
   /** `on nodes where SELECTOR` (kpol): the budget counts only the matching nodes of the policy's pools. */
   selector?: Selector;
+  /** `per reason`: each reason counts only the nodes disrupted for it (an independent bucket). */
+  perReason?: { kind: 'PerReason'; range: Range };
   window?: WindowExpr;
 }
 
@@ -165,13 +167,17 @@ export interface FreezeStmt extends Node {
 /**
  * `pods where SELECTOR [in namespace a, b] disruptable only during WINDOW`
  * `pods where SELECTOR [in namespace a, b] disruptable never during WINDOW`
+ * `pods where SELECTOR [in namespace a, b] never REASONS` (no window: always, for those reasons only)
  */
 export interface PodWindowStmt extends Node {
   kind: 'PodWindow';
   selector?: Selector; // absent: `pods in namespace x ...` or `all pods`
   namespaces: Name[];
   mode: 'only' | 'never';
-  window: WindowExpr;
+  /** Absent in the `never REASONS` form. */
+  window?: WindowExpr;
+  /** Present only in the `never REASONS` form: the reasons the pods protect their node from. */
+  reasons?: Name[];
 }
 
 /**

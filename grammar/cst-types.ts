@@ -176,6 +176,8 @@ export type BudgetStmtCstChildren = {
   quantity: QuantityCstNode[];
   KwFor?: IToken[];
   reasons?: ReasonsCstNode[];
+  KwPer?: IToken[];
+  KwReason?: IToken[];
   KwOn?: IToken[];
   KwNodes?: IToken[];
   KwWhere?: IToken[];
@@ -224,11 +226,12 @@ export type PodsStmtCstChildren = {
   KwIn?: IToken[];
   KwNamespace?: IToken[];
   nameList?: NameListCstNode[];
-  KwDisruptable: IToken[];
+  KwDisruptable?: IToken[];
   KwOnly?: IToken[];
-  KwNever?: IToken[];
-  KwDuring: IToken[];
-  window: WindowCstNode[];
+  KwNever?: (IToken)[];
+  KwDuring?: IToken[];
+  window?: WindowCstNode[];
+  reasons?: ReasonsCstNode[];
 };
 
 export interface WindowStmtCstNode extends CstNode {

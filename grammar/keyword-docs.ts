@@ -20,14 +20,18 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
     '`termination grace D` — `terminationGracePeriod`: the longest a draining node waits before pods are force-deleted.',
   timezone: '`timezone "ZONE"` — the IANA zone for windows in this policy that do not name their own with `in`.',
   budget:
-    '`budget N|N% [for REASONS] [on nodes where SELECTOR] [during WINDOW]` — at most N nodes (or N% of the pool, ' +
-    'rounded up) disrupted at once; the most restrictive active budget wins. ' +
+    '`budget N|N% [for REASONS] [per reason] [on nodes where SELECTOR] [during WINDOW]` — at most N nodes ' +
+    '(or N% of the pool, rounded up) disrupted at once; the most restrictive active budget wins. ' +
+    "With `per reason`, each reason counts only the nodes disrupted for it. " +
     "With `on nodes where`, over the matching nodes of the policy's pools.",
   allow:
     '`allow N|N% [REASONS] only during WINDOW` — disruptions for these reasons happen only inside the window, N at a time; outside it the budget is 0.',
   freeze:
     '`freeze [REASONS] from "T1" to "T2" [in "ZONE"]` — a one-off period in which these reasons are not allowed at all.',
-  pods: '`pods [where SELECTOR] [in namespace NS] disruptable only|never during WINDOW` — nodes running matching pods may be disrupted only inside (or never inside) the window.',
+  pods:
+    '`pods [where SELECTOR] [in namespace NS] disruptable only|never during WINDOW` — nodes running matching pods ' +
+    'may be disrupted only inside (or never inside) the window; `pods … never REASONS` — never for these reasons ' +
+    '(e.g. `never Underutilized`), other reasons allowed.',
   window:
     '`window NAME blocks REASONS [on nodes where SELECTOR] [during WINDOW, …]` — a maintenance window that blocks the reasons on matching nodes while active.',
   nodepools: '`nodepools A, B` or `nodepools where SELECTOR` — the NodePools a policy governs.',
@@ -35,7 +39,8 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
   namespace: '`in namespace NS, …` — restricts a pod window to pods in these namespaces.',
   nodes: '`on nodes where SELECTOR` — restricts a maintenance window, or a budget, to the nodes whose labels match.',
   never:
-    '`never` — turns the setting off: `consolidate never`, `expire never`, `after never`, or `disruptable never during`.',
+    '`never` — turns the setting off: `consolidate never`, `expire never`, `after never`, ' +
+    '`disruptable never during`, or `pods … never REASONS`.',
   empty: '`when empty` — consolidate only nodes with no pods other than DaemonSet pods (`WhenEmpty`).',
   underutilized:
     '`when empty or underutilized` — also consolidate nodes whose pods fit elsewhere (`WhenEmptyOrUnderutilized`).',
@@ -43,6 +48,10 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
   gracefully: '`expire after D gracefully` — expiration waits for budgets like other reasons, as reason `Expired`.',
   grace: '`termination grace D` — see `termination`.',
   exists: '`KEY exists` / `KEY not exists` — a label requirement on the presence of a key.',
+  per:
+    '`budget … per reason` — each reason of the budget is an independent bucket: it counts only the nodes ' +
+    'disrupted for that reason (and those of unknown reason), not every disrupting node.',
+  reason: '`per reason` — see `per`.',
   disruptable: '`pods … disruptable only|never during WINDOW` — when nodes carrying these pods may be disrupted.',
   during:
     '`during WINDOW` — a cron schedule or schedule name, with `for D` and `in "ZONE"`: active on `[hit, hit + D)`.',

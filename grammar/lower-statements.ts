@@ -170,6 +170,13 @@ function budget(ctx: LowerContext, node: BudgetStmtCstNode): BudgetStmt | undefi
     reasons: reasonsOf(ctx, nodeOf(node, 'reasons')),
     range: rangeOf(ctx, node)!,
   };
+  const per = tokenOf(node, 'KwPer');
+  const reason = tokenOf(node, 'KwReason');
+  if (per && reason)
+    stmt.perReason = {
+      kind: 'PerReason',
+      range: ctx.lines.range(per.startOffset, reason.startOffset + reason.image.length),
+    };
   if (selector.value) stmt.selector = selector.value;
   if (window.value) stmt.window = window.value;
   return stmt;
@@ -214,16 +221,24 @@ function freeze(ctx: LowerContext, node: FreezeStmtCstNode): FreezeStmt | undefi
 }
 
 function pods(ctx: LowerContext, node: PodsStmtCstNode): PodWindowStmt | undefined {
-  const window = windowOf(ctx, nodeOf(node, 'window'));
   const selector = optionalPart(ctx, nodeOf(node, 'selector'), selectorOf);
-  if (!window || !selector) return undefined;
+  if (!selector) return undefined;
   const stmt: PodWindowStmt = {
     kind: 'PodWindow',
     namespaces: namesOf(ctx, nodeOf(node, 'nameList')),
     mode: tokenOf(node, 'KwNever') ? 'never' : 'only',
-    window,
     range: rangeOf(ctx, node)!,
   };
+  if (tokenOf(node, 'KwDisruptable')) {
+    const window = windowOf(ctx, nodeOf(node, 'window'));
+    if (!window) return undefined;
+    stmt.window = window;
+  } else {
+    // `never REASONS`: no window, the listed reasons only
+    const reasons = reasonsOf(ctx, nodeOf(node, 'reasons'));
+    if (reasons.length === 0) return undefined;
+    stmt.reasons = reasons;
+  }
   if (selector.value) stmt.selector = selector.value;
   return stmt;
 }

@@ -268,6 +268,26 @@ export const MESSAGES = {
     'NodePool `{pool}` is not named by a policy of this file; ' +
       'the cluster budget counts it only if a policy here governs it by selector',
   ),
+  // 3021–3023: reason buckets and pod protection (issue 15); 3011–3020 left to its sibling features
+  bucketShadowed: e(
+    'KPOL3021',
+    'warning',
+    '`{budget}` never binds as a bucket: the shared `{stricter}` counts every disrupting node ' +
+      'and is always at least as strict for {reasons}',
+    'raise or drop `{stricter}`, or drop `per reason`',
+  ),
+  bucketOfZero: e(
+    'KPOL3022',
+    'warning',
+    '`per reason` changes nothing on a budget of 0: it allows no disruption whatever is counted',
+    'drop `per reason`',
+  ),
+  protectionOverridden: e(
+    'KPOL3023',
+    'warning',
+    'the termination grace period overrides `never` {reasons} for pods: drift and graceful expiry go ahead anyway',
+    'drop {reasons} from the list, or drop `termination grace`',
+  ),
 } as const satisfies Record<string, Entry>;
 
 export type MessageName = keyof typeof MESSAGES;

@@ -284,8 +284,13 @@ class KpolParser extends CstParser {
       this.CONSUME(kw.for!);
       this.SUBRULE(this.reasons);
     });
-    // A selector budget: the budget counts only the matching nodes of the policy's pools.
+    // `per reason`: each reason of the budget is its own bucket (rules/README.md §3.6)
     this.OPTION3(() => {
+      this.CONSUME(kw.per!);
+      this.CONSUME(kw.reason!);
+    });
+    // A selector budget: the budget counts only the matching nodes of the policy's pools.
+    this.OPTION4(() => {
       this.CONSUME(kw.on!);
       this.CONSUME(kw.nodes!);
       this.CONSUME(kw.where!);
@@ -327,11 +332,29 @@ class KpolParser extends CstParser {
       this.CONSUME(kw.namespace!);
       this.SUBRULE(this.nameList);
     });
-    this.CONSUME(kw.disruptable!);
-    this.OR(this.podsMode);
-    this.CONSUME(kw.during!);
-    this.SUBRULE(this.window);
+    this.OR2(this.podsForm);
   });
+
+  /** `disruptable only|never during WINDOW`, or `never REASONS` (always, for the listed reasons only). */
+  private readonly podsForm: Alternatives = {
+    DEF: [
+      {
+        ALT: () => {
+          this.CONSUME(kw.disruptable!);
+          this.OR(this.podsMode);
+          this.CONSUME(kw.during!);
+          this.SUBRULE(this.window);
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME2(kw.never!);
+          this.SUBRULE(this.reasons);
+        },
+      },
+    ],
+    ERR_MSG: '`disruptable` or `never`',
+  };
 
   private readonly podsMode: Alternatives = {
     DEF: [{ ALT: () => this.CONSUME(kw.only!) }, { ALT: () => this.CONSUME(kw.never!) }],

@@ -7,6 +7,7 @@
 import type {
   BudgetStmt,
   ClusterBudgetDecl,
+  PodWindowStmt,
   Policy,
   Range,
   Requirement,
@@ -93,13 +94,23 @@ export function policyHeaderText(raw: RawText, p: Policy): string {
   return `policy ${raw(p.name)} for ${keyword} ${target} {`;
 }
 
-/** `budget N [for REASONS] [on nodes where SELECTOR] [during WINDOW]` */
+/** `budget N [for REASONS] [per reason] [on nodes where SELECTOR] [during WINDOW]` */
 function budgetText(raw: RawText, s: BudgetStmt): string {
   let out = `budget ${raw(s.nodes)}`;
   if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
+  if (s.perReason) out += ' per reason';
   if (s.selector) out += ` on nodes where ${selectorText(raw, s.selector)}`;
   if (s.window) out += ` during ${windowText(raw, s.window)}`;
   return out;
+}
+
+/** `pods … disruptable only|never during WINDOW`, or pod protection `pods … never REASONS`. */
+function podsText(raw: RawText, s: PodWindowStmt): string {
+  let out = 'pods';
+  if (s.selector) out += ` where ${selectorText(raw, s.selector)}`;
+  if (s.namespaces.length > 0) out += ` in namespace ${list(raw, s.namespaces)}`;
+  if (!s.window) return `${out} never ${list(raw, s.reasons ?? [])}`;
+  return `${out} disruptable ${s.mode} during ${windowText(raw, s.window)}`;
 }
 
 /** One statement on one line, without indentation. */
@@ -129,12 +140,8 @@ export function statementText(raw: RawText, s: Statement): string {
       const zone = s.when.timeZone ? ` in ${raw(s.when.timeZone)}` : '';
       return `freeze${reasons} from ${raw(s.when.from)} to ${raw(s.when.to)}${zone}`;
     }
-    case 'PodWindow': {
-      let out = 'pods';
-      if (s.selector) out += ` where ${selectorText(raw, s.selector)}`;
-      if (s.namespaces.length > 0) out += ` in namespace ${list(raw, s.namespaces)}`;
-      return `${out} disruptable ${s.mode} during ${windowText(raw, s.window)}`;
-    }
+    case 'PodWindow':
+      return podsText(raw, s);
     case 'MaintenanceWindow': {
       let out = `window ${raw(s.name)} blocks ${list(raw, s.reasons)}`;
       if (s.selector) out += ` on nodes where ${selectorText(raw, s.selector)}`;

@@ -139,6 +139,9 @@ const keywordRoles: Record<string, KeywordRole> = {
   gracefully: { soft: true },
   grace: { soft: true },
   exists: { soft: true },
+  // `budget … per reason` (independent reason buckets); soft, so label keys and values keep them
+  per: { soft: true },
+  reason: { soft: true },
   disruptable: {},
   during: {},
   blocks: {},

@@ -9,6 +9,7 @@ import type {
   BudgetSpec,
   FreezeSpec,
   MaintenanceWindowSpec,
+  PodWindowSpec,
   PolicySpec,
   Reason,
   ScopedBudgetSpec,
@@ -41,7 +42,8 @@ const eq = (fact: string, value: unknown) => ({ fact, operator: 'equal', value }
 const maintenanceWindowId = (w: PolicySpec['maintenanceWindows'][number], i: number): string => `${w.id}#${i}`;
 
 function budgetRules(b: BudgetSpec): GraphRule[] {
-  const params = { budget: b.id, reasons: b.reasons, nodes: b.nodes };
+  // `perReason` only when set, so graphs without buckets are unchanged
+  const params = { budget: b.id, reasons: b.reasons, nodes: b.nodes, ...(b.perReason && { perReason: true }) };
   const open: TopLevelCondition = { all: b.window ? [eq(`window:${b.id}`, true)] : [] };
   const rules: GraphRule[] = [
     {
@@ -142,6 +144,38 @@ function maintenanceRule(w: MaintenanceWindowSpec): GraphRule {
   };
 }
 
+/** The node facts (`pods:<id>`) of the policy's pod protections (`pods … never REASONS`). */
+export function podProtectionFacts(spec: PolicySpec): string[] {
+  return spec.podWindows.filter((p) => !p.window).map((p) => `pods:${p.id}`);
+}
+
+const GRACEFUL: readonly Reason[] = ['Empty', 'Underutilized'];
+
+/**
+ * A pod protection (`pods … never REASONS`): a pod window that is always in force for its reasons
+ * only. Same code and precedence as a pod window (rules/README.md §4.5): it blocks the graceful
+ * reasons outright and the eventual ones (Drifted, Expired) unless a termination grace period is set.
+ */
+function podProtectionRules(p: PodWindowSpec, spec: PolicySpec): GraphRule[] {
+  const reasons = p.reasons ?? [];
+  const label = p.source ? `${(spec.file ?? spec.name).split('/').pop()}:${p.source.start.line + 1}` : p.id;
+  const message = `pod may not be disrupted for ${reasons.join(', ')} (Pod={protectPod_${p.id}}, Window=${label})`;
+  const rule = (suffix: string, rs: Reason[], eventual: boolean): GraphRule => ({
+    name: `pods:${p.id}${suffix}`,
+    conditions: { all: [eq(`pods:${p.id}`, true), ...(eventual ? [eq('tgpSet', false)] : [])] },
+    event: { type: 'block', params: { order: 105, code: 'PodDisruptionWindow', message, reasons: rs } },
+    doc: eventual
+      ? 'kpol pod protection: terminationGracePeriod overrides it for eventual methods'
+      : 'kpol pod protection: a selected active pod holds its node for the listed reasons only',
+  });
+  const graceful = reasons.filter((r) => GRACEFUL.includes(r));
+  const eventual = reasons.filter((r) => !GRACEFUL.includes(r));
+  return [
+    ...(graceful.length ? [rule('', graceful, false)] : []),
+    ...(eventual.length ? [rule(':eventual', eventual, true)] : []),
+  ];
+}
+
 /**
  * The ids of the graph's windows that belong to maintenance windows (the others belong to
  * budgets). It decides what a window that cannot be evaluated does: a budget's fails the pool
@@ -179,6 +213,7 @@ export function compile(spec: PolicySpec): RuleGraph {
   const nodeRules: GraphRule[] = [
     ...(builtin.rules as GraphRule[]),
     ...spec.maintenanceWindows.map(maintenanceRule),
+    ...spec.podWindows.flatMap((p) => (p.window ? [] : podProtectionRules(p, spec))),
     ...scoped.flatMap((r) => (r.node ? [r.node] : [])),
   ];
   const selectors = [

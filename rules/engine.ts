@@ -3,7 +3,7 @@
 // memoised by the decision facts only (NODE_DECISION_FACTS, the selector label keys and the
 // window facts): a 5,000-node cluster typically needs a few dozen runs per instant, not 5,000.
 import { Engine, type RuleResult } from 'json-rules-engine';
-import { maintenanceWindowIds, pauseFact, type RuleGraph } from './compile.js';
+import { maintenanceWindowIds, pauseFact, podProtectionFacts, type RuleGraph } from './compile.js';
 import { NODE_DECISION_FACTS, type NodeFacts, type PoolFacts } from './facts.js';
 import { REASONS } from './model.js';
 import { registerOperators } from './operators.js';
@@ -94,7 +94,10 @@ export class GraphEngine {
     this.node = makeEngine(graph.nodeRules);
     this.poolReadsNow = graph.spec.freezes.length > 0;
     this.maintenanceWindows = maintenanceWindowIds(graph.spec);
-    this.nodeWindowFacts = [...this.maintenanceWindows].map((id) => `window:${id}`);
+    this.nodeWindowFacts = [
+      ...[...this.maintenanceWindows].map((id) => `window:${id}`),
+      ...podProtectionFacts(graph.spec),
+    ];
   }
 
   runPool(facts: PoolFacts): Promise<FiredEvent[]> {

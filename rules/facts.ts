@@ -35,6 +35,8 @@ export interface NodeFacts {
   nodeLabels: Record<string, string>;
   /** `window:<id>` → active now, for every window the graph's node rules test. */
   [windowFact: `window:${string}`]: boolean;
+  /** `pods:<id>` → an active bound pod is selected by pod protection `<id>` (`pods … never REASONS`). */
+  [protectionFact: `pods:${string}`]: boolean;
 }
 
 /** Identifying values used to fill message templates (`{pod}`, `{pdb}`, …). */
@@ -47,6 +49,8 @@ export interface NodeDetails {
   pdb?: string; // ns/name of the blocking PDB
   pdbs?: string; // the PDBs, comma separated
   consolidatableAt?: string; // RFC3339
+  /** `protectPod_<id>`: ns/name of the first pod that pod protection `<id>` selects. */
+  [protectPod: `protectPod_${string}`]: string;
 }
 
 /** Facts about a policy's pool at one instant, tested by its pool rules (budgets, freezes, pauses). */

@@ -125,6 +125,13 @@ class Exporter {
       return;
     }
     const nodes = nodesText(b.nodes);
+    if (b.perReason)
+      this.finding(
+        'reason bucket',
+        `${what} is \`per reason\`, an independent bucket per reason: a static NodePool cannot hold it, since ` +
+          'Karpenter subtracts one shared count of disrupting nodes from every reason; exported as a shared ' +
+          'budget, which is stricter (govern mode keeps the bucket by rewriting the value)',
+      );
     if (b.mode === 'budget') {
       if (b.window) this.windowed(nodes, reasons, b.window, what);
       else this.push(nodes, reasons);
@@ -171,6 +178,14 @@ export function policyToNodePoolDisruption(policy: PolicySpec): NodePoolDisrupti
     );
   }
   for (const p of policy.podWindows) {
+    if (!p.window) {
+      ex.finding(
+        'pod protection',
+        `pod protection ${p.id} (never ${(p.reasons ?? []).join(', ')}) has no Karpenter equivalent: ` +
+          "Karpenter's only pod control, `karpenter.sh/do-not-disrupt`, blocks every reason",
+      );
+      continue;
+    }
     ex.finding(
       'pod window',
       `pod window ${p.id} has no Karpenter equivalent: Karpenter has no pod disruption schedule (only \`karpenter.sh/do-not-disrupt\`)`,

@@ -50,6 +50,12 @@ export interface BudgetSpec {
   nodes: Quantity;
   reasons: Reason[] | null;
   mode: 'budget' | 'allow';
+  /**
+   * kpol `per reason`: an independent bucket per reason. Each reason subtracts only the nodes
+   * disrupting for that reason (plus those whose reason is unknown), instead of Karpenter's
+   * shared count of every disrupting node (KARPENTER.md#budget-counting step 5). Absent: shared.
+   */
+  perReason?: true;
   window?: WindowSpec;
   error?: string; // runtime-invalid (e.g. `nodes: "1000a%"`): fails the whole pool closed
   source?: Range;
@@ -84,7 +90,13 @@ export interface PodWindowSpec {
   selector: LabelSelector;
   namespaces: string[]; // empty = any namespace
   mode: 'only' | 'never';
-  window: WindowSpec;
+  /**
+   * The window; absent for kpol's `pods … never REASONS` (pod protection): always in force, and
+   * only for `reasons`.
+   */
+  window?: WindowSpec;
+  /** Only the `never REASONS` form: the reasons the pods protect their node from. Absent: every reason. */
+  reasons?: Reason[];
   source?: Range;
 }
 

@@ -77,7 +77,10 @@ function budgetLines(b: BudgetSpec): string[] {
     if (!b.window) return [`budget ${quantity(b)}${reasons ? ` for ${reasons}` : ''}`];
     return [`allow ${quantity(b)}${reasons ? ` ${reasons}` : ''} only during ${window(b.window)}`];
   }
-  return [`budget ${quantity(b)}${reasons ? ` for ${reasons}` : ''}${b.window ? ` during ${window(b.window)}` : ''}`];
+  const per = b.perReason ? ' per reason' : '';
+  return [
+    `budget ${quantity(b)}${reasons ? ` for ${reasons}` : ''}${per}${b.window ? ` during ${window(b.window)}` : ''}`,
+  ];
 }
 
 /** Prints one policy as a `policy … { … }` block ending in a newline. */
@@ -117,7 +120,8 @@ export function policyToSource(policy: PolicySpec): string {
   for (const p of policy.podWindows) {
     const where = p.selector.length > 0 ? ` where ${selector(p.selector)}` : '';
     const ns = p.namespaces.length > 0 ? ` in namespace ${p.namespaces.join(', ')}` : '';
-    lines.push(`pods${where}${ns} disruptable ${p.mode} during ${window(p.window)}`);
+    if (p.window) lines.push(`pods${where}${ns} disruptable ${p.mode} during ${window(p.window)}`);
+    else lines.push(`pods${where}${ns} never ${(p.reasons ?? []).join(', ')}`);
   }
   for (const m of policy.maintenanceWindows) {
     if (m.reasons !== null && m.reasons.length === 0) {

@@ -9,7 +9,11 @@ import type { Quantity, Reason } from './model.js';
 export type RuleEvent =
   | { type: 'eligible'; params: { reason: Reason } }
   | { type: 'block'; params: { code: string; message: string; reasons: Reason[]; order: number } }
-  | { type: 'budget'; params: { nodes: Quantity; reasons: Reason[] | null; cap: 'quantity' | 'zero' } }
+  | {
+      type: 'budget';
+      /** perReason: an independent bucket per reason (`budget … per reason`). */
+      params: { nodes: Quantity; reasons: Reason[] | null; cap: 'quantity' | 'zero'; perReason: boolean };
+    }
   | { type: 'freeze'; params: { reasons: Reason[] | null } }
   | { type: 'pause'; params: { reasons: Reason[] } }
   | { type: 'fail-closed'; params: Record<string, never> }
@@ -41,7 +45,12 @@ export function decodeEvent(type: string, params: Record<string, unknown>, rule:
       return { type, rule, params: { code: p.code, message: p.message, reasons: p.reasons, order: p.order } };
     case 'budget':
       if (!isQuantity(p.nodes) || (p.cap !== 'quantity' && p.cap !== 'zero')) return bad('nodes and a cap');
-      return { type, rule, params: { nodes: p.nodes, reasons: reasonsOrAll(p.reasons, bad), cap: p.cap } };
+      if (p.perReason !== undefined && typeof p.perReason !== 'boolean') return bad('perReason as a boolean');
+      return {
+        type,
+        rule,
+        params: { nodes: p.nodes, reasons: reasonsOrAll(p.reasons, bad), cap: p.cap, perReason: p.perReason === true },
+      };
     case 'freeze':
       return { type, rule, params: { reasons: reasonsOrAll(p.reasons, bad) } };
     case 'pause':

@@ -97,7 +97,7 @@ export function policyZone(p: PolicySpec): string {
   const zones = [
     ...p.budgets.map((b) => b.window?.timeZone),
     ...p.maintenanceWindows.flatMap((w) => w.windows.map((x) => x.timeZone)),
-    ...p.podWindows.map((w) => w.window.timeZone),
+    ...p.podWindows.map((w) => w.window?.timeZone),
   ];
   return zones.find((z) => z !== undefined && z !== 'UTC') ?? 'UTC';
 }

@@ -38,8 +38,13 @@ function isAlwaysActive(b: BudgetSpec): boolean {
   return b.window ? alwaysOpen(b.window) : b.mode === 'budget';
 }
 
-/** `b` is at least as strict as `a` for every reason `a` applies to. */
+/**
+ * `b` is at least as strict as `a` for every reason `a` applies to. Only budgets that count alike
+ * compare: a `per reason` bucket subtracts fewer nodes than a shared budget, so neither shadows
+ * the other here (bucket-analysis.ts reports a bucket under a stricter shared budget).
+ */
 function shadows(b: BudgetSpec, a: BudgetSpec, all: readonly Reason[]): boolean {
+  if (!!b.perReason !== !!a.perReason) return false;
   const bReasons = new Set(b.reasons ?? all);
   const covers = (a.reasons ?? all).every((r) => bReasons.has(r));
   return covers && b.nodes.kind === a.nodes.kind && b.nodes.value <= a.nodes.value;

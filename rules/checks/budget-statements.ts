@@ -34,6 +34,7 @@ function lowerBudget(unit: PolicyUnit, stmt: BudgetStmt | AllowStmt, id: string)
     mode: stmt.kind === 'Allow' ? 'allow' : 'budget',
     source: stmt.range,
   };
+  if (stmt.kind === 'Budget' && stmt.perReason) budget.perReason = true;
   if (stmt.window) {
     budget.window = lowerWindow(unit, stmt.window, stmt.kind === 'Allow' ? 'allow' : 'budget');
     if (budget.window.error) budget.error = budget.window.error;

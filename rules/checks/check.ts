@@ -8,6 +8,7 @@ import { sortDiagnostics, type Diagnostic, type Result } from '../../grammar/dia
 import { parse } from '../../grammar/parse.js';
 import { checkAlwaysActive } from './always-active.js';
 import { checkBudgetShadowed } from './budget-shadowed.js';
+import { checkBuckets } from './bucket-analysis.js';
 import { lowerBudgets } from './budget-statements.js';
 import { within, type CheckContext, type FileScope, type PolicyUnit, type Stage } from './context.js';
 import { lowerFreezes } from './freezes.js';
@@ -118,6 +119,14 @@ export const STAGES: readonly Stage[] = [
     reach: 'policy',
     run: checkBudgetShadowed,
     why: 'analysis over whole budget lists, after every window is known to be valid or carries an error; skipped for a policy that did not lower as written (text that did not parse, an unknown reason), whose budget list is not the one meant',
+  },
+  {
+    name: 'buckets',
+    reach: 'policy',
+    run: checkBuckets,
+    why:
+      'analysis beside budgetShadowed, on the same lowered budget lists: a `per reason` bucket that a shared ' +
+      'budget always beats, a bucket of 0, and pod protection a termination grace period lifts',
   },
   {
     name: 'reasonUnlimited',

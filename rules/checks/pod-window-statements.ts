@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Stage: `pods where … disruptable only|never during …` → PodWindowSpec, ids `p0, p1, …`.
+// Stage: `pods where … disruptable only|never during …` and `pods where … never REASONS` (pod
+// protection, no window) → PodWindowSpec, ids `p0, p1, …`.
 import type { PodWindowStmt } from '../../grammar/ast.js';
 import type { PodWindowSpec } from '../model.js';
 import type { CheckContext, PolicyUnit } from './context.js';
 import { lowerWindow } from './lower-window.js';
+import { lowerReasons } from './reasons.js';
 import { lowerSelector } from './selectors.js';
 
 export function lowerPodWindows(ctx: CheckContext): void {
@@ -14,12 +16,15 @@ export function lowerPodWindows(ctx: CheckContext): void {
 }
 
 function lowerPodWindow(unit: PolicyUnit, stmt: PodWindowStmt, id: string): PodWindowSpec {
-  return {
+  const spec: PodWindowSpec = {
     id,
     selector: lowerSelector(stmt.selector),
     namespaces: stmt.namespaces.map((n) => n.text),
     mode: stmt.mode,
-    window: lowerWindow(unit, stmt.window, 'pod'),
     source: stmt.range,
   };
+  if (stmt.window) spec.window = lowerWindow(unit, stmt.window, 'pod');
+  // A written list is never null; an unknown or out-of-scope reason is dropped (and reported).
+  else spec.reasons = lowerReasons(unit, stmt.reasons ?? []) ?? [];
+  return spec;
 }

@@ -39,6 +39,8 @@ describe('rules/examples', () => {
       'fleet-drift.kpol',
       'graceful-expiry.kpol',
       'holiday-freeze.kpol',
+      'pods-never-underutilized.kpol',
+      'reason-buckets.kpol',
       'weekend-ml.kpol',
       'zone-freeze.kpol',
     ]);

@@ -40,6 +40,24 @@ describe('NodePool disruption status', () => {
     });
   });
 
+  it('with per reason buckets, a reason a bucket bound shows what the bucket counted', () => {
+    const r: PoolResult = {
+      policy: 'p',
+      nodes: 5,
+      disrupting: 3,
+      disruptingByReason: { Drifted: 1, Underutilized: 1, unknown: 1 },
+      boundByBucket: ['Drifted'],
+      budgets: { Empty: 4, Drifted: 3, Underutilized: 4 },
+      allowed: { Empty: 1, Drifted: 1, Underutilized: 1 },
+      errors: [],
+    };
+    expect(disruptionNumbers(r).reasons).toEqual([
+      { reason: 'Empty', budget: 4, allowed: 1, disrupting: 3 },
+      { reason: 'Drifted', budget: 3, allowed: 1, disrupting: 2 }, // its own 1 and the unknown 1
+      { reason: 'Underutilized', budget: 4, allowed: 1, disrupting: 3 },
+    ]);
+  });
+
   it('writes the evaluation into status once, again only when a number changes', async () => {
     const s = new Scenario(
       [pool('a', ['m5.xlarge']), replicaSet('w', 3, { cpu: '3' })],

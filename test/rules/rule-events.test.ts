@@ -18,7 +18,15 @@ describe('rule events', () => {
     expect(decodeEvent('budget', { budget: 'b0', nodes, reasons: ['Empty'], cap: 'quantity' }, 'budget:b0')).toEqual({
       type: 'budget',
       rule: 'budget:b0',
-      params: { nodes, reasons: ['Empty'], cap: 'quantity' },
+      params: { nodes, reasons: ['Empty'], cap: 'quantity', perReason: false },
+    });
+    // `per reason` (an independent bucket) is carried only when set; absent reads as shared
+    const bucket = { budget: 'b1', nodes, reasons: null, cap: 'quantity', perReason: true };
+    expect(decodeEvent('budget', bucket, 'budget:b1').params).toEqual({
+      nodes,
+      reasons: null,
+      cap: 'quantity',
+      perReason: true,
     });
     expect(decodeEvent('freeze', { freeze: 'f0' }, 'freeze:f0').params).toEqual({ reasons: null });
   });
@@ -31,5 +39,8 @@ describe('rule events', () => {
       'rule r: a block event needs reasons and an order',
     );
     expect(() => decodeEvent('launch', {}, 'r')).toThrow('rule r: unknown event type launch');
+    expect(() =>
+      decodeEvent('budget', { nodes: { kind: 'count', value: 1 }, cap: 'quantity', perReason: 'yes' }, 'b'),
+    ).toThrow('rule b: a budget event needs perReason as a boolean');
   });
 });

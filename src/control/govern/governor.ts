@@ -178,11 +178,13 @@ export class Governor {
     const failClosedAt = this.renewalInstant(np, now);
     const name = np.metadata.name;
     // The pool's own events: its pauses (kpol pause) are pool facts, so a pause writes 0 for its reasons.
+    const counts = pool.disruptingByReason && { disrupting: pool.disrupting, byReason: pool.disruptingByReason };
     const budgets = await governedBudgets(
       (t) => this.evaluator.poolEvents(policy, t, name),
       now,
       pool.nodes,
       failClosedAt,
+      counts,
     );
     // Cluster and selector budgets: this pool's share of each scope's room now (scope-shares.ts).
     const allowed = { ...(pool.allowed as Record<string, number | null>) };

@@ -5,11 +5,23 @@
 // instant on. Karpenter takes the minimum of its active budgets (KARPENTER.md#budget-reasons), so:
 // while kpol runs it rewrites these before the deny budget starts; when kpol stops, Karpenter
 // keeps the allowance until the renewal instant and blocks from then on (fail closed).
-import { allowanceFor } from '../../../rules/budgets.js';
+import { allowanceFor, type Allowance } from '../../../rules/budgets.js';
 import type { FiredEvent } from '../../../rules/engine.js';
 import { nodesText } from '../../../rules/karpenter-export.js';
 import { countOf, KARPENTER_REASONS } from '../../../rules/model.js';
 import type { KarpenterBudget } from '../../core/cluster/types.js';
+import { bucketCount, type DisruptingByReason } from '../../core/eval/disruption-reasons.js';
+
+/**
+ * The pool's disrupting nodes now, for a policy with `per reason` buckets. Karpenter subtracts one
+ * shared count from every budget (KARPENTER.md#budget-counting step 5), so where a bucket binds
+ * kpol writes the count `allowed + disrupting`: Karpenter's own `value − disrupting` then yields
+ * exactly the bucket's allowance, i.e. the bucket raised by the nodes disrupting for other reasons.
+ */
+export interface BucketCounts {
+  disrupting: number;
+  byReason: DisruptingByReason;
+}
 
 type KarpenterReason = (typeof KARPENTER_REASONS)[number];
 
@@ -37,12 +49,14 @@ export function yearlyCron(ms: number): string {
  * @param nowMs the instant of the evaluation
  * @param numNodes the pool's node count (decides which budget binds when counts and percents mix)
  * @param failClosedAtMs a whole minute after now: from then on Karpenter blocks until kpol rewrites
+ * @param counts the disrupting nodes by reason, only when the policy has `per reason` buckets
  */
 export async function governedBudgets(
   poolEventsAt: (ms: number) => Promise<readonly FiredEvent[]>,
   nowMs: number,
   numNodes: number,
   failClosedAtMs: number,
+  counts?: BucketCounts,
 ): Promise<KarpenterBudget[]> {
   const out: KarpenterBudget[] = [];
   const add = (nodes: string, reason: KarpenterReason, schedule?: string) => {
@@ -54,15 +68,26 @@ export async function governedBudgets(
   const now = await poolEventsAt(nowMs);
   const later: Array<[number, readonly FiredEvent[]]> = [];
   for (let m = ceilMinute(nowMs + 1); m < failClosedAtMs; m += MINUTE_MS) later.push([m, await poolEventsAt(m)]);
+  // Without buckets Karpenter's subtraction is kpol's: which budget binds does not depend on the count.
+  const d = counts?.disrupting ?? 0;
+  const at = (events: readonly FiredEvent[], reason: KarpenterReason) =>
+    allowanceFor(events, reason, numNodes, d, counts ? bucketCount(counts.byReason, reason) : d);
+  /** What to write for an allowance, and the value Karpenter subtracts from. */
+  const written = (a: Allowance): { nodes: string; value: number } | undefined => {
+    if (!a.quantity) return undefined;
+    if (!a.bucket) return { nodes: nodesText(a.quantity), value: countOf(a.budget) };
+    const value = (a.allowed ?? 0) + d;
+    return { nodes: String(value), value };
+  };
   for (const reason of KARPENTER_REASONS) {
-    const a = allowanceFor(now, reason, numNodes, 0);
-    if (a.quantity) add(nodesText(a.quantity), reason);
-    let floor = countOf(a.budget);
+    const w = written(at(now, reason));
+    if (w) add(w.nodes, reason);
+    let floor = w?.value ?? countOf(null);
     for (const [m, events] of later) {
-      const b = allowanceFor(events, reason, numNodes, 0);
-      if (b.quantity && countOf(b.budget) < floor) {
-        add(nodesText(b.quantity), reason, yearlyCron(m));
-        floor = b.budget!;
+      const b = written(at(events, reason));
+      if (b && b.value < floor) {
+        add(b.nodes, reason, yearlyCron(m));
+        floor = b.value;
       }
     }
   }

@@ -4,6 +4,7 @@
 // the cluster, so a restarted controller rebuilds from cluster state (taints and deletion
 // timestamps).
 import type { DisruptionState } from '../../core/facts/node-facts.js';
+import type { Reason } from '../../../rules/model.js';
 import type { Command } from './methods/command.js';
 
 /** Karpenter's BATCH_MAX_DURATION default. */
@@ -25,6 +26,13 @@ export class InFlight implements DisruptionState {
     const ids = new Set<string>();
     for (const c of this.commands.values()) for (const x of c.candidates) ids.add(x.providerID);
     return ids;
+  }
+
+  /** providerID → reason of the command in flight on it, for `per reason` buckets. */
+  get reasons(): ReadonlyMap<string, Reason> {
+    const out = new Map<string, Reason>();
+    for (const c of this.commands.values()) for (const x of c.candidates) out.set(x.providerID, c.reason);
+    return out;
   }
 
   /**

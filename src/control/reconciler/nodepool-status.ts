@@ -15,11 +15,14 @@
 //     lastTransitionTime: ...         # when these numbers last changed
 //
 // Karpenter counts disrupting nodes per NodePool and subtracts the same count for every reason
-// (KARPENTER.md#budget-counting step 5), so each reason's `disrupting` is the pool's. Unlimited is written by omission
+// (KARPENTER.md#budget-counting step 5), so each reason's `disrupting` is the pool's — except where a kpol
+// `per reason` bucket bound the reason: then it is what the bucket counted (that reason's and the unknown
+// ones), so `allowed = budget − disrupting` holds on every line. Unlimited is written by omission
 // (a JSON merge patch cannot carry null, and the CRD schema has no nullable fields). The status
 // is written only when a number changes, so a steady cluster causes no writes.
 import { isApiError, type ClusterClient } from '../../core/cluster/client.js';
 import type { NodePool } from '../../core/cluster/types.js';
+import { bucketCount } from '../../core/eval/disruption-reasons.js';
 import type { EvalOutput, PoolResult } from '../../core/eval/output.js';
 
 export interface ReasonStatus {
@@ -56,7 +59,10 @@ export function disruptionNumbers(pool: PoolResult): DisruptionNumbers {
         reason,
         ...(typeof budget === 'number' && { budget }),
         ...(typeof allowed === 'number' && { allowed }),
-        disrupting: pool.disrupting,
+        disrupting:
+          pool.disruptingByReason && pool.boundByBucket?.includes(reason)
+            ? bucketCount(pool.disruptingByReason, reason)
+            : pool.disrupting,
       };
     }),
     errors: [...pool.errors],

@@ -9,6 +9,8 @@ export interface NodePoolStatus {
   policy: string; // policy file or source the NodePool's rules come from
   nodes: number;
   disrupting: number; // nodes being disrupted or NotReady, counted against budgets
+  /** Only with `per reason` buckets: the disrupting nodes by reason (`unknown` counts against every bucket). */
+  disruptingByReason?: Record<string, number>;
   /** Allowed disruptions per reason now (null = unlimited). */
   allowed: Record<string, number | null>;
   /** Pauses (`kpol pause`) in force on it, each as its why-not message; absent when none. */
@@ -81,6 +83,7 @@ export function evaluationView(
           policy: p.policy,
           nodes: p.nodes,
           disrupting: p.disrupting,
+          ...(p.disruptingByReason && { disruptingByReason: p.disruptingByReason as Record<string, number> }),
           allowed: p.allowed as Record<string, number | null>,
           ...(p.paused?.length && { paused: p.paused.map((x) => x.message) }),
           ...(p.errors.length && { errors: p.errors }),

@@ -7,7 +7,7 @@ import { nodeVerdict, type Hold } from '../../../rules/node-verdict.js';
 import { compile } from '../../../rules/compile.js';
 import { GraphEngine, type FiredEvent } from '../../../rules/engine.js';
 import type { PoolFacts } from '../../../rules/facts.js';
-import { KARPENTER_REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
+import { KARPENTER_REASONS, REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
 import { isWindowActive } from '../../../rules/window.js';
 import type { PodDisruptionBudget } from '../cluster/types.js';
 import {
@@ -22,6 +22,7 @@ import {
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
 import { pauseFacts, pauseMessage, pausesOf, pausesPool, pausesReason, type Pause } from '../facts/pauses.js';
+import { bucketCount, disruptionReason, type DisruptingByReason } from './disruption-reasons.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
 import type { EvalOutput, NodeResult, PauseView, PoolResult } from './output.js';
@@ -251,16 +252,21 @@ export class Evaluator {
       return p;
     };
 
-    const counts = new Map<string, { nodes: number; disrupting: number }>();
+    const counts = new Map<string, { nodes: number; disrupting: number; byReason: DisruptingByReason }>();
     const counted: { sn: (typeof index.stateNodes)[number]; pool: string; disrupting: boolean }[] = [];
+    const inFlight = state.reasons; // a getter on the reconciler's state: read once
     for (const sn of index.stateNodes) {
       const pool = nodePoolOf(sn);
       if (pool === undefined || !isManaged(sn) || !isInitialized(sn) || isInstanceTerminating(sn)) continue;
-      const c = counts.get(pool) ?? { nodes: 0, disrupting: 0 };
+      const c = counts.get(pool) ?? { nodes: 0, disrupting: 0, byReason: {} };
       c.nodes++;
       const disrupting =
         !isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID));
-      if (disrupting) c.disrupting++;
+      if (disrupting) {
+        c.disrupting++;
+        const r = disruptionReason(sn, inFlight) ?? 'unknown';
+        c.byReason[r] = (c.byReason[r] ?? 0) + 1;
+      }
       counts.set(pool, c);
       counted.push({ sn, pool, disrupting });
     }
@@ -272,7 +278,8 @@ export class Evaluator {
       const name = np.metadata.name;
       const governed = byPool.get(name)!;
       const p = await prepare(governed.policy);
-      const { nodes, disrupting } = counts.get(name) ?? { nodes: 0, disrupting: 0 };
+      const { nodes, disrupting, byReason } = counts.get(name) ?? { nodes: 0, disrupting: 0, byReason: {} };
+      const buckets = governed.policy.budgets.some((b) => b.perReason);
       const mine = pauses.filter((x) => pausesPool(x, name));
       // A pool no pause names reads the policy's one pool-rule run; a paused pool runs them with its pause facts.
       const events = mine.length
@@ -282,15 +289,17 @@ export class Evaluator {
         policy: governed.policy.origin === 'kpol' ? governed.policy.name : `nodepool/${name}`,
         nodes,
         disrupting,
+        ...(buckets && { disruptingByReason: inReasonOrder(byReason), boundByBucket: [] }),
         budgets: {},
         allowed: {},
         errors: [...governed.problems, ...p.errors, ...mine.flatMap((x) => (x.error ? [x.error] : []))],
         ...pausedView(mine, events, nowMs),
       };
       for (const reason of reasonsInScope(governed.policy)) {
-        const a = allowanceFor(events, reason, nodes, disrupting);
+        const a = allowanceFor(events, reason, nodes, disrupting, bucketCount(byReason, reason));
         result.budgets[reason] = a.budget;
         result.allowed[reason] = a.allowed;
+        if (a.bucket) (result.boundByBucket ??= []).push(reason);
       }
       nodePools[name] = result;
     }
@@ -382,6 +391,13 @@ function pausedView(mine: readonly Pause[], events: readonly FiredEvent[], nowMs
 /** Which pauses are in force at `nowMs`: a whole evaluation is kept only while none has started or ended. */
 const pauseKey = (pauses: readonly Pause[], nowMs: number): string =>
   pauses.map((x) => (nowMs < x.untilMs ? '1' : '0')).join('');
+
+/** Disrupting counts by reason in a stable order (REASONS, then unknown), for stable JSON. */
+function inReasonOrder(by: DisruptingByReason): DisruptingByReason {
+  const out: DisruptingByReason = {};
+  for (const r of [...REASONS, 'unknown'] as const) if (by[r] !== undefined) out[r] = by[r];
+  return out;
+}
 
 /** A node's holds, and the reasons Karpenter's node annotation would block beyond them. */
 function holdsOf(holds: readonly Hold[], policy: PolicySpec): Pick<NodeResult, 'holds' | 'overblocks'> {

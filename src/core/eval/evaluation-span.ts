@@ -19,7 +19,8 @@ type StateOf = (spec: WindowSpec, nowMs: number) => WindowState;
 /** The in-flight state as a string; undefined when it cannot be compared (a per-pool instance-type lookup). */
 export function stateKey(state: DisruptionState): string | undefined {
   if (state.instanceTypes !== undefined) return undefined;
-  return [state.queued, state.marked, state.nominated].map((s) => [...s].join(',')).join('|');
+  const reasons = [...(state.reasons ?? [])].map(([id, r]) => `${id}=${r}`).join(',');
+  return [state.queued, state.marked, state.nominated].map((s) => [...s].join(',')).join('|') + `|${reasons}`;
 }
 
 export class EvaluationSpan {

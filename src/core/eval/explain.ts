@@ -144,8 +144,24 @@ export function renderExplanation(e: Explanation): string {
   for (const b of e.verdict.blocked) lines.push(`  blocked ${b.code}: ${b.message}`);
   if (e.allowances) {
     lines.push('', `NodePool ${e.nodePool}: ${e.allowances.nodes} nodes, ${e.allowances.disrupting} disrupting`);
-    for (const [r, v] of Object.entries(e.allowances.allowed))
-      lines.push(`  ${r}: allowed ${v ?? 'unlimited'} (budget ${e.allowances.budgets[r as never] ?? 'unlimited'})`);
+    const by = e.allowances.disruptingByReason;
+    if (by)
+      lines.push(
+        `  disrupting by reason: ${
+          Object.entries(by)
+            .map(([r, n]) => `${r} ${n}`)
+            .join(', ') || 'none'
+        }`,
+      );
+    for (const [r, v] of Object.entries(e.allowances.allowed)) {
+      const budget = `budget ${e.allowances.budgets[r as never] ?? 'unlimited'}`;
+      // A bucket subtracts its own reason's disrupting nodes and the unknown ones, not the pool's.
+      const bucket = by && e.allowances.boundByBucket?.includes(r as never);
+      const own = bucket
+        ? `, per reason: minus ${(by[r as never] ?? 0) + (by.unknown ?? 0)} disrupting for ${r} or unknown`
+        : '';
+      lines.push(`  ${r}: allowed ${v ?? 'unlimited'} (${budget}${own})`);
+    }
     for (const err of e.allowances.errors) lines.push(`  error: ${err}`);
     for (const x of e.allowances.paused ?? []) lines.push(`  ${x.message}`);
   }

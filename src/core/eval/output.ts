@@ -7,6 +7,13 @@ export interface PoolResult {
   policy: string; // the .kpol policy governing it, or `nodepool/<name>` for its own spec.disruption
   nodes: number;
   disrupting: number;
+  /**
+   * Only for a policy with `per reason` buckets: the disrupting nodes by the reason they are
+   * disrupted for (`unknown` counts against every bucket).
+   */
+  disruptingByReason?: Partial<Record<Reason | 'unknown', number>>;
+  /** Only with buckets: the reasons whose allowance a `per reason` bucket bound (else a shared budget did). */
+  boundByBucket?: Reason[];
   budgets: Partial<Record<Reason, number | null>>;
   allowed: Partial<Record<Reason, number | null>>;
   errors: string[];
@@ -91,6 +98,11 @@ function table(rows: string[][]): string {
     .join('\n');
 }
 
+const byReasonText = (by: Partial<Record<string, number>>): string =>
+  Object.entries(by)
+    .map(([r, n]) => `${r} ${n}`)
+    .join(', ') || 'none';
+
 export function renderText(o: EvalOutput): string {
   const reasons: Reason[] = ['Empty', 'Drifted', 'Underutilized', 'Expired'];
   const poolRows = [
@@ -101,7 +113,7 @@ export function renderText(o: EvalOutput): string {
       name,
       p.policy,
       String(p.nodes),
-      String(p.disrupting),
+      p.disruptingByReason ? `${p.disrupting} (${byReasonText(p.disruptingByReason)})` : String(p.disrupting),
       ...reasons.map((r) => (r in p.budgets ? `${show(p.allowed[r])}/${show(p.budgets[r])}` : '-')),
       p.errors.join('; ') || '-',
     ]);

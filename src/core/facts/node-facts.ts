@@ -4,7 +4,7 @@
 // per label set, so 150,000 pods cost one pass, not one rule-engine run each.
 import type { RuleGraph } from '../../../rules/compile.js';
 import type { NodeDetails, NodeFacts } from '../../../rules/facts.js';
-import type { PolicySpec, WindowSpec } from '../../../rules/model.js';
+import type { PolicySpec, Reason, WindowSpec } from '../../../rules/model.js';
 import { parseKarpenterDurationOrNever } from '../../../rules/duration.js';
 import {
   isActive,
@@ -41,6 +41,8 @@ export interface DisruptionState {
   queued: ReadonlySet<string>; // providerIDs in the orchestration queue
   marked: ReadonlySet<string>; // providerIDs marked for deletion
   nominated: ReadonlySet<string>; // node names nominated for pending pods
+  /** providerID → the reason its in-flight command disrupts it for (src/core/eval/disruption-reasons.ts). */
+  reasons?: ReadonlyMap<string, Reason>;
   /** Instance types the cloud offers per NodePool; absent = trust the node's label. */
   instanceTypes?: (nodePool: string) => ReadonlySet<string> | undefined;
 }
@@ -140,6 +142,7 @@ export class NodeFactDeriver {
     const details: NodeDetails = { nodePool: poolName ?? '', instanceType: labels[LABEL_INSTANCE_TYPE] ?? '' };
     let doNotDisruptPod = false;
     let podWindowBlocked = false;
+    const protectedBy = new Set<string>(); // pod protections (`pods … never REASONS`) an active pod triggers
     let pdbBlocked = false;
     let pdbMultiple = false;
     let empty = true;
@@ -157,6 +160,11 @@ export class NodeFactDeriver {
       if (dnd.active && !doNotDisruptPod) {
         doNotDisruptPod = true;
         details.pod = name;
+      }
+      for (const p of this.podWindows.protections(pod)) {
+        if (protectedBy.has(p.id)) continue;
+        protectedBy.add(p.id);
+        details[`protectPod_${p.id}`] = name;
       }
       if (!podWindowBlocked) {
         const held = this.podWindows.blocks(pod, nowMs, this.warn, seen);
@@ -225,6 +233,7 @@ export class NodeFactDeriver {
       nodeLabels,
     };
     for (const [k, v] of Object.entries(windowFacts)) if (k.startsWith('window:w:')) facts[k as `window:${string}`] = v;
+    for (const p of policy.podWindows) if (!p.window) facts[`pods:${p.id}`] = protectedBy.has(p.id);
     return { facts, details, validity };
   }
 

@@ -134,6 +134,14 @@ export class PodWindowMatcher {
   }
 
   /**
+   * The `pods … never REASONS` statements (no window, always in force) that select the pod, with
+   * the label blocked messages name them by.
+   */
+  protections(pod: Pod): readonly { id: string; label: string }[] {
+    return this.matching(pod).filter((w) => !w.window);
+  }
+
+  /**
    * The window that holds the pod now, if any. A window that cannot be evaluated holds it (fail
    * closed). `seen` hears every window whose state the answer depended on: the same answer holds
    * at any other instant at which those windows are in the same states.
@@ -145,6 +153,7 @@ export class PodWindowMatcher {
     seen?: (spec: WindowSpec, state: WindowState) => void,
   ): PodWindowBlock | undefined {
     for (const w of this.matching(pod)) {
+      if (!w.window) continue; // pod protection (`never REASONS`): see `protections`
       const active = this.state(w.window, nowMs);
       seen?.(w.window, active);
       if (active === 'error') return { window: w.label };

@@ -33,7 +33,17 @@ function pools(view: StatusView): string {
   ];
   const rows = names.map((n) => {
     const p = view.nodePools[n];
-    return `<tr><td>${esc(n)}</td><td><code>${esc(p.policy)}</code></td><td class="num">${esc(p.nodes)}</td><td class="num">${esc(p.disrupting)}</td>${reasons.map((r) => allowedCell(p.allowed[r])).join('')}</tr>`;
+    // With `per reason` buckets, which reasons the disrupting nodes are disrupted for (each bucket counts its own)
+    const by = p.disruptingByReason
+      ? ` <small>(${esc(
+          Object.entries(p.disruptingByReason)
+            .map(([r, c]) => `${r} ${c}`)
+            .join(', ') || 'none',
+        )})</small>`
+      : '';
+    const counts = `<td class="num">${esc(p.nodes)}</td><td class="num">${esc(p.disrupting)}${by}</td>`;
+    const allowed = reasons.map((r) => allowedCell(p.allowed[r])).join('');
+    return `<tr><td>${esc(n)}</td><td><code>${esc(p.policy)}</code></td>${counts}${allowed}</tr>`;
   });
   return table(head, rows, 'No NodePools.', 'pools');
 }

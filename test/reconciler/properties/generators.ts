@@ -72,12 +72,14 @@ const budget = (reasons: Reason[]): fc.Arbitrary<BudgetSpec> =>
           ),
           reasons: maybe(reasonsOf(reasons), 0.6),
           window: maybe(win(), 0.4),
+          perReason: maybe(fc.constant(true), 0.5),
         })
         .map((b) => ({
           kind: 'budget' as const,
           nodes: b.nodes,
           ...(b.reasons && { reasons: b.reasons }),
           ...(b.window && { window: b.window }),
+          ...(b.perReason && { perReason: true }),
         })),
     },
     {

@@ -36,6 +36,8 @@ export interface BudgetSpec {
   nodes: string; // "2" or "50%"
   reasons?: Reason[];
   window?: Win; // required for allow
+  /** `per reason`: an independent bucket per reason (budgets only). */
+  perReason?: boolean;
 }
 
 export interface PodWindowSpec {
@@ -124,7 +126,8 @@ export function renderPolicies(ps: readonly PolicyGen[], cluster?: ScopedGen): s
           const reasons = b.reasons?.length ? b.reasons.join(', ') : '';
           if (b.kind === 'budget')
             lines.push(
-              `  budget ${b.nodes}${reasons ? ` for ${reasons}` : ''}${b.window ? ` during ${winText(b.window)}` : ''}`,
+              `  budget ${b.nodes}${reasons ? ` for ${reasons}` : ''}${b.perReason ? ' per reason' : ''}` +
+                `${b.window ? ` during ${winText(b.window)}` : ''}`,
             );
           else lines.push(`  allow ${b.nodes}${reasons ? ` ${reasons}` : ''} only during ${winText(b.window!)}`);
         }

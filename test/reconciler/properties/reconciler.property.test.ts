@@ -19,7 +19,14 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Node, NodeClaim, Pod } from '../../../src/core/cluster/types.js';
 import type { PoolResult } from '../../../src/core/eval/output.js';
-import { checkBudgets, checkHolds, checkInstances, checkReplacementsFirst, checkScopedBudgets } from './checks.js';
+import {
+  checkBuckets,
+  checkBudgets,
+  checkHolds,
+  checkInstances,
+  checkReplacementsFirst,
+  checkScopedBudgets,
+} from './checks.js';
 import { caseArb } from './generators.js';
 import { runCase, type CommandObs, type NcObs, type StartObs, type TickObs, type Trace } from './harness.js';
 import { renderPolicies, type CaseSpec, type PolicyGen } from './model.js';
@@ -101,6 +108,11 @@ describe('reconciler properties over random clusters, policies and perturbations
       // The generator does reach scoped budgets (guards against a generator that never writes one).
       if (NUM_RUNS >= 10) expect(scoped).toBeGreaterThan(0);
     },
+    TIMEOUT_MS,
+  );
+  it(
+    '6. no start ever exceeds a `per reason` bucket (issue 15), judged from the policy, not the evaluation',
+    property(checkBuckets),
     TIMEOUT_MS,
   );
 });
@@ -205,6 +217,47 @@ const spec = (policies: PolicyGen[] = []): CaseSpec => ({
 });
 
 describe('negative controls: each checker reports a fabricated violation', () => {
+  it('5. buckets: a drift start while a drift holds a bucket of 1 is reported; other reasons do not count', () => {
+    const a = nc('a'),
+      b = nc('b'),
+      c = nc('c');
+    const bucketed = spec([
+      policy({ budgets: [{ kind: 'budget', nodes: '1', reasons: ['Drifted'], perReason: true }] }),
+    ]);
+    const first = cmd('cmd-1', ['a']),
+      second = cmd('cmd-2', ['b']);
+    expect(
+      checkBuckets({
+        spec: bucketed,
+        ticks: [tick(0, [a, b, c], { inflight: [first] }), tick(1, [a, b, c], { inflight: [first, second] })],
+        starts: [start(0, first), start(1, second)],
+      }),
+    ).toEqual([
+      'tick 1: cmd-2 (Drift/Drifted) took 1 nodes of pool p0 with 1 already disrupted for Drifted: ' +
+        'bucket `budget 1 per reason` holds 1',
+    ]);
+    // a consolidation in flight does not use the Drifted bucket…
+    const consolidation = cmd('cmd-1', ['a'], { method: 'SingleNodeConsolidation', reason: 'Underutilized' });
+    expect(
+      checkBuckets({
+        spec: bucketed,
+        ticks: [
+          tick(0, [a, b, c], { inflight: [consolidation] }),
+          tick(1, [a, b, c], { inflight: [consolidation, second] }),
+        ],
+        starts: [start(0, consolidation), start(1, second)],
+      }),
+    ).toEqual([]);
+    // …while the same history under a shared budget is not the bucket checker's business
+    expect(
+      checkBuckets({
+        spec: spec([policy({ budgets: [{ kind: 'budget', nodes: '1', reasons: ['Drifted'] }] })]),
+        ticks: [tick(0, [a, b, c], { inflight: [first] }), tick(1, [a, b, c], { inflight: [first, second] })],
+        starts: [start(0, first), start(1, second)],
+      }),
+    ).toEqual([]);
+  });
+
   it('1. budgets: a command taking 2 nodes with allowance 1, and a second start while 2 were already disrupting but counted as 0', () => {
     const a = nc('a'),
       b = nc('b'),

@@ -332,3 +332,20 @@ describe('export of cluster and selector budgets (issue 15)', () => {
     expect(out.findings[1].message).toContain('cannot select its nodes by label');
   });
 });
+
+describe('issue 15: reason buckets and pod protection in a static NodePool', () => {
+  it('exports a `per reason` bucket as the same shared budget (stricter) and says so', () => {
+    const out = policyToNodePoolDisruption(
+      policy({
+        budgets: [budget({ nodes: { kind: 'count', value: 2 }, reasons: ['Drifted'], perReason: true })],
+        podWindows: [
+          { id: 'p0', selector: [], namespaces: ['kube-system'], mode: 'never', reasons: ['Underutilized'] },
+        ],
+      }),
+    );
+    expect(out.disruption.budgets).toEqual([{ nodes: '2', reasons: ['Drifted'] }]);
+    expect(out.findings.map((f) => f.feature)).toEqual(['reason bucket', 'pod protection']);
+    expect(out.findings[0]!.message).toMatch(/^budget b0 is `per reason`, an independent bucket per reason/);
+    expect(out.findings[1]!.message).toMatch(/^pod protection p0 \(never Underutilized\) has no Karpenter equivalent/);
+  });
+});
