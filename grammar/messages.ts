@@ -256,6 +256,13 @@ export const MESSAGES = {
     "a selector budget counts only the nodes of its own policy's NodePools; " +
       'a budget over other pools belongs in their policy',
   ),
+  perReasonOnSelectorBudget: e(
+    'KPOL2053',
+    'error',
+    '`per reason` is not supported on a selector budget',
+    'a selector budget counts every disrupting node of its slice; ' +
+      'drop `per reason`, or write the bucket as a budget of the whole pool',
+  ),
   selectorBudgetMatchesNothing: e(
     'KPOL3050',
     'warning',

@@ -4,7 +4,7 @@
 // Karpenter's maintainers (a selector must not let a user block pools they do not own):
 // - a selector budget is carried by its policy and counts only nodes of that policy's pools; a
 //   selector naming another pool through `karpenter.sh/nodepool` is an error (KPOL2052), one that
-//   can match no node a warning (KPOL3050);
+//   can match no node a warning (KPOL3050), and `per reason` on it an error (KPOL2053);
 // - a cluster budget is owned by its file: it counts the pools the file's policies govern, and
 //   every pool it names must be governed by a policy of the same file (KPOL2050), so a file can
 //   never constrain a pool whose policy lives elsewhere. Without a policy it is an error (KPOL2051).
@@ -50,6 +50,8 @@ export function lowerClusterBudgets(ctx: CheckContext): void {
 function lowerSelectorBudget(unit: PolicyUnit, stmt: BudgetStmt, i: number): ScopedBudgetSpec {
   const selector = lowerSelector(stmt.selector);
   checkOwnership(unit, stmt.selector!, selector);
+  // A scope counts one shared disrupting number; a bucket would be silently ignored there.
+  if (stmt.perReason) report(unit, diagnostic('perReasonOnSelectorBudget', stmt.perReason.range));
   const spec: ScopedBudgetSpec = {
     id: `${unit.spec.name}/s${i}`,
     statement: describe('budget', stmt.nodes, stmt.reasons, stmt.window, `on nodes where ${selectorText(selector)}`),
