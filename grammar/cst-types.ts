@@ -154,10 +154,21 @@ export interface BudgetStmtCstNode extends CstNode {
 export type BudgetStmtCstChildren = {
   KwBudget: IToken[];
   quantity: QuantityCstNode[];
+  ratePeriod?: RatePeriodCstNode[];
   KwFor?: IToken[];
   reasons?: ReasonsCstNode[];
   KwDuring?: IToken[];
   window?: WindowCstNode[];
+};
+
+export interface RatePeriodCstNode extends CstNode {
+  name: "ratePeriod";
+  children: RatePeriodCstChildren;
+}
+
+export type RatePeriodCstChildren = {
+  KwPer: IToken[];
+  Duration: IToken[];
 };
 
 export interface AllowStmtCstNode extends CstNode {

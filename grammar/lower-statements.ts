@@ -167,6 +167,8 @@ function budget(ctx: LowerContext, node: BudgetStmtCstNode): BudgetStmt | undefi
     reasons: reasonsOf(ctx, nodeOf(node, 'reasons')),
     range: rangeOf(ctx, node)!,
   };
+  const per = durationOf(ctx, tokenOf(nodeOf(node, 'ratePeriod'), 'Duration'));
+  if (per) stmt.per = per;
   if (window.value) stmt.window = window.value;
   return stmt;
 }

@@ -256,6 +256,7 @@ class KpolParser extends CstParser {
   budgetStmt = this.RULE('budgetStmt', () => {
     this.CONSUME(kw.budget!);
     this.SUBRULE(this.quantity);
+    this.OPTION3(() => this.SUBRULE(this.ratePeriod));
     this.OPTION(() => {
       this.CONSUME(kw.for!);
       this.SUBRULE(this.reasons);
@@ -264,6 +265,12 @@ class KpolParser extends CstParser {
       this.CONSUME(kw.during!);
       this.SUBRULE(this.window);
     });
+  });
+
+  /** `per D`: makes a budget a rate budget over a sliding window of D (rules/README §3.6.1). */
+  ratePeriod = this.RULE('ratePeriod', () => {
+    this.CONSUME(kw.per!);
+    this.CONSUME(Duration);
   });
 
   allowStmt = this.RULE('allowStmt', () => {

@@ -4,7 +4,7 @@
 // so quoting, escapes and spelling survive formatting; only layout and synonyms change
 // (`==` → `=`, `,` between requirements → `and`, `consolidate after never` →
 // `consolidate never`, `expire after never` → `expire never`).
-import type { Policy, Range, Requirement, ScheduleDecl, Selector, Statement, WindowExpr } from './ast.js';
+import type { BudgetStmt, Policy, Range, Requirement, ScheduleDecl, Selector, Statement, WindowExpr } from './ast.js';
 
 /** Anything with a source range. */
 export interface Ranged {
@@ -74,6 +74,14 @@ export function policyHeaderText(raw: RawText, p: Policy): string {
   return `policy ${raw(p.name)} for ${keyword} ${target} {`;
 }
 
+function budgetText(raw: RawText, s: BudgetStmt): string {
+  let out = `budget ${raw(s.nodes)}`;
+  if (s.per) out += ` per ${raw(s.per)}`;
+  if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
+  if (s.window) out += ` during ${windowText(raw, s.window)}`;
+  return out;
+}
+
 /** One statement on one line, without indentation. */
 export function statementText(raw: RawText, s: Statement): string {
   switch (s.kind) {
@@ -90,12 +98,8 @@ export function statementText(raw: RawText, s: Statement): string {
       return `termination grace ${raw(s.duration)}`;
     case 'TimeZone':
       return `timezone ${raw(s.zone)}`;
-    case 'Budget': {
-      let out = `budget ${raw(s.nodes)}`;
-      if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
-      if (s.window) out += ` during ${windowText(raw, s.window)}`;
-      return out;
-    }
+    case 'Budget':
+      return budgetText(raw, s);
     case 'Allow': {
       const reasons = s.reasons.length > 0 ? ` ${list(raw, s.reasons)}` : '';
       return `allow ${raw(s.nodes)}${reasons} only during ${windowText(raw, s.window)}`;

@@ -127,6 +127,7 @@ const keywordRoles: Record<string, KeywordRole> = {
   freeze: { statement: true, soft: true },
   pods: { statement: true, soft: true },
   window: { statement: true, soft: true },
+  per: { soft: true }, // `budget 2 per 1h`: a rate budget
   nodepools: { soft: true },
   nodepool: { soft: true },
   namespace: { soft: true },

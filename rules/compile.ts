@@ -33,7 +33,12 @@ const eq = (fact: string, value: unknown) => ({ fact, operator: 'equal', value }
 const maintenanceWindowId = (w: PolicySpec['maintenanceWindows'][number], i: number): string => `${w.id}#${i}`;
 
 function budgetRules(b: BudgetSpec): GraphRule[] {
-  const params = { budget: b.id, reasons: b.reasons, nodes: b.nodes };
+  const params = {
+    budget: b.id,
+    reasons: b.reasons,
+    nodes: b.nodes,
+    ...(b.perSeconds !== undefined && { per: b.perSeconds }),
+  };
   const open: TopLevelCondition = { all: b.window ? [eq(`window:${b.id}`, true)] : [] };
   const rules: GraphRule[] = [
     {
@@ -43,7 +48,9 @@ function budgetRules(b: BudgetSpec): GraphRule[] {
       doc:
         b.mode === 'allow'
           ? 'allow window open: the quantity applies'
-          : 'budget active: the quantity applies (inactive budgets are ignored)',
+          : b.perSeconds !== undefined
+            ? 'rate budget active: the quantity less the disruptions started within `per` seconds applies'
+            : 'budget active: the quantity applies (inactive budgets are ignored)',
     },
   ];
   if (b.mode === 'allow' && b.window) {

@@ -9,7 +9,11 @@ import type { Quantity, Reason } from './model.js';
 export type RuleEvent =
   | { type: 'eligible'; params: { reason: Reason } }
   | { type: 'block'; params: { code: string; message: string; reasons: Reason[]; order: number } }
-  | { type: 'budget'; params: { nodes: Quantity; reasons: Reason[] | null; cap: 'quantity' | 'zero' } }
+  | {
+      type: 'budget';
+      // `per`: seconds of a rate budget's sliding window (rules/budgets.ts); absent for a concurrency budget
+      params: { nodes: Quantity; reasons: Reason[] | null; cap: 'quantity' | 'zero'; per?: number };
+    }
   | { type: 'freeze'; params: { reasons: Reason[] | null } }
   | { type: 'fail-closed'; params: Record<string, never> };
 
@@ -38,7 +42,17 @@ export function decodeEvent(type: string, params: Record<string, unknown>, rule:
       return { type, rule, params: { code: p.code, message: p.message, reasons: p.reasons, order: p.order } };
     case 'budget':
       if (!isQuantity(p.nodes) || (p.cap !== 'quantity' && p.cap !== 'zero')) return bad('nodes and a cap');
-      return { type, rule, params: { nodes: p.nodes, reasons: reasonsOrAll(p.reasons, bad), cap: p.cap } };
+      if (p.per !== undefined && typeof p.per !== 'number') return bad('a rate window in seconds');
+      return {
+        type,
+        rule,
+        params: {
+          nodes: p.nodes,
+          reasons: reasonsOrAll(p.reasons, bad),
+          cap: p.cap,
+          ...(p.per !== undefined && { per: p.per }),
+        },
+      };
     case 'freeze':
       return { type, rule, params: { reasons: reasonsOrAll(p.reasons, bad) } };
     case 'fail-closed':

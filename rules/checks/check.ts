@@ -13,6 +13,7 @@ import { within, type CheckContext, type FileScope, type PolicyUnit, type Stage 
 import { lowerFreezes } from './freezes.js';
 import { lowerMaintenanceWindows } from './maintenance-windows.js';
 import { lowerPodWindows } from './pod-window-statements.js';
+import { checkRateBudgets } from './rate-budgets.js';
 import { checkReasonUnlimited } from './reason-unlimited.js';
 import { resolveSchedules } from './resolve-schedules.js';
 import { checkScheduleNeverFires } from './schedule-never-fires.js';
@@ -101,6 +102,12 @@ export const STAGES: readonly Stage[] = [
     reach: 'policy',
     run: checkBudgetShadowed,
     why: 'analysis over whole budget lists, after every window is known to be valid or carries an error; skipped for a policy that did not lower as written (text that did not parse, an unknown reason), whose budget list is not the one meant',
+  },
+  {
+    name: 'rateBudgets',
+    reach: 'policy',
+    run: checkRateBudgets,
+    why: 'analysis of the lowered rate budgets; their windows were bounded (errors) while the budgets lowered',
   },
   {
     name: 'reasonUnlimited',

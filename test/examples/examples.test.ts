@@ -38,6 +38,7 @@ describe('rules/examples', () => {
       'empty-anytime-underutilized-at-night.kpol',
       'graceful-expiry.kpol',
       'holiday-freeze.kpol',
+      'steady-rollout.kpol',
       'weekend-ml.kpol',
       'zone-freeze.kpol',
     ]);

@@ -18,6 +18,9 @@ import { EventLog } from '../../core/observe/event-log.js';
 import type { Logger } from '../../core/observe/logger.js';
 import { ClusterView } from '../reconciler/cluster-view.js';
 import { ceilMinute, governedBudgets } from './karpenter-budgets.js';
+import type { StartCount } from '../../../rules/budgets.js';
+import { counterOf, hasRateBudgets, rateStartsOf } from '../../core/eval/rate-use.js';
+import { recordObservedStarts } from '../reconciler/disruption-record.js';
 import { createGovernMetrics, type GovernMetrics } from './govern-metrics.js';
 import {
   ANNOTATION_DECISION,
@@ -105,11 +108,20 @@ export class Governor {
     const { byPool } = resolvePolicies(index.snapshot.nodePools, this.policies);
     const tick: GovernTick = { evaluation, writes: [], failures: [] };
     const governed = new Map<string, PolicySpec>();
+    // Rate budgets: Karpenter starts the disruptions, so kpol records each start it sees on a
+    // NodeClaim before the NodeClaim is gone, and writes a budget lowered by the starts so far.
+    const policyOfPool = new Map([...byPool].map(([pool, g]) => [pool, g.policy]));
+    const rated = (pool: string) => {
+      const p = policyOfPool.get(pool);
+      return p?.origin === 'kpol' && hasRateBudgets(p);
+    };
+    if (!this.o.dryRun) await this.recordStarts(index, rated, now, tick);
+    const rateStarts = rateStartsOf(index, policyOfPool, now);
     for (const np of index.snapshot.nodePools) {
       const policy = byPool.get(np.metadata.name)?.policy;
       if (policy?.origin === 'kpol') {
         governed.set(np.metadata.name, policy);
-        await this.governPool(np, policy, evaluation, now, tick);
+        await this.governPool(np, policy, evaluation, now, tick, counterOf(rateStarts.get(np.metadata.name), now));
       } else if (np.metadata.annotations?.[ANNOTATION_GOVERNED_BY] !== undefined) {
         await this.restorePool(np, tick);
       }
@@ -159,16 +171,38 @@ export class Governor {
     }
   }
 
+  /** The starts Karpenter made that the pools' records lack (src/control/reconciler/disruption-record.ts). */
+  private async recordStarts(
+    index: ClusterIndex,
+    rated: (pool: string) => boolean,
+    now: number,
+    tick: GovernTick,
+  ): Promise<void> {
+    try {
+      await recordObservedStarts(this.o.client, index, rated, now);
+    } catch (e) {
+      // Not fatal: the starts stay visible on their NodeClaims, and the next tick tries again.
+      tick.failures.push(`recording disruption starts: ${(e as Error).message}`);
+    }
+  }
+
   private async governPool(
     np: NodePool,
     policy: PolicySpec,
     ev: EvalOutput,
     now: number,
     tick: GovernTick,
+    started?: StartCount,
   ): Promise<void> {
     const pool = ev.nodePools[np.metadata.name];
     const failClosedAt = this.renewalInstant(np, now);
-    const budgets = await governedBudgets((t) => this.evaluator.poolEvents(policy, t), now, pool.nodes, failClosedAt);
+    const budgets = await governedBudgets(
+      (t) => this.evaluator.poolEvents(policy, t),
+      now,
+      pool.nodes,
+      failClosedAt,
+      started,
+    );
     const fields = governedFields(policy, budgets);
     if (holdsFields(np, fields, policy.name)) return;
     const decision: PoolDecision = {

@@ -7,6 +7,7 @@
 // keeps the allowance until the renewal instant and blocks from then on (fail closed).
 import { allowanceFor } from '../../../rules/budgets.js';
 import type { FiredEvent } from '../../../rules/engine.js';
+import type { StartCount } from '../../../rules/budgets.js';
 import { nodesText } from '../../../rules/karpenter-export.js';
 import { countOf, KARPENTER_REASONS } from '../../../rules/model.js';
 import type { KarpenterBudget } from '../../core/cluster/types.js';
@@ -37,12 +38,16 @@ export function yearlyCron(ms: number): string {
  * @param nowMs the instant of the evaluation
  * @param numNodes the pool's node count (decides which budget binds when counts and percents mix)
  * @param failClosedAtMs a whole minute after now: from then on Karpenter blocks until kpol rewrites
+ * @param started the pool's disruption starts now, for rate budgets: Karpenter holds only a
+ * concurrency cap, so a rate budget becomes the count it leaves now (`N − started`), rewritten as
+ * starts happen. Karpenter subtracts its disrupting nodes from that again, which only blocks more.
  */
 export async function governedBudgets(
   poolEventsAt: (ms: number) => Promise<readonly FiredEvent[]>,
   nowMs: number,
   numNodes: number,
   failClosedAtMs: number,
+  started?: StartCount,
 ): Promise<KarpenterBudget[]> {
   const out: KarpenterBudget[] = [];
   const add = (nodes: string, reason: KarpenterReason, schedule?: string) => {
@@ -55,11 +60,12 @@ export async function governedBudgets(
   const later: Array<[number, readonly FiredEvent[]]> = [];
   for (let m = ceilMinute(nowMs + 1); m < failClosedAtMs; m += MINUTE_MS) later.push([m, await poolEventsAt(m)]);
   for (const reason of KARPENTER_REASONS) {
-    const a = allowanceFor(now, reason, numNodes, 0);
+    const a = allowanceFor(now, reason, numNodes, 0, started);
     if (a.quantity) add(nodesText(a.quantity), reason);
     let floor = countOf(a.budget);
     for (const [m, events] of later) {
-      const b = allowanceFor(events, reason, numNodes, 0);
+      // Starts only leave the window as time passes: counting them as now never loosens a later minute.
+      const b = allowanceFor(events, reason, numNodes, 0, started);
       if (b.quantity && countOf(b.budget) < floor) {
         add(nodesText(b.quantity), reason, yearlyCron(m));
         floor = b.budget!;

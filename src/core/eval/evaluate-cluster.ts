@@ -25,6 +25,7 @@ import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
 import type { EvalOutput, NodeResult, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
+import { counterOf, rateKey, rateStartsOf, rateUses } from './rate-use.js';
 import { ownRecord } from '../cluster/own-keys.js';
 
 const sameElements = (a: readonly object[], b: readonly object[]): boolean =>
@@ -164,7 +165,13 @@ export class Evaluator {
       return w;
     };
     const stateNow = this.reuse ? stateKey(state) : undefined;
-    const poolWindows = stateNow === undefined ? '' : this.poolWindowKey(governing, nowMs, windowsOf);
+    // Rate budgets read the pools' disruption starts, which leave their windows as time passes.
+    const policyOfPool = new Map([...byPool].map(([pool, g]) => [pool, g.policy]));
+    const rateStarts = rateStartsOf(index, policyOfPool, nowMs);
+    const poolWindows =
+      stateNow === undefined
+        ? ''
+        : this.poolWindowKey(governing, nowMs, windowsOf) + rateKey(rateStarts, policyOfPool, nowMs);
     const kept = this.span;
     if (stateNow !== undefined && kept?.holds(index, policies, stateNow, poolWindows, nowMs)) {
       this.nodeStats.evaluationsReused++;
@@ -244,10 +251,17 @@ export class Evaluator {
         allowed: {},
         errors: [...governed.problems, ...p.errors],
       };
+      const starts = rateStarts.get(name);
+      const started = counterOf(starts, nowMs);
       for (const reason of reasonsInScope(governed.policy)) {
-        const a = allowanceFor(p.events, reason, nodes, disrupting);
+        const a = allowanceFor(p.events, reason, nodes, disrupting, started);
         result.budgets[reason] = a.budget;
         result.allowed[reason] = a.allowed;
+      }
+      if (starts) {
+        const rates = rateUses(governed.policy, p.events, starts, nodes, nowMs);
+        if (rates.length) result.rates = rates;
+        if ('error' in starts) result.errors.push(starts.error);
       }
       nodePools[name] = result;
     }

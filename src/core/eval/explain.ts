@@ -125,6 +125,7 @@ export function renderExplanation(e: Explanation): string {
     lines.push('', `NodePool ${e.nodePool}: ${e.allowances.nodes} nodes, ${e.allowances.disrupting} disrupting`);
     for (const [r, v] of Object.entries(e.allowances.allowed))
       lines.push(`  ${r}: allowed ${v ?? 'unlimited'} (budget ${e.allowances.budgets[r as never] ?? 'unlimited'})`);
+    for (const r of e.allowances.rates ?? []) lines.push(`  ${r.message}`);
     for (const err of e.allowances.errors) lines.push(`  error: ${err}`);
   }
   const condition = (c: RuleTrace['conditions'][number]) => {
