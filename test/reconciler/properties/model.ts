@@ -36,6 +36,8 @@ export interface BudgetSpec {
   nodes: string; // "2" or "50%"
   reasons?: Reason[];
   window?: Win; // required for allow
+  /** A rate budget (`budget N per D`): minutes of its sliding window; never with a window here. */
+  perMin?: number;
 }
 
 export interface PodWindowSpec {
@@ -102,7 +104,7 @@ export function renderPolicies(ps: readonly PolicyGen[]): string {
         const reasons = b.reasons?.length ? b.reasons.join(', ') : '';
         if (b.kind === 'budget')
           lines.push(
-            `  budget ${b.nodes}${reasons ? ` for ${reasons}` : ''}${b.window ? ` during ${winText(b.window)}` : ''}`,
+            `  budget ${b.nodes}${b.perMin ? ` per ${durOf(b.perMin)}` : ''}${reasons ? ` for ${reasons}` : ''}${b.window ? ` during ${winText(b.window)}` : ''}`,
           );
         else lines.push(`  allow ${b.nodes}${reasons ? ` ${reasons}` : ''} only during ${winText(b.window!)}`);
       }
