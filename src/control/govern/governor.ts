@@ -21,6 +21,7 @@ import { ceilMinute, governedBudgets } from './karpenter-budgets.js';
 import type { StartCount } from '../../../rules/budgets.js';
 import { counterOf, hasRateBudgets, rateStartsOf } from '../../core/eval/rate-use.js';
 import { recordObservedStarts } from '../reconciler/disruption-record.js';
+import { startSecond, type DisruptionStart } from '../../core/cluster/disruption-starts.js';
 import { createGovernMetrics, type GovernMetrics } from './govern-metrics.js';
 import {
   ANNOTATION_DECISION,
@@ -115,7 +116,6 @@ export class Governor {
       const p = policyOfPool.get(pool);
       return p?.origin === 'kpol' && hasRateBudgets(p);
     };
-    if (!this.o.dryRun) await this.recordStarts(index, rated, now, tick);
     const rateStarts = rateStartsOf(index, policyOfPool, now);
     for (const np of index.snapshot.nodePools) {
       const policy = byPool.get(np.metadata.name)?.policy;
@@ -127,7 +127,8 @@ export class Governor {
       }
     }
     for (const sn of index.stateNodes) if (sn.node) await this.holdNode(sn.node, governed, evaluation, tick);
-    await this.expireGracefully(index, governed, evaluation, tick);
+    const expiredStarts = await this.expireGracefully(index, governed, evaluation, tick, now);
+    if (!this.o.dryRun) await this.recordStarts(index, rated, now, tick, expiredStarts);
     this.metrics.record(evaluation, governed);
     return tick;
   }
@@ -177,9 +178,10 @@ export class Governor {
     rated: (pool: string) => boolean,
     now: number,
     tick: GovernTick,
+    started: ReadonlyMap<string, DisruptionStart[]>,
   ): Promise<void> {
     try {
-      await recordObservedStarts(this.o.client, index, rated, now);
+      await recordObservedStarts(this.o.client, index, rated, now, started);
     } catch (e) {
       // Not fatal: the starts stay visible on their NodeClaims, and the next tick tries again.
       tick.failures.push(`recording disruption starts: ${(e as Error).message}`);
@@ -331,7 +333,9 @@ export class Governor {
     governed: ReadonlyMap<string, PolicySpec>,
     ev: EvalOutput,
     tick: GovernTick,
-  ): Promise<void> {
+    now: number,
+  ): Promise<Map<string, DisruptionStart[]>> {
+    const started = new Map<string, DisruptionStart[]>();
     for (const [pool, policy] of governed) {
       if (policy.expiration !== 'graceful') continue;
       let allowed = ev.nodePools[pool]?.allowed.Expired ?? 0;
@@ -360,6 +364,10 @@ export class Governor {
             tick,
           )
         ) {
+          // kpol started this disruption, not Karpenter: no DisruptionReason will show it, so a rate budget
+          // covering Expired learns of it from the record alone (written with the tick's other starts).
+          const start = { nodeClaim: nc.metadata.name, reason: 'Expired' as Reason, atMs: startSecond(now) };
+          started.set(pool, [...(started.get(pool) ?? []), start]);
           this.events.publish({
             type: 'Normal',
             reason: 'KpolExpired',
@@ -370,6 +378,7 @@ export class Governor {
         if (allowed !== null) allowed--;
       }
     }
+    return started;
   }
 
   private write(w: GovernWrite, config: KubeObject, tick: WriteLog): Promise<boolean> {

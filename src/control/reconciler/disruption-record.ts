@@ -27,8 +27,10 @@ export async function recordStarts(
   pool: string,
   starts: readonly DisruptionStart[],
   nowMs: number,
+  given?: NodePool,
 ): Promise<void> {
-  const np = await client.get<NodePool>({ kind: 'NodePool', name: pool });
+  // Govern mode passes the NodePool it watches: its role may list and patch NodePools, not get them.
+  const np = given ?? (await client.get<NodePool>({ kind: 'NodePool', name: pool }));
   if (!np) return;
   const current = np.metadata.annotations?.[DISRUPTION_STARTS_ANNOTATION];
   const recorded = parseStarts(current);
@@ -43,21 +45,25 @@ export async function recordStarts(
 
 /**
  * Records every start the live NodeClaims of the `rated` pools show (their DisruptionReason
- * condition) that the pool's record lacks, so it is remembered once the NodeClaim is gone.
+ * condition), and the `started` ones kpol made itself this tick, that the pool's record lacks, so
+ * each is remembered once the NodeClaim is gone. One write per pool, over the NodePool in `index`.
  */
 export async function recordObservedStarts(
   client: ClusterClient,
   index: ClusterIndex,
   rated: (pool: string) => boolean,
   nowMs: number,
+  started: ReadonlyMap<string, readonly DisruptionStart[]> = new Map(),
 ): Promise<void> {
-  for (const [pool, observed] of observedStartsByPool(index, nowMs)) {
+  const observed = observedStartsByPool(index, nowMs);
+  for (const pool of new Set([...observed.keys(), ...started.keys()])) {
     if (!rated(pool)) continue;
     const np = index.nodePoolsByName.get(pool);
     const recorded = np && parseStarts(np.metadata.annotations?.[DISRUPTION_STARTS_ANNOTATION]);
     if (!recorded || 'error' in recorded) continue;
-    const known = new Set(recorded.starts.map((s) => `${s.nodeClaim}\u0000${s.reason}\u0000${s.atMs}`));
-    const fresh = observed.filter((s) => !known.has(`${s.nodeClaim}\u0000${s.reason}\u0000${s.atMs}`));
-    if (fresh.length) await recordStarts(client, pool, fresh, nowMs);
+    const key = (s: DisruptionStart) => `${s.nodeClaim}\u0000${s.reason}\u0000${s.atMs}`;
+    const known = new Set(recorded.starts.map(key));
+    const fresh = [...(observed.get(pool) ?? []), ...(started.get(pool) ?? [])].filter((s) => !known.has(key(s)));
+    if (fresh.length) await recordStarts(client, pool, fresh, nowMs, np);
   }
 }
