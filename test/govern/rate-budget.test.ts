@@ -4,7 +4,7 @@
 // annotation and writes, for the rated reason, the count the rate leaves. A restarted governor
 // (a new process: nothing in memory) still counts a start whose NodeClaim is gone, and the
 // budget rises again once the start leaves its window. The governor only lists, watches and
-// patches NodePools, as its role allows (deploy/20-rbac.yaml).
+// patches NodePools, as its role allows (deploy/20-rbac.yaml), and hands a pool back without its record.
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { DISRUPTION_STARTS_ANNOTATION, parseStarts } from '../../src/core/cluster/disruption-starts.js';
@@ -86,5 +86,11 @@ describe('govern mode with a rate budget', () => {
     const verbs = [...client.requests.values()].filter((r) => r.resource === 'nodepools').map((r) => r.verb);
     expect(verbs).not.toContain('get');
     expect(verbs).toContain('patch');
+
+    // No policy governs the pool any more: it is handed back without any kpol.dev/ annotation, the record too.
+    restarted.policies = [];
+    clock.advance(1000);
+    await restarted.tick();
+    expect(Object.keys((await pool()).metadata.annotations ?? {}).filter((k) => k.startsWith('kpol.dev/'))).toEqual([]);
   });
 });

@@ -21,7 +21,11 @@ import { ceilMinute, governedBudgets } from './karpenter-budgets.js';
 import type { StartCount } from '../../../rules/budgets.js';
 import { counterOf, hasRateBudgets, rateStartsOf } from '../../core/eval/rate-use.js';
 import { recordObservedStarts } from '../reconciler/disruption-record.js';
-import { startSecond, type DisruptionStart } from '../../core/cluster/disruption-starts.js';
+import {
+  DISRUPTION_STARTS_ANNOTATION,
+  startSecond,
+  type DisruptionStart,
+} from '../../core/cluster/disruption-starts.js';
 import { createGovernMetrics, type GovernMetrics } from './govern-metrics.js';
 import {
   ANNOTATION_DECISION,
@@ -268,6 +272,19 @@ export class Governor {
         message: 'No policy governs this NodePool any more; its own disruption settings are back',
         object: { kind: 'NodePool', name: np.metadata.name, uid: np.metadata.uid },
       });
+    // The record of disruption starts was merge-patched, not applied: server-side apply leaves it, so
+    // it goes here, with kpol's other annotations (deploy/README.md: a handed-back pool keeps none).
+    if (ok && !this.o.dryRun && np.metadata.annotations?.[DISRUPTION_STARTS_ANNOTATION] !== undefined) {
+      await this.run(
+        { object: `NodePool/${np.metadata.name}`, action: 'restore', changes: {} },
+        () =>
+          this.o.client.patch(
+            { kind: 'NodePool', name: np.metadata.name },
+            { metadata: { annotations: { [DISRUPTION_STARTS_ANNOTATION]: null } } },
+          ),
+        tick,
+      );
+    }
   }
 
   private async holdNode(
