@@ -127,7 +127,8 @@ class Exporter {
     if (b.perSeconds !== undefined) {
       this.finding(
         'rate',
-        `${what} is a rate budget (${nodesText(b.nodes)} per ${formatDuration(b.perSeconds)}), which Karpenter cannot ` +
+        `${what} is a rate budget (${nodesText(b.nodes)} per ${formatDuration(b.perSeconds)}), ` +
+          'which Karpenter cannot ' +
           'hold: its budgets cap disruptions in flight, not disruptions started over time; exported as a cap of ' +
           `${nodesText(b.nodes)} in flight, the nearest Karpenter budget (govern mode enforces the rate by ` +
           'lowering the budget it writes as disruptions start)',

@@ -92,7 +92,7 @@ describe('rate budgets in eval', () => {
 });
 
 describe("kpol's record, written by the same code in every mode", () => {
-  it('adds starts at command start and starts seen on NodeClaims, once each, and leaves an unreadable record alone', async () => {
+  it('adds starts at command start and seen on NodeClaims, once each; leaves an unreadable record alone', async () => {
     const { snapshot } = setup();
     const now = at('2026-11-23T10:30:00Z');
     const cluster = new MemoryCluster(new FakeClock(now), [...snapshot.nodePools, ...snapshot.nodeClaims]);

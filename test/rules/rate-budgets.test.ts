@@ -72,7 +72,7 @@ describe('rate budgets', () => {
     expect(allowanceFor(events, 'Empty', 10, 0, () => undefined)).toMatchObject({ allowed: 5 });
   });
 
-  it('count a full record whose oldest start is inside the window as unbounded (starts may have been forgotten)', () => {
+  it('count a full record whose oldest start is in the window as unbounded (starts may be forgotten)', () => {
     const full = Array.from({ length: 3 }, (_, i) => start('Drifted', i * 60_000));
     expect(countStarts(full, T, 3600, null, 3)).toBe(Number.POSITIVE_INFINITY);
     expect(countStarts(full, T, 60, null, 3)).toBe(1); // the oldest has left a 1-minute window

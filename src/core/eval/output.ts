@@ -106,5 +106,6 @@ export function renderText(o: EvalOutput): string {
         .join('\n')}\n`
     : '';
   const warnings = o.warnings.length ? `\nwarnings:\n${o.warnings.map((w) => `  ${w}`).join('\n')}\n` : '';
-  return `at ${o.at}\n\n${table(poolRows)}${rates}\n\n${table(nodeRows)}\n\ndecisions:\n${decisions}\n${holds}${warnings}`;
+  const pools = `${table(poolRows)}${rates}`;
+  return `at ${o.at}\n\n${pools}\n\n${table(nodeRows)}\n\ndecisions:\n${decisions}\n${holds}${warnings}`;
 }

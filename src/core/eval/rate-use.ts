@@ -102,7 +102,8 @@ export function rateUses(
     const budget = `budget ${quantity} per ${per}${b.reasons ? ` for ${b.reasons.join(', ')}` : ''}`;
     const limit = quantityValue(b.nodes, numNodes);
     if ('error' in starts) {
-      const message = `rate ${budget}: the record of disruption starts cannot be read (${starts.error}), so none may start`;
+      const message =
+        `rate ${budget}: the record of disruption starts cannot be read (${starts.error}), ` + 'so none may start';
       out.push({ rule: e.rule, budget, reasons: b.reasons, limit, started: null, left: 0, message });
       continue;
     }
@@ -127,7 +128,8 @@ function rateUse(
   const oldestMs = inWindow.length ? Math.min(...inWindow.map((s) => s.atMs)) : undefined;
   const nextMs = nextRateSlot(starts, nowMs, perSeconds, reasons, limit);
   const count = Number.isFinite(started) ? String(started) : `more than ${MAX_RATE_STARTS}`;
-  const startedText = `${count} disruption${started === 1 ? '' : 's'} started in the last ${formatDuration(perSeconds)}`;
+  const plural = started === 1 ? '' : 's';
+  const startedText = `${count} disruption${plural} started in the last ${formatDuration(perSeconds)}`;
   const oldest = oldestMs === undefined ? '' : ` (the oldest at ${at(oldestMs)})`;
   const message =
     left > 0

@@ -289,7 +289,8 @@ export function checkRates(trace: Pick<Trace, 'spec' | 'starts'>): string[] {
         const limit = b.nodes.endsWith('%') ? Math.ceil((Number(b.nodes.slice(0, -1)) * nodes) / 100) : Number(b.nodes);
         if (started > limit)
           bad.push(
-            `tick ${st.i} ${new Date(st.t).toISOString()}: ${st.command.id} (${st.command.method}/${st.command.reason}) ` +
+            `tick ${st.i} ${new Date(st.t).toISOString()}: ${st.command.id} ` +
+              `(${st.command.method}/${st.command.reason}) ` +
               `made ${started} starts in pool ${pool} within ${b.perMin}m, rate budget ${b.nodes} per ${b.perMin}m`,
           );
       }

@@ -104,7 +104,8 @@ export function renderPolicies(ps: readonly PolicyGen[]): string {
         const reasons = b.reasons?.length ? b.reasons.join(', ') : '';
         if (b.kind === 'budget')
           lines.push(
-            `  budget ${b.nodes}${b.perMin ? ` per ${durOf(b.perMin)}` : ''}${reasons ? ` for ${reasons}` : ''}${b.window ? ` during ${winText(b.window)}` : ''}`,
+            `  budget ${b.nodes}${b.perMin ? ` per ${durOf(b.perMin)}` : ''}${reasons ? ` for ${reasons}` : ''}` +
+              `${b.window ? ` during ${winText(b.window)}` : ''}`,
           );
         else lines.push(`  allow ${b.nodes}${reasons ? ` ${reasons}` : ''} only during ${winText(b.window!)}`);
       }

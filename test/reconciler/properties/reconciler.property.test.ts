@@ -384,13 +384,14 @@ describe('negative controls: each checker reports a fabricated violation', () =>
 });
 
 describe('negative control for rate budgets', () => {
-  it('5. rates: a third drift within the hour under `budget 2 per 1h for Drifted`, but not once the hour has passed', () => {
+  it('5. rates: a third drift within the hour under `budget 2 per 1h for Drifted`, none once the hour passed', () => {
     const rated = spec([policy({ budgets: [{ kind: 'budget', nodes: '2', perMin: 60, reasons: ['Drifted'] }] })]);
     const at = (i: number, id: string, names: string[]) => start(i, cmd(id, names));
     // Three single-node drifts at 0, 30 s and 59.5 min: the third is the third start in its hour.
     const starts = [at(0, 'cmd-1', ['a']), at(1, 'cmd-2', ['b']), at(119, 'cmd-3', ['c'])];
     expect(checkRates({ spec: rated, starts })).toEqual([
-      'tick 119 2026-11-23T12:59:30.000Z: cmd-3 (Drift/Drifted) made 3 starts in pool p0 within 60m, rate budget 2 per 60m',
+      'tick 119 2026-11-23T12:59:30.000Z: cmd-3 (Drift/Drifted) made 3 starts in pool p0 within 60m, ' +
+        'rate budget 2 per 60m',
     ]);
     // At exactly one hour the first start has left the window: (t − 1h, t].
     expect(
