@@ -124,10 +124,14 @@ export interface TimeZoneStmt extends Node {
   zone: Str;
 }
 
-/** `budget N|N% [for REASONS] [during WINDOW]` — a Karpenter budget (deny-style when windowed). */
+/**
+ * `budget N|N% [per D] [for REASONS] [during WINDOW]` — a Karpenter budget (deny-style when windowed);
+ * with `per D` a kpol rate budget: at most N disruptions started in any sliding window of D.
+ */
 export interface BudgetStmt extends Node {
   kind: 'Budget';
   nodes: QuantityLit;
+  per?: DurationLit;
   reasons: Name[]; // empty = all reasons
   /** `on nodes where SELECTOR` (kpol): the budget counts only the matching nodes of the policy's pools. */
   selector?: Selector;

@@ -174,6 +174,7 @@ export interface BudgetStmtCstNode extends CstNode {
 export type BudgetStmtCstChildren = {
   KwBudget: IToken[];
   quantity: QuantityCstNode[];
+  ratePeriod?: RatePeriodCstNode[];
   KwFor?: IToken[];
   reasons?: ReasonsCstNode[];
   KwPer?: IToken[];
@@ -184,6 +185,16 @@ export type BudgetStmtCstChildren = {
   selector?: SelectorCstNode[];
   KwDuring?: IToken[];
   window?: WindowCstNode[];
+};
+
+export interface RatePeriodCstNode extends CstNode {
+  name: "ratePeriod";
+  children: RatePeriodCstChildren;
+}
+
+export type RatePeriodCstChildren = {
+  KwPer: IToken[];
+  Duration: IToken[];
 };
 
 export interface AllowStmtCstNode extends CstNode {

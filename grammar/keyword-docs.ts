@@ -22,7 +22,7 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
   budget:
     '`budget N|N% [for REASONS] [per reason] [on nodes where SELECTOR] [during WINDOW]` — at most N nodes ' +
     '(or N% of the pool, rounded up) disrupted at once; the most restrictive active budget wins. ' +
-    "With `per reason`, each reason counts only the nodes disrupted for it. " +
+    'With `per reason`, each reason counts only the nodes disrupted for it. ' +
     "With `on nodes where`, over the matching nodes of the policy's pools.",
   allow:
     '`allow N|N% [REASONS] only during WINDOW` — disruptions for these reasons happen only inside the window, N at a time; outside it the budget is 0.',

@@ -170,6 +170,8 @@ function budget(ctx: LowerContext, node: BudgetStmtCstNode): BudgetStmt | undefi
     reasons: reasonsOf(ctx, nodeOf(node, 'reasons')),
     range: rangeOf(ctx, node)!,
   };
+  const period = durationOf(ctx, tokenOf(nodeOf(node, 'ratePeriod'), 'Duration'));
+  if (period) stmt.per = period;
   const per = tokenOf(node, 'KwPer');
   const reason = tokenOf(node, 'KwReason');
   if (per && reason)

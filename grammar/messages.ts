@@ -157,6 +157,21 @@ export const MESSAGES = {
     "Karpenter keeps a budget's node count as an int32: at most 2147483647, which it reads as unlimited; " +
       'a larger count wraps around to a negative number',
   ),
+  // KPOL2060–KPOL2069: rate budgets (`budget N per D`, rules/README §3.6.1).
+  ratePeriodRange: e(
+    'KPOL2060',
+    'error',
+    'a rate budget counts over `{text}`, outside 1m…7d',
+    'kpol evaluates every second and remembers disruption starts for at most 7 days (rules/README §9): ' +
+      'write a window from `1m` to `7d`',
+  ),
+  rateCountTooLarge: e(
+    'KPOL2061',
+    'error',
+    'a rate budget of `{text}` per window is more than kpol remembers',
+    'kpol keeps the last 1000 disruption starts per NodePool (rules/README §9): ' +
+      'write at most 1000, or a shorter window',
+  ),
 
   // ── notes: help and related-location texts of the diagnostics above, never reported alone ──
   didYouMean: e('KPOL2901', 'info', 'did you mean `{suggestion}`?'),
@@ -294,6 +309,13 @@ export const MESSAGES = {
     'warning',
     'the termination grace period overrides `never` {reasons} for pods: drift and graceful expiry go ahead anyway',
     'drop {reasons} from the list, or drop `termination grace`',
+  ),
+  // KPOL3060–KPOL3069: rate budgets.
+  rateBudgetFreezes: e(
+    'KPOL3060',
+    'warning',
+    '`{budget}` allows no disruption in any window: it is a freeze',
+    'say so with `budget 0{reasons}` (or a dated `freeze`), or allow at least 1 per `{per}`',
   ),
 } as const satisfies Record<string, Entry>;
 

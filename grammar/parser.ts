@@ -280,6 +280,8 @@ class KpolParser extends CstParser {
   budgetStmt = this.RULE('budgetStmt', () => {
     this.CONSUME(kw.budget!);
     this.SUBRULE(this.quantity);
+    // `per D`: a rate budget (`per reason` below is told apart by its second token)
+    this.OPTION5(() => this.SUBRULE(this.ratePeriod));
     this.OPTION(() => {
       this.CONSUME(kw.for!);
       this.SUBRULE(this.reasons);
@@ -287,7 +289,8 @@ class KpolParser extends CstParser {
     // `per reason`: each reason of the budget is its own bucket (rules/README.md §3.6)
     this.OPTION3(() => {
       this.CONSUME(kw.per!);
-      this.CONSUME(kw.reason!);
+      // `per` also begins a rate budget's `per D`: a user may have meant either
+      this.CONSUME(kw.reason!, { ERR_MSG: 'a duration or `reason`' });
     });
     // A selector budget: the budget counts only the matching nodes of the policy's pools.
     this.OPTION4(() => {
@@ -300,6 +303,12 @@ class KpolParser extends CstParser {
       this.CONSUME(kw.during!);
       this.SUBRULE(this.window);
     });
+  });
+
+  /** `per D`: makes a budget a rate budget over a sliding window of D (rules/README §3.6.1). */
+  ratePeriod = this.RULE('ratePeriod', () => {
+    this.CONSUME(kw.per!);
+    this.CONSUME(Duration);
   });
 
   allowStmt = this.RULE('allowStmt', () => {

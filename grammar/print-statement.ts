@@ -94,9 +94,10 @@ export function policyHeaderText(raw: RawText, p: Policy): string {
   return `policy ${raw(p.name)} for ${keyword} ${target} {`;
 }
 
-/** `budget N [for REASONS] [per reason] [on nodes where SELECTOR] [during WINDOW]` */
+/** `budget N [per D] [for REASONS] [per reason] [on nodes where SELECTOR] [during WINDOW]` */
 function budgetText(raw: RawText, s: BudgetStmt): string {
   let out = `budget ${raw(s.nodes)}`;
+  if (s.per) out += ` per ${raw(s.per)}`;
   if (s.reasons.length > 0) out += ` for ${list(raw, s.reasons)}`;
   if (s.perReason) out += ' per reason';
   if (s.selector) out += ` on nodes where ${selectorText(raw, s.selector)}`;

@@ -139,7 +139,8 @@ const keywordRoles: Record<string, KeywordRole> = {
   gracefully: { soft: true },
   grace: { soft: true },
   exists: { soft: true },
-  // `budget … per reason` (independent reason buckets); soft, so label keys and values keep them
+  // `budget 2 per 1h` (a rate budget) and `budget … per reason` (independent reason buckets);
+  // soft, so label keys and values keep them
   per: { soft: true },
   reason: { soft: true },
   disruptable: {},

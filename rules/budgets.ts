@@ -29,6 +29,59 @@ export interface Allowance {
 
 const ZERO: Quantity = { kind: 'count', value: 0 };
 
+/**
+ * How many disruptions for `reasons` (null: any) started in the sliding window of `perSeconds`
+ * ending now; undefined when the record of starts cannot be read (the rate budget then allows
+ * nothing). Rate budgets only (`budget N per D`, rules/README §3.6.1).
+ */
+export type StartCount = (perSeconds: number, reasons: readonly Reason[] | null) => number | undefined;
+
+/** For callers with no record at all (a policy without rate budgets never asks): unknown, so 0 allowed. */
+export const NO_STARTS_KNOWN: StartCount = () => undefined;
+
+/** One recorded start, as the counting needs it. */
+export interface StartInstant {
+  reason: Reason;
+  atMs: number;
+}
+
+/**
+ * The starts in `(now − per, now]` (later ones, from a clock ahead of ours, count too). `starts`
+ * is newest first and holds at most `cap`: when it is full and even its oldest start is inside
+ * the window, more may have been forgotten, so the count is unbounded (fail closed).
+ */
+export function countStarts(
+  starts: readonly StartInstant[],
+  nowMs: number,
+  perSeconds: number,
+  reasons: readonly Reason[] | null,
+  cap: number,
+): number {
+  const since = nowMs - perSeconds * 1000;
+  if (starts.length >= cap && starts[starts.length - 1]!.atMs > since) return Number.POSITIVE_INFINITY;
+  let n = 0;
+  for (const s of starts) if (s.atMs > since && applies(reasons, s.reason)) n++;
+  return n;
+}
+
+/**
+ * When the next start is allowed by a rate of `limit` per `perSeconds`, if the window is used up: the
+ * instant the oldest start that must leave the window leaves it. Undefined while starts are left.
+ */
+export function nextRateSlot(
+  starts: readonly StartInstant[],
+  nowMs: number,
+  perSeconds: number,
+  reasons: readonly Reason[] | null,
+  limit: number,
+): number | undefined {
+  const since = nowMs - perSeconds * 1000;
+  const inWindow = starts.filter((s) => s.atMs > since && applies(reasons, s.reason)).map((s) => s.atMs);
+  if (inWindow.length < limit) return undefined;
+  inWindow.sort((a, b) => b - a); // newest first: the limit-th newest must leave before one more may start
+  return limit === 0 ? undefined : inWindow[limit - 1]! + perSeconds * 1000;
+}
+
 function applies(reasons: readonly Reason[] | null, reason: Reason): boolean {
   return reasons === null || reasons.includes(reason);
 }
@@ -40,6 +93,10 @@ function applies(reasons: readonly Reason[] | null, reason: Reason): boolean {
  * those whose reason is unknown (KARPENTER.md#disruption-reason); it defaults to `disrupting`, so a
  * caller that cannot tell reasons apart fails closed to Karpenter's shared count. The binding
  * budget is the one that leaves least; without buckets that is the smallest, as in Karpenter.
+ *
+ * `started`: the pool's disruption starts, for rate budgets: a rate budget of N per D leaves
+ * `max(N − started within D, 0)`, which is not reduced by the disrupting nodes again (they are
+ * among the starts, or started longer ago than D); without it a rate budget allows nothing.
  */
 export function allowanceFor(
   events: readonly FiredEvent[],
@@ -47,16 +104,31 @@ export function allowanceFor(
   numNodes: number,
   disrupting: number,
   disruptingFor: number = disrupting,
+  started: StartCount = NO_STARTS_KNOWN,
 ): Allowance {
   let value = UNBOUNDED;
   let left = Infinity;
   let boundBy: string | undefined;
   let quantity: Quantity | undefined;
   let bucket = false;
+  let rate = UNBOUNDED;
+  let rateBy: string | undefined;
   for (const e of events) {
     if (e.type === 'fail-closed') return { budget: 0, allowed: 0, boundBy: e.rule, quantity: ZERO };
     let q: Quantity;
     let perReason = false;
+    if (e.type === 'budget' && e.params.per !== undefined) {
+      if (!applies(e.params.reasons, reason)) continue;
+      const limit = e.params.cap === 'zero' ? 0 : quantityValue(e.params.nodes, numNodes);
+      // With `per reason`, each reason counts only its own starts.
+      const used = started(e.params.per, e.params.perReason ? [reason] : e.params.reasons);
+      const left = used === undefined ? 0 : Math.max(limit - used, 0);
+      if (left < rate) {
+        rate = left;
+        rateBy = e.rule;
+      }
+      continue;
+    }
     if (e.type === 'budget') {
       if (!applies(e.params.reasons, reason)) continue;
       q = e.params.cap === 'zero' ? ZERO : e.params.nodes;
@@ -74,6 +146,19 @@ export function allowanceFor(
       quantity = q;
       bucket = perReason;
     }
+  }
+  if (rateBy !== undefined) {
+    // The rate binds when it leaves no more than the concurrency budgets do.
+    const concurrent = value >= UNBOUNDED ? UNBOUNDED : Math.max(left, 0);
+    const budget = Math.min(value, rate);
+    if (rate <= concurrent) return { budget, allowed: rate, boundBy: rateBy, quantity: { kind: 'count', value: rate } };
+    return {
+      budget,
+      allowed: concurrent,
+      ...(boundBy && { boundBy }),
+      ...(quantity && { quantity }),
+      ...(bucket && { bucket: true as const }),
+    };
   }
   if (value >= UNBOUNDED) return { budget: null, allowed: null };
   return {

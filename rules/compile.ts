@@ -42,8 +42,14 @@ const eq = (fact: string, value: unknown) => ({ fact, operator: 'equal', value }
 const maintenanceWindowId = (w: PolicySpec['maintenanceWindows'][number], i: number): string => `${w.id}#${i}`;
 
 function budgetRules(b: BudgetSpec): GraphRule[] {
-  // `perReason` only when set, so graphs without buckets are unchanged
-  const params = { budget: b.id, reasons: b.reasons, nodes: b.nodes, ...(b.perReason && { perReason: true }) };
+  // `perReason` and `per` only when set, so graphs without buckets or rates are unchanged
+  const params = {
+    budget: b.id,
+    reasons: b.reasons,
+    nodes: b.nodes,
+    ...(b.perReason && { perReason: true }),
+    ...(b.perSeconds !== undefined && { per: b.perSeconds }),
+  };
   const open: TopLevelCondition = { all: b.window ? [eq(`window:${b.id}`, true)] : [] };
   const rules: GraphRule[] = [
     {
@@ -53,7 +59,9 @@ function budgetRules(b: BudgetSpec): GraphRule[] {
       doc:
         b.mode === 'allow'
           ? 'allow window open: the quantity applies'
-          : 'budget active: the quantity applies (inactive budgets are ignored)',
+          : b.perSeconds !== undefined
+            ? 'rate budget active: the quantity less the disruptions started within `per` seconds applies'
+            : 'budget active: the quantity applies (inactive budgets are ignored)',
     },
   ];
   if (b.mode === 'allow' && b.window) {

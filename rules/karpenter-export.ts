@@ -124,6 +124,16 @@ class Exporter {
       this.push('0', undefined);
       return;
     }
+    if (b.perSeconds !== undefined) {
+      this.finding(
+        'rate',
+        `${what} is a rate budget (${nodesText(b.nodes)} per ${formatDuration(b.perSeconds)}), ` +
+          'which Karpenter cannot ' +
+          'hold: its budgets cap disruptions in flight, not disruptions started over time; exported as a cap of ' +
+          `${nodesText(b.nodes)} in flight, the nearest Karpenter budget (govern mode enforces the rate by ` +
+          'lowering the budget it writes as disruptions start)',
+      );
+    }
     const nodes = nodesText(b.nodes);
     if (b.perReason)
       this.finding(

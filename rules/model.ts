@@ -56,6 +56,11 @@ export interface BudgetSpec {
    * shared count of every disrupting node (KARPENTER.md#budget-counting step 5). Absent: shared.
    */
   perReason?: true;
+  /**
+   * kpol's rate budget (`budget N per D`): seconds of the sliding window. The budget then allows
+   * `max(N − disruptions started within D, 0)` instead of a concurrency cap (rules/README §3.6.1).
+   */
+  perSeconds?: number;
   window?: WindowSpec;
   error?: string; // runtime-invalid (e.g. `nodes: "1000a%"`): fails the whole pool closed
   source?: Range;

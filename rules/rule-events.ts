@@ -11,8 +11,15 @@ export type RuleEvent =
   | { type: 'block'; params: { code: string; message: string; reasons: Reason[]; order: number } }
   | {
       type: 'budget';
-      /** perReason: an independent bucket per reason (`budget … per reason`). */
-      params: { nodes: Quantity; reasons: Reason[] | null; cap: 'quantity' | 'zero'; perReason: boolean };
+      /** perReason: an independent bucket per reason (`budget … per reason`). `per`: seconds of a
+       * rate budget's sliding window (rules/budgets.ts); absent for a concurrency budget. */
+      params: {
+        nodes: Quantity;
+        reasons: Reason[] | null;
+        cap: 'quantity' | 'zero';
+        perReason: boolean;
+        per?: number;
+      };
     }
   | { type: 'freeze'; params: { reasons: Reason[] | null } }
   | { type: 'pause'; params: { reasons: Reason[] } }
@@ -46,10 +53,17 @@ export function decodeEvent(type: string, params: Record<string, unknown>, rule:
     case 'budget':
       if (!isQuantity(p.nodes) || (p.cap !== 'quantity' && p.cap !== 'zero')) return bad('nodes and a cap');
       if (p.perReason !== undefined && typeof p.perReason !== 'boolean') return bad('perReason as a boolean');
+      if (p.per !== undefined && typeof p.per !== 'number') return bad('a rate window in seconds');
       return {
         type,
         rule,
-        params: { nodes: p.nodes, reasons: reasonsOrAll(p.reasons, bad), cap: p.cap, perReason: p.perReason === true },
+        params: {
+          nodes: p.nodes,
+          reasons: reasonsOrAll(p.reasons, bad),
+          cap: p.cap,
+          perReason: p.perReason === true,
+          ...(p.per !== undefined && { per: p.per }),
+        },
       };
     case 'freeze':
       return { type, rule, params: { reasons: reasonsOrAll(p.reasons, bad) } };

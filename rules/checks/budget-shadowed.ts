@@ -14,7 +14,10 @@ export function checkBudgetShadowed(ctx: CheckContext): void {
   for (const unit of ctx.units) {
     if (unit.incomplete) continue;
     const all = budgetedReasons(unit.spec);
-    const budgets = unit.spec.budgets.filter((b) => b.source && !b.error && b.reasons?.length !== 0);
+    // A rate budget caps starts over time, not concurrency: neither kind can shadow the other.
+    const budgets = unit.spec.budgets.filter(
+      (b) => b.source && !b.error && b.reasons?.length !== 0 && b.perSeconds === undefined,
+    );
     const always = new Set(budgets.filter(isAlwaysActive));
     for (const [i, a] of budgets.entries()) {
       if (a.mode !== 'budget') continue;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stage: `budget` and `allow` statements → BudgetSpec, ids `b0, b1, …` in statement order.
-// A policy without either gets Karpenter's default: one 10% budget for every reason.
+// A policy without either gets Karpenter's default: one 10% budget for every reason. `per D` makes a
+// rate budget (rate-budgets.ts).
 import type { AllowStmt, BudgetStmt, QuantityLit } from '../../grammar/ast.js';
 import { diagnostic } from '../../grammar/diagnostic.js';
 import type { BudgetSpec, Quantity } from '../model.js';
 import { report, type CheckContext, type PolicyUnit } from './context.js';
 import { lowerWindow } from './lower-window.js';
+import { lowerRatePeriod } from './rate-budgets.js';
 import { lowerReasons } from './reasons.js';
 
 export const DEFAULT_BUDGET: Readonly<BudgetSpec> = {
@@ -35,6 +37,12 @@ function lowerBudget(unit: PolicyUnit, stmt: BudgetStmt | AllowStmt, id: string)
     source: stmt.range,
   };
   if (stmt.kind === 'Budget' && stmt.perReason) budget.perReason = true;
+  if (stmt.kind === 'Budget' && stmt.per) {
+    // A rate window that cannot be held is an error; should the spec be used anyway, it fails closed.
+    const perSeconds = lowerRatePeriod(unit, stmt);
+    if (perSeconds === undefined) budget.error = `rate window ${stmt.per.text} cannot be evaluated`;
+    else budget.perSeconds = perSeconds;
+  }
   if (stmt.window) {
     budget.window = lowerWindow(unit, stmt.window, stmt.kind === 'Allow' ? 'allow' : 'budget');
     if (budget.window.error) budget.error = budget.window.error;

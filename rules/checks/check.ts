@@ -15,6 +15,7 @@ import { lowerFreezes } from './freezes.js';
 import { lowerMaintenanceWindows } from './maintenance-windows.js';
 import { lowerPodWindows } from './pod-window-statements.js';
 import { lowerClusterBudgets, lowerSelectorBudgets } from './scoped-budgets.js';
+import { checkRateBudgets } from './rate-budgets.js';
 import { checkReasonUnlimited } from './reason-unlimited.js';
 import { resolveSchedules } from './resolve-schedules.js';
 import { checkScheduleNeverFires } from './schedule-never-fires.js';
@@ -127,6 +128,12 @@ export const STAGES: readonly Stage[] = [
     why:
       'analysis beside budgetShadowed, on the same lowered budget lists: a `per reason` bucket that a shared ' +
       'budget always beats, a bucket of 0, and pod protection a termination grace period lifts',
+  },
+  {
+    name: 'rateBudgets',
+    reach: 'policy',
+    run: checkRateBudgets,
+    why: 'analysis of the lowered rate budgets; their windows were bounded (errors) while the budgets lowered',
   },
   {
     name: 'reasonUnlimited',

@@ -41,6 +41,7 @@ describe('rules/examples', () => {
       'holiday-freeze.kpol',
       'pods-never-underutilized.kpol',
       'reason-buckets.kpol',
+      'steady-rollout.kpol',
       'weekend-ml.kpol',
       'zone-freeze.kpol',
     ]);

@@ -246,6 +246,10 @@ export const statementArb: fc.Arbitrary<string> = fc.oneof(
   fc
     .tuple(quantityArb, fc.option(reasonsArb), fc.option(windowArb(minuteDurationArb)))
     .map(([q, r, w]) => `budget ${q}${r ? ` for ${r}` : ''}${w ? ` during ${w}` : ''}`),
+  // Rate budgets (issue 15): any duration, so check's 1m…7d and 1000 bounds are probed from both sides.
+  fc
+    .tuple(quantityArb, durationArb, fc.option(reasonsArb), fc.option(windowArb(minuteDurationArb)))
+    .map(([q, d, r, w]) => `budget ${q} per ${d}${r ? ` for ${r}` : ''}${w ? ` during ${w}` : ''}`),
   fc
     .tuple(quantityArb, fc.option(reasonsArb), windowArb(minuteDurationArb))
     .map(([q, r, w]) => `allow ${q}${r ? ` ${r}` : ''} only during ${w}`),

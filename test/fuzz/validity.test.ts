@@ -25,6 +25,8 @@ const REPRODUCERS = [
   'termination grace 9223372037s',
   'budget 0 during "0 0 29 2 *" for 2562048h in "Pacific/Kiritimati"',
   'budget 2147483648',
+  'budget 5 per 106751d',
+  'budget 1001 per 7d',
   'allow 9007199254740991 only during "@yearly" for 1m',
   'freeze from "9999-12-31T23:59:59-99:99" to "9999-12-31T23:59:59Z"',
 ];
@@ -57,6 +59,8 @@ const AT_THE_LIMITS = `policy p for nodepool default, gpu {
   expire after 106751d gracefully
   termination grace 106751d
   budget 2147483647 for Expired
+  budget 1000 per 7d for Drifted
+  budget 100% per 1m for Empty
   budget 0 during "0 0 29 2 *" for 2562047h in "Pacific/Kiritimati"
   allow 100% Drifted only during "59 23 31 12 *" for 1m in "Etc/GMT+12"
   freeze from "9999-12-31 23:00" to "9999-12-31 23:59" in "Etc/GMT-14"

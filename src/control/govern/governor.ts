@@ -20,6 +20,14 @@ import { ClusterView } from '../reconciler/cluster-view.js';
 import { publishPauseEvents } from '../reconciler/pause-events.js';
 import { ceilMinute, governedBudgets } from './karpenter-budgets.js';
 import { sharesOf } from './scope-shares.js';
+import type { StartCount } from '../../../rules/budgets.js';
+import { counterOf, hasRateBudgets, rateStartsOf } from '../../core/eval/rate-use.js';
+import { recordObservedStarts } from '../reconciler/disruption-record.js';
+import {
+  DISRUPTION_STARTS_ANNOTATION,
+  startSecond,
+  type DisruptionStart,
+} from '../../core/cluster/disruption-starts.js';
 import { createGovernMetrics, type GovernMetrics } from './govern-metrics.js';
 import {
   ANNOTATION_DECISION,
@@ -110,11 +118,19 @@ export class Governor {
     const { byPool } = resolvePolicies(index.snapshot.nodePools, this.policies);
     const tick: GovernTick = { evaluation, writes: [], failures: [] };
     const governed = new Map<string, PolicySpec>();
+    // Rate budgets: Karpenter starts the disruptions, so kpol records each start it sees on a
+    // NodeClaim before the NodeClaim is gone, and writes a budget lowered by the starts so far.
+    const policyOfPool = new Map([...byPool].map(([pool, g]) => [pool, g.policy]));
+    const rated = (pool: string) => {
+      const p = policyOfPool.get(pool);
+      return p?.origin === 'kpol' && hasRateBudgets(p);
+    };
+    const rateStarts = rateStartsOf(index, policyOfPool, now);
     for (const np of index.snapshot.nodePools) {
       const policy = byPool.get(np.metadata.name)?.policy;
       if (policy?.origin === 'kpol') {
         governed.set(np.metadata.name, policy);
-        await this.governPool(np, policy, evaluation, now, tick);
+        await this.governPool(np, policy, evaluation, now, tick, counterOf(rateStarts.get(np.metadata.name), now));
       } else if (evaluation.nodePools[np.metadata.name]?.paused?.length) {
         await this.pausePool(np, evaluation, tick);
       } else if (np.metadata.annotations?.[ANNOTATION_GOVERNED_BY] !== undefined) {
@@ -123,7 +139,8 @@ export class Governor {
     }
     publishPauseEvents(evaluation, this.events);
     for (const sn of index.stateNodes) if (sn.node) await this.holdNode(sn.node, governed, evaluation, tick);
-    await this.expireGracefully(index, governed, evaluation, tick);
+    const expiredStarts = await this.expireGracefully(index, governed, evaluation, tick, now);
+    if (!this.o.dryRun) await this.recordStarts(index, rated, now, tick, expiredStarts);
     this.metrics.record(evaluation, governed);
     return tick;
   }
@@ -167,12 +184,29 @@ export class Governor {
     }
   }
 
+  /** The starts Karpenter made that the pools' records lack (src/control/reconciler/disruption-record.ts). */
+  private async recordStarts(
+    index: ClusterIndex,
+    rated: (pool: string) => boolean,
+    now: number,
+    tick: GovernTick,
+    started: ReadonlyMap<string, DisruptionStart[]>,
+  ): Promise<void> {
+    try {
+      await recordObservedStarts(this.o.client, index, rated, now, started);
+    } catch (e) {
+      // Not fatal: the starts stay visible on their NodeClaims, and the next tick tries again.
+      tick.failures.push(`recording disruption starts: ${(e as Error).message}`);
+    }
+  }
+
   private async governPool(
     np: NodePool,
     policy: PolicySpec,
     ev: EvalOutput,
     now: number,
     tick: GovernTick,
+    started?: StartCount,
   ): Promise<void> {
     const pool = ev.nodePools[np.metadata.name];
     const failClosedAt = this.renewalInstant(np, now);
@@ -185,6 +219,7 @@ export class Governor {
       pool.nodes,
       failClosedAt,
       counts,
+      started,
     );
     // Cluster and selector budgets: this pool's share of each scope's room now (scope-shares.ts).
     const allowed = { ...(pool.allowed as Record<string, number | null>) };
@@ -287,6 +322,19 @@ export class Governor {
         message: 'No policy governs this NodePool any more; its own disruption settings are back',
         object: { kind: 'NodePool', name: np.metadata.name, uid: np.metadata.uid },
       });
+    // The record of disruption starts was merge-patched, not applied: server-side apply leaves it, so
+    // it goes here, with kpol's other annotations (deploy/README.md: a handed-back pool keeps none).
+    if (ok && !this.o.dryRun && np.metadata.annotations?.[DISRUPTION_STARTS_ANNOTATION] !== undefined) {
+      await this.run(
+        { object: `NodePool/${np.metadata.name}`, action: 'restore', changes: {} },
+        () =>
+          this.o.client.patch(
+            { kind: 'NodePool', name: np.metadata.name },
+            { metadata: { annotations: { [DISRUPTION_STARTS_ANNOTATION]: null } } },
+          ),
+        tick,
+      );
+    }
   }
 
   private async holdNode(
@@ -352,7 +400,9 @@ export class Governor {
     governed: ReadonlyMap<string, PolicySpec>,
     ev: EvalOutput,
     tick: GovernTick,
-  ): Promise<void> {
+    now: number,
+  ): Promise<Map<string, DisruptionStart[]>> {
+    const started = new Map<string, DisruptionStart[]>();
     for (const [pool, policy] of governed) {
       if (policy.expiration !== 'graceful') continue;
       let allowed = ev.nodePools[pool]?.allowed.Expired ?? 0;
@@ -381,6 +431,10 @@ export class Governor {
             tick,
           )
         ) {
+          // kpol started this disruption, not Karpenter: no DisruptionReason will show it, so a rate budget
+          // covering Expired learns of it from the record alone (written with the tick's other starts).
+          const start = { nodeClaim: nc.metadata.name, reason: 'Expired' as Reason, atMs: startSecond(now) };
+          started.set(pool, [...(started.get(pool) ?? []), start]);
           this.events.publish({
             type: 'Normal',
             reason: 'KpolExpired',
@@ -391,6 +445,7 @@ export class Governor {
         if (allowed !== null) allowed--;
       }
     }
+    return started;
   }
 
   private write(w: GovernWrite, config: KubeObject, tick: WriteLog): Promise<boolean> {

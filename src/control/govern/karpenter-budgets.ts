@@ -7,6 +7,7 @@
 // keeps the allowance until the renewal instant and blocks from then on (fail closed).
 import { allowanceFor, type Allowance } from '../../../rules/budgets.js';
 import type { FiredEvent } from '../../../rules/engine.js';
+import type { StartCount } from '../../../rules/budgets.js';
 import { nodesText } from '../../../rules/karpenter-export.js';
 import { countOf, KARPENTER_REASONS } from '../../../rules/model.js';
 import type { KarpenterBudget } from '../../core/cluster/types.js';
@@ -50,6 +51,9 @@ export function yearlyCron(ms: number): string {
  * @param numNodes the pool's node count (decides which budget binds when counts and percents mix)
  * @param failClosedAtMs a whole minute after now: from then on Karpenter blocks until kpol rewrites
  * @param counts the disrupting nodes by reason, only when the policy has `per reason` buckets
+ * @param started the pool's disruption starts now, for rate budgets: Karpenter holds only a
+ * concurrency cap, so a rate budget becomes the count it leaves now (`N − started`), rewritten as
+ * starts happen. Karpenter subtracts its disrupting nodes from that again, which only blocks more.
  */
 export async function governedBudgets(
   poolEventsAt: (ms: number) => Promise<readonly FiredEvent[]>,
@@ -57,6 +61,7 @@ export async function governedBudgets(
   numNodes: number,
   failClosedAtMs: number,
   counts?: BucketCounts,
+  started?: StartCount,
 ): Promise<KarpenterBudget[]> {
   const out: KarpenterBudget[] = [];
   const add = (nodes: string, reason: KarpenterReason, schedule?: string) => {
@@ -71,7 +76,7 @@ export async function governedBudgets(
   // Without buckets Karpenter's subtraction is kpol's: which budget binds does not depend on the count.
   const d = counts?.disrupting ?? 0;
   const at = (events: readonly FiredEvent[], reason: KarpenterReason) =>
-    allowanceFor(events, reason, numNodes, d, counts ? bucketCount(counts.byReason, reason) : d);
+    allowanceFor(events, reason, numNodes, d, counts ? bucketCount(counts.byReason, reason) : d, started);
   /** What to write for an allowance, and the value Karpenter subtracts from. */
   const written = (a: Allowance): { nodes: string; value: number } | undefined => {
     if (!a.quantity) return undefined;

@@ -15,6 +15,8 @@ import { hasDisruptedTaint } from '../../core/cluster/state.js';
 import { decisionOf, type Command } from './methods/command.js';
 import { disruptedLabels } from './disrupted-metric.js';
 import type { InFlight } from './disruption-state.js';
+import { recordStarts } from './disruption-record.js';
+import { startSecond } from '../../core/cluster/disruption-starts.js';
 
 const MIN_TIMEOUT_MS = 10 * 60_000;
 const MAX_TIMEOUT_MS = 60 * 60_000;
@@ -30,6 +32,8 @@ export interface QueueDeps {
   factory: NodeClaimFactory;
   state: InFlight;
   log?: (msg: string, fields: Record<string, unknown>) => void;
+  /** Whether the pool's policy has a rate budget: then each start is added to its record (disruption-record.ts). */
+  ratedPool?: (nodePool: string) => boolean;
   /** The governing policy's consolidation policy and TGP, for metric labels. */
   policyOf?: (nodePool: string) => { policy?: ConsolidationPolicy; tgpSeconds?: number };
 }
@@ -53,6 +57,7 @@ export class OrchestrationQueue {
       await this.taint(c.node, true);
       await this.setReason(c.nodeClaim, cmd.reason);
     }
+    await this.recordStarts(cmd);
     try {
       for (const r of cmd.replacements) {
         const pool = pools.get(r.nodePool);
@@ -181,6 +186,21 @@ export class OrchestrationQueue {
       ? [...taints, { key: TAINT_DISRUPTED, effect: 'NoSchedule' }]
       : taints.filter((t) => !(t.key === TAINT_DISRUPTED && t.effect === 'NoSchedule'));
     await this.d.client.patch({ kind: 'Node', name: nodeName }, { spec: { taints: next } });
+  }
+
+  /**
+   * Rate budgets count starts: the record is written as the command starts, before its NodeClaims
+   * can go (an empty node's may be gone within this tick), at the instant its condition carries.
+   */
+  private async recordStarts(cmd: Command): Promise<void> {
+    const now = this.d.clock.now();
+    for (const pool of new Set(cmd.candidates.map((c) => c.nodePool))) {
+      if (!this.d.ratedPool?.(pool)) continue;
+      const starts = cmd.candidates
+        .filter((c) => c.nodePool === pool)
+        .map((c) => ({ nodeClaim: c.nodeClaim, reason: cmd.reason, atMs: startSecond(now) }));
+      await recordStarts(this.d.client, pool, starts, now);
+    }
   }
 
   /** Sets (or clears) the NodeClaim status condition DisruptionReason. */

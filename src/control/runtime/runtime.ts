@@ -36,6 +36,8 @@ import { SimulationPass } from '../reconciler/simulation-pass.js';
 import { toCandidate } from '../reconciler/methods/candidates.js';
 import { TerminationController } from '../termination/controller.js';
 import { OwnedNodeClaims } from './owned-cluster.js';
+import { recordObservedStarts } from '../reconciler/disruption-record.js';
+import { hasRateBudgets } from '../../core/eval/rate-use.js';
 
 export interface RuntimeOptions {
   clock: Clock;
@@ -166,6 +168,7 @@ export class Runtime {
       factory: new NodeClaimFactory('r'),
       state: this.state,
       log,
+      ratedPool: (pool) => this.ratedPool(pool),
       policyOf: (pool) => {
         const p = this.policyForPool(pool);
         return {
@@ -214,6 +217,12 @@ export class Runtime {
   private policyForPool(pool: string): PolicySpec | undefined {
     const np = this.lastPools.get(pool);
     return np ? resolvePolicies([np], this.policies).byPool.get(pool)?.policy : undefined;
+  }
+
+  /** The pool's policy has a rate budget, so kpol keeps its record of disruption starts (disruption-record.ts). */
+  private ratedPool(pool: string): boolean {
+    const p = this.policyForPool(pool);
+    return p !== undefined && hasRateBudgets(p);
   }
 
   private lastPools = new Map<string, import('../../core/cluster/types.js').NodePool>();
@@ -289,6 +298,7 @@ export class Runtime {
     this.state.nominate(provisioned.nominated, this.clock.now());
     this.view.invalidate();
     index = await this.view.current();
+    await recordObservedStarts(this.cluster, index, (pool) => this.ratedPool(pool), now);
     const expired = await this.expiration.reconcile(index, this.policies);
     if (expired.length) this.view.invalidate();
     const disruption = await this.disruption.reconcile();

@@ -27,6 +27,7 @@ import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
 import type { EvalOutput, NodeResult, PauseView, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
+import { counterOf, rateKey, rateStartsOf, rateUses } from './rate-use.js';
 import { ownRecord } from '../cluster/own-keys.js';
 import { countScopes, scopeHolds } from './budget-scopes.js';
 
@@ -198,8 +199,15 @@ export class Evaluator {
       return w;
     };
     const stateNow = this.reuse ? stateKey(state) : undefined;
+    // Rate budgets read the pools' disruption starts, which leave their windows as time passes.
+    const policyOfPool = new Map([...byPool].map(([pool, g]) => [pool, g.policy]));
+    const rateStarts = rateStartsOf(index, policyOfPool, nowMs);
     const poolWindows =
-      stateNow === undefined ? '' : this.poolWindowKey(governing, nowMs, windowsOf) + pauseKey(pauses, nowMs);
+      stateNow === undefined
+        ? ''
+        : this.poolWindowKey(governing, nowMs, windowsOf) +
+          pauseKey(pauses, nowMs) +
+          rateKey(rateStarts, policyOfPool, nowMs);
     const kept = this.span;
     if (stateNow !== undefined && kept?.holds(index, policies, stateNow, poolWindows, nowMs)) {
       this.nodeStats.evaluationsReused++;
@@ -295,11 +303,18 @@ export class Evaluator {
         errors: [...governed.problems, ...p.errors, ...mine.flatMap((x) => (x.error ? [x.error] : []))],
         ...pausedView(mine, events, nowMs),
       };
+      const starts = rateStarts.get(name);
+      const started = counterOf(starts, nowMs);
       for (const reason of reasonsInScope(governed.policy)) {
-        const a = allowanceFor(events, reason, nodes, disrupting, bucketCount(byReason, reason));
+        const a = allowanceFor(events, reason, nodes, disrupting, bucketCount(byReason, reason), started);
         result.budgets[reason] = a.budget;
         result.allowed[reason] = a.allowed;
         if (a.bucket) (result.boundByBucket ??= []).push(reason);
+      }
+      if (starts) {
+        const rates = rateUses(governed.policy, p.events, starts, nodes, nowMs);
+        if (rates.length) result.rates = rates;
+        if ('error' in starts) result.errors.push(starts.error);
       }
       nodePools[name] = result;
     }

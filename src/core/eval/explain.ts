@@ -162,6 +162,7 @@ export function renderExplanation(e: Explanation): string {
         : '';
       lines.push(`  ${r}: allowed ${v ?? 'unlimited'} (${budget}${own})`);
     }
+    for (const r of e.allowances.rates ?? []) lines.push(`  ${r.message}`);
     for (const err of e.allowances.errors) lines.push(`  error: ${err}`);
     for (const x of e.allowances.paused ?? []) lines.push(`  ${x.message}`);
   }

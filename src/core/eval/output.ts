@@ -2,6 +2,7 @@
 // The `kpol eval` result: one JSON object (the contract in issue 2) and its text rendering.
 import type { Block, Hold } from '../../../rules/node-verdict.js';
 import type { Reason } from '../../../rules/model.js';
+import type { RateUse } from './rate-use.js';
 
 export interface PoolResult {
   policy: string; // the .kpol policy governing it, or `nodepool/<name>` for its own spec.disruption
@@ -17,6 +18,8 @@ export interface PoolResult {
   budgets: Partial<Record<Reason, number | null>>;
   allowed: Partial<Record<Reason, number | null>>;
   errors: string[];
+  /** The active rate budgets, used and left (only when there are any; rate-use.ts). */
+  rates?: RateUse[];
   /** The pauses (`kpol pause`) holding some of its reasons at 0 now; absent when none. */
   paused?: PauseView[];
 }
@@ -118,6 +121,10 @@ export function renderText(o: EvalOutput): string {
       p.errors.join('; ') || '-',
     ]);
   }
+  const rated = Object.entries(o.nodePools).filter(([, p]) => p.rates?.length);
+  const rates = rated.length
+    ? `\n\nrate budgets:\n${rated.flatMap(([name, p]) => p.rates!.map((r) => `  ${name}: ${r.message}`)).join('\n')}`
+    : '';
   const nodeRows = [['NODE', 'NODEPOOL', 'CANDIDATE FOR', 'BLOCKED']];
   for (const [name, n] of Object.entries(o.nodes)) {
     nodeRows.push([
@@ -164,6 +171,6 @@ export function renderText(o: EvalOutput): string {
   );
   const pauses = paused.length ? `\npaused:\n${paused.join('\n')}\n` : '';
   const warnings = o.warnings.length ? `\nwarnings:\n${o.warnings.map((w) => `  ${w}`).join('\n')}\n` : '';
-  const head = `at ${o.at}\n\n${table(poolRows)}\n${scopes}\n${table(nodeRows)}\n${waiting}`;
+  const head = `at ${o.at}\n\n${table(poolRows)}${rates}\n${scopes}\n${table(nodeRows)}\n${waiting}`;
   return `${head}\ndecisions:\n${decisions}\n${pauses}${holds}${warnings}`;
 }

@@ -357,3 +357,35 @@ export function checkInstances(trace: Pick<Trace, 'ticks' | 'final'>): string[] 
 }
 
 export type { StartObs };
+
+/**
+ * Property 5 (issue 15): no start takes a pool past any of its rate budgets. At each start, the
+ * candidates of the pool started for a reason a rate budget `N per D` covers within `(t − D, t]` —
+ * this start's included, from the trace alone, not from kpol's record — are at most N (a
+ * percentage of the pool's counted nodes at that start, rounded up).
+ */
+export function checkRates(trace: Pick<Trace, 'spec' | 'starts'>): string[] {
+  const bad: string[] = [];
+  for (const st of trace.starts) {
+    for (const pool of new Set(st.command.candidates.map((c) => c.nodePool))) {
+      for (const b of governing(trace.spec, pool)?.budgets ?? []) {
+        if (b.perMin === undefined) continue;
+        const covers = (r: Reason) => !b.reasons?.length || b.reasons.includes(r);
+        if (!covers(st.command.reason)) continue;
+        const since = st.t - b.perMin * 60_000;
+        const started = trace.starts
+          .filter((x) => x.t > since && x.t <= st.t && covers(x.command.reason))
+          .reduce((n, x) => n + count(x.command.candidates, (c) => c.nodePool === pool), 0);
+        const nodes = st.pools[pool]?.nodes ?? 0;
+        const limit = b.nodes.endsWith('%') ? Math.ceil((Number(b.nodes.slice(0, -1)) * nodes) / 100) : Number(b.nodes);
+        if (started > limit)
+          bad.push(
+            `tick ${st.i} ${new Date(st.t).toISOString()}: ${st.command.id} ` +
+              `(${st.command.method}/${st.command.reason}) ` +
+              `made ${started} starts in pool ${pool} within ${b.perMin}m, rate budget ${b.nodes} per ${b.perMin}m`,
+          );
+      }
+    }
+  }
+  return bad;
+}

@@ -83,6 +83,22 @@ const budget = (reasons: Reason[]): fc.Arbitrary<BudgetSpec> =>
         })),
     },
     {
+      // Rate budgets (issue 15): a few starts per 10 minutes to an hour, so runs of 2–4 h use them up.
+      weight: 2,
+      arbitrary: fc
+        .record({
+          nodes: fc.oneof(fc.constantFrom('1', '1', '2', '3'), fc.constantFrom('10%', '34%')),
+          perMin: fc.constantFrom(10, 30, 60),
+          reasons: maybe(reasonsOf(reasons), 0.5),
+        })
+        .map((b) => ({
+          kind: 'budget' as const,
+          nodes: b.nodes,
+          perMin: b.perMin,
+          ...(b.reasons && { reasons: b.reasons }),
+        })),
+    },
+    {
       weight: 1,
       arbitrary: fc
         .record({

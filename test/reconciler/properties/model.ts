@@ -38,6 +38,8 @@ export interface BudgetSpec {
   window?: Win; // required for allow
   /** `per reason`: an independent bucket per reason (budgets only). */
   perReason?: boolean;
+  /** A rate budget (`budget N per D`): minutes of its sliding window; never with a window here. */
+  perMin?: number;
 }
 
 export interface PodWindowSpec {
@@ -126,7 +128,8 @@ export function renderPolicies(ps: readonly PolicyGen[], cluster?: ScopedGen): s
           const reasons = b.reasons?.length ? b.reasons.join(', ') : '';
           if (b.kind === 'budget')
             lines.push(
-              `  budget ${b.nodes}${reasons ? ` for ${reasons}` : ''}${b.perReason ? ' per reason' : ''}` +
+              `  budget ${b.nodes}${b.perMin ? ` per ${durOf(b.perMin)}` : ''}${reasons ? ` for ${reasons}` : ''}` +
+                `${b.perReason ? ' per reason' : ''}` +
                 `${b.window ? ` during ${winText(b.window)}` : ''}`,
             );
           else lines.push(`  allow ${b.nodes}${reasons ? ` ${reasons}` : ''} only during ${winText(b.window!)}`);

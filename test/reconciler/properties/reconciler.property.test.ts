@@ -9,7 +9,8 @@
 //      maintenance windows), except eventual reasons under a terminationGracePeriod;
 //   3. a command's candidates are deleted only once every replacement it launched is
 //      Initialized (KARPENTER.md#commands);
-//   4. a gone NodeClaim's instance is gone, and nothing is orphaned at the end (KARPENTER.md#termination).
+//   4. a gone NodeClaim's instance is gone, and nothing is orphaned at the end (KARPENTER.md#termination);
+//   5. no start takes a pool past a rate budget `N per D` in any sliding window (issue 15).
 // The simulations are shared between the four properties (same seed, memoized by case), so
 // the file costs one set of runs. Each property also has a negative control: its checker fed
 // a fabricated trace that violates it must report the violation.
@@ -25,6 +26,7 @@ import {
   checkHolds,
   checkInstances,
   checkReplacementsFirst,
+  checkRates,
   checkScopedBudgets,
 } from './checks.js';
 import { caseArb } from './generators.js';
@@ -113,6 +115,23 @@ describe('reconciler properties over random clusters, policies and perturbations
   it(
     '6. no start ever exceeds a `per reason` bucket (issue 15), judged from the policy, not the evaluation',
     property(checkBuckets),
+    TIMEOUT_MS,
+  );
+  it(
+    '7. no tick starts more disruptions than a rate budget allows in any sliding window',
+    async () => {
+      await property(checkRates)();
+      // Live: some generated case started a disruption in a pool under a rate budget.
+      const rated = [...traces.values()].map(async (p) => {
+        const t = await p;
+        return t.starts.some((st) =>
+          st.command.candidates.some((c) =>
+            t.spec.policies.some((pol) => pol.pools.includes(c.nodePool) && pol.budgets.some((b) => b.perMin)),
+          ),
+        );
+      });
+      expect((await Promise.all(rated)).some(Boolean)).toBe(true);
+    },
     TIMEOUT_MS,
   );
 });
@@ -488,5 +507,28 @@ describe('negative controls: each checker reports a fabricated violation', () =>
     expect(
       checkScopedBudgets({ spec: spec({ policies: [zoned(['us-west-2b'])] }), ticks: zonedTicks, starts }),
     ).toEqual([]);
+  });
+});
+
+describe('negative control for rate budgets', () => {
+  it('5. rates: a third drift within the hour under `budget 2 per 1h for Drifted`, none once the hour passed', () => {
+    const rated = spec([policy({ budgets: [{ kind: 'budget', nodes: '2', perMin: 60, reasons: ['Drifted'] }] })]);
+    const at = (i: number, id: string, names: string[]) => start(i, cmd(id, names));
+    // Three single-node drifts at 0, 30 s and 59.5 min: the third is the third start in its hour.
+    const starts = [at(0, 'cmd-1', ['a']), at(1, 'cmd-2', ['b']), at(119, 'cmd-3', ['c'])];
+    expect(checkRates({ spec: rated, starts })).toEqual([
+      'tick 119 2026-11-23T12:59:30.000Z: cmd-3 (Drift/Drifted) made 3 starts in pool p0 within 60m, ' +
+        'rate budget 2 per 60m',
+    ]);
+    // At exactly one hour the first start has left the window: (t − 1h, t].
+    expect(
+      checkRates({ spec: rated, starts: [at(0, 'cmd-1', ['a']), at(1, 'cmd-2', ['b']), at(120, 'cmd-3', ['c'])] }),
+    ).toEqual([]);
+    // A consolidation does not count against a Drifted-only rate; a percentage rounds up (34% of 4 nodes = 2).
+    const other = start(119, cmd('cmd-3', ['c'], { reason: 'Underutilized', method: 'SingleNodeConsolidation' }));
+    expect(checkRates({ spec: rated, starts: [at(0, 'cmd-1', ['a']), at(1, 'cmd-2', ['b']), other] })).toEqual([]);
+    const percent = spec([policy({ budgets: [{ kind: 'budget', nodes: '34%', perMin: 60 }] })]);
+    expect(checkRates({ spec: percent, starts: [at(0, 'cmd-1', ['a', 'b'])] })).toEqual([]);
+    expect(checkRates({ spec: percent, starts: [at(0, 'cmd-1', ['a', 'b', 'c'])] })).toHaveLength(1);
   });
 });
