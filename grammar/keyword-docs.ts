@@ -6,18 +6,23 @@
 /** Markdown per keyword, with the statement form it belongs to. */
 export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
   schedule:
-    '`schedule NAME = "CRON" [for D] [in "ZONE"]` — a named window at the top level, usable wherever a window is expected.',
+    '`schedule NAME = "CRON" [for D] [in "ZONE"]` — a named window at the top level, usable ' +
+    'wherever a window is expected.',
   policy:
-    '`policy NAME for nodepool A, B { … }` — the disruption rules for the NodePools it names or selects. A NodePool may be governed by one policy only.',
+    '`policy NAME for nodepool A, B { … }` — the disruption rules for the NodePools it names ' +
+    'or selects. A NodePool may be governed by one policy only.',
   cluster:
     '`cluster budget N|N% [for REASONS] [during WINDOW] [on nodepools A, B]` — one budget over the NodePools ' +
     "this file's policies govern (or those named): the fleet as a whole may not exceed it.",
   consolidate:
-    "`consolidate when empty [or underutilized] | when balanced [after D]` or `consolidate never` — Karpenter's `consolidationPolicy` and `consolidateAfter`.",
+    '`consolidate when empty [or underutilized] | when balanced [after D]` or `consolidate ' +
+    "never` — Karpenter's `consolidationPolicy` and `consolidateAfter`.",
   expire:
-    "`expire after D [gracefully]` or `expire never` — `expireAfter` of the NodePool's NodeClaims; `gracefully` makes expiration respect budgets as reason `Expired`.",
+    "`expire after D [gracefully]` or `expire never` — `expireAfter` of the NodePool's " +
+    'NodeClaims; `gracefully` makes expiration respect budgets as reason `Expired`.',
   termination:
-    '`termination grace D` — `terminationGracePeriod`: the longest a draining node waits before pods are force-deleted.',
+    '`termination grace D` — `terminationGracePeriod`: the longest a draining node waits ' +
+    'before pods are force-deleted.',
   timezone: '`timezone "ZONE"` — the IANA zone for windows in this policy that do not name their own with `in`.',
   budget:
     '`budget N|N% [for REASONS] [per reason] [on nodes where SELECTOR] [during WINDOW]` — at most N nodes ' +
@@ -25,15 +30,18 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
     'With `per reason`, each reason counts only the nodes disrupted for it. ' +
     "With `on nodes where`, over the matching nodes of the policy's pools.",
   allow:
-    '`allow N|N% [REASONS] only during WINDOW` — disruptions for these reasons happen only inside the window, N at a time; outside it the budget is 0.',
+    '`allow N|N% [REASONS] only during WINDOW` — disruptions for these reasons happen only ' +
+    'inside the window, N at a time; outside it the budget is 0.',
   freeze:
-    '`freeze [REASONS] from "T1" to "T2" [in "ZONE"]` — a one-off period in which these reasons are not allowed at all.',
+    '`freeze [REASONS] from "T1" to "T2" [in "ZONE"]` — a one-off period in which these ' +
+    'reasons are not allowed at all.',
   pods:
     '`pods [where SELECTOR] [in namespace NS] disruptable only|never during WINDOW` — nodes running matching pods ' +
     'may be disrupted only inside (or never inside) the window; `pods … never REASONS` — never for these reasons ' +
     '(e.g. `never Underutilized`), other reasons allowed.',
   window:
-    '`window NAME blocks REASONS [on nodes where SELECTOR] [during WINDOW, …]` — a maintenance window that blocks the reasons on matching nodes while active.',
+    '`window NAME blocks REASONS [on nodes where SELECTOR] [during WINDOW, …]` — a maintenance ' +
+    'window that blocks the reasons on matching nodes while active.',
   nodepools: '`nodepools A, B` or `nodepools where SELECTOR` — the NodePools a policy governs.',
   nodepool: '`nodepool A` — the NodePool a policy governs.',
   namespace: '`in namespace NS, …` — restricts a pod window to pods in these namespaces.',
@@ -57,10 +65,12 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
     '`during WINDOW` — a cron schedule or schedule name, with `for D` and `in "ZONE"`: active on `[hit, hit + D)`.',
   blocks: '`window NAME blocks REASONS` — the reasons a maintenance window blocks while active.',
   where:
-    '`where SELECTOR` — label requirements joined by `and`: `KEY = V`, `KEY != V`, `KEY in (…)`, `KEY notin (…)`, `KEY exists`.',
+    '`where SELECTOR` — label requirements joined by `and`: `KEY = V`, `KEY != V`, `KEY in ' +
+    '(…)`, `KEY notin (…)`, `KEY exists`.',
   notin: '`KEY notin (V, …)` — the label is absent or has none of these values.',
   after:
-    '`after D` or `after never` — how long a node must be consolidatable (or alive, for `expire`) before it is acted on.',
+    '`after D` or `after never` — how long a node must be consolidatable (or alive, for ' +
+    '`expire`) before it is acted on.',
   when: '`consolidate when empty | empty or underutilized | balanced` — the consolidation policy.',
   only: '`allow … only during WINDOW` / `disruptable only during WINDOW` — allowed inside the window and nowhere else.',
   from: '`freeze … from "T1" to "T2"` — the start of a freeze (local time in the freeze\'s zone, or RFC 3339).',

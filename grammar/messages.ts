@@ -25,7 +25,8 @@ export const MESSAGES = {
     'KPOL1005',
     'error',
     'unknown statement `{found}`',
-    'a policy holds `consolidate`, `expire`, `termination grace`, `timezone`, `budget`, `allow`, `freeze`, `pods` and `window` statements',
+    'a policy holds `consolidate`, `expire`, `termination grace`, `timezone`, `budget`, ' +
+      '`allow`, `freeze`, `pods` and `window` statements',
   ),
   invalidNumber: e('KPOL1006', 'error', '`{text}` is not a whole number'),
   spacedPercent: e('KPOL1007', 'error', '`{text}` has a space before `%`'),
@@ -104,7 +105,8 @@ export const MESSAGES = {
     'KPOL2019',
     'error',
     '`{key}` is not a valid label key',
-    'a label key is an optional DNS subdomain prefix and `/`, then a name of at most 63 letters, digits, `-`, `_` or `.` beginning and ending with a letter or digit',
+    'a label key is an optional DNS subdomain prefix and `/`, then a name of at most 63 ' +
+      'letters, digits, `-`, `_` or `.` beginning and ending with a letter or digit',
   ),
   podWindowDurationRange: e('KPOL2020', 'error', 'a pod disruption window of `{text}` is outside 1m to 7d'),
   duplicateReason: e('KPOL2021', 'error', 'reason `{name}` is listed more than once'),
@@ -148,7 +150,8 @@ export const MESSAGES = {
     'KPOL2033',
     'error',
     '`{text}` is longer than any duration Karpenter can hold',
-    "Karpenter keeps durations as Go's time.Duration: at most 106751d (about 292 years); use `never` for no limit where the statement takes it",
+    "Karpenter keeps durations as Go's time.Duration: at most 106751d (about 292 years); use " +
+      '`never` for no limit where the statement takes it',
   ),
   countTooLarge: e(
     'KPOL2034',

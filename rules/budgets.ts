@@ -86,6 +86,19 @@ function applies(reasons: readonly Reason[] | null, reason: Reason): boolean {
   return reasons === null || reasons.includes(reason);
 }
 
+/** What a rate budget leaves for `reason` now: 0 when its starts cannot be counted (fail closed). */
+function rateLeft(
+  e: Extract<FiredEvent, { type: 'budget' }>,
+  reason: Reason,
+  numNodes: number,
+  started: StartCount,
+): number {
+  const limit = e.params.cap === 'zero' ? 0 : quantityValue(e.params.nodes, numNodes);
+  // With `per reason`, each reason counts only its own starts.
+  const used = started(e.params.per!, e.params.perReason ? [reason] : e.params.reasons);
+  return used === undefined ? 0 : Math.max(limit - used, 0);
+}
+
 /**
  * The allowance of one reason. `disrupting` is the pool's count of disrupting nodes, which every
  * shared budget subtracts (KARPENTER.md#budget-counting step 5). A `per reason` budget (kpol's
@@ -119,12 +132,9 @@ export function allowanceFor(
     let perReason = false;
     if (e.type === 'budget' && e.params.per !== undefined) {
       if (!applies(e.params.reasons, reason)) continue;
-      const limit = e.params.cap === 'zero' ? 0 : quantityValue(e.params.nodes, numNodes);
-      // With `per reason`, each reason counts only its own starts.
-      const used = started(e.params.per, e.params.perReason ? [reason] : e.params.reasons);
-      const left = used === undefined ? 0 : Math.max(limit - used, 0);
-      if (left < rate) {
-        rate = left;
+      const r = rateLeft(e, reason, numNodes, started);
+      if (r < rate) {
+        rate = r;
         rateBy = e.rule;
       }
       continue;

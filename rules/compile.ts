@@ -148,7 +148,9 @@ function maintenanceRule(w: MaintenanceWindowSpec): GraphRule {
         reasons,
       },
     },
-    doc: 'KARPENTER.md#maintenance-windows-proposal: an active maintenance window blocks its reasons on matching nodes; every window must allow (AND)',
+    doc:
+      'KARPENTER.md#maintenance-windows-proposal: an active maintenance window blocks its ' +
+      'reasons on matching nodes; every window must allow (AND)',
   };
 }
 

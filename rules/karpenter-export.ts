@@ -67,7 +67,8 @@ class Exporter {
     if (minutes * 60 !== seconds)
       this.finding(
         'window',
-        `${what}: Karpenter budget durations have whole minutes only, rounded ${formatDuration(seconds)} up to ${minutes}m`,
+        `${what}: Karpenter budget durations have whole minutes only, ` +
+          `rounded ${formatDuration(seconds)} up to ${minutes}m`,
       );
     const h = Math.floor(minutes / 60);
     minutes %= 60;
@@ -95,7 +96,8 @@ class Exporter {
       // Karpenter fails the pool closed on it exactly as kpol does: export it as written.
       this.finding(
         'window',
-        `${what}: schedule \`${window.cron}\` is invalid at runtime (${window.error}); Karpenter will allow 0 disruptions for every reason of the NodePool`,
+        `${what}: schedule \`${window.cron}\` is invalid at runtime (${window.error}); Karpenter ` +
+          `will allow 0 disruptions for every reason of the NodePool`,
       );
       this.push(nodes, reasons, { cron: window.cron, durationSeconds: window.durationSeconds }, what);
       return;
@@ -154,7 +156,8 @@ class Exporter {
     if (!deny.ok) {
       this.finding(
         'allow',
-        `cannot express allow window ${windowText(window)} of ${what}: ${deny.reason}; exported as \`nodes: "0"\` (always blocked)`,
+        `cannot express allow window ${windowText(window)} of ${what}: ${deny.reason}; exported ` +
+          `as \`nodes: "0"\` (always blocked)`,
       );
       this.push('0', reasons);
       return;
@@ -184,7 +187,9 @@ export function policyToNodePoolDisruption(policy: PolicySpec): NodePoolDisrupti
   for (const f of policy.freezes) {
     ex.finding(
       'freeze',
-      `freeze ${f.name ?? f.id} (${new Date(f.range.fromMs).toISOString()} to ${new Date(f.range.toMs).toISOString()}) has no Karpenter equivalent: budget schedules recur and cannot name a date range`,
+      `freeze ${f.name ?? f.id} (${new Date(f.range.fromMs).toISOString()} ` +
+        `to ${new Date(f.range.toMs).toISOString()}) has no Karpenter equivalent: budget schedules ` +
+        `recur and cannot name a date range`,
     );
   }
   for (const p of policy.podWindows) {
@@ -198,7 +203,8 @@ export function policyToNodePoolDisruption(policy: PolicySpec): NodePoolDisrupti
     }
     ex.finding(
       'pod window',
-      `pod window ${p.id} has no Karpenter equivalent: Karpenter has no pod disruption schedule (only \`karpenter.sh/do-not-disrupt\`)`,
+      `pod window ${p.id} has no Karpenter equivalent: Karpenter has no pod disruption schedule ` +
+        `(only \`karpenter.sh/do-not-disrupt\`)`,
     );
   }
   for (const m of policy.maintenanceWindows) {

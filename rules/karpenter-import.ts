@@ -118,7 +118,8 @@ class Importer {
         spec.error ??= cron.error; // as the .kpol checker does: the budget itself is invalid
         this.problem(
           `${at}.schedule`,
-          `\`${schedule}\` passes the CRD but fails at runtime (${cron.error}): Karpenter allows 0 disruptions for every reason of this NodePool`,
+          `\`${schedule}\` passes the CRD but fails at runtime (${cron.error}): Karpenter allows 0 ` +
+            `disruptions for every reason of this NodePool`,
         );
       }
     }

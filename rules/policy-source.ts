@@ -92,7 +92,8 @@ export function policyToSource(policy: PolicySpec): string {
       ? `nodepool${t.names.length > 1 ? 's' : ''} ${t.names.join(', ')}`
       : `nodepools where ${selector(t.selector)}`;
   lines.push(
-    `consolidate ${consolidationWords(policy)} after ${policy.consolidateAfterSeconds === null ? 'never' : formatDuration(policy.consolidateAfterSeconds)}`,
+    `consolidate ${consolidationWords(policy)} ` +
+      `after ${policy.consolidateAfterSeconds === null ? 'never' : formatDuration(policy.consolidateAfterSeconds)}`,
   );
   const graceful = policy.expiration === 'graceful' ? ' gracefully' : '';
   if (policy.expireAfterSeconds === null) lines.push('expire never');
@@ -114,7 +115,8 @@ export function policyToSource(policy: PolicySpec): string {
   for (const f of policy.freezes) {
     if (f.name) lines.push(`# freeze ${f.name}`);
     lines.push(
-      `freeze${f.reasons === null ? '' : ` ${f.reasons.join(', ')}`} from ${quote(instant(f.range.fromMs))} to ${quote(instant(f.range.toMs))}`,
+      `freeze${f.reasons === null ? '' : ` ${f.reasons.join(', ')}`} ` +
+        `from ${quote(instant(f.range.fromMs))} to ${quote(instant(f.range.toMs))}`,
     );
   }
   for (const p of policy.podWindows) {

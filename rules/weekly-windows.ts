@@ -33,7 +33,10 @@ export function weekdays(f: CronFields): number[] | string {
 export function fixedOffsetMinutes(zone: string): number | string {
   const offsetMs = fixedOffsetMs(zone);
   if (offsetMs === null)
-    return `time zone \`${zone}\` observes daylight saving time (or changes its UTC offset), which Karpenter's UTC-only windows cannot follow`;
+    return (
+      `time zone \`${zone}\` observes daylight saving time (or changes its UTC offset), which ` +
+      `Karpenter's UTC-only windows cannot follow`
+    );
   if (offsetMs % 60_000 !== 0) return `time zone \`${zone}\` has an offset that is not whole minutes`;
   return offsetMs / 60_000;
 }

@@ -29,7 +29,9 @@ function grid(row: CalendarRow): HTMLElement {
           'data-day': d,
           'data-hour': hour,
           'data-allowed': share.toFixed(2),
-          title: `${day} ${String(hour).padStart(2, '0')}:00 ${row.timeZone}: ${row.reason} allowed ${pct}% of the hour`,
+          title:
+            `${day} ${String(hour).padStart(2, '0')}:00 ${row.timeZone}: ${row.reason} allowed ${pct}% ` +
+            `of the hour`,
           style: `background: rgba(0, 109, 44, ${(0.08 + share * 0.82).toFixed(2)})`,
         });
       }),

@@ -23,7 +23,8 @@ export class DocMirror {
     if (sync.kind === 'full') return sync.text;
     if (fileName !== this.fileName || sync.base !== this.version) {
       throw new Error(
-        `edits to ${fileName} version ${sync.base}, but the worker holds ${this.fileName} version ${this.version ?? 'none'}`,
+        `edits to ${fileName} version ${sync.base}, but the worker holds ${this.fileName} ` +
+          `version ${this.version ?? 'none'}`,
       );
     }
     let text = this.text;

@@ -235,7 +235,8 @@ async function save(): Promise<void> {
       await loadPolicies();
       fillPolicyList();
       status(
-        `Saved ConfigMap ${answer.saved.namespace}/${answer.saved.name} (version ${answer.saved.resourceVersion}); the controller reloads it.`,
+        `Saved ConfigMap ${answer.saved.namespace}/${answer.saved.name} ` +
+          `(version ${answer.saved.resourceVersion}); the controller reloads it.`,
         'ok',
       );
       return;

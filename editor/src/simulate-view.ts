@@ -56,7 +56,9 @@ function chart(
         {
           class: `bars ${series}`,
           role: 'img',
-          'aria-label': `${title}: ${format(values[0] ?? 0)} at the start, ${format(values.at(-1) ?? 0)} at the end, at most ${format(max)}`,
+          'aria-label':
+            `${title}: ${format(values[0] ?? 0)} at the start, ${format(values.at(-1) ?? 0)} at the ` +
+            `end, at most ${format(max)}`,
         },
         ...r.samples.map((s, i) =>
           h('span', { style: `height:${Math.round((values[i] / top) * 100)}%`, title: tip(s) }),
@@ -83,7 +85,8 @@ export function renderSimulation(el: HTMLElement, raw: Record<string, unknown>):
     h(
       'p',
       { class: 'sub' },
-      `From ${time(r.from)} UTC for 24 h: disruptions ${by}; cost $${r.summary.startCostPerHour.toFixed(2)}/h → $${r.summary.endCostPerHour.toFixed(2)}/h`,
+      `From ${time(r.from)} UTC for 24 h: disruptions ${by}; cost ` +
+        `$${r.summary.startCostPerHour.toFixed(2)}/h → $${r.summary.endCostPerHour.toFixed(2)}/h`,
     ),
     chart(
       'nodes',

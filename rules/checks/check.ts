@@ -31,19 +31,25 @@ export const STAGES: readonly Stage[] = [
     name: 'resolveSchedules',
     reach: 'file',
     run: resolveSchedules,
-    why: 'windows anywhere may name a top-level schedule; each declaration is validated once, so a bad cron is reported where it is declared and not at every use',
+    why:
+      'windows anywhere may name a top-level schedule; each declaration is validated once, so a ' +
+      'bad cron is reported where it is declared and not at every use',
   },
   {
     name: 'settings',
     reach: 'policy',
     run: lowerSettings,
-    why: 'before anything with reasons or windows: graceful expiration decides whether `Expired` is a reason, and `timezone` is the default zone of every later window',
+    why:
+      'before anything with reasons or windows: graceful expiration decides whether `Expired` is ' +
+      'a reason, and `timezone` is the default zone of every later window',
   },
   {
     name: 'selectors',
     reach: 'policy',
     run: checkSelectors,
-    why: 'depends on nothing; label rules are checked once for the target, pod and node selectors, so the lowering stages after it stay pure',
+    why:
+      'depends on nothing; label rules are checked once for the target, pod and node selectors, ' +
+      'so the lowering stages after it stay pure',
   },
   {
     name: 'budgets',
@@ -89,7 +95,9 @@ export const STAGES: readonly Stage[] = [
     name: 'uniqueness',
     reach: 'all',
     run: checkUniqueness,
-    why: 'needs every policy of every file checked together (NodePool overlap spans files); reads only names, so lowering errors do not hide it',
+    why:
+      'needs every policy of every file checked together (NodePool overlap spans files); reads ' +
+      'only names, so lowering errors do not hide it',
   },
   {
     name: 'unusedSchedules',
@@ -107,7 +115,9 @@ export const STAGES: readonly Stage[] = [
     name: 'scheduleNeverFires',
     reach: 'policy',
     run: checkScheduleNeverFires,
-    why: 'analysis; independent of the other window warnings (a never-firing schedule is always active, so it is not also reported as never opening)',
+    why:
+      'analysis; independent of the other window warnings (a never-firing schedule is always ' +
+      'active, so it is not also reported as never opening)',
   },
   {
     name: 'alwaysActive',
@@ -119,7 +129,10 @@ export const STAGES: readonly Stage[] = [
     name: 'budgetShadowed',
     reach: 'policy',
     run: checkBudgetShadowed,
-    why: 'analysis over whole budget lists, after every window is known to be valid or carries an error; skipped for a policy that did not lower as written (text that did not parse, an unknown reason), whose budget list is not the one meant',
+    why:
+      'analysis over whole budget lists, after every window is known to be valid or carries an ' +
+      'error; skipped for a policy that did not lower as written (text that did not parse, an ' +
+      'unknown reason), whose budget list is not the one meant',
   },
   {
     name: 'buckets',
@@ -139,7 +152,9 @@ export const STAGES: readonly Stage[] = [
     name: 'reasonUnlimited',
     reach: 'policy',
     run: checkReasonUnlimited,
-    why: 'analysis; last because it concerns the policy as a whole and is reported at its name; skipped, like budgetShadowed, for a policy that did not lower as written',
+    why:
+      'analysis; last because it concerns the policy as a whole and is reported at its name; ' +
+      'skipped, like budgetShadowed, for a policy that did not lower as written',
   },
 ];
 

@@ -46,60 +46,64 @@ async function setup(names: string[]) {
 }
 
 describe('InterruptionController', () => {
-  it('a spot interruption deletes the NodeClaim at once, publishes the events, and lists it as pending until the deadline', async () => {
-    const s = await setup(['batch-a', 'batch-b']);
-    const a = s.claims.get('batch-a')!;
-    s.cloud.interrupt(a.status!.providerID!);
-    const pass = await s.controller.reconcile();
-    expect(pass.deleted).toEqual(['batch-a']);
-    expect(
-      (await s.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: 'batch-a' }))!.metadata.deletionTimestamp,
-    ).toBeDefined();
-    expect(
-      (await s.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: 'batch-b' }))!.metadata.deletionTimestamp,
-    ).toBeUndefined();
-    const nodeName = a.status!.nodeName!;
-    expect(s.recorder.events.map((e) => [e.reason, e.object.kind, e.object.name, e.message])).toEqual([
-      ['SpotInterrupted', 'NodeClaim', 'batch-a', 'Spot interruption warning was triggered'],
-      ['SpotInterrupted', 'Node', nodeName, 'Spot interruption warning was triggered'],
-      ['TerminatingOnInterruption', 'NodeClaim', 'batch-a', 'Interruption triggered termination for the NodeClaim'],
-      ['TerminatingOnInterruption', 'Node', nodeName, 'Interruption triggered termination for the Node'],
-    ]);
-    expect(s.controller.pendingInterruptions()).toEqual([
-      {
-        nodeClaim: 'batch-a',
-        nodeName,
-        nodePool: 'batch',
-        instanceType: 'm5.large',
-        zone: a.metadata.labels!['topology.kubernetes.io/zone'],
-        capacityType: 'spot',
-        providerID: a.status!.providerID,
-        kind: 'SpotInterruption',
-        receivedAt: T0,
-        deadline: T0 + 120_000,
-      },
-    ]);
-    // The interrupted spot offering is unavailable to the next launch.
-    const zone = a.metadata.labels!['topology.kubernetes.io/zone'];
-    expect(
-      s.cloud
-        .instanceTypes()
-        .find((t) => t.name === 'm5.large')!
-        .offerings.find((o) => o.zone === zone && o.capacityType === 'spot')!.available,
-    ).toBe(false);
-    // Handed out once.
-    expect((await s.controller.reconcile()).deleted).toEqual([]);
+  it(
+    'a spot interruption deletes the NodeClaim at once, publishes the events, and lists it as ' +
+      'pending until the deadline',
+    async () => {
+      const s = await setup(['batch-a', 'batch-b']);
+      const a = s.claims.get('batch-a')!;
+      s.cloud.interrupt(a.status!.providerID!);
+      const pass = await s.controller.reconcile();
+      expect(pass.deleted).toEqual(['batch-a']);
+      expect(
+        (await s.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: 'batch-a' }))!.metadata.deletionTimestamp,
+      ).toBeDefined();
+      expect(
+        (await s.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: 'batch-b' }))!.metadata.deletionTimestamp,
+      ).toBeUndefined();
+      const nodeName = a.status!.nodeName!;
+      expect(s.recorder.events.map((e) => [e.reason, e.object.kind, e.object.name, e.message])).toEqual([
+        ['SpotInterrupted', 'NodeClaim', 'batch-a', 'Spot interruption warning was triggered'],
+        ['SpotInterrupted', 'Node', nodeName, 'Spot interruption warning was triggered'],
+        ['TerminatingOnInterruption', 'NodeClaim', 'batch-a', 'Interruption triggered termination for the NodeClaim'],
+        ['TerminatingOnInterruption', 'Node', nodeName, 'Interruption triggered termination for the Node'],
+      ]);
+      expect(s.controller.pendingInterruptions()).toEqual([
+        {
+          nodeClaim: 'batch-a',
+          nodeName,
+          nodePool: 'batch',
+          instanceType: 'm5.large',
+          zone: a.metadata.labels!['topology.kubernetes.io/zone'],
+          capacityType: 'spot',
+          providerID: a.status!.providerID,
+          kind: 'SpotInterruption',
+          receivedAt: T0,
+          deadline: T0 + 120_000,
+        },
+      ]);
+      // The interrupted spot offering is unavailable to the next launch.
+      const zone = a.metadata.labels!['topology.kubernetes.io/zone'];
+      expect(
+        s.cloud
+          .instanceTypes()
+          .find((t) => t.name === 'm5.large')!
+          .offerings.find((o) => o.zone === zone && o.capacityType === 'spot')!.available,
+      ).toBe(false);
+      // Handed out once.
+      expect((await s.controller.reconcile()).deleted).toEqual([]);
 
-    s.clock.advance(119_999);
-    expect(s.controller.pendingInterruptions()).toHaveLength(1);
-    s.clock.advance(1);
-    expect(s.controller.pendingInterruptions()).toEqual([]);
-    s.clock.advance(10_000);
-    expect((await s.agent.reconcile()).nodesNotReady).toEqual([nodeName]);
-    expect((await s.cluster.get<Node>({ kind: 'Node', name: nodeName }))!.status!.conditions![0].status).toBe(
-      'Unknown',
-    );
-  });
+      s.clock.advance(119_999);
+      expect(s.controller.pendingInterruptions()).toHaveLength(1);
+      s.clock.advance(1);
+      expect(s.controller.pendingInterruptions()).toEqual([]);
+      s.clock.advance(10_000);
+      expect((await s.agent.reconcile()).nodesNotReady).toEqual([nodeName]);
+      expect((await s.cluster.get<Node>({ kind: 'Node', name: nodeName }))!.status!.conditions![0].status).toBe(
+        'Unknown',
+      );
+    },
+  );
 
   it('acknowledge drops a pending interruption; a NodeClaim that is gone drops out too', async () => {
     const s = await setup(['batch-a', 'batch-b']);

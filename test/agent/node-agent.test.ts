@@ -177,32 +177,35 @@ describe('NodeAgent: NodeClaim lifecycle', () => {
     expect(s.cloud.orphans(await s.cluster.list<NodeClaim>('NodeClaim'))).toEqual([]);
   });
 
-  it('an instance launched for a NodeClaim deleted before its status write landed is terminated, not leaked', async () => {
-    let fail = true;
-    const s = setup({
-      launchLatencyMs: 0,
-      client: (c) =>
-        new Proxy(c, {
-          get(target, prop, recv) {
-            if (prop === 'update')
-              return async (obj: KubeObject) => {
-                if (fail) throw new ApiError(409, 'Conflict', 'the object has been modified');
-                return target.update(obj);
-              };
-            const v = Reflect.get(target, prop, recv);
-            return typeof v === 'function' ? v.bind(target) : v;
-          },
-        }),
-    });
-    await s.cluster.create(claim('default-a'));
-    await s.agent.reconcile();
-    expect(await s.cloud.list()).toHaveLength(1);
-    await s.cluster.delete({ kind: 'NodeClaim', name: 'default-a' });
-    fail = false;
-    expect((await s.agent.reconcile()).finalized).toEqual(['default-a']);
-    expect(await s.getClaim('default-a')).toBeUndefined();
-    expect((await s.cloud.list()).map((i) => i.state)).toEqual(['terminating']);
-  });
+  it(
+    'an instance launched for a NodeClaim deleted before its status write landed is terminated,' + ' not leaked',
+    async () => {
+      let fail = true;
+      const s = setup({
+        launchLatencyMs: 0,
+        client: (c) =>
+          new Proxy(c, {
+            get(target, prop, recv) {
+              if (prop === 'update')
+                return async (obj: KubeObject) => {
+                  if (fail) throw new ApiError(409, 'Conflict', 'the object has been modified');
+                  return target.update(obj);
+                };
+              const v = Reflect.get(target, prop, recv);
+              return typeof v === 'function' ? v.bind(target) : v;
+            },
+          }),
+      });
+      await s.cluster.create(claim('default-a'));
+      await s.agent.reconcile();
+      expect(await s.cloud.list()).toHaveLength(1);
+      await s.cluster.delete({ kind: 'NodeClaim', name: 'default-a' });
+      fail = false;
+      expect((await s.agent.reconcile()).finalized).toEqual(['default-a']);
+      expect(await s.getClaim('default-a')).toBeUndefined();
+      expect((await s.cloud.list()).map((i) => i.state)).toEqual(['terminating']);
+    },
+  );
 });
 
 describe('NodeAgent: launch failures', () => {
@@ -222,46 +225,54 @@ describe('NodeAgent: launch failures', () => {
     expect(cond(await s.getClaim('default-a'), 'Launched')).toMatchObject({ status: 'True', reason: 'Launched' });
   });
 
-  it('a failure that lasts the launch timeout (5 min) deletes the NodeClaim; its finalizer goes since nothing launched', async () => {
-    const s = setup();
-    s.cloud.failNextCreates(100);
-    await s.cluster.create(claim('default-a'));
-    await s.agent.reconcile();
-    s.clock.advance(299_999);
-    expect((await s.agent.reconcile()).deletedNodeClaims).toEqual([]);
-    s.clock.advance(1);
-    expect((await s.agent.reconcile()).deletedNodeClaims).toEqual(['default-a']);
-    expect((await s.getClaim('default-a'))?.metadata.deletionTimestamp).toBeDefined();
-    expect((await s.agent.reconcile()).finalized).toEqual(['default-a']);
-    expect(await s.getClaim('default-a')).toBeUndefined();
-  });
+  it(
+    'a failure that lasts the launch timeout (5 min) deletes the NodeClaim; its finalizer goes ' +
+      'since nothing launched',
+    async () => {
+      const s = setup();
+      s.cloud.failNextCreates(100);
+      await s.cluster.create(claim('default-a'));
+      await s.agent.reconcile();
+      s.clock.advance(299_999);
+      expect((await s.agent.reconcile()).deletedNodeClaims).toEqual([]);
+      s.clock.advance(1);
+      expect((await s.agent.reconcile()).deletedNodeClaims).toEqual(['default-a']);
+      expect((await s.getClaim('default-a'))?.metadata.deletionTimestamp).toBeDefined();
+      expect((await s.agent.reconcile()).finalized).toEqual(['default-a']);
+      expect(await s.getClaim('default-a')).toBeUndefined();
+    },
+  );
 
-  it('insufficient capacity: Launched=False/InsufficientCapacity, a Warning event, and the NodeClaim deleted at once', async () => {
-    const s = setup();
-    s.cloud.exhaust(() => true);
-    await s.cluster.create(claim('default-a'));
-    const seen: NodeClaim[] = [];
-    const w = s.cluster.watch('NodeClaim', (e) => seen.push(e.object as NodeClaim));
-    const pass = await s.agent.reconcile();
-    await s.cluster.idle();
-    w.stop();
-    expect(pass.launchFailed).toEqual(['default-a']);
-    expect(pass.deletedNodeClaims).toEqual(['default-a']);
-    expect(seen.map((o) => cond(o, 'Launched')?.reason)).toContain('InsufficientCapacity');
-    expect(s.recorder.events).toEqual([
-      expect.objectContaining({
-        type: 'Warning',
-        reason: 'InsufficientCapacityError',
-        object: expect.objectContaining({ name: 'default-a' }),
-      }),
-    ]);
-    expect(s.recorder.events[0].message).toMatch(/^NodeClaim default-a event: insufficient capacity/);
-    // Deleted but still held by its termination finalizer; never launched, so the next pass removes it.
-    expect((await s.getClaim('default-a'))?.metadata.deletionTimestamp).toBeDefined();
-    expect((await s.agent.reconcile()).finalized).toEqual(['default-a']);
-    expect(await s.getClaim('default-a')).toBeUndefined();
-    expect(await s.cloud.list()).toEqual([]);
-  });
+  it(
+    'insufficient capacity: Launched=False/InsufficientCapacity, a Warning event, and the ' +
+      'NodeClaim deleted at once',
+    async () => {
+      const s = setup();
+      s.cloud.exhaust(() => true);
+      await s.cluster.create(claim('default-a'));
+      const seen: NodeClaim[] = [];
+      const w = s.cluster.watch('NodeClaim', (e) => seen.push(e.object as NodeClaim));
+      const pass = await s.agent.reconcile();
+      await s.cluster.idle();
+      w.stop();
+      expect(pass.launchFailed).toEqual(['default-a']);
+      expect(pass.deletedNodeClaims).toEqual(['default-a']);
+      expect(seen.map((o) => cond(o, 'Launched')?.reason)).toContain('InsufficientCapacity');
+      expect(s.recorder.events).toEqual([
+        expect.objectContaining({
+          type: 'Warning',
+          reason: 'InsufficientCapacityError',
+          object: expect.objectContaining({ name: 'default-a' }),
+        }),
+      ]);
+      expect(s.recorder.events[0].message).toMatch(/^NodeClaim default-a event: insufficient capacity/);
+      // Deleted but still held by its termination finalizer; never launched, so the next pass removes it.
+      expect((await s.getClaim('default-a'))?.metadata.deletionTimestamp).toBeDefined();
+      expect((await s.agent.reconcile()).finalized).toEqual(['default-a']);
+      expect(await s.getClaim('default-a')).toBeUndefined();
+      expect(await s.cloud.list()).toEqual([]);
+    },
+  );
 
   it('a launched instance that never registers within 15 min gets its NodeClaim deleted', async () => {
     const s = setup({ launchLatencyMs: 60 * 60_000 });
@@ -325,23 +336,29 @@ describe('NodeAgent: kubelet', () => {
     expect((await s.agent.reconcile()).podsStarted).toEqual(['default/late']);
   });
 
-  it('marks a Node NotReady (and its pods not Ready) once its instance is gone; removes pods on missing Nodes', async () => {
-    const s = setup();
-    const nodeName = await readyNode(s);
-    await s.cluster.create(pod('web', nodeName));
-    await s.cluster.create(pod('ghost', 'no-such-node'));
-    const pass = await s.agent.reconcile();
-    expect(pass.podsRemoved).toEqual(['default/ghost']);
-    const nc = (await s.getClaim('default-a'))!;
-    await s.cloud.delete(nc.status!.providerID!);
-    expect((await s.agent.reconcile()).nodesNotReady).toEqual([nodeName]);
-    expect(cond(await s.getNode(nodeName), 'Ready')).toMatchObject({ status: 'Unknown', reason: 'NodeStatusUnknown' });
-    expect(cond(await s.getPod('web'), 'Ready')?.status).toBe('False');
-    // A terminating pod on a dead node stays: no kubelet to finish it.
-    await s.cluster.delete({ kind: 'Pod', name: 'web', namespace: 'default' });
-    s.clock.advance(60_000);
-    expect((await s.agent.reconcile()).podsRemoved).toEqual([]);
-  });
+  it(
+    'marks a Node NotReady (and its pods not Ready) once its instance is gone; removes pods on ' + 'missing Nodes',
+    async () => {
+      const s = setup();
+      const nodeName = await readyNode(s);
+      await s.cluster.create(pod('web', nodeName));
+      await s.cluster.create(pod('ghost', 'no-such-node'));
+      const pass = await s.agent.reconcile();
+      expect(pass.podsRemoved).toEqual(['default/ghost']);
+      const nc = (await s.getClaim('default-a'))!;
+      await s.cloud.delete(nc.status!.providerID!);
+      expect((await s.agent.reconcile()).nodesNotReady).toEqual([nodeName]);
+      expect(cond(await s.getNode(nodeName), 'Ready')).toMatchObject({
+        status: 'Unknown',
+        reason: 'NodeStatusUnknown',
+      });
+      expect(cond(await s.getPod('web'), 'Ready')?.status).toBe('False');
+      // A terminating pod on a dead node stays: no kubelet to finish it.
+      await s.cluster.delete({ kind: 'Pod', name: 'web', namespace: 'default' });
+      s.clock.advance(60_000);
+      expect((await s.agent.reconcile()).podsRemoved).toEqual([]);
+    },
+  );
 
   it('orphan detection: an instance whose NodeClaim vanished without termination', async () => {
     const s = setup();
@@ -388,17 +405,20 @@ describe('NodeAgent: quiet passes', () => {
     expect((await s.agent.reconcile()).podsStarted).toEqual(['default/late']);
   });
 
-  it('an instance terminated in the cloud with nothing written to the cluster still makes its Node NotReady', async () => {
-    const s = setup();
-    const nodeName = await readyNode(s);
-    for (let i = 0; i < 3; i++) await s.agent.reconcile();
-    const nc = (await s.getClaim('default-a'))!;
-    // Terminating from a moment in the future: only the cloud's clock-driven transition changes anything.
-    await s.cloud.scheduleInterruption(nc.status!.providerID!, s.clock.now() + 120_000, 'InstanceTerminating');
-    expect((await s.agent.reconcile()).nodesNotReady).toEqual([]);
-    s.clock.advance(119_000);
-    expect((await s.agent.reconcile()).nodesNotReady).toEqual([]);
-    s.clock.advance(1_000);
-    expect((await s.agent.reconcile()).nodesNotReady).toEqual([nodeName]);
-  });
+  it(
+    'an instance terminated in the cloud with nothing written to the cluster still makes its ' + 'Node NotReady',
+    async () => {
+      const s = setup();
+      const nodeName = await readyNode(s);
+      for (let i = 0; i < 3; i++) await s.agent.reconcile();
+      const nc = (await s.getClaim('default-a'))!;
+      // Terminating from a moment in the future: only the cloud's clock-driven transition changes anything.
+      await s.cloud.scheduleInterruption(nc.status!.providerID!, s.clock.now() + 120_000, 'InstanceTerminating');
+      expect((await s.agent.reconcile()).nodesNotReady).toEqual([]);
+      s.clock.advance(119_000);
+      expect((await s.agent.reconcile()).nodesNotReady).toEqual([]);
+      s.clock.advance(1_000);
+      expect((await s.agent.reconcile()).nodesNotReady).toEqual([nodeName]);
+    },
+  );
 });

@@ -55,7 +55,10 @@ export async function consolidationPassBench(nodes: number, pools: number): Prom
       name: `single-node consolidation pass (${nodes} nodes, ${moves.length} moves)`,
       value: `${(passMs / 1000).toFixed(2)} s`,
       goal: '≤ 10 s at 5k',
-      ratio: `${perMove.toFixed(2)} ms per move; naive rebuild ${naivePerMove.toFixed(1)} ms per move (sampled on ${sample.length}): ${(naivePerMove / perMove).toFixed(0)}× faster, ${((naivePerMove * moves.length) / 1000).toFixed(0)} s projected`,
+      ratio:
+        `${perMove.toFixed(2)} ms per move; naive rebuild ${naivePerMove.toFixed(1)} ms per move ` +
+        `(sampled on ${sample.length}): ${(naivePerMove / perMove).toFixed(0)}× faster,` +
+        ` ${((naivePerMove * moves.length) / 1000).toFixed(0)} s projected`,
     },
   ];
 }

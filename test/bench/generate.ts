@@ -21,7 +21,8 @@ export function generatePolicy(lines: number): string {
       '  budget 0 for Underutilized during "@daily" for 10m',
       '  allow 3 Drifted only during nightly',
       `  pods where app = "ml-${i}" disruptable only during "0 2 * * sat" for 6h`,
-      '  window zone-freeze blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h',
+      '  window zone-freeze blocks Underutilized on nodes where topology.kubernetes.io/zone in ' +
+        '(us-west-2a) during "0 9 * * 1-5" for 8h',
       '}',
       '',
     );

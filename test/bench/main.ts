@@ -81,7 +81,8 @@ async function evalAtScale(): Promise<void> {
   evaluator.reuse = true;
   const runs = evaluator.built.reduce((n, e) => n + e.runs, 0);
   console.log(
-    `cluster: ${shape.nodes} nodes, ${shape.pods} pods, ${shape.pools} NodePools, ${policies.length} .kpol policies; load+index ${fmt(loadMs, 0)} ms`,
+    `cluster: ${shape.nodes} nodes, ${shape.pods} pods, ${shape.pools} NodePools,` +
+      ` ${policies.length} .kpol policies; load+index ${fmt(loadMs, 0)} ms`,
   );
 
   // Naive baseline: one json-rules-engine run per pod (do-not-disrupt + window rule), measured on a sample.
@@ -107,7 +108,8 @@ async function evalAtScale(): Promise<void> {
     'eval per instant, every node derived (5k / 150k)',
     `${fmt(warmMs)} ms`,
     '≤ 100 ms',
-    `ratio to naive per-pod engine runs (${fmt(naiveMs, 0)} ms, sampled on 5,000 pods): ${fmt(naiveMs / warmMs, 0)}× faster`,
+    `ratio to naive per-pod engine runs (${fmt(naiveMs, 0)} ms, sampled on 5,000 ` +
+      `pods): ${fmt(naiveMs / warmMs, 0)}× faster`,
   );
   line(
     'eval per instant, nothing changed (reused)',

@@ -39,7 +39,9 @@ export function peakRssBench(nodes: number): Line[] {
       name: `peak RSS, controller alone (${nodes} nodes, ${nodes * 30} pods)`,
       value: `${Math.max(quiet, pass).toFixed(0)} MiB`,
       goal: '≤ 1024 MiB',
-      ratio: `steady ticks ${quiet.toFixed(0)} MiB; consolidation pass ${pass.toFixed(0)} MiB (each in its own process)`,
+      ratio:
+        `steady ticks ${quiet.toFixed(0)} MiB; consolidation pass ${pass.toFixed(0)} MiB (each in ` +
+        `its own process)`,
     },
   ];
 }

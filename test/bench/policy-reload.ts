@@ -12,7 +12,9 @@ import { loadPolicies, policySourcesFromConfigMaps } from '../../src/core/policy
 const N = 200;
 const NS = 'kpol-system';
 const policy = (i: number, extra = '') =>
-  `policy p${i} for nodepool pool-${i} {\n  consolidate when empty after 5m\n  budget 10%${extra}\n  budget 0 for Underutilized during "0 9 * * mon-fri" for 8h in "Europe/Berlin"\n}\n`;
+  `policy p${i} for nodepool pool-${i} {\n  consolidate when empty after 5m\n  budget ` +
+  `10%${extra}\n  budget 0 for Underutilized during "0 9 * * mon-fri" for 8h in ` +
+  `"Europe/Berlin"\n}\n`;
 const cm = (i: number, text: string): ConfigMap => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
@@ -62,7 +64,8 @@ async function main(): Promise<void> {
     `reload, one valid change:      ${median(valid).toFixed(1)} ms  = ${(median(valid) / p).toFixed(2)}× baseline`,
   );
   console.log(
-    `reload, one broken ConfigMap:  ${median(broken).toFixed(1)} ms  = ${(median(broken) / p).toFixed(2)}× baseline (Warning Event and annotation included)`,
+    `reload, one broken ConfigMap:  ${median(broken).toFixed(1)} ms  ` +
+      `= ${(median(broken) / p).toFixed(2)}× baseline (Warning Event and annotation included)`,
   );
   store.stop();
 }

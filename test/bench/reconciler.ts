@@ -99,7 +99,9 @@ export async function tickBench(nodes: number, pools: number): Promise<Line[]> {
       name: `reconcile tick, quiet, median (${nodes} nodes, ${nodes * 30} pods, ${pools} pools)`,
       value: `${median.toFixed(1)} ms`,
       goal: '≤ 100 ms at 5k',
-      ratio: `no verdict reuse: ${uncached.toFixed(0)} ms (${(uncached / median).toFixed(1)}×); naive per-pod rule runs alone: ${naive.toFixed(0)} ms (${(naive / median).toFixed(0)}×)`,
+      ratio:
+        `no verdict reuse: ${uncached.toFixed(0)} ms (${(uncached / median).toFixed(1)}×); naive ` +
+        `per-pod rule runs alone: ${naive.toFixed(0)} ms (${(naive / median).toFixed(0)}×)`,
     },
   ];
 }
@@ -138,7 +140,10 @@ export async function weekBench(nodes: number, days: number): Promise<Line[]> {
       name: `simulation, ${days} d at 1 min steps (${nodes} nodes, ReplicaSets)`,
       value: `${s.toFixed(1)} s`,
       goal: 'seconds (7 d, 1k nodes)',
-      ratio: `${(timeline.ticks / s).toFixed(0)} ticks/s, ${acted} nodes disrupted; first ${baselineMs / 3_600_000} h ${firstDay.toFixed(1)} s vs ${naive.toFixed(1)} s deriving every verdict every tick (${(naive / firstDay).toFixed(1)}×)`,
+      ratio:
+        `${(timeline.ticks / s).toFixed(0)} ticks/s, ${acted} nodes disrupted; ` +
+        `first ${baselineMs / 3_600_000} h ${firstDay.toFixed(1)} s vs ${naive.toFixed(1)} s ` +
+        `deriving every verdict every tick (${(naive / firstDay).toFixed(1)}×)`,
     },
   ];
 }

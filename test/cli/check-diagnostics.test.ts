@@ -39,7 +39,8 @@ describe('kpol check', () => {
     const r = await check([file('zone.kpol', 'policy a for nodepool x {\n  timezone "Europe/Berln"\n  budget 1\n}\n')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      'zone.kpol:2:12: error KPOL2026: unknown time zone `Europe/Berln`, so its windows can never be computed and fail closed',
+      'zone.kpol:2:12: error KPOL2026: unknown time zone `Europe/Berln`, so its windows can ' +
+        'never be computed and fail closed',
     );
     expect(r.stderr).toContain('help: did you mean `Europe/Berlin`?');
   });

@@ -170,7 +170,8 @@ describe('fmt, compile, explain, import/export', () => {
   it("explain names a .kpol policy's budgets and windows by their statements and file:line", async () => {
     const policy = file(
       'explained.kpol',
-      'policy p for nodepool default {\n  budget 20% for Empty, Drifted\n  budget 0 for Underutilized during "@daily" for 10m\n}\n',
+      'policy p for nodepool default {\n  budget 20% for Empty, Drifted\n  budget 0 for ' +
+        'Underutilized during "@daily" for 10m\n}\n',
     );
     const r = await runCli(
       'explain',
@@ -218,7 +219,8 @@ describe('fmt, compile, explain, import/export', () => {
     const r = await runCli('explain', '--cluster', DOCS, '--node', query, '--at', '2026-08-21T00:05:00Z');
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe(
-      'node ip-10-124-0-1.us-west-2.compute.internal (NodeClaim default-aaaa0, aws:///us-west-2a/i-0000000007c000000; NodePool default, policy nodepool/default)',
+      'node ip-10-124-0-1.us-west-2.compute.internal (NodeClaim default-aaaa0, ' +
+        'aws:///us-west-2a/i-0000000007c000000; NodePool default, policy nodepool/default)',
     );
   });
   it('explain of an unknown node is exit 2, saying what --node takes and which nodes there are', async () => {
@@ -235,33 +237,39 @@ describe('fmt, compile, explain, import/export', () => {
     expect(exp.stdout).toContain('schedule: "@daily"');
     expect(exp.stdout).toContain('nodes: 20%');
   });
-  it('export without --base warns on stderr that the NodePool has no nodeClassRef or requirements (exit 0)', async () => {
-    const p = file('plain.kpol', 'policy a for nodepool web, batch {\n  budget 5\n}\n');
-    const r = await runCli('export', p);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('name: web');
-    for (const pool of ['web', 'batch']) {
-      expect(r.stderr).toContain(
-        `kpol export: warning: NodePool ${pool} has no spec.template.spec.nodeClassRef and spec.template.spec.requirements, which the NodePool CRD requires`,
+  it(
+    'export without --base warns on stderr that the NodePool has no nodeClassRef or ' + 'requirements (exit 0)',
+    async () => {
+      const p = file('plain.kpol', 'policy a for nodepool web, batch {\n  budget 5\n}\n');
+      const r = await runCli('export', p);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('name: web');
+      for (const pool of ['web', 'batch']) {
+        expect(r.stderr).toContain(
+          `kpol export: warning: NodePool ${pool} has no spec.template.spec.nodeClassRef and ` +
+            `spec.template.spec.requirements, which the NodePool CRD requires`,
+        );
+      }
+      expect(r.stderr).toContain('pass --base NODEPOOL.yaml');
+      const base = file(
+        'base.yaml',
+        'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: { name: web }\nspec:\n  ' +
+          'template:\n    spec:\n      nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, ' +
+          'name: default }\n      requirements: []\n',
       );
-    }
-    expect(r.stderr).toContain('pass --base NODEPOOL.yaml');
-    const base = file(
-      'base.yaml',
-      'apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: { name: web }\nspec:\n  template:\n    spec:\n      nodeClassRef: { group: karpenter.k8s.aws, kind: EC2NodeClass, name: default }\n      requirements: []\n',
-    );
-    const withBase = await runCli('export', '--base', base, p);
-    expect(withBase.code).toBe(0);
-    expect(withBase.stderr).not.toContain('warning');
-    const selector = await runCli(
-      'export',
-      file('sel.kpol', 'policy a for nodepools where team = "x" {\n  budget 5\n}\n'),
-    );
-    expect(selector.code).toBe(0);
-    expect(selector.stderr).toContain(
-      'warning: it selects NodePools by label, so there is no NodePool to write without --base',
-    );
-  });
+      const withBase = await runCli('export', '--base', base, p);
+      expect(withBase.code).toBe(0);
+      expect(withBase.stderr).not.toContain('warning');
+      const selector = await runCli(
+        'export',
+        file('sel.kpol', 'policy a for nodepools where team = "x" {\n  budget 5\n}\n'),
+      );
+      expect(selector.code).toBe(0);
+      expect(selector.stderr).toContain(
+        'warning: it selects NodePools by label, so there is no NodePool to write without --base',
+      );
+    },
+  );
   it('export reports what Karpenter cannot express, and --strict fails on it', async () => {
     const p = file(
       'tz.kpol',

@@ -169,25 +169,28 @@ describe('kpol push', () => {
 });
 
 describe('kpol pull', () => {
-  it('writes one file per .kpol key and prints each ConfigMap status; push of the pulled files round-trips', async () => {
-    const a = policyCm('kpol-policies', { 'a.kpol': GOOD, README: 'x' });
-    a.metadata.annotations = { 'kpol.dev/status': 'valid' };
-    const t = cluster([a, policyCm('team-b', { 'b.kpol': 'policy b for nodepool y {\n  budget 1\n}\n' })]);
-    const out = mkdtempSync(join(tmpdir(), 'kpol-pull-'));
-    const r = await run(t.pull, '--out', out);
-    expect(r.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['a.kpol', 'b.kpol']);
-    expect(readFileSync(join(out, 'a.kpol'), 'utf8')).toBe(GOOD);
-    expect(r.stderr).toContain('configmap/kpol-system/kpol-policies: valid');
-    expect(r.stderr).toContain('configmap/kpol-system/team-b: not yet seen by the controller');
+  it(
+    'writes one file per .kpol key and prints each ConfigMap status; push of the pulled files ' + 'round-trips',
+    async () => {
+      const a = policyCm('kpol-policies', { 'a.kpol': GOOD, README: 'x' });
+      a.metadata.annotations = { 'kpol.dev/status': 'valid' };
+      const t = cluster([a, policyCm('team-b', { 'b.kpol': 'policy b for nodepool y {\n  budget 1\n}\n' })]);
+      const out = mkdtempSync(join(tmpdir(), 'kpol-pull-'));
+      const r = await run(t.pull, '--out', out);
+      expect(r.code).toBe(0);
+      expect(readdirSync(out).sort()).toEqual(['a.kpol', 'b.kpol']);
+      expect(readFileSync(join(out, 'a.kpol'), 'utf8')).toBe(GOOD);
+      expect(r.stderr).toContain('configmap/kpol-system/kpol-policies: valid');
+      expect(r.stderr).toContain('configmap/kpol-system/team-b: not yet seen by the controller');
 
-    const one = mkdtempSync(join(tmpdir(), 'kpol-pull1-'));
-    expect((await run(t.pull, '--out', one, '--name', 'team-b')).code).toBe(0);
-    expect(readdirSync(one)).toEqual(['b.kpol']);
-    const version = t.c.resourceVersion();
-    expect((await run(t.push, '--name', 'team-b', join(one, 'b.kpol'))).code).toBe(0);
-    expect(t.c.resourceVersion()).toBe(version); // identical content: the server stores nothing new
-  });
+      const one = mkdtempSync(join(tmpdir(), 'kpol-pull1-'));
+      expect((await run(t.pull, '--out', one, '--name', 'team-b')).code).toBe(0);
+      expect(readdirSync(one)).toEqual(['b.kpol']);
+      const version = t.c.resourceVersion();
+      expect((await run(t.push, '--name', 'team-b', join(one, 'b.kpol'))).code).toBe(0);
+      expect(t.c.resourceVersion()).toBe(version); // identical content: the server stores nothing new
+    },
+  );
 
   it('refuses keys that clash across ConfigMaps, and a missing --name', async () => {
     const t = cluster([policyCm('one', { 'p.kpol': GOOD }), policyCm('two', { 'p.kpol': GOOD })]);

@@ -188,23 +188,30 @@ describe('kpol run --kubeconfig against a fake API server', () => {
     governed.calls.length = 0;
   });
 
-  it("standalone refuses another provider's NodeClaims: named with their provider IDs, 10 at most, exit 1, no stack trace", async () => {
-    claims = Array.from({ length: 12 }, (_, i) => awsClaim(i));
-    const r = await runCli('run', '--kubeconfig', kubeconfig, '--mode', 'standalone', '--port', '0');
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(
-      'standalone mode acts only on machines its simulated cloud launches, and 12 NodeClaims were launched or created by another cloud provider',
-    );
-    expect(r.stderr).toContain(
-      'NodeClaim/default-00 (aws:///us-west-2a/i-0123456789abcde00), NodeClaim/default-01 (aws:///us-west-2a/i-0123456789abcde01)',
-    );
-    expect(r.stderr).toContain(
-      'NodeClaim/default-09 (aws:///us-west-2a/i-0123456789abcde09) and 2 more. If the cluster runs Karpenter, use --mode govern.',
-    );
-    expect(r.stderr).not.toContain('default-10');
-    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
-    expect(requests).not.toContain(`GET ${NODEPOOL_CRD_PATH}`); // an explicit mode asks nothing
-  });
+  it(
+    "standalone refuses another provider's NodeClaims: named with their provider IDs, 10 at " +
+      'most, exit 1, no stack trace',
+    async () => {
+      claims = Array.from({ length: 12 }, (_, i) => awsClaim(i));
+      const r = await runCli('run', '--kubeconfig', kubeconfig, '--mode', 'standalone', '--port', '0');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        'standalone mode acts only on machines its simulated cloud launches, and 12 NodeClaims ' +
+          'were launched or created by another cloud provider',
+      );
+      expect(r.stderr).toContain(
+        'NodeClaim/default-00 (aws:///us-west-2a/i-0123456789abcde00), NodeClaim/default-01 ' +
+          '(aws:///us-west-2a/i-0123456789abcde01)',
+      );
+      expect(r.stderr).toContain(
+        'NodeClaim/default-09 (aws:///us-west-2a/i-0123456789abcde09) and 2 more. If the cluster ' +
+          'runs Karpenter, use --mode govern.',
+      );
+      expect(r.stderr).not.toContain('default-10');
+      expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+      expect(requests).not.toContain(`GET ${NODEPOOL_CRD_PATH}`); // an explicit mode asks nothing
+    },
+  );
 
   it("a NodeClaim not launched yet is another provider's unless kpol made it", async () => {
     const fresh: NodeClaim = { ...awsClaim(0), metadata: { name: 'fresh' }, status: undefined };
@@ -227,7 +234,8 @@ describe('kpol run --kubeconfig against a fake API server', () => {
     claims = [awsClaim(1)];
     const r = await runCli('run', '--kubeconfig', kubeconfig, '--port', '0');
     expect(r.stderr).toContain(
-      "kpol: --mode auto chose standalone: the karpenter.sh NodePool CRD is kpol's own (label app.kubernetes.io/managed-by=kpol)",
+      "kpol: --mode auto chose standalone: the karpenter.sh NodePool CRD is kpol's own (label " +
+        'app.kubernetes.io/managed-by=kpol)',
     );
     expect(r.stderr).toContain('NodeClaim/default-01 (aws:///us-west-2a/i-0123456789abcde01)');
     expect(r.code).toBe(1);
@@ -277,7 +285,8 @@ describe('kpol run --kubeconfig against a fake API server', () => {
         code: 403,
         reason: 'Forbidden',
         message:
-          'customresourcedefinitions.apiextensions.k8s.io "nodepools.karpenter.sh" is forbidden: User "u" cannot get resource',
+          'customresourcedefinitions.apiextensions.k8s.io "nodepools.karpenter.sh" is forbidden: ' +
+          'User "u" cannot get resource',
       },
     };
     const r = await runCli('run', '--kubeconfig', kubeconfig, '--port', '0');

@@ -19,7 +19,8 @@ const file = (name: string, text: string): string => {
 };
 const policy = file(
   'p.kpol',
-  'policy p for nodepool default {\n  budget 1\n  window w blocks Drifted on nodes where constructor exists during "@daily" for 1h\n}\n',
+  'policy p for nodepool default {\n  budget 1\n  window w blocks Drifted on nodes where ' +
+    'constructor exists during "@daily" for 1h\n}\n',
 );
 
 function base(): KubeObject[] {
@@ -106,7 +107,8 @@ describe('kpol eval --cluster with a malformed snapshot', () => {
     [
       'a non-string quantity',
       (o) => void ((first<Node>(o, 'Node').status!.allocatable as Record<string, unknown>).cpu = {}),
-      'Node/ip-10-124-0-1.us-west-2.compute.internal: status.allocatable.cpu: must be a quantity such as "500m" or "2Gi", found an object',
+      'Node/ip-10-124-0-1.us-west-2.compute.internal: status.allocatable.cpu: must be a quantity ' +
+        'such as "500m" or "2Gi", found an object',
     ],
     [
       'a null container',
@@ -119,7 +121,8 @@ describe('kpol eval --cluster with a malformed snapshot', () => {
         void ((
           first<NodePool>(o, 'NodePool').spec.template!.spec!.requirements![0] as unknown as Record<string, unknown>
         ).operator = 'Near'),
-      'NodePool/default: spec.template.spec.requirements[0].operator: must be one of In, NotIn, Exists, DoesNotExist, Gt, Lt, found "Near"',
+      'NodePool/default: spec.template.spec.requirements[0].operator: must be one of In, NotIn, ' +
+        'Exists, DoesNotExist, Gt, Lt, found "Near"',
     ],
     [
       'non-string ConfigMap data',

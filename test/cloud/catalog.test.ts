@@ -53,21 +53,25 @@ describe('catalog', () => {
     expect(m5.capacity.memory).toBe((8192 - 615 - 574 - 100) * 2 ** 20);
   });
 
-  it('every on-demand price is the list price in all zones; spot is 30–40 % of it; reserved is cheaper than on-demand', () => {
-    for (const it of catalog) {
-      const od = it.offerings.filter((o) => o.capacityType === 'on-demand');
-      expect(od.map((o) => o.zone)).toEqual(CATALOG_ZONES);
-      expect(new Set(od.map((o) => o.price)).size).toBe(1);
-      for (const o of it.offerings.filter((x) => x.capacityType === 'spot')) {
-        expect(o.price / od[0].price).toBeGreaterThanOrEqual(0.3 - 1e-3);
-        expect(o.price / od[0].price).toBeLessThanOrEqual(0.4 + 1e-3);
+  it(
+    'every on-demand price is the list price in all zones; spot is 30–40 % of it; reserved is ' +
+      'cheaper than on-demand',
+    () => {
+      for (const it of catalog) {
+        const od = it.offerings.filter((o) => o.capacityType === 'on-demand');
+        expect(od.map((o) => o.zone)).toEqual(CATALOG_ZONES);
+        expect(new Set(od.map((o) => o.price)).size).toBe(1);
+        for (const o of it.offerings.filter((x) => x.capacityType === 'spot')) {
+          expect(o.price / od[0].price).toBeGreaterThanOrEqual(0.3 - 1e-3);
+          expect(o.price / od[0].price).toBeLessThanOrEqual(0.4 + 1e-3);
+        }
+        for (const o of it.offerings.filter((x) => x.capacityType === 'reserved'))
+          expect(o.price).toBeLessThan(od[0].price);
       }
-      for (const o of it.offerings.filter((x) => x.capacityType === 'reserved'))
-        expect(o.price).toBeLessThan(od[0].price);
-    }
-    expect(byName('m5.large').offerings.find((o) => o.capacityType === 'on-demand')?.price).toBe(0.096);
-    expect(catalog.some((t) => t.offerings.some((o) => o.capacityType === 'reserved'))).toBe(true);
-  });
+      expect(byName('m5.large').offerings.find((o) => o.capacityType === 'on-demand')?.price).toBe(0.096);
+      expect(catalog.some((t) => t.offerings.some((o) => o.capacityType === 'reserved'))).toBe(true);
+    },
+  );
 
   it('loadCatalog returns a fresh copy each time', () => {
     const a = loadCatalog();

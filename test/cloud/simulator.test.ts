@@ -115,21 +115,24 @@ describe('SimulatedCloud.create: cheapest compatible offering', () => {
 });
 
 describe('SimulatedCloud lifecycle', () => {
-  it('pending → running after the launch latency; delete → terminating → terminated; get forgets terminated', async () => {
-    const { clock, cloud } = setup();
-    const { providerID } = await cloud.create(claim('a', [r(IT, 'In', 't3.large')]));
-    clock.advance(29_999);
-    expect((await cloud.get(providerID))?.state).toBe('pending');
-    clock.advance(1);
-    expect((await cloud.get(providerID))?.state).toBe('running');
-    await cloud.delete(providerID);
-    expect((await cloud.get(providerID))?.state).toBe('terminating');
-    expect(await cloud.list()).toHaveLength(1);
-    clock.advance(10_000);
-    expect(await cloud.get(providerID)).toBeUndefined();
-    expect(await cloud.list()).toEqual([]);
-    await expect(cloud.delete(providerID)).resolves.toBeUndefined(); // idempotent
-  });
+  it(
+    'pending → running after the launch latency; delete → terminating → terminated; get ' + 'forgets terminated',
+    async () => {
+      const { clock, cloud } = setup();
+      const { providerID } = await cloud.create(claim('a', [r(IT, 'In', 't3.large')]));
+      clock.advance(29_999);
+      expect((await cloud.get(providerID))?.state).toBe('pending');
+      clock.advance(1);
+      expect((await cloud.get(providerID))?.state).toBe('running');
+      await cloud.delete(providerID);
+      expect((await cloud.get(providerID))?.state).toBe('terminating');
+      expect(await cloud.list()).toHaveLength(1);
+      clock.advance(10_000);
+      expect(await cloud.get(providerID)).toBeUndefined();
+      expect(await cloud.list()).toEqual([]);
+      await expect(cloud.delete(providerID)).resolves.toBeUndefined(); // idempotent
+    },
+  );
 
   it('launch latency may depend on the instance type', async () => {
     const { clock, cloud } = setup({ launchLatencyMs: (it) => (it.family === 'g5' ? 90_000 : 20_000) });
@@ -227,42 +230,49 @@ describe('SimulatedCloud failures', () => {
 });
 
 describe('SimulatedCloud interruptions', () => {
-  it('a spot interruption is delivered once, reclaims the instance after 2 min, and marks the spot offering unavailable', async () => {
-    const { clock, cloud } = setup({ launchLatencyMs: 0 });
-    const inst = await cloud.create(claim('a', [r(IT, 'In', 'm5.large'), r(CT, 'In', 'spot')]));
-    const notice = cloud.interrupt(inst.providerID);
-    expect(notice).toEqual({ providerID: inst.providerID, kind: 'SpotInterruption', at: T0, deadline: T0 + 120_000 });
-    expect(cloud.receiveInterruptions()).toEqual([notice]);
-    expect(cloud.receiveInterruptions()).toEqual([]);
-    const spot = cloud
-      .instanceTypes()
-      .find((t) => t.name === 'm5.large')!
-      .offerings.find((o) => o.zone === inst.zone && o.capacityType === 'spot')!;
-    expect(spot.available).toBe(false);
-    clock.advance(119_999);
-    expect((await cloud.get(inst.providerID))?.state).toBe('running');
-    clock.advance(1);
-    expect((await cloud.get(inst.providerID))?.state).toBe('terminating');
-    clock.advance(10_000);
-    expect(await cloud.get(inst.providerID)).toBeUndefined();
-  });
+  it(
+    'a spot interruption is delivered once, reclaims the instance after 2 min, and marks the ' +
+      'spot offering unavailable',
+    async () => {
+      const { clock, cloud } = setup({ launchLatencyMs: 0 });
+      const inst = await cloud.create(claim('a', [r(IT, 'In', 'm5.large'), r(CT, 'In', 'spot')]));
+      const notice = cloud.interrupt(inst.providerID);
+      expect(notice).toEqual({ providerID: inst.providerID, kind: 'SpotInterruption', at: T0, deadline: T0 + 120_000 });
+      expect(cloud.receiveInterruptions()).toEqual([notice]);
+      expect(cloud.receiveInterruptions()).toEqual([]);
+      const spot = cloud
+        .instanceTypes()
+        .find((t) => t.name === 'm5.large')!
+        .offerings.find((o) => o.zone === inst.zone && o.capacityType === 'spot')!;
+      expect(spot.available).toBe(false);
+      clock.advance(119_999);
+      expect((await cloud.get(inst.providerID))?.state).toBe('running');
+      clock.advance(1);
+      expect((await cloud.get(inst.providerID))?.state).toBe('terminating');
+      clock.advance(10_000);
+      expect(await cloud.get(inst.providerID)).toBeUndefined();
+    },
+  );
 
-  it('scheduled interruptions arrive when the clock reaches them; rebalance recommendations reclaim nothing', async () => {
-    const { clock, cloud } = setup({ launchLatencyMs: 0 });
-    const a = await cloud.create(claim('a', []));
-    const b = await cloud.create(claim('b', []));
-    cloud.scheduleInterruption(a.providerID, T0 + 60_000, 'ScheduledChange', 3_600_000);
-    cloud.scheduleInterruption(b.providerID, T0 + 30_000, 'RebalanceRecommendation');
-    expect(cloud.receiveInterruptions()).toEqual([]);
-    clock.advance(60_000);
-    expect(cloud.receiveInterruptions().map((n) => [n.kind, n.deadline])).toEqual([
-      ['RebalanceRecommendation', undefined],
-      ['ScheduledChange', T0 + 60_000 + 3_600_000],
-    ]);
-    clock.advance(3_600_000);
-    expect((await cloud.get(a.providerID))?.state).toBe('terminating');
-    expect((await cloud.get(b.providerID))?.state).toBe('running');
-  });
+  it(
+    'scheduled interruptions arrive when the clock reaches them; rebalance recommendations ' + 'reclaim nothing',
+    async () => {
+      const { clock, cloud } = setup({ launchLatencyMs: 0 });
+      const a = await cloud.create(claim('a', []));
+      const b = await cloud.create(claim('b', []));
+      cloud.scheduleInterruption(a.providerID, T0 + 60_000, 'ScheduledChange', 3_600_000);
+      cloud.scheduleInterruption(b.providerID, T0 + 30_000, 'RebalanceRecommendation');
+      expect(cloud.receiveInterruptions()).toEqual([]);
+      clock.advance(60_000);
+      expect(cloud.receiveInterruptions().map((n) => [n.kind, n.deadline])).toEqual([
+        ['RebalanceRecommendation', undefined],
+        ['ScheduledChange', T0 + 60_000 + 3_600_000],
+      ]);
+      clock.advance(3_600_000);
+      expect((await cloud.get(a.providerID))?.state).toBe('terminating');
+      expect((await cloud.get(b.providerID))?.state).toBe('running');
+    },
+  );
 
   it('an instance-stopping notice reclaims at once', async () => {
     const { cloud } = setup({ launchLatencyMs: 0 });
@@ -316,29 +326,33 @@ describe('SimulatedCloud instance ids across processes', () => {
 });
 
 describe('SimulatedCloud: change stamp', () => {
-  it('moves on a launch, when a pending instance starts, on a termination and when it completes, and on a notice falling due — and not otherwise', async () => {
-    const clock = new FakeClock(Date.UTC(2026, 0, 5, 12));
-    const cloud = new SimulatedCloud({ clock, launchLatencyMs: 30_000, terminationDelayMs: 10_000 });
-    const stamps = [cloud.changeStamp()];
-    const step = (ms: number) => {
-      clock.advance(ms);
-      stamps.push(cloud.changeStamp());
-    };
-    const inst = await cloud.create(claim('a', []));
-    stamps.push(cloud.changeStamp()); // launched
-    step(29_999); // still pending
-    step(1); // running
-    step(60_000); // nothing
-    cloud.scheduleInterruption(inst.providerID, clock.now() + 5_000, 'RebalanceRecommendation');
-    stamps.push(cloud.changeStamp()); // scheduled
-    step(4_999);
-    step(1); // due
-    await cloud.delete(inst.providerID);
-    stamps.push(cloud.changeStamp()); // terminating
-    step(9_999);
-    step(1); // terminated
-    step(60_000);
-    const moved = stamps.slice(1).map((s, i) => s !== stamps[i]);
-    expect(moved).toEqual([true, false, true, false, true, false, true, true, false, true, false]);
-  });
+  it(
+    'moves on a launch, when a pending instance starts, on a termination and when it completes,' +
+      ' and on a notice falling due — and not otherwise',
+    async () => {
+      const clock = new FakeClock(Date.UTC(2026, 0, 5, 12));
+      const cloud = new SimulatedCloud({ clock, launchLatencyMs: 30_000, terminationDelayMs: 10_000 });
+      const stamps = [cloud.changeStamp()];
+      const step = (ms: number) => {
+        clock.advance(ms);
+        stamps.push(cloud.changeStamp());
+      };
+      const inst = await cloud.create(claim('a', []));
+      stamps.push(cloud.changeStamp()); // launched
+      step(29_999); // still pending
+      step(1); // running
+      step(60_000); // nothing
+      cloud.scheduleInterruption(inst.providerID, clock.now() + 5_000, 'RebalanceRecommendation');
+      stamps.push(cloud.changeStamp()); // scheduled
+      step(4_999);
+      step(1); // due
+      await cloud.delete(inst.providerID);
+      stamps.push(cloud.changeStamp()); // terminating
+      step(9_999);
+      step(1); // terminated
+      step(60_000);
+      const moved = stamps.slice(1).map((s, i) => s !== stamps[i]);
+      expect(moved).toEqual([true, false, true, false, true, false, true, true, false, true, false]);
+    },
+  );
 });

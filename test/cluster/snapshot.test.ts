@@ -74,7 +74,8 @@ describe('loadSnapshot', () => {
       {
         location: 's.json: NodePool/old',
         message:
-          'apiVersion: `karpenter.sh/v1beta1` is not supported for NodePool, expected `karpenter.sh/v1`; upgrade to the Karpenter v1 APIs (v1.0 or later)',
+          'apiVersion: `karpenter.sh/v1beta1` is not supported for NodePool, expected ' +
+          '`karpenter.sh/v1`; upgrade to the Karpenter v1 APIs (v1.0 or later)',
       },
     ]);
     expect(snapshot!.nodePools).toEqual([]);

@@ -147,35 +147,39 @@ describe('PDB status (memory, fake clock)', () => {
 });
 
 describe('PDB status: per-namespace passes', () => {
-  it('a change in one namespace updates its PDBs on the next pass, and each namespace is read only when something in it changed', async () => {
-    const objs = ['a', 'b'].flatMap((ns) => [
-      makePod('web-1', 'node-a', { namespace: ns, labels: { app: 'web' }, owner: 'none' }),
-      makePod('web-2', 'node-a', { namespace: ns, labels: { app: 'web' }, owner: 'none' }),
-      makePdb('web', { matchLabels: { app: 'web' } }, { namespace: ns, minAvailable: 1 }),
-    ]);
-    const { cluster, pdbs } = memoryCluster(objs);
-    const reads: string[] = [];
-    const list = cluster.list.bind(cluster);
-    cluster.list = ((kind, namespace) => (
-      reads.push(`${kind}/${namespace ?? '*'}`),
-      list(kind, namespace)
-    )) as typeof cluster.list;
-    const healthy = async (ns: string) =>
-      (await cluster.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: ns, name: 'web' }))!.status
-        ?.currentHealthy;
-    await pdbs.reconcile();
-    await pdbs.reconcile(); // the first pass's writes mark both namespaces; this one finds nothing new
-    expect([await healthy('a'), await healthy('b')]).toEqual([2, 2]);
-    reads.length = 0;
-    await pdbs.reconcile();
-    expect(reads).toEqual([]);
+  it(
+    'a change in one namespace updates its PDBs on the next pass, and each namespace is read ' +
+      'only when something in it changed',
+    async () => {
+      const objs = ['a', 'b'].flatMap((ns) => [
+        makePod('web-1', 'node-a', { namespace: ns, labels: { app: 'web' }, owner: 'none' }),
+        makePod('web-2', 'node-a', { namespace: ns, labels: { app: 'web' }, owner: 'none' }),
+        makePdb('web', { matchLabels: { app: 'web' } }, { namespace: ns, minAvailable: 1 }),
+      ]);
+      const { cluster, pdbs } = memoryCluster(objs);
+      const reads: string[] = [];
+      const list = cluster.list.bind(cluster);
+      cluster.list = ((kind, namespace) => (
+        reads.push(`${kind}/${namespace ?? '*'}`),
+        list(kind, namespace)
+      )) as typeof cluster.list;
+      const healthy = async (ns: string) =>
+        (await cluster.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: ns, name: 'web' }))!.status
+          ?.currentHealthy;
+      await pdbs.reconcile();
+      await pdbs.reconcile(); // the first pass's writes mark both namespaces; this one finds nothing new
+      expect([await healthy('a'), await healthy('b')]).toEqual([2, 2]);
+      reads.length = 0;
+      await pdbs.reconcile();
+      expect(reads).toEqual([]);
 
-    await cluster.delete({ kind: 'Pod', namespace: 'b', name: 'web-2' }, { gracePeriodSeconds: 0 });
-    await pdbs.reconcile();
-    expect([await healthy('a'), await healthy('b')]).toEqual([2, 1]);
-    expect(reads.some((r) => r.endsWith('/a'))).toBe(false);
-    await cluster.delete({ kind: 'Pod', namespace: 'a', name: 'web-1' }, { gracePeriodSeconds: 0 });
-    await pdbs.reconcile();
-    expect([await healthy('a'), await healthy('b')]).toEqual([1, 1]);
-  });
+      await cluster.delete({ kind: 'Pod', namespace: 'b', name: 'web-2' }, { gracePeriodSeconds: 0 });
+      await pdbs.reconcile();
+      expect([await healthy('a'), await healthy('b')]).toEqual([2, 1]);
+      expect(reads.some((r) => r.endsWith('/a'))).toBe(false);
+      await cluster.delete({ kind: 'Pod', namespace: 'a', name: 'web-1' }, { gracePeriodSeconds: 0 });
+      await pdbs.reconcile();
+      expect([await healthy('a'), await healthy('b')]).toEqual([1, 1]);
+    },
+  );
 });

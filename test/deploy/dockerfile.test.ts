@@ -194,26 +194,29 @@ describe('deploy/Dockerfile', () => {
     ).not.toContain('package-lock.json');
   });
 
-  it('builds the CLI in a stage that installs from the lock file; the image holds the build and no node_modules', () => {
-    const names = stageNames();
-    const final = finalStage();
-    const fromBuild = copiesFrom(final).filter((c) => /^\/app\/dist\/?$/.test(c.source));
-    expect(fromBuild.length, 'the final stage copies /app/dist from a stage').toBe(1);
-    const buildStage = names.indexOf(fromBuild[0].from);
-    expect(buildStage).toBeGreaterThanOrEqual(0);
-    const runs = ins()
-      .filter((i) => i.keyword === 'RUN' && i.stage === buildStage)
-      .map((i) => i.args);
-    expect(
-      runs.some((r) => /\bnpm ci\b/.test(r) && !/--omit=dev/.test(r)),
-      'npm ci with the devDependencies (esbuild)',
-    ).toBe(true);
-    expect(runs.some((r) => /^node src\/edge\/cli\/build\.mjs\b/.test(r))).toBe(true);
-    // Nothing is installed into the final stage: the build bundles every package.
-    expect(ins().filter((i) => i.stage === final && i.keyword === 'RUN')).toEqual([]);
-    expect(copiesFrom(final).filter((c) => c.source.includes('node_modules'))).toEqual([]);
-    expect(pkg().dependencies ?? {}).toEqual({});
-  });
+  it(
+    'builds the CLI in a stage that installs from the lock file; the image holds the build and ' + 'no node_modules',
+    () => {
+      const names = stageNames();
+      const final = finalStage();
+      const fromBuild = copiesFrom(final).filter((c) => /^\/app\/dist\/?$/.test(c.source));
+      expect(fromBuild.length, 'the final stage copies /app/dist from a stage').toBe(1);
+      const buildStage = names.indexOf(fromBuild[0].from);
+      expect(buildStage).toBeGreaterThanOrEqual(0);
+      const runs = ins()
+        .filter((i) => i.keyword === 'RUN' && i.stage === buildStage)
+        .map((i) => i.args);
+      expect(
+        runs.some((r) => /\bnpm ci\b/.test(r) && !/--omit=dev/.test(r)),
+        'npm ci with the devDependencies (esbuild)',
+      ).toBe(true);
+      expect(runs.some((r) => /^node src\/edge\/cli\/build\.mjs\b/.test(r))).toBe(true);
+      // Nothing is installed into the final stage: the build bundles every package.
+      expect(ins().filter((i) => i.stage === final && i.keyword === 'RUN')).toEqual([]);
+      expect(copiesFrom(final).filter((c) => c.source.includes('node_modules'))).toEqual([]);
+      expect(pkg().dependencies ?? {}).toEqual({});
+    },
+  );
 
   it('runs as a non-root numeric user', () => {
     const users = inFinal('USER');
@@ -245,24 +248,28 @@ describe('deploy/Dockerfile', () => {
     expect(copiedHere).toBe(true);
   });
 
-  it('the .dockerignore keeps node_modules, a local build, test/, .git, the editor and local files out of the build context', () => {
-    for (const p of [
-      'node_modules',
-      'node_modules/tsx/package.json',
-      'dist',
-      'dist/cli/main.mjs',
-      'test',
-      'test/deploy/rbac.test.ts',
-      '.git',
-      '.git/HEAD',
-      'editor',
-      '.ci',
-      'README.md',
-      'deploy/Dockerfile',
-    ]) {
-      expect(dockerignored(ignorePatterns(), p), p).toBe(true);
-    }
-  });
+  it(
+    'the .dockerignore keeps node_modules, a local build, test/, .git, the editor and local ' +
+      'files out of the build context',
+    () => {
+      for (const p of [
+        'node_modules',
+        'node_modules/tsx/package.json',
+        'dist',
+        'dist/cli/main.mjs',
+        'test',
+        'test/deploy/rbac.test.ts',
+        '.git',
+        '.git/HEAD',
+        'editor',
+        '.ci',
+        'README.md',
+        'deploy/Dockerfile',
+      ]) {
+        expect(dockerignored(ignorePatterns(), p), p).toBe(true);
+      }
+    },
+  );
 
   it('the build stage has every source the CLI imports, and the packages they import are in the lock file', () => {
     const buildStage = stageNames().indexOf(copiesFrom(finalStage()).find((c) => /^\/app\/dist/.test(c.source))!.from);
@@ -287,45 +294,50 @@ describe('deploy/Dockerfile', () => {
     expect(copied).toContain('package.json'); // "type": "module", read by Node
   });
 
-  it('the stages, run on the checkout, give an image whose ENTRYPOINT starts from the build with the temp folder unwritable', () => {
-    const image = runStages();
-    try {
-      const env = Object.fromEntries(
-        inFinal('ENV').map((i) => {
-          const m = /^(\w+)[=\s]+(.*)$/.exec(i.args.trim())!;
-          return [m[1], m[2].replace(/^"|"$/g, '')];
-        }),
-      );
-      const [node, script] = execForm(inFinal('ENTRYPOINT')[0].args);
-      expect(node).toBe('node');
-      // A folder inside a file: not even root can create it.
-      const unwritable = join(ROOT, 'package.json', 'tmp');
-      const start = (args: string[]) => {
-        const trace = join(image.root, `trace-${args.join('-')}.txt`);
-        writeFileSync(trace, '');
-        const r = spawnSync(process.execPath, ['--import', LOAD_TRACE, script, ...args], {
-          cwd: image.final,
-          encoding: 'utf8',
-          timeout: 60_000,
-          env: { PATH: process.env.PATH ?? '', ...env, TMPDIR: unwritable, KPOL_LOAD_TRACE: trace },
-        });
-        return { ...r, loaded: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
-      };
-      const help = start(['run', '--help']);
-      expect(help.stderr).toBe('');
-      expect(help.status).toBe(0);
-      expect(help.stdout).toContain('usage: kpol run');
-      expect(help.loaded).toContain(pathToFileURL(join(image.final, 'dist/cli/main.mjs')).href);
-      expect(help.loaded.filter((u) => u.endsWith('.ts'))).toEqual([]);
-      // The CMD outside a pod: the Kubernetes client loads from the build and says what is missing.
-      const cmd = start(execForm(inFinal('CMD')[0].args));
-      expect(cmd.stderr).toMatch(/^kpol run: --in-cluster: not running in a pod/);
-      expect(cmd.status).toBe(2);
-      expect(cmd.loaded.some((u) => u.includes('/node_modules/'))).toBe(false);
-    } finally {
-      rmSync(image.root, { recursive: true, force: true });
-    }
-  }, 180_000);
+  it(
+    'the stages, run on the checkout, give an image whose ENTRYPOINT starts from the build ' +
+      'with the temp folder unwritable',
+    () => {
+      const image = runStages();
+      try {
+        const env = Object.fromEntries(
+          inFinal('ENV').map((i) => {
+            const m = /^(\w+)[=\s]+(.*)$/.exec(i.args.trim())!;
+            return [m[1], m[2].replace(/^"|"$/g, '')];
+          }),
+        );
+        const [node, script] = execForm(inFinal('ENTRYPOINT')[0].args);
+        expect(node).toBe('node');
+        // A folder inside a file: not even root can create it.
+        const unwritable = join(ROOT, 'package.json', 'tmp');
+        const start = (args: string[]) => {
+          const trace = join(image.root, `trace-${args.join('-')}.txt`);
+          writeFileSync(trace, '');
+          const r = spawnSync(process.execPath, ['--import', LOAD_TRACE, script, ...args], {
+            cwd: image.final,
+            encoding: 'utf8',
+            timeout: 60_000,
+            env: { PATH: process.env.PATH ?? '', ...env, TMPDIR: unwritable, KPOL_LOAD_TRACE: trace },
+          });
+          return { ...r, loaded: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
+        };
+        const help = start(['run', '--help']);
+        expect(help.stderr).toBe('');
+        expect(help.status).toBe(0);
+        expect(help.stdout).toContain('usage: kpol run');
+        expect(help.loaded).toContain(pathToFileURL(join(image.final, 'dist/cli/main.mjs')).href);
+        expect(help.loaded.filter((u) => u.endsWith('.ts'))).toEqual([]);
+        // The CMD outside a pod: the Kubernetes client loads from the build and says what is missing.
+        const cmd = start(execForm(inFinal('CMD')[0].args));
+        expect(cmd.stderr).toMatch(/^kpol run: --in-cluster: not running in a pod/);
+        expect(cmd.status).toBe(2);
+        expect(cmd.loaded.some((u) => u.includes('/node_modules/'))).toBe(false);
+      } finally {
+        rmSync(image.root, { recursive: true, force: true });
+      }
+    },
+    180_000,
+  );
 });
 
 /**

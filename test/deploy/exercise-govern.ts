@@ -28,7 +28,8 @@ const POLICY = `policy p for nodepool default {
   budget 1 for Expired
   budget 2
   pods where app = "batch" disruptable only during "0 2 * * sat" for 6h
-  window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h
+  window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * \
+* 1-5" for 8h
 }
 `;
 

@@ -174,16 +174,20 @@ describe.each(modes)('Deployment (%s)', (mode) => {
   const pod = () => dep().spec.template.spec;
   const container = () => pod().containers[0];
 
-  it('two replicas of `kpol run --in-cluster --mode <mode>` as the kpol ServiceAccount, with the namespace and name from the downward API', () => {
-    expect(dep().spec.replicas).toBe(2);
-    expect(pod().serviceAccountName).toBe(find(mode, 'ServiceAccount', 'kpol')!.metadata.name);
-    expect(container().args.slice(0, 4)).toEqual(['run', '--in-cluster', '--mode', mode]);
-    expect(
-      container()
-        .env.map((e: { name: string }) => e.name)
-        .sort(),
-    ).toEqual(['POD_NAME', 'POD_NAMESPACE']);
-  });
+  it(
+    'two replicas of `kpol run --in-cluster --mode <mode>` as the kpol ServiceAccount, with ' +
+      'the namespace and name from the downward API',
+    () => {
+      expect(dep().spec.replicas).toBe(2);
+      expect(pod().serviceAccountName).toBe(find(mode, 'ServiceAccount', 'kpol')!.metadata.name);
+      expect(container().args.slice(0, 4)).toEqual(['run', '--in-cluster', '--mode', mode]);
+      expect(
+        container()
+          .env.map((e: { name: string }) => e.name)
+          .sort(),
+      ).toEqual(['POD_NAME', 'POD_NAMESPACE']);
+    },
+  );
 
   it('its arguments are ones `kpol run` accepts, and the probes reach the probe server', () => {
     const args: string[] = container().args.slice(1);
@@ -208,33 +212,44 @@ describe.each(modes)('Deployment (%s)', (mode) => {
     expect(flags.leaderElection).toBeDefined();
   });
 
-  it('runs hardened: non-root, read-only root filesystem, no capabilities, RuntimeDefault seccomp, an emptyDir at /tmp, resources', () => {
-    expect(pod().securityContext).toMatchObject({
-      runAsNonRoot: true,
-      runAsUser: expect.any(Number),
-      seccompProfile: { type: 'RuntimeDefault' },
-    });
-    expect(pod().securityContext.runAsUser).toBeGreaterThan(0);
-    expect(container().securityContext).toEqual({
-      allowPrivilegeEscalation: false,
-      readOnlyRootFilesystem: true,
-      capabilities: { drop: ['ALL'] },
-    });
-    const tmp = container().volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/tmp');
-    expect(pod().volumes.find((v: { name: string }) => v.name === tmp.name)).toEqual({ name: tmp.name, emptyDir: {} });
-    expect(container().resources).toMatchObject({
-      requests: { cpu: expect.any(String), memory: expect.any(String) },
-      limits: { memory: expect.any(String) },
-    });
-  });
+  it(
+    'runs hardened: non-root, read-only root filesystem, no capabilities, RuntimeDefault ' +
+      'seccomp, an emptyDir at /tmp, resources',
+    () => {
+      expect(pod().securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: expect.any(Number),
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(pod().securityContext.runAsUser).toBeGreaterThan(0);
+      expect(container().securityContext).toEqual({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
+      const tmp = container().volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/tmp');
+      expect(pod().volumes.find((v: { name: string }) => v.name === tmp.name)).toEqual({
+        name: tmp.name,
+        emptyDir: {},
+      });
+      expect(container().resources).toMatchObject({
+        requests: { cpu: expect.any(String), memory: expect.any(String) },
+        limits: { memory: expect.any(String) },
+      });
+    },
+  );
 
-  it("runs the image's ENTRYPOINT (no command), and the image is the one deploy/README.md builds with deploy/Dockerfile", () => {
-    expect(container().command).toBeUndefined();
-    expect(container().image).toBe('ghcr.io/kpol-dev/kpol:0.1.0');
-    expect(readFileSync(`${DEPLOY}README.md`, 'utf8')).toContain(
-      `docker build -f deploy/Dockerfile -t ${container().image} .`,
-    );
-  });
+  it(
+    "runs the image's ENTRYPOINT (no command), and the image is the one deploy/README.md " +
+      'builds with deploy/Dockerfile',
+    () => {
+      expect(container().command).toBeUndefined();
+      expect(container().image).toBe('ghcr.io/kpol-dev/kpol:0.1.0');
+      expect(readFileSync(`${DEPLOY}README.md`, 'utf8')).toContain(
+        `docker build -f deploy/Dockerfile -t ${container().image} .`,
+      );
+    },
+  );
 });
 
 it('the standalone Deployment is the govern one but for --mode', () => {

@@ -125,12 +125,16 @@ describe.each(CHECKS)(
     });
 
     if (pending.length) {
-      it('the grants still pending in the code are granted and not yet requested (drop them from `pending` once they are)', () => {
-        const seen = new Set(requests.map((q) => show({ ...q, namespace: undefined })));
-        expect(pending.filter((g) => seen.has(g))).toEqual([]);
-        const granted = new Set(grants([...rulesOf(mode, 'ClusterRole'), ...rulesOf(mode, 'Role')]).map(show));
-        expect(pending.filter((g) => !granted.has(g))).toEqual([]);
-      });
+      it(
+        'the grants still pending in the code are granted and not yet requested (drop them from ' +
+          '`pending` once they are)',
+        () => {
+          const seen = new Set(requests.map((q) => show({ ...q, namespace: undefined })));
+          expect(pending.filter((g) => seen.has(g))).toEqual([]);
+          const granted = new Set(grants([...rulesOf(mode, 'ClusterRole'), ...rulesOf(mode, 'Role')]).map(show));
+          expect(pending.filter((g) => !granted.has(g))).toEqual([]);
+        },
+      );
       for (const g of pending) it.todo(`${mode} mode: the code makes \`${g}\``);
     }
 

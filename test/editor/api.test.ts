@@ -123,32 +123,40 @@ describe('editor API', () => {
     expect(own.status).toBe(200);
   });
 
-  it('lists the policy ConfigMaps with their version and whether they are applied, and which policy governs each NodePool', async () => {
-    const { status, json } = await call('GET', '/api/editor/policies');
-    expect(status).toBe(200);
-    expect(json.policies).toEqual([
-      expect.objectContaining({ ...AT, text: POLICY, applied: true, resourceVersion: expect.any(String) }),
-    ]);
-    // The editor starts a new policy on a NodePool no other policy governs (here: none is left).
-    expect(json.nodePools).toEqual({ default: 'business-hours', gpu: 'business-hours' });
-  });
+  it(
+    'lists the policy ConfigMaps with their version and whether they are applied, and which ' +
+      'policy governs each NodePool',
+    async () => {
+      const { status, json } = await call('GET', '/api/editor/policies');
+      expect(status).toBe(200);
+      expect(json.policies).toEqual([
+        expect.objectContaining({ ...AT, text: POLICY, applied: true, resourceVersion: expect.any(String) }),
+      ]);
+      // The editor starts a new policy on a NodePool no other policy governs (here: none is left).
+      expect(json.nodePools).toEqual({ default: 'business-hours', gpu: 'business-hours' });
+    },
+  );
 
-  it('saves with the loaded resourceVersion, then refuses the stale version with a conflict carrying the current text', async () => {
-    const rv = (await call('GET', '/api/editor/policies')).json.policies[0].resourceVersion;
-    const edited = POLICY.replace('policy business-hours', 'policy renamed-hours');
-    const saved = await call('PUT', '/api/editor/policies', { body: { ...AT, text: edited, resourceVersion: rv } });
-    expect(saved.status).toBe(200);
-    expect(saved.json.saved.resourceVersion).not.toBe(rv);
-    const cm = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
-    expect(cm!.data![AT.key]).toBe(edited);
+  it(
+    'saves with the loaded resourceVersion, then refuses the stale version with a conflict ' +
+      'carrying the current text',
+    async () => {
+      const rv = (await call('GET', '/api/editor/policies')).json.policies[0].resourceVersion;
+      const edited = POLICY.replace('policy business-hours', 'policy renamed-hours');
+      const saved = await call('PUT', '/api/editor/policies', { body: { ...AT, text: edited, resourceVersion: rv } });
+      expect(saved.status).toBe(200);
+      expect(saved.json.saved.resourceVersion).not.toBe(rv);
+      const cm = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+      expect(cm!.data![AT.key]).toBe(edited);
 
-    const stale = await call('PUT', '/api/editor/policies', { body: { ...AT, text: POLICY, resourceVersion: rv } });
-    expect(stale.status).toBe(409);
-    expect(stale.json.error).toMatch(/^conflict: ConfigMap kpol-system\/business-hours changed since you loaded it/);
-    expect(stale.json.current).toEqual(
-      expect.objectContaining({ text: edited, resourceVersion: saved.json.saved.resourceVersion }),
-    );
-  });
+      const stale = await call('PUT', '/api/editor/policies', { body: { ...AT, text: POLICY, resourceVersion: rv } });
+      expect(stale.status).toBe(409);
+      expect(stale.json.error).toMatch(/^conflict: ConfigMap kpol-system\/business-hours changed since you loaded it/);
+      expect(stale.json.current).toEqual(
+        expect.objectContaining({ text: edited, resourceVersion: saved.json.saved.resourceVersion }),
+      );
+    },
+  );
 
   it('the controller picks up a saved policy', async () => {
     await settle();
@@ -158,29 +166,33 @@ describe('editor API', () => {
     );
   });
 
-  it('a newer version that left the key’s text alone (an annotation) is no conflict when the save names its base text', async () => {
-    const base = (await call('GET', '/api/editor/policies')).json.policies[0];
-    const cm = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
-    await rt.cluster.update({
-      ...cm!,
-      metadata: { ...cm!.metadata, annotations: { ...cm!.metadata.annotations, 'example.com/owner': 'team-a' } },
-    });
-    await settle();
-    const edited = base.text.replace('budget 5', 'budget 4');
-    const wrongBase = await call('PUT', '/api/editor/policies', {
-      body: { ...AT, text: edited, resourceVersion: base.resourceVersion, baseText: 'something else' },
-    });
-    expect(wrongBase.status).toBe(409);
-    const saved = await call('PUT', '/api/editor/policies', {
-      body: { ...AT, text: edited, resourceVersion: base.resourceVersion, baseText: base.text },
-    });
-    expect(saved.status).toBe(200);
-    const after = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
-    expect(after!.data![AT.key]).toBe(edited);
-    expect(after!.metadata.annotations!['example.com/owner']).toBe('team-a');
-    await settle();
-    expect(rt.policies[0].budgets.map((b) => b.nodes)).toContainEqual({ kind: 'count', value: 4 });
-  });
+  it(
+    'a newer version that left the key’s text alone (an annotation) is no conflict when the ' +
+      'save names its base text',
+    async () => {
+      const base = (await call('GET', '/api/editor/policies')).json.policies[0];
+      const cm = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+      await rt.cluster.update({
+        ...cm!,
+        metadata: { ...cm!.metadata, annotations: { ...cm!.metadata.annotations, 'example.com/owner': 'team-a' } },
+      });
+      await settle();
+      const edited = base.text.replace('budget 5', 'budget 4');
+      const wrongBase = await call('PUT', '/api/editor/policies', {
+        body: { ...AT, text: edited, resourceVersion: base.resourceVersion, baseText: 'something else' },
+      });
+      expect(wrongBase.status).toBe(409);
+      const saved = await call('PUT', '/api/editor/policies', {
+        body: { ...AT, text: edited, resourceVersion: base.resourceVersion, baseText: base.text },
+      });
+      expect(saved.status).toBe(200);
+      const after = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+      expect(after!.data![AT.key]).toBe(edited);
+      expect(after!.metadata.annotations!['example.com/owner']).toBe('team-a');
+      await settle();
+      expect(rt.policies[0].budgets.map((b) => b.nodes)).toContainEqual({ kind: 'count', value: 4 });
+    },
+  );
 
   it('refuses a save outside the controller’s namespace, where it would never be loaded', async () => {
     const r = await call('PUT', '/api/editor/policies', { body: { ...AT, namespace: 'default', text: POLICY } });
@@ -191,44 +203,52 @@ describe('editor API', () => {
     expect(await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT, namespace: 'default' })).toBeUndefined();
   });
 
-  it('refuses a policy with errors (422, with located diagnostics) and leaves the ConfigMap and the controller alone', async () => {
-    const before = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
-    const r = await call('PUT', '/api/editor/policies', {
-      body: {
-        ...AT,
-        text: 'policy x for nodepool default {\n  budget 1 for Drifed\n}\n',
-        resourceVersion: before!.metadata.resourceVersion,
-      },
-    });
-    expect(r.status).toBe(422);
-    expect(r.json.diagnostics[0]).toEqual(
-      expect.objectContaining({
-        code: expect.stringMatching(/^KPOL/),
-        range: expect.objectContaining({ start: expect.objectContaining({ line: 1 }) }),
-      }),
-    );
-    const after = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
-    expect(after!.metadata.resourceVersion).toBe(before!.metadata.resourceVersion);
-    expect(rt.policies.map((p) => p.name)).toEqual(['renamed-hours']);
-  });
+  it(
+    'refuses a policy with errors (422, with located diagnostics) and leaves the ConfigMap and ' +
+      'the controller alone',
+    async () => {
+      const before = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+      const r = await call('PUT', '/api/editor/policies', {
+        body: {
+          ...AT,
+          text: 'policy x for nodepool default {\n  budget 1 for Drifed\n}\n',
+          resourceVersion: before!.metadata.resourceVersion,
+        },
+      });
+      expect(r.status).toBe(422);
+      expect(r.json.diagnostics[0]).toEqual(
+        expect.objectContaining({
+          code: expect.stringMatching(/^KPOL/),
+          range: expect.objectContaining({ start: expect.objectContaining({ line: 1 }) }),
+        }),
+      );
+      const after = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+      expect(after!.metadata.resourceVersion).toBe(before!.metadata.resourceVersion);
+      expect(rt.policies.map((p) => p.name)).toEqual(['renamed-hours']);
+    },
+  );
 
-  it('keeps the last good policies when a ConfigMap written behind its back has errors, and shows why as a real cluster does', async () => {
-    const cm = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
-    await rt.cluster.update({ ...cm!, data: { [AT.key]: 'policy broken for nodepool default { budget }' } });
-    await settle();
-    expect(rt.policies.map((p) => p.name)).toEqual(['renamed-hours']);
-    const listed = (await call('GET', '/api/editor/policies')).json.policies[0];
-    expect(listed.applied).toBe(false);
-    expect(listed.status).toMatch(/^configmap\/kpol-system\/business-hours\/business-hours\.kpol:1:\d+: error KPOL1/);
-    const annotated = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
-    expect(annotated!.metadata.annotations![ANNOTATION_POLICY_STATUS]).toBe(listed.status);
-    expect(rt.events.list({ reason: 'PolicyInvalid' })).toEqual([
-      expect.objectContaining({
-        type: 'Warning',
-        object: expect.objectContaining({ name: AT.name, namespace: AT.namespace }),
-      }),
-    ]);
-  });
+  it(
+    'keeps the last good policies when a ConfigMap written behind its back has errors, and ' +
+      'shows why as a real cluster does',
+    async () => {
+      const cm = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+      await rt.cluster.update({ ...cm!, data: { [AT.key]: 'policy broken for nodepool default { budget }' } });
+      await settle();
+      expect(rt.policies.map((p) => p.name)).toEqual(['renamed-hours']);
+      const listed = (await call('GET', '/api/editor/policies')).json.policies[0];
+      expect(listed.applied).toBe(false);
+      expect(listed.status).toMatch(/^configmap\/kpol-system\/business-hours\/business-hours\.kpol:1:\d+: error KPOL1/);
+      const annotated = await rt.cluster.get<ConfigMap>({ kind: 'ConfigMap', ...AT });
+      expect(annotated!.metadata.annotations![ANNOTATION_POLICY_STATUS]).toBe(listed.status);
+      expect(rt.events.list({ reason: 'PolicyInvalid' })).toEqual([
+        expect.objectContaining({
+          type: 'Warning',
+          object: expect.objectContaining({ name: AT.name, namespace: AT.namespace }),
+        }),
+      ]);
+    },
+  );
 
   it('rejects bad addresses and bodies with a clear message', async () => {
     expect(

@@ -117,28 +117,31 @@ describe('the kpol editor in Chromium', () => {
     expect(await page.locator('#problems li.error').count()).toBe(0);
   });
 
-  it('several edits in one change (a quick fix, a format) reach the checker as they are, not as the whole text', async () => {
-    await setText(page, 'policy multi for nodepool default {\n  budget 1 for Drifted\n  budget 2 for Empty\n}\n');
-    await page.evaluate(() => {
-      const { model, monaco } = (globalThis as any).kpolEditor;
-      model.applyEdits([
-        { range: new monaco.Range(2, 23, 2, 23), text: 'x' },
-        { range: new monaco.Range(3, 21, 3, 21), text: 'q' },
+  it(
+    'several edits in one change (a quick fix, a format) reach the checker as they are, not as ' + 'the whole text',
+    async () => {
+      await setText(page, 'policy multi for nodepool default {\n  budget 1 for Drifted\n  budget 2 for Empty\n}\n');
+      await page.evaluate(() => {
+        const { model, monaco } = (globalThis as any).kpolEditor;
+        model.applyEdits([
+          { range: new monaco.Range(2, 23, 2, 23), text: 'x' },
+          { range: new monaco.Range(3, 21, 3, 21), text: 'q' },
+        ]);
+      });
+      await page.waitForFunction(
+        () =>
+          (globalThis as any).kpolEditor.monaco.editor
+            .getModelMarkers({ owner: 'kpol' })
+            .filter((m: any) => m.severity === 8).length === 2,
+      );
+      expect((await errors(page)).map((m) => [m.line, m.column, m.message.match(/`\w+`/)?.[0]])).toEqual([
+        [2, 16, '`Driftedx`'],
+        [3, 16, '`Emptyq`'],
       ]);
-    });
-    await page.waitForFunction(
-      () =>
-        (globalThis as any).kpolEditor.monaco.editor
-          .getModelMarkers({ owner: 'kpol' })
-          .filter((m: any) => m.severity === 8).length === 2,
-    );
-    expect((await errors(page)).map((m) => [m.line, m.column, m.message.match(/`\w+`/)?.[0]])).toEqual([
-      [2, 16, '`Driftedx`'],
-      [3, 16, '`Emptyq`'],
-    ]);
-    // A worker that lost track of the text would fail the check first (and then be sent it whole).
-    expect(await page.textContent('#status')).not.toContain('checker failed');
-  });
+      // A worker that lost track of the text would fail the check first (and then be sent it whole).
+      expect(await page.textContent('#status')).not.toContain('checker failed');
+    },
+  );
 
   it('reads a check’s answer from memory shared with the worker, without waiting for its message', async () => {
     await setText(page, 'policy shared for nodepool default {\n  budget 1 for Drifted\n}\n');
@@ -221,24 +224,27 @@ describe('the kpol editor in Chromium', () => {
     );
   });
 
-  it('a space opens completion where the context calls for it (reasons after `for`), not after `budget 5`', async () => {
-    await setText(page, 'policy spaces for nodepool default {\n  budget 5\n  budget 2 for\n}\n');
-    await placeCursor(page, 3, '  budget 2 for'.length + 1);
-    await page.keyboard.type(' ');
-    expect(await suggestions(page)).toEqual(expect.arrayContaining(['Empty', 'Drifted', 'Underutilized', 'Expired']));
-    await page.keyboard.press('Escape');
-    await placeCursor(page, 2, '  budget 5'.length + 1);
-    const seen = await page.evaluate(() => (globalThis as any).kpolEditor.checkedText());
-    await page.keyboard.type(' ');
-    await page.waitForFunction((t) => (globalThis as any).kpolEditor.checkedText() !== t, seen);
-    // By then the provider has answered (its answer settles within the keystroke's task); Monaco's
-    // suggest model is idle again when the answer was empty (state 0), open when it was not.
-    expect(
-      await page.evaluate(
-        () => (globalThis as any).kpolEditor.editor.getContribution('editor.contrib.suggestController').model.state,
-      ),
-    ).toBe(0);
-  });
+  it(
+    'a space opens completion where the context calls for it (reasons after `for`), not after ' + '`budget 5`',
+    async () => {
+      await setText(page, 'policy spaces for nodepool default {\n  budget 5\n  budget 2 for\n}\n');
+      await placeCursor(page, 3, '  budget 2 for'.length + 1);
+      await page.keyboard.type(' ');
+      expect(await suggestions(page)).toEqual(expect.arrayContaining(['Empty', 'Drifted', 'Underutilized', 'Expired']));
+      await page.keyboard.press('Escape');
+      await placeCursor(page, 2, '  budget 5'.length + 1);
+      const seen = await page.evaluate(() => (globalThis as any).kpolEditor.checkedText());
+      await page.keyboard.type(' ');
+      await page.waitForFunction((t) => (globalThis as any).kpolEditor.checkedText() !== t, seen);
+      // By then the provider has answered (its answer settles within the keystroke's task); Monaco's
+      // suggest model is idle again when the answer was empty (state 0), open when it was not.
+      expect(
+        await page.evaluate(
+          () => (globalThis as any).kpolEditor.editor.getContribution('editor.contrib.suggestController').model.state,
+        ),
+      ).toBe(0);
+    },
+  );
 
   it('completion offers the reasons, and label keys from the connected cluster', async () => {
     await setText(page, 'policy complete for nodepool default {\n  \n}\n');
@@ -280,7 +286,8 @@ describe('the kpol editor in Chromium', () => {
     // 22:30 for 90 minutes in Kolkata (UTC+5:30): half of the 22:00 hour and all of 23:00, on Saturday and Sunday.
     await setText(
       page,
-      'policy week for nodepool default {\n  allow 2 Drifted only during "30 22 * * sat,sun" for 90m in "Asia/Kolkata"\n}\n',
+      'policy week for nodepool default {\n  allow 2 Drifted only during "30 22 * * sat,sun" for ' +
+        '90m in "Asia/Kolkata"\n}\n',
     );
     await page.click('nav.tabs button[data-panel="calendar"]');
     const table = page.locator('table.calendar[data-pool="default"][data-reason="Drifted"][data-zone="Asia/Kolkata"]');

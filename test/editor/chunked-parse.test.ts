@@ -16,7 +16,8 @@ const texts = [
     .filter((f) => f.endsWith('.kpol'))
     .map((f) => readFileSync(join(EXAMPLES, f), 'utf8')),
   generatePolicy(300),
-  'schedule s = "0 1 * * *" for 1h\r\npolicy a for nodepool x {\r\n  budget 1\r\n}\rpolicy b for nodepool y { budget 2 }',
+  'schedule s = "0 1 * * *" for 1h\r\npolicy a for nodepool x {\r\n  budget 1\r\n}\rpolicy b ' +
+    'for nodepool y { budget 2 }',
   '',
   '# only a comment\n',
 ];

@@ -48,16 +48,20 @@ describe('completion', () => {
     expect(labels('  allow 3 only during "0 1 * * *" for 4h in "')).toContain('zone:Europe/Berlin');
     expect(labels('  budget 0 during "')).toEqual([]); // a cron string: nothing to offer
   });
-  it('a trigger character opens only what the context calls for; elsewhere every keyword and reason waits for a letter', () => {
-    expect(contextOffers('  budget 5 ', words)).toBeUndefined();
-    expect(contextOffers('  consolidate when empty ', words)).toBeUndefined();
-    expect(labels('  budget 5 ')).toEqual([
-      ...KEYWORDS.map((k) => `keyword:${k}`),
-      ...REASONS.map((r) => `reason:${r}`),
-    ]);
-    expect(contextOffers('  budget 5 for ', words)?.map((o) => o.label)).toEqual([...REASONS, 'during']);
-    expect(contextOffers('  ', words)?.map((o) => o.label)).toContain('budget');
-  });
+  it(
+    'a trigger character opens only what the context calls for; elsewhere every keyword and ' +
+      'reason waits for a letter',
+    () => {
+      expect(contextOffers('  budget 5 ', words)).toBeUndefined();
+      expect(contextOffers('  consolidate when empty ', words)).toBeUndefined();
+      expect(labels('  budget 5 ')).toEqual([
+        ...KEYWORDS.map((k) => `keyword:${k}`),
+        ...REASONS.map((r) => `reason:${r}`),
+      ]);
+      expect(contextOffers('  budget 5 for ', words)?.map((o) => o.label)).toEqual([...REASONS, 'during']);
+      expect(contextOffers('  ', words)?.map((o) => o.label)).toContain('budget');
+    },
+  );
 });
 
 describe('worker analysis', () => {

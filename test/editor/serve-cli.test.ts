@@ -46,24 +46,27 @@ describe('kpol serve', () => {
     }
   });
 
-  it('kpol run serves the editor too, with its own token and the demo policy in its ConfigMap, as serve does', async () => {
-    const s = await startServe([], 'run');
-    try {
-      expect((await fetch(`${s.url}/editor/`)).status).toBe(200);
-      expect((await fetch(`${s.url}/api/editor/policies`)).status).toBe(401);
-      const r = await fetch(`${s.url}/api/editor/policies`, { headers: { Authorization: `Bearer ${s.token}` } });
-      const { policies, nodePools } = await r.json();
-      expect(
-        policies.map((p: { namespace: string; name: string; key: string; applied: boolean }) => [
-          p.namespace,
-          p.name,
-          p.key,
-          p.applied,
-        ]),
-      ).toEqual([['kpol-system', 'business-hours', 'business-hours.kpol', true]]);
-      expect(nodePools).toEqual({ default: 'business-hours', gpu: 'business-hours' });
-    } finally {
-      await s.stop();
-    }
-  });
+  it(
+    'kpol run serves the editor too, with its own token and the demo policy in its ConfigMap, ' + 'as serve does',
+    async () => {
+      const s = await startServe([], 'run');
+      try {
+        expect((await fetch(`${s.url}/editor/`)).status).toBe(200);
+        expect((await fetch(`${s.url}/api/editor/policies`)).status).toBe(401);
+        const r = await fetch(`${s.url}/api/editor/policies`, { headers: { Authorization: `Bearer ${s.token}` } });
+        const { policies, nodePools } = await r.json();
+        expect(
+          policies.map((p: { namespace: string; name: string; key: string; applied: boolean }) => [
+            p.namespace,
+            p.name,
+            p.key,
+            p.applied,
+          ]),
+        ).toEqual([['kpol-system', 'business-hours', 'business-hours.kpol', true]]);
+        expect(nodePools).toEqual({ default: 'business-hours', gpu: 'business-hours' });
+      } finally {
+        await s.stop();
+      }
+    },
+  );
 });

@@ -134,13 +134,17 @@ describe('candidates (KARPENTER.md#candidates)', () => {
       { code: 'DoNotDisruptPod', message: 'pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/batch-1)' },
     ]);
   });
-  it('a drifted node whose NodeClaim has a TGP stays a Drifted candidate despite do-not-disrupt, but is no consolidation candidate', async () => {
-    const n = makeNodeClaimAndNode('p', 0, { drifted: true, terminationGracePeriod: '24h' });
-    const pod = makePod('batch-1', n.node.metadata.name, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } });
-    const v = await verdict([n.nodeClaim, n.node, pod], n.node.metadata.name);
-    expect(v.reasons).toEqual(['Drifted']);
-    expect(v.blocked.map((b) => b.code)).toEqual(['DoNotDisruptPod']);
-  });
+  it(
+    'a drifted node whose NodeClaim has a TGP stays a Drifted candidate despite do-not-disrupt,' +
+      ' but is no consolidation candidate',
+    async () => {
+      const n = makeNodeClaimAndNode('p', 0, { drifted: true, terminationGracePeriod: '24h' });
+      const pod = makePod('batch-1', n.node.metadata.name, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } });
+      const v = await verdict([n.nodeClaim, n.node, pod], n.node.metadata.name);
+      expect(v.reasons).toEqual(['Drifted']);
+      expect(v.blocked.map((b) => b.code)).toEqual(['DoNotDisruptPod']);
+    },
+  );
   it('without a TGP the same drifted node is blocked for Drifted too', async () => {
     const n = makeNodeClaimAndNode('p', 0, { drifted: true });
     const pod = makePod('batch-1', n.node.metadata.name, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } });

@@ -71,37 +71,41 @@ describe('node verdicts reused across evaluations', () => {
     expect(cached.nodeStats.evaluationsReused).toBeGreaterThan(100);
   });
 
-  it('whole evaluations reused across instants agree with a fresh one at every minute across freeze and budget-window edges', async () => {
-    const { view } = setup();
-    const index = await view.current();
-    const loaded = loadPolicies([
-      {
-        fileName: 'p.kpol',
-        text: `policy p for nodepool default {
+  it(
+    'whole evaluations reused across instants agree with a fresh one at every minute across ' +
+      'freeze and budget-window edges',
+    async () => {
+      const { view } = setup();
+      const index = await view.current();
+      const loaded = loadPolicies([
+        {
+          fileName: 'p.kpol',
+          text: `policy p for nodepool default {
   consolidate when empty or underutilized after 30m
   budget 0 for Drifted during "30 1 * * *" for 20m
   freeze Underutilized from "2026-08-21 01:07" to "2026-08-21 01:13"
 }
 `,
-      },
-    ]);
-    expect(loaded.ok).toBe(true);
-    const cached = new Evaluator();
-    let previous = '';
-    let flips = 0;
-    for (let t = T0 + 30 * 60_000; t < T0 + 150 * 60_000; t += 60_000) {
-      const fresh = await new Evaluator(false).evaluate(index, loaded.policies, t);
-      const got = await cached.evaluate(index, loaded.policies, t);
-      expect(got).toEqual(fresh);
-      const now = JSON.stringify([got.nodePools, got.nodes]);
-      if (now !== previous) flips++;
-      previous = now;
-    }
-    // The freeze and the budget window each open and close inside the run, with no object change,
-    expect(flips).toBeGreaterThanOrEqual(5);
-    // and most minutes reuse the whole previous answer.
-    expect(cached.nodeStats.evaluationsReused).toBeGreaterThan(60);
-  });
+        },
+      ]);
+      expect(loaded.ok).toBe(true);
+      const cached = new Evaluator();
+      let previous = '';
+      let flips = 0;
+      for (let t = T0 + 30 * 60_000; t < T0 + 150 * 60_000; t += 60_000) {
+        const fresh = await new Evaluator(false).evaluate(index, loaded.policies, t);
+        const got = await cached.evaluate(index, loaded.policies, t);
+        expect(got).toEqual(fresh);
+        const now = JSON.stringify([got.nodePools, got.nodes]);
+        if (now !== previous) flips++;
+        previous = now;
+      }
+      // The freeze and the budget window each open and close inside the run, with no object change,
+      expect(flips).toBeGreaterThanOrEqual(5);
+      // and most minutes reuse the whole previous answer.
+      expect(cached.nodeStats.evaluationsReused).toBeGreaterThan(60);
+    },
+  );
 
   it('see each time-dependent fact move with no object change', async () => {
     const { view } = setup();

@@ -118,7 +118,8 @@ describe('a pause in the evaluation', () => {
           by: 'ci',
           note: 'rollout',
           message:
-            'Drifted paused by kpol pause until 2026-08-21T11:00:00Z (by ci): rollout [ConfigMap/kpol-system/kpol-pause-a]',
+            'Drifted paused by kpol pause until 2026-08-21T11:00:00Z (by ci): rollout ' +
+            '[ConfigMap/kpol-system/kpol-pause-a]',
         },
       ]);
     }
@@ -164,20 +165,23 @@ describe('a pause in the evaluation', () => {
     expect(out.nodePools.web!.paused).toBeUndefined();
   });
 
-  it('an unreadable pause fails closed with a located error, for every pool when its pools cannot be read', async () => {
-    const idx = index([pause('bad', { nodepools: 'batch', reasons: 'Drifted', until: 'soon' })]);
-    const out = await new Evaluator().evaluate(idx, policies(), Date.parse('2030-01-01T00:00:00Z'));
-    expect(out.nodePools.batch!.allowed.Drifted).toBe(0);
-    expect(out.nodePools.batch!.allowed.Empty).toBe(2);
-    expect(out.nodePools.batch!.errors).toEqual([
-      'ConfigMap/kpol-system/bad: until: "soon" is not an RFC 3339 instant (2026-11-25T21:00:00Z)',
-    ]);
-    expect(out.nodePools.web!.allowed.Drifted).toBe(3);
+  it(
+    'an unreadable pause fails closed with a located error, for every pool when its pools ' + 'cannot be read',
+    async () => {
+      const idx = index([pause('bad', { nodepools: 'batch', reasons: 'Drifted', until: 'soon' })]);
+      const out = await new Evaluator().evaluate(idx, policies(), Date.parse('2030-01-01T00:00:00Z'));
+      expect(out.nodePools.batch!.allowed.Drifted).toBe(0);
+      expect(out.nodePools.batch!.allowed.Empty).toBe(2);
+      expect(out.nodePools.batch!.errors).toEqual([
+        'ConfigMap/kpol-system/bad: until: "soon" is not an RFC 3339 instant (2026-11-25T21:00:00Z)',
+      ]);
+      expect(out.nodePools.web!.allowed.Drifted).toBe(3);
 
-    const unreadable = index([pause('bad', { nodepools: 'NOT A POOL', until: UNTIL })]);
-    const all = await new Evaluator().evaluate(unreadable, policies(), T0);
-    for (const pool of ['web', 'batch']) expect(all.nodePools[pool]!.allowed.Drifted).toBe(0);
-  });
+      const unreadable = index([pause('bad', { nodepools: 'NOT A POOL', until: UNTIL })]);
+      const all = await new Evaluator().evaluate(unreadable, policies(), T0);
+      for (const pool of ['web', 'batch']) expect(all.nodePools[pool]!.allowed.Drifted).toBe(0);
+    },
+  );
 
   it('explain names the pause on the pool rule that fired', async () => {
     const idx = index([pause('kpol-pause-a', { reasons: 'Drifted', until: UNTIL, note: 'rollout' })]);
@@ -185,7 +189,8 @@ describe('a pause in the evaluation', () => {
     const e = await explainNode(idx, policies(), node.name, T0);
     const text = renderExplanation(e!);
     expect(text).toContain(
-      '✔ fired  Drifted paused by kpol pause until 2026-08-21T11:00:00Z: rollout [ConfigMap/kpol-system/kpol-pause-a] → pause',
+      '✔ fired  Drifted paused by kpol pause until 2026-08-21T11:00:00Z: rollout ' +
+        '[ConfigMap/kpol-system/kpol-pause-a] → pause',
     );
     expect(text).toContain('✔ pause:Drifted after now (fact: ends 2026-08-21T11:00:00.000Z)');
     expect(text).toContain('✘ not    kpol pause of Empty (none in force) → pause');

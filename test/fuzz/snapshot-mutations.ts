@@ -37,7 +37,8 @@ export function baseSnapshot(): { apiVersion: string; kind: string; items: KubeO
     metadata: { name: 'policies', namespace: 'kpol-system', labels: { 'kpol.dev/policy': 'true' } },
     data: {
       'extra.kpol':
-        'policy q for nodepool gpu {\n  budget 2\n  window w blocks Drifted on nodes where constructor exists during "@daily" for 1h\n}\n',
+        'policy q for nodepool gpu {\n  budget 2\n  window w blocks Drifted on nodes where ' +
+        'constructor exists during "@daily" for 1h\n}\n',
     },
   });
   objects.push({

@@ -37,7 +37,9 @@ const pool = (annotations: Record<string, string> = {}): NodePool => ({
 const policy = loadPolicies([
   {
     fileName: 'p.kpol',
-    text: 'policy p for nodepool web {\n  consolidate when empty or underutilized after 5m\n  expire after 24h\n  termination grace 1h\n}\n',
+    text:
+      'policy p for nodepool web {\n  consolidate when empty or underutilized after 5m\n  expire ' +
+      'after 24h\n  termination grace 1h\n}\n',
   },
 ]).policies[0];
 const decision = { policy: 'p', allowed: {}, failClosedAt: '2026-11-25T10:00:00.000Z' };

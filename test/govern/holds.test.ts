@@ -34,22 +34,27 @@ async function evaluate(policy: string) {
 }
 
 describe('holds', () => {
-  it('a maintenance window of Underutilized holds its nodes, and the node annotation would also block Empty and Drifted', async () => {
-    const out = await evaluate(`policy p for nodepool default {
-  window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h
+  it(
+    'a maintenance window of Underutilized holds its nodes, and the node annotation would also ' +
+      'block Empty and Drifted',
+    async () => {
+      const out = await evaluate(`policy p for nodepool default {
+  window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * \
+* 1-5" for 8h
 }`);
-    const [n0, n1] = Object.keys(out.nodes).sort();
-    expect(out.nodes[n0].holds).toEqual([
-      {
-        code: 'MaintenanceWindow',
-        message: 'maintenance window zone-a blocks Underutilized on this node',
-        reasons: ['Underutilized'],
-      },
-    ]);
-    expect(out.nodes[n0].overblocks).toEqual(['Empty', 'Drifted']);
-    expect(out.nodes[n1].holds).toBeUndefined();
-    expect(renderText(out)).toContain('the annotation also blocks Empty, Drifted, which the policy allows');
-  });
+      const [n0, n1] = Object.keys(out.nodes).sort();
+      expect(out.nodes[n0].holds).toEqual([
+        {
+          code: 'MaintenanceWindow',
+          message: 'maintenance window zone-a blocks Underutilized on this node',
+          reasons: ['Underutilized'],
+        },
+      ]);
+      expect(out.nodes[n0].overblocks).toEqual(['Empty', 'Drifted']);
+      expect(out.nodes[n1].holds).toBeUndefined();
+      expect(renderText(out)).toContain('the annotation also blocks Empty, Drifted, which the policy allows');
+    },
+  );
 
   it('a pod window holds every reason (no over-block) and is present though the node is no candidate', async () => {
     const out = await evaluate(`policy p for nodepool default {

@@ -57,26 +57,29 @@ describe('govern mode budgets', () => {
     expect(ceilMinute(Date.parse('2026-11-25T13:07:00Z'))).toBe(Date.parse('2026-11-25T13:07:00Z'));
   });
 
-  it('an open allow window in Berlin: its quantity now, a deny from its close, a deny from the renewal instant', async () => {
-    // 02:00–03:00 Berlin (CET, UTC+1) = 01:00–02:00 UTC; now 01:59:10 UTC, lease 2 minutes.
-    const b = await budgetsAt(
-      'allow 1 Drifted only during "0 2 * * *" for 1h in "Europe/Berlin"\nbudget 100%',
-      '2026-11-25T01:59:10Z',
-    );
-    expect(b).toEqual([
-      { nodes: '100%', reasons: ['Empty', 'Underutilized'] },
-      { nodes: '1', reasons: ['Drifted'] },
-      { nodes: '0', reasons: ['Drifted'], schedule: '0 2 25 11 *', duration: DATED_BUDGET_DURATION },
-      { nodes: '0', schedule: '2 2 25 11 *', duration: DATED_BUDGET_DURATION },
-    ]);
-    const at = (iso: string) => karpenterAllows(b, 'Drifted', Date.parse(iso), 10);
-    expect(at('2026-11-25T01:59:59Z')).toBe(1);
-    expect(at('2026-11-25T02:00:00Z')).toBe(0); // the window closed, kpol or no kpol
-    expect(karpenterAllows(b, 'Empty', Date.parse('2026-11-25T02:01:59Z'), 10)).toBe(10);
-    expect(karpenterAllows(b, 'Empty', Date.parse('2026-11-25T02:02:00Z'), 10)).toBe(0); // fail closed
-    // and stays so for almost a year
-    expect(karpenterAllows(b, 'Empty', Date.parse('2027-11-20T00:00:00Z'), 10)).toBe(0);
-  });
+  it(
+    'an open allow window in Berlin: its quantity now, a deny from its close, a deny from the ' + 'renewal instant',
+    async () => {
+      // 02:00–03:00 Berlin (CET, UTC+1) = 01:00–02:00 UTC; now 01:59:10 UTC, lease 2 minutes.
+      const b = await budgetsAt(
+        'allow 1 Drifted only during "0 2 * * *" for 1h in "Europe/Berlin"\nbudget 100%',
+        '2026-11-25T01:59:10Z',
+      );
+      expect(b).toEqual([
+        { nodes: '100%', reasons: ['Empty', 'Underutilized'] },
+        { nodes: '1', reasons: ['Drifted'] },
+        { nodes: '0', reasons: ['Drifted'], schedule: '0 2 25 11 *', duration: DATED_BUDGET_DURATION },
+        { nodes: '0', schedule: '2 2 25 11 *', duration: DATED_BUDGET_DURATION },
+      ]);
+      const at = (iso: string) => karpenterAllows(b, 'Drifted', Date.parse(iso), 10);
+      expect(at('2026-11-25T01:59:59Z')).toBe(1);
+      expect(at('2026-11-25T02:00:00Z')).toBe(0); // the window closed, kpol or no kpol
+      expect(karpenterAllows(b, 'Empty', Date.parse('2026-11-25T02:01:59Z'), 10)).toBe(10);
+      expect(karpenterAllows(b, 'Empty', Date.parse('2026-11-25T02:02:00Z'), 10)).toBe(0); // fail closed
+      // and stays so for almost a year
+      expect(karpenterAllows(b, 'Empty', Date.parse('2027-11-20T00:00:00Z'), 10)).toBe(0);
+    },
+  );
 
   it('a closed window is 0 now; a window opening later is not anticipated (kpol opens it when it comes)', async () => {
     const b = await budgetsAt(

@@ -63,44 +63,47 @@ describe('govern mode with a pause', () => {
     expect(await cluster.get({ kind: 'ConfigMap', name: 'kpol-pause-web', namespace: 'kpol-system' })).toBeDefined();
   });
 
-  it('a pool no policy governs gets its own settings plus 0 for the paused reasons, and them alone back after', async () => {
-    const clock = new FakeClock(T0);
-    const solo = makeNodePool('solo', { budgets: [{ nodes: '2' }] });
-    const plain = makeNodePool('plain'); // no budgets: Karpenter's 10% default
-    const all: ConfigMap = {
-      ...pause,
-      metadata: { ...pause.metadata, name: 'kpol-pause-all' },
-      data: { reasons: 'Drifted', until: '2026-08-21T10:30:00Z' },
-    };
-    const cluster = new MemoryCluster(clock, [solo, plain, all]);
-    const governor = new Governor({
-      client: new RecordingClient(cluster),
-      clock,
-      logger: createLogger({ clock, sink: () => {} }),
-      failClosedAfterMs: 120_000,
-      dryRun: false,
-    });
-    governor.policies = [];
-    const poolOf = async (name: string) => (await cluster.get<NodePool>({ kind: 'NodePool', name }))!;
+  it(
+    'a pool no policy governs gets its own settings plus 0 for the paused reasons, and them ' + 'alone back after',
+    async () => {
+      const clock = new FakeClock(T0);
+      const solo = makeNodePool('solo', { budgets: [{ nodes: '2' }] });
+      const plain = makeNodePool('plain'); // no budgets: Karpenter's 10% default
+      const all: ConfigMap = {
+        ...pause,
+        metadata: { ...pause.metadata, name: 'kpol-pause-all' },
+        data: { reasons: 'Drifted', until: '2026-08-21T10:30:00Z' },
+      };
+      const cluster = new MemoryCluster(clock, [solo, plain, all]);
+      const governor = new Governor({
+        client: new RecordingClient(cluster),
+        clock,
+        logger: createLogger({ clock, sink: () => {} }),
+        failClosedAfterMs: 120_000,
+        dryRun: false,
+      });
+      governor.policies = [];
+      const poolOf = async (name: string) => (await cluster.get<NodePool>({ kind: 'NodePool', name }))!;
 
-    const plainBefore = (await poolOf('plain')).spec.disruption?.budgets; // the API server's default, if any
-    expect((await governor.tick()).failures).toEqual([]);
-    expect((await poolOf('solo')).spec.disruption?.budgets).toEqual([
-      { nodes: '2' },
-      { nodes: '0', reasons: ['Drifted'] },
-    ]);
-    expect((await poolOf('solo')).metadata.annotations?.['kpol.dev/governed-by']).toBe('kpol-pause');
-    expect((await poolOf('plain')).spec.disruption?.budgets).toEqual([
-      { nodes: '10%' },
-      { nodes: '0', reasons: ['Drifted'] },
-    ]);
-    // A second tick while paused writes nothing new (the pool already holds it).
-    expect((await governor.tick()).writes).toEqual([]);
+      const plainBefore = (await poolOf('plain')).spec.disruption?.budgets; // the API server's default, if any
+      expect((await governor.tick()).failures).toEqual([]);
+      expect((await poolOf('solo')).spec.disruption?.budgets).toEqual([
+        { nodes: '2' },
+        { nodes: '0', reasons: ['Drifted'] },
+      ]);
+      expect((await poolOf('solo')).metadata.annotations?.['kpol.dev/governed-by']).toBe('kpol-pause');
+      expect((await poolOf('plain')).spec.disruption?.budgets).toEqual([
+        { nodes: '10%' },
+        { nodes: '0', reasons: ['Drifted'] },
+      ]);
+      // A second tick while paused writes nothing new (the pool already holds it).
+      expect((await governor.tick()).writes).toEqual([]);
 
-    clock.set(Date.parse('2026-08-21T10:30:00Z'));
-    await governor.tick();
-    expect((await poolOf('solo')).spec.disruption?.budgets).toEqual([{ nodes: '2' }]);
-    expect((await poolOf('solo')).metadata.annotations?.['kpol.dev/governed-by']).toBeUndefined();
-    expect((await poolOf('plain')).spec.disruption?.budgets).toEqual(plainBefore);
-  });
+      clock.set(Date.parse('2026-08-21T10:30:00Z'));
+      await governor.tick();
+      expect((await poolOf('solo')).spec.disruption?.budgets).toEqual([{ nodes: '2' }]);
+      expect((await poolOf('solo')).metadata.annotations?.['kpol.dev/governed-by']).toBeUndefined();
+      expect((await poolOf('plain')).spec.disruption?.budgets).toEqual(plainBefore);
+    },
+  );
 });

@@ -36,7 +36,8 @@ describe('govern status', () => {
         fileName: 'p.kpol',
         text: `policy p for nodepool default {
   budget 1 for Drifted
-  window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h
+  window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * \
+* 1-5" for 8h
 }
 `,
       },
@@ -51,7 +52,8 @@ describe('govern status', () => {
     expect(view.events.map((e) => e.reason).sort()).toEqual(['KpolGoverning', 'KpolHeld']);
     const held = view.nodes.find((n) => n.blocked.some((b) => b.code === 'GovernHoldOverblocks'))!;
     expect(held.blocked.at(-1)!.message).toBe(
-      'kpol holds this node with karpenter.sh/do-not-disrupt, which also blocks Empty, Drifted (the policy allows them)',
+      'kpol holds this node with karpenter.sh/do-not-disrupt, which also blocks Empty, Drifted ' +
+        '(the policy allows them)',
     );
     expect(view.nodes.filter((n) => n.blocked.some((b) => b.code === 'GovernHoldOverblocks'))).toHaveLength(1);
   });

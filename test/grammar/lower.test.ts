@@ -117,7 +117,8 @@ describe('lower', () => {
 
   it('lowers a pod window with a selector and namespaces', () => {
     const s = statement(
-      'pods where tier in (batch, etl) and app = "ml" in namespace data, ml disruptable never during "0 9 * * mon-fri" for 8h',
+      'pods where tier in (batch, etl) and app = "ml" in namespace data, ml disruptable never ' +
+        'during "0 9 * * mon-fri" for 8h',
     );
     expect(shape(s)).toEqual({
       kind: 'PodWindow',
@@ -151,7 +152,8 @@ describe('lower', () => {
 
   it('lowers maintenance windows with several schedules and a node selector', () => {
     const s = statement(
-      'window zone-a blocks Underutilized, Drifted on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h, nightly in "UTC"',
+      'window zone-a blocks Underutilized, Drifted on nodes where topology.kubernetes.io/zone in ' +
+        '(us-west-2a) during "0 9 * * 1-5" for 8h, nightly in "UTC"',
     );
     expect(s.kind).toBe('MaintenanceWindow');
     if (s.kind !== 'MaintenanceWindow') return;
@@ -166,7 +168,8 @@ describe('lower', () => {
     const { value, diagnostics } = parse(
       'schedule nightly = "0 1 * * mon-fri" for 4h in "Europe/Berlin"\n' +
         'policy a for nodepool default, gpu { }\n' +
-        'policy spot for nodepools where team = "data" and karpenter.sh/capacity-type != "on-demand" { consolidate never }\n',
+        'policy spot for nodepools where team = "data" and karpenter.sh/capacity-type != ' +
+        '"on-demand" { consolidate never }\n',
     );
     expect(diagnostics).toEqual([]);
     expect(shape(value.schedules)).toEqual([

@@ -25,7 +25,8 @@ export function firstBuildNotice(withKarpenter: boolean): string | undefined {
   }
   if (withKarpenter && karpenterMissing().length) {
     builds.push(
-      `  - Karpenter ${karpenter.KARPENTER_VERSION} (its KWOK provider) and KWOK ${karpenter.KWOK_VERSION}, for the karpenter tests:`,
+      `  - Karpenter ${karpenter.KARPENTER_VERSION} (its KWOK provider) and ` +
+        `KWOK ${karpenter.KWOK_VERSION}, for the karpenter tests:`,
       '    about 20–40 minutes more on 2 cores',
     );
   }

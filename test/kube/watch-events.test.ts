@@ -22,9 +22,16 @@ const collect = async (s: ReadableStream<Uint8Array>): Promise<string[]> => {
 };
 
 describe('lines', () => {
-  it('joins a line split across chunks, splits chunks holding several lines, keeps a last line without newline', async () => {
-    expect(await collect(streamOf(['{"a":', '1}\n{"b":2}\n\n{"c"', ':3}']))).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
-  });
+  it(
+    'joins a line split across chunks, splits chunks holding several lines, keeps a last line ' + 'without newline',
+    async () => {
+      expect(await collect(streamOf(['{"a":', '1}\n{"b":2}\n\n{"c"', ':3}']))).toEqual([
+        '{"a":1}',
+        '{"b":2}',
+        '{"c":3}',
+      ]);
+    },
+  );
 
   it('decodes a multi-byte character split between chunks', async () => {
     const bytes = new TextEncoder().encode('"é"\n');
@@ -55,7 +62,8 @@ describe('decodeEvent', () => {
     });
     expect(
       decodeEvent(
-        '{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (2)"}}',
+        '{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too ' +
+          'old resource version: 1 (2)"}}',
         pod,
       ),
     ).toEqual({

@@ -50,25 +50,28 @@ describe('leader election', () => {
     });
   });
 
-  it('a leader that stops renewing stops acting at the renew deadline and is replaced after the lease duration', async () => {
-    const w = world();
-    const [a, b] = w.electors;
-    expect(await a.step()).toBe(true);
-    const lastRenew = w.clock.now();
-    let takeover: number | undefined;
-    for (let t = 0; t < 40 && takeover === undefined; t++) {
-      w.clock.advance(1000);
-      if (await b.step()) takeover = w.clock.now();
-      expect(w.leaders().length).toBeLessThanOrEqual(1);
-      if (w.clock.now() - lastRenew >= 10_000) expect(a.isLeader()).toBe(false);
-    }
-    expect(takeover! - lastRenew).toBeGreaterThanOrEqual(15_000);
-    expect(takeover! - lastRenew).toBeLessThanOrEqual(16_000);
-    expect(await w.lease()).toMatchObject({ holderIdentity: 'kpol-1', leaseTransitions: 1 });
-    // The old leader comes back: it sees the new holder and does not lead.
-    expect(await a.step()).toBe(false);
-    expect(w.leaders()).toEqual(['kpol-1']);
-  });
+  it(
+    'a leader that stops renewing stops acting at the renew deadline and is replaced after the ' + 'lease duration',
+    async () => {
+      const w = world();
+      const [a, b] = w.electors;
+      expect(await a.step()).toBe(true);
+      const lastRenew = w.clock.now();
+      let takeover: number | undefined;
+      for (let t = 0; t < 40 && takeover === undefined; t++) {
+        w.clock.advance(1000);
+        if (await b.step()) takeover = w.clock.now();
+        expect(w.leaders().length).toBeLessThanOrEqual(1);
+        if (w.clock.now() - lastRenew >= 10_000) expect(a.isLeader()).toBe(false);
+      }
+      expect(takeover! - lastRenew).toBeGreaterThanOrEqual(15_000);
+      expect(takeover! - lastRenew).toBeLessThanOrEqual(16_000);
+      expect(await w.lease()).toMatchObject({ holderIdentity: 'kpol-1', leaseTransitions: 1 });
+      // The old leader comes back: it sees the new holder and does not lead.
+      expect(await a.step()).toBe(false);
+      expect(w.leaders()).toEqual(['kpol-1']);
+    },
+  );
 
   it('graceful release hands over at once', async () => {
     const w = world();

@@ -77,22 +77,26 @@ describe('ConfigMap policies', () => {
     expect(budgetOf(t.store, 'a')).toEqual([{ kind: 'count', value: 3 }]);
   });
 
-  it('keeps the last good version of a broken ConfigMap, with a Warning Event and annotation naming the error; a fix takes effect', async () => {
-    const t = await setup([cm('a', { 'p.kpol': good('a', 'x', '10%') })]);
-    const before = t.store.policies;
-    await t.setData('a', { 'p.kpol': BROKEN });
-    expect(t.store.policies).toBe(before);
-    const warnings = t.events.list({ reason: 'PolicyInvalid' });
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ type: 'Warning', object: { kind: 'ConfigMap', name: 'a', namespace: NS } });
-    expect(warnings[0].message).toContain('configmap/kpol-system/a/p.kpol:2:16: error KPOL2001');
-    expect(await t.annotation('a')).toMatch(/^configmap\/kpol-system\/a\/p\.kpol:2:16: error KPOL2001: .*Drifed/);
+  it(
+    'keeps the last good version of a broken ConfigMap, with a Warning Event and annotation ' +
+      'naming the error; a fix takes effect',
+    async () => {
+      const t = await setup([cm('a', { 'p.kpol': good('a', 'x', '10%') })]);
+      const before = t.store.policies;
+      await t.setData('a', { 'p.kpol': BROKEN });
+      expect(t.store.policies).toBe(before);
+      const warnings = t.events.list({ reason: 'PolicyInvalid' });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ type: 'Warning', object: { kind: 'ConfigMap', name: 'a', namespace: NS } });
+      expect(warnings[0].message).toContain('configmap/kpol-system/a/p.kpol:2:16: error KPOL2001');
+      expect(await t.annotation('a')).toMatch(/^configmap\/kpol-system\/a\/p\.kpol:2:16: error KPOL2001: .*Drifed/);
 
-    await t.setData('a', { 'p.kpol': good('a', 'x', '2') });
-    expect(budgetOf(t.store, 'a')).toEqual([{ kind: 'count', value: 2 }]);
-    expect(await t.annotation('a')).toBe('valid');
-    expect(t.events.list({ reason: 'PolicyValid' })).toHaveLength(1);
-  });
+      await t.setData('a', { 'p.kpol': good('a', 'x', '2') });
+      expect(budgetOf(t.store, 'a')).toEqual([{ kind: 'count', value: 2 }]);
+      expect(await t.annotation('a')).toBe('valid');
+      expect(t.events.list({ reason: 'PolicyValid' })).toHaveLength(1);
+    },
+  );
 
   it('a valid change in one ConfigMap applies while another stays broken on its last good version', async () => {
     const t = await setup([cm('a', { 'a.kpol': good('a', 'x', '1') }), cm('b', { 'b.kpol': good('b', 'y', '1') })]);
@@ -160,33 +164,37 @@ describe('ConfigMap policies', () => {
     store.stop();
   });
 
-  it('applied() is what is enforced: the files, then each ConfigMap’s accepted version (its last good one while refused)', async () => {
-    const clock = new FakeClock(0);
-    const cluster = new MemoryCluster(clock, [
-      cm('b', { 'b.kpol': good('b', 'y', '1') }),
-      cm('a', { 'a.kpol': good('a', 'x', '1') }),
-    ]);
-    const local = { fileName: 'local.kpol', text: good('l', 'z') };
-    const store = new ConfigMapPolicies({ client: cluster, clock, namespace: NS, files: [local] });
-    await store.start();
-    expect(store.files).toEqual([local]);
-    expect(store.applied().map((s) => s.fileName)).toEqual([
-      'local.kpol',
-      `configmap/${NS}/a/a.kpol`,
-      `configmap/${NS}/b/b.kpol`,
-    ]);
-    const b = (await cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'b', namespace: NS }))!;
-    await cluster.update({
-      ...b,
-      data: { 'b.kpol': BROKEN.replace('policy a for nodepool x', 'policy b for nodepool y') },
-    });
-    await cluster.idle();
-    await store.settled();
-    expect(store.applied().find((s) => s.fileName.endsWith('/b.kpol'))?.text).toBe(good('b', 'y', '1'));
-    await cluster.delete({ kind: 'ConfigMap', name: 'a', namespace: NS });
-    await cluster.idle();
-    await store.settled();
-    expect(store.applied().map((s) => s.fileName)).toEqual(['local.kpol', `configmap/${NS}/b/b.kpol`]);
-    store.stop();
-  });
+  it(
+    'applied() is what is enforced: the files, then each ConfigMap’s accepted version (its ' +
+      'last good one while refused)',
+    async () => {
+      const clock = new FakeClock(0);
+      const cluster = new MemoryCluster(clock, [
+        cm('b', { 'b.kpol': good('b', 'y', '1') }),
+        cm('a', { 'a.kpol': good('a', 'x', '1') }),
+      ]);
+      const local = { fileName: 'local.kpol', text: good('l', 'z') };
+      const store = new ConfigMapPolicies({ client: cluster, clock, namespace: NS, files: [local] });
+      await store.start();
+      expect(store.files).toEqual([local]);
+      expect(store.applied().map((s) => s.fileName)).toEqual([
+        'local.kpol',
+        `configmap/${NS}/a/a.kpol`,
+        `configmap/${NS}/b/b.kpol`,
+      ]);
+      const b = (await cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'b', namespace: NS }))!;
+      await cluster.update({
+        ...b,
+        data: { 'b.kpol': BROKEN.replace('policy a for nodepool x', 'policy b for nodepool y') },
+      });
+      await cluster.idle();
+      await store.settled();
+      expect(store.applied().find((s) => s.fileName.endsWith('/b.kpol'))?.text).toBe(good('b', 'y', '1'));
+      await cluster.delete({ kind: 'ConfigMap', name: 'a', namespace: NS });
+      await cluster.idle();
+      await store.settled();
+      expect(store.applied().map((s) => s.fileName)).toEqual(['local.kpol', `configmap/${NS}/b/b.kpol`]);
+      store.stop();
+    },
+  );
 });

@@ -33,13 +33,16 @@ describe('pushPolicies with keepOtherKeys', () => {
     expect((await read()).data).toEqual({ 'a.kpol': policy('a', 'z'), 'b.kpol': policy('b', 'y'), README: 'kept' });
   });
 
-  it('checks the key beside the same ConfigMap’s other keys: a clash with a sibling is refused, nothing written', async () => {
-    const { cluster, read } = setup();
-    const before = (await read()).metadata.resourceVersion;
-    const r = await pushPolicies(cluster, [file('a.kpol', policy('b', 'z'))], at, { keepOtherKeys: true });
-    expect(r.kind).toBe('refused');
-    expect((await read()).metadata.resourceVersion).toBe(before);
-  });
+  it(
+    'checks the key beside the same ConfigMap’s other keys: a clash with a sibling is refused, ' + 'nothing written',
+    async () => {
+      const { cluster, read } = setup();
+      const before = (await read()).metadata.resourceVersion;
+      const r = await pushPolicies(cluster, [file('a.kpol', policy('b', 'z'))], at, { keepOtherKeys: true });
+      expect(r.kind).toBe('refused');
+      expect((await read()).metadata.resourceVersion).toBe(before);
+    },
+  );
 
   it('a newer version is a conflict unless every written key still holds its base text', async () => {
     const { cluster, read } = setup();

@@ -112,7 +112,8 @@ describe('trial evaluation of ConfigMap policies', () => {
       );
     await w.settle();
     expect(await w.annotation('team')).toBe(
-      'configmap/kpol-system/team/p.kpol:1:8: error KPOL4001: policy `good` cannot be evaluated at 2026-11-22T10:00:00.000Z: Invalid time value',
+      'configmap/kpol-system/team/p.kpol:1:8: error KPOL4001: policy `good` cannot be evaluated ' +
+        'at 2026-11-22T10:00:00.000Z: Invalid time value',
     );
     expect(w.events.list({ reason: 'PolicyEvaluationFailed' })).toHaveLength(1);
     await w.store.evaluationFailed({ policy: good, atMs: T0 + 9000, error: 'Maximum call stack size exceeded' });
@@ -154,7 +155,8 @@ describe('trial evaluation of ConfigMap policies', () => {
     expect(loaded.ok).toBe(true);
     const e = await unevaluableFile(loaded.policies, sources, failingFrom(T0 + 366 * DAY), T0);
     expect(e && formatError(e)).toBe(
-      'policies/bad.kpol:3:10: error KPOL4001: policy `broken` cannot be evaluated at 2027-11-23T10:00:00.000Z: Invalid time value',
+      'policies/bad.kpol:3:10: error KPOL4001: policy `broken` cannot be evaluated at ' +
+        '2027-11-23T10:00:00.000Z: Invalid time value',
     );
     expect(await unevaluableFile(loaded.policies, sources, failingFrom(Infinity), T0)).toBeUndefined();
     const down: EvaluateAt = async () => {

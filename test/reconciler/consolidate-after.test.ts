@@ -66,55 +66,58 @@ describe('consolidateAfter', () => {
     expect(started.at).toBe(t1 + 5 * 60_000 + 20_000); // first 10 s tick ≥ 15 s later
   });
 
-  it("on destinations: a node with a recent pod event refuses a candidate's pods until its own window passes", async () => {
-    // Layout (4-vCPU nodes, 3.92 allocatable): node X = {b 2 CPU, c 1.5 CPU}, node Y = {a 1 CPU}.
-    // b is do-not-disrupt, so X itself is never a candidate — only a destination.
-    const s = new Scenario(
-      [
-        pool('default', ['m5.xlarge']),
-        replicaSet('b', 1, { cpu: '2', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
-        replicaSet('c', 1, { cpu: '1500m' }),
-        replicaSet('a', 1, { cpu: '1' }),
-      ],
-      policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 5m\n}\n'),
-    );
-    expect(await s.until(async () => (await s.runningPods()).length === 3, 15 * 60_000)).toBe(true);
-    const x = (await nodeOfApp(s, 'b'))!;
-    const y = (await nodeOfApp(s, 'a'))!;
-    expect(await nodeOfApp(s, 'c')).toBe(x);
-    expect(y).not.toBe(x);
-    await run(s, 10 * 60_000);
-    // Y is an Underutilized candidate, but a (1 CPU) does not fit next to b + c, and another
-    // m5.xlarge is not cheaper: nothing to do.
-    expect(s.history.at(-1)!.disruption.evaluation.nodes[y].reasons).toEqual(['Underutilized']);
-    expect(s.history.some((h) => h.disruption.started || h.disruption.waitingValidation)).toBe(false);
+  it(
+    "on destinations: a node with a recent pod event refuses a candidate's pods until its own " + 'window passes',
+    async () => {
+      // Layout (4-vCPU nodes, 3.92 allocatable): node X = {b 2 CPU, c 1.5 CPU}, node Y = {a 1 CPU}.
+      // b is do-not-disrupt, so X itself is never a candidate — only a destination.
+      const s = new Scenario(
+        [
+          pool('default', ['m5.xlarge']),
+          replicaSet('b', 1, { cpu: '2', annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
+          replicaSet('c', 1, { cpu: '1500m' }),
+          replicaSet('a', 1, { cpu: '1' }),
+        ],
+        policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 5m\n}\n'),
+      );
+      expect(await s.until(async () => (await s.runningPods()).length === 3, 15 * 60_000)).toBe(true);
+      const x = (await nodeOfApp(s, 'b'))!;
+      const y = (await nodeOfApp(s, 'a'))!;
+      expect(await nodeOfApp(s, 'c')).toBe(x);
+      expect(y).not.toBe(x);
+      await run(s, 10 * 60_000);
+      // Y is an Underutilized candidate, but a (1 CPU) does not fit next to b + c, and another
+      // m5.xlarge is not cheaper: nothing to do.
+      expect(s.history.at(-1)!.disruption.evaluation.nodes[y].reasons).toEqual(['Underutilized']);
+      expect(s.history.some((h) => h.disruption.started || h.disruption.waitingValidation)).toBe(false);
 
-    // c goes away: X now has room for a, but X just had a pod event.
-    await s.rt.cluster.patch({ kind: 'ReplicaSet', name: 'c', namespace: 'default' }, { spec: { replicas: 0 } });
-    const t1 = s.clock.now();
-    const ticks = await run(s, 10_000);
-    expect((await claimOfNode(s, x)).status?.lastPodEventTime).toBe(iso(t1));
-    ticks.push(...(await run(s, 7 * 60_000)));
-    for (const { at, r } of ticks) {
-      if (at >= t1 + 5 * 60_000) break;
-      // Y stays a candidate throughout; only the destination rule keeps a off X.
-      expect(r.evaluation.nodes[y].reasons).toEqual(['Underutilized']);
-      expect(r.waitingValidation).toBeUndefined();
-      expect(r.started).toBeUndefined();
-    }
-    const first = ticks.find((t) => t.r.waitingValidation)!;
-    expect(first.at).toBe(t1 + 5 * 60_000);
-    expect(first.r.waitingValidation!.method).toBe('SingleNodeConsolidation');
-    expect(first.r.waitingValidation!.candidates.map((c) => c.node)).toEqual([y]);
-    expect(first.r.waitingValidation!.replacements).toEqual([]);
-    // Y is deleted and a runs on X.
-    expect(
-      await s.until(
-        async () => !(await s.nodes()).some((n) => n.metadata.name === y) && (await s.runningPods()).length === 2,
-        10 * 60_000,
-      ),
-    ).toBe(true);
-    expect(await nodeOfApp(s, 'a')).toBe(x);
-    expect((await s.nodeClaims()).map((nc: NodeClaim) => nc.status?.nodeName)).toEqual([x]);
-  });
+      // c goes away: X now has room for a, but X just had a pod event.
+      await s.rt.cluster.patch({ kind: 'ReplicaSet', name: 'c', namespace: 'default' }, { spec: { replicas: 0 } });
+      const t1 = s.clock.now();
+      const ticks = await run(s, 10_000);
+      expect((await claimOfNode(s, x)).status?.lastPodEventTime).toBe(iso(t1));
+      ticks.push(...(await run(s, 7 * 60_000)));
+      for (const { at, r } of ticks) {
+        if (at >= t1 + 5 * 60_000) break;
+        // Y stays a candidate throughout; only the destination rule keeps a off X.
+        expect(r.evaluation.nodes[y].reasons).toEqual(['Underutilized']);
+        expect(r.waitingValidation).toBeUndefined();
+        expect(r.started).toBeUndefined();
+      }
+      const first = ticks.find((t) => t.r.waitingValidation)!;
+      expect(first.at).toBe(t1 + 5 * 60_000);
+      expect(first.r.waitingValidation!.method).toBe('SingleNodeConsolidation');
+      expect(first.r.waitingValidation!.candidates.map((c) => c.node)).toEqual([y]);
+      expect(first.r.waitingValidation!.replacements).toEqual([]);
+      // Y is deleted and a runs on X.
+      expect(
+        await s.until(
+          async () => !(await s.nodes()).some((n) => n.metadata.name === y) && (await s.runningPods()).length === 2,
+          10 * 60_000,
+        ),
+      ).toBe(true);
+      expect(await nodeOfApp(s, 'a')).toBe(x);
+      expect((await s.nodeClaims()).map((nc: NodeClaim) => nc.status?.nodeName)).toEqual([x]);
+    },
+  );
 });

@@ -19,60 +19,70 @@ const messages = (s: Scenario, kind: string, name: string) =>
   s.rt.events.list({ reason: 'Unconsolidatable', kind, name }).map((e) => e.message);
 
 describe('consolidation policy: codes and events', () => {
-  it("WhenEmpty: a busy node is Unconsolidatable with Karpenter's words (every 15 min), an emptied node is deleted as Empty", async () => {
-    const s = new Scenario(
-      [pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1' })],
-      policies('policy p for nodepool default {\n  consolidate when empty after 0s\n}\n'),
-    );
-    const { node, claim } = await busyNode(s);
-    const t0 = s.clock.now();
-    await s.until(() => false, 20 * 60_000);
-    const ev = s.history.at(-1)!.disruption.evaluation.nodes[node];
-    expect(ev.reasons).toEqual([]);
-    expect(ev.blocked).toEqual([{ code: 'ConsolidationPolicyWhenEmpty', message: WHEN_EMPTY }]);
-    // Repeated every loop, recorded once per 15 minutes (the first repeat after the window).
-    const onNode = s.rt.events.list({ reason: 'Unconsolidatable', kind: 'Node', name: node });
-    expect(onNode.map((e) => e.message)).toEqual([WHEN_EMPTY, WHEN_EMPTY]);
-    // The first loop after the pods were placed: until then the node is nominated for them (no candidate, no event).
-    expect(onNode[0].at).toBeLessThanOrEqual(t0);
-    expect(onNode[1].at - onNode[0].at).toBeGreaterThan(15 * 60_000);
-    expect(onNode[1].at - onNode[0].at).toBeLessThanOrEqual(15 * 60_000 + 10_000);
-    expect(messages(s, 'NodeClaim', claim).filter((m) => m === WHEN_EMPTY).length).toBeGreaterThanOrEqual(2);
-    expect(s.history.some((h) => h.disruption.started || h.disruption.waitingValidation)).toBe(false);
+  it(
+    "WhenEmpty: a busy node is Unconsolidatable with Karpenter's words (every 15 min), an " +
+      'emptied node is deleted as Empty',
+    async () => {
+      const s = new Scenario(
+        [pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1' })],
+        policies('policy p for nodepool default {\n  consolidate when empty after 0s\n}\n'),
+      );
+      const { node, claim } = await busyNode(s);
+      const t0 = s.clock.now();
+      await s.until(() => false, 20 * 60_000);
+      const ev = s.history.at(-1)!.disruption.evaluation.nodes[node];
+      expect(ev.reasons).toEqual([]);
+      expect(ev.blocked).toEqual([{ code: 'ConsolidationPolicyWhenEmpty', message: WHEN_EMPTY }]);
+      // Repeated every loop, recorded once per 15 minutes (the first repeat after the window).
+      const onNode = s.rt.events.list({ reason: 'Unconsolidatable', kind: 'Node', name: node });
+      expect(onNode.map((e) => e.message)).toEqual([WHEN_EMPTY, WHEN_EMPTY]);
+      // The first loop after the pods were placed: until then the node is nominated for them (no candidate, no event).
+      expect(onNode[0].at).toBeLessThanOrEqual(t0);
+      expect(onNode[1].at - onNode[0].at).toBeGreaterThan(15 * 60_000);
+      expect(onNode[1].at - onNode[0].at).toBeLessThanOrEqual(15 * 60_000 + 10_000);
+      expect(messages(s, 'NodeClaim', claim).filter((m) => m === WHEN_EMPTY).length).toBeGreaterThanOrEqual(2);
+      expect(s.history.some((h) => h.disruption.started || h.disruption.waitingValidation)).toBe(false);
 
-    await s.rt.cluster.patch({ kind: 'ReplicaSet', name: 'web', namespace: 'default' }, { spec: { replicas: 0 } });
-    expect(await s.until(async () => (await s.nodeClaims()).length === 0, 10 * 60_000)).toBe(true);
-    const started = s.history.map((h) => h.disruption.started).filter(Boolean);
-    expect(started.map((c) => [c!.method, c!.reason, c!.consolidationType])).toEqual([['Emptiness', 'Empty', 'empty']]);
-    expect(
-      s.rt.events
-        .list({ reason: 'DisruptionTerminating' })
-        .map((e) => `${e.object.kind} ${e.message}`)
-        .sort(),
-    ).toEqual(['Node Disrupting Node: Empty', 'NodeClaim Disrupting NodeClaim: Empty']);
-    expect(
-      s.rt.metrics.value('karpenter_voluntary_disruption_decisions_total', {
-        decision: 'delete',
-        reason: 'empty',
-        consolidation_type: 'empty',
-      }),
-    ).toBe(1);
-  });
+      await s.rt.cluster.patch({ kind: 'ReplicaSet', name: 'web', namespace: 'default' }, { spec: { replicas: 0 } });
+      expect(await s.until(async () => (await s.nodeClaims()).length === 0, 10 * 60_000)).toBe(true);
+      const started = s.history.map((h) => h.disruption.started).filter(Boolean);
+      expect(started.map((c) => [c!.method, c!.reason, c!.consolidationType])).toEqual([
+        ['Emptiness', 'Empty', 'empty'],
+      ]);
+      expect(
+        s.rt.events
+          .list({ reason: 'DisruptionTerminating' })
+          .map((e) => `${e.object.kind} ${e.message}`)
+          .sort(),
+      ).toEqual(['Node Disrupting Node: Empty', 'NodeClaim Disrupting NodeClaim: Empty']);
+      expect(
+        s.rt.metrics.value('karpenter_voluntary_disruption_decisions_total', {
+          decision: 'delete',
+          reason: 'empty',
+          consolidation_type: 'empty',
+        }),
+      ).toBe(1);
+    },
+  );
 
-  it('WhenEmptyOrUnderutilized: the busy node is an Underutilized candidate; no cheaper replacement → "Can\'t replace with a cheaper node"', async () => {
-    const s = new Scenario(
-      [pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1' })],
-      policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'),
-    );
-    const { node, claim } = await busyNode(s);
-    await s.until(() => false, 10 * 60_000);
-    const ev = s.history.at(-1)!.disruption.evaluation.nodes[node];
-    expect(ev.reasons).toEqual(['Underutilized']);
-    expect(ev.blocked).toEqual([]);
-    expect(messages(s, 'Node', node)).toEqual(["Can't replace with a cheaper node"]);
-    expect(messages(s, 'NodeClaim', claim)).toEqual(["Can't replace with a cheaper node"]);
-    expect(s.history.some((h) => h.disruption.started)).toBe(false);
-  });
+  it(
+    'WhenEmptyOrUnderutilized: the busy node is an Underutilized candidate; no cheaper ' +
+      'replacement → "Can\'t replace with a cheaper node"',
+    async () => {
+      const s = new Scenario(
+        [pool('default', ['m5.xlarge']), replicaSet('web', 2, { cpu: '1' })],
+        policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'),
+      );
+      const { node, claim } = await busyNode(s);
+      await s.until(() => false, 10 * 60_000);
+      const ev = s.history.at(-1)!.disruption.evaluation.nodes[node];
+      expect(ev.reasons).toEqual(['Underutilized']);
+      expect(ev.blocked).toEqual([]);
+      expect(messages(s, 'Node', node)).toEqual(["Can't replace with a cheaper node"]);
+      expect(messages(s, 'NodeClaim', claim)).toEqual(["Can't replace with a cheaper node"]);
+      expect(s.history.some((h) => h.disruption.started)).toBe(false);
+    },
+  );
 
   it('consolidate never: empty and busy nodes are both held with "has consolidation disabled"', async () => {
     const s = new Scenario(

@@ -72,32 +72,38 @@ async function methodContext(
 }
 
 describe('single-node consolidation deadline', () => {
-  it('gives up after 3 minutes, before the next candidate, and puts the pools it did not reach first next time', async () => {
-    const { ctx, simulated, timeouts, unreachedPools } = await methodContext(6, 2, 60_000);
-    expect(singleNode.compute(ctx)).toEqual([]);
-    // Checked before each candidate: at +0, +60, +120, +180 s still in time (not after the deadline), at +240 s over.
-    expect(simulated).toHaveLength(4);
-    expect(timeouts).toEqual([
-      'single: abandoning single-node consolidation due to timeout after evaluating 4 candidates',
-    ]);
-    expect(simulated.map((c) => c[0].ref.nodePool)).toEqual(['pool-0', 'pool-1', 'pool-2', 'pool-3']);
-    expect([...unreachedPools].sort()).toEqual(['pool-4', 'pool-5']);
+  it(
+    'gives up after 3 minutes, before the next candidate, and puts the pools it did not reach ' + 'first next time',
+    async () => {
+      const { ctx, simulated, timeouts, unreachedPools } = await methodContext(6, 2, 60_000);
+      expect(singleNode.compute(ctx)).toEqual([]);
+      // Checked before each candidate: at +0, +60, +120, +180 s still in time (not after the deadline), at +240 s over.
+      expect(simulated).toHaveLength(4);
+      expect(timeouts).toEqual([
+        'single: abandoning single-node consolidation due to timeout after evaluating 4 candidates',
+      ]);
+      expect(simulated.map((c) => c[0].ref.nodePool)).toEqual(['pool-0', 'pool-1', 'pool-2', 'pool-3']);
+      expect([...unreachedPools].sort()).toEqual(['pool-4', 'pool-5']);
 
-    // The next pass starts with the pools the last one did not reach.
-    simulated.length = 0;
-    singleNode.compute({ ...ctx, clock: new FakeClock(T0 + 3_600_000) });
-    expect(simulated.slice(0, 2).map((c) => c[0].ref.nodePool)).toEqual(['pool-4', 'pool-5']);
-  });
+      // The next pass starts with the pools the last one did not reach.
+      simulated.length = 0;
+      singleNode.compute({ ...ctx, clock: new FakeClock(T0 + 3_600_000) });
+      expect(simulated.slice(0, 2).map((c) => c[0].ref.nodePool)).toEqual(['pool-4', 'pool-5']);
+    },
+  );
 
-  it('with a clock that does not move during the pass, visits every candidate and forgets unreached pools', async () => {
-    const { ctx, simulated, timeouts, unreachedPools } = await methodContext(6, 2, 0);
-    unreachedPools.add('pool-5');
-    expect(singleNode.compute(ctx)).toEqual([]);
-    expect(simulated).toHaveLength(12);
-    expect(simulated[0][0].ref.nodePool).toBe('pool-5');
-    expect(timeouts).toEqual([]);
-    expect(unreachedPools.size).toBe(0);
-  });
+  it(
+    'with a clock that does not move during the pass, visits every candidate and forgets ' + 'unreached pools',
+    async () => {
+      const { ctx, simulated, timeouts, unreachedPools } = await methodContext(6, 2, 0);
+      unreachedPools.add('pool-5');
+      expect(singleNode.compute(ctx)).toEqual([]);
+      expect(simulated).toHaveLength(12);
+      expect(simulated[0][0].ref.nodePool).toBe('pool-5');
+      expect(timeouts).toEqual([]);
+      expect(unreachedPools.size).toBe(0);
+    },
+  );
 });
 
 describe('multi-node consolidation time limit', () => {
@@ -129,34 +135,42 @@ describe('the controller', () => {
     vi.restoreAllMocks();
   });
 
-  it('counts consolidation timeouts in karpenter_voluntary_disruption_consolidation_timeouts_total and remembers unreached pools', async () => {
-    const clock = new FakeClock(T0);
-    const rt = new Runtime({ clock, objects: pinnedCluster(6, 2), policies: [] });
-    const simulate = SimulationPass.prototype.simulate;
-    // Every simulation takes a simulated minute.
-    vi.spyOn(SimulationPass.prototype, 'simulate').mockImplementation(function (
-      this: SimulationPass,
-      c,
-      consolidation,
-    ) {
-      clock.advance(60_000);
-      return simulate.call(this, c, consolidation);
-    });
-    const before = rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', {
-      consolidation_type: 'single',
-    });
-    await rt.tick();
-    expect(before).toBe(0);
-    expect(
-      rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', { consolidation_type: 'single' }),
-    ).toBe(1);
-    expect(
-      rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', { consolidation_type: 'multi' }),
-    ).toBe(1);
-    expect(rt.state.unreachedPools.size).toBeGreaterThan(0);
-    // Not marked consolidated: the next reconcile simulates again.
-    const sims = rt.disruptionSimulations;
-    await rt.tick();
-    expect(rt.disruptionSimulations).toBeGreaterThan(sims);
-  });
+  it(
+    'counts consolidation timeouts in ' +
+      'karpenter_voluntary_disruption_consolidation_timeouts_total and remembers unreached pools',
+    async () => {
+      const clock = new FakeClock(T0);
+      const rt = new Runtime({ clock, objects: pinnedCluster(6, 2), policies: [] });
+      const simulate = SimulationPass.prototype.simulate;
+      // Every simulation takes a simulated minute.
+      vi.spyOn(SimulationPass.prototype, 'simulate').mockImplementation(function (
+        this: SimulationPass,
+        c,
+        consolidation,
+      ) {
+        clock.advance(60_000);
+        return simulate.call(this, c, consolidation);
+      });
+      const before = rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', {
+        consolidation_type: 'single',
+      });
+      await rt.tick();
+      expect(before).toBe(0);
+      expect(
+        rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', {
+          consolidation_type: 'single',
+        }),
+      ).toBe(1);
+      expect(
+        rt.metrics.value('karpenter_voluntary_disruption_consolidation_timeouts_total', {
+          consolidation_type: 'multi',
+        }),
+      ).toBe(1);
+      expect(rt.state.unreachedPools.size).toBeGreaterThan(0);
+      // Not marked consolidated: the next reconcile simulates again.
+      const sims = rt.disruptionSimulations;
+      await rt.tick();
+      expect(rt.disruptionSimulations).toBeGreaterThan(sims);
+    },
+  );
 });

@@ -18,27 +18,30 @@ const statusOf = async (s: Scenario, name: string) =>
   )?.disruption;
 
 describe('NodePool disruption status', () => {
-  it('translates a pool result: unlimited reasons carry no numbers, disrupting is the pool count for every reason', () => {
-    const r: PoolResult = {
-      policy: 'p',
-      nodes: 5,
-      disrupting: 1,
-      budgets: { Empty: null, Drifted: 2, Underutilized: 0 },
-      allowed: { Empty: null, Drifted: 1, Underutilized: 0 },
-      errors: ['budget b0: bad'],
-    };
-    expect(disruptionNumbers(r)).toEqual({
-      policy: 'p',
-      nodes: 5,
-      disrupting: 1,
-      errors: ['budget b0: bad'],
-      reasons: [
-        { reason: 'Empty', disrupting: 1 },
-        { reason: 'Drifted', budget: 2, allowed: 1, disrupting: 1 },
-        { reason: 'Underutilized', budget: 0, allowed: 0, disrupting: 1 },
-      ],
-    });
-  });
+  it(
+    'translates a pool result: unlimited reasons carry no numbers, disrupting is the pool ' + 'count for every reason',
+    () => {
+      const r: PoolResult = {
+        policy: 'p',
+        nodes: 5,
+        disrupting: 1,
+        budgets: { Empty: null, Drifted: 2, Underutilized: 0 },
+        allowed: { Empty: null, Drifted: 1, Underutilized: 0 },
+        errors: ['budget b0: bad'],
+      };
+      expect(disruptionNumbers(r)).toEqual({
+        policy: 'p',
+        nodes: 5,
+        disrupting: 1,
+        errors: ['budget b0: bad'],
+        reasons: [
+          { reason: 'Empty', disrupting: 1 },
+          { reason: 'Drifted', budget: 2, allowed: 1, disrupting: 1 },
+          { reason: 'Underutilized', budget: 0, allowed: 0, disrupting: 1 },
+        ],
+      });
+    },
+  );
 
   it('with per reason buckets, a reason a bucket bound shows what the bucket counted', () => {
     const r: PoolResult = {

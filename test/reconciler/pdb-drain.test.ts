@@ -14,83 +14,87 @@ const ready = (p: Pod) =>
   p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
 
 describe('PDB-guarded drain', () => {
-  it('maxUnavailable 1: the second eviction gets 429 until the first pod is Running elsewhere; never fewer than 3 of 4 Ready', async () => {
-    const s = new Scenario(
-      // 1.5 CPU pods on 4-vCPU nodes: two per node, two nodes.
-      [
-        pool('default', ['m5.xlarge']),
-        replicaSet('web', 4, { cpu: '1500m' }),
-        makePdb('web', { matchLabels: { app: 'web' } }, { maxUnavailable: 1 }),
-      ],
-      policies('policy p for nodepool default {\n  consolidate never\n  budget 1 for Drifted\n}\n'),
-    );
-    expect(await s.until(async () => (await s.pods()).filter(ready).length === 4, 15 * 60_000)).toBe(true);
-    await s.tick();
-    const pdb = (await s.rt.cluster.get<PodDisruptionBudget>({
-      kind: 'PodDisruptionBudget',
-      name: 'web',
-      namespace: 'default',
-    }))!;
-    expect(pdb.status?.disruptionsAllowed).toBe(1);
-    const original = new Map((await s.pods()).map((p) => [p.metadata.name, p.spec.nodeName!]));
-    const nodes = new Set(original.values());
-    expect(nodes.size).toBe(2);
-    for (const n of nodes) expect([...original.values()].filter((x) => x === n)).toHaveLength(2);
+  it(
+    'maxUnavailable 1: the second eviction gets 429 until the first pod is Running elsewhere; ' +
+      'never fewer than 3 of 4 Ready',
+    async () => {
+      const s = new Scenario(
+        // 1.5 CPU pods on 4-vCPU nodes: two per node, two nodes.
+        [
+          pool('default', ['m5.xlarge']),
+          replicaSet('web', 4, { cpu: '1500m' }),
+          makePdb('web', { matchLabels: { app: 'web' } }, { maxUnavailable: 1 }),
+        ],
+        policies('policy p for nodepool default {\n  consolidate never\n  budget 1 for Drifted\n}\n'),
+      );
+      expect(await s.until(async () => (await s.pods()).filter(ready).length === 4, 15 * 60_000)).toBe(true);
+      await s.tick();
+      const pdb = (await s.rt.cluster.get<PodDisruptionBudget>({
+        kind: 'PodDisruptionBudget',
+        name: 'web',
+        namespace: 'default',
+      }))!;
+      expect(pdb.status?.disruptionsAllowed).toBe(1);
+      const original = new Map((await s.pods()).map((p) => [p.metadata.name, p.spec.nodeName!]));
+      const nodes = new Set(original.values());
+      expect(nodes.size).toBe(2);
+      for (const n of nodes) expect([...original.values()].filter((x) => x === n)).toHaveLength(2);
 
-    await s.rt.cluster.patch(
-      { kind: 'NodePool', name: 'default' },
-      { spec: { template: { metadata: { labels: { rev: '2' } } } } },
-    );
-    let minReady = 4;
-    const done = await s.until(
-      async () => {
-        const names = new Set((await s.nodes()).map((n) => n.metadata.name));
-        return [...nodes].every((n) => !names.has(n)) && (await s.pods()).filter(ready).length === 4;
-      },
-      2 * 60 * 60_000,
-      10_000,
-      async () => {
-        const n = (await s.pods()).filter(ready).length;
-        minReady = Math.min(minReady, n);
-        expect(n, `Ready web pods at ${new Date(s.clock.now()).toISOString()}`).toBeGreaterThanOrEqual(3);
-      },
-    );
-    expect(done).toBe(true);
-    expect(minReady).toBe(3);
+      await s.rt.cluster.patch(
+        { kind: 'NodePool', name: 'default' },
+        { spec: { template: { metadata: { labels: { rev: '2' } } } } },
+      );
+      let minReady = 4;
+      const done = await s.until(
+        async () => {
+          const names = new Set((await s.nodes()).map((n) => n.metadata.name));
+          return [...nodes].every((n) => !names.has(n)) && (await s.pods()).filter(ready).length === 4;
+        },
+        2 * 60 * 60_000,
+        10_000,
+        async () => {
+          const n = (await s.pods()).filter(ready).length;
+          minReady = Math.min(minReady, n);
+          expect(n, `Ready web pods at ${new Date(s.clock.now()).toISOString()}`).toBeGreaterThanOrEqual(3);
+        },
+      );
+      expect(done).toBe(true);
+      expect(minReady).toBe(3);
 
-    // Every original pod was evicted (not force-deleted), each node's second eviction was refused at least once.
-    const evicted = s.rt.events.list({ reason: 'Evicted' });
-    expect(evicted.map((e) => e.object.name).sort()).toEqual([...original.keys()].sort());
-    expect(evicted.every((e) => e.message === 'Evicted pod: Drifted')).toBe(true);
-    expect(s.rt.events.list({ reason: 'Disrupted' })).toEqual([]);
-    const refused = s.rt.events
-      .list({ reason: 'FailedDraining', kind: 'Node' })
-      .filter((e) => e.message.startsWith('Failed to drain node, evicting pod violates a PDB'));
-    expect(new Set(refused.map((e) => e.object.name))).toEqual(nodes);
-    for (const e of refused) {
-      const pod = e.message.match(/\(Pod=default\/(.+)\)$/)![1];
-      expect(original.get(pod)).toBe(e.object.name);
-      expect(e.type).toBe('Warning');
-    }
-    expect(s.rt.metrics.value('karpenter_pods_eviction_requests_total', { code: '429' })).toBeGreaterThanOrEqual(2);
-    expect(s.rt.metrics.value('karpenter_pods_eviction_requests_total', { code: '200' })).toBe(4);
+      // Every original pod was evicted (not force-deleted), each node's second eviction was refused at least once.
+      const evicted = s.rt.events.list({ reason: 'Evicted' });
+      expect(evicted.map((e) => e.object.name).sort()).toEqual([...original.keys()].sort());
+      expect(evicted.every((e) => e.message === 'Evicted pod: Drifted')).toBe(true);
+      expect(s.rt.events.list({ reason: 'Disrupted' })).toEqual([]);
+      const refused = s.rt.events
+        .list({ reason: 'FailedDraining', kind: 'Node' })
+        .filter((e) => e.message.startsWith('Failed to drain node, evicting pod violates a PDB'));
+      expect(new Set(refused.map((e) => e.object.name))).toEqual(nodes);
+      for (const e of refused) {
+        const pod = e.message.match(/\(Pod=default\/(.+)\)$/)![1];
+        expect(original.get(pod)).toBe(e.object.name);
+        expect(e.type).toBe('Warning');
+      }
+      expect(s.rt.metrics.value('karpenter_pods_eviction_requests_total', { code: '429' })).toBeGreaterThanOrEqual(2);
+      expect(s.rt.metrics.value('karpenter_pods_eviction_requests_total', { code: '200' })).toBe(4);
 
-    // A refused pod is evicted only after a recreated replica started running: for each node,
-    // between its first and second Evicted event a new replica got its startTime.
-    const starts = (await s.pods())
-      .filter((p) => !original.has(p.metadata.name))
-      .map((p) => Date.parse(p.status!.startTime!));
-    expect(starts).toHaveLength(4);
-    for (const n of nodes) {
-      const onNode = evicted
-        .filter((e) => original.get(e.object.name) === n)
-        .map((e) => e.at)
-        .sort((a, b) => a - b);
-      expect(onNode).toHaveLength(2);
-      expect(onNode[1]).toBeGreaterThan(onNode[0]);
-      expect(starts.some((t) => t > onNode[0] && t <= onNode[1])).toBe(true);
-    }
-  });
+      // A refused pod is evicted only after a recreated replica started running: for each node,
+      // between its first and second Evicted event a new replica got its startTime.
+      const starts = (await s.pods())
+        .filter((p) => !original.has(p.metadata.name))
+        .map((p) => Date.parse(p.status!.startTime!));
+      expect(starts).toHaveLength(4);
+      for (const n of nodes) {
+        const onNode = evicted
+          .filter((e) => original.get(e.object.name) === n)
+          .map((e) => e.at)
+          .sort((a, b) => a - b);
+        expect(onNode).toHaveLength(2);
+        expect(onNode[1]).toBeGreaterThan(onNode[0]);
+        expect(starts.some((t) => t > onNode[0] && t <= onNode[1])).toBe(true);
+      }
+    },
+  );
 
   it('a PDB with 0 disruptions allowed blocks drift candidacy (no termination grace)', async () => {
     const s = new Scenario(

@@ -139,36 +139,40 @@ describe('rollback when the replacement fails', () => {
     expect(drifts).toHaveLength(2);
   });
 
-  it('a replacement that keeps failing to launch is deleted after the 5 min launch timeout and the command rolled back', async () => {
-    const { s, log, node, nodeClaim, pods } = await setup();
-    const failing = new CloudError('simulated launch failure');
-    s.rt.cloud.failCreatesWhen((nc) =>
-      nc.metadata.annotations?.['kpol.dev/creation-reason'] === 'drifted' ? failing : undefined,
-    );
-    await s.rt.cluster.patch(
-      { kind: 'NodePool', name: 'default' },
-      { spec: { template: { metadata: { labels: { rev: '2' } } } } },
-    );
-    expect(await s.until(() => s.rt.state.commands.size > 0, 5 * 60_000)).toBe(true);
-    const startedAt = s.clock.now();
-    const [cmd] = [...s.rt.state.commands.values()];
+  it(
+    'a replacement that keeps failing to launch is deleted after the 5 min launch timeout and ' +
+      'the command rolled back',
+    async () => {
+      const { s, log, node, nodeClaim, pods } = await setup();
+      const failing = new CloudError('simulated launch failure');
+      s.rt.cloud.failCreatesWhen((nc) =>
+        nc.metadata.annotations?.['kpol.dev/creation-reason'] === 'drifted' ? failing : undefined,
+      );
+      await s.rt.cluster.patch(
+        { kind: 'NodePool', name: 'default' },
+        { spec: { template: { metadata: { labels: { rev: '2' } } } } },
+      );
+      expect(await s.until(() => s.rt.state.commands.size > 0, 5 * 60_000)).toBe(true);
+      const startedAt = s.clock.now();
+      const [cmd] = [...s.rt.state.commands.values()];
 
-    const why = await untilRollback(s, log, nodeClaim, pods, 15 * 60_000);
-    expect(why).toBe('replacement was deleted');
-    // Launched=False for LaunchTimeout (5 min) before the NodeClaim goes.
-    expect(s.clock.now() - startedAt).toBeGreaterThanOrEqual(5 * 60_000);
-    expect(s.clock.now() - startedAt).toBeLessThan(7 * 60_000);
-    expect(await s.rt.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: cmd.launched[0] })).toBeUndefined();
-    await expectRolledBack(s, node, nodeClaim, pods);
-    expect(
-      s.rt.metrics.value('karpenter_voluntary_disruption_queue_failures_total', {
-        decision: 'replace',
-        reason: 'drifted',
-        consolidation_type: 'replace',
-      }),
-    ).toBe(1);
+      const why = await untilRollback(s, log, nodeClaim, pods, 15 * 60_000);
+      expect(why).toBe('replacement was deleted');
+      // Launched=False for LaunchTimeout (5 min) before the NodeClaim goes.
+      expect(s.clock.now() - startedAt).toBeGreaterThanOrEqual(5 * 60_000);
+      expect(s.clock.now() - startedAt).toBeLessThan(7 * 60_000);
+      expect(await s.rt.cluster.get<NodeClaim>({ kind: 'NodeClaim', name: cmd.launched[0] })).toBeUndefined();
+      await expectRolledBack(s, node, nodeClaim, pods);
+      expect(
+        s.rt.metrics.value('karpenter_voluntary_disruption_queue_failures_total', {
+          decision: 'replace',
+          reason: 'drifted',
+          consolidation_type: 'replace',
+        }),
+      ).toBe(1);
 
-    s.rt.cloud.failCreatesWhen(undefined);
-    await expectDriftCompletes(s, nodeClaim);
-  });
+      s.rt.cloud.failCreatesWhen(undefined);
+      await expectDriftCompletes(s, nodeClaim);
+    },
+  );
 });

@@ -69,42 +69,50 @@ describe('controller replicas on a shared cluster', () => {
     expect((np?.status as { disruption?: { policy: string } })?.disruption?.policy).toBe('pa');
   });
 
-  it('a broken ConfigMap push reaches the cluster as a Warning Event while the last good policy stays in both replicas', async () => {
-    const w = replicas();
-    await w.a.services.start(); // also mirrors events to the cluster; campaigns with real timers
-    await w.b.services.policies.start();
-    const cm = (await w.cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'kpol-policies', namespace: NS }))!;
-    await w.cluster.update({ ...cm, data: { 'p.kpol': 'policy pa for nodepool a {\n  budget 1 for Drifed\n}\n' } });
-    await w.cluster.idle();
-    await w.a.services.policies.settled();
-    await w.b.services.policies.settled();
-    await w.cluster.idle();
-    expect(w.a.rt.policies[0].budgets[0].reasons).toEqual(['Drifted']);
-    expect(w.b.rt.policies[0].budgets[0].reasons).toEqual(['Drifted']);
-    const events = (
-      await w.cluster.list<KubeObject & { reason: string; message: string; type: string }>('Event', NS)
-    ).filter((e) => e.reason === 'PolicyInvalid');
-    expect(events.length).toBeGreaterThanOrEqual(1);
-    expect(events[0]).toMatchObject({
-      type: 'Warning',
-      involvedObject: { kind: 'ConfigMap', name: 'kpol-policies', namespace: NS },
-    });
-    expect(events[0].message).toContain('configmap/kpol-system/kpol-policies/p.kpol:2:16');
-    await w.a.services.stop();
-  });
+  it(
+    'a broken ConfigMap push reaches the cluster as a Warning Event while the last good policy ' +
+      'stays in both replicas',
+    async () => {
+      const w = replicas();
+      await w.a.services.start(); // also mirrors events to the cluster; campaigns with real timers
+      await w.b.services.policies.start();
+      const cm = (await w.cluster.get<ConfigMap>({ kind: 'ConfigMap', name: 'kpol-policies', namespace: NS }))!;
+      await w.cluster.update({ ...cm, data: { 'p.kpol': 'policy pa for nodepool a {\n  budget 1 for Drifed\n}\n' } });
+      await w.cluster.idle();
+      await w.a.services.policies.settled();
+      await w.b.services.policies.settled();
+      await w.cluster.idle();
+      expect(w.a.rt.policies[0].budgets[0].reasons).toEqual(['Drifted']);
+      expect(w.b.rt.policies[0].budgets[0].reasons).toEqual(['Drifted']);
+      const events = (
+        await w.cluster.list<KubeObject & { reason: string; message: string; type: string }>('Event', NS)
+      ).filter((e) => e.reason === 'PolicyInvalid');
+      expect(events.length).toBeGreaterThanOrEqual(1);
+      expect(events[0]).toMatchObject({
+        type: 'Warning',
+        involvedObject: { kind: 'ConfigMap', name: 'kpol-policies', namespace: NS },
+      });
+      expect(events[0].message).toContain('configmap/kpol-system/kpol-policies/p.kpol:2:16');
+      await w.a.services.stop();
+    },
+  );
 
-  it('stopping the leader releases the lease: the other replica acts at once, and the stopped one does not report a lost leadership', async () => {
-    const w = replicas();
-    await w.a.services.policies.start();
-    await w.b.services.policies.start();
-    await w.a.services.elector!.step();
-    expect(await w.b.services.elector!.step()).toBe(false);
-    await w.a.services.stop();
-    expect(await w.b.services.elector!.step()).toBe(true);
-    expect(w.b.services.shouldAct()).toBe(true);
-    expect(w.a.services.shouldAct()).toBe(false);
-    expect(w.a.lost).toEqual([]);
-  });
+  it(
+    'stopping the leader releases the lease: the other replica acts at once, and the stopped ' +
+      'one does not report a lost leadership',
+    async () => {
+      const w = replicas();
+      await w.a.services.policies.start();
+      await w.b.services.policies.start();
+      await w.a.services.elector!.step();
+      expect(await w.b.services.elector!.step()).toBe(false);
+      await w.a.services.stop();
+      expect(await w.b.services.elector!.step()).toBe(true);
+      expect(w.b.services.shouldAct()).toBe(true);
+      expect(w.a.services.shouldAct()).toBe(false);
+      expect(w.a.lost).toEqual([]);
+    },
+  );
 
   it('a leader that is replaced reports lost leadership (the caller exits)', async () => {
     const w = replicas();

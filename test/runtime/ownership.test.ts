@@ -119,12 +119,15 @@ describe('standalone ownership (SIMULATED_CLOUD_ONLY)', () => {
     ]);
   });
 
-  it('only the Node rule keeps their Nodes safe: with every Node owned, their kubelet and drain are taken over', async () => {
-    const { foreign } = await run({ nodeClaim: SIMULATED_CLOUD_ONLY.nodeClaim, node: () => true });
-    expect(foreign.filter((f) => f.now !== f.before).map((f) => f.key.split('/')[0])).toEqual(
-      expect.arrayContaining(['Node', 'Pod']),
-    );
-  });
+  it(
+    'only the Node rule keeps their Nodes safe: with every Node owned, their kubelet and drain ' + 'are taken over',
+    async () => {
+      const { foreign } = await run({ nodeClaim: SIMULATED_CLOUD_ONLY.nodeClaim, node: () => true });
+      expect(foreign.filter((f) => f.now !== f.before).map((f) => f.key.split('/')[0])).toEqual(
+        expect.arrayContaining(['Node', 'Pod']),
+      );
+    },
+  );
 
   it('the same cluster with every machine owned (a simulation): each of those controllers acts on pool a', async () => {
     const { rt, foreign, claims, nodes, pods } = await run(undefined);

@@ -112,7 +112,8 @@ describe('spot helpers', () => {
     expect(few).toEqual({
       ok: false,
       reason:
-        'SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got 10',
+        'SpotToSpotConsolidation requires 15 cheaper instance type options than the current ' +
+        'candidate to consolidate, got 10',
     });
     const ok = spotToSpot(many, [], 10, { enabled: true, singleNode: true });
     expect(ok.ok && ok.instanceTypes.map((t) => t.name)).toEqual(many.slice(0, 15).map((t) => t.name));

@@ -127,7 +127,8 @@ describe('topology spread (DoNotSchedule)', () => {
     const b = node('b', ZONES[1]);
     const view = topologyView([a, b]);
     expect(topologySpreadFits(s('s2'), a, view)).toBe(
-      'topology spread topology.kubernetes.io/zone maxSkew 1: topology.kubernetes.io/zone=us-west-2a has 1 matching pods, minimum 0',
+      'topology spread topology.kubernetes.io/zone maxSkew 1: ' +
+        'topology.kubernetes.io/zone=us-west-2a has 1 matching pods, minimum 0',
     );
     expect(topologySpreadFits(s('s2'), b, view)).toBeUndefined();
   });

@@ -15,22 +15,25 @@ afterEach(async () => {
 const inner = { ready: () => true, status: async () => ({}) as StatusView };
 
 describe('probe server', () => {
-  it('healthz is always ok; readyz is 503 naming the failing checks until they pass; nothing else is served', async () => {
-    let loaded = false;
-    const source = new CheckedSource(inner, [
-      { name: 'policies', failure: () => (loaded ? undefined : 'not loaded yet') },
-    ]);
-    server = await startProbeServer(0, source, '127.0.0.1');
-    const url = `http://127.0.0.1:${server.port}`;
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    const before = await fetch(`${url}/readyz`);
-    expect(before.status).toBe(503);
-    expect(await before.text()).toBe('not ready\npolicies: not loaded yet');
-    loaded = true;
-    expect((await fetch(`${url}/readyz`)).status).toBe(200);
-    expect((await fetch(`${url}/api/status`)).status).toBe(404);
-    expect((await fetch(`${url}/metrics`)).status).toBe(404);
-  });
+  it(
+    'healthz is always ok; readyz is 503 naming the failing checks until they pass; nothing ' + 'else is served',
+    async () => {
+      let loaded = false;
+      const source = new CheckedSource(inner, [
+        { name: 'policies', failure: () => (loaded ? undefined : 'not loaded yet') },
+      ]);
+      server = await startProbeServer(0, source, '127.0.0.1');
+      const url = `http://127.0.0.1:${server.port}`;
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      const before = await fetch(`${url}/readyz`);
+      expect(before.status).toBe(503);
+      expect(await before.text()).toBe('not ready\npolicies: not loaded yet');
+      loaded = true;
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      expect((await fetch(`${url}/api/status`)).status).toBe(404);
+      expect((await fetch(`${url}/metrics`)).status).toBe(404);
+    },
+  );
 
   it('readyz turns 503 with the reason after the last ticks failed in a row, and 200 after one succeeds', async () => {
     const ticks = new TickHealth();

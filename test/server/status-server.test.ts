@@ -174,7 +174,8 @@ describe('status server', () => {
     // Newest first: FailedDraining (08:59), then web-4 ×3 (last 08:03, first 08:01), then web-5 once.
     expect(rows[0]).toContain('FailedDraining');
     expect(rows[1]).toContain(
-      '<td class="nowrap">2026-01-05T08:03:00.000Z</td><td class="num">3</td><td class="nowrap">2026-01-05T08:01:00.000Z</td>',
+      '<td class="nowrap">2026-01-05T08:03:00.000Z</td><td class="num">3</td><td ' +
+        'class="nowrap">2026-01-05T08:01:00.000Z</td>',
     );
     expect(rows[1]).toContain('Node/web-4');
     expect(rows[2]).toContain('<td class="num">1</td>');

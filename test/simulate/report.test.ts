@@ -179,7 +179,8 @@ describe('renderReport', () => {
     expect(rows).toHaveLength(3);
     expect(rows[0]).toContain('FailedDraining');
     expect(rows[1]).toContain(
-      '<td class="nowrap">2026-01-08 19:59 UTC</td><td class="num">120</td><td class="nowrap">2026-01-08 18:00 UTC</td>',
+      '<td class="nowrap">2026-01-08 19:59 UTC</td><td class="num">120</td><td ' +
+        'class="nowrap">2026-01-08 18:00 UTC</td>',
     );
     expect(rows[2]).toContain('Node/i-04');
     expect(html).toContain('122 events recorded: 3 distinct events, newest first');

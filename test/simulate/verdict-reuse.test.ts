@@ -18,7 +18,8 @@ const POLICY = `policy teams for nodepool pool-0, pool-1 {
   allow 2 Drifted only during "30 2 * * *" for 3h
   freeze Drifted from "2026-11-24 03:10" to "2026-11-24 03:40"
   pods where app = "app-3" disruptable only during "0 4 * * *" for 1h
-  window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 6 * * *" for 90m
+  window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 6 * \
+* *" for 90m
 }
 `;
 

@@ -9,7 +9,9 @@ describe('build progress', () => {
   it('names a step by its go command and targets', () => {
     expect(
       describeStep(
-        '/usr/local/go/bin/go build -v -trimpath -ldflags -s -w -X k8s.io/component-base/version.gitVersion=v1.36.3 -o /root/.cache/kpol/k8s-v1.36.3/bin/ k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl',
+        '/usr/local/go/bin/go build -v -trimpath -ldflags -s -w -X ' +
+          'k8s.io/component-base/version.gitVersion=v1.36.3 -o /root/.cache/kpol/k8s-v1.36.3/bin/ ' +
+          'k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl',
       ),
     ).toBe('go build kube-apiserver, kubectl');
     expect(describeStep('/usr/local/go/bin/go mod download k8s.io/kubernetes@v1.36.3')).toBe(
@@ -32,7 +34,8 @@ describe('build progress', () => {
     ).toHaveLength(1);
     expect(
       p.line(
-        'k8s-build: $ /usr/local/go/bin/go build -v -trimpath -o /c/bin/ k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl',
+        'k8s-build: $ /usr/local/go/bin/go build -v -trimpath -o /c/bin/ ' +
+          'k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl',
       ),
     ).toHaveLength(1);
     expect(p.line('go: downloading github.com/spf13/cobra v1.9.1')).toEqual([]);
@@ -42,7 +45,9 @@ describe('build progress', () => {
     expect(p.line('broken.go:3:1: syntax error')).toEqual(['broken.go:3:1: syntax error']);
     now += 272_000;
     expect(p.summary()).toBe(
-      'k8s-build: still building, 4:32 elapsed; step: go build kube-apiserver, kubectl, 2 of at most 2619 packages compiled (latest k8s.io/apimachinery/pkg/util/sets), 1 modules downloaded',
+      'k8s-build: still building, 4:32 elapsed; step: go build kube-apiserver, kubectl, 2 of at ' +
+        'most 2619 packages compiled (latest k8s.io/apimachinery/pkg/util/sets), 1 modules ' +
+        'downloaded',
     );
     // A new step starts its counts afresh.
     p.line('k8s-build: $ /usr/local/go/bin/go build -v -trimpath -o /c/bin/etcd go.etcd.io/etcd/server/v3');

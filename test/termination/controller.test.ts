@@ -230,83 +230,93 @@ describe('TerminationController', () => {
 });
 
 describe('TerminationController without a NodeClaim', () => {
-  it('a managed Node whose NodeClaim is gone is drained (no MinDrainTime), its instance deleted, then released', async () => {
-    const s = new Scenario();
-    const [m] = await s.start(
-      (c) => Promise.all([launchMachine(c, 'default', 0)]),
-      ([m]) => [makePod('web-1', m.node.metadata.name)],
-    );
-    await s.cluster.patch({ kind: 'NodeClaim', name: m.nodeClaim.metadata.name }, { metadata: { finalizers: null } });
-    await s.cluster.delete({ kind: 'NodeClaim', name: m.nodeClaim.metadata.name });
-    expect(await s.nodeClaim(m.nodeClaim.metadata.name)).toBeUndefined();
-    // The Node's ownerReference to the NodeClaim made the garbage collector delete it.
-    expect((await s.node(m.node.metadata.name))!.metadata.deletionTimestamp).toBeDefined();
-    await s.tick();
-    expect(s.messages('Evicted')).toEqual(['Evicted pod: ']); // Karpenter's reason without a NodeClaim is empty
-    const released = await s.runUntil(async () => (await s.node(m.node.metadata.name)) === undefined);
-    expect(released).toBe(secs(50)); // pod 30 s, instance 20 s
-    expect(s.counter('karpenter_nodes_drained_total', { nodepool: 'default' })).toBe(1);
-    expect(s.cloud.calls.filter((c) => c.op === 'delete').map((c) => c.at)).toEqual([secs(30)]);
-  });
+  it(
+    'a managed Node whose NodeClaim is gone is drained (no MinDrainTime), its instance deleted,' + ' then released',
+    async () => {
+      const s = new Scenario();
+      const [m] = await s.start(
+        (c) => Promise.all([launchMachine(c, 'default', 0)]),
+        ([m]) => [makePod('web-1', m.node.metadata.name)],
+      );
+      await s.cluster.patch({ kind: 'NodeClaim', name: m.nodeClaim.metadata.name }, { metadata: { finalizers: null } });
+      await s.cluster.delete({ kind: 'NodeClaim', name: m.nodeClaim.metadata.name });
+      expect(await s.nodeClaim(m.nodeClaim.metadata.name)).toBeUndefined();
+      // The Node's ownerReference to the NodeClaim made the garbage collector delete it.
+      expect((await s.node(m.node.metadata.name))!.metadata.deletionTimestamp).toBeDefined();
+      await s.tick();
+      expect(s.messages('Evicted')).toEqual(['Evicted pod: ']); // Karpenter's reason without a NodeClaim is empty
+      const released = await s.runUntil(async () => (await s.node(m.node.metadata.name)) === undefined);
+      expect(released).toBe(secs(50)); // pod 30 s, instance 20 s
+      expect(s.counter('karpenter_nodes_drained_total', { nodepool: 'default' })).toBe(1);
+      expect(s.cloud.calls.filter((c) => c.op === 'delete').map((c) => c.at)).toEqual([secs(30)]);
+    },
+  );
 });
 
 describe('TerminationController under concurrency', () => {
-  it('two controllers reconciling the same cluster at once: lost races are 409s retried next pass, and the flow completes', async () => {
-    const s = new Scenario();
-    const [m] = await s.start(
-      (c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '2m' })]),
-      ([m]) => [
-        makePod('web-1', m.node.metadata.name),
-        makePod('log-agent-x', m.node.metadata.name, { owner: 'DaemonSet' }),
-      ],
-    );
-    const other = s.newController();
-    await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
-    const errors: unknown[] = [];
-    let now = s.clock.now();
-    while ((await s.nodeClaim(m.nodeClaim.metadata.name)) !== undefined) {
-      if (now - T0 > 300_000) throw new Error('did not finish');
-      await s.kubelet();
-      const results = await Promise.all([s.controller.reconcile(now), other.reconcile(now)]);
-      errors.push(...results.flatMap((r) => r.errors.map((e) => e.error)));
-      s.clock.advance(100);
-      now = s.clock.now();
-    }
-    expect(errors.length).toBeGreaterThan(0);
-    expect(errors.every((e) => (e as { code?: number }).code === 409)).toBe(true);
-    expect(await s.node(m.node.metadata.name)).toBeUndefined();
-    expect(now - T0).toBeLessThan(120_000); // everything was gone well before T
-  });
+  it(
+    'two controllers reconciling the same cluster at once: lost races are 409s retried next ' +
+      'pass, and the flow completes',
+    async () => {
+      const s = new Scenario();
+      const [m] = await s.start(
+        (c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '2m' })]),
+        ([m]) => [
+          makePod('web-1', m.node.metadata.name),
+          makePod('log-agent-x', m.node.metadata.name, { owner: 'DaemonSet' }),
+        ],
+      );
+      const other = s.newController();
+      await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
+      const errors: unknown[] = [];
+      let now = s.clock.now();
+      while ((await s.nodeClaim(m.nodeClaim.metadata.name)) !== undefined) {
+        if (now - T0 > 300_000) throw new Error('did not finish');
+        await s.kubelet();
+        const results = await Promise.all([s.controller.reconcile(now), other.reconcile(now)]);
+        errors.push(...results.flatMap((r) => r.errors.map((e) => e.error)));
+        s.clock.advance(100);
+        now = s.clock.now();
+      }
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors.every((e) => (e as { code?: number }).code === 409)).toBe(true);
+      expect(await s.node(m.node.metadata.name)).toBeUndefined();
+      expect(now - T0).toBeLessThan(120_000); // everything was gone well before T
+    },
+  );
 });
 
 describe('TerminationController: quiet passes', () => {
-  it('with nothing deleting it skips its scans, and a deletion after quiet passes is handled on the next one', async () => {
-    const s = new Scenario();
-    const [m] = await s.start(
-      (c) => Promise.all([launchMachine(c, 'default', 0)]),
-      ([m]) => [makePod('web-1', m.node.metadata.name)],
-    );
-    let lists = 0;
-    const list = s.cluster.list.bind(s.cluster);
-    s.cluster.list = ((...args: Parameters<typeof list>) => (lists++, list(...args))) as typeof list;
-    await s.controller.reconcile(s.clock.now());
-    const afterFirst = lists;
-    expect(afterFirst).toBeGreaterThan(0);
-    for (let i = 0; i < 5; i++) {
-      s.clock.advance(60_000);
-      expect(await s.controller.reconcile(s.clock.now())).toEqual({
-        released: { nodes: [], nodeClaims: [] },
-        errors: [],
-      });
-    }
-    expect(lists).toBe(afterFirst);
+  it(
+    'with nothing deleting it skips its scans, and a deletion after quiet passes is handled on ' + 'the next one',
+    async () => {
+      const s = new Scenario();
+      const [m] = await s.start(
+        (c) => Promise.all([launchMachine(c, 'default', 0)]),
+        ([m]) => [makePod('web-1', m.node.metadata.name)],
+      );
+      let lists = 0;
+      const list = s.cluster.list.bind(s.cluster);
+      s.cluster.list = ((...args: Parameters<typeof list>) => (lists++, list(...args))) as typeof list;
+      await s.controller.reconcile(s.clock.now());
+      const afterFirst = lists;
+      expect(afterFirst).toBeGreaterThan(0);
+      for (let i = 0; i < 5; i++) {
+        s.clock.advance(60_000);
+        expect(await s.controller.reconcile(s.clock.now())).toEqual({
+          released: { nodes: [], nodeClaims: [] },
+          errors: [],
+        });
+      }
+      expect(lists).toBe(afterFirst);
 
-    await s.deleteObject('Node', m.node.metadata.name);
-    await s.controller.reconcile(s.clock.now());
-    expect((await s.node(m.node.metadata.name))!.spec.taints).toContainEqual({
-      key: 'karpenter.sh/disrupted',
-      effect: 'NoSchedule',
-    });
-    expect((await s.pod('web-1'))!.metadata.deletionTimestamp).toBeDefined();
-  });
+      await s.deleteObject('Node', m.node.metadata.name);
+      await s.controller.reconcile(s.clock.now());
+      expect((await s.node(m.node.metadata.name))!.spec.taints).toContainEqual({
+        key: 'karpenter.sh/disrupted',
+        effect: 'NoSchedule',
+      });
+      expect((await s.pod('web-1'))!.metadata.deletionTimestamp).toBeDefined();
+    },
+  );
 });

@@ -45,46 +45,50 @@ describe('drain tiers', () => {
 });
 
 describe('eviction queue', () => {
-  it('a PDB that allows nothing: 429, FailedDraining, exponential backoff (100 ms doubling, 10 s cap) until the PDB allows', async () => {
-    const s = new Scenario();
-    const [m, other] = await s.start(
-      (c) => Promise.all([launchMachine(c, 'default', 0), launchMachine(c, 'default', 1)]),
-      ([m, other]) => [
-        makePod('web-1', m.node.metadata.name, { labels: { app: 'web' } }),
-        makePod('web-2', other.node.metadata.name, { labels: { app: 'web' } }),
-        makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 2 }),
-      ],
-    );
-    await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
-    const attempts = (): number => s.counter('karpenter_pods_eviction_requests_total', { code: '429' });
-    await s.tick();
-    expect(attempts()).toBe(1);
-    expect(s.messages('FailedDraining')).toContain(
-      'Failed to drain node, evicting pod violates a PDB (Pod=default/web-1)',
-    );
-    expect(
-      s.events
-        .list({ reason: 'FailedDraining' })
-        .every((e) => e.object.kind === 'Node' && e.object.name === m.node.metadata.name),
-    ).toBe(true);
-
-    const seen: number[] = [];
-    let last = attempts();
-    while (s.clock.now() < ms(40_000)) {
-      s.clock.advance(100);
+  it(
+    'a PDB that allows nothing: 429, FailedDraining, exponential backoff (100 ms doubling, 10 ' +
+      's cap) until the PDB allows',
+    async () => {
+      const s = new Scenario();
+      const [m, other] = await s.start(
+        (c) => Promise.all([launchMachine(c, 'default', 0), launchMachine(c, 'default', 1)]),
+        ([m, other]) => [
+          makePod('web-1', m.node.metadata.name, { labels: { app: 'web' } }),
+          makePod('web-2', other.node.metadata.name, { labels: { app: 'web' } }),
+          makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 2 }),
+        ],
+      );
+      await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
+      const attempts = (): number => s.counter('karpenter_pods_eviction_requests_total', { code: '429' });
       await s.tick();
-      if (attempts() !== last) seen.push(s.clock.now() - T0);
-      last = attempts();
-    }
-    expect(seen).toEqual([100, 300, 700, 1_500, 3_100, 6_300, 12_700, 22_700, 32_700]);
-    expect((await s.pod('web-1'))!.metadata.deletionTimestamp).toBeUndefined();
+      expect(attempts()).toBe(1);
+      expect(s.messages('FailedDraining')).toContain(
+        'Failed to drain node, evicting pod violates a PDB (Pod=default/web-1)',
+      );
+      expect(
+        s.events
+          .list({ reason: 'FailedDraining' })
+          .every((e) => e.object.kind === 'Node' && e.object.name === m.node.metadata.name),
+      ).toBe(true);
 
-    // A third replica becomes Ready elsewhere: the PDB controller allows one disruption.
-    await s.cluster.create(makePod('web-3', other.node.metadata.name, { labels: { app: 'web' } }));
-    await s.runUntil(() => s.counter('karpenter_pods_eviction_requests_total', { code: '200' }) === 1);
-    expect(s.clock.now()).toBe(ms(42_700)); // the next backoff slot (10 s cap)
-    expect((await s.pod('web-1'))!.metadata.deletionTimestamp).toBeDefined();
-  });
+      const seen: number[] = [];
+      let last = attempts();
+      while (s.clock.now() < ms(40_000)) {
+        s.clock.advance(100);
+        await s.tick();
+        if (attempts() !== last) seen.push(s.clock.now() - T0);
+        last = attempts();
+      }
+      expect(seen).toEqual([100, 300, 700, 1_500, 3_100, 6_300, 12_700, 22_700, 32_700]);
+      expect((await s.pod('web-1'))!.metadata.deletionTimestamp).toBeUndefined();
+
+      // A third replica becomes Ready elsewhere: the PDB controller allows one disruption.
+      await s.cluster.create(makePod('web-3', other.node.metadata.name, { labels: { app: 'web' } }));
+      await s.runUntil(() => s.counter('karpenter_pods_eviction_requests_total', { code: '200' }) === 1);
+      expect(s.clock.now()).toBe(ms(42_700)); // the next backoff slot (10 s cap)
+      expect((await s.pod('web-1'))!.metadata.deletionTimestamp).toBeDefined();
+    },
+  );
 
   it('multiple PDBs: 500 with the API message, FailedDraining, retried', async () => {
     const s = new Scenario();
@@ -122,29 +126,32 @@ describe('eviction queue', () => {
     expect(s.counter('karpenter_pods_drained_total', { reason: 'Underutilized' })).toBe(1);
   });
 
-  it('drops entries whose pod is gone or was replaced by another with the same name, without touching the new pod', async () => {
-    const s = new Scenario();
-    const [m] = await s.start(
-      (c) => Promise.all([launchMachine(c, 'default', 0)]),
-      ([m]) => [makePod('web-1', m.node.metadata.name), makePod('web-2', m.node.metadata.name)],
-    );
-    const queue = new EvictionQueue({ client: s.cluster, recorder: s.events, metrics: s.metrics });
-    const [p1, p2] = [(await s.pod('web-1'))!, (await s.pod('web-2'))!];
-    queue.add([p1, p2], { reason: 'Drifted' }, s.clock.now());
-    await s.cluster.delete({ kind: 'Pod', name: 'web-1', namespace: 'default' }, { gracePeriodSeconds: 0 });
-    await s.cluster.delete({ kind: 'Pod', name: 'web-2', namespace: 'default' }, { gracePeriodSeconds: 0 });
-    await s.cluster.create({
-      ...makePod('web-2', m.node.metadata.name),
-      metadata: { ...makePod('web-2', m.node.metadata.name).metadata, uid: undefined },
-    });
-    const outcomes = await queue.reconcile(s.clock.now());
-    expect([...outcomes]).toEqual([
-      ['default/web-1', 'dropped'],
-      ['default/web-2', 'dropped'],
-    ]);
-    expect(queue.size).toBe(0);
-    expect((await s.pod('web-2'))!.metadata.deletionTimestamp).toBeUndefined(); // the new pod is untouched
-  });
+  it(
+    'drops entries whose pod is gone or was replaced by another with the same name, without ' + 'touching the new pod',
+    async () => {
+      const s = new Scenario();
+      const [m] = await s.start(
+        (c) => Promise.all([launchMachine(c, 'default', 0)]),
+        ([m]) => [makePod('web-1', m.node.metadata.name), makePod('web-2', m.node.metadata.name)],
+      );
+      const queue = new EvictionQueue({ client: s.cluster, recorder: s.events, metrics: s.metrics });
+      const [p1, p2] = [(await s.pod('web-1'))!, (await s.pod('web-2'))!];
+      queue.add([p1, p2], { reason: 'Drifted' }, s.clock.now());
+      await s.cluster.delete({ kind: 'Pod', name: 'web-1', namespace: 'default' }, { gracePeriodSeconds: 0 });
+      await s.cluster.delete({ kind: 'Pod', name: 'web-2', namespace: 'default' }, { gracePeriodSeconds: 0 });
+      await s.cluster.create({
+        ...makePod('web-2', m.node.metadata.name),
+        metadata: { ...makePod('web-2', m.node.metadata.name).metadata, uid: undefined },
+      });
+      const outcomes = await queue.reconcile(s.clock.now());
+      expect([...outcomes]).toEqual([
+        ['default/web-1', 'dropped'],
+        ['default/web-2', 'dropped'],
+      ]);
+      expect(queue.size).toBe(0);
+      expect((await s.pod('web-2'))!.metadata.deletionTimestamp).toBeUndefined(); // the new pod is untouched
+    },
+  );
 
   it('a later add only tightens the deadline', async () => {
     const s = new Scenario();

@@ -10,60 +10,66 @@ import { launchMachine, Scenario } from './harness.js';
 const at = (hms: string): number => Date.parse(`2026-08-20T${hms}Z`);
 const grace = (p: Pod, g: number): Pod => ({ ...p, spec: { ...p.spec, terminationGracePeriodSeconds: g } });
 const disrupted = (T: string, s: number, g: number): string =>
-  `Deleting the pod to accommodate the terminationTime 2026-08-20 ${T} +0000 UTC of the node. The pod was granted ${s} seconds of grace-period of its ${g} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.`;
+  `Deleting the pod to accommodate the terminationTime 2026-08-20 ${T} +0000 UTC of the ` +
+  `node. The pod was granted ${s} seconds of grace-period of its ${g} ` +
+  `terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt ` +
+  `annotation.`;
 
 describe('terminationGracePeriod', () => {
-  it('forces each held-back pod at T − g (strictly after), grants the seconds left, and every pod is gone by T', async () => {
-    const s = new Scenario();
-    const [m] = await s.start(
-      (c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '5m' })]),
-      ([m]) => {
-        const n = m.node.metadata.name;
-        const guarded = { labels: { app: 'guarded' } };
-        return [
-          grace(makePod('db-1', n, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }), 30),
-          grace(makePod('big-1', n), 600), // g > TGP: forced as soon as draining starts
-          grace(makePod('guarded-300', n, guarded), 300), // g = TGP: not at T − g itself, 1 tick later
-          grace(makePod('guarded-0', n, guarded), 0), // only after T, with 1 s
-          makePdb('guarded', { matchLabels: { app: 'guarded' } }, { maxUnavailable: 0 }),
-        ];
-      },
-    );
-    await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
-    await s.tick(); // 12:00:00 = T − 300 s exactly
-    expect(
-      (await s.nodeClaim(m.nodeClaim.metadata.name))!.metadata.annotations?.[
-        'karpenter.sh/nodeclaim-termination-timestamp'
-      ],
-    ).toBe('2026-08-20T12:05:00Z');
-    const deletedAt = async (name: string) => (await s.pod(name))?.metadata.deletionTimestamp;
-    expect(await deletedAt('big-1')).toBe('2026-08-20T12:05:00Z');
-    expect(await deletedAt('guarded-300')).toBeUndefined();
-    expect(s.counter('karpenter_pods_eviction_requests_total', { code: '429' })).toBe(2); // both guarded pods tried
+  it(
+    'forces each held-back pod at T − g (strictly after), grants the seconds left, and every ' + 'pod is gone by T',
+    async () => {
+      const s = new Scenario();
+      const [m] = await s.start(
+        (c) => Promise.all([launchMachine(c, 'default', 0, { terminationGracePeriod: '5m' })]),
+        ([m]) => {
+          const n = m.node.metadata.name;
+          const guarded = { labels: { app: 'guarded' } };
+          return [
+            grace(makePod('db-1', n, { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }), 30),
+            grace(makePod('big-1', n), 600), // g > TGP: forced as soon as draining starts
+            grace(makePod('guarded-300', n, guarded), 300), // g = TGP: not at T − g itself, 1 tick later
+            grace(makePod('guarded-0', n, guarded), 0), // only after T, with 1 s
+            makePdb('guarded', { matchLabels: { app: 'guarded' } }, { maxUnavailable: 0 }),
+          ];
+        },
+      );
+      await s.deleteObject('NodeClaim', m.nodeClaim.metadata.name);
+      await s.tick(); // 12:00:00 = T − 300 s exactly
+      expect(
+        (await s.nodeClaim(m.nodeClaim.metadata.name))!.metadata.annotations?.[
+          'karpenter.sh/nodeclaim-termination-timestamp'
+        ],
+      ).toBe('2026-08-20T12:05:00Z');
+      const deletedAt = async (name: string) => (await s.pod(name))?.metadata.deletionTimestamp;
+      expect(await deletedAt('big-1')).toBe('2026-08-20T12:05:00Z');
+      expect(await deletedAt('guarded-300')).toBeUndefined();
+      expect(s.counter('karpenter_pods_eviction_requests_total', { code: '429' })).toBe(2); // both guarded pods tried
 
-    s.clock.advance(100);
-    await s.tick();
-    expect(await deletedAt('guarded-300')).toBe('2026-08-20T12:04:59Z'); // 12:00:00.1 + 299 s
+      s.clock.advance(100);
+      await s.tick();
+      expect(await deletedAt('guarded-300')).toBe('2026-08-20T12:04:59Z'); // 12:00:00.1 + 299 s
 
-    await s.runUntil(async () => (await deletedAt('db-1')) !== undefined);
-    expect(s.clock.now()).toBe(at('12:04:30.100')); // at 12:04:30 exactly (T − 30 s) it was still waited for
-    expect(await deletedAt('db-1')).toBe('2026-08-20T12:04:59Z');
+      await s.runUntil(async () => (await deletedAt('db-1')) !== undefined);
+      expect(s.clock.now()).toBe(at('12:04:30.100')); // at 12:04:30 exactly (T − 30 s) it was still waited for
+      expect(await deletedAt('db-1')).toBe('2026-08-20T12:04:59Z');
 
-    await s.runUntil(async () => (await deletedAt('guarded-0')) !== undefined);
-    expect(s.clock.now()).toBe(at('12:05:00.100'));
-    expect(await deletedAt('guarded-0')).toBe('2026-08-20T12:05:01Z'); // after T every pod gets 1 s
+      await s.runUntil(async () => (await deletedAt('guarded-0')) !== undefined);
+      expect(s.clock.now()).toBe(at('12:05:00.100'));
+      expect(await deletedAt('guarded-0')).toBe('2026-08-20T12:05:01Z'); // after T every pod gets 1 s
 
-    expect(s.events.list({ reason: 'Disrupted' }).map((e) => [e.object.name, e.message])).toEqual([
-      ['big-1', disrupted('12:05:00', 300, 600)],
-      ['guarded-300', disrupted('12:05:00', 299, 300)],
-      ['db-1', disrupted('12:05:00', 29, 30)],
-      ['guarded-0', disrupted('12:05:00', 1, 0)],
-    ]);
-    expect(s.messages('Evicted')).toEqual([]);
-    await s.runUntil(async () => (await s.node(m.node.metadata.name)) === undefined);
-    // last pod gone 12:05:01 → Drained (MinDrainTime long over) → instance 20 s
-    expect(s.clock.now()).toBe(at('12:05:21'));
-  });
+      expect(s.events.list({ reason: 'Disrupted' }).map((e) => [e.object.name, e.message])).toEqual([
+        ['big-1', disrupted('12:05:00', 300, 600)],
+        ['guarded-300', disrupted('12:05:00', 299, 300)],
+        ['db-1', disrupted('12:05:00', 29, 30)],
+        ['guarded-0', disrupted('12:05:00', 1, 0)],
+      ]);
+      expect(s.messages('Evicted')).toEqual([]);
+      await s.runUntil(async () => (await s.node(m.node.metadata.name)) === undefined);
+      // last pod gone 12:05:01 → Drained (MinDrainTime long over) → instance 20 s
+      expect(s.clock.now()).toBe(at('12:05:21'));
+    },
+  );
 
   it('a pod already terminating past T is forced at once; one finishing by T is left alone', async () => {
     const s = new Scenario();

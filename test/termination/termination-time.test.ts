@@ -42,7 +42,10 @@ describe('event messages', () => {
     expect(goTimeString(Date.parse('2026-08-20T12:05:00Z'))).toBe('2026-08-20 12:05:00 +0000 UTC');
     expect(goTimeString(Date.parse('2026-08-20T12:05:00.250Z'))).toBe('2026-08-20 12:05:00.25 +0000 UTC');
     expect(disrupted(pod, Date.parse('2026-08-20T12:05:00Z'), 270, 300).message).toBe(
-      'Deleting the pod to accommodate the terminationTime 2026-08-20 12:05:00 +0000 UTC of the node. The pod was granted 270 seconds of grace-period of its 300 terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.',
+      'Deleting the pod to accommodate the terminationTime 2026-08-20 12:05:00 +0000 UTC of the ' +
+        'node. The pod was granted 270 seconds of grace-period of its 300 ' +
+        'terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt ' +
+        'annotation.',
     );
   });
   it('FailedDraining texts', () => {

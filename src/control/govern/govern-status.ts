@@ -42,7 +42,9 @@ export class GovernStatus implements StatusSource {
           ? [
               {
                 code: 'GovernHoldOverblocks',
-                message: `kpol holds this node with karpenter.sh/do-not-disrupt, which also blocks ${n.overblocks.join(', ')} (the policy allows them)`,
+                message:
+                  `kpol holds this node with karpenter.sh/do-not-disrupt, which also ` +
+                  `blocks ${n.overblocks.join(', ')} (the policy allows them)`,
               },
             ]
           : [],

@@ -438,7 +438,9 @@ export class Governor {
           this.events.publish({
             type: 'Normal',
             reason: 'KpolExpired',
-            message: `Expired: deleted within the Expired budget of policy ${policy.name}; Karpenter drains and terminates it`,
+            message:
+              `Expired: deleted within the Expired budget of policy ${policy.name}; Karpenter drains and ` +
+              `terminates it`,
             object: { kind: 'NodeClaim', name: nc.metadata.name, uid: nc.metadata.uid },
           });
         }

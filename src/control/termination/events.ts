@@ -41,7 +41,8 @@ export const disrupted = (
   reason: 'Disrupted',
   message:
     `Deleting the pod to accommodate the terminationTime ${goTimeString(terminationTimeMs)} of the node. ` +
-    `The pod was granted ${graceSeconds} seconds of grace-period of its ${podGraceSeconds} terminationGracePeriodSeconds. ` +
+    `The pod was granted ${graceSeconds} seconds of grace-period of its ${podGraceSeconds} ` +
+    `terminationGracePeriodSeconds. ` +
     'This bypasses the PDB of the pod and the do-not-disrupt annotation.',
   object: pod,
 });

@@ -127,6 +127,29 @@ function pauseLabel(rule: string, pool: PoolResult | undefined): string {
   return by.length ? by.map((x) => x.message).join('; ') : `kpol pause of ${reason} (none in force)`;
 }
 
+/** The node's NodePool: its counts, what each reason is allowed and why (buckets, rates, pauses). */
+function allowanceLines(nodePool: string, a: NonNullable<Explanation['allowances']>): string[] {
+  const lines = [`NodePool ${nodePool}: ${a.nodes} nodes, ${a.disrupting} disrupting`];
+  const by = a.disruptingByReason;
+  if (by) {
+    const each = Object.entries(by).map(([r, n]) => `${r} ${n}`);
+    lines.push(`  disrupting by reason: ${each.join(', ') || 'none'}`);
+  }
+  for (const [r, v] of Object.entries(a.allowed)) {
+    const budget = `budget ${a.budgets[r as never] ?? 'unlimited'}`;
+    // A bucket subtracts its own reason's disrupting nodes and the unknown ones, not the pool's.
+    const bucket = by && a.boundByBucket?.includes(r as never);
+    const own = bucket
+      ? `, per reason: minus ${(by[r as never] ?? 0) + (by.unknown ?? 0)} disrupting for ${r} or unknown`
+      : '';
+    lines.push(`  ${r}: allowed ${v ?? 'unlimited'} (${budget}${own})`);
+  }
+  for (const r of a.rates ?? []) lines.push(`  ${r.message}`);
+  for (const err of a.errors) lines.push(`  error: ${err}`);
+  for (const x of a.paused ?? []) lines.push(`  ${x.message}`);
+  return lines;
+}
+
 export function renderExplanation(e: Explanation): string {
   const machine = [
     e.nodeClaim && e.nodeClaim !== e.node ? `NodeClaim ${e.nodeClaim}` : '',
@@ -142,30 +165,7 @@ export function renderExplanation(e: Explanation): string {
     e.verdict.reasons.length ? `candidate for: ${e.verdict.reasons.join(', ')}` : 'not a candidate for any reason',
   );
   for (const b of e.verdict.blocked) lines.push(`  blocked ${b.code}: ${b.message}`);
-  if (e.allowances) {
-    lines.push('', `NodePool ${e.nodePool}: ${e.allowances.nodes} nodes, ${e.allowances.disrupting} disrupting`);
-    const by = e.allowances.disruptingByReason;
-    if (by)
-      lines.push(
-        `  disrupting by reason: ${
-          Object.entries(by)
-            .map(([r, n]) => `${r} ${n}`)
-            .join(', ') || 'none'
-        }`,
-      );
-    for (const [r, v] of Object.entries(e.allowances.allowed)) {
-      const budget = `budget ${e.allowances.budgets[r as never] ?? 'unlimited'}`;
-      // A bucket subtracts its own reason's disrupting nodes and the unknown ones, not the pool's.
-      const bucket = by && e.allowances.boundByBucket?.includes(r as never);
-      const own = bucket
-        ? `, per reason: minus ${(by[r as never] ?? 0) + (by.unknown ?? 0)} disrupting for ${r} or unknown`
-        : '';
-      lines.push(`  ${r}: allowed ${v ?? 'unlimited'} (${budget}${own})`);
-    }
-    for (const r of e.allowances.rates ?? []) lines.push(`  ${r.message}`);
-    for (const err of e.allowances.errors) lines.push(`  error: ${err}`);
-    for (const x of e.allowances.paused ?? []) lines.push(`  ${x.message}`);
-  }
+  if (e.allowances) lines.push('', ...allowanceLines(e.nodePool, e.allowances));
   for (const sc of e.scopes ?? []) {
     lines.push('', `${sc.statement} (${sc.at}): ${sc.nodes} nodes in scope, ${sc.disrupting} disrupting`);
     for (const [r, v] of Object.entries(sc.allowed))
@@ -175,7 +175,10 @@ export function renderExplanation(e: Explanation): string {
   const condition = (c: RuleTrace['conditions'][number]) => {
     const window = e.windows[c.fact];
     if (window !== undefined && typeof c.value === 'boolean') {
-      return `${c.result ? '✔' : '✘'} window ${c.value ? 'open' : 'closed'}: ${window} (now ${c.factValue === true ? 'open' : 'closed'})`;
+      return (
+        `${c.result ? '✔' : '✘'} window ${c.value ? 'open' : 'closed'}: ${window} ` +
+        `(now ${c.factValue === true ? 'open' : 'closed'})`
+      );
     }
     if (c.fact.startsWith('pause:') && typeof c.factValue === 'number') {
       const ends = c.factValue > 0 ? `ends ${new Date(Math.min(c.factValue, 8.64e15)).toISOString()}` : 'none';

@@ -160,10 +160,12 @@ export function renderText(o: EvalOutput): string {
   const held = Object.entries(o.nodes).filter(([, n]) => n.holds?.length);
   const holds = held.length
     ? `\nheld in govern mode (Karpenter's node annotation karpenter.sh/do-not-disrupt):\n${held
-        .map(
-          ([name, n]) =>
-            `  ${name}: ${n.holds!.map((h) => `${h.code}: ${h.message}`).join(' | ')}${n.overblocks ? ` — the annotation also blocks ${n.overblocks.join(', ')}, which the policy allows` : ''}`,
-        )
+        .map(([name, n]) => {
+          const also = n.overblocks
+            ? ` — the annotation also blocks ${n.overblocks.join(', ')}, which the policy allows`
+            : '';
+          return `  ${name}: ${n.holds!.map((h) => `${h.code}: ${h.message}`).join(' | ')}${also}`;
+        })
         .join('\n')}\n`
     : '';
   const paused = Object.entries(o.nodePools).flatMap(([name, p]) =>

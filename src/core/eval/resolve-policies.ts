@@ -44,7 +44,8 @@ export function resolvePolicies(
     const matching = policies.filter((p) => governs(p, pool));
     if (matching.length > 1) {
       warnings.push(
-        `NodePool ${pool.metadata.name} is selected by ${matching.map((p) => p.name).join(', ')}; ${matching[0].name} governs it`,
+        `NodePool ${pool.metadata.name} is selected by ${matching.map((p) => p.name).join(', ')};` +
+          ` ${matching[0].name} governs it`,
       );
     }
     if (matching.length > 0) {

@@ -46,7 +46,8 @@ export function annotationWindow(schedule: string, duration: string | undefined)
     const parsed = parseGoDuration(duration);
     if (parsed === undefined || parsed < MIN_SECONDS || parsed > MAX_SECONDS) {
       warnings.push(
-        `invalid ${ANNOTATION_DISRUPTION_SCHEDULE_DURATION} "${duration}": must be a duration from 1m to 168h; using 1h`,
+        `invalid ${ANNOTATION_DISRUPTION_SCHEDULE_DURATION} "${duration}": must be a duration from ` +
+          `1m to 168h; using 1h`,
       );
     } else seconds = parsed;
   }

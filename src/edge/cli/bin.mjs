@@ -17,7 +17,9 @@ if (state.fresh) {
     ({ register } = await import('tsx/esm/api'));
   } catch {
     process.stderr.write(
-      `kpol: cannot start: the build in dist/cli/ cannot be used (${state.reason}), and tsx, which runs kpol from its TypeScript sources, is not installed. Build it with \`npm run build\` (esbuild, a devDependency), or install the devDependencies.\n`,
+      `kpol: cannot start: the build in dist/cli/ cannot be used (${state.reason}), and tsx, ` +
+        `which runs kpol from its TypeScript sources, is not installed. Build it with \`npm run ` +
+        `build\` (esbuild, a devDependency), or install the devDependencies.\n`,
     );
     process.exit(70);
   }

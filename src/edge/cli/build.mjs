@@ -39,7 +39,9 @@ function esbuildOptions(root, outDir) {
     // CommonJS packages bundled into ES modules still call require() (Node's built-ins, optional
     // packages inside try/catch): give every chunk a real one.
     banner: {
-      js: "import { createRequire as __kpolCreateRequire } from 'node:module'; const require = __kpolCreateRequire(import.meta.url);",
+      js:
+        "import { createRequire as __kpolCreateRequire } from 'node:module'; const require = " +
+        '__kpolCreateRequire(import.meta.url);',
     },
     // Every module of the build lives in outDir: src/core/package-root.ts finds the package from there.
     define: { KPOL_BUILD_ROOT: JSON.stringify(`${relative(outDir, root).split(sep).join('/') || '.'}/`) },
@@ -105,7 +107,10 @@ function thirdPartyNotices(root, metafile) {
         (texts.join('\n\n') || '(no license file in the package)'),
     );
   }
-  return `The kpol CLI build bundles these npm packages. Their licenses follow.\n\n${sections.join(`\n\n${'-'.repeat(72)}\n\n`)}\n`;
+  return (
+    `The kpol CLI build bundles these npm packages. Their licenses ` +
+    `follow.\n\n${sections.join(`\n\n${'-'.repeat(72)}\n\n`)}\n`
+  );
 }
 
 /**

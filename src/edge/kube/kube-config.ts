@@ -52,7 +52,8 @@ export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
     if (!kc.getContextObject(source.context)) {
       const known = kc.getContexts().map((c) => c.name);
       throw new KubeConfigError(
-        `${source.kubeconfig}: no context \`${source.context}\`${known.length ? ` (contexts: ${known.join(', ')})` : ''}`,
+        `${source.kubeconfig}: no ` +
+          `context \`${source.context}\`${known.length ? ` (contexts: ${known.join(', ')})` : ''}`,
       );
     }
     kc.setCurrentContext(source.context);

@@ -67,15 +67,20 @@ export function disruptionBars(
       const n = b.nodes.get(reason) ?? 0;
       if (n === 0) continue;
       const top = y(base + n);
-      const label = `${timeTickLabel(b.start, size)}: ${reason} ${n} node${n === 1 ? '' : 's'} in ${b.commands.get(reason)} command${b.commands.get(reason) === 1 ? '' : 's'}`;
+      const label =
+        `${timeTickLabel(b.start, size)}: ${reason} ${n} node${n === 1 ? '' : 's'} ` +
+        `in ${b.commands.get(reason)} command${b.commands.get(reason) === 1 ? '' : 's'}`;
       parts.push(
-        `<rect class="bar" data-reason="${esc(reason)}" data-nodes="${n}" x="${round1(x0)}" y="${round1(top)}" width="${round1(barW)}" height="${round1(y(base) - top)}" fill="${reasonColour(reason, reasons)}"><title>${esc(label)}</title></rect>`,
+        `<rect class="bar" data-reason="${esc(reason)}" data-nodes="${n}" x="${round1(x0)}" ` +
+          `y="${round1(top)}" width="${round1(barW)}" height="${round1(y(base) - top)}" ` +
+          `fill="${reasonColour(reason, reasons)}"><title>${esc(label)}</title></rect>`,
       );
       base += n;
     }
     if (i % labelEvery === 0) {
       parts.push(
-        `<text x="${round1(M.left + (i + 0.5) * slot)}" y="${height - M.bottom + 18}" text-anchor="middle">${esc(timeTickLabel(b.start, DAY))}</text>`,
+        `<text x="${round1(M.left + (i + 0.5) * slot)}" y="${height - M.bottom + 18}" ` +
+          `text-anchor="middle">${esc(timeTickLabel(b.start, DAY))}</text>`,
       );
     }
   });
@@ -84,12 +89,17 @@ export function disruptionBars(
   );
   parts.push(`<line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${height - M.bottom}" stroke="#888" />`);
   parts.push(
-    `<text class="axis-title" x="${(M.left + width - M.right) / 2}" y="${height - 6}" text-anchor="middle">${size === DAY ? 'day' : 'week from Monday'} (UTC)</text>`,
+    `<text class="axis-title" x="${(M.left + width - M.right) / 2}" y="${height - 6}" ` +
+      `text-anchor="middle">${size === DAY ? 'day' : 'week from Monday'} (UTC)</text>`,
   );
   parts.push(
-    `<text class="axis-title" transform="translate(14 ${(M.top + height - M.bottom) / 2}) rotate(-90)" text-anchor="middle">nodes disrupted</text>`,
+    `<text class="axis-title" transform="translate(14 ${(M.top + height - M.bottom) / 2}) ` +
+      `rotate(-90)" text-anchor="middle">nodes disrupted</text>`,
   );
-  const svg = `<svg role="img" aria-label="Nodes disrupted per ${size === DAY ? 'day' : 'week'}, stacked by reason" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join('')}</svg>`;
+  const svg =
+    `<svg role="img" aria-label="Nodes disrupted per ${size === DAY ? 'day' : 'week'}, stacked ` +
+    `by reason" viewBox="0 0 ${width} ${height}" width="${width}" ` +
+    `height="${height}">${parts.join('')}</svg>`;
   const legend = reasons
     .map((r) => `<li><span class="swatch" style="background:${reasonColour(r, reasons)}"></span>${esc(r)}</li>`)
     .join('');

@@ -26,12 +26,20 @@ function heatmap(row: CalendarRow): string {
       const f = row.hours[day * 24 + h] ?? 0;
       const pct = Math.round(f * 100);
       parts.push(
-        `<rect class="cell" data-day="${day}" data-hour="${h}" data-allowed="${Number(f.toFixed(4))}" x="${LEFT + h * (CELL + GAP)}" y="${TOP + day * (CELL + GAP)}" width="${CELL}" height="${CELL}" rx="2" fill="${heatColour(f)}"><title>${d} ${hh(h)}:00–${hh((h + 1) % 24)}:00 ${esc(row.timeZone)}: allowed ${pct}% of the hour</title></rect>`,
+        `<rect class="cell" data-day="${day}" data-hour="${h}" ` +
+          `data-allowed="${Number(f.toFixed(4))}" x="${LEFT + h * (CELL + GAP)}" ` +
+          `y="${TOP + day * (CELL + GAP)}" width="${CELL}" height="${CELL}" rx="2" ` +
+          `fill="${heatColour(f)}">` +
+          `<title>${d} ${hh(h)}:00–${hh((h + 1) % 24)}:00 ${esc(row.timeZone)}: allowed ${pct}% of ` +
+          `the hour</title></rect>`,
       );
     }
   });
   const label = `${row.nodePool} ${row.reason}: hours allowed per weekday, ${row.timeZone}`;
-  return `<svg role="img" aria-label="${esc(label)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join('')}</svg>`;
+  return (
+    `<svg role="img" aria-label="${esc(label)}" viewBox="0 0 ${width} ${height}" ` +
+    `width="${width}" height="${height}">${parts.join('')}</svg>`
+  );
 }
 
 function scale(): string {
@@ -53,7 +61,10 @@ export function calendarSection(rows: readonly CalendarRow[]): string {
   );
   const figures = sorted.map(
     (r) =>
-      `<figure class="calendar" data-nodepool="${esc(r.nodePool)}" data-reason="${esc(r.reason)}" data-zone="${esc(r.timeZone)}"><h3>${esc(r.nodePool)} · ${esc(r.reason)} <span class="muted">(${esc(r.timeZone)})</span></h3>${heatmap(r)}</figure>`,
+      `<figure class="calendar" data-nodepool="${esc(r.nodePool)}" ` +
+      `data-reason="${esc(r.reason)}" data-zone="${esc(r.timeZone)}"><h3>${esc(r.nodePool)} ` +
+      `· ${esc(r.reason)} <span class="muted">(${esc(r.timeZone)})</span>` +
+      `</h3>${heatmap(r)}</figure>`,
   );
   return `${scale()}<div class="heatmaps">${figures.join('')}</div>`;
 }

@@ -92,10 +92,12 @@ export function lineChart(series: readonly LineSeries[], o: LineChartOptions): s
   );
   parts.push(`<line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${height - M.bottom}" stroke="#888" />`);
   parts.push(
-    `<text class="axis-title" x="${(M.left + width - M.right) / 2}" y="${height - 6}" text-anchor="middle">time (UTC)</text>`,
+    `<text class="axis-title" x="${(M.left + width - M.right) / 2}" y="${height - 6}" ` +
+      `text-anchor="middle">time (UTC)</text>`,
   );
   parts.push(
-    `<text class="axis-title" transform="translate(14 ${(M.top + height - M.bottom) / 2}) rotate(-90)" text-anchor="middle">${esc(o.yTitle)}</text>`,
+    `<text class="axis-title" transform="translate(14 ${(M.top + height - M.bottom) / 2}) ` +
+      `rotate(-90)" text-anchor="middle">${esc(o.yTitle)}</text>`,
   );
   for (const s of series) {
     const d = stepPath(decimate(s.points, x), x, y, x(o.to));
@@ -105,11 +107,15 @@ export function lineChart(series: readonly LineSeries[], o: LineChartOptions): s
       `<path d="${d}" fill="none" stroke="${s.colour}" stroke-width="2"${dash}><title>${esc(s.name)}</title></path>`,
     );
   }
-  const svg = `<svg role="img" aria-label="${esc(o.label)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join('')}</svg>`;
+  const svg =
+    `<svg role="img" aria-label="${esc(o.label)}" viewBox="0 0 ${width} ${height}" ` +
+    `width="${width}" height="${height}">${parts.join('')}</svg>`;
   const legend = series
     .map(
       (s) =>
-        `<li><span class="line-swatch" style="border-top:3px ${s.dash ? 'dashed' : 'solid'} ${s.colour}"></span>${esc(s.name)}</li>`,
+        `<li><span class="line-swatch" ` +
+        `style="border-top:3px ${s.dash ? 'dashed' : 'solid'} ${s.colour}">` +
+        `</span>${esc(s.name)}</li>`,
     )
     .join('');
   return `${svg}<ul class="legend">${legend}</ul>`;

@@ -66,7 +66,8 @@ export function renderReport(timeline: Timeline, title: string): string {
       'calendar',
       'When each reason may disrupt',
       calendarSection(t.calendar),
-      'Local hours of each policy’s time zone, Monday first. Darker cells: the reason was allowed for more of that hour.',
+      'Local hours of each policy’s time zone, Monday first. Darker cells: the reason was ' +
+        'allowed for more of that hour.',
     ),
     section('blocked', 'Top blocked reasons', blockedTable(t.blocked)),
     section('events', 'Recent events', eventsTable(t.events)),

@@ -54,7 +54,8 @@ export function heatColour(fraction: number): string {
 export const REPORT_CSS = `
 :root{color-scheme:light}
 *{box-sizing:border-box}
-body{margin:0;background:#fff;color:#1a1a1a;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+body{margin:0;background:#fff;color:#1a1a1a;font:14px/1.45 system-ui,-apple-system,"Segoe \
+UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 main{max-width:1200px;margin:0 auto;padding:24px}
 h1{font-size:24px;margin:0 0 4px}
 h2{font-size:18px;margin:36px 0 10px;padding-bottom:4px;border-bottom:1px solid #d0d0d0}

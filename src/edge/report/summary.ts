@@ -5,7 +5,8 @@ import { orderReasons, reasonColour } from './style.js';
 import type { Timeline } from '../simulate/timeline.js';
 
 const card = (k: string, v: string, d = '') =>
-  `<div class="card"><div class="k">${esc(k)}</div><div class="v">${v}</div>${d ? `<div class="d">${d}</div>` : ''}</div>`;
+  `<div class="card"><div class="k">${esc(k)}</div><div ` +
+  `class="v">${v}</div>${d ? `<div class="d">${d}</div>` : ''}</div>`;
 
 export function summaryHeader(t: Timeline, title: string): string {
   const { summary } = t;
@@ -15,7 +16,8 @@ export function summaryHeader(t: Timeline, title: string): string {
   const chips = reasons
     .map(
       (r) =>
-        `<span class="chip"><span class="swatch" style="background:${reasonColour(r, reasons)}"></span>${esc(r)} ${formatCount(byReason[r])}</span>`,
+        `<span class="chip"><span class="swatch" style="background:${reasonColour(r, reasons)}">` +
+        `</span>${esc(r)} ${formatCount(byReason[r])}</span>`,
     )
     .join('');
   const delta = summary.endCostPerHour - summary.startCostPerHour;
@@ -34,5 +36,9 @@ export function summaryHeader(t: Timeline, title: string): string {
     ),
     card('Wall time', esc(formatDuration(summary.wallSeconds * 1000))),
   ];
-  return `<header><h1>${esc(title)}</h1><p class="sub">Simulated ${esc(formatUtc(t.from))} to ${esc(formatUtc(t.to))}, every ${esc(formatDuration(t.stepMs))}.</p><div class="cards">${cards.join('')}</div></header>`;
+  return (
+    `<header><h1>${esc(title)}</h1><p class="sub">Simulated ${esc(formatUtc(t.from))} ` +
+    `to ${esc(formatUtc(t.to))}, every ${esc(formatDuration(t.stepMs))}.</p><div ` +
+    `class="cards">${cards.join('')}</div></header>`
+  );
 }

@@ -11,10 +11,14 @@ export function blockedTable(blocked: readonly BlockedCount[], top = 15): string
     .slice(0, top)
     .map(
       (b) =>
-        `<tr><td><code>${esc(b.code)}</code></td><td class="num">${formatCount(b.count)}</td><td>${esc(b.example)}</td></tr>`,
+        `<tr><td><code>${esc(b.code)}</code></td><td class="num">${formatCount(b.count)}</td>` +
+        `<td>${esc(b.example)}</td></tr>`,
     );
   const more = blocked.length > top ? `<p class="muted">${blocked.length - top} more codes not shown.</p>` : '';
-  return `<table class="blocked"><thead><tr><th>Code</th><th class="num">Node-ticks blocked</th><th>Example message</th></tr></thead><tbody>${rows.join('')}</tbody></table>${more}`;
+  return (
+    `<table class="blocked"><thead><tr><th>Code</th><th class="num">Node-ticks blocked</th>` +
+    `<th>Example message</th></tr></thead><tbody>${rows.join('')}</tbody></table>${more}`
+  );
 }
 
 /**
@@ -32,7 +36,10 @@ export function eventsTable(events: Timeline['events'], last = 50): string {
     .slice(0, last)
     .map(
       ({ latest: e, count, firstAt }) =>
-        `<tr><td class="nowrap">${esc(formatUtc(e.at))}</td><td class="num">${formatCount(count)}</td><td class="nowrap">${esc(formatUtc(firstAt))}</td><td>${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(e.object)}</td><td>${esc(e.message)}</td></tr>`,
+        `<tr><td class="nowrap">${esc(formatUtc(e.at))}</td><td ` +
+        `class="num">${formatCount(count)}</td><td class="nowrap">${esc(formatUtc(firstAt))}</td>` +
+        `<td>${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(e.object)}</td>` +
+        `<td>${esc(e.message)}</td></tr>`,
     );
   const shown =
     groups.length > last
@@ -40,7 +47,12 @@ export function eventsTable(events: Timeline['events'], last = 50): string {
       : `${formatCount(groups.length)} distinct events`;
   const note =
     groups.length < events.length || groups.length > last
-      ? `<p class="muted">${formatCount(events.length)} events recorded: ${shown}, newest first; identical events share a row with their count.</p>`
+      ? `<p class="muted">${formatCount(events.length)} events recorded: ${shown}, newest first; ` +
+        `identical events share a row with their count.</p>`
       : '';
-  return `${note}<table class="events"><thead><tr><th>Last seen</th><th class="num">Count</th><th>First seen</th><th>Type</th><th>Reason</th><th>Object</th><th>Message</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return (
+    `${note}<table class="events"><thead><tr><th>Last seen</th><th class="num">Count</th>` +
+    `<th>First seen</th><th>Type</th><th>Reason</th><th>Object</th><th>Message</th></tr>` +
+    `</thead><tbody>${rows.join('')}</tbody></table>`
+  );
 }

@@ -174,7 +174,9 @@ export class EditorApi {
     }
     const who = r.current ? `it is now at version ${r.current.resourceVersion}` : 'it no longer exists';
     return reply(res, 409, {
-      error: `conflict: ConfigMap ${e.namespace}/${e.name} changed since you loaded it (${who}); compare and save again`,
+      error:
+        `conflict: ConfigMap ${e.namespace}/${e.name} changed since you loaded it (${who}); ` +
+        `compare and save again`,
       current: r.current ?? null,
     });
   }

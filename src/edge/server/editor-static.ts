@@ -49,7 +49,8 @@ export async function serveEditorFile(
   } catch {
     if (rel === 'index.html') {
       const text =
-        'the editor is not built: kpol builds it at start when it can (see what it printed there), or run `node editor/build.mjs`\n';
+        'the editor is not built: kpol builds it at start when it can (see what it printed there), ' +
+        'or run `node editor/build.mjs`\n';
       res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
       res.end(head ? undefined : text);
       return true;

@@ -16,7 +16,8 @@ ul.plain{margin:0;padding-left:18px}
 const table = (head: string[], rows: string[], empty: string, cls = '') =>
   rows.length === 0
     ? `<p class="empty">${esc(empty)}</p>`
-    : `<table${cls ? ` class="${cls}"` : ''}><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+    : `<table${cls ? ` class="${cls}"` : ''}><thead><tr>${head.join('')}</tr></thead>` +
+      `<tbody>${rows.join('')}</tbody></table>`;
 
 const allowedCell = (v: number | null | undefined) =>
   v === undefined ? '<td class="num muted">–</td>' : `<td class="num">${v === null ? 'unlimited' : esc(v)}</td>`;
@@ -67,7 +68,11 @@ function nodes(view: StatusView): string {
   const rows = sorted.map((n) => {
     const item = (b: (typeof n.blocked)[number]) => `<li><code>${esc(b.code)}</code> ${esc(b.message)}</li>`;
     const blocked = n.blocked.length ? `<ul class="plain">${n.blocked.map(item).join('')}</ul>` : '';
-    return `<tr><td>${esc(n.name)}</td><td>${esc(n.nodePool)}</td><td class="${n.candidate ? 'yes' : 'no'}">${n.candidate ? 'yes' : 'no'}</td><td>${esc(n.reasons.join(', '))}</td><td>${blocked}</td></tr>`;
+    return (
+      `<tr><td>${esc(n.name)}</td><td>${esc(n.nodePool)}</td><td ` +
+      `class="${n.candidate ? 'yes' : 'no'}">${n.candidate ? 'yes' : 'no'}</td>` +
+      `<td>${esc(n.reasons.join(', '))}</td><td>${blocked}</td></tr>`
+    );
   });
   return table(
     ['<th>Node</th>', '<th>NodePool</th>', '<th>Candidate</th>', '<th>Reasons</th>', '<th>Why not</th>'],
@@ -83,7 +88,8 @@ function decisions(view: StatusView): string {
     .reverse()
     .map(
       (d) =>
-        `<tr><td class="nowrap">${esc(d.at)}</td><td>${esc(d.method)}</td><td>${esc(d.reason)}</td><td>${esc(d.decision)}</td><td>${esc(d.nodes.join(', '))}</td></tr>`,
+        `<tr><td class="nowrap">${esc(d.at)}</td><td>${esc(d.method)}</td><td>${esc(d.reason)}</td>` +
+        `<td>${esc(d.decision)}</td><td>${esc(d.nodes.join(', '))}</td></tr>`,
     );
   return table(
     ['<th>Time</th>', '<th>Method</th>', '<th>Reason</th>', '<th>Decision</th>', '<th>Nodes</th>'],
@@ -110,7 +116,10 @@ function events(view: StatusView): string {
     .slice(0, 50)
     .map(
       ({ latest: e, count, firstAt }) =>
-        `<tr><td class="nowrap">${esc(e.at)}</td><td class="num">${esc(formatCount(count))}</td><td class="nowrap">${esc(new Date(firstAt).toISOString())}</td><td class="${e.type === 'Warning' ? 'warn' : ''}">${esc(e.type)}</td><td>${esc(e.reason)}</td><td>${esc(objectName(e))}</td><td>${esc(e.message)}</td></tr>`,
+        `<tr><td class="nowrap">${esc(e.at)}</td><td class="num">${esc(formatCount(count))}</td>` +
+        `<td class="nowrap">${esc(new Date(firstAt).toISOString())}</td><td ` +
+        `class="${e.type === 'Warning' ? 'warn' : ''}">${esc(e.type)}</td><td>${esc(e.reason)}</td>` +
+        `<td>${esc(objectName(e))}</td><td>${esc(e.message)}</td></tr>`,
     );
   return table(
     [

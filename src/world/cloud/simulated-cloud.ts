@@ -377,7 +377,8 @@ export class SimulatedCloud implements CloudProvider {
       return this.snapshot(rec);
     }
     throw new CloudError(
-      `insufficient capacity: all ${candidates.length} compatible offerings for NodeClaim ${nodeClaim.metadata.name} are unavailable`,
+      `insufficient capacity: all ${candidates.length} compatible offerings for ` +
+        `NodeClaim ${nodeClaim.metadata.name} are unavailable`,
       true,
     );
   }

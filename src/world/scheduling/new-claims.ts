@@ -190,7 +190,9 @@ export function addPod(claim: PlannedClaim, pod: Pod, view: TopologyView): AddRe
         Object.keys(claim.pool.daemonSetOverhead).length > 0
           ? `daemonset overhead=${formatResources(claim.pool.daemonSetOverhead)}, `
           : '';
-      reason = `${overhead}no instance type satisfied resources ${formatResources(requested)} and requirements ${formatRequirements(merged)}`;
+      reason =
+        `${overhead}no instance type satisfied resources ${formatResources(requested)} and ` +
+        `requirements ${formatRequirements(merged)}`;
       continue;
     }
     for (const zoneReqs of zoneChoices(merged, types, pod, view)) {

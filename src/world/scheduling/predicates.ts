@@ -44,7 +44,11 @@ export function resourcesFit(pod: Pod, target: PlacementTarget): string | undefi
   if (!short) return undefined;
   // No closure here: this runs for every pod × target that does not fit, and tsx names each closure it creates.
   const name = short.name;
-  return `insufficient ${name} (requested ${formatQuantity(name, short.requested)}, free ${formatQuantity(name, Math.max(0, short.available))} of ${formatQuantity(name, target.allocatable[name] ?? 0)})`;
+  return (
+    `insufficient ${name} (requested ${formatQuantity(name, short.requested)}, ` +
+    `free ${formatQuantity(name, Math.max(0, short.available))} ` +
+    `of ${formatQuantity(name, target.allocatable[name] ?? 0)})`
+  );
 }
 
 export function nodeSelectorFits(pod: Pod, labels: Readonly<Record<string, string>>): string | undefined {

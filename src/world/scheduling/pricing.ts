@@ -68,7 +68,9 @@ export function spotToSpot(
   if (cheaper.length < SPOT_TO_SPOT_MIN_CHEAPER_TYPES) {
     return {
       ok: false,
-      reason: `SpotToSpotConsolidation requires ${SPOT_TO_SPOT_MIN_CHEAPER_TYPES} cheaper instance type options than the current candidate to consolidate, got ${cheaper.length}`,
+      reason:
+        `SpotToSpotConsolidation requires ${SPOT_TO_SPOT_MIN_CHEAPER_TYPES} cheaper instance type ` +
+        `options than the current candidate to consolidate, got ${cheaper.length}`,
     };
   }
   return { ok: true, requirements: spot, instanceTypes: cheaper.slice(0, SPOT_TO_SPOT_MIN_CHEAPER_TYPES) };

@@ -211,7 +211,8 @@ export function placeOnClaims(
   for (const pool of pools) {
     if (pool.instanceTypes.length === 0) {
       reasons.push(
-        `incompatible with nodepool ${JSON.stringify(pool.template.name)}, no instance type satisfied the nodepool requirements`,
+        `incompatible with nodepool ${JSON.stringify(pool.template.name)}, no instance type ` +
+          `satisfied the nodepool requirements`,
       );
       continue;
     }

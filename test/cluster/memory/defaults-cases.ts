@@ -212,7 +212,9 @@ export const DEFAULTS_CASES: DefaultsCase[] = [
     expected: { capacity: { cpu: '4' }, allocatable: { cpu: '3900m' } },
   },
   {
-    name: 'a PodDisruptionBudget: no spec defaults, and its status counts are 0 until the disruption controller writes them',
+    name:
+      'a PodDisruptionBudget: no spec defaults, and its status counts are 0 until the disruption ' +
+      'controller writes them',
     run: (h) =>
       h.client.create({
         apiVersion: 'policy/v1',
@@ -249,7 +251,9 @@ export const DEFAULTS_CASES: DefaultsCase[] = [
     expected: { replicas: 1, grace: 30, resources: { limits: { cpu: '1' } } },
   },
   {
-    name: "a bare NodePool: the CRD's disruption defaults (0s, WhenEmptyOrUnderutilized, one 10% budget) and expireAfter 720h",
+    name:
+      "a bare NodePool: the CRD's disruption defaults (0s, WhenEmptyOrUnderutilized, one 10% " +
+      'budget) and expireAfter 720h',
     run: (h) => h.client.create(nodePool(h, 'bare')),
     fields: nodePoolFields,
     expected: { disruption: DEFAULT_DISRUPTION, expireAfter: '720h' },

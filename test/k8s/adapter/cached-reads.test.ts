@@ -43,28 +43,32 @@ const pod = (name: string, labels: Record<string, string> = {}): Pod =>
 const names = (xs: Array<{ metadata: { name: string } }>) => xs.map((x) => x.metadata.name);
 
 describe('cached reads on a real API server', () => {
-  it('answers from the cache: the same objects while they are unchanged, a new one for a change, in the server’s order', async () => {
-    for (const n of ['c', 'a', 'b']) await other.create(cm(n, { v: '1' }));
-    await eventually('the cache to hold them', async () =>
-      (await cached.list('ConfigMap', ns)).length === 3 ? true : undefined,
-    );
-    const fromServer = cached.reads.server;
-    const first = await cached.list('ConfigMap', ns);
-    const second = await cached.list('ConfigMap', ns);
-    expect(cached.reads.server).toBe(fromServer);
-    expect(names(first)).toEqual(['a', 'b', 'c']);
-    expect(names(first)).toEqual(names(await other.listFromServer('ConfigMap', ns)));
-    second.forEach((o, i) => expect(o).toBe(first[i]));
+  it(
+    'answers from the cache: the same objects while they are unchanged, a new one for a change,' +
+      ' in the server’s order',
+    async () => {
+      for (const n of ['c', 'a', 'b']) await other.create(cm(n, { v: '1' }));
+      await eventually('the cache to hold them', async () =>
+        (await cached.list('ConfigMap', ns)).length === 3 ? true : undefined,
+      );
+      const fromServer = cached.reads.server;
+      const first = await cached.list('ConfigMap', ns);
+      const second = await cached.list('ConfigMap', ns);
+      expect(cached.reads.server).toBe(fromServer);
+      expect(names(first)).toEqual(['a', 'b', 'c']);
+      expect(names(first)).toEqual(names(await other.listFromServer('ConfigMap', ns)));
+      second.forEach((o, i) => expect(o).toBe(first[i]));
 
-    await other.patch({ kind: 'ConfigMap', namespace: ns, name: 'b' }, { data: { v: '2' } });
-    await eventually('the change to reach the cache', async () =>
-      (await cached.list<any>('ConfigMap', ns))[1].data.v === '2' ? true : undefined,
-    );
-    const third = await cached.list('ConfigMap', ns);
-    expect(third[0]).toBe(first[0]);
-    expect(third[1]).not.toBe(first[1]);
-    expect(third[2]).toBe(first[2]);
-  });
+      await other.patch({ kind: 'ConfigMap', namespace: ns, name: 'b' }, { data: { v: '2' } });
+      await eventually('the change to reach the cache', async () =>
+        (await cached.list<any>('ConfigMap', ns))[1].data.v === '2' ? true : undefined,
+      );
+      const third = await cached.list('ConfigMap', ns);
+      expect(third[0]).toBe(first[0]);
+      expect(third[1]).not.toBe(first[1]);
+      expect(third[2]).toBe(first[2]);
+    },
+  );
 
   it('shows its own writes at once: a list right after each write includes it', async () => {
     for (let i = 0; i < 10; i++) {

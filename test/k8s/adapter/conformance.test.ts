@@ -18,11 +18,14 @@ const REAL_SERVER_DIFFERS: Record<string, string> = {
   'sets uid, resourceVersion, creationTimestamp and generation 1':
     'kube-apiserver sets metadata.generation only for kinds that count spec changes (not ConfigMaps)',
   'spends one disruption and records the pod, then 429 when none is left':
-    "kube-controller-manager's disruption controller drops the evicted pod from status.disruptedPods as soon as it sees it deleting, before the test reads the PDB",
+    "kube-controller-manager's disruption controller drops the evicted pod from " +
+    'status.disruptedPods as soon as it sees it deleting, before the test reads the PDB',
   'deleting a ReplicaSet deletes its pods (unbound at once, bound gracefully)':
-    "the test's pods name the ReplicaSet as controller without matching its selector; the real ReplicaSet controller releases such pods (drops the ownerReference), so nothing cascades",
+    "the test's pods name the ReplicaSet as controller without matching its selector; the real " +
+    'ReplicaSet controller releases such pods (drops the ownerReference), so nothing cascades',
   'reports a graceful pod deletion as MODIFIED, then DELETED when it is removed':
-    'a grace-0 delete of a pod already being deleted first writes deletionGracePeriodSeconds 0 (a second MODIFIED), then removes it',
+    'a grace-0 delete of a pod already being deleted first writes deletionGracePeriodSeconds 0 ' +
+    '(a second MODIFIED), then removes it',
 };
 beforeEach((ctx) => {
   const why = REAL_SERVER_DIFFERS[ctx.task.name];

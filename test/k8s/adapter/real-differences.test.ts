@@ -38,52 +38,58 @@ describe('kube-apiserver where the in-memory server differs', () => {
     expect(nc.metadata.generation).toBe(1);
   });
 
-  it('an eviction spends the last disruption at once: the next one is refused with 429 before any controller runs', async () => {
-    const web = { app: 'web' };
-    await h.client.create(replicaSet(h, 'web', 3, web));
-    await h.settle();
-    const pods = await h.client.list<Pod>('Pod', h.ns);
-    for (const p of pods) await h.runPod(h.ns, p.metadata.name, 'node-a');
-    await h.client.create(pdb(h, 'web', web, { maxUnavailable: 1 }));
-    await h.settle();
-    expect(
-      (await h.client.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: h.ns, name: 'web' }))!.status
-        ?.disruptionsAllowed,
-    ).toBe(1);
-    await h.client.evict(h.ns, pods[0].metadata.name);
-    const err = await failure(h.client.evict(h.ns, pods[1].metadata.name));
-    expect([err.code, err.reason, err.message]).toEqual([
-      429,
-      'TooManyRequests',
-      "Cannot evict pod as it would violate the pod's disruption budget.",
-    ]);
-    expect((await h.client.get(podKey(h, pods[0].metadata.name)))!.metadata.deletionTimestamp).toBeDefined();
-  });
+  it(
+    'an eviction spends the last disruption at once: the next one is refused with 429 before ' + 'any controller runs',
+    async () => {
+      const web = { app: 'web' };
+      await h.client.create(replicaSet(h, 'web', 3, web));
+      await h.settle();
+      const pods = await h.client.list<Pod>('Pod', h.ns);
+      for (const p of pods) await h.runPod(h.ns, p.metadata.name, 'node-a');
+      await h.client.create(pdb(h, 'web', web, { maxUnavailable: 1 }));
+      await h.settle();
+      expect(
+        (await h.client.get<PodDisruptionBudget>({ kind: 'PodDisruptionBudget', namespace: h.ns, name: 'web' }))!.status
+          ?.disruptionsAllowed,
+      ).toBe(1);
+      await h.client.evict(h.ns, pods[0].metadata.name);
+      const err = await failure(h.client.evict(h.ns, pods[1].metadata.name));
+      expect([err.code, err.reason, err.message]).toEqual([
+        429,
+        'TooManyRequests',
+        "Cannot evict pod as it would violate the pod's disruption budget.",
+      ]);
+      expect((await h.client.get(podKey(h, pods[0].metadata.name)))!.metadata.deletionTimestamp).toBeDefined();
+    },
+  );
 
-  it('deleting a ReplicaSet: the garbage collector deletes the pods it made (unbound at once, bound gracefully)', async () => {
-    const web = { app: 'web' };
-    await h.client.create({
-      ...replicaSet(h, 'web', 2, web),
-      spec: {
-        ...replicaSet(h, 'web', 2, web).spec,
-        template: {
-          metadata: { labels: web },
-          spec: {
-            schedulerName: 'kpol-conformance',
-            terminationGracePeriodSeconds: 30,
-            containers: [{ name: 'main' }],
+  it(
+    'deleting a ReplicaSet: the garbage collector deletes the pods it made (unbound at once, ' + 'bound gracefully)',
+    async () => {
+      const web = { app: 'web' };
+      await h.client.create({
+        ...replicaSet(h, 'web', 2, web),
+        spec: {
+          ...replicaSet(h, 'web', 2, web).spec,
+          template: {
+            metadata: { labels: web },
+            spec: {
+              schedulerName: 'kpol-conformance',
+              terminationGracePeriodSeconds: 30,
+              containers: [{ name: 'main' }],
+            },
           },
         },
-      },
-    });
-    await h.settle();
-    const [bound, unbound] = await h.client.list<Pod>('Pod', h.ns);
-    await h.runPod(h.ns, bound.metadata.name, 'node-a');
-    await h.client.delete({ kind: 'ReplicaSet', namespace: h.ns, name: 'web' });
-    await h.settle();
-    expect(await h.client.get(podKey(h, unbound.metadata.name))).toBeUndefined();
-    expect((await h.client.get(podKey(h, bound.metadata.name)))?.metadata.deletionTimestamp).toBeDefined();
-  });
+      });
+      await h.settle();
+      const [bound, unbound] = await h.client.list<Pod>('Pod', h.ns);
+      await h.runPod(h.ns, bound.metadata.name, 'node-a');
+      await h.client.delete({ kind: 'ReplicaSet', namespace: h.ns, name: 'web' });
+      await h.settle();
+      expect(await h.client.get(podKey(h, unbound.metadata.name))).toBeUndefined();
+      expect((await h.client.get(podKey(h, bound.metadata.name)))?.metadata.deletionTimestamp).toBeDefined();
+    },
+  );
 
   it('a grace-0 delete of a deleting pod is a MODIFIED (deletionGracePeriodSeconds 0) before the DELETED', async () => {
     await h.createWithStatus(pod(h, 'p', 'node-a'));

@@ -98,16 +98,21 @@ describe("kpol run standalone beside another cloud provider's NodeClaim", () => 
   const common = () => ['--kubeconfig', cp.kubeconfigPath, '--namespace', ns, '--port', '0'];
   const named = `NodeClaim/${claimName} (${PROVIDER_ID})`;
 
-  it('--mode standalone refuses to start: the NodeClaim and its provider ID named, exit 1, no stack trace, nothing written', async () => {
-    const r = await kpolRun([...common(), '--mode', 'standalone']);
-    expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toContain('standalone mode acts only on machines its simulated cloud launches');
-    expect(r.stderr).toContain(named);
-    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
-    expect(r.stdout).not.toContain('"msg":"started"');
-    const now = await client.get<NodeClaim>({ kind: 'NodeClaim', name: claimName });
-    expect(now?.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
-  }, 90_000);
+  it(
+    '--mode standalone refuses to start: the NodeClaim and its provider ID named, exit 1, no ' +
+      'stack trace, nothing written',
+    async () => {
+      const r = await kpolRun([...common(), '--mode', 'standalone']);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain('standalone mode acts only on machines its simulated cloud launches');
+      expect(r.stderr).toContain(named);
+      expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+      expect(r.stdout).not.toContain('"msg":"started"');
+      const now = await client.get<NodeClaim>({ kind: 'NodeClaim', name: claimName });
+      expect(now?.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    },
+    90_000,
+  );
 
   it("--mode auto on kpol's own shipped CRDs chooses standalone (and refuses the same way)", async () => {
     const crd = JSON.parse(await kubectlOk(cp.kubeconfigPath, ['get', 'crd', 'nodepools.karpenter.sh', '-o', 'json']));

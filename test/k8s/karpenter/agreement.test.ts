@@ -251,42 +251,48 @@ describe('kpol agrees with the real Karpenter', () => {
     );
   });
 
-  it(`allowed disruptions per pool and reason equal Karpenter's ${ALLOWED_DISRUPTIONS} at the same instant (${cases.length + 1} pools)`, async () => {
-    const { metrics, kpol, at } = await sameInstant();
-    const allowed = byPoolAndReason(metrics, ALLOWED_DISRUPTIONS);
-    const consuming = byPoolAndReason(metrics, 'karpenter_nodepools_nodes_consuming_budgets');
-    const rows: string[] = [];
-    const wrongFixture: string[] = [];
-    for (const pool of [...budgetPools.keys(), SENTINEL]) {
-      const expectedNodes = budgetPools.get(pool)?.nodes ?? roles.length; // the sentinel's empty node counts too
-      expect(kpol.nodePools[pool]?.nodes, `kpol's node count of ${pool}`).toBe(expectedNodes);
-      for (const reason of REASONS) {
-        const theirs = allowed.get(pool)?.get(reason);
-        const ours = kpol.nodePools[pool].budgets[reason];
-        const oursAsKarpenter = ours === null ? UNLIMITED : ours;
-        if (theirs !== oursAsKarpenter) rows.push(`${pool} ${reason}: Karpenter ${theirs ?? 'missing'}, kpol ${ours}`);
-        const disrupting = consuming.get(pool)?.get(reason);
-        if (disrupting !== kpol.nodePools[pool].disrupting)
-          rows.push(
-            `${pool} ${reason}: consuming budget Karpenter ${disrupting ?? 'missing'}, kpol ${kpol.nodePools[pool].disrupting}`,
-          );
-        const expected = budgetPools.get(pool)?.expected[reason] ?? 0;
-        if (theirs !== expected)
-          wrongFixture.push(`${pool} ${reason}: Karpenter ${theirs}, the case expects ${expected}`);
+  it(
+    `allowed disruptions per pool and reason equal Karpenter's ${ALLOWED_DISRUPTIONS} at the ` +
+      `same instant (${cases.length + 1} pools)`,
+    async () => {
+      const { metrics, kpol, at } = await sameInstant();
+      const allowed = byPoolAndReason(metrics, ALLOWED_DISRUPTIONS);
+      const consuming = byPoolAndReason(metrics, 'karpenter_nodepools_nodes_consuming_budgets');
+      const rows: string[] = [];
+      const wrongFixture: string[] = [];
+      for (const pool of [...budgetPools.keys(), SENTINEL]) {
+        const expectedNodes = budgetPools.get(pool)?.nodes ?? roles.length; // the sentinel's empty node counts too
+        expect(kpol.nodePools[pool]?.nodes, `kpol's node count of ${pool}`).toBe(expectedNodes);
+        for (const reason of REASONS) {
+          const theirs = allowed.get(pool)?.get(reason);
+          const ours = kpol.nodePools[pool].budgets[reason];
+          const oursAsKarpenter = ours === null ? UNLIMITED : ours;
+          if (theirs !== oursAsKarpenter)
+            rows.push(`${pool} ${reason}: Karpenter ${theirs ?? 'missing'}, kpol ${ours}`);
+          const disrupting = consuming.get(pool)?.get(reason);
+          if (disrupting !== kpol.nodePools[pool].disrupting)
+            rows.push(
+              `${pool} ${reason}: consuming budget Karpenter ${disrupting ?? 'missing'}, ` +
+                `kpol ${kpol.nodePools[pool].disrupting}`,
+            );
+          const expected = budgetPools.get(pool)?.expected[reason] ?? 0;
+          if (theirs !== expected)
+            wrongFixture.push(`${pool} ${reason}: Karpenter ${theirs}, the case expects ${expected}`);
+        }
       }
-    }
-    expect(rows, `kpol vs Karpenter at ${new Date(at).toISOString()}`).toEqual([]);
-    // Problems kpol reports on a NodePool's own spec: the two that fail it closed on both
-    // sides, and the `Unhealthy` reason (KNOWN_DIFFERENCES.unhealthyReason).
-    const problems = Object.entries(kpol.nodePools)
-      .filter(([name, p]) => name.startsWith(`a${id}-`) && p.errors.length > 0)
-      .map(([name]) => name)
-      .sort();
-    expect(problems).toEqual([poolName('dow7'), poolName('sixfields'), poolName('unhealthy')].sort());
-    expect(kpol.nodePools[poolName('unhealthy')].errors.join('\n')).toMatch(/unsupported value "Unhealthy"/);
-    // Each case shows what it is named for (a window really open, a percentage really rounded).
-    expect(wrongFixture).toEqual([]);
-  });
+      expect(rows, `kpol vs Karpenter at ${new Date(at).toISOString()}`).toEqual([]);
+      // Problems kpol reports on a NodePool's own spec: the two that fail it closed on both
+      // sides, and the `Unhealthy` reason (KNOWN_DIFFERENCES.unhealthyReason).
+      const problems = Object.entries(kpol.nodePools)
+        .filter(([name, p]) => name.startsWith(`a${id}-`) && p.errors.length > 0)
+        .map(([name]) => name)
+        .sort();
+      expect(problems).toEqual([poolName('dow7'), poolName('sixfields'), poolName('unhealthy')].sort());
+      expect(kpol.nodePools[poolName('unhealthy')].errors.join('\n')).toMatch(/unsupported value "Unhealthy"/);
+      // Each case shows what it is named for (a window really open, a percentage really rounded).
+      expect(wrongFixture).toEqual([]);
+    },
+  );
 
   it("candidates per reason equal Karpenter's eligible nodes", async () => {
     const { metrics, kpol } = await sameInstant();

@@ -39,7 +39,8 @@ export async function ensureKarpenterBuilt(
   const absent = missing();
   if (absent.length === 0) return;
   log(
-    `karpenter tests: ${absent.join(', ')} for Karpenter ${KARPENTER_VERSION} / KWOK ${KWOK_VERSION} not in ${cacheDir()}; ` +
+    `karpenter tests: ${absent.join(', ')} for Karpenter ${KARPENTER_VERSION} / ` +
+      `KWOK ${KWOK_VERSION} not in ${cacheDir()}; ` +
       `building them now with ${BUILD_SCRIPT} (a cold build takes about 20–40 minutes)`,
   );
   const result = await runBuildScript(BUILD_SCRIPT, 'karpenter-build', log);

@@ -56,7 +56,8 @@ export async function afterTwoDisruptionLoops(
     if (behind.length === 0) return now;
     if (Date.now() > deadline)
       throw new Error(
-        `Karpenter's disruption loop did not run twice in ${timeoutMs} ms (behind: ${behind.map(([l]) => l).join(', ')})`,
+        `Karpenter's disruption loop did not run twice in ${timeoutMs} ms ` +
+          `(behind: ${behind.map(([l]) => l).join(', ')})`,
       );
     await new Promise((resolve) => setTimeout(resolve, 500));
   }

@@ -217,18 +217,22 @@ describe('the manifests on kube-apiserver', () => {
     await cannot(NEVER);
   });
 
-  it("govern mode replaces it: kubectl applies deploy/; the ServiceAccount may make every request govern mode makes, and none of the simulated cloud's", async () => {
-    await applyMode('govern');
-    const { requests } = await exerciseGovernor();
-    await canMakeEach(requests);
-    await cannot([
-      ...NEVER,
-      ['create', 'nodes'],
-      ['get', 'nodes'],
-      ['create', 'nodeclaims.karpenter.sh'],
-      ['create', 'pods/eviction', 'default'],
-      ['update', 'nodeclaims.karpenter.sh'],
-      ['delete', 'pods', 'default'],
-    ]);
-  });
+  it(
+    'govern mode replaces it: kubectl applies deploy/; the ServiceAccount may make every ' +
+      "request govern mode makes, and none of the simulated cloud's",
+    async () => {
+      await applyMode('govern');
+      const { requests } = await exerciseGovernor();
+      await canMakeEach(requests);
+      await cannot([
+        ...NEVER,
+        ['create', 'nodes'],
+        ['get', 'nodes'],
+        ['create', 'nodeclaims.karpenter.sh'],
+        ['create', 'pods/eviction', 'default'],
+        ['update', 'nodeclaims.karpenter.sh'],
+        ['delete', 'pods', 'default'],
+      ]);
+    },
+  );
 });

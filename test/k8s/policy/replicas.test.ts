@@ -86,96 +86,101 @@ const drifted = async () => {
 };
 
 describe('two kpol replicas on a real cluster', () => {
-  it('one leads with the pushed policy; a broken version is refused, the fix applies; the leader is replaced when killed', async () => {
-    const client = await kubeClient(); // installs the karpenter.sh CRDs if this file runs first
-    await createNamespace(client, ns);
-    const file = join(tmp, 'p.kpol');
-    writeFileSync(file, policy('1 for Drifted'));
-    const pushed = await runCli(
-      'push',
-      '--kubeconfig',
-      cp.kubeconfigPath,
-      '--context',
-      'kpol-test',
-      '--namespace',
-      ns,
-      file,
-    );
-    expect(pushed.stderr).not.toMatch(/ error /); // warnings (unlimited reasons) are fine
-    expect(pushed.code).toBe(0);
-    await client.create({
-      apiVersion: 'karpenter.sh/v1',
-      kind: 'NodePool',
-      metadata: { name: pool },
-      spec: {
-        template: {
-          spec: {
-            nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
-            requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+  it(
+    'one leads with the pushed policy; a broken version is refused, the fix applies; the ' +
+      'leader is replaced when killed',
+    async () => {
+      const client = await kubeClient(); // installs the karpenter.sh CRDs if this file runs first
+      await createNamespace(client, ns);
+      const file = join(tmp, 'p.kpol');
+      writeFileSync(file, policy('1 for Drifted'));
+      const pushed = await runCli(
+        'push',
+        '--kubeconfig',
+        cp.kubeconfigPath,
+        '--context',
+        'kpol-test',
+        '--namespace',
+        ns,
+        file,
+      );
+      expect(pushed.stderr).not.toMatch(/ error /); // warnings (unlimited reasons) are fine
+      expect(pushed.code).toBe(0);
+      await client.create({
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodePool',
+        metadata: { name: pool },
+        spec: {
+          template: {
+            spec: {
+              nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+              requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }],
+            },
           },
         },
-      },
-    });
+      });
 
-    replica('replica-a');
-    replica('replica-b');
-    const leader = await eventually(
-      'a leader',
-      async () => (await lease()).holderIdentity?.replace(/_[0-9a-f]+$/, '') || undefined,
-    );
-    const follower = leader === 'replica-a' ? 'replica-b' : 'replica-a';
-    await eventually(
-      'status.disruption from the pushed policy',
-      async () => {
-        const d = await drifted();
-        return d?.policy === 'pa' && d.budget === 1 ? true : undefined;
-      },
-      90_000,
-    );
+      replica('replica-a');
+      replica('replica-b');
+      const leader = await eventually(
+        'a leader',
+        async () => (await lease()).holderIdentity?.replace(/_[0-9a-f]+$/, '') || undefined,
+      );
+      const follower = leader === 'replica-a' ? 'replica-b' : 'replica-a';
+      await eventually(
+        'status.disruption from the pushed policy',
+        async () => {
+          const d = await drifted();
+          return d?.policy === 'pa' && d.budget === 1 ? true : undefined;
+        },
+        90_000,
+      );
 
-    // A broken version applied past `kpol push` (which would refuse it): refused, last good kept.
-    await kubectlOk(cp.kubeconfigPath, ['apply', '-f', '-'], configMap(policy('3 for Drifed')));
-    const warning = await eventually('the Warning Event', async () => {
-      const list = JSON.parse(await kubectlOk(cp.kubeconfigPath, ['-n', ns, 'get', 'events', '-o', 'json'])) as {
-        items: { reason: string; type: string; message: string }[];
-      };
-      return list.items.find((e) => e.reason === 'PolicyInvalid' && e.type === 'Warning');
-    });
-    expect(warning.message).toContain(`configmap/${ns}/kpol-policies/p.kpol:2:16: error KPOL2001`);
-    expect(await drifted()).toEqual({ policy: 'pa', budget: 1 });
+      // A broken version applied past `kpol push` (which would refuse it): refused, last good kept.
+      await kubectlOk(cp.kubeconfigPath, ['apply', '-f', '-'], configMap(policy('3 for Drifed')));
+      const warning = await eventually('the Warning Event', async () => {
+        const list = JSON.parse(await kubectlOk(cp.kubeconfigPath, ['-n', ns, 'get', 'events', '-o', 'json'])) as {
+          items: { reason: string; type: string; message: string }[];
+        };
+        return list.items.find((e) => e.reason === 'PolicyInvalid' && e.type === 'Warning');
+      });
+      expect(warning.message).toContain(`configmap/${ns}/kpol-policies/p.kpol:2:16: error KPOL2001`);
+      expect(await drifted()).toEqual({ policy: 'pa', budget: 1 });
 
-    await kubectlOk(cp.kubeconfigPath, ['apply', '-f', '-'], configMap(policy('2 for Drifted')));
-    await eventually(
-      'the fixed policy in status',
-      async () => ((await drifted())?.budget === 2 ? true : undefined),
-      90_000,
-    );
+      await kubectlOk(cp.kubeconfigPath, ['apply', '-f', '-'], configMap(policy('2 for Drifted')));
+      await eventually(
+        'the fixed policy in status',
+        async () => ((await drifted())?.budget === 2 ? true : undefined),
+        90_000,
+      );
 
-    // Kill the leader outright: the follower takes the Lease once it expires.
-    const killed = children.get(leader)!;
-    const gone = new Promise((resolve) => killed.once('exit', resolve));
-    killed.kill('SIGKILL');
-    await gone;
-    await eventually(
-      'the follower to take over',
-      async () => ((await lease()).holderIdentity?.startsWith(`${follower}_`) ? true : undefined),
-      90_000,
-    );
-    expect((await lease()).leaseTransitions).toBe(1);
+      // Kill the leader outright: the follower takes the Lease once it expires.
+      const killed = children.get(leader)!;
+      const gone = new Promise((resolve) => killed.once('exit', resolve));
+      killed.kill('SIGKILL');
+      await gone;
+      await eventually(
+        'the follower to take over',
+        async () => ((await lease()).holderIdentity?.startsWith(`${follower}_`) ? true : undefined),
+        90_000,
+      );
+      expect((await lease()).leaseTransitions).toBe(1);
 
-    // The new leader acts: a policy change reaches status through it.
-    await kubectlOk(cp.kubeconfigPath, ['apply', '-f', '-'], configMap(policy('4 for Drifted')));
-    await eventually(
-      'the new leader to write status',
-      async () => ((await drifted())?.budget === 4 ? true : undefined),
-      90_000,
-    );
+      // The new leader acts: a policy change reaches status through it.
+      await kubectlOk(cp.kubeconfigPath, ['apply', '-f', '-'], configMap(policy('4 for Drifted')));
+      await eventually(
+        'the new leader to write status',
+        async () => ((await drifted())?.budget === 4 ? true : undefined),
+        90_000,
+      );
 
-    // Graceful stop: exit 0 and the Lease released for the next replica.
-    const last = children.get(follower)!;
-    const exited = new Promise<number | null>((resolve) => last.once('exit', (code) => resolve(code)));
-    last.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect((await lease()).holderIdentity).toBe('');
-  }, 400_000);
+      // Graceful stop: exit 0 and the Lease released for the next replica.
+      const last = children.get(follower)!;
+      const exited = new Promise<number | null>((resolve) => last.once('exit', (code) => resolve(code)));
+      last.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect((await lease()).holderIdentity).toBe('');
+    },
+    400_000,
+  );
 });

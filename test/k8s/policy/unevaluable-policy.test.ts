@@ -150,7 +150,8 @@ describe('a policy that cannot be evaluated, on a real API server', () => {
     expect(seen.filter((a) => a !== 'valid' && !a.includes('KPOL4001'))).toEqual([]);
     expect(seen.at(-1)).toMatch(
       new RegExp(
-        `^configmap/${NS}/kpol-policies/p\\.kpol:2:8: error KPOL4001: policy \`broken\` cannot be evaluated at .*: Invalid time value$`,
+        `^configmap/${NS}/kpol-policies/p\\.kpol:2:8: error KPOL4001: policy \`broken\` cannot be ` +
+          `evaluated at .*: Invalid time value$`,
       ),
     );
     const invalid = await eventsOf('PolicyInvalid');

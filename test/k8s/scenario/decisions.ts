@@ -18,7 +18,9 @@ export function decisionsOf(history: readonly TickResult[]): Decision[] {
       const replacements = c.replacements.map((r) => `${r.nodePool}:${r.instanceTypes.join('|')}`);
       out.push({
         tick,
-        decision: `${c.method}/${c.reason}: ${c.candidates.map((x) => x.nodeClaim).join(',')} -> [${replacements.join(', ')}]`,
+        decision:
+          `${c.method}/${c.reason}: ${c.candidates.map((x) => x.nodeClaim).join(',')} -> ` +
+          `[${replacements.join(', ')}]`,
       });
     }
     for (const n of h.expired) out.push({ tick, decision: `Expiration/Expired: ${n}` });

@@ -69,7 +69,8 @@ export function checkBudgets(trace: Pick<Trace, 'ticks' | 'starts'>): string[] {
         const before = count(prev.values(), (v) => v.pool === p);
         if (before > (res?.disrupting ?? 0))
           bad.push(
-            `tick ${tk.i}: pool ${p} had ${before} nodes voluntarily disrupted before ${id} started, the evaluation counted ${res?.disrupting ?? 0} disrupting`,
+            `tick ${tk.i}: pool ${p} had ${before} nodes voluntarily disrupted before ${id} started, ` +
+              `the evaluation counted ${res?.disrupting ?? 0} disrupting`,
           );
         bound.set(`${p}/${reason}`, (res?.disrupting ?? 0) + cap);
       }
@@ -85,7 +86,8 @@ export function checkBudgets(trace: Pick<Trace, 'ticks' | 'starts'>): string[] {
         bad.push(`tick ${tk.i}: ${names.join(', ')} voluntarily disrupted (${key}) with no command started for it`);
       else if (names.length > b)
         bad.push(
-          `tick ${tk.i}: ${names.length} nodes voluntarily disrupted for ${key} (${names.join(', ')}), the last start allowed ${b}`,
+          `tick ${tk.i}: ${names.length} nodes voluntarily disrupted for ${key} ` +
+            `(${names.join(', ')}), the last start allowed ${b}`,
         );
     }
     prev = now;
@@ -241,7 +243,8 @@ export function checkHolds(trace: Pick<Trace, 'spec' | 'starts'>): string[] {
       const verdict = st.verdicts[c.node];
       if (!verdict?.reasons.includes(reason))
         bad.push(
-          `${where} but the evaluation lists it for [${verdict?.reasons.join(', ') ?? 'nothing'}] (blocked: ${verdict?.blocked.map((b) => b.code).join(', ')})`,
+          `${where} but the evaluation lists it for [${verdict?.reasons.join(', ') ?? 'nothing'}] ` +
+            `(blocked: ${verdict?.blocked.map((b) => b.code).join(', ')})`,
         );
       const policy = governing(trace.spec, c.nodePool);
       const nc = st.nodeClaims.find((n) => n.metadata.name === c.nodeClaim);
@@ -251,7 +254,9 @@ export function checkHolds(trace: Pick<Trace, 'spec' | 'starts'>): string[] {
         if (exempt) continue;
         if (doNotDisruptActive(p, st.t))
           bad.push(
-            `${where} with pod ${p.metadata.name} under an active do-not-disrupt (${p.metadata.annotations?.['karpenter.sh/do-not-disrupt']}, started ${p.status?.startTime})`,
+            `${where} with pod ${p.metadata.name} under an active do-not-disrupt ` +
+              `(${p.metadata.annotations?.['karpenter.sh/do-not-disrupt']}, ` +
+              `started ${p.status?.startTime})`,
           );
         const held = podWindowHolds(trace.spec, policy, p, st.t);
         if (held) bad.push(`${where} with pod ${p.metadata.name} outside its disruption window (${held})`);
@@ -307,7 +312,8 @@ export function checkReplacementsFirst(trace: Pick<Trace, 'ticks' | 'starts'>): 
               ? 'is not initialized'
               : `initialized only at ${new Date(initializedAt).toISOString()}`;
           bad.push(
-            `tick ${tk.i}: ${st.command.id} candidate ${name} deleting at ${new Date(at).toISOString()} but replacement ${r} ${state}`,
+            `tick ${tk.i}: ${st.command.id} candidate ${name} deleting ` +
+              `at ${new Date(at).toISOString()} but replacement ${r} ${state}`,
           );
         }
       }

@@ -23,7 +23,10 @@ for (const [k, spec] of samples.entries()) {
   for (const s of tr.starts)
     methods[`${s.command.method}/${s.command.reason}`] = (methods[`${s.command.method}/${s.command.reason}`] ?? 0) + 1;
   console.log(
-    `${k} ticks=${spec.ticks} ${dt.toFixed(0)}ms pools=${spec.pools.length} maxNodeClaims=${Math.max(0, ...tr.ticks.map((t) => t.ncs.length))} starts=${JSON.stringify(methods)} violations=${v.length} perturb=${spec.perturbations.map((p) => `${p.kind}@${p.atTick}`).join(',')}`,
+    `${k} ticks=${spec.ticks} ${dt.toFixed(0)}ms pools=${spec.pools.length} ` +
+      `maxNodeClaims=${Math.max(0, ...tr.ticks.map((t) => t.ncs.length))} ` +
+      `starts=${JSON.stringify(methods)} violations=${v.length} ` +
+      `perturb=${spec.perturbations.map((p) => `${p.kind}@${p.atTick}`).join(',')}`,
   );
   if (v.length)
     console.log(

@@ -48,7 +48,8 @@ const trace = (spec: CaseSpec) => {
 const coverage = new Map<string, number>();
 afterAll(() => {
   console.log(
-    `reconciler properties: seed ${SEED}, ${NUM_RUNS} runs, commands started: ${JSON.stringify(Object.fromEntries(coverage))}`,
+    `reconciler properties: seed ${SEED}, ${NUM_RUNS} runs, commands ` +
+      `started: ${JSON.stringify(Object.fromEntries(coverage))}`,
   );
 });
 
@@ -89,7 +90,8 @@ describe('reconciler properties over random clusters, policies and perturbations
     TIMEOUT_MS,
   );
   it(
-    '2. no voluntary disruption of a node held by do-not-disrupt, a pod window or a maintenance window (eventual + TGP excepted)',
+    '2. no voluntary disruption of a node held by do-not-disrupt, a pod window or a ' +
+      'maintenance window (eventual + TGP excepted)',
     property(checkHolds),
     TIMEOUT_MS,
   );
@@ -277,137 +279,151 @@ describe('negative controls: each checker reports a fabricated violation', () =>
     ).toEqual([]);
   });
 
-  it('1. budgets: a command taking 2 nodes with allowance 1, and a second start while 2 were already disrupting but counted as 0', () => {
-    const a = nc('a'),
-      b = nc('b'),
-      c = nc('c');
-    const two = cmd('cmd-1', ['a', 'b']);
-    expect(checkBudgets({ ticks: [tick(0, [a, b, c], { inflight: [two] })], starts: [start(0, two)] })).toEqual([
-      'tick 0: cmd-1 (Drift/Drifted) took 2 nodes of pool p0, allowed 1',
-      'tick 0: 2 nodes voluntarily disrupted for p0/Drifted (a, b), the last start allowed 1',
-    ]);
-    const one = cmd('cmd-1', ['a']),
-      next = cmd('cmd-2', ['c']);
-    const deleting = nc('a', { deleting: T + 30_000 });
-    const bad = checkBudgets({
-      ticks: [tick(0, [a, b, c], { inflight: [one] }), tick(1, [deleting, b, c], { inflight: [next] })],
-      starts: [start(0, one), start(1, next, { pools: { p0: poolResult(1, 0) } })],
-    });
-    expect(bad).toEqual([
-      'tick 1: pool p0 had 1 nodes voluntarily disrupted before cmd-2 started, the evaluation counted 0 disrupting',
-      'tick 1: 2 nodes voluntarily disrupted for p0/Drifted (a, c), the last start allowed 1',
-    ]);
-    // …and the same history within the allowance passes.
-    expect(
-      checkBudgets({
+  it(
+    '1. budgets: a command taking 2 nodes with allowance 1, and a second start while 2 were ' +
+      'already disrupting but counted as 0',
+    () => {
+      const a = nc('a'),
+        b = nc('b'),
+        c = nc('c');
+      const two = cmd('cmd-1', ['a', 'b']);
+      expect(checkBudgets({ ticks: [tick(0, [a, b, c], { inflight: [two] })], starts: [start(0, two)] })).toEqual([
+        'tick 0: cmd-1 (Drift/Drifted) took 2 nodes of pool p0, allowed 1',
+        'tick 0: 2 nodes voluntarily disrupted for p0/Drifted (a, b), the last start allowed 1',
+      ]);
+      const one = cmd('cmd-1', ['a']),
+        next = cmd('cmd-2', ['c']);
+      const deleting = nc('a', { deleting: T + 30_000 });
+      const bad = checkBudgets({
         ticks: [tick(0, [a, b, c], { inflight: [one] }), tick(1, [deleting, b, c], { inflight: [next] })],
-        starts: [start(0, one), start(1, next, { pools: { p0: poolResult(1, 1) } })],
-      }),
-    ).toEqual([]);
-  });
+        starts: [start(0, one), start(1, next, { pools: { p0: poolResult(1, 0) } })],
+      });
+      expect(bad).toEqual([
+        'tick 1: pool p0 had 1 nodes voluntarily disrupted before cmd-2 started, the evaluation counted 0 disrupting',
+        'tick 1: 2 nodes voluntarily disrupted for p0/Drifted (a, c), the last start allowed 1',
+      ]);
+      // …and the same history within the allowance passes.
+      expect(
+        checkBudgets({
+          ticks: [tick(0, [a, b, c], { inflight: [one] }), tick(1, [deleting, b, c], { inflight: [next] })],
+          starts: [start(0, one), start(1, next, { pools: { p0: poolResult(1, 1) } })],
+        }),
+      ).toEqual([]);
+    },
+  );
 
-  it('2. holds: do-not-disrupt, a closed pod window, an annotation window and a maintenance window are all reported; TGP excepts only eventual reasons', () => {
-    const c = cmd('cmd-1', ['a'], { method: 'SingleNodeConsolidation', reason: 'Underutilized' });
-    const pods = [
-      pod('dnd', 'node-a', { 'karpenter.sh/do-not-disrupt': 'true' }),
-      pod('dnd-30m', 'node-a', { 'karpenter.sh/do-not-disrupt': '30m' }), // started 10 min ago: still active
-      pod('dnd-5m', 'node-a', { 'karpenter.sh/do-not-disrupt': '5m' }), // elapsed: not a hold
-      pod('ml', 'node-a', {}, 'ml'),
-      pod('ann', 'node-a', { 'karpenter.sh/disruption-schedule': '0 3 * * *' }, 'ann'),
-    ];
-    const pol = policy({
-      graceMin: 10,
-      podWindows: [{ app: 'ml', mode: 'only', window: { minute: 0, hour: 2, durationMin: 60 } }],
-      maintenance: [
-        {
-          name: 'mw0',
-          reasons: ['Underutilized'],
-          zones: ['us-west-2a'],
-          window: { minute: 0, hour: 11, durationMin: 120 },
-        },
-      ],
-    });
-    const s = {
-      ...spec([pol]),
-      replicaSets: [{ name: 'ann', replicas: 1, cpu: '1', schedule: { minute: 0, hour: 3, durationMin: 60 } }],
-    };
-    const bad = checkHolds({ spec: s, starts: [start(0, c, { pods, pools: {} })] });
-    expect(bad.map((x) => x.replace(/^.*took node-a /, ''))).toEqual([
-      'with pod dnd under an active do-not-disrupt (true, started 2026-11-23T11:50:00.000Z)',
-      'with pod dnd-30m under an active do-not-disrupt (30m, started 2026-11-23T11:50:00.000Z)',
-      'with pod ml outside its disruption window (pod window only for app=ml)',
-      'with pod ann outside its disruption window (disruption-schedule annotation)',
-      'in us-west-2a during maintenance window mw0',
-    ]);
-    // Drift under a termination grace period: the pod holds are excepted, the maintenance window is not (README §3.4,
-    // §3.10).
-    const d = cmd('cmd-2', ['a']);
-    const eventual = policy({ ...pol, maintenance: [{ ...pol.maintenance[0], reasons: ['Drifted'] }] });
-    expect(
-      checkHolds({ spec: { ...s, policies: [eventual] }, starts: [start(0, d, { pods })] }).map((x) =>
-        x.replace(/^.*took node-a /, ''),
-      ),
-    ).toEqual(['in us-west-2a during maintenance window mw0']);
-    // A candidate the rule graph did not list for the reason.
-    expect(
-      checkHolds({
-        spec: spec(),
-        starts: [
-          start(0, d, {
-            verdicts: {
-              'node-a': {
-                nodePool: 'p0',
-                candidate: false,
-                reasons: [],
-                blocked: [{ code: 'DoNotDisruptPod', message: '' }],
+  it(
+    '2. holds: do-not-disrupt, a closed pod window, an annotation window and a maintenance ' +
+      'window are all reported; TGP excepts only eventual reasons',
+    () => {
+      const c = cmd('cmd-1', ['a'], { method: 'SingleNodeConsolidation', reason: 'Underutilized' });
+      const pods = [
+        pod('dnd', 'node-a', { 'karpenter.sh/do-not-disrupt': 'true' }),
+        pod('dnd-30m', 'node-a', { 'karpenter.sh/do-not-disrupt': '30m' }), // started 10 min ago: still active
+        pod('dnd-5m', 'node-a', { 'karpenter.sh/do-not-disrupt': '5m' }), // elapsed: not a hold
+        pod('ml', 'node-a', {}, 'ml'),
+        pod('ann', 'node-a', { 'karpenter.sh/disruption-schedule': '0 3 * * *' }, 'ann'),
+      ];
+      const pol = policy({
+        graceMin: 10,
+        podWindows: [{ app: 'ml', mode: 'only', window: { minute: 0, hour: 2, durationMin: 60 } }],
+        maintenance: [
+          {
+            name: 'mw0',
+            reasons: ['Underutilized'],
+            zones: ['us-west-2a'],
+            window: { minute: 0, hour: 11, durationMin: 120 },
+          },
+        ],
+      });
+      const s = {
+        ...spec([pol]),
+        replicaSets: [{ name: 'ann', replicas: 1, cpu: '1', schedule: { minute: 0, hour: 3, durationMin: 60 } }],
+      };
+      const bad = checkHolds({ spec: s, starts: [start(0, c, { pods, pools: {} })] });
+      expect(bad.map((x) => x.replace(/^.*took node-a /, ''))).toEqual([
+        'with pod dnd under an active do-not-disrupt (true, started 2026-11-23T11:50:00.000Z)',
+        'with pod dnd-30m under an active do-not-disrupt (30m, started 2026-11-23T11:50:00.000Z)',
+        'with pod ml outside its disruption window (pod window only for app=ml)',
+        'with pod ann outside its disruption window (disruption-schedule annotation)',
+        'in us-west-2a during maintenance window mw0',
+      ]);
+      // Drift under a termination grace period: the pod holds are excepted, the maintenance window is not (README §3.4,
+      // §3.10).
+      const d = cmd('cmd-2', ['a']);
+      const eventual = policy({ ...pol, maintenance: [{ ...pol.maintenance[0], reasons: ['Drifted'] }] });
+      expect(
+        checkHolds({ spec: { ...s, policies: [eventual] }, starts: [start(0, d, { pods })] }).map((x) =>
+          x.replace(/^.*took node-a /, ''),
+        ),
+      ).toEqual(['in us-west-2a during maintenance window mw0']);
+      // A candidate the rule graph did not list for the reason.
+      expect(
+        checkHolds({
+          spec: spec(),
+          starts: [
+            start(0, d, {
+              verdicts: {
+                'node-a': {
+                  nodePool: 'p0',
+                  candidate: false,
+                  reasons: [],
+                  blocked: [{ code: 'DoNotDisruptPod', message: '' }],
+                },
               },
-            },
-          }),
-        ],
-      }),
-    ).toEqual([
-      'tick 0 2026-11-23T12:00:00.000Z: cmd-2 (Drift/Drifted) took node-a but the evaluation lists it for [] (blocked: DoNotDisruptPod)',
-    ]);
-  });
+            }),
+          ],
+        }),
+      ).toEqual([
+        'tick 0 2026-11-23T12:00:00.000Z: cmd-2 (Drift/Drifted) took node-a but the evaluation ' +
+          'lists it for [] (blocked: DoNotDisruptPod)',
+      ]);
+    },
+  );
 
-  it('3. replacements first: a candidate deleted before its replacement initialized is reported; forceful expiration is not', () => {
-    const a = nc('a'),
-      r = nc('r', { initializedAt: undefined });
-    const c = cmd('cmd-1', ['a'], { launched: ['r'] });
-    const st = start(0, c);
-    const bad = checkReplacementsFirst({
-      ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), r])],
-      starts: [st],
-    });
-    expect(bad).toEqual([
-      'tick 1: cmd-1 candidate a deleting at 2026-11-23T12:00:30.000Z but replacement r is not initialized',
-    ]);
-    const late = nc('r', { initializedAt: T + 60_000 });
-    expect(
-      checkReplacementsFirst({
-        ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), late])],
+  it(
+    '3. replacements first: a candidate deleted before its replacement initialized is reported;' +
+      ' forceful expiration is not',
+    () => {
+      const a = nc('a'),
+        r = nc('r', { initializedAt: undefined });
+      const c = cmd('cmd-1', ['a'], { launched: ['r'] });
+      const st = start(0, c);
+      const bad = checkReplacementsFirst({
+        ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), r])],
         starts: [st],
-      }),
-    ).toEqual([
-      'tick 1: cmd-1 candidate a deleting at 2026-11-23T12:00:30.000Z but replacement r initialized only at 2026-11-23T12:01:00.000Z',
-    ]);
-    expect(
-      checkReplacementsFirst({
-        ticks: [
-          tick(0, [a, r], { inflight: [c] }),
-          tick(1, [nc('a', { deleting: T + 30_000 }), r], { expired: ['a'] }),
-        ],
-        starts: [st],
-      }),
-    ).toEqual([]);
-    const ready = nc('r', { initializedAt: T + 30_000 });
-    expect(
-      checkReplacementsFirst({
-        ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), ready])],
-        starts: [st],
-      }),
-    ).toEqual([]);
-  });
+      });
+      expect(bad).toEqual([
+        'tick 1: cmd-1 candidate a deleting at 2026-11-23T12:00:30.000Z but replacement r is not initialized',
+      ]);
+      const late = nc('r', { initializedAt: T + 60_000 });
+      expect(
+        checkReplacementsFirst({
+          ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), late])],
+          starts: [st],
+        }),
+      ).toEqual([
+        'tick 1: cmd-1 candidate a deleting at 2026-11-23T12:00:30.000Z but replacement r ' +
+          'initialized only at 2026-11-23T12:01:00.000Z',
+      ]);
+      expect(
+        checkReplacementsFirst({
+          ticks: [
+            tick(0, [a, r], { inflight: [c] }),
+            tick(1, [nc('a', { deleting: T + 30_000 }), r], { expired: ['a'] }),
+          ],
+          starts: [st],
+        }),
+      ).toEqual([]);
+      const ready = nc('r', { initializedAt: T + 30_000 });
+      expect(
+        checkReplacementsFirst({
+          ticks: [tick(0, [a, r], { inflight: [c] }), tick(1, [nc('a', { deleting: T + 30_000 }), ready])],
+          starts: [st],
+        }),
+      ).toEqual([]);
+    },
+  );
 
   it('4. instances: a gone NodeClaim or Node with a live instance and an orphan at the end are reported', () => {
     const a = nc('a'),

@@ -233,7 +233,9 @@ const rows: Row[] = [
   },
   {
     title: 'schedule declared twice',
-    text: `schedule nightly = "0 1 * * *" for 1h\nschedule nightly = "0 2 * * *" for 1h\n${inPolicy('budget 0 during nightly')}`,
+    text:
+      `schedule nightly = "0 1 * * *" for 1h\nschedule nightly = "0 2 * * *" for ` +
+      `1h\n${inPolicy('budget 0 during nightly')}`,
     code: 'KPOL2024',
     token: 'nightly',
     nth: 2,

@@ -73,7 +73,9 @@ describe('lowering to PolicySpec', () => {
   });
 
   it('lets a window override its named schedule', () => {
-    const text = `schedule nightly = "0 1 * * *" for 2h in "Europe/Paris"\n${inPolicy('budget 0 during nightly', 'budget 1 during nightly for 3h in "UTC"')}`;
+    const text =
+      `schedule nightly = "0 1 * * *" for 2h in ` +
+      `"Europe/Paris"\n${inPolicy('budget 0 during nightly', 'budget 1 during nightly for 3h in "UTC"')}`;
     expect(specOf(text).budgets.map((b) => b.window)).toEqual([
       { cron: '0 1 * * *', durationSeconds: 7200, timeZone: 'Europe/Paris' },
       { cron: '0 1 * * *', durationSeconds: 10800, timeZone: 'UTC' },
@@ -123,8 +125,10 @@ describe('lowering to PolicySpec', () => {
   it('lowers pod windows and maintenance windows', () => {
     const spec = specOf(
       inPolicy(
-        'pods where app = "ml-training" and tier in (a, b) in namespace ml disruptable only during "0 2 * * sat" for 6h',
-        'window zone-a blocks Underutilized, Drifted on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h',
+        'pods where app = "ml-training" and tier in (a, b) in namespace ml disruptable only during ' +
+          '"0 2 * * sat" for 6h',
+        'window zone-a blocks Underutilized, Drifted on nodes where topology.kubernetes.io/zone in ' +
+          '(us-west-2a) during "0 9 * * 1-5" for 8h',
         'budget 1',
       ),
     );

@@ -15,7 +15,8 @@ policy business-hours for nodepool default, gpu {
   allow 3 Drifted only during nightly
   freeze Drifted from "2026-12-20 00:00" to "2027-01-02 00:00"
   pods where app = "ml-training" in namespace ml disruptable only during "0 2 * * sat" for 6h
-  window zone-a blocks Underutilized, Drifted on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 9 * * 1-5" for 8h
+  window zone-a blocks Underutilized, Drifted on nodes where topology.kubernetes.io/zone in (us-west-2a) \
+during "0 9 * * 1-5" for 8h
 }
 `;
 

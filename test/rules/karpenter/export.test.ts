@@ -138,7 +138,9 @@ describe('policyToNodePoolDisruption', () => {
       {
         feature: 'allow',
         message:
-          'cannot express allow window "0 2 1 * *" for 1h in "UTC" of budget b1: the schedule restricts days of the month, so it does not repeat every week; exported as `nodes: "0"` (always blocked)',
+          'cannot express allow window "0 2 1 * *" for 1h in "UTC" of budget b1: the schedule ' +
+          'restricts days of the month, so it does not repeat every week; exported as `nodes: "0"` ' +
+          '(always blocked)',
       },
     ]);
   });
@@ -186,7 +188,8 @@ describe('policyToNodePoolDisruption', () => {
       'graceful expiration',
     ]);
     expect(out.findings[2].message).toBe(
-      'freeze holidays (2026-12-20T00:00:00.000Z to 2027-01-02T00:00:00.000Z) has no Karpenter equivalent: budget schedules recur and cannot name a date range',
+      'freeze holidays (2026-12-20T00:00:00.000Z to 2027-01-02T00:00:00.000Z) has no Karpenter ' +
+        'equivalent: budget schedules recur and cannot name a date range',
     );
   });
 

@@ -93,7 +93,9 @@ describe('nodePoolToPolicy', () => {
     expect(diagnostics).toEqual([
       {
         path: 'NodePool/default: spec.disruption.budgets[1].schedule',
-        message: `\`${schedule}\` passes the CRD but fails at runtime (${error}): Karpenter allows 0 disruptions for every reason of this NodePool`,
+        message:
+          `\`${schedule}\` passes the CRD but fails at runtime (${error}): Karpenter allows 0 ` +
+          `disruptions for every reason of this NodePool`,
         severity: 'error',
       },
     ]);

@@ -134,7 +134,8 @@ describe('policyToSource', () => {
     const text = policyToSource({ ...docs, budgets });
     expect(text).toContain('  # budget 5 with `reasons: []` applies to no reason and has no effect\n');
     expect(text).toContain(
-      '  # budget 0 for Drifted during "@dailyfoo" for 10m in "UTC": invalid (unrecognized descriptor: @dailyfoo), so Karpenter allows no disruption for any reason\n  budget 0\n',
+      '  # budget 0 for Drifted during "@dailyfoo" for 10m in "UTC": invalid (unrecognized ' +
+        'descriptor: @dailyfoo), so Karpenter allows no disruption for any reason\n  budget 0\n',
     );
     expect(parse(text).diagnostics).toEqual([]);
   });

@@ -67,7 +67,10 @@ export function balancedApproves(ctx: MethodContext, candidates: readonly Candid
       ctx.events.publish({
         type: 'Normal',
         reason: approved ? 'ConsolidationApproved' : 'ConsolidationRejected',
-        message: `score ${s.score.toFixed(2)} ${approved ? '>=' : '<'} threshold ${threshold.toFixed(2)} (k: ${BALANCED_K}, savings ${(100 * s.savingsShare).toFixed(1)}%, disruption ${(100 * s.disruptionShare).toFixed(1)}%)`,
+        message:
+          `score ${s.score.toFixed(2)} ${approved ? '>=' : '<'} threshold ${threshold.toFixed(2)} ` +
+          `(k: ${BALANCED_K}, savings ${(100 * s.savingsShare).toFixed(1)}%, ` +
+          `disruption ${(100 * s.disruptionShare).toFixed(1)}%)`,
         object: { kind: 'Node', name: c.ref.node },
       });
     }

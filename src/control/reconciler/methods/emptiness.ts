@@ -9,7 +9,9 @@ export const emptiness: Method = {
   consolidationType: 'empty',
   validation: 'shrink',
   publishesFilterEvents: true,
-  why: 'Empty nodes go first and together: no pod moves, so no scheduling check; validation may drop the nodes that filled up.',
+  why:
+    'Empty nodes go first and together: no pod moves, so no scheduling check; validation may ' +
+    'drop the nodes that filled up.',
   compute(ctx) {
     const chosen = withinBudgetBySavings(ctx, 'Empty');
     return chosen.length ? [command(ctx, this, chosen, [])] : [];

@@ -18,7 +18,9 @@ export const multiNode: Method = {
   consolidationType: 'multi',
   validation: 'exact',
   publishesFilterEvents: true,
-  why: 'Several underutilized nodes replaced at once save more than one at a time; the batch must hold exactly after validation.',
+  why:
+    'Several underutilized nodes replaced at once save more than one at a time; the batch must ' +
+    'hold exactly after validation.',
   compute(ctx) {
     const kept = withinBudgetBySavings(ctx, 'Underutilized');
     if (kept.length < 2) return [];
@@ -32,8 +34,10 @@ export const multiNode: Method = {
         ctx.timedOut?.(
           'multi',
           best
-            ? `stopping multi-node consolidation after timeout, returning last valid command of ${best.batch.length} candidates`
-            : `failed to find a multi-node consolidation after timeout, last considered batch had ${Math.floor((lo + hi) / 2) + 1}`,
+            ? `stopping multi-node consolidation after timeout, returning last valid command ` +
+                `of ${best.batch.length} candidates`
+            : `failed to find a multi-node consolidation after timeout, last considered batch ` +
+                `had ${Math.floor((lo + hi) / 2) + 1}`,
         );
         break;
       }

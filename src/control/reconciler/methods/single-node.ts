@@ -34,7 +34,9 @@ export const singleNode: Method = {
   consolidationType: 'single',
   validation: 'exact',
   publishesFilterEvents: false,
-  why: 'One node at a time catches what no batch can: the first valid move wins; multi-node already published the filter events.',
+  why:
+    'One node at a time catches what no batch can: the first valid move wins; multi-node ' +
+    'already published the filter events.',
   compute(ctx) {
     const budget = budgetMapping(ctx.evaluation, 'Underutilized');
     const ordered = interleave(

@@ -29,7 +29,8 @@ export const conflict = (kind: Kind, name: string): ApiError =>
   apiError(
     409,
     'Conflict',
-    `Operation cannot be fulfilled on ${KINDS[kind].resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    `Operation cannot be fulfilled on ${KINDS[kind].resource} "${name}": the object has been ` +
+      `modified; please apply your changes to the latest version and try again`,
   );
 
 export const preconditionFailed = (

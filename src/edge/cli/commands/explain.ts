@@ -38,7 +38,8 @@ export const explainCommand: Command = {
     const { matches } = findMachine(index, values.node);
     if (matches.length > 1)
       throw new CliError(
-        `\`${values.node}\` names ${matches.length} machines in ${values.cluster} (${matches.join(', ')}): give a Node or NodeClaim name`,
+        `\`${values.node}\` names ${matches.length} machines in ${values.cluster} ` +
+          `(${matches.join(', ')}): give a Node or NodeClaim name`,
       );
     const e = await explainNode(
       index,

@@ -25,7 +25,10 @@ function templateWarning(name: string, missing: readonly string[], base: string 
   const fix = base
     ? `add them to ${base}`
     : 'pass --base NODEPOOL.yaml (your NodePool) to keep its template, or copy spec.disruption into your NodePool';
-  return `kpol export: warning: NodePool ${name} has no ${fields}, which the NodePool CRD requires: the API server will reject it as printed; ${fix}`;
+  return (
+    `kpol export: warning: NodePool ${name} has no ${fields}, which the NodePool CRD requires: ` +
+    `the API server will reject it as printed; ${fix}`
+  );
 }
 
 export const exportCommand: Command = {
@@ -51,7 +54,8 @@ export const exportCommand: Command = {
       const pools = exportNodePool(policy, base);
       if (pools.length === 0)
         io.err(
-          `${policy.file ?? ''}: policy ${policy.name}: warning: it selects NodePools by label, so there is no NodePool to write without --base NODEPOOL.yaml`,
+          `${policy.file ?? ''}: policy ${policy.name}: warning: it selects NodePools by label, so ` +
+            `there is no NodePool to write without --base NODEPOOL.yaml`,
         );
       for (const np of pools) {
         const missing = (['nodeClassRef', 'requirements'] as const).filter(

@@ -27,7 +27,8 @@ function nodePoolsIn(text: string, file: string): NodePool[] {
       if (o && o.kind === 'NodePool') {
         if (o.apiVersion !== 'karpenter.sh/v1')
           throw new CliError(
-            `${file}: NodePool ${o.metadata?.name ?? '?'}: apiVersion ${o.apiVersion} is not supported, convert it to karpenter.sh/v1 first`,
+            `${file}: NodePool ${o.metadata?.name ?? '?'}: apiVersion ${o.apiVersion} is not supported,` +
+              ` convert it to karpenter.sh/v1 first`,
           );
         pools.push(o);
       }

@@ -35,7 +35,8 @@ export function makePushCommand(connect: ClusterFactory): Command {
         const key = basename(path);
         if (!/^[-._a-zA-Z0-9]+\.kpol$/.test(key))
           throw new CliError(
-            `${path}: a policy file's name must end in .kpol and use only letters, digits, '-', '_' and '.' (it becomes a ConfigMap key)`,
+            `${path}: a policy file's name must end in .kpol and use only letters, digits, '-', '_' ` +
+              `and '.' (it becomes a ConfigMap key)`,
           );
         if (files.some((f) => f.key === key))
           throw new CliError(`${path}: two files named ${key}; ConfigMap keys must be unique`);
@@ -51,7 +52,8 @@ export function makePushCommand(connect: ClusterFactory): Command {
       if (r.kind === 'conflict') throw new CliError(`${r.message}; pull and push again`, EXIT_FINDINGS);
       reportDiagnostics(r.loaded, io); // warnings only
       io.out(
-        `${r.created ? 'created' : 'updated'} configmap/${values.namespace}/${values.name} (${files.length} file(s), resourceVersion ${r.configMap.metadata.resourceVersion})`,
+        `${r.created ? 'created' : 'updated'} configmap/${values.namespace}/${values.name} ` +
+          `(${files.length} file(s), resourceVersion ${r.configMap.metadata.resourceVersion})`,
       );
       return EXIT_OK;
     },

@@ -89,8 +89,10 @@ export async function runOnCluster(o: ClusterRunOptions, io: Output): Promise<nu
   if (foreign.length) {
     client.close();
     throw new CliError(
-      `${where}: standalone mode acts only on machines its simulated cloud launches, and ${foreign.length} NodeClaim${foreign.length > 1 ? 's were' : ' was'} launched ` +
-        `or created by another cloud provider: ${describeNodeClaims(foreign)}. If the cluster runs Karpenter, use --mode govern.`,
+      `${where}: standalone mode acts only on machines its simulated cloud launches, ` +
+        `and ${foreign.length} NodeClaim${foreign.length > 1 ? 's were' : ' was'} launched ` +
+        `or created by another cloud provider: ${describeNodeClaims(foreign)}. If the cluster runs ` +
+        `Karpenter, use --mode govern.`,
       EXIT_FINDINGS,
     );
   }

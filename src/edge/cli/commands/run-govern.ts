@@ -67,7 +67,9 @@ export async function runGoverned(o: GovernRunOptions, io: Output): Promise<numb
   });
   const { services, server } = served;
   io.err(
-    `kpol: governing Karpenter on ${client.rest.server} from ${where}${o.dryRun ? ' (dry run: nothing is written)' : ''}; status page ${server.url}/ (metrics ${server.url}/metrics)`,
+    `kpol: governing Karpenter on ${client.rest.server} ` +
+      `from ${where}${o.dryRun ? ' (dry run: nothing is written)' : ''}; status ` +
+      `page ${server.url}/ (metrics ${server.url}/metrics)`,
   );
   logger.info('started', {
     mode: 'govern',

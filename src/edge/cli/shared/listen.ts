@@ -15,12 +15,14 @@ export async function listenOn<T>(flag: string, host: string, port: number, star
     const where = `${host}:${port}`;
     if (code === 'EADDRINUSE') {
       throw new CliError(
-        `cannot listen on ${where}: port ${port} is already in use (another kpol serve or kpol run?); choose another with ${flag} PORT, or ${flag} 0 for any free port`,
+        `cannot listen on ${where}: port ${port} is already in use (another kpol serve or kpol ` +
+          `run?); choose another with ${flag} PORT, or ${flag} 0 for any free port`,
       );
     }
     if (code === 'EACCES')
       throw new CliError(
-        `cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose another with ${flag} PORT`,
+        `cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose ` +
+          `another with ${flag} PORT`,
       );
     if (code === 'EADDRNOTAVAIL')
       throw new CliError(`cannot listen on ${where}: the address is not available on this machine`);

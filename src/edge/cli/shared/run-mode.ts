@@ -19,7 +19,8 @@ export type RunMode = (typeof RUN_MODES)[number];
 
 export const DEFAULT_FAIL_CLOSED_AFTER_MS = 2 * 60_000;
 
-export const RUN_MODE_USAGE = `--mode govern|standalone|auto (default auto): govern runs next to the cluster's Karpenter and
+export const RUN_MODE_USAGE = `--mode govern|standalone|auto (default auto): govern runs next to the \
+cluster's Karpenter and
 only writes NodePool budgets and node annotations; standalone is kpol's own provisioner and
 disruption with the simulated cloud as cloud provider, and refuses to start on NodeClaims another
 cloud provider launched; auto governs when Karpenter's NodePool CRD is installed (not kpol's copy
@@ -106,7 +107,9 @@ export async function detectMode(get: (path: string) => Promise<unknown>, where:
     if (isApiError(e, 404)) return decideMode(undefined);
     if (isApiError(e, 403)) {
       throw new CliError(
-        `${where}: --mode auto reads customresourcedefinitions/nodepools.karpenter.sh to tell whether the cluster runs Karpenter, and that read is forbidden (403): give --mode govern or --mode standalone, or grant get on it (deploy/20-rbac.yaml)`,
+        `${where}: --mode auto reads customresourcedefinitions/nodepools.karpenter.sh to tell ` +
+          `whether the cluster runs Karpenter, and that read is forbidden (403): give --mode govern ` +
+          `or --mode standalone, or grant get on it (deploy/20-rbac.yaml)`,
       );
     }
     if (isApiError(e))
