@@ -34,6 +34,14 @@ describe('exit codes and errors', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/usage: kpol check/);
   });
+  it('a mistyped flag names the flag meant; a short one is not guessed', async () => {
+    const r = await runCli('check', '--strct', 'x.kpol');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('kpol check: unknown option `--strct`; did you mean `--strict`?\n');
+    const short = await runCli('eval', '-x');
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('kpol eval: unknown option `-x`\n');
+  });
   it('a missing file is exit 2 with its name', async () => {
     const r = await runCli('check', join(tmp, 'missing.kpol'));
     expect(r.code).toBe(2);

@@ -108,7 +108,7 @@ describe('kpol pause', () => {
       [['--reason', 'Drift', '--for', '1h'], /^--reason: unknown reason "Drift" \(did you mean Drifted\?\)/],
       [['--reason', 'drifted', '--for', '1h'], /did you mean Drifted\?/],
       [['--nodepool', 'Web_1', '--for', '1h'], /^--nodepool: "Web_1" is not a NodePool name/],
-      [['--nodepol', 'web', '--for', '1h'], /Unknown option '--nodepol'/],
+      [['--nodepol', 'web', '--for', '1h'], /unknown option `--nodepol`; did you mean `--nodepool`\?/],
       [['web', '--for', '1h'], /unexpected argument `web`/],
     ];
     for (const [argv, message] of cases) {

@@ -11,7 +11,7 @@ describe('kpol serve', () => {
     [['--port', 'x'], /--port takes a port number, not `x`/],
     [['--speed', '0'], /--speed takes a positive number, not `0`/],
     [['--start', 'yesterday'], /--start takes an RFC 3339 time, not `yesterday`/],
-    [['--bogus'], /Unknown option '--bogus'/],
+    [['--bogus'], /unknown option `--bogus`/],
   ])('refuses %j with a clear message and exit 2', async (args, message) => {
     const r = await runCli('serve', ...args);
     expect(r.code).toBe(2);

@@ -411,6 +411,6 @@ describe('kpol lsp as a command', () => {
     expect(bad.stderr).toMatch(/bad-snapshot\.yaml.*metadata/);
     const flag = await runCli('lsp', '--port', '80');
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toMatch(/Unknown option '--port'/);
+    expect(flag.stderr).toMatch(/unknown option `--port`/);
   });
 });

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The shape of a CLI command and argument parsing shared by all of them.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closest } from '../../../../grammar/suggest.js';
 import { CliError, type Output } from '../shared/io.js';
 
 /** A command's module: its usage text and what it does. */
@@ -32,6 +33,17 @@ export function parse<O extends Options>(argv: string[], options: O, usage: stri
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new CliError(`${(e as Error).message}\n\n${usage}`);
+    throw new CliError(`${unknownOption(e as Error, options) ?? (e as Error).message}\n\n${usage}`);
   }
+}
+
+/** Node's "Unknown option '--strct'. To specify a positional argument …" said shortly, with a guess. */
+function unknownOption(e: Error, options: Options): string | undefined {
+  const name =
+    (e as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && /'(-[^']*)'/.exec(e.message)?.[1];
+  if (!name) return undefined;
+  const known = Object.keys(options).map((o) => `--${o}`);
+  // A short option (`-x`) is too short to guess from.
+  const guess = name.startsWith('--') ? closest(name.replace(/=.*$/, ''), known) : undefined;
+  return `unknown option \`${name}\`${guess ? `; did you mean \`${guess}\`?` : ''}`;
 }
