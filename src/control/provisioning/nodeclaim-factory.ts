@@ -21,6 +21,19 @@ export class NodeClaimFactory {
 
   constructor(private readonly prefix = '') {}
 
+  /**
+   * Counts on past the names already taken: a restarted controller meets its predecessor's
+   * NodeClaims, and creating one of their names again would fail the tick ("already exists").
+   */
+  skipPast(names: Iterable<string>): this {
+    const suffix = new RegExp(`-${this.prefix}([0-9a-z]{5})$`);
+    for (const name of names) {
+      const m = suffix.exec(name);
+      if (m) this.counter = Math.max(this.counter, parseInt(m[1]!, 36));
+    }
+    return this;
+  }
+
   build(
     pool: NodePool,
     instanceTypes: readonly string[],

@@ -135,7 +135,9 @@ export class Runtime {
     this.events = new EventLog(o.clock);
     this.metrics = createKarpenterMetrics();
     const log = o.logger ? (msg: string, fields: Record<string, unknown>) => o.logger!.info(msg, fields) : undefined;
-    const factory = new NodeClaimFactory();
+    const taken = o.objects.filter((x) => x.kind === 'NodeClaim').map((x) => x.metadata.name);
+    const factory = new NodeClaimFactory().skipPast(taken);
+    this.interruptionFactory = new NodeClaimFactory('i').skipPast(taken);
     const cluster = this.cluster;
     // The change stamp is the backend's: the filter changes what is read, not when it changes.
     const stamped = hasKindVersions(backend) ? backend : undefined;
@@ -165,7 +167,7 @@ export class Runtime {
       clock: o.clock,
       events: this.events,
       metrics: this.metrics,
-      factory: new NodeClaimFactory('r'),
+      factory: new NodeClaimFactory('r').skipPast(taken),
       state: this.state,
       log,
       ratedPool: (pool) => this.ratedPool(pool),
@@ -262,7 +264,7 @@ export class Runtime {
     }
   }
 
-  private readonly interruptionFactory = new NodeClaimFactory('i');
+  private readonly interruptionFactory: NodeClaimFactory;
 
   /**
    * Evaluates `policies` over the current view at `atMs`, as a tick would, with an evaluator of
