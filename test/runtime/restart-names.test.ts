@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
-import type { KubeObject, NodeClaim } from '../../src/core/cluster/types.js';
+import type { KubeObject, NodeClaim, NodePool } from '../../src/core/cluster/types.js';
 import { NodeClaimFactory } from '../../src/control/provisioning/nodeclaim-factory.js';
 import { Runtime } from '../../src/control/runtime/runtime.js';
 import { makeNodeClaimAndNode } from '../support/cluster-builder.js';
@@ -14,7 +14,7 @@ import { policies, pool, replicaSet, T0 } from '../reconciler/scenario.js';
 describe('NodeClaim names after a restart', () => {
   it('each factory counts on past the names of its own prefix', () => {
     const taken = ['b-00001', 'b-0000a', 'b-r00005', 'web-i00002', 'unrelated'];
-    const b = pool('b', ['m5.large']);
+    const b = pool('b', ['m5.large']) as NodePool;
     expect(new NodeClaimFactory().skipPast(taken).build(b, ['m5.large']).metadata.name).toBe('b-0000b');
     expect(new NodeClaimFactory('r').skipPast(taken).build(b, ['m5.large']).metadata.name).toBe('b-r00006');
     expect(new NodeClaimFactory('i').skipPast(taken).build(b, ['m5.large']).metadata.name).toBe('b-i00003');

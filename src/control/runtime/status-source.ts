@@ -15,8 +15,20 @@ export interface NodePoolStatus {
   allowed: Record<string, number | null>;
   /** Pauses (`kpol pause`) in force on it, each as its why-not message; absent when none. */
   paused?: string[];
+  /** Its active rate budgets, each as used and left (`budget 2 per 1h …`); absent when none. */
+  rates?: string[];
   /** Why it fails closed (budgets or pauses that cannot be read); absent when none. */
   errors?: string[];
+}
+
+/** A cluster or selector budget (`cluster budget`, `budget … on nodes where`) and its room now. */
+export interface ScopeStatus {
+  statement: string;
+  at: string; // file:line
+  nodePools: string[];
+  nodes: number;
+  disrupting: number;
+  allowed: Record<string, number | null>;
 }
 
 export interface NodeStatus {
@@ -48,6 +60,8 @@ export interface StatusView {
   /** Simulated seconds per wall-clock second; 1 for a live controller. */
   clockSpeed: number;
   nodePools: Record<string, NodePoolStatus>;
+  /** Cluster and selector budgets; absent when the policies have none. */
+  scopes?: ScopeStatus[];
   nodes: NodeStatus[];
   decisions: DecisionStatus[]; // most recent last
   events: StatusEvent[]; // most recent last
@@ -74,8 +88,17 @@ export function toStatusEvent(e: RecordedEvent): StatusEvent {
 export function evaluationView(
   ev: EvalOutput | undefined,
   extraBlocks: (n: NodeResult) => NodeStatus['blocked'] = () => [],
-): Pick<StatusView, 'nodePools' | 'nodes'> {
+): Pick<StatusView, 'nodePools' | 'nodes' | 'scopes'> {
+  const scopes = Object.values(ev?.scopes ?? {}).map((sc) => ({
+    statement: sc.statement,
+    at: sc.at,
+    nodePools: sc.nodePools,
+    nodes: sc.nodes,
+    disrupting: sc.disrupting,
+    allowed: sc.allowed as Record<string, number | null>,
+  }));
   return {
+    ...(scopes.length && { scopes }),
     nodePools: Object.fromEntries(
       Object.entries(ev?.nodePools ?? {}).map(([k, p]) => [
         k,
@@ -86,6 +109,7 @@ export function evaluationView(
           ...(p.disruptingByReason && { disruptingByReason: p.disruptingByReason as Record<string, number> }),
           allowed: p.allowed as Record<string, number | null>,
           ...(p.paused?.length && { paused: p.paused.map((x) => x.message) }),
+          ...(p.rates?.length && { rates: p.rates.map((r) => r.message) }),
           ...(p.errors.length && { errors: p.errors }),
         },
       ]),

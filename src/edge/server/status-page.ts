@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The status page: NodePools with their allowed disruptions and pauses, every node's candidacy and
-// why-not, recent decisions and events. Plain HTML that reloads itself every 5 s through a
-// meta refresh, so it works with scripts disabled and under a strict CSP.
+// The status page: NodePools with their allowed disruptions, cluster and selector budgets, pauses
+// and rate budgets, every node's candidacy and why-not, recent decisions and events. Plain HTML
+// that reloads itself every 5 s through a meta refresh, so it works with scripts disabled and
+// under a strict CSP.
 import { groupEvents } from '../../core/observe/event-groups.js';
 import { esc, formatCount } from '../report/html.js';
 import { REPORT_CSS, orderReasons } from '../report/style.js';
@@ -49,7 +50,27 @@ function pools(view: StatusView): string {
   return table(head, rows, 'No NodePools.', 'pools');
 }
 
-/** The pauses (`kpol pause`) and fail-closed errors in force, per NodePool. */
+/** Cluster and selector budgets: the pools each spans and the room it leaves per reason now. */
+function scopes(view: StatusView): string {
+  const all = view.scopes ?? [];
+  const reasons = orderReasons(all.flatMap((sc) => Object.keys(sc.allowed)));
+  const head = [
+    '<th>Budget</th>',
+    '<th>NodePools</th>',
+    '<th class="num">Nodes</th>',
+    '<th class="num">Disrupting</th>',
+    ...reasons.map((r) => `<th class="num">${esc(r)}</th>`),
+  ];
+  const rows = all.map((sc) => {
+    const budget = `<td><code>${esc(sc.statement)}</code> <small>${esc(sc.at)}</small></td>`;
+    const counts = `<td class="num">${esc(sc.nodes)}</td><td class="num">${esc(sc.disrupting)}</td>`;
+    const allowed = reasons.map((r) => allowedCell(sc.allowed[r])).join('');
+    return `<tr>${budget}<td>${esc(sc.nodePools.join(', '))}</td>${counts}${allowed}</tr>`;
+  });
+  return table(head, rows, 'No cluster or selector budgets.', 'scopes');
+}
+
+/** The pauses (`kpol pause`), rate budgets and fail-closed errors in force, per NodePool. */
 function pauses(view: StatusView): string {
   const rows = Object.keys(view.nodePools)
     .sort()
@@ -57,10 +78,12 @@ function pauses(view: StatusView): string {
       const p = view.nodePools[n];
       return [
         ...(p.paused ?? []).map((m) => `<tr><td>${esc(n)}</td><td>${esc(m)}</td></tr>`),
+        ...(p.rates ?? []).map((m) => `<tr><td>${esc(n)}</td><td>${esc(m)}</td></tr>`),
         ...(p.errors ?? []).map((m) => `<tr><td>${esc(n)}</td><td class="warn">${esc(m)}</td></tr>`),
       ];
     });
-  return table(['<th>NodePool</th>', '<th>Paused or failed closed</th>'], rows, 'No pauses.', 'pauses');
+  const head = ['<th>NodePool</th>', '<th>Paused, rate-limited or failed closed</th>'];
+  return table(head, rows, 'No pauses, rate budgets or errors.', 'pauses');
 }
 
 function nodes(view: StatusView): string {
@@ -152,7 +175,8 @@ export function renderStatusPage(view: StatusView, title = 'kpol status'): strin
 <main>
 <header><h1>${esc(title)}</h1><p class="sub">As of ${esc(view.at)} (${speed}). Refreshes every 5 s.</p></header>
 <section id="nodepools"><h2>NodePools: allowed disruptions by reason</h2>${pools(view)}</section>
-<section id="pauses"><h2>Pauses (kpol pause) and fail-closed pools</h2>${pauses(view)}</section>
+<section id="scopes"><h2>Cluster and selector budgets</h2>${scopes(view)}</section>
+<section id="pauses"><h2>Pauses (kpol pause), rate budgets and fail-closed pools</h2>${pauses(view)}</section>
 <section id="nodes"><h2>Nodes: candidates and why not</h2>${nodes(view)}</section>
 <section id="decisions"><h2>Recent decisions</h2>${decisions(view)}</section>
 <section id="events"><h2>Recent events</h2>${events(view)}</section>
