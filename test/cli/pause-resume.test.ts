@@ -9,34 +9,15 @@ import type { ConfigMap } from '../../src/core/cluster/types.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { readPause } from '../../src/core/facts/pauses.js';
 import { pauseConfigMapName } from '../../src/core/policy/pause-store.js';
-import type { Command } from '../../src/edge/cli/commands/command.js';
 import { makePauseCommand } from '../../src/edge/cli/commands/pause.js';
 import { makeResumeCommand } from '../../src/edge/cli/commands/resume.js';
 import { makeNodePool } from '../support/cluster-builder.js';
-import { runCli } from './run-cli.js';
+import { runCli, runCommand } from './run-cli.js';
 
 const NS = 'kpol-system';
 const NOW = Date.parse('2026-11-25T20:00:00Z');
 
-async function run(command: Command, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await command
-    .run(argv, {
-      out: (t) => {
-        stdout += `${t}\n`;
-      },
-      err: (t) => {
-        stderr += `${t}\n`;
-      },
-      isTTY: false,
-    })
-    .catch((e: { exitCode?: number; message: string }) => {
-      stderr += e.message;
-      return e.exitCode ?? 99;
-    });
-  return { code, stdout, stderr };
-}
+const run = runCommand;
 
 function cluster() {
   const c = new MemoryCluster(new FakeClock(NOW), [makeNodePool('web'), makeNodePool('batch')]);

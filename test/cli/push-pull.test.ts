@@ -11,8 +11,7 @@ import type { ConfigMap } from '../../src/core/cluster/types.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { makePullCommand } from '../../src/edge/cli/commands/pull.js';
 import { makePushCommand } from '../../src/edge/cli/commands/push.js';
-import type { Command } from '../../src/edge/cli/commands/command.js';
-import { runCli } from './run-cli.js';
+import { runCli, runCommand } from './run-cli.js';
 
 const NS = 'kpol-system';
 const tmp = mkdtempSync(join(tmpdir(), 'kpol-push-'));
@@ -24,25 +23,7 @@ const file = (name: string, text: string) => {
 const GOOD = 'policy a for nodepool x {\n  budget 10%\n}\n';
 const BAD = 'policy a for nodepool x {\n  budget 5 for Drifed\n}\n';
 
-async function run(command: Command, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await command
-    .run(argv, {
-      out: (t) => {
-        stdout += `${t}\n`;
-      },
-      err: (t) => {
-        stderr += `${t}\n`;
-      },
-      isTTY: false,
-    })
-    .catch((e: { exitCode?: number; message: string }) => {
-      stderr += e.message;
-      return e.exitCode ?? 99;
-    });
-  return { code, stdout, stderr };
-}
+const run = runCommand;
 
 function cluster(objects: ConfigMap[] = []) {
   const c = new MemoryCluster(new FakeClock(0), objects);

@@ -11,13 +11,12 @@ import {
   apply,
   cleanup,
   deployment,
+  driftOneAtATime,
   describeDisrupting,
   disruptingNodes,
   events,
   nodePool,
-  policyConfigMap,
   poolState,
-  prepare,
   readyPods,
   sampleUntil,
 } from './e2e-cluster.js';
@@ -45,20 +44,7 @@ afterAll(async () => {
 
 describe('e2e 1: drift replaced one node at a time within the budget, PDB enforced by the Eviction API', () => {
   it('replaces every drifted node, never more than one at a time, and the pods land on the replacements', async () => {
-    await prepare(cp, ns);
-    await apply(cp, nodePool(pool, '1'));
-    await apply(
-      cp,
-      policyConfigMap(
-        ns,
-        'drift-policy',
-        `
-      policy drift-one for nodepool ${pool} {
-        consolidate when empty after 10m
-        budget 1 for Drifted
-      }`,
-      ),
-    );
+    await driftOneAtATime(cp, ns, pool);
     // 800m CPU each: two pods per m5.large, so two nodes; the PDB lets one pod be away at a time.
     await apply(cp, deployment(ns, 'web', pool, REPLICAS, '800m'));
     await apply(cp, pdb);

@@ -67,6 +67,22 @@ ${body}
 `;
 }
 
+/**
+ * The drift scenario three e2e files share: the namespace, NodePool `pool` (template revision 1)
+ * and a policy ConfigMap allowing one drifted node at a time (changing the template to another
+ * revision then drifts every node).
+ */
+export async function driftOneAtATime(cp: ControlPlane, ns: string, pool: string): Promise<void> {
+  await prepare(cp, ns);
+  await apply(cp, nodePool(pool, '1'));
+  const policy = `
+      policy drift-one for nodepool ${pool} {
+        consolidate when empty after 10m
+        budget 1 for Drifted
+      }`;
+  await apply(cp, policyConfigMap(ns, 'drift-policy', policy));
+}
+
 export interface DeploymentOptions {
   /** Pod annotations (e.g. karpenter.sh/do-not-disrupt). */
   annotations?: Record<string, string>;

@@ -14,11 +14,10 @@ import {
   apply,
   cleanup,
   deployment,
+  driftOneAtATime,
   disruptingNodes,
   nodePool,
-  policyConfigMap,
   poolState,
-  prepare,
   readyPods,
   sampleUntil,
   type PoolState,
@@ -66,20 +65,7 @@ const disruptedOriginals = (s: PoolState, original: readonly string[]): string[]
 
 describe('e2e: kpol pause and resume on the real control plane', () => {
   it('stops the next disruption within a tick, survives a restart, and ends on time', async () => {
-    await prepare(cp, ns);
-    await apply(cp, nodePool(pool, '1'));
-    await apply(
-      cp,
-      policyConfigMap(
-        ns,
-        'drift-policy',
-        `
-      policy drift-one for nodepool ${pool} {
-        consolidate when empty after 10m
-        budget 1 for Drifted
-      }`,
-      ),
-    );
+    await driftOneAtATime(cp, ns, pool);
     // Pods take 8 s to leave once evicted, so the first drain is still going when the pause lands.
     await apply(cp, deployment(ns, 'web', pool, REPLICAS, '800m', { graceSeconds: 8 }));
     const first = await startKpol(cp.kubeconfigPath, ns);

@@ -11,12 +11,11 @@ import {
   apply,
   cleanup,
   deployment,
+  driftOneAtATime,
   describeDisrupting,
   disruptingNodes,
   nodePool,
-  policyConfigMap,
   poolState,
-  prepare,
   readyPods,
   sampleUntil,
   type PoolState,
@@ -43,20 +42,7 @@ const drainingNode = (s: PoolState): string | undefined =>
 
 describe('e2e 4: the controller killed mid-drain and restarted', () => {
   it('resumes from cluster state and finishes within the budget, with no orphaned machine', async () => {
-    await prepare(cp, ns);
-    await apply(cp, nodePool(pool, '1'));
-    await apply(
-      cp,
-      policyConfigMap(
-        ns,
-        'drift-policy',
-        `
-      policy drift-one for nodepool ${pool} {
-        consolidate when empty after 10m
-        budget 1 for Drifted
-      }`,
-      ),
-    );
+    await driftOneAtATime(cp, ns, pool);
     // Pods take 8 s to leave once evicted, so a drain lasts long enough to be interrupted.
     await apply(cp, deployment(ns, 'web', pool, REPLICAS, '800m', { graceSeconds: 8 }));
     await apply(
