@@ -41,6 +41,10 @@ describe('exit codes and errors', () => {
     const short = await runCli('eval', '-x');
     expect(short.code).toBe(2);
     expect(short.stderr).toContain('kpol eval: unknown option `-x`\n');
+    // With an inline value, and after a flag the command does take: the unknown one is named.
+    const inline = await runCli('check', '--strict', '--formt=json', 'x.kpol');
+    expect(inline.code).toBe(2);
+    expect(inline.stderr).toContain('kpol check: unknown option `--formt`; did you mean `--format`?\n');
   });
   it('a missing file is exit 2 with its name', async () => {
     const r = await runCli('check', join(tmp, 'missing.kpol'));

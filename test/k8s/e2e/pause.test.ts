@@ -6,7 +6,7 @@
 // the ConfigMap still there.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../../src/edge/cli/main.js';
+import { runCli } from '../../cli/run-cli.js';
 import { sharedControlPlane } from '../control-plane/inject.js';
 import { eventually } from '../control-plane/eventually.js';
 import { kubectlOk } from '../control-plane/kubectl.js';
@@ -37,17 +37,8 @@ afterAll(async () => {
   await cleanup(cp, ns, pool);
 });
 
-/** Runs the real CLI in this process (the same code path as the binary, without tsx's start-up). */
-async function kpol(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    out: (t) => (stdout += `${t}\n`),
-    err: (t) => (stderr += `${t}\n`),
-    isTTY: false,
-  });
-  return { code, stdout, stderr };
-}
+/** The real CLI in this process (the same code path as the binary, without tsx's start-up). */
+const kpol = runCli;
 
 /** Nodes of the original machines that are being disrupted (tainted, or their NodeClaim or Node deleting). */
 const disruptedOriginals = (s: PoolState, original: readonly string[]): string[] => {

@@ -4,7 +4,7 @@
 // budget of 0 for Drifted and Karpenter replaces nothing until the pause ends by itself; then
 // the replacements start. Nobody edits the NodePool by hand or deletes the pause.
 import { afterAll, expect, it } from 'vitest';
-import { main } from '../../../src/edge/cli/main.js';
+import { runCli } from '../../cli/run-cli.js';
 import { eventually } from '../control-plane/eventually.js';
 import { killStrays } from '../e2e/kpol-process.js';
 import {
@@ -32,29 +32,24 @@ afterAll(async () => {
 
 /** `kpol pause --reason Drifted --nodepool POOL --for …` through the CLI's entry point; returns the end. */
 async function pauseDrifted(kubeconfig: string, pool: string): Promise<number> {
-  let out = '';
-  let err = '';
-  const code = await main(
-    [
-      'pause',
-      '--reason',
-      'Drifted',
-      '--nodepool',
-      pool,
-      '--for',
-      `${PAUSE_SECONDS}s`,
-      '--note',
-      'govern e2e',
-      '--namespace',
-      KPOL_NAMESPACE,
-      '--kubeconfig',
-      kubeconfig,
-    ],
-    { out: (t) => (out += t), err: (t) => (err += t), isTTY: false },
+  const { code, stdout, stderr } = await runCli(
+    'pause',
+    '--reason',
+    'Drifted',
+    '--nodepool',
+    pool,
+    '--for',
+    `${PAUSE_SECONDS}s`,
+    '--note',
+    'govern e2e',
+    '--namespace',
+    KPOL_NAMESPACE,
+    '--kubeconfig',
+    kubeconfig,
   );
-  expect(err).toBe('');
+  expect(stderr).toBe('');
   expect(code).toBe(0);
-  return Date.parse(/until (\S+) /.exec(out)![1]!);
+  return Date.parse(/until (\S+) /.exec(stdout)![1]!);
 }
 
 type Budget = { nodes: string; reasons?: string[]; schedule?: string };

@@ -30,20 +30,25 @@ export const SNAPSHOT_OPTIONS = {
 
 /** node:util parseArgs with usage errors turned into CliErrors (exit 2). */
 export function parse<O extends Options>(argv: string[], options: O, usage: string) {
+  const unknown = unknownOption(argv, options);
+  if (unknown) throw new CliError(`${unknown}\n\n${usage}`);
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new CliError(`${unknownOption(e as Error, options) ?? (e as Error).message}\n\n${usage}`);
+    throw new CliError(`${(e as Error).message}\n\n${usage}`);
   }
 }
 
-/** Node's "Unknown option '--strct'. To specify a positional argument …" said shortly, with a guess. */
-function unknownOption(e: Error, options: Options): string | undefined {
-  const name =
-    (e as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && /'(-[^']*)'/.exec(e.message)?.[1];
-  if (!name) return undefined;
+/**
+ * The first flag the command does not take, said shortly and with a guess. Found from parseArgs'
+ * tokens in lenient mode rather than from the wording of Node's strict-mode error.
+ */
+function unknownOption(argv: string[], options: Options): string | undefined {
+  const { tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true });
+  const token = tokens.find((t) => t.kind === 'option' && !Object.hasOwn(options, t.name));
+  if (token?.kind !== 'option') return undefined;
   const known = Object.keys(options).map((o) => `--${o}`);
   // A short option (`-x`) is too short to guess from.
-  const guess = name.startsWith('--') ? closest(name.replace(/=.*$/, ''), known) : undefined;
-  return `unknown option \`${name}\`${guess ? `; did you mean \`${guess}\`?` : ''}`;
+  const guess = token.rawName.startsWith('--') ? closest(token.rawName, known) : undefined;
+  return `unknown option \`${token.rawName}\`${guess ? `; did you mean \`${guess}\`?` : ''}`;
 }
