@@ -4,13 +4,11 @@
 // from Karpenter's side (its Nodes' disrupted taint and deletion, its NodeClaims): none replaced
 // before the window opens, at most one at a time inside it, none started after it closes.
 import { afterAll, expect, it } from 'vitest';
-import { eventually } from '../control-plane/eventually.js';
 import { killStrays } from '../e2e/kpol-process.js';
 import {
   cronAt,
   deploymentYaml,
   disruptionStarted,
-  driftPatch,
   karpenterCluster,
   minuteAhead,
   poolYaml,
@@ -46,18 +44,8 @@ it('Karpenter replaces drifted nodes only inside the policy window, one at a tim
 }`,
   );
   const kpol = await c.govern();
-  await eventually(
-    'kpol governing the pool',
-    async () => (await c.get('nodepool', POOL))?.metadata.annotations?.['kpol.dev/governed-by'],
-  );
-  await c.kubectl(['patch', 'nodepool', POOL, '--type', 'merge', '-p', driftPatch()]);
-  await eventually('every node drifted', async () => {
-    const claims = await c.nodeClaims(POOL);
-    return claims.filter((nc) => nc.status?.conditions?.some((x) => x.type === 'Drifted' && x.status === 'True'))
-      .length >= NODES
-      ? true
-      : undefined;
-  });
+  await c.governed(POOL);
+  await c.driftAll(POOL, NODES);
 
   const started = new Map<string, number>();
   let most = 0;

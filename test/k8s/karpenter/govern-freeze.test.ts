@@ -3,17 +3,8 @@
 // frozen reason; after it, it resumes. Four drifted nodes under `budget 100%` and a freeze of
 // Drifted that ends a minute or two after the test starts.
 import { afterAll, expect, it } from 'vitest';
-import { eventually } from '../control-plane/eventually.js';
 import { killStrays } from '../e2e/kpol-process.js';
-import {
-  deploymentYaml,
-  disruptionStarted,
-  driftPatch,
-  karpenterCluster,
-  minuteAhead,
-  poolYaml,
-  sleep,
-} from './govern-support.js';
+import { deploymentYaml, karpenterCluster, minuteAhead, poolYaml } from './govern-support.js';
 
 const POOL = 'gov-freeze';
 const NS = 'gov-freeze';
@@ -44,28 +35,10 @@ it('no drift replacement during a freeze of Drifted; replacements resume when it
 }`,
   );
   const kpol = await c.govern();
-  await eventually(
-    'kpol governing the pool',
-    async () => (await c.get('nodepool', POOL))?.metadata.annotations?.['kpol.dev/governed-by'],
-  );
-  await c.kubectl(['patch', 'nodepool', POOL, '--type', 'merge', '-p', driftPatch()]);
-  await eventually('every node drifted', async () =>
-    (await c.nodeClaims(POOL)).filter((nc) =>
-      nc.status?.conditions?.some((x) => x.type === 'Drifted' && x.status === 'True'),
-    ).length >= 4
-      ? true
-      : undefined,
-  );
+  await c.governed(POOL);
+  await c.driftAll(POOL, 4);
 
-  while (Date.now() < to - 1_000) {
-    const nodes = await c.nodes(POOL);
-    const started = nodes
-      .filter((n) => original.includes(n.metadata.name) && disruptionStarted(n))
-      .map((n) => n.metadata.name);
-    expect(started, `disrupted during the freeze (ends ${new Date(to).toISOString()})`).toEqual([]);
-    expect(nodes.filter((n) => original.includes(n.metadata.name))).toHaveLength(4);
-    await sleep(1000);
-  }
+  await c.noneDisruptedUntil(POOL, original, to, 'freeze');
   // Karpenter said why, in its own words: its NodePool event for a blocking budget.
   const blocked = await c.karpenterEvents(['DisruptionBlocked']);
   expect(
@@ -73,18 +46,7 @@ it('no drift replacement during a freeze of Drifted; replacements resume when it
     JSON.stringify(blocked.filter((e) => e.name === POOL)),
   ).toBe(true);
 
-  const resumed = await eventually(
-    'a drift replacement after the freeze',
-    async () => {
-      const nodes = await c.nodes(POOL);
-      const gone = original.filter((name) => {
-        const n = nodes.find((x) => x.metadata.name === name);
-        return !n || disruptionStarted(n);
-      });
-      return gone.length > 0 ? Date.now() : undefined;
-    },
-    120_000,
-  );
+  const resumed = await c.firstDisrupted(POOL, original, 'a drift replacement after the freeze');
   expect(resumed).toBeGreaterThanOrEqual(to);
   await kpol.stop('SIGTERM');
 }, 600_000);

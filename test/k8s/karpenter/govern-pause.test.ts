@@ -7,15 +7,7 @@ import { afterAll, expect, it } from 'vitest';
 import { runCli } from '../../cli/run-cli.js';
 import { eventually } from '../control-plane/eventually.js';
 import { killStrays } from '../e2e/kpol-process.js';
-import {
-  deploymentYaml,
-  disruptionStarted,
-  driftPatch,
-  karpenterCluster,
-  KPOL_NAMESPACE,
-  poolYaml,
-  sleep,
-} from './govern-support.js';
+import { deploymentYaml, karpenterCluster, KPOL_NAMESPACE, poolYaml } from './govern-support.js';
 
 const POOL = 'gov-pause';
 const PLAIN = 'gov-pause-plain';
@@ -56,38 +48,6 @@ type Budget = { nodes: string; reasons?: string[]; schedule?: string };
 const budgetsOf = async (c: ReturnType<typeof karpenterCluster>, pool: string): Promise<Budget[] | undefined> =>
   ((await c.get('nodepool', pool))?.spec as { disruption?: { budgets?: Budget[] } }).disruption?.budgets;
 
-/** Samples every second until `until` that none of `original` has started to be disrupted. */
-async function noneDisruptedUntil(
-  c: ReturnType<typeof karpenterCluster>,
-  pool: string,
-  original: string[],
-  until: number,
-) {
-  while (Date.now() < until - 1_000) {
-    const nodes = await c.nodes(pool);
-    const started = nodes
-      .filter((n) => original.includes(n.metadata.name) && disruptionStarted(n))
-      .map((n) => n.metadata.name);
-    expect(started, `disrupted during the pause (ends ${new Date(until).toISOString()})`).toEqual([]);
-    await sleep(1000);
-  }
-}
-
-/** When the first of `original` started to be disrupted (or went). */
-const firstDisrupted = (c: ReturnType<typeof karpenterCluster>, pool: string, original: string[]) =>
-  eventually(
-    'a drift replacement after the pause',
-    async () => {
-      const nodes = await c.nodes(pool);
-      const gone = original.filter((name) => {
-        const n = nodes.find((x) => x.metadata.name === name);
-        return !n || disruptionStarted(n);
-      });
-      return gone.length > 0 ? Date.now() : undefined;
-    },
-    120_000,
-  );
-
 it('Karpenter replaces no drifted node while Drifted is paused, and resumes when the pause ends', async () => {
   const c = karpenterCluster();
   await c.ensureNamespace(NS);
@@ -96,10 +56,7 @@ it('Karpenter replaces no drifted node while Drifted is paused, and resumes when
   const original = await c.initializedNodes(POOL, 4);
   await c.policyConfigMap(CM, `policy open for nodepool ${POOL} {\n  budget 100%\n}`);
   const kpol = await c.govern();
-  await eventually(
-    'kpol governing the pool',
-    async () => (await c.get('nodepool', POOL))?.metadata.annotations?.['kpol.dev/governed-by'],
-  );
+  await c.governed(POOL);
 
   const until = await pauseDrifted(c.kubeconfigPath, POOL);
 
@@ -108,17 +65,10 @@ it('Karpenter replaces no drifted node while Drifted is paused, and resumes when
     const budgets = await budgetsOf(c, POOL);
     return budgets?.some((b) => b.nodes === '0' && !b.schedule && b.reasons?.includes('Drifted')) ? true : undefined;
   });
-  await c.kubectl(['patch', 'nodepool', POOL, '--type', 'merge', '-p', driftPatch()]);
-  await eventually('every node drifted', async () =>
-    (await c.nodeClaims(POOL)).filter((nc) =>
-      nc.status?.conditions?.some((x) => x.type === 'Drifted' && x.status === 'True'),
-    ).length >= 4
-      ? true
-      : undefined,
-  );
+  await c.driftAll(POOL, 4);
 
-  await noneDisruptedUntil(c, POOL, original, until);
-  const resumed = await firstDisrupted(c, POOL, original);
+  await c.noneDisruptedUntil(POOL, original, until, 'pause');
+  const resumed = await c.firstDisrupted(POOL, original, 'a drift replacement after the pause');
   expect(resumed).toBeGreaterThanOrEqual(until);
   await kpol.stop('SIGTERM');
 }, 600_000);
@@ -140,9 +90,9 @@ it('a pool no policy governs is governed for the pause and handed back after it'
       : undefined;
   });
   expect((await budgetsOf(c, PLAIN))?.[0]).toEqual({ nodes: '100%' }); // the user's own budget kept
-  await c.kubectl(['patch', 'nodepool', PLAIN, '--type', 'merge', '-p', driftPatch()]);
-  await noneDisruptedUntil(c, PLAIN, original, until);
-  expect(await firstDisrupted(c, PLAIN, original)).toBeGreaterThanOrEqual(until);
+  await c.driftAll(PLAIN, 2);
+  await c.noneDisruptedUntil(PLAIN, original, until, 'pause');
+  expect(await c.firstDisrupted(PLAIN, original, 'a drift replacement after the pause')).toBeGreaterThanOrEqual(until);
   await eventually('the NodePool handed back', async () => {
     const np = await c.get('nodepool', PLAIN);
     return np?.metadata.annotations?.['kpol.dev/governed-by'] === undefined ? true : undefined;

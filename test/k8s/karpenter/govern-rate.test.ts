@@ -6,7 +6,6 @@
 // Nodes' disrupted taint and deletion): drifts keep starting, never two within two minutes — also
 // across a kpol crash and restart in the middle (the record lives in the cluster, not in kpol).
 import { afterAll, expect, it } from 'vitest';
-import { eventually } from '../control-plane/eventually.js';
 import { killStrays } from '../e2e/kpol-process.js';
 import { deploymentYaml, disruptionStarted, driftPatch, karpenterCluster, poolYaml, sleep } from './govern-support.js';
 
@@ -37,10 +36,7 @@ it('Karpenter starts at most one drift per two minutes, across a kpol restart', 
 }`,
   );
   let kpol = await c.govern();
-  await eventually(
-    'kpol governing the pool',
-    async () => (await c.get('nodepool', POOL))?.metadata.annotations?.['kpol.dev/governed-by'],
-  );
+  await c.governed(POOL);
   await c.kubectl(['patch', 'nodepool', POOL, '--type', 'merge', '-p', driftPatch()]);
 
   const started = new Map<string, number>();

@@ -3,6 +3,7 @@
 // class, Deployments pinned to a pool, policy ConfigMaps), kpol started in govern mode as a
 // process, and readings taken from Karpenter's side only — its NodeClaims, Nodes, events and
 // /metrics — so that a test judges what Karpenter did, not what kpol says it asked for.
+import { expect } from 'vitest';
 import { eventually } from '../control-plane/eventually.js';
 import { kubectl, kubectlOk } from '../control-plane/kubectl.js';
 import { startKpol, type KpolProcess } from '../e2e/kpol-process.js';
@@ -83,6 +84,54 @@ export class Cluster {
         return ready.length === n ? ready.map((x) => x.metadata.name).sort() : undefined;
       },
       timeoutMs,
+    );
+  }
+
+  /** Waits until kpol has taken `pool` over (its governed-by annotation). */
+  async governed(pool: string): Promise<void> {
+    await eventually(
+      'kpol governing the pool',
+      async () => (await this.get('nodepool', pool))?.metadata.annotations?.['kpol.dev/governed-by'],
+    );
+  }
+
+  /** Changes the pool's template so Karpenter marks its nodes Drifted, and waits until `n` NodeClaims are. */
+  async driftAll(pool: string, n: number): Promise<void> {
+    await this.kubectl(['patch', 'nodepool', pool, '--type', 'merge', '-p', driftPatch()]);
+    await eventually('every node drifted', async () =>
+      (await this.nodeClaims(pool)).filter((nc) =>
+        nc.status?.conditions?.some((x) => x.type === 'Drifted' && x.status === 'True'),
+      ).length >= n
+        ? true
+        : undefined,
+    );
+  }
+
+  /** Samples every second until `until` that every one of `original` is there and none has started to go. */
+  async noneDisruptedUntil(pool: string, original: string[], until: number, why: string): Promise<void> {
+    while (Date.now() < until - 1_000) {
+      const nodes = (await this.nodes(pool)).filter((n) => original.includes(n.metadata.name));
+      const started = nodes.filter(disruptionStarted).map((n) => n.metadata.name);
+      const ends = new Date(until).toISOString();
+      expect(started, `disrupted during the ${why} (ends ${ends})`).toEqual([]);
+      expect(nodes, `a node gone during the ${why} (ends ${ends})`).toHaveLength(original.length);
+      await sleep(1000);
+    }
+  }
+
+  /** When the first of `original` started to be disrupted (or went), waiting up to two minutes. */
+  firstDisrupted(pool: string, original: string[], what: string): Promise<number> {
+    return eventually(
+      what,
+      async () => {
+        const nodes = await this.nodes(pool);
+        const gone = original.filter((name) => {
+          const n = nodes.find((x) => x.metadata.name === name);
+          return !n || disruptionStarted(n);
+        });
+        return gone.length > 0 ? Date.now() : undefined;
+      },
+      120_000,
     );
   }
 
