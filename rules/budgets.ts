@@ -99,26 +99,32 @@ function rateLeft(
   return used === undefined ? 0 : Math.max(limit - used, 0);
 }
 
+/** What a pool's allowance is computed from, besides the events its rule graph fired. */
+export interface PoolCounts {
+  /** The pool's nodes, which percentages are taken of. */
+  nodes: number;
+  /** The pool's disrupting nodes, which every shared budget subtracts (KARPENTER.md#budget-counting step 5). */
+  disrupting: number;
+  /**
+   * What a `per reason` budget (kpol's independent bucket) subtracts instead: the nodes disrupting
+   * for this reason plus those whose reason is unknown (KARPENTER.md#disruption-reason). It defaults
+   * to `disrupting`, so a caller that cannot tell reasons apart fails closed to Karpenter's shared count.
+   */
+  disruptingFor?: number;
+  /**
+   * The pool's disruption starts, for rate budgets: a rate budget of N per D leaves
+   * `max(N − started within D, 0)`, which is not reduced by the disrupting nodes again (they are
+   * among the starts, or started longer ago than D); without it a rate budget allows nothing.
+   */
+  started?: StartCount;
+}
+
 /**
- * The allowance of one reason. `disrupting` is the pool's count of disrupting nodes, which every
- * shared budget subtracts (KARPENTER.md#budget-counting step 5). A `per reason` budget (kpol's
- * independent bucket) subtracts `disruptingFor` instead: the nodes disrupting for this reason plus
- * those whose reason is unknown (KARPENTER.md#disruption-reason); it defaults to `disrupting`, so a
- * caller that cannot tell reasons apart fails closed to Karpenter's shared count. The binding
- * budget is the one that leaves least; without buckets that is the smallest, as in Karpenter.
- *
- * `started`: the pool's disruption starts, for rate budgets: a rate budget of N per D leaves
- * `max(N − started within D, 0)`, which is not reduced by the disrupting nodes again (they are
- * among the starts, or started longer ago than D); without it a rate budget allows nothing.
+ * The allowance of one reason. The binding budget is the one that leaves least; without buckets
+ * that is the smallest, as in Karpenter.
  */
-export function allowanceFor(
-  events: readonly FiredEvent[],
-  reason: Reason,
-  numNodes: number,
-  disrupting: number,
-  disruptingFor: number = disrupting,
-  started: StartCount = NO_STARTS_KNOWN,
-): Allowance {
+export function allowanceFor(events: readonly FiredEvent[], reason: Reason, counts: PoolCounts): Allowance {
+  const { nodes: numNodes, disrupting, disruptingFor = disrupting, started = NO_STARTS_KNOWN } = counts;
   let value = UNBOUNDED;
   let left = Infinity;
   let boundBy: string | undefined;

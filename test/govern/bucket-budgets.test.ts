@@ -51,7 +51,11 @@ describe('govern mode writes buckets so that Karpenter computes them', () => {
     });
     const events = await ev.poolEvents(policy, NOW);
     for (const reason of KARPENTER_REASONS) {
-      const kpol = allowanceFor(events, reason, nodes, disrupting, bucketCount(byReason, reason)).allowed;
+      const kpol = allowanceFor(events, reason, {
+        nodes,
+        disrupting,
+        disruptingFor: bucketCount(byReason, reason),
+      }).allowed;
       expect(karpenterAllowed(written, reason, nodes, disrupting), reason).toBe(kpol);
     }
   });

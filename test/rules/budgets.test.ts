@@ -38,7 +38,7 @@ async function allow(
   const engine = new GraphEngine(compile(p));
   const facts: Record<string, unknown> = { now: 0, budgetErrors: errors };
   for (const [id, v] of Object.entries(windows)) facts[`window:${id}`] = v;
-  return allowanceFor(await engine.runPool(facts as never), reason, n, disrupting);
+  return allowanceFor(await engine.runPool(facts as never), reason, { nodes: n, disrupting });
 }
 
 describe('quantityValue (KARPENTER.md#budget-allowance)', () => {
@@ -131,7 +131,7 @@ describe('kpol extensions', () => {
     const p = policy([], { freezes: [{ id: 'f0', reasons: ['Drifted'], range: { fromMs: 1000, toMs: 2000 } }] });
     const engine = new GraphEngine(compile(p));
     const at = async (now: number) =>
-      allowanceFor(await engine.runPool({ now, budgetErrors: 0 }), 'Drifted', 10, 0).budget;
+      allowanceFor(await engine.runPool({ now, budgetErrors: 0 }), 'Drifted', { nodes: 10, disrupting: 0 }).budget;
     expect(await at(999)).toBeNull();
     expect(await at(1000)).toBe(0);
     expect(await at(1999)).toBe(0);

@@ -35,30 +35,39 @@ describe('rate budgets', () => {
   it('leave max(N − started, 0) for the reasons they name, and only those', async () => {
     const events = await eventsOf('  budget 2 per 1h for Drifted');
     const two = counter([start('Drifted', 10 * 60_000), start('Drifted', 50 * 60_000), start('Empty', 1000)]);
-    expect(allowanceFor(events, 'Drifted', 10, 0, undefined, two)).toMatchObject({
+    expect(allowanceFor(events, 'Drifted', { nodes: 10, disrupting: 0, started: two })).toMatchObject({
       budget: 0,
       allowed: 0,
       boundBy: 'budget:b0',
     });
     const one = counter([start('Drifted', 10 * 60_000), start('Empty', 1000)]);
-    expect(allowanceFor(events, 'Drifted', 10, 0, undefined, one)).toMatchObject({ budget: 1, allowed: 1 });
+    expect(allowanceFor(events, 'Drifted', { nodes: 10, disrupting: 0, started: one })).toMatchObject({
+      budget: 1,
+      allowed: 1,
+    });
     // No budget names Empty: unlimited, whatever started.
-    expect(allowanceFor(events, 'Empty', 10, 0, undefined, two)).toEqual({ budget: null, allowed: null });
+    expect(allowanceFor(events, 'Empty', { nodes: 10, disrupting: 0, started: two })).toEqual({
+      budget: null,
+      allowed: null,
+    });
   });
 
   it('are not reduced by the disrupting nodes again; the concurrency budget is, and the smaller binds', async () => {
     const events = await eventsOf('  budget 3\n  budget 2 per 1h');
     const none = counter([]);
     // Concurrency 3 − 2 disrupting = 1 binds against a rate with 2 left.
-    expect(allowanceFor(events, 'Drifted', 10, 2, undefined, none)).toMatchObject({
+    expect(allowanceFor(events, 'Drifted', { nodes: 10, disrupting: 2, started: none })).toMatchObject({
       budget: 2,
       allowed: 1,
       boundBy: 'budget:b0',
     });
     // One started within the hour: the rate leaves 1, as does concurrency 3 − 2; the rate binds at equality.
     const one = counter([start('Underutilized', 60_000)]);
-    expect(allowanceFor(events, 'Drifted', 10, 2, undefined, one)).toMatchObject({ allowed: 1, boundBy: 'budget:b1' });
-    expect(allowanceFor(events, 'Drifted', 10, 0, undefined, one)).toMatchObject({
+    expect(allowanceFor(events, 'Drifted', { nodes: 10, disrupting: 2, started: one })).toMatchObject({
+      allowed: 1,
+      boundBy: 'budget:b1',
+    });
+    expect(allowanceFor(events, 'Drifted', { nodes: 10, disrupting: 0, started: one })).toMatchObject({
       budget: 1,
       allowed: 1,
       quantity: { kind: 'count', value: 1 },
@@ -67,19 +76,29 @@ describe('rate budgets', () => {
 
   it('take a percentage of the counted nodes, rounded up as budgets are', async () => {
     const events = await eventsOf('  budget 30% per 10m');
-    expect(allowanceFor(events, 'Empty', 7, 0, undefined, counter([]))).toMatchObject({ allowed: 3 }); // ceil(2.1)
-    expect(allowanceFor(events, 'Empty', 7, 0, undefined, counter([start('Empty', 60_000)]))).toMatchObject({
+    expect(allowanceFor(events, 'Empty', { nodes: 7, disrupting: 0, started: counter([]) })).toMatchObject({
+      allowed: 3,
+    }); // ceil(2.1)
+    expect(
+      allowanceFor(events, 'Empty', { nodes: 7, disrupting: 0, started: counter([start('Empty', 60_000)]) }),
+    ).toMatchObject({
       allowed: 2,
     });
-    expect(allowanceFor(events, 'Empty', 0, 0, undefined, counter([]))).toMatchObject({ allowed: 0 });
+    expect(allowanceFor(events, 'Empty', { nodes: 0, disrupting: 0, started: counter([]) })).toMatchObject({
+      allowed: 0,
+    });
   });
 
   it('allow nothing when the record cannot be read, or when no record was given (fail closed)', async () => {
     const events = await eventsOf('  budget 5\n  budget 2 per 1h for Drifted');
-    expect(allowanceFor(events, 'Drifted', 10, 0, undefined, () => undefined)).toMatchObject({ allowed: 0 });
-    expect(allowanceFor(events, 'Drifted', 10, 0)).toMatchObject({ allowed: 0 });
+    expect(allowanceFor(events, 'Drifted', { nodes: 10, disrupting: 0, started: () => undefined })).toMatchObject({
+      allowed: 0,
+    });
+    expect(allowanceFor(events, 'Drifted', { nodes: 10, disrupting: 0 })).toMatchObject({ allowed: 0 });
     // Reasons the rate does not name keep their own budget.
-    expect(allowanceFor(events, 'Empty', 10, 0, undefined, () => undefined)).toMatchObject({ allowed: 5 });
+    expect(allowanceFor(events, 'Empty', { nodes: 10, disrupting: 0, started: () => undefined })).toMatchObject({
+      allowed: 5,
+    });
   });
 
   it('count a full record whose oldest start is in the window as unbounded (starts may be forgotten)', () => {

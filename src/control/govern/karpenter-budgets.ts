@@ -76,7 +76,12 @@ export async function governedBudgets(
   // Without buckets Karpenter's subtraction is kpol's: which budget binds does not depend on the count.
   const d = counts?.disrupting ?? 0;
   const at = (events: readonly FiredEvent[], reason: KarpenterReason) =>
-    allowanceFor(events, reason, numNodes, d, counts ? bucketCount(counts.byReason, reason) : d, started);
+    allowanceFor(events, reason, {
+      nodes: numNodes,
+      disrupting: d,
+      disruptingFor: counts ? bucketCount(counts.byReason, reason) : d,
+      started,
+    });
   /** What to write for an allowance, and the value Karpenter subtracts from. */
   const written = (a: Allowance): { nodes: string; value: number } | undefined => {
     if (!a.quantity) return undefined;

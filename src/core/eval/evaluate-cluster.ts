@@ -306,7 +306,12 @@ export class Evaluator {
       const starts = rateStarts.get(name);
       const started = counterOf(starts, nowMs);
       for (const reason of reasonsInScope(governed.policy)) {
-        const a = allowanceFor(events, reason, nodes, disrupting, bucketCount(byReason, reason), started);
+        const a = allowanceFor(events, reason, {
+          nodes,
+          disrupting,
+          disruptingFor: bucketCount(byReason, reason),
+          started,
+        });
         result.budgets[reason] = a.budget;
         result.allowed[reason] = a.allowed;
         if (a.bucket) (result.boundByBucket ??= []).push(reason);
