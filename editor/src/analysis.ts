@@ -7,7 +7,7 @@ import type { PolicySpec } from '../../rules/model.js';
 import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex } from '../../src/core/cluster/state.js';
 import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
-import type { NodeResult, PoolResult } from '../../src/core/eval/output.js';
+import type { EvalOutput, NodeResult, PoolResult } from '../../src/core/eval/output.js';
 import { checkAll } from '../../rules/checks/check.js';
 import type { LoadedPolicies, PolicySource } from '../../src/core/policy/load.js';
 import { ChunkedParser } from './chunked-parse.js';
@@ -23,6 +23,12 @@ export interface Preview {
   policies: string[];
   nodePools: Record<string, PoolResult>;
   nodes: Record<string, NodeResult>;
+  /**
+   * Per NodePool: what its row of the "now" table shows — its own allowance with the cluster
+   * budgets that cover it folded in — and why, in the evaluator's words (errors, pauses, rate
+   * budgets, cluster and selector budgets); the reasons a row is lower than its budget says.
+   */
+  now: Record<string, { allowed: PoolResult['allowed']; notes: string[] }>;
   /** One row per governed NodePool and reason, 7 × 24 local hours from Monday. */
   calendar: CalendarRow[];
   /** Set when the edited text has errors: the preview is of the last text that checked. */
@@ -138,6 +144,29 @@ export async function previewFor(
     policies: [...names],
     nodePools: out.nodePools,
     nodes: out.nodes,
+    now: poolsNow(out),
     calendar: calendarFromSamples(samples, zones, SLICE_MS),
   };
+}
+
+/** Each pool's allowance with its cluster budgets folded in, and the evaluator's notes on it. */
+function poolsNow(out: EvalOutput): Preview['now'] {
+  const now: Preview['now'] = {};
+  for (const [name, p] of Object.entries(out.nodePools)) {
+    const notes = [
+      ...p.errors,
+      ...(p.paused ?? []).map((x) => x.message),
+      ...(p.rates ?? []).map((r) => r.message),
+      ...Object.values(out.scopes ?? {})
+        .filter((s) => s.nodePools.includes(name))
+        .map((s) => {
+          const allows = Object.entries(s.allowed)
+            .map(([r, v]) => `${r} ${v ?? '∞'}`)
+            .join(', ');
+          return `${s.statement} (${s.at}) allows ${allows} across ${s.nodePools.join(', ')}`;
+        }),
+    ];
+    now[name] = { allowed: poolAllowedWithScopes(out, name), notes };
+  }
+  return now;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The "now" preview: allowed disruptions per NodePool and reason, then every node with its
-// candidacy and, when blocked, why — as the evaluator answered for the edited text.
+// The "now" preview: allowed disruptions per NodePool and reason (cluster budgets folded in) with
+// what lowers them, then every node with its candidacy and, when blocked, why — as the evaluator
+// answered for the edited text.
 import type { Preview } from './analysis.js';
 import { h, replaceChildren } from './dom.js';
 
@@ -22,6 +23,7 @@ export function renderNow(el: HTMLElement, p: Preview): void {
         h('th', {}, 'Policy'),
         h('th', { class: 'num' }, 'Nodes'),
         ...REASONS.map((r) => h('th', { class: 'num' }, r)),
+        h('th', {}, 'Why'),
       ),
     ),
     h(
@@ -34,7 +36,10 @@ export function renderNow(el: HTMLElement, p: Preview): void {
           h('td', {}, name),
           h('td', {}, r.policy),
           h('td', { class: 'num' }, r.nodes),
-          ...REASONS.map((reason) => h('td', { class: 'num', 'data-reason': reason }, show(r.allowed[reason]))),
+          ...REASONS.map((reason) =>
+            h('td', { class: 'num', 'data-reason': reason }, show(p.now[name]?.allowed[reason])),
+          ),
+          h('td', { class: 'notes' }, ...(p.now[name]?.notes ?? []).map((t) => h('div', {}, t))),
         ),
       ),
     ),

@@ -90,6 +90,22 @@ describe('worker analysis', () => {
     expect(p!.calendar.some((r) => r.nodePool === 'gpu')).toBe(false); // not governed by the edited policy
   });
 
+  it('says why a pool allows less than its budget: rate budgets, and cluster budgets folded into its row', async () => {
+    // At 12:00 UTC on a Monday: the cluster budget of 0 for Drifted during business hours binds both pools.
+    const text =
+      'cluster budget 0 for Drifted during "0 9 * * 1-5" for 8h\n' +
+      'policy t for nodepool default, gpu {\n  budget 5 for Drifted\n  budget 2 per 1h for Empty\n}\n';
+    const p = (await previewFor(doc(text), cluster))!;
+    expect(p.nodePools.default.allowed.Drifted).toBe(5); // the pool's own allowance, as `kpol eval` gives it
+    expect(p.now.default.allowed.Drifted).toBe(0); // what the row shows: the cluster budget folded in
+    expect(p.now.gpu.allowed.Drifted).toBe(0);
+    expect(p.now.default.allowed.Empty).toBe(2);
+    expect(p.now.default.notes).toEqual([
+      'rate budget 2 per 1h for Empty: 0 disruptions started in the last 1h; 2 more may start',
+      'cluster budget 0 for Drifted during "0 9 * * 1-5" for 8h (t t.kpol:1) allows Drifted 0 across default, gpu',
+    ]);
+  });
+
   it('gives no preview for text with errors', async () => {
     expect(await previewFor(doc('policy t for nodepool default {\n  budget x\n}\n'), cluster)).toBeUndefined();
   });
