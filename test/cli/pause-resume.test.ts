@@ -133,6 +133,53 @@ describe('kpol pause', () => {
   });
 });
 
+describe('kpol pause --list', () => {
+  it('lists invalid pauses first, then those in force, then ended ones, with scope, end, author and note', async () => {
+    const k = cluster();
+    expect((await run(k.pause, '--list')).stdout).toBe('no pauses\n');
+    await run(k.pause, '--reason', 'Drifted', '--nodepool', 'web', '--for', '2h', '--note', 'rollout');
+    await run(k.pause, '--nodepool', 'batch', '--for', '30m');
+    // Ended: its end is before the command's now (pauses are not garbage-collected; resume removes them).
+    const ended = makePauseCommand(
+      async () => k.c,
+      () => NOW - 3 * 3_600_000,
+      { USER: 'bob' },
+    );
+    await run(ended, '--reason', 'Expired', '--for', '1h');
+    const bad = pauseConfigMapName({ nodePools: [], reasons: ['Empty'] });
+    await k.c.create<ConfigMap>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: bad, namespace: NS, labels: { 'kpol.dev/pause': 'true' } },
+      data: { until: 'tomorrow', reasons: 'Empty' },
+    });
+    const r = await run(k.pause, '--list');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^CONFIGMAP\s+STATE\s+PAUSES\s+UNTIL\s+BY\s+NOTE$/);
+    expect(lines.slice(1).map((l) => l.split(/\s{2,}/).slice(1))).toEqual([
+      [
+        'invalid (holds)',
+        'Empty on every NodePool',
+        '-',
+        '-',
+        expect.stringMatching(/until: "tomorrow" is not an RFC 3339/),
+      ],
+      ['in force', 'every reason on NodePool batch', '2026-11-25T20:30:00Z', 'alice', '-'],
+      ['in force', 'Drifted on NodePool web', '2026-11-25T22:00:00Z', 'alice', 'rollout'],
+      ['ended', 'Expired on every NodePool', '2026-11-25T18:00:00Z', 'bob', '-'],
+    ]);
+  });
+
+  it('--list with what makes a pause is a usage error and writes nothing', async () => {
+    const k = cluster();
+    const r = await run(k.pause, '--list', '--for', '1h');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^--list takes no --for/);
+    expect(await k.pauses()).toEqual([]);
+  });
+});
+
 describe('kpol resume', () => {
   it('deletes the pause of exactly the scope named, and lists the others when there is none', async () => {
     const k = cluster();
