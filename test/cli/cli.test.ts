@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 import { seq } from '../support/regex.js';
+import { COMMANDS } from '../../src/edge/cli/commands/index.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'kpol-cli-'));
 const file = (name: string, text: string) => {
@@ -16,6 +17,16 @@ const file = (name: string, text: string) => {
 };
 const DOCS = new URL('../fixtures/snapshots/docs-example.yaml', import.meta.url).pathname;
 const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+:\d+:\d+/);
+
+describe('help', () => {
+  // Help is read in an 80–100 column terminal: a wrapped line there splits a flag from its value.
+  it.each(['', ...Object.keys(COMMANDS)])('`kpol %s --help` prints no line over 100 columns', async (command) => {
+    const r = await runCli(...(command ? [command] : []), '--help');
+    const text = r.stdout + r.stderr;
+    expect(text).toMatch(/usage: kpol/);
+    expect(text.split('\n').filter((l) => l.length > 100)).toEqual([]);
+  });
+});
 
 describe('exit codes and errors', () => {
   it('no command and unknown commands are usage errors (2)', async () => {

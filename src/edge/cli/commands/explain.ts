@@ -4,7 +4,8 @@ import { CliError, EXIT_OK, parseInstant } from '../shared/io.js';
 import { policiesFor, readCluster } from '../shared/cluster-input.js';
 import { parse, type Command } from './command.js';
 
-const usage = `usage: kpol explain --cluster SNAPSHOT --node NAME [--policy FILE]… [--at RFC3339] [--output text|json]
+const usage = `usage: kpol explain --cluster SNAPSHOT --node NAME [--policy FILE]… [--at RFC3339]
+                    [--output text|json]
 
 Prints the rule trace for one node: which rules fired with the fact values they saw, and why
 the node is or is not a disruption candidate. NAME is a Node name, a NodeClaim name, a

@@ -14,16 +14,15 @@ const usage = `usage: kpol run [--cluster FILE --policy FILE…] [--speed 60] [-
 Runs the controller. Without --kubeconfig it runs against the embedded simulated cluster,
 seeded from the shipped demo (rules/examples/demo/) unless --cluster is given, on a clock
 running --speed times real time; without --cluster or --policy the demo policy is stored in
-ConfigMap ${DEMO_POLICY_CONFIGMAP.namespace}/${DEMO_POLICY_CONFIGMAP.name}, as with kpol serve. With \
---kubeconfig (or --in-cluster, inside a pod) it acts on
-that cluster on the wall clock: next to the cluster's Karpenter it governs (--mode govern);
-standalone, the simulated cloud is its cloud provider and node agent, for the NodeClaims it
-launches only. Serves a status page, /metrics and /healthz on 127.0.0.1 and logs each
-decision as one JSON line. --for stops after that many real seconds. --launch-latency (default 30s) and
---termination-delay (default 20s) set how long the simulated cloud takes to start and to
-stop a machine. On the embedded cluster the browser editor is served at /editor/ (built at
-the first start) with an access token printed at start; policies it saves as ConfigMaps are
-reloaded by the controller (see kpol serve).
+ConfigMap ${DEMO_POLICY_CONFIGMAP.namespace}/${DEMO_POLICY_CONFIGMAP.name}, as with kpol serve. With --kubeconfig
+(or --in-cluster, inside a pod) it acts on that cluster on the wall clock: next to the
+cluster's Karpenter it governs (--mode govern); standalone, the simulated cloud is its cloud
+provider and node agent, for the NodeClaims it launches only. Serves a status page, /metrics
+and /healthz on 127.0.0.1 and logs each decision as one JSON line. --for stops after that many
+real seconds. --launch-latency (default 30s) and --termination-delay (default 20s) set how
+long the simulated cloud takes to start and to stop a machine. On the embedded cluster the
+browser editor is served at /editor/ (built at the first start) with an access token printed
+at start; policies it saves as ConfigMaps are reloaded by the controller (see kpol serve).
 
 ${RUN_MODE_USAGE}
 

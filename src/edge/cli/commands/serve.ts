@@ -123,18 +123,17 @@ function announce(server: StatusServer, token: string, o: EmbeddedOptions, io: O
   io.err(`kpol: access token ${token}`);
 }
 
-const usage = `usage: kpol serve [--cluster FILE] [--policy FILE…] [--port 8080] [--speed 1] [--start \
-RFC3339] [--for SECONDS]
+const usage = `usage: kpol serve [--cluster FILE] [--policy FILE…] [--port 8080] [--speed 1]
+                  [--start RFC3339] [--for SECONDS]
 
 Serves the browser editor on 127.0.0.1 (the URL and an access token are printed at start) in
 front of the controller on the embedded simulated cluster. Without --cluster it runs the demo
-(rules/examples/demo/) with its policy stored in \
-ConfigMap ${DEMO_POLICY_CONFIGMAP.namespace}/${DEMO_POLICY_CONFIGMAP.name}, so
-the editor can load and save it. Policies are the ConfigMaps labelled kpol.dev/policy in
-namespace ${DEFAULT_NAMESPACE}, reloaded on every change as on a real cluster: one with errors is
-refused (its last good version stays, and its kpol.dev/status annotation and a PolicyInvalid
-event say why). --policy files are applied too but are read-only. The status page, /metrics and the API need \
-the token.`;
+(rules/examples/demo/) with its policy stored in ConfigMap
+${DEMO_POLICY_CONFIGMAP.namespace}/${DEMO_POLICY_CONFIGMAP.name}, so the editor can load and save it. Policies are
+the ConfigMaps labelled kpol.dev/policy in namespace ${DEFAULT_NAMESPACE}, reloaded on every change
+as on a real cluster: one with errors is refused (its last good version stays, and its
+kpol.dev/status annotation and a PolicyInvalid event say why). --policy files are applied too
+but are read-only. The status page, /metrics and the API need the token.`;
 
 export const serveCommand: Command = {
   usage,

@@ -24,12 +24,11 @@ export const CLUSTER_RUN_FLAGS = {
   'probe-port': { type: 'string' },
 } as const;
 
-export const CLUSTER_RUN_USAGE = `On a real cluster: --namespace NS (default $POD_NAMESPACE, \
-else ${DEFAULT_NAMESPACE}) holds the
-policy ConfigMaps (label kpol.dev/policy) and the leader Lease; --leader-election on|off (on
-with --in-cluster, off with --kubeconfig),
---lease-name kpol-controller, --lease-duration 15s, --renew-deadline 10s, --retry-period 2s;
---probe-port PORT serves only /healthz and /readyz on every interface (for the kubelet).`;
+export const CLUSTER_RUN_USAGE = `On a real cluster: --namespace NS (default $POD_NAMESPACE, else ${DEFAULT_NAMESPACE})
+holds the policy ConfigMaps (label kpol.dev/policy) and the leader Lease; --leader-election
+on|off (on with --in-cluster, off with --kubeconfig), --lease-name kpol-controller,
+--lease-duration 15s, --renew-deadline 10s, --retry-period 2s; --probe-port PORT serves only
+/healthz and /readyz on every interface (for the kubelet).`;
 
 export interface ClusterRunFlags {
   namespace: string;

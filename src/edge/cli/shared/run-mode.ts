@@ -19,13 +19,12 @@ export type RunMode = (typeof RUN_MODES)[number];
 
 export const DEFAULT_FAIL_CLOSED_AFTER_MS = 2 * 60_000;
 
-export const RUN_MODE_USAGE = `--mode govern|standalone|auto (default auto): govern runs next to the \
-cluster's Karpenter and
-only writes NodePool budgets and node annotations; standalone is kpol's own provisioner and
-disruption with the simulated cloud as cloud provider, and refuses to start on NodeClaims another
-cloud provider launched; auto governs when Karpenter's NodePool CRD is installed (not kpol's copy
-from deploy/crds), else runs standalone. Govern mode only: --dry-run (decide and log, write
-nothing), --fail-closed-after 2m (whole minutes, at least 1m).`;
+export const RUN_MODE_USAGE = `--mode govern|standalone|auto (default auto): govern runs next to the
+cluster's Karpenter and only writes NodePool budgets and node annotations; standalone is kpol's
+own provisioner and disruption with the simulated cloud as cloud provider, and refuses to start
+on NodeClaims another cloud provider launched; auto governs when Karpenter's NodePool CRD is
+installed (not kpol's copy from deploy/crds), else runs standalone. Govern mode only: --dry-run
+(decide and log, write nothing), --fail-closed-after 2m (whole minutes, at least 1m).`;
 
 export interface RunModeFlags {
   mode: RunMode;
