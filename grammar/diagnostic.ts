@@ -10,6 +10,8 @@ export type Severity = 'error' | 'warning' | 'info';
 export interface RelatedInfo {
   range: Range;
   message: string;
+  /** The file the range lies in, when it is not the diagnostic's own. */
+  file?: string;
 }
 
 export interface Diagnostic {

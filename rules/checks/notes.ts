@@ -19,7 +19,7 @@ export function firstWritten(range: Range, otherFile?: string): RelatedInfo[] {
   const message = otherFile
     ? format(MESSAGES.firstWrittenInFile.text, { file: otherFile })
     : MESSAGES.firstWrittenHere.text;
-  return [{ range, message }];
+  return [{ range, message, ...(otherFile !== undefined && { file: otherFile }) }];
 }
 
 /** A string literal as it appears in the source, for quick fixes that replace the literal. */

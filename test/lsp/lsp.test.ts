@@ -4,7 +4,7 @@
 // vscode-languageserver-protocol's client connection. Each answer is checked against what the
 // core gives the CLI: the diagnostics' codes and ranges, `kpol fmt`'s output, the docs.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +16,8 @@ import {
   createMessageConnection,
   DefinitionRequest,
   DidChangeTextDocumentNotification,
+  DidChangeWatchedFilesNotification,
+  FileChangeType,
   DidCloseTextDocumentNotification,
   DidOpenTextDocumentNotification,
   DocumentFormattingRequest,
@@ -46,6 +48,11 @@ const BIN = new URL('../../src/edge/cli/bin.mjs', import.meta.url).pathname;
 const DEMO = new URL('../../rules/examples/demo/cluster.yaml', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'kpol-lsp-'));
 const uriOf = (name: string) => pathToFileURL(join(dir, name)).href;
+// A policy file in the workspace that the editor never opens (in a sub-folder), and one the scan skips.
+mkdirSync(join(dir, 'team', 'node_modules'), { recursive: true });
+const ON_DISK = join(dir, 'team', 'on-disk.kpol');
+writeFileSync(ON_DISK, 'policy on-disk for nodepool disk-pool {\n  budget 1\n}\n');
+writeFileSync(join(dir, 'team', 'node_modules', 'dep.kpol'), 'policy dep for nodepool dep-pool {\n  budget 1\n}\n');
 
 let child: ChildProcessWithoutNullStreams;
 let connection: MessageConnection;
@@ -313,6 +320,46 @@ describe('kpol lsp over stdio', () => {
       textDocument: { uri: uriOf('first.kpol') },
     });
     await until(() => published.get(uriOf('second.kpol'))!.at(-1)!.diagnostics.length === 0);
+  });
+
+  it('checks open documents with the workspace’s closed .kpol files, read again when they change', async () => {
+    await open('wants-disk-pool.kpol', 'policy mine for nodepool disk-pool {\n  budget 2\n}\n');
+    const first = await diagnosticsOf(uriOf('wants-disk-pool.kpol'), 1);
+    expect(first.map((d) => [d.code, d.range.start])).toEqual([['KPOL2012', { line: 0, character: 25 }]]);
+    expect(first[0]!.message).toMatch(/governed by both `on-disk` and `mine`/);
+    // The note on the first declaration points into the closed file, where it is.
+    expect(first[0]!.relatedInformation).toEqual([
+      {
+        location: {
+          uri: pathToFileURL(ON_DISK).href,
+          range: expect.objectContaining({ start: { line: 0, character: 28 } }),
+        },
+        message: `first written in \`${ON_DISK}\``,
+      },
+    ]);
+    expect(published.has(pathToFileURL(ON_DISK).href)).toBe(false); // a closed file's own problems are not shown
+    // node_modules is not the workspace's: its policy for dep-pool is not seen.
+    await open('wants-dep-pool.kpol', 'policy other-mine for nodepool dep-pool {\n  budget 2\n}\n');
+    expect(await diagnosticsOf(uriOf('wants-dep-pool.kpol'), 1)).toEqual([]);
+    // Edited outside the editor (no watcher event needed for a file already listed): the clash goes.
+    writeFileSync(ON_DISK, 'policy on-disk for nodepool disk-pool-2 {\n  budget 1\n}\n');
+    utimesSync(ON_DISK, new Date(), new Date(Date.now() + 5_000));
+    await connection.sendNotification(DidChangeWatchedFilesNotification.type, {
+      changes: [{ uri: pathToFileURL(ON_DISK).href, type: FileChangeType.Changed }],
+    });
+    await until(() => published.get(uriOf('wants-disk-pool.kpol'))!.at(-1)!.diagnostics.length === 0);
+    // A new file reported by the client's watcher joins the check.
+    const added = join(dir, 'team', 'added.kpol');
+    writeFileSync(added, 'policy added for nodepool disk-pool {\n  budget 1\n}\n');
+    await connection.sendNotification(DidChangeWatchedFilesNotification.type, {
+      changes: [{ uri: pathToFileURL(added).href, type: FileChangeType.Created }],
+    });
+    await until(() =>
+      published
+        .get(uriOf('wants-disk-pool.kpol'))!
+        .at(-1)!
+        .diagnostics.some((d) => d.code === 'KPOL2012' && String(d.message).includes('both `added`')),
+    );
   });
 
   it('survives bad input: malformed requests are answered with errors, garbage text gets diagnostics', async () => {

@@ -26,7 +26,15 @@ export function toLspRange(r: KpolDiagnostic['range']): Range {
   };
 }
 
-export function toLspDiagnostic(d: KpolDiagnostic, uri: string): Diagnostic {
+/**
+ * `uri` is the diagnostic's document; `uriOfFile` turns the file name of a related note that
+ * lies in another file (the first declaration of a name used twice) into that file's URI.
+ */
+export function toLspDiagnostic(
+  d: KpolDiagnostic,
+  uri: string,
+  uriOfFile: (fileName: string) => string = (f) => f,
+): Diagnostic {
   const out: Diagnostic = {
     range: toLspRange(d.range),
     severity: SEVERITY[d.severity],
@@ -34,10 +42,10 @@ export function toLspDiagnostic(d: KpolDiagnostic, uri: string): Diagnostic {
     source: 'kpol',
     message: d.help ? `${d.message}\nhelp: ${d.help}` : d.message,
   };
-  // kpol's related notes (the first declaration of a duplicate, …) point into the same file.
+  // kpol's related notes (the first declaration of a duplicate, …) name their file when it is another.
   if (d.related?.length)
     out.relatedInformation = d.related.map((r) => ({
-      location: { uri, range: toLspRange(r.range) },
+      location: { uri: r.file === undefined ? uri : uriOfFile(r.file), range: toLspRange(r.range) },
       message: r.message,
     }));
   if (d.fix !== undefined) out.data = { fix: d.fix } satisfies DiagnosticData;

@@ -3,13 +3,15 @@
 // CLI), built on vscode-languageserver. Every answer comes from the same core as `kpol check`,
 // `kpol fmt` and the browser editor; this file only wires LSP requests to it. Documents are
 // synchronised incrementally; a change (or a burst of them) re-checks every open .kpol document
-// together (names and NodePools are unique across files) and publishes each one's diagnostics.
+// together with the workspace's closed ones (names and NodePools are unique across files;
+// workspace.ts) and publishes each open one's diagnostics.
 //
 // Bad input never stops the server: a request whose parameters are malformed is answered with
 // an InvalidParams error, one for a document that is not open with an empty answer, and any
 // text, however broken, gets diagnostics. The `exit` notification ends the process (code 0
 // after `shutdown`, else 1, as the protocol asks), which vscode-languageserver does itself.
-import { fileURLToPath } from 'node:url';
+import { isAbsolute } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Diagnostic as KpolDiagnostic } from '../../../grammar/diagnostic.js';
 import type { ClusterWords } from '../../../rules/completion.js';
 import {
@@ -20,6 +22,7 @@ import {
   TextDocuments,
   TextDocumentSyncKind,
   type Connection,
+  type InitializeParams,
   type InitializeResult,
   type Position,
 } from 'vscode-languageserver/node';
@@ -30,6 +33,7 @@ import { definitionAt } from './definition.js';
 import { checkDocuments, toLspDiagnostic } from './diagnostics.js';
 import { formattingEdits } from './formatting.js';
 import { hoverAt } from './hover.js';
+import { MAX_WORKSPACE_FILES, Workspace } from './workspace.js';
 
 export const CAPABILITIES: InitializeResult['capabilities'] = {
   textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
@@ -48,6 +52,9 @@ const isKpol = (doc: TextDocument): boolean =>
   (doc.languageId === 'kpol' || doc.uri.endsWith('.kpol')) && typeof doc.getText() === 'string';
 
 /** The name diagnostics and cross-file notes use: the path of a file: URI, else the URI. */
+/** The file: URI of a file name that is a path (the inverse of fileNameOf); other names are URIs already. */
+const uriOfFile = (fileName: string): string => (isAbsolute(fileName) ? pathToFileURL(fileName).href : fileName);
+
 function fileNameOf(uri: string): string {
   if (!uri.startsWith('file:')) return uri;
   try {
@@ -55,6 +62,15 @@ function fileNameOf(uri: string): string {
   } catch {
     return uri;
   }
+}
+
+/** The workspace folders' paths (file: URIs only), else the root's. */
+function workspaceRoots(params: InitializeParams | null | undefined): string[] {
+  const folders: unknown = params?.workspaceFolders;
+  const uris: unknown[] = Array.isArray(folders)
+    ? folders.map((f: { uri?: unknown } | null) => f?.uri)
+    : [params?.rootUri];
+  return uris.filter((u): u is string => typeof u === 'string' && u.startsWith('file:')).map(fileNameOf);
 }
 
 const invalid = (what: string) => new ResponseError(ErrorCodes.InvalidParams, `kpol lsp: ${what}`);
@@ -87,12 +103,18 @@ export function startLanguageServer(
   const documents = new TextDocuments(TextDocument);
   /** The latest kpol diagnostics of each open document, for code actions. */
   const latest = new Map<string, KpolDiagnostic[]>();
+  const workspace = new Workspace();
 
   const republish = () => {
     const open = documents.all().filter(isKpol);
     let checked: KpolDiagnostic[][];
     try {
-      checked = checkDocuments(open.map((d) => ({ uri: d.uri, fileName: fileNameOf(d.uri), text: d.getText() })));
+      const closed = workspace.files((uri) => documents.get(uri) !== undefined);
+      // Closed files first: a clash is reported on the later file, and the open one is what the user sees.
+      checked = checkDocuments([
+        ...closed,
+        ...open.map((d) => ({ uri: d.uri, fileName: fileNameOf(d.uri), text: d.getText() })),
+      ]).slice(closed.length);
     } catch (e) {
       // A bug in the checker, not the user's text: say so in the client's log, keep serving.
       connection.console.error(`kpol lsp: internal error while checking: ${(e as Error).stack ?? String(e)}`);
@@ -103,7 +125,7 @@ export function startLanguageServer(
       void connection.sendDiagnostics({
         uri: doc.uri,
         version: doc.version,
-        diagnostics: checked[i].map((d) => toLspDiagnostic(d, doc.uri)),
+        diagnostics: checked[i].map((d) => toLspDiagnostic(d, doc.uri, uriOfFile)),
       });
     });
   };
@@ -124,7 +146,16 @@ export function startLanguageServer(
   /** The open document a request is about; undefined (an empty answer) when it is not open. */
   const openDocument = (params: unknown) => documents.get(uriOf(params));
 
-  connection.onInitialize(() => ({ capabilities: CAPABILITIES, serverInfo: { name: 'kpol' } }));
+  connection.onInitialize((params) => {
+    workspace.scan(workspaceRoots(params));
+    if (workspace.truncated)
+      connection.console.warn(`kpol lsp: more than ${MAX_WORKSPACE_FILES} .kpol files; the rest are not checked`);
+    return { capabilities: CAPABILITIES, serverInfo: { name: 'kpol' } };
+  });
+  connection.onDidChangeWatchedFiles(() => {
+    workspace.scan();
+    scheduleCheck();
+  });
   documents.onDidChangeContent(scheduleCheck);
   documents.onDidClose(({ document }) => {
     latest.delete(document.uri);

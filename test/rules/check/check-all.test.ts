@@ -20,6 +20,7 @@ describe('checking several files together', () => {
       {
         range: expect.objectContaining({ start: expect.objectContaining({ line: 0, character: 31 }) }),
         message: 'first written in `a.kpol`',
+        file: 'a.kpol',
       },
     ]);
     expect(result.value.map((p) => [p.name, p.file])).toEqual([
