@@ -13,11 +13,16 @@ async function activate() {
   // vscode-languageclient adds --stdio and runs the command in the workspace folder. npx is a
   // .cmd script on Windows, which only a shell can start.
   const run = { command, args, transport: TransportKind.stdio, options: { shell: process.platform === 'win32' } };
-  client = new LanguageClient('kpol', 'kpol', { run, debug: run }, {
-    documentSelector: [{ language: 'kpol' }],
-    // The server checks open files with the workspace's closed ones; tell it when those change.
-    synchronize: { fileEvents: workspace.createFileSystemWatcher('**/*.kpol') },
-  });
+  client = new LanguageClient(
+    'kpol',
+    'kpol',
+    { run, debug: run },
+    {
+      documentSelector: [{ language: 'kpol' }],
+      // The server checks open files with the workspace's closed ones; tell it when those change.
+      synchronize: { fileEvents: workspace.createFileSystemWatcher('**/*.kpol') },
+    },
+  );
   await client.start();
 }
 
