@@ -7,7 +7,7 @@ import { MAX_DIAGNOSTICS } from './diagnostic-limit.js';
 import { diagnostic, format, type Diagnostic } from './diagnostic.js';
 import { MESSAGES } from './messages.js';
 import { LineIndex } from './positions.js';
-import { allTokens, PercentFirst, SpacedPercent, UnterminatedString } from './tokens.js';
+import { allTokens, KEYWORD_OF_WORD, Name, PercentFirst, SpacedPercent, UnterminatedString } from './tokens.js';
 
 /** The output of `tokenize`: parser tokens in order, comments aside, and lexer diagnostics. */
 export interface Tokenized {
@@ -23,7 +23,8 @@ export interface Tokenized {
 /**
  * Chevrotain's offset-only tracking leaves out `endOffset`, which the parser's node locations
  * need; full tracking would add it but also count lines and columns, several times slower
- * (positions.ts does that only for the offsets that end up in ranges).
+ * (positions.ts does that only for the offsets that end up in ranges). A `Name` spelt exactly as
+ * a keyword becomes that keyword here (tokens.ts `makeKeyword`).
  */
 class OffsetLexer extends Lexer {
   createOffsetOnlyToken(
@@ -35,6 +36,13 @@ class OffsetLexer extends Lexer {
     _column: number,
     length: number,
   ): IToken {
+    if (tokenType === Name) {
+      const keyword = KEYWORD_OF_WORD.get(image);
+      if (keyword !== undefined) {
+        tokenType = keyword;
+        tokenTypeIdx = keyword.tokenTypeIdx!;
+      }
+    }
     return { image, startOffset, endOffset: startOffset + length - 1, tokenTypeIdx, tokenType };
   }
 }
