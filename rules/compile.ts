@@ -206,17 +206,24 @@ function windowsOf(spec: PolicySpec): Record<string, WindowSpec> {
   return out;
 }
 
+/**
+ * Rules every graph carries unchanged, built once and shared like the built-in candidate rules
+ * (graphs are read, never changed, once compiled).
+ */
+const FAIL_CLOSED: GraphRule = {
+  name: 'fail-closed',
+  conditions: { all: [{ fact: 'budgetErrors', operator: 'greaterThan', value: 0 }] },
+  event: { type: 'fail-closed' },
+  doc: 'Karpenter MustGetAllowedDisruptions: any invalid budget makes every reason 0 for the NodePool',
+};
+const PAUSE_RULES: readonly GraphRule[] = REASONS.map(pauseRule);
+
 export function compile(spec: PolicySpec): RuleGraph {
   const poolRules: GraphRule[] = [
-    {
-      name: 'fail-closed',
-      conditions: { all: [{ fact: 'budgetErrors', operator: 'greaterThan', value: 0 }] },
-      event: { type: 'fail-closed' },
-      doc: 'Karpenter MustGetAllowedDisruptions: any invalid budget makes every reason 0 for the NodePool',
-    },
+    FAIL_CLOSED,
     ...spec.budgets.flatMap(budgetRules),
     ...spec.freezes.map(freezeRule),
-    ...REASONS.map(pauseRule),
+    ...PAUSE_RULES,
   ];
   const scoped = (spec.scopedBudgets ?? []).map(scopedBudgetRules);
   poolRules.push(...scoped.map((r) => r.pool));
