@@ -100,7 +100,7 @@ export function percentDigits(image: string): string {
 export function unquote(image: string): string {
   const closed = image.length >= 2 && image.endsWith('"') && !isEscaped(image, image.length - 1);
   const body = image.slice(1, closed ? -1 : undefined);
-  return body.replace(/\\(["\\])/g, '$1');
+  return body.includes('\\') ? body.replace(/\\(["\\])/g, '$1') : body;
 }
 
 function isEscaped(image: string, index: number): boolean {
