@@ -27,6 +27,9 @@ export interface Tokenized {
  * a keyword becomes that keyword here (tokens.ts `makeKeyword`).
  */
 class OffsetLexer extends Lexer {
+  /** Tokens the lexer reports (an unterminated string, a misplaced `%`), set aside as they are made. */
+  flagged: IToken[] = [];
+
   createOffsetOnlyToken(
     image: string,
     startOffset: number,
@@ -43,9 +46,13 @@ class OffsetLexer extends Lexer {
         tokenTypeIdx = keyword.tokenTypeIdx!;
       }
     }
-    return { image, startOffset, endOffset: startOffset + length - 1, tokenTypeIdx, tokenType };
+    const token = { image, startOffset, endOffset: startOffset + length - 1, tokenTypeIdx, tokenType };
+    if (FLAGGED.has(tokenType)) this.flagged.push(token);
+    return token;
   }
 }
+
+const FLAGGED: ReadonlySet<TokenType> = new Set([UnterminatedString, SpacedPercent, PercentFirst]);
 
 const lexer = new OffsetLexer(allTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true });
 
@@ -54,7 +61,10 @@ const MAX_SHOWN_CHARS = 20;
 /** Splits `text` into tokens. Never throws on user input. */
 export function tokenize(text: string): Tokenized {
   const lines = new LineIndex(text);
+  lexer.flagged = [];
   const result = lexer.tokenize(text);
+  const flagged = lexer.flagged;
+  lexer.flagged = [];
   const diagnostics: Diagnostic[] = [];
   // Both lists below come in source order, so the first MAX_DIAGNOSTICS of each hold the first
   // MAX_DIAGNOSTICS of both together; the rest are only counted (parse.ts merges and limits).
@@ -68,9 +78,8 @@ export function tokenize(text: string): Tokenized {
   }
   let omitted = result.errors.length - errorCount;
   let fromTokens = 0;
-  for (const token of result.tokens) {
+  for (const token of flagged) {
     const unterminated = tokenMatcher(token, UnterminatedString);
-    if (!unterminated && !tokenMatcher(token, SpacedPercent) && !tokenMatcher(token, PercentFirst)) continue;
     if (fromTokens++ >= MAX_DIAGNOSTICS) omitted++;
     else if (unterminated) diagnostics.push(diagnostic('unterminatedString', lines.tokenRange(token)));
     else diagnostics.push(percentSlip(token, lines));
