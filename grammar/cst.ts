@@ -54,8 +54,14 @@ export function tokensOf<N extends CstNode>(node: N | undefined, key: TokenKey<N
 
 /** The first real token stored under `key`. */
 export function tokenOf<N extends CstNode>(node: N | undefined, key: TokenKey<N>): IToken | undefined {
+  const elements = childrenOf(node, key);
+  // Most keys hold one token; lowering reads a great many of them.
+  if (elements.length === 1) {
+    const only = elements[0]!;
+    return isToken(only) && isReal(only) ? only : undefined;
+  }
   let first: IToken | undefined;
-  for (const element of childrenOf(node, key)) {
+  for (const element of elements) {
     if (isToken(element) && isReal(element) && (!first || element.startOffset < first.startOffset)) first = element;
   }
   return first;
@@ -84,6 +90,10 @@ export function nodesOf<N extends CstNode, K extends NodeKey<N>>(node: N | undef
 /** The first sub-rule node stored under `key`. */
 export function nodeOf<N extends CstNode, K extends NodeKey<N>>(node: N | undefined, key: K): NodeAt<N, K> | undefined {
   const elements = childrenOf(node, key);
+  if (elements.length === 1) {
+    const only = elements[0]!;
+    return (isToken(only) ? undefined : only) as NodeAt<N, K> | undefined;
+  }
   let first: CstNode | undefined;
   for (const element of elements) {
     if (!isToken(element) && (!first || sortKey(element) < sortKey(first))) first = element;

@@ -7,7 +7,7 @@ import { MAX_DIAGNOSTICS } from './diagnostic-limit.js';
 import { diagnostic, format, type Diagnostic } from './diagnostic.js';
 import { MESSAGES } from './messages.js';
 import { LineIndex } from './positions.js';
-import { allTokens, PercentFirst, SpacedPercent, UnterminatedString } from './tokens.js';
+import { allTokens, KEYWORD_OF_WORD, Name, PercentFirst, SpacedPercent, UnterminatedString } from './tokens.js';
 
 /** The output of `tokenize`: parser tokens in order, comments aside, and lexer diagnostics. */
 export interface Tokenized {
@@ -23,9 +23,13 @@ export interface Tokenized {
 /**
  * Chevrotain's offset-only tracking leaves out `endOffset`, which the parser's node locations
  * need; full tracking would add it but also count lines and columns, several times slower
- * (positions.ts does that only for the offsets that end up in ranges).
+ * (positions.ts does that only for the offsets that end up in ranges). A `Name` spelt exactly as
+ * a keyword becomes that keyword here (tokens.ts `makeKeyword`).
  */
 class OffsetLexer extends Lexer {
+  /** Tokens the lexer reports (an unterminated string, a misplaced `%`), set aside as they are made. */
+  flagged: IToken[] = [];
+
   createOffsetOnlyToken(
     image: string,
     startOffset: number,
@@ -35,9 +39,20 @@ class OffsetLexer extends Lexer {
     _column: number,
     length: number,
   ): IToken {
-    return { image, startOffset, endOffset: startOffset + length - 1, tokenTypeIdx, tokenType };
+    if (tokenType === Name) {
+      const keyword = KEYWORD_OF_WORD.get(image);
+      if (keyword !== undefined) {
+        tokenType = keyword;
+        tokenTypeIdx = keyword.tokenTypeIdx!;
+      }
+    }
+    const token = { image, startOffset, endOffset: startOffset + length - 1, tokenTypeIdx, tokenType };
+    if (FLAGGED.has(tokenType)) this.flagged.push(token);
+    return token;
   }
 }
+
+const FLAGGED: ReadonlySet<TokenType> = new Set([UnterminatedString, SpacedPercent, PercentFirst]);
 
 const lexer = new OffsetLexer(allTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true });
 
@@ -46,7 +61,10 @@ const MAX_SHOWN_CHARS = 20;
 /** Splits `text` into tokens. Never throws on user input. */
 export function tokenize(text: string): Tokenized {
   const lines = new LineIndex(text);
+  lexer.flagged = [];
   const result = lexer.tokenize(text);
+  const flagged = lexer.flagged;
+  lexer.flagged = [];
   const diagnostics: Diagnostic[] = [];
   // Both lists below come in source order, so the first MAX_DIAGNOSTICS of each hold the first
   // MAX_DIAGNOSTICS of both together; the rest are only counted (parse.ts merges and limits).
@@ -60,9 +78,8 @@ export function tokenize(text: string): Tokenized {
   }
   let omitted = result.errors.length - errorCount;
   let fromTokens = 0;
-  for (const token of result.tokens) {
+  for (const token of flagged) {
     const unterminated = tokenMatcher(token, UnterminatedString);
-    if (!unterminated && !tokenMatcher(token, SpacedPercent) && !tokenMatcher(token, PercentFirst)) continue;
     if (fromTokens++ >= MAX_DIAGNOSTICS) omitted++;
     else if (unterminated) diagnostics.push(diagnostic('unterminatedString', lines.tokenRange(token)));
     else diagnostics.push(percentSlip(token, lines));
@@ -92,7 +109,7 @@ export function percentDigits(image: string): string {
 export function unquote(image: string): string {
   const closed = image.length >= 2 && image.endsWith('"') && !isEscaped(image, image.length - 1);
   const body = image.slice(1, closed ? -1 : undefined);
-  return body.replace(/\\(["\\])/g, '$1');
+  return body.includes('\\') ? body.replace(/\\(["\\])/g, '$1') : body;
 }
 
 function isEscaped(image: string, index: number): boolean {

@@ -46,6 +46,14 @@ export function wasRecoveredIn(ctx: LowerContext, node: CstNode): boolean {
 }
 
 export function rangeOf(ctx: LowerContext, node: CstNode): Range | undefined {
+  // The tracked location directly, as `spanOf` reads it, without its intermediate object.
+  const location = node.location;
+  if (location) {
+    const { startOffset, endOffset } = location;
+    return Number.isFinite(startOffset) && endOffset !== undefined
+      ? ctx.lines.range(startOffset, endOffset + 1)
+      : undefined;
+  }
   const span = spanOf(node);
   return span && ctx.lines.range(span.start, span.end);
 }

@@ -22,20 +22,49 @@ export interface LowerInput {
   errorOffsets: ReadonlySet<number>;
   /** False when the parser reported no error, so recovery touched no node; assumed true when left out. */
   recovered?: boolean;
+  /** Policies lowered while the file was parsed (`EarlyPolicies`); they precede any left in `cst`. */
+  early?: EarlyPolicies;
+}
+
+/**
+ * Policies lowered one by one as the parser completes them, before any error (parser.ts
+ * `parseTokens`), then handed to `lower` with the rest of the CST. Their lowering state is the
+ * file's: `lower` goes on with the same diagnostics and unparsed text.
+ */
+export class EarlyPolicies {
+  readonly policies: Policy[] = [];
+  readonly ctx: LowerContext;
+
+  /** `errorOffsets`: those the lexer reported; the parser has reported none before these policies. */
+  constructor(
+    lines: LineIndex,
+    private readonly errorOffsets: ReadonlySet<number>,
+  ) {
+    // No error yet, so recovery touched none of these policies.
+    this.ctx = { lines, diagnostics: [], unparsed: [], recovered: false };
+  }
+
+  add(node: PolicyCstNode): void {
+    const policy = lowerPolicy(this.ctx, this.errorOffsets, node);
+    if (policy) this.policies.push(policy);
+  }
 }
 
 /** Lowers a file CST to the AST plus the diagnostics lowering itself finds. */
 export function lower(input: LowerInput): { value: PolicyFile; diagnostics: Diagnostic[] } {
-  const ctx: LowerContext = { lines: input.lines, diagnostics: [], unparsed: [], recovered: input.recovered ?? true };
+  const recovered = input.recovered ?? true;
+  const ctx: LowerContext = input.early
+    ? { ...input.early.ctx, recovered }
+    : { lines: input.lines, diagnostics: [], unparsed: [], recovered };
   const schedules: ScheduleDecl[] = [];
-  const policies: Policy[] = [];
+  const policies: Policy[] = input.early ? [...input.early.policies] : [];
   for (const item of nodesOf(input.cst, 'scheduleDecl')) {
     const decl = lowerScheduleDecl(ctx, item);
     if (decl) schedules.push(decl);
     else markUnparsed(ctx, allTokensOf(item));
   }
   for (const item of nodesOf(input.cst, 'policy')) {
-    const policy = lowerPolicy(ctx, input, item);
+    const policy = lowerPolicy(ctx, input.errorOffsets, item);
     if (policy) policies.push(policy);
   }
   const clusterBudgets: ClusterBudgetDecl[] = [];
@@ -57,7 +86,7 @@ export function lower(input: LowerInput): { value: PolicyFile; diagnostics: Diag
   return { value: file, diagnostics: ctx.diagnostics };
 }
 
-function lowerPolicy(ctx: LowerContext, input: LowerInput, node: PolicyCstNode): Policy | undefined {
+function lowerPolicy(ctx: LowerContext, errorOffsets: ReadonlySet<number>, node: PolicyCstNode): Policy | undefined {
   const targetNode = nodeOf(node, 'target');
   const name = nameOf(ctx, tokenOf(node, 'Identifier'));
   const target = targetNode && !wasRecoveredIn(ctx, targetNode) ? lowerTarget(ctx, targetNode) : undefined;
@@ -68,7 +97,7 @@ function lowerPolicy(ctx: LowerContext, input: LowerInput, node: PolicyCstNode):
   nodes.forEach((stmt, i) => {
     const previous = nodes[i - 1];
     if (stmt.name === 'unknownStmt') {
-      reportUnknownStatement(ctx, stmt, previous, input.errorOffsets);
+      reportUnknownStatement(ctx, stmt, previous, errorOffsets);
       return;
     }
     // Words left on its line mean the statement was not written as it parsed (`budget 1 fro

@@ -7,7 +7,7 @@ import { diagnostic, sortDiagnostics, type Diagnostic, type Result } from './dia
 import { describeToken } from './expected.js';
 import { hintAt, statementOffsetOf, tokenIndex } from './keyword-hints.js';
 import { tokenize } from './lexer.js';
-import { lower } from './lower.js';
+import { EarlyPolicies, lower } from './lower.js';
 import { MESSAGES } from './messages.js';
 import { parseTokens } from './parser.js';
 import type { LineIndex } from './positions.js';
@@ -17,19 +17,34 @@ import { durationHint } from './unit-hints.js';
 const MAX_FOUND_CHARS = 40;
 const PERCENT_SLIPS = new Set([MESSAGES.spacedPercent.code, MESSAGES.percentFirst.code]);
 
+/** How `parse` works; the result is the same either way. */
+export interface ParseOptions {
+  /**
+   * Lower each policy as soon as it is parsed, while no syntax error has been seen (the default),
+   * rather than the whole CST at the end. False is the plain path the equality test compares with.
+   */
+  lowerWhileParsing?: boolean;
+}
+
 /**
  * Parses a .kpol text. Never throws on user input: syntax errors become diagnostics (sorted by
  * position) and the AST holds every declaration and statement that was written out in full.
  */
-export function parse(text: string): Result<PolicyFile> {
+export function parse(text: string, options: ParseOptions = {}): Result<PolicyFile> {
   const tokenized = tokenize(text);
-  const { cst, errors } = parseTokens(tokenized.tokens);
+  // `10 %` is still a percentage to the parser: a word beside it is a mistake of its own.
+  const lexerErrorOffsets = tokenized.diagnostics
+    .filter((d) => !PERCENT_SLIPS.has(d.code))
+    .map((d) => d.range.start.offset);
+  // Policies before the first syntax error are lowered as they are parsed (lower.ts).
+  const early =
+    options.lowerWhileParsing === false ? undefined : new EarlyPolicies(tokenized.lines, new Set(lexerErrorOffsets));
+  const { cst, errors } = parseTokens(tokenized.tokens, early && ((node) => early.add(node)));
   const firstErrors = firstPerStatement(errors, tokenized.tokens);
   const parseDiagnostics = syntaxDiagnostics(firstErrors, tokenized.tokens, tokenized.lines);
   const errorOffsets = new Set([
     ...errors.map((e) => e.token.startOffset).filter(Number.isFinite),
-    // `10 %` is still a percentage to the parser: a word beside it is a mistake of its own.
-    ...tokenized.diagnostics.filter((d) => !PERCENT_SLIPS.has(d.code)).map((d) => d.range.start.offset),
+    ...lexerErrorOffsets,
   ]);
   const lowered = lower({
     cst,
@@ -38,6 +53,7 @@ export function parse(text: string): Result<PolicyFile> {
     lines: tokenized.lines,
     errorOffsets,
     recovered: errors.length > 0,
+    early,
   });
   const all = [...tokenized.diagnostics, ...parseDiagnostics.shown, ...lowered.diagnostics];
   const limited = limitDiagnostics(sortDiagnostics(all));

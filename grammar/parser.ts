@@ -14,7 +14,7 @@ import {
   type OrMethodOpts,
   type TokenType,
 } from 'chevrotain';
-import type { FileCstNode } from './cst-types.js';
+import type { FileCstNode, PolicyCstNode } from './cst-types.js';
 import { expectedPhraseProvider } from './expected.js';
 import {
   allTokens,
@@ -47,10 +47,12 @@ interface FollowInternals {
   getFollowSetFromFollowKey(key: unknown): TokenType[] | undefined;
 }
 
-/** Chevrotain 11.2 internals used by the CST node override below. */
+/** Chevrotain 11.2 internals used by the CST node overrides below. */
 interface CstInternals {
   CST_STACK: CstNode[];
   setInitialNodeLocation(node: CstNode): void;
+  setNodeLocationFromNode(into: CstNode['location'], from: CstNode['location']): void;
+  cstPostNonTerminal(node: CstNode, ruleName: string): void;
 }
 
 type Alternatives = IOrAlt<unknown>[] | OrMethodOpts<unknown>;
@@ -99,6 +101,25 @@ class KpolParser extends CstParser {
     const node: CstNode = { name: fullRuleName, children: {} };
     self.setInitialNodeLocation(node);
     self.CST_STACK.push(node);
+  }
+
+  /** Receives each policy that parsed without any error so far, instead of the file node (`parseTokens`). */
+  policyParsed: ((node: PolicyCstNode) => void) | undefined;
+
+  /**
+   * A policy completed while no error has been seen goes to `policyParsed` rather than into the
+   * file node: lowered at once, its CST is garbage before the collector ever copies it, which on
+   * a large file is much of the parse's cost. Recovery never revisits a completed policy, and
+   * every later error lies after it, so its lowering is the one the whole CST would give.
+   */
+  cstPostNonTerminal(node: CstNode, ruleName: string): void {
+    const self = this as unknown as CstInternals;
+    if (ruleName === 'policy' && this.policyParsed && this.errors.length === 0 && self.CST_STACK.length === 1) {
+      self.setNodeLocationFromNode(self.CST_STACK[0]!.location, node.location);
+      this.policyParsed(node as PolicyCstNode);
+      return;
+    }
+    (CstParser.prototype as unknown as CstInternals).cstPostNonTerminal.call(this, node, ruleName);
   }
 
   file = this.RULE('file', () => {
@@ -572,17 +593,23 @@ export function tokensAfter(rule: 'statement' | 'file', preceding: IToken[]): To
   return [...new Set(parser.computeContentAssist(rule, preceding).map((path) => path.nextTokenType))];
 }
 
-/** Parses a token stream from `tokenize` into a CST. Never throws on user input. */
-export function parseTokens(tokens: IToken[]): ParsedTokens {
+/**
+ * Parses a token stream from `tokenize` into a CST. Never throws on user input. With
+ * `policyParsed`, the policies completed before the first error go to it, in source order, and
+ * are left out of the CST; the ones after stay in it.
+ */
+export function parseTokens(tokens: IToken[], policyParsed?: (node: PolicyCstNode) => void): ParsedTokens {
   // Chevrotain's recognition exceptions are Errors, and each captured a stack trace that nothing
   // reads: for a file of errors, half the parse's time and a third of its memory (issue 13).
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
     parser.input = tokens;
+    parser.policyParsed = policyParsed;
     const cst = parser.file() as FileCstNode; // the shape grammar/cst-types.ts declares for rule `file`
     return { cst, errors: parser.errors };
   } finally {
+    parser.policyParsed = undefined;
     Error.stackTraceLimit = stackTraceLimit;
   }
 }

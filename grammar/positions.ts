@@ -11,6 +11,11 @@ export class LineIndex {
   private hint = 0;
 
   constructor(readonly text: string) {
+    if (!text.includes('\r')) {
+      // Only `\n` breaks lines: the built-in search is several times faster than a loop over every character.
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+      return;
+    }
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c === 13 /* \r */) {

@@ -169,13 +169,18 @@ function keywordCategories(role: KeywordRole): TokenType[] {
   return categories;
 }
 
+/**
+ * A keyword has no pattern of its own: the lexer matches every word as a `Name` and gives it the
+ * keyword's type when the whole word is one (lexer.ts). That is what a keyword pattern with
+ * `longer_alt: Name` would decide, without trying each keyword of the same first letter at every
+ * word.
+ */
 function makeKeyword(word: string): TokenType {
   const name = `Kw${word[0]!.toUpperCase()}${word.slice(1)}`;
   return createToken({
     name,
-    pattern: new RegExp(word),
+    pattern: Lexer.NA,
     label: `\`${word}\``,
-    longer_alt: Name,
     categories: keywordCategories(keywordRoles[word]!),
   });
 }
@@ -184,6 +189,9 @@ function makeKeyword(word: string): TokenType {
 export const kw: Readonly<Record<string, TokenType>> = Object.fromEntries(
   Object.keys(keywordRoles).map((word) => [word, makeKeyword(word)]),
 );
+
+/** The keyword type of a word spelt exactly as a keyword (case matters). */
+export const KEYWORD_OF_WORD: ReadonlyMap<string, TokenType> = new Map(Object.entries(kw));
 
 /** Every keyword as written in source, longest first. */
 export const KEYWORDS: readonly string[] = Object.keys(keywordRoles).sort(
@@ -197,7 +205,7 @@ export const SOFT_KEYWORDS: readonly string[] = KEYWORDS.filter((w) => keywordRo
 /** Disruption reasons known to Karpenter; the lexer treats them as names, the editor highlights them. */
 export const REASONS: readonly string[] = ['Empty', 'Drifted', 'Underutilized', 'Expired'];
 
-/** Lexer priority order: keywords (longest first) before `Name`, durations before numbers. */
+/** Lexer priority order: durations before numbers; keywords are found among names (`KEYWORD_OF_WORD`). */
 export const allTokens: TokenType[] = [
   WhiteSpace,
   Comment,

@@ -41,21 +41,23 @@ const eq = (fact: string, value: unknown) => ({ fact, operator: 'equal', value }
 /** The graph's id of a maintenance window's `i`-th window (its fact is `window:<id>`). */
 const maintenanceWindowId = (w: PolicySpec['maintenanceWindows'][number], i: number): string => `${w.id}#${i}`;
 
-function budgetRules(b: BudgetSpec): GraphRule[] {
+/** A budget rule's event parameters; built key by key (no spreads: compile runs per policy on every load). */
+function budgetParams(b: BudgetSpec, cap: 'quantity' | 'zero'): Record<string, unknown> {
+  const params: Record<string, unknown> = { budget: b.id, reasons: b.reasons, nodes: b.nodes };
   // `perReason` and `per` only when set, so graphs without buckets or rates are unchanged
-  const params = {
-    budget: b.id,
-    reasons: b.reasons,
-    nodes: b.nodes,
-    ...(b.perReason && { perReason: true }),
-    ...(b.perSeconds !== undefined && { per: b.perSeconds }),
-  };
+  if (b.perReason) params.perReason = true;
+  if (b.perSeconds !== undefined) params.per = b.perSeconds;
+  params.cap = cap;
+  return params;
+}
+
+function budgetRules(b: BudgetSpec): GraphRule[] {
   const open: TopLevelCondition = { all: b.window ? [eq(`window:${b.id}`, true)] : [] };
   const rules: GraphRule[] = [
     {
       name: `budget:${b.id}`,
       conditions: open,
-      event: { type: 'budget', params: { ...params, cap: 'quantity' } },
+      event: { type: 'budget', params: budgetParams(b, 'quantity') },
       doc:
         b.mode === 'allow'
           ? 'allow window open: the quantity applies'
@@ -70,7 +72,7 @@ function budgetRules(b: BudgetSpec): GraphRule[] {
     rules.push({
       name: `budget:${b.id}:closed`,
       conditions: { all: [eq(`window:${b.id}`, false)] },
-      event: { type: 'budget', params: { ...params, cap: 'zero' } },
+      event: { type: 'budget', params: budgetParams(b, 'zero') },
       doc: 'allow window closed: none allowed',
     });
   }
@@ -206,17 +208,24 @@ function windowsOf(spec: PolicySpec): Record<string, WindowSpec> {
   return out;
 }
 
+/**
+ * Rules every graph carries unchanged, built once and shared like the built-in candidate rules
+ * (graphs are read, never changed, once compiled).
+ */
+const FAIL_CLOSED: GraphRule = {
+  name: 'fail-closed',
+  conditions: { all: [{ fact: 'budgetErrors', operator: 'greaterThan', value: 0 }] },
+  event: { type: 'fail-closed' },
+  doc: 'Karpenter MustGetAllowedDisruptions: any invalid budget makes every reason 0 for the NodePool',
+};
+const PAUSE_RULES: readonly GraphRule[] = REASONS.map(pauseRule);
+
 export function compile(spec: PolicySpec): RuleGraph {
   const poolRules: GraphRule[] = [
-    {
-      name: 'fail-closed',
-      conditions: { all: [{ fact: 'budgetErrors', operator: 'greaterThan', value: 0 }] },
-      event: { type: 'fail-closed' },
-      doc: 'Karpenter MustGetAllowedDisruptions: any invalid budget makes every reason 0 for the NodePool',
-    },
+    FAIL_CLOSED,
     ...spec.budgets.flatMap(budgetRules),
     ...spec.freezes.map(freezeRule),
-    ...REASONS.map(pauseRule),
+    ...PAUSE_RULES,
   ];
   const scoped = (spec.scopedBudgets ?? []).map(scopedBudgetRules);
   poolRules.push(...scoped.map((r) => r.pool));

@@ -63,8 +63,9 @@ export function lowerWindow(unit: PolicyUnit, expr: WindowExpr, use: WindowUse):
 function resolveSchedule(unit: PolicyUnit, expr: WindowExpr): Parts {
   if (expr.schedule.kind === 'Str') {
     const checked = checkCron(expr.schedule);
-    const base = { duration: expr.duration, zone: expr.timeZone };
-    return 'cron' in checked ? { ...base, cron: checked.cron, errors: [] } : { ...base, errors: [checked.diagnostic] };
+    const cron = 'cron' in checked ? checked.cron : undefined;
+    const errors = cron === undefined ? [(checked as { diagnostic: Diagnostic }).diagnostic] : [];
+    return { duration: expr.duration, zone: expr.timeZone, cron, errors };
   }
   const name = expr.schedule.text;
   const scope = unit.scope;

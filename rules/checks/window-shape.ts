@@ -15,9 +15,22 @@ interface WindowFacts {
 
 const cache = new Map<string, WindowFacts | null>();
 const MAX_CACHED = 5000;
+/**
+ * The facts of the last spec asked for: each analysis stage asks about the same lowered windows,
+ * and a spec is not changed once lowered, so most lookups need no key.
+ */
+const recent = new WeakMap<WindowSpec, WindowFacts | null>();
 
 /** Null for a window that cannot be evaluated (unknown zone, invalid schedule): it fails closed. */
 function factsOf(spec: WindowSpec): WindowFacts | null {
+  let facts = recent.get(spec);
+  if (facts !== undefined) return facts;
+  facts = factsByText(spec);
+  recent.set(spec, facts);
+  return facts;
+}
+
+function factsByText(spec: WindowSpec): WindowFacts | null {
   const key = `${spec.cron}\u0000${spec.timeZone}\u0000${spec.durationSeconds}\u0000${spec.error ?? ''}`;
   let facts = cache.get(key);
   if (facts !== undefined) return facts;

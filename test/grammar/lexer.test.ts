@@ -1,10 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
 import { describe, expect, it } from 'vitest';
 import { tokenize, unquote } from '../../grammar/lexer.js';
+import { KEYWORDS, kw } from '../../grammar/tokens.js';
 
 const kinds = (text: string): string[] => tokenize(text).tokens.map((t) => `${t.tokenType.name}:${t.image}`);
 
 describe('tokenize', () => {
+  // Keywords are found among names after matching (lexer.ts): a word is a keyword exactly when
+  // the whole word, as matched by `Name`, is spelt as one; any longer name containing it is not.
+  it('lexes every keyword alone, and as part of a longer name as that name', () => {
+    for (const word of KEYWORDS) {
+      const keyword = kw[word]!.name;
+      expect(kinds(word)).toEqual([`${keyword}:${word}`]);
+      expect(kinds(`${word}(`)).toEqual([`${keyword}:${word}`, 'LParen:(']);
+      expect(kinds(`${word}"x"`)).toEqual([`${keyword}:${word}`, 'StringLit:"x"']);
+      for (const name of [
+        `${word}x`,
+        `${word}-a`,
+        `${word}.b`,
+        `${word}/c`,
+        `${word}_1`,
+        `x${word}`,
+        word.toUpperCase(),
+      ])
+        expect(kinds(name)).toEqual([`Name:${name}`]);
+      expect(kinds(word.slice(0, -1))).not.toEqual([`${keyword}:${word.slice(0, -1)}`]);
+    }
+  });
+
   it.each([
     ['windows-pool', 'Name:windows-pool'],
     ['never-x', 'Name:never-x'],
