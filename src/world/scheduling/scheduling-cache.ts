@@ -14,6 +14,7 @@ import { simNodeFromState } from './from-state.js';
 import type { PreparedPool } from './new-claims.js';
 import { nodeSums, type NodeSums } from './prepared.js';
 import { launchableZonesOf, preparePools, type SimNode } from './simulate.js';
+import { sameItems } from './same-items.js';
 
 interface MachineEntry {
   node: StateNode['node'];
@@ -28,13 +29,6 @@ export interface PreparedPools {
   pools: PreparedPool[];
   launchableZones: string[];
 }
-
-const sameItems = <T>(a: readonly T[], b: readonly T[]): boolean => {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-};
 
 export class SchedulingCache {
   /** Keyed by the Node, else (a NodeClaim without a Node yet) by the NodeClaim. */
