@@ -48,7 +48,7 @@ class PassPods {
       this.deleting.push({ name: sn.name, pods });
       for (const p of pods) this.exempt.add(p);
     }
-    this.daemonSetPods = daemonSetPods(index.snapshot.pods);
+    this.daemonSetPods = cache?.noDaemonSetPods(index) ? [] : daemonSetPods(index.snapshot.pods);
     if (cache) this.pools = cache.pools(index.snapshot.nodePools, env.instanceTypes, this.daemonSetPods);
     else {
       const pools = preparePools({

@@ -6,7 +6,7 @@
 // its content — the same rule podRequests' cache (src/core/cluster/resources.ts) relies on.
 // Each answer is exactly what deriving it again would give; the runtime can switch this off
 // (Runtime.incrementalScheduling) to check that in tests and to measure it in the bench.
-import type { StateNode } from '../../core/cluster/state.js';
+import { isDaemonSetPod, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
 import type { NodePool, Pod } from '../../core/cluster/types.js';
 import type { InstanceType } from '../cloud/provider.js';
 import { poolTemplate } from './cluster-simulation.js';
@@ -23,6 +23,8 @@ interface MachineEntry {
   /** simNodeFromState without, with false and with true consolidateAfterBlocked. */
   variants: [SimNode | undefined, SimNode | undefined, SimNode | undefined];
   sums: NodeSums | undefined;
+  /** Some pod of the machine is a DaemonSet's. */
+  daemonSetPods: boolean;
 }
 
 export interface PreparedPools {
@@ -43,10 +45,9 @@ export class SchedulingCache {
       }
     | undefined;
 
-  /** simNodeFromState(sn, …) — the same object while the machine's Node, NodeClaim and pods are. */
-  simNode(sn: StateNode, consolidateAfterBlocked?: boolean): SimNode {
+  private entry(sn: StateNode): MachineEntry | undefined {
     const key = sn.node ?? sn.nodeClaim;
-    if (key === undefined) return simNodeFromState(sn, { consolidateAfterBlocked });
+    if (key === undefined) return undefined;
     let e = this.machines.get(key);
     if (e === undefined || e.node !== sn.node || e.nodeClaim !== sn.nodeClaim || !sameItems(e.pods, sn.pods)) {
       e = {
@@ -55,9 +56,33 @@ export class SchedulingCache {
         pods: sn.pods,
         variants: [undefined, undefined, undefined],
         sums: undefined,
+        daemonSetPods: sn.pods.some(isDaemonSetPod),
       };
       this.machines.set(key, e);
     }
+    return e;
+  }
+
+  /**
+   * Whether no pod of the index is a DaemonSet's, asking each machine's kept answer and reading
+   * only the pods no machine holds (unbound, or bound to a Node that is gone). Then
+   * daemonSetPods(index.snapshot.pods) is empty without reading every pod again.
+   */
+  noDaemonSetPods(index: ClusterIndex): boolean {
+    for (const sn of index.stateNodes) {
+      const e = this.entry(sn);
+      if (e === undefined ? sn.pods.some(isDaemonSetPod) : e.daemonSetPods) return false;
+    }
+    if (index.unboundPods.some(isDaemonSetPod)) return false;
+    for (const [name, pods] of index.podsByNodeName)
+      if (!index.nodesByName.has(name) && pods.some(isDaemonSetPod)) return false;
+    return true;
+  }
+
+  /** simNodeFromState(sn, …) — the same object while the machine's Node, NodeClaim and pods are. */
+  simNode(sn: StateNode, consolidateAfterBlocked?: boolean): SimNode {
+    const e = this.entry(sn);
+    if (e === undefined) return simNodeFromState(sn, { consolidateAfterBlocked });
     const v = consolidateAfterBlocked === undefined ? 0 : consolidateAfterBlocked ? 2 : 1;
     let node = e.variants[v];
     if (node === undefined) {
