@@ -39,7 +39,9 @@ class PassPods {
     private readonly env: SimulationEnv,
     cache: SchedulingCache | undefined,
   ) {
-    this.pending = index.snapshot.pods.filter(isPending);
+    // Pending pods have no node: incrementally, only the index's unbound pods are read (kept in
+    // snapshot order); deriving everything reads every pod, as runSimulation does.
+    this.pending = (cache ? index.unboundPods : index.snapshot.pods).filter(isPending);
     this.pendingSet = new Set(this.pending);
     for (const p of this.pending) this.exempt.add(p);
     for (const sn of index.stateNodes) {
