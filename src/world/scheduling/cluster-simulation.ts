@@ -17,7 +17,6 @@ import type { NodePool, Pod } from '../../core/cluster/types.js';
 import { isCurrentlyReschedulable, simNodeFromState } from './from-state.js';
 import type { PoolTemplate } from './new-claims.js';
 import { simulateScheduling, type SchedulingResult } from './simulate.js';
-import { sameItems } from './same-items.js';
 
 export interface SimulationEnv {
   now: number;
@@ -44,19 +43,11 @@ export function poolTemplate(np: NodePool): PoolTemplate {
  */
 export function daemonSetPods(pods: readonly Pod[]): Pod[] {
   let found = daemonSetPodsOf.get(pods);
-  if (found === undefined) {
-    // A new index often lists the very same pods (only Nodes or NodeClaims changed): comparing
-    // the lists item by item reads no pod, where finding them again reads every pod's owners.
-    const l = lastDaemonSetPods;
-    found = l !== undefined && sameItems(l.pods, pods) ? l.found : findDaemonSetPods(pods);
-    daemonSetPodsOf.set(pods, found);
-    lastDaemonSetPods = { pods, found };
-  }
+  if (found === undefined) daemonSetPodsOf.set(pods, (found = findDaemonSetPods(pods)));
   return found;
 }
 
 const daemonSetPodsOf = new WeakMap<readonly Pod[], Pod[]>();
-let lastDaemonSetPods: { pods: readonly Pod[]; found: Pod[] } | undefined;
 
 /** An owner reference of kind DaemonSet: a cheap first look, since this runs over every pod of every new index. */
 function hasDaemonSetOwner(p: Pod): boolean {
