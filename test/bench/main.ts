@@ -18,6 +18,7 @@ import { podDoNotDisrupt } from '../../src/core/cluster/state.js';
 import { toList } from '../support/cluster-builder.js';
 import { generateCluster, generatePolicy } from './generate.js';
 import { tickBench, weekBench } from './reconciler.js';
+import { monthBench } from './simulation-month.js';
 import { consolidationPassBench } from './consolidation.js';
 import { peakRssBench } from './peak-rss.js';
 import { cliStartBench } from './cli-start.js';
@@ -180,6 +181,14 @@ if (run('reconciler')) {
   for (const l of await weekBench(
     Number(process.env.KPOL_BENCH_SIM_NODES ?? 1000),
     Number(process.env.KPOL_BENCH_SIM_DAYS ?? 7),
+  ))
+    line(l.name, l.value, l.goal, l.ratio);
+  // The issue-16 month: KPOL_BENCH_MONTH_NODES/DAYS (default 5000 / 30),
+  // baseline over the first KPOL_BENCH_MONTH_BASELINE_HOURS (default 6).
+  for (const l of await monthBench(
+    Number(process.env.KPOL_BENCH_MONTH_NODES ?? 5000),
+    Number(process.env.KPOL_BENCH_MONTH_DAYS ?? 30),
+    Number(process.env.KPOL_BENCH_MONTH_BASELINE_HOURS ?? 6),
   ))
     line(l.name, l.value, l.goal, l.ratio);
 }

@@ -12,6 +12,7 @@ import { indexCluster, type ClusterIndex, type StateNode } from '../../src/core/
 import type { Pod } from '../../src/core/cluster/types.js';
 import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
 import { SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
+import { SchedulingCache } from '../../src/world/scheduling/scheduling-cache.js';
 import { simulateMove } from '../../src/control/reconciler/move-simulation.js';
 import { runSimulation, type SimulationEnv } from '../../src/world/scheduling/cluster-simulation.js';
 import type { SchedulingResult } from '../../src/world/scheduling/simulate.js';
@@ -208,6 +209,61 @@ describe('SimulationPass', () => {
             toCandidate(sn, sn.node?.metadata.labels?.['karpenter.sh/nodepool'] ?? '', TYPES),
           );
           expect(pass.simulate(candidates, consolidation)).toEqual(simulateMove(index, candidates, consolidation, env));
+        }
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  // The runtime's incremental path: a SchedulingCache kept across indexes, the next index
+  // sharing most objects with the last and replacing some (pods moved, removed, finished or
+  // turned into DaemonSet pods; nodes retainted or resized), as writes do between ticks.
+  it('decides the same with scheduling state kept from an earlier index', () => {
+    const editArb = fc.record({
+      pods: fc.array(fc.record({ at: fc.nat(), to: fc.integer({ min: -1, max: 7 }), kind: fc.nat(4) }), {
+        maxLength: 8,
+      }),
+      nodes: fc.array(fc.record({ at: fc.nat(), taint: fc.boolean(), cpu: fc.constantFrom('950m', '3920m') }), {
+        maxLength: 3,
+      }),
+    });
+    fc.assert(
+      fc.property(clusterArb, editArb, fc.boolean(), (raw, edit, consolidation) => {
+        const { index, env } = build(raw);
+        const cache = new SchedulingCache();
+        const warm = new SimulationPass(index, env, cache);
+        for (const moving of moves(index, raw.order)) warm.schedule(moving, consolidation);
+        const snap = index.snapshot;
+        const pods = [...snap.pods];
+        const nodes = [...snap.nodes];
+        const names = nodes.map((n) => n.metadata.name);
+        for (const e of edit.pods) {
+          if (pods.length === 0) break;
+          const i = e.at % pods.length;
+          const pod = structuredClone(pods[i]);
+          if (e.kind === 0) pods.splice(i, 1);
+          else {
+            if (e.kind === 1) pod.spec.nodeName = e.to < 0 ? undefined : names[e.to % names.length];
+            if (e.kind === 2) pod.status = { ...pod.status, phase: 'Succeeded' };
+            if (e.kind === 3)
+              pod.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds' }];
+            if (e.kind === 4) pod.spec.containers = [{ name: 'c', resources: { requests: { cpu: '2' } } }];
+            pods[i] = pod;
+          }
+        }
+        for (const e of edit.nodes) {
+          const i = e.at % nodes.length;
+          const node = structuredClone(nodes[i]);
+          if (e.taint) node.spec.taints = [...(node.spec.taints ?? []), TAINT];
+          node.status!.allocatable = { ...node.status!.allocatable, cpu: e.cpu };
+          nodes[i] = node;
+        }
+        const next = indexCluster({ ...snap, pods, nodes });
+        const pass = new SimulationPass(next, env, cache);
+        for (const moving of moves(next, raw.order)) {
+          expect(plain(pass.schedule(moving, consolidation))).toEqual(
+            plain(runSimulation(next, moving, consolidation, env).result),
+          );
         }
       }),
       { numRuns: 120 },

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Everything the reconciler reuses across ticks — node verdicts, whole evaluations, the skipped
-// consolidation refresh, deduplicated event batches — must change no decision: a simulated day
-// with reuse gives the same timeline (disruptions, samples, blocked counts, events) as the same
-// day deriving every verdict at every tick.
+// consolidation refresh, deduplicated event batches — and everything the scheduling simulations
+// keep across indexes and ticks (Runtime.incrementalScheduling: each machine's simulated node
+// and sums, prepared pools, one pass shared by the provisioner and the disruption methods, a
+// machine's reschedulable pods) must change no decision: a simulated day with reuse gives the
+// same timeline (disruptions, samples, blocked counts, events) as the same day deriving
+// everything at every tick.
 import { describe, expect, it } from 'vitest';
 import { loadPolicies } from '../../src/core/policy/load.js';
 import { simulate } from '../../src/edge/simulate/simulated-run.js';
+import type { WorkloadEvent } from '../../src/edge/simulate/workload.js';
 import { generateCluster } from '../bench/generate.js';
 
 const T0 = Date.parse('2026-11-23T22:00:00Z'); // a Monday evening in UTC
@@ -23,30 +27,120 @@ const POLICY = `policy teams for nodepool pool-0, pool-1 {
 }
 `;
 
-describe('reusing verdicts across ticks', () => {
+/** Other policies the seeded days run under: Balanced scoring, emptiness only, and none (Karpenter's defaults). */
+const POLICIES = [
+  `policy balanced for nodepool pool-0, pool-1, pool-2 {
+  consolidate when balanced after 5m
+  budget 30%
+}
+`,
+  `policy empty-only for nodepool pool-1 {
+  consolidate when empty after 2m
+  budget 2
+}
+`,
+  '',
+];
+
+/** A small deterministic generator (mulberry32), so each seed is one fixed day. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Scale-ups and -downs of random ReplicaSets, a drifted pool and interruptions, at random minutes. */
+function seededWorkload(seed: number, pools: number, podsPerNode: number, hours: number): WorkloadEvent[] {
+  const r = random(seed);
+  const pick = (n: number) => Math.floor(r() * n);
+  const at = () => (1 + pick(hours * 60 - 60)) * 60_000;
+  const events: WorkloadEvent[] = [];
+  for (let i = 0; i < 6; i++) {
+    const p = pick(pools);
+    const k = pick(podsPerNode);
+    events.push({
+      atMs: at(),
+      action: { scale: { name: `app-${p}-k${k}`, namespace: `team-${p % 10}`, replicas: pick(12) } },
+    });
+  }
+  events.push({ atMs: at(), action: { drift: { nodePool: `pool-${pick(pools)}` } } });
+  events.push({ atMs: at(), action: { interrupt: { count: 1 + pick(2) } } });
+  return events.sort((a, b) => a.atMs - b.atMs);
+}
+
+interface Case {
+  policy: string;
+  pools: number;
+  nodes: number;
+  hours: number;
+  workload: WorkloadEvent[];
+}
+
+async function compare(c: Case) {
+  const loaded = loadPolicies(c.policy ? [{ fileName: 'p.kpol', text: c.policy }] : []);
+  expect(loaded.ok).toBe(true);
+  const run = (reuse: boolean) =>
+    simulate({
+      objects: generateCluster({ pools: c.pools, nodes: c.nodes, pods: c.nodes * 10, replicaSets: true }),
+      policies: loaded.policies,
+      fromMs: T0,
+      forMs: c.hours * 3_600_000,
+      stepMs: 60_000,
+      reuseVerdicts: reuse,
+      incrementalScheduling: reuse,
+      workload: c.workload,
+    });
+  const withReuse = await run(true);
+  const without = await run(false);
+  const comparable = (t: typeof withReuse) => ({ ...t, summary: { ...t.summary, wallSeconds: 0 } });
+  expect(comparable(withReuse)).toEqual(comparable(without));
+  return withReuse;
+}
+
+describe('reusing verdicts and scheduling state across ticks', () => {
   it('gives the same simulated day as deriving everything at every tick', async () => {
-    const loaded = loadPolicies([{ fileName: 'teams.kpol', text: POLICY }]);
-    expect(loaded.ok).toBe(true);
-    const run = (reuseVerdicts: boolean) =>
-      simulate({
-        objects: generateCluster({ pools: 3, nodes: 45, pods: 450, replicaSets: true }),
-        policies: loaded.policies,
-        fromMs: T0,
-        forMs: 14 * 3_600_000,
-        stepMs: 60_000,
-        reuseVerdicts,
-        workload: [
-          { atMs: 2 * 3_600_000, action: { drift: { nodePool: 'pool-1' } } },
-          { atMs: 5 * 3_600_000, action: { scale: { name: 'app-2-k1', namespace: 'team-2', replicas: 3 } } },
-          { atMs: 7 * 3_600_000, action: { interrupt: { count: 2 } } },
-        ],
-      });
-    const withReuse = await run(true);
-    const without = await run(false);
-    const comparable = (t: typeof withReuse) => ({ ...t, summary: { ...t.summary, wallSeconds: 0 } });
-    expect(comparable(withReuse)).toEqual(comparable(without));
+    const timeline = await compare({
+      policy: POLICY,
+      pools: 3,
+      nodes: 45,
+      hours: 14,
+      workload: [
+        { atMs: 2 * 3_600_000, action: { drift: { nodePool: 'pool-1' } } },
+        { atMs: 5 * 3_600_000, action: { scale: { name: 'app-2-k1', namespace: 'team-2', replicas: 3 } } },
+        { atMs: 7 * 3_600_000, action: { interrupt: { count: 2 } } },
+      ],
+    });
     // A day with something in it: drift, consolidation and interruptions all acted.
-    const reasons = new Set(withReuse.disruptions.map((d) => d.reason));
+    const reasons = new Set(timeline.disruptions.map((d) => d.reason));
     expect([...reasons].sort()).toEqual(expect.arrayContaining(['Drifted', 'Underutilized', 'Interrupted']));
   }, 300_000);
+
+  // Seeded days: other policies, cluster shapes and random workloads (scaling up and down, drift, interruptions).
+  it.each([
+    [1, 0],
+    [2, 1],
+    [3, 2],
+  ])(
+    'gives the same seeded day (seed %i, policy %i) as deriving everything at every tick',
+    async (seed, policy) => {
+      const pools = 3;
+      const nodes = 24 + 6 * seed;
+      const timeline = await compare({
+        policy: POLICIES[policy],
+        pools,
+        nodes,
+        hours: 8,
+        workload: seededWorkload(seed, pools, 10, 8),
+      });
+      // Each day provisions and disrupts: the shared and kept scheduling state is exercised.
+      const decisions = new Set(timeline.disruptions.map((d) => `${d.reason} ${d.decision}`));
+      expect([...decisions]).toEqual(expect.arrayContaining(['Underutilized delete', 'Underutilized replace']));
+    },
+    300_000,
+  );
 });

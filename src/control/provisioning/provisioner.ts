@@ -14,6 +14,7 @@ import {
 } from '../../core/cluster/state.js';
 import type { NodePool, Pod } from '../../core/cluster/types.js';
 import { isPending, runSimulation, type SimulationEnv } from '../../world/scheduling/cluster-simulation.js';
+import type { SchedulingResult } from '../../world/scheduling/simulate.js';
 import type { NodeClaimFactory } from './nodeclaim-factory.js';
 
 const NOMINATION_TTL_MS = 15 * 60_000;
@@ -54,11 +55,20 @@ export class Provisioner {
     );
   }
 
-  async reconcile(index: ClusterIndex, env: SimulationEnv): Promise<ProvisionResult> {
+  /**
+   * `schedule`: runSimulation(index, [], false, env)'s answer, from a simulation pass the caller
+   * shares with the disruption methods (the runtime's incremental path); default runSimulation.
+   */
+  async reconcile(
+    index: ClusterIndex,
+    env: SimulationEnv,
+    schedule: (index: ClusterIndex) => { result: SchedulingResult; pending: Pod[] } = (ix) =>
+      runSimulation(ix, [], false, env),
+  ): Promise<ProvisionResult> {
     const out: ProvisionResult = { bound: 0, created: [], unschedulable: 0, nominated: [] };
     // Nothing pending: nothing to bind or launch (pods of draining nodes come back as new pending pods).
     if (!index.unboundPods.some(isPending)) return out;
-    const { result, pending } = runSimulation(index, [], false, env);
+    const { result, pending } = schedule(index);
     const nodeClaims = new Set(
       index.snapshot.nodeClaims.filter((nc) => !nc.metadata.deletionTimestamp).map((nc) => nc.metadata.name),
     );

@@ -7,9 +7,9 @@
 import type { ClusterIndex, StateNode } from '../../core/cluster/state.js';
 import type { Pod } from '../../core/cluster/types.js';
 import { isCurrentlyReschedulable, simNodeFromState } from '../../world/scheduling/from-state.js';
-import type { PreparedPool } from '../../world/scheduling/new-claims.js';
 import { PreparedScheduling } from '../../world/scheduling/prepared.js';
-import { preparePools, type SchedulingResult } from '../../world/scheduling/simulate.js';
+import type { SchedulingCache, PreparedPools } from '../../world/scheduling/scheduling-cache.js';
+import { launchableZonesOf, preparePools, type SchedulingResult } from '../../world/scheduling/simulate.js';
 import type { Candidate } from './methods/candidates.js';
 import type { MoveSimulation } from './methods/method.js';
 import {
@@ -31,14 +31,17 @@ class PassPods {
   /** Pending pods and the pods in `deleting`: exempt from the destination rule. */
   readonly exempt = new Set<Pod>();
   readonly daemonSetPods: Pod[];
-  readonly pools: PreparedPool[];
+  readonly pools: PreparedPools;
   private readonly reschedulable = new Map<StateNode, Pod[]>();
 
   constructor(
     private readonly index: ClusterIndex,
     private readonly env: SimulationEnv,
+    cache: SchedulingCache | undefined,
   ) {
-    this.pending = index.snapshot.pods.filter(isPending);
+    // Pending pods have no node: incrementally, only the index's unbound pods are read (kept in
+    // snapshot order); deriving everything reads every pod, as runSimulation does.
+    this.pending = (cache ? index.unboundPods : index.snapshot.pods).filter(isPending);
     this.pendingSet = new Set(this.pending);
     for (const p of this.pending) this.exempt.add(p);
     for (const sn of index.stateNodes) {
@@ -47,12 +50,16 @@ class PassPods {
       this.deleting.push({ name: sn.name, pods });
       for (const p of pods) this.exempt.add(p);
     }
-    this.daemonSetPods = daemonSetPods(index.snapshot.pods);
-    this.pools = preparePools({
-      nodePools: index.snapshot.nodePools.map(poolTemplate),
-      instanceTypes: env.instanceTypes,
-      daemonSetPods: this.daemonSetPods,
-    });
+    this.daemonSetPods = cache?.noDaemonSetPods(index) ? [] : daemonSetPods(index.snapshot.pods);
+    if (cache) this.pools = cache.pools(index.snapshot.nodePools, env.instanceTypes, this.daemonSetPods);
+    else {
+      const pools = preparePools({
+        nodePools: index.snapshot.nodePools.map(poolTemplate),
+        instanceTypes: env.instanceTypes,
+        daemonSetPods: this.daemonSetPods,
+      });
+      this.pools = { pools, launchableZones: launchableZonesOf(pools) };
+    }
   }
 
   reschedulableOn(sn: StateNode): Pod[] {
@@ -74,10 +81,15 @@ class PassBase {
     consolidation: boolean,
     env: SimulationEnv,
     private readonly shared: PassPods,
+    cache: SchedulingCache | undefined,
   ) {
     const nodes = index.stateNodes
       .filter((sn) => !deletingOrMarked(sn, env))
-      .map((sn) => simNodeFromState(sn, consolidation ? { consolidateAfterBlocked: destinationBlocked(sn, env) } : {}));
+      .map((sn) => {
+        const blocked = consolidation ? destinationBlocked(sn, env) : undefined;
+        if (cache) return cache.simNode(sn, blocked);
+        return simNodeFromState(sn, blocked === undefined ? {} : { consolidateAfterBlocked: blocked });
+      });
     this.prepared = new PreparedScheduling(
       {
         nodes,
@@ -86,7 +98,7 @@ class PassBase {
         consolidation,
         daemonSetPods: shared.daemonSetPods,
       },
-      shared.pools,
+      { ...shared.pools, ...(cache && { sums: (n) => cache.sums(n) }) },
     );
   }
 
@@ -107,7 +119,10 @@ class PassBase {
   }
 }
 
-/** The simulations of one pass; each kind is prepared on its first use. */
+/**
+ * The simulations of one pass; each kind is prepared on its first use. With a SchedulingCache,
+ * what did not change since an earlier index (machines, pools) is taken from it.
+ */
 export class SimulationPass {
   private readonly bases = new Map<boolean, PassBase>();
   private pods: PassPods | undefined;
@@ -115,16 +130,25 @@ export class SimulationPass {
   constructor(
     private readonly index: ClusterIndex,
     private readonly env: SimulationEnv,
+    private readonly cache?: SchedulingCache,
   ) {}
+
+  private shared(): PassPods {
+    return (this.pods ??= new PassPods(this.index, this.env, this.cache));
+  }
 
   private base(consolidation: boolean): PassBase {
     let b = this.bases.get(consolidation);
     if (!b) {
-      this.pods ??= new PassPods(this.index, this.env);
-      b = new PassBase(this.index, consolidation, this.env, this.pods);
+      b = new PassBase(this.index, consolidation, this.env, this.shared(), this.cache);
       this.bases.set(consolidation, b);
     }
     return b;
+  }
+
+  /** The pending pods (runSimulation's `pending`), in snapshot order. */
+  pending(): Pod[] {
+    return this.shared().pending;
   }
 
   /** runSimulation's result for these moving nodes. */

@@ -33,6 +33,8 @@ import { OrchestrationQueue } from '../reconciler/queue.js';
 import { simulateMove } from '../reconciler/move-simulation.js';
 import type { SimulationEnv } from '../../world/scheduling/cluster-simulation.js';
 import { SimulationPass } from '../reconciler/simulation-pass.js';
+import { SchedulingCache } from '../../world/scheduling/scheduling-cache.js';
+import type { ClusterIndex } from '../../core/cluster/state.js';
 import { toCandidate } from '../reconciler/methods/candidates.js';
 import { TerminationController } from '../termination/controller.js';
 import { OwnedNodeClaims } from './owned-cluster.js';
@@ -127,6 +129,7 @@ export class Runtime {
           );
     this.cloud = new SimulatedCloud({ clock: o.clock, ...o.cloud });
     this.instanceTypes = new Map(this.cloud.instanceTypes().map((t) => [t.name, t]));
+    this.instanceTypeList = [...this.instanceTypes.values()];
     // Machines in a snapshot already run: the simulated cloud takes them over (those it may own).
     const claims = o.objects.filter(
       (x): x is NodeClaim => x.kind === 'NodeClaim' && ownership.nodeClaim(x as NodeClaim),
@@ -207,7 +210,7 @@ export class Runtime {
         return simulateMove(index, candidates, consolidation, this.simulationEnv());
       },
       pass: (index, now) => {
-        const pass = new SimulationPass(index, { ...this.simulationEnv(), now });
+        const pass = this.passFor(index, now);
         return (candidates, consolidation) => {
           this.disruptionSimulations++;
           return pass.simulate(candidates, consolidation);
@@ -232,10 +235,38 @@ export class Runtime {
   simulationEnv(): SimulationEnv {
     return {
       now: this.clock.now(),
-      instanceTypes: [...this.instanceTypes.values()],
+      instanceTypes: this.instanceTypeList,
       marked: this.state.marked,
       policyFor: (p) => this.policyForPool(p),
     };
+  }
+
+  /** The catalog as one list for the life of the runtime (the scheduling cache keys on it). */
+  private readonly instanceTypeList: readonly InstanceType[];
+
+  /**
+   * Keep what scheduling simulations derive from unchanged objects across indexes and ticks, and
+   * share one pass between the provisioner and the disruption methods while nothing changed
+   * between them (src/world/scheduling/scheduling-cache.ts). Off: every simulation derives its
+   * whole input again — the reference the timeline test compares with, and the bench's baseline.
+   */
+  incrementalScheduling = true;
+  private readonly schedulingCache = new SchedulingCache();
+  private lastPass: { key: readonly unknown[]; pass: SimulationPass } | undefined;
+
+  /**
+   * The simulation pass over `index` at `now`. Incrementally: the last pass again when its inputs
+   * are the same (index, instant, marked machines, policies and pools that decide consolidateAfter).
+   */
+  private passFor(index: ClusterIndex, now: number): SimulationPass {
+    const env = { ...this.simulationEnv(), now };
+    if (!this.incrementalScheduling) return new SimulationPass(index, env);
+    const key = [index, now, [...this.state.marked].join('\n'), this.policies, this.lastPools];
+    const l = this.lastPass;
+    if (l !== undefined && l.key.every((k, i) => k === key[i])) return l.pass;
+    const pass = new SimulationPass(index, env, this.schedulingCache);
+    this.lastPass = { key, pass };
+    return pass;
   }
 
   /**
@@ -296,7 +327,16 @@ export class Runtime {
     this.lastPools = new Map(index.snapshot.nodePools.map((np) => [np.metadata.name, np]));
     const interrupted = (await this.interruption.reconcile()).deleted;
     await this.prelaunchForInterruptions(index);
-    const provisioned = await this.provisioner.reconcile(index, this.simulationEnv());
+    const provisioned = await this.provisioner.reconcile(
+      index,
+      this.simulationEnv(),
+      this.incrementalScheduling
+        ? (ix) => {
+            const pass = this.passFor(ix, now);
+            return { result: pass.schedule([], false), pending: pass.pending() };
+          }
+        : undefined,
+    );
     this.state.nominate(provisioned.nominated, this.clock.now());
     this.view.invalidate();
     index = await this.view.current();

@@ -29,6 +29,11 @@ export interface SimulateOptions {
    * reuse changes no decision and to measure what it saves.
    */
   reuseVerdicts?: boolean;
+  /**
+   * Keep scheduling-simulation state across ticks (default; Runtime.incrementalScheduling). Off only
+   * to check that it changes no decision and to measure what it saves.
+   */
+  incrementalScheduling?: boolean;
   /** Called after every tick with the runtime, before the clock moves on (tests that watch the cluster). */
   onTick?: (rt: Runtime) => void | Promise<void>;
 }
@@ -87,6 +92,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
   const clock = new FakeClock(o.fromMs);
   const rt = new Runtime({ clock, objects: o.objects, policies: o.policies });
   rt.evaluator.reuse = o.reuseVerdicts ?? true;
+  rt.incrementalScheduling = o.incrementalScheduling ?? true;
   const sampleEvery = Math.max(o.sampleEveryMs ?? 10 * 60_000, o.stepMs);
   const samples: Sample[] = [];
   const disruptions: DisruptionRecord[] = [];

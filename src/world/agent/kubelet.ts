@@ -33,6 +33,19 @@ export async function tolerateRace(write: () => Promise<unknown>): Promise<boole
   return landed;
 }
 
+/** Pods by spec.nodeName, each node's in list order. */
+function podsByNode(pods: readonly Pod[]): Map<string, Pod[]> {
+  const out = new Map<string, Pod[]>();
+  for (const pod of pods) {
+    const n = pod.spec.nodeName;
+    if (n === undefined) continue;
+    const list = out.get(n);
+    if (list) list.push(pod);
+    else out.set(n, [pod]);
+  }
+  return out;
+}
+
 /**
  * Marks Nodes NotReady (Ready=Unknown, as the node lifecycle controller does when heartbeats stop)
  * when their instance is terminating or gone, and their pods not Ready. Returns the names marked.
@@ -45,6 +58,7 @@ export async function heartbeatNodes(
   now: number,
 ): Promise<string[]> {
   const marked: string[] = [];
+  let byNode: Map<string, Pod[]> | undefined;
   for (const node of nodes) {
     const id = node.spec.providerID;
     if (id === undefined || !isTrue(node.status?.conditions, 'Ready')) continue;
@@ -67,8 +81,10 @@ export async function heartbeatNodes(
     );
     if (!ok) continue;
     marked.push(node.metadata.name);
-    for (const pod of await podsNow()) {
-      if (pod.spec.nodeName !== node.metadata.name || !isTrue(pod.status?.conditions, 'Ready')) continue;
+    // Grouped once: a busy tick marks many nodes, and each would otherwise read every pod.
+    byNode ??= podsByNode(await podsNow());
+    for (const pod of byNode.get(node.metadata.name) ?? []) {
+      if (!isTrue(pod.status?.conditions, 'Ready')) continue;
       const podConditions = withCondition(pod.status?.conditions, now, 'Ready', 'False', '', '');
       await tolerateRace(() =>
         client.patch(

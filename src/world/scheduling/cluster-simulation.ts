@@ -49,10 +49,18 @@ export function daemonSetPods(pods: readonly Pod[]): Pod[] {
 
 const daemonSetPodsOf = new WeakMap<readonly Pod[], Pod[]>();
 
+/** An owner reference of kind DaemonSet: a cheap first look, since this runs over every pod of every new index. */
+function hasDaemonSetOwner(p: Pod): boolean {
+  const refs = p.metadata.ownerReferences;
+  if (refs === undefined) return false;
+  for (let i = 0; i < refs.length; i++) if (refs[i].kind === 'DaemonSet') return true;
+  return false;
+}
+
 function findDaemonSetPods(pods: readonly Pod[]): Pod[] {
   const seen = new Map<string, Pod>();
   for (const p of pods) {
-    if (!isDaemonSetPod(p)) continue;
+    if (!hasDaemonSetOwner(p) || !isDaemonSetPod(p)) continue;
     const owner = p.metadata.ownerReferences?.find((o) => o.kind === 'DaemonSet');
     const key = `${p.metadata.namespace}/${owner?.name}`;
     if (!seen.has(key)) seen.set(key, p);

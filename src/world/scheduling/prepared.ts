@@ -79,6 +79,24 @@ function nodeShapeKey(pod: Pod): string {
   return key;
 }
 
+/** A machine's sums as PreparedScheduling's slots hold them. */
+export interface NodeSums {
+  requested: Resources;
+  free: Resources;
+  /** Bound pods with required pod anti-affinity. */
+  holders: Pod[];
+}
+
+/** The sums of one node, derived from scratch. */
+export function nodeSums(node: SimNode): NodeSums {
+  const requested = node.pods.reduce<Resources>((s, p) => addResources(s, podRequests(p)), {});
+  return {
+    requested,
+    free: remaining(node.allocatable, requested),
+    holders: node.pods.filter((p) => requiredPodAntiAffinity(p).length > 0),
+  };
+}
+
 export class PreparedScheduling {
   private readonly slots: BaseSlot[];
   private readonly slotByName = new Map<string, number>();
@@ -94,13 +112,17 @@ export class PreparedScheduling {
    */
   private readonly fitting = new Map<string, Fitting>();
 
-  /** `pools`: the base's pools already prepared (preparePools), when the caller shares them between bases. */
+  /**
+   * `shared`: what the caller already derived and shares between bases — the pools (preparePools)
+   * with their launchable zones, and each node's sums (nodeSums) — so that only what differs is built.
+   */
   constructor(
     private readonly base: SchedulingBase,
-    pools?: PreparedPool[],
+    shared: { pools?: PreparedPool[]; launchableZones?: string[]; sums?: (node: SimNode) => NodeSums } = {},
   ) {
+    const sums = shared.sums ?? nodeSums;
     this.slots = [...base.nodes].sort(byName).map((node) => {
-      const requested = node.pods.reduce<Resources>((s, p) => addResources(s, podRequests(p)), {});
+      const { requested, free, holders } = sums(node);
       const target = {
         name: node.name,
         labels: node.labels,
@@ -109,20 +131,15 @@ export class PreparedScheduling {
         pods: node.pods,
         requested,
       };
-      return {
-        node,
-        target,
-        free: remaining(node.allocatable, requested),
-        holders: node.pods.filter((p) => requiredPodAntiAffinity(p).length > 0),
-      };
+      return { node, target, free, holders };
     });
     this.slots.forEach((s, i) => {
       this.slotByName.set(s.node.name, i);
       for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
     });
     this.baseTargets = this.slots.map((s) => s.target);
-    this.pools = pools ?? preparePools(base);
-    this.launchableZones = launchableZonesOf(this.pools);
+    this.pools = shared.pools ?? preparePools(base);
+    this.launchableZones = shared.launchableZones ?? launchableZonesOf(this.pools);
   }
 
   private admits(s: BaseSlot, pod: Pod, exempt: boolean, target: PlacementTarget, free: Resources): boolean {

@@ -10,6 +10,7 @@ import type { EvalOutput } from '../../../core/eval/output.js';
 import { evictionCost } from '../../../core/facts/node-facts.js';
 import type { CandidateRef } from './command.js';
 import { digestOf } from './verdict-digest.js';
+import { sameItems } from '../../../world/scheduling/same-items.js';
 
 export interface Candidate {
   sn: StateNode;
@@ -26,9 +27,30 @@ export function nodePrice(labels: Readonly<Record<string, string>>, types: Reado
   return o && Number.isFinite(o.price) ? o.price : 0;
 }
 
+/**
+ * A machine's reschedulable pods and their disruption cost, kept while its pods are the same
+ * objects (listed objects are replaced, never changed): the methods, validation and the
+ * consolidated-state check build the same candidates many times a tick and over many ticks.
+ */
+const podsOf = new WeakMap<object, { pods: readonly Pod[]; reschedulable: Pod[]; disruptionCost: number }>();
+
+function reschedulablePods(sn: StateNode): { reschedulable: Pod[]; disruptionCost: number } {
+  const key = sn.node ?? sn.nodeClaim;
+  const hit = key && podsOf.get(key);
+  if (hit && sameItems(hit.pods, sn.pods)) return hit;
+  const reschedulable = sn.pods.filter(isReschedulable);
+  const entry = {
+    pods: sn.pods,
+    reschedulable,
+    disruptionCost: 1 + reschedulable.reduce((s, p) => s + Math.max(0, evictionCost(p)), 0),
+  };
+  if (key) podsOf.set(key, entry);
+  return entry;
+}
+
 export function toCandidate(sn: StateNode, nodePool: string, types: ReadonlyMap<string, InstanceType>): Candidate {
   const labels = sn.node?.metadata.labels ?? {};
-  const reschedulable = sn.pods.filter(isReschedulable);
+  const { reschedulable, disruptionCost } = reschedulablePods(sn);
   return {
     sn,
     ref: {
@@ -41,7 +63,7 @@ export function toCandidate(sn: StateNode, nodePool: string, types: ReadonlyMap<
       pods: reschedulable.length,
     },
     reschedulable,
-    disruptionCost: 1 + reschedulable.reduce((s, p) => s + Math.max(0, evictionCost(p)), 0),
+    disruptionCost,
   };
 }
 

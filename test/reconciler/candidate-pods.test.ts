@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// A candidate's reschedulable pods and disruption cost are kept per machine across cluster
+// indexes (methods/candidates.ts) while its pods are the same objects; a pod replaced by a
+// write (here one that became terminal, one deleted, one added) gives the machine's candidate
+// its pods and cost again, exactly as building it from scratch would.
+import { describe, expect, it } from 'vitest';
+import { emptySnapshot } from '../../src/core/cluster/snapshot.js';
+import { indexCluster, type ClusterIndex } from '../../src/core/cluster/state.js';
+import type { Pod } from '../../src/core/cluster/types.js';
+import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
+import { makeNodeClaimAndNode, makeNodePool, makePod } from '../support/cluster-builder.js';
+
+function index(pods: Pod[]): ClusterIndex {
+  const s = emptySnapshot();
+  const { nodeClaim, node } = makeNodeClaimAndNode('default', 0);
+  s.nodePools.push(makeNodePool('default'));
+  s.nodeClaims.push(nodeClaim);
+  s.nodes.push(node);
+  s.pods.push(...pods);
+  return indexCluster(s);
+}
+
+describe('a candidate kept across indexes', () => {
+  it('follows every change of its pods', () => {
+    const first = index([]);
+    const node = first.stateNodes[0].node!.metadata.name;
+    const a = makePod('a', node, { annotations: { 'controller.kubernetes.io/pod-deletion-cost': '1000' } });
+    const b = makePod('b', node);
+    const views = [
+      [a, b],
+      [a, b], // the same objects in a new index: kept
+      [{ ...a, status: { phase: 'Succeeded' } } as Pod, b], // a replaced: terminal now
+      [b],
+      [b, makePod('c', node, { annotations: { 'controller.kubernetes.io/pod-deletion-cost': '-5' } })],
+    ];
+    // The same Node and NodeClaim objects throughout, as an unchanged machine keeps in a real index.
+    const machine = first.stateNodes[0];
+    for (const pods of views) {
+      const sn = { ...machine, pods };
+      const got = toCandidate(sn, 'default', new Map());
+      const fresh = toCandidate({ ...sn, node: { ...sn.node! } }, 'default', new Map()); // a new Node object: no memo
+      expect(got.reschedulable.map((p) => p.metadata.name)).toEqual(fresh.reschedulable.map((p) => p.metadata.name));
+      expect(got.disruptionCost).toBe(fresh.disruptionCost);
+      expect(got.ref.pods).toBe(pods.filter((p) => p.status?.phase !== 'Succeeded').length);
+    }
+  });
+});
