@@ -25,6 +25,10 @@ import { pauseFacts, pauseMessage, pausesOf, pausesPool, pausesReason, type Paus
 import { bucketCount, disruptionReason, type DisruptingByReason } from './disruption-reasons.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
+import { PreparedNodeCache } from './prepared-nodes.js';
+import { Combinations, DecisionKeys } from './fact-combinations.js';
+import type { NodeDetails } from '../../../rules/facts.js';
+import type { FactValidity } from '../facts/fact-validity.js';
 import type { EvalOutput, NodeResult, PauseView, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
 import { counterOf, rateKey, rateStartsOf, rateUses } from './rate-use.js';
@@ -67,6 +71,10 @@ export class Evaluator {
   private readonly matchers = new WeakMap<PolicySpec, PodWindowMatcher>();
   /** Node verdicts reused across evaluations while their inputs hold (node-result-cache.ts). */
   private readonly verdicts = new NodeResultCache();
+  /** Each node's derivation up to the clock, kept across evaluations while its inputs hold (prepared-nodes.ts). */
+  private readonly preparedNodes = new PreparedNodeCache();
+  /** Prepared nodes' decision keys per engine, for node-rule answers per combination (fact-combinations.ts). */
+  private readonly decisionKeys = new WeakMap<GraphEngine, DecisionKeys>();
   private pdbs: readonly object[] = [];
   private pdbEpoch = 0;
   private pdbKey = '';
@@ -79,6 +87,12 @@ export class Evaluator {
    * benchmarks.
    */
   readonly nodeStats = { derived: 0, reused: 0, evaluationsReused: 0 };
+  /**
+   * Keep each node's prepared facts across evaluations (prepared-nodes.ts), so that a node derived
+   * again reads only its pods that move with time. Switched off only to measure it and, in tests,
+   * to compare with deriving every node from all its pods.
+   */
+  prepared = true;
 
   /**
    * @param reuse keep node verdicts across evaluations. Sound when objects are never mutated in
@@ -101,6 +115,12 @@ export class Evaluator {
       this.matchers.set(policy, m);
     }
     return m;
+  }
+
+  private decisionKeysFor(engine: GraphEngine): DecisionKeys {
+    let k = this.decisionKeys.get(engine);
+    if (!k) this.decisionKeys.set(engine, (k = new DecisionKeys(engine)));
+    return k;
   }
 
   engineFor(policy: PolicySpec): GraphEngine {
@@ -237,6 +257,7 @@ export class Evaluator {
         errors: string[];
         events: FiredEvent[];
         deriver: NodeFactDeriver;
+        combinations: Combinations;
       }
     >();
     const prepare = async (policy: PolicySpec) => {
@@ -247,13 +268,15 @@ export class Evaluator {
         const { windows, errors } = w;
         let windowKey = '';
         for (const [id, on] of Object.entries(windows)) if (id.startsWith('window:w:')) windowKey += on ? '1' : '0';
+        const deriver = new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy));
         p = {
           engine,
           windows,
           windowKey,
           errors,
           events: await this.runPool(engine, w, nowMs),
-          deriver: new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy)),
+          deriver,
+          combinations: new Combinations(this.decisionKeysFor(engine), engine, deriver, windows),
         };
         perPolicy.set(policy, p);
       }
@@ -326,6 +349,7 @@ export class Evaluator {
 
     const nodes = ownRecord<NodeResult>();
     if (this.reuse) this.verdicts.beginPass();
+    if (this.prepared) this.preparedNodes.beginPass();
     for (const sn of index.stateNodes) {
       if (!sn.node) continue;
       const poolName = nodePoolOf(sn);
@@ -339,15 +363,33 @@ export class Evaluator {
       if (cached) {
         span?.add(cached.validity, p.deriver.windowStateOf);
         this.nodeStats.reused++;
+        if (this.prepared) this.preparedNodes.keep(sn.name);
         for (const w of cached.warnings) warn(w);
         nodes[sn.name] = cached.result;
         continue;
       }
       this.nodeStats.derived++;
       nodeWarnings = [];
-      const { facts, details, validity } = p.deriver.derive(sn, nowMs, p.windows);
-      span?.add(validity, p.deriver.windowStateOf);
-      const verdict = nodeVerdict(await p.engine.runNode(facts), details, reasonsInScope(policy));
+      let events: readonly FiredEvent[];
+      let details: NodeDetails;
+      let validity: FactValidity;
+      if (this.prepared) {
+        // The node's prepared facts and its facts at this instant; the rule graph runs once per combination.
+        const prepared = this.preparedNodes.get(index, sn, policy, pdbEpoch, p.deriver.prepareOf);
+        const now = p.deriver.instant(prepared, sn, nowMs);
+        span?.add(now.validity, p.deriver.windowStateOf);
+        const key = p.combinations.key(prepared, now.facts);
+        events = p.combinations.known(key) ?? (await p.combinations.answer(key, prepared, now.facts));
+        details = now.details;
+        validity = now.validity;
+      } else {
+        const derived = p.deriver.derive(sn, nowMs, p.windows);
+        span?.add(derived.validity, p.deriver.windowStateOf);
+        events = await p.engine.runNode(derived.facts);
+        details = derived.details;
+        validity = derived.validity;
+      }
+      const verdict = nodeVerdict(events, details, reasonsInScope(policy));
       const result: NodeResult = {
         nodePool: poolName ?? '',
         candidate: verdict.reasons.length > 0,
@@ -360,6 +402,7 @@ export class Evaluator {
       if (this.reuse) this.verdicts.set(index, sn, inputs, validity, { result, warnings: nodeWarnings });
     }
     if (this.reuse) this.verdicts.endPass();
+    if (this.prepared) this.preparedNodes.endPass();
 
     // Cluster and selector budgets (issue 15): counted over the node verdicts just made.
     const withScopes = [...governing].some((p) => p.scopedBudgets?.length);

@@ -143,6 +143,16 @@ export class PodWindowMatcher {
   }
 
   /**
+   * Whether `blocks` can hold the pod, or warn about it, at any instant: a window statement selects
+   * it, or (for a .kpol policy) it carries a disruption-schedule annotation. When not, `blocks`
+   * answers undefined at every instant without a warning or a window read.
+   */
+  mayBlock(pod: Pod): boolean {
+    if (this.annotations_ && pod.metadata.annotations?.[ANNOTATION_DISRUPTION_SCHEDULE] !== undefined) return true;
+    return this.matching(pod).some((w) => w.window);
+  }
+
+  /**
    * The window that holds the pod now, if any. A window that cannot be evaluated holds it (fail
    * closed). `seen` hears every window whose state the answer depended on: the same answer holds
    * at any other instant at which those windows are in the same states.
