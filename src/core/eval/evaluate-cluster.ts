@@ -18,8 +18,9 @@ import {
   nodePoolOf,
   isDeleting,
   type ClusterIndex,
+  type StateNode,
 } from '../cluster/state.js';
-import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
+import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState, type PreparedNode } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
 import { pauseFacts, pauseMessage, pausesOf, pausesPool, pausesReason, type Pause } from '../facts/pauses.js';
 import { bucketCount, disruptionReason, type DisruptingByReason } from './disruption-reasons.js';
@@ -83,10 +84,10 @@ export class Evaluator {
   /** The pauses of the last evaluated cluster (src/core/facts/pauses.ts), read once per ConfigMap list. */
   private pauseList: { from: readonly object[]; pauses: Pause[] } = { from: [], pauses: [] };
   /**
-   * Node verdicts derived (cache misses) and reused, and whole evaluations reused, for tests of the caches and
-   * benchmarks.
+   * Node verdicts derived (cache misses) and reused, whole evaluations reused, nodes prepared (prepared-nodes.ts
+   * misses) and node-rule answers shared with a node of the same combination, for tests of the caches and benchmarks.
    */
-  readonly nodeStats = { derived: 0, reused: 0, evaluationsReused: 0 };
+  readonly nodeStats = { derived: 0, reused: 0, evaluationsReused: 0, prepared: 0, shared: 0 };
   /**
    * Keep each node's prepared facts across evaluations (prepared-nodes.ts), so that a node derived
    * again reads only its pods that move with time. Switched off only to measure it and, in tests,
@@ -237,8 +238,10 @@ export class Evaluator {
     const span = stateNow === undefined ? undefined : new EvaluationSpan(index, policies, stateNow, poolWindows);
     const podWarnings = new Map<string, PodWarning>();
     let nodeWarnings: PodWarning[] = [];
+    const record = (w: PodWarning) => podWarnings.set(`${w.pod}\u0000${w.message}`, w);
+    // A derived node's warnings, kept with its verdict (nodeWarnings is the array of the node being derived).
     const warn = (w: PodWarning) => {
-      podWarnings.set(`${w.pod}\u0000${w.message}`, w);
+      record(w);
       nodeWarnings.push(w);
     };
     if (!sameElements(this.pdbs, index.snapshot.pdbs)) {
@@ -258,6 +261,7 @@ export class Evaluator {
         events: FiredEvent[];
         deriver: NodeFactDeriver;
         combinations: Combinations;
+        prepareNode: (sn: StateNode) => PreparedNode;
       }
     >();
     const prepare = async (policy: PolicySpec) => {
@@ -277,6 +281,10 @@ export class Evaluator {
           events: await this.runPool(engine, w, nowMs),
           deriver,
           combinations: new Combinations(this.decisionKeysFor(engine), engine, deriver, windows),
+          prepareNode: (sn: StateNode) => {
+            this.nodeStats.prepared++;
+            return deriver.prepare(sn);
+          },
         };
         perPolicy.set(policy, p);
       }
@@ -364,7 +372,8 @@ export class Evaluator {
         span?.add(cached.validity, p.deriver.windowStateOf);
         this.nodeStats.reused++;
         if (this.prepared) this.preparedNodes.keep(sn.name);
-        for (const w of cached.warnings) warn(w);
+        // Replayed, not pushed: they must not join the warnings kept for the node derived last.
+        for (const w of cached.warnings) record(w);
         nodes[sn.name] = cached.result;
         continue;
       }
@@ -375,11 +384,13 @@ export class Evaluator {
       let validity: FactValidity;
       if (this.prepared) {
         // The node's prepared facts and its facts at this instant; the rule graph runs once per combination.
-        const prepared = this.preparedNodes.get(index, sn, policy, pdbEpoch, p.deriver.prepareOf);
+        const prepared = this.preparedNodes.get(index, sn, policy, pdbEpoch, p.prepareNode);
         const now = p.deriver.instant(prepared, sn, nowMs);
         span?.add(now.validity, p.deriver.windowStateOf);
         const key = p.combinations.key(prepared, now.facts);
-        events = p.combinations.known(key) ?? (await p.combinations.answer(key, prepared, now.facts));
+        const known = p.combinations.known(key);
+        if (known) this.nodeStats.shared++;
+        events = known ?? (await p.combinations.answer(key, prepared, now.facts));
         details = now.details;
         validity = now.validity;
       } else {

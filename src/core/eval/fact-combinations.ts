@@ -48,8 +48,6 @@ export class DecisionKeys {
 /** One evaluation's node-rule answers for one policy, per combination. */
 export class Combinations {
   private readonly answers = new Map<number, readonly FiredEvent[]>();
-  /** Rule-graph answers looked up (distinct combinations) and shared, for tests and benchmarks. */
-  readonly stats = { distinct: 0, shared: 0 };
 
   constructor(
     private readonly keys: DecisionKeys,
@@ -65,16 +63,13 @@ export class Combinations {
   }
 
   known(key: number): readonly FiredEvent[] | undefined {
-    const hit = this.answers.get(key);
-    if (hit) this.stats.shared++;
-    return hit;
+    return this.answers.get(key);
   }
 
   /** Runs the rule graph over the node's whole fact set and keeps the answer for its combination. */
   async answer(key: number, prep: PreparedNode, now: InstantFacts): Promise<readonly FiredEvent[]> {
     const events = await this.engine.runNode(this.deriver.factsOf(prep, now, this.windows));
     this.answers.set(key, events);
-    this.stats.distinct++;
     return events;
   }
 }

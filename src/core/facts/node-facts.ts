@@ -210,22 +210,24 @@ export class NodeFactDeriver {
 
   /**
    * The node's facts at `nowMs`, and how long they hold (`validity`; the node window facts in
-   * `windowFacts` are the caller's to compare).
+   * `windowFacts` are the caller's to compare): every active pod read at the instant.
    */
   derive(
     sn: StateNode,
     nowMs: number,
     windowFacts: Record<string, boolean>,
   ): { facts: NodeFacts; details: NodeDetails; validity: FactValidity } {
-    return this.at(this.prepare(sn), sn, nowMs, windowFacts);
+    return this.at(this.prepare(sn, true), sn, nowMs, windowFacts);
   }
 
   /**
    * The part of `derive` that does not read the clock nor the in-flight state. It holds for as
    * long as the node's objects (Node, NodeClaim, bound pods, NodePool), the policy and what the
    * PDBs decide (see pdbVerdictKey in src/core/eval/evaluate-cluster.ts) are unchanged.
+   * `everyPod` keeps every active pod for the instant, not only those that can move with time
+   * (`derive`: the reference the prepared path is tested against).
    */
-  prepare(sn: StateNode): PreparedNode {
+  prepare(sn: StateNode, everyPod = false): PreparedNode {
     const policy = this.graph.spec;
     const poolName = nodePoolOf(sn);
     const pool = poolName === undefined ? undefined : this.index.nodePoolsByName.get(poolName);
@@ -240,6 +242,7 @@ export class NodeFactDeriver {
       for (const p of protections) protectedBy.add(p.id);
       const pdb = pdbBlock(this.index, pod);
       if (
+        everyPod ||
         pod.metadata.annotations?.[ANNOTATION_DO_NOT_DISRUPT] !== undefined ||
         protections.length > 0 ||
         pdb.kind !== 'none' ||
@@ -275,9 +278,6 @@ export class NodeFactDeriver {
       nodeLabels,
     };
   }
-
-  /** prepare, bound (for caches that call it on a miss). */
-  readonly prepareOf = (sn: StateNode): PreparedNode => this.prepare(sn);
 
   /** The node's facts at `nowMs` from its prepared part (see `derive`). */
   at(
