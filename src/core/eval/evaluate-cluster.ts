@@ -10,23 +10,14 @@ import type { PoolFacts } from '../../../rules/facts.js';
 import { KARPENTER_REASONS, REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
 import { isWindowActive } from '../../../rules/window.js';
 import type { PodDisruptionBudget } from '../cluster/types.js';
-import {
-  isInitialized,
-  isInstanceTerminating,
-  isManaged,
-  isReady,
-  nodePoolOf,
-  isDeleting,
-  type ClusterIndex,
-  type StateNode,
-} from '../cluster/state.js';
+import { type ClusterIndex, type StateNode } from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState, type PreparedNode } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
 import { pauseFacts, pauseMessage, pausesOf, pausesPool, pausesReason, type Pause } from '../facts/pauses.js';
 import { bucketCount, disruptionReason, type DisruptingByReason } from './disruption-reasons.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
-import { PreparedNodeCache } from './prepared-nodes.js';
+import { nodeRow, PreparedNodeCache } from './prepared-nodes.js';
 import { Combinations, DecisionKeys } from './fact-combinations.js';
 import type { NodeDetails } from '../../../rules/facts.js';
 import type { FactValidity } from '../facts/fact-validity.js';
@@ -294,13 +285,15 @@ export class Evaluator {
     const counts = new Map<string, { nodes: number; disrupting: number; byReason: DisruptingByReason }>();
     const counted: { sn: (typeof index.stateNodes)[number]; pool: string; disrupting: boolean }[] = [];
     const inFlight = state.reasons; // a getter on the reconciler's state: read once
-    for (const sn of index.stateNodes) {
-      const pool = nodePoolOf(sn);
-      if (pool === undefined || !isManaged(sn) || !isInitialized(sn) || isInstanceTerminating(sn)) continue;
+    // The nodes as their pools count them, kept per index on the fast path (prepared-nodes.ts).
+    const rows = this.prepared ? this.preparedNodes.rowsOf(index) : index.stateNodes.map(nodeRow);
+    for (const row of rows) {
+      if (!row.counted) continue;
+      const { sn } = row;
+      const pool = row.pool!;
       const c = counts.get(pool) ?? { nodes: 0, disrupting: 0, byReason: {} };
       c.nodes++;
-      const disrupting =
-        !isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID));
+      const disrupting = row.disrupting || (sn.providerID !== undefined && state.marked.has(sn.providerID));
       if (disrupting) {
         c.disrupting++;
         const r = disruptionReason(sn, inFlight) ?? 'unknown';
@@ -357,10 +350,10 @@ export class Evaluator {
 
     const nodes = ownRecord<NodeResult>();
     if (this.reuse) this.verdicts.beginPass();
-    if (this.prepared) this.preparedNodes.beginPass();
-    for (const sn of index.stateNodes) {
+    for (const row of rows) {
+      const { sn } = row;
       if (!sn.node) continue;
-      const poolName = nodePoolOf(sn);
+      const poolName = row.pool;
       const policy = (poolName !== undefined && byPool.get(poolName)?.policy) || ORPHAN;
       // Awaiting only on a policy's first node: an await per node is measurable at 5,000 nodes.
       const p = perPolicy.get(policy) ?? (await prepare(policy));
@@ -371,7 +364,6 @@ export class Evaluator {
       if (cached) {
         span?.add(cached.validity, p.deriver.windowStateOf);
         this.nodeStats.reused++;
-        if (this.prepared) this.preparedNodes.keep(sn.name);
         // Replayed, not pushed: they must not join the warnings kept for the node derived last.
         for (const w of cached.warnings) record(w);
         nodes[sn.name] = cached.result;
@@ -384,7 +376,7 @@ export class Evaluator {
       let validity: FactValidity;
       if (this.prepared) {
         // The node's prepared facts and its facts at this instant; the rule graph runs once per combination.
-        const prepared = this.preparedNodes.get(index, sn, policy, pdbEpoch, p.prepareNode);
+        const prepared = this.preparedNodes.get(row, policy, pdbEpoch, p.prepareNode);
         const now = p.deriver.instant(prepared, sn, nowMs);
         span?.add(now.validity, p.deriver.windowStateOf);
         const key = p.combinations.key(prepared, now.facts);
@@ -413,7 +405,6 @@ export class Evaluator {
       if (this.reuse) this.verdicts.set(index, sn, inputs, validity, { result, warnings: nodeWarnings });
     }
     if (this.reuse) this.verdicts.endPass();
-    if (this.prepared) this.preparedNodes.endPass();
 
     // Cluster and selector budgets (issue 15): counted over the node verdicts just made.
     const withScopes = [...governing].some((p) => p.scopedBudgets?.length);

@@ -1,17 +1,50 @@
 // SPDX-License-Identifier: Apache-2.0
-// Each node's prepared facts (PreparedNode in src/core/facts/node-facts.ts), kept across
-// evaluations: the part of a node's derivation that does not read the clock — the pass over its
-// pods, its labels, conditions and thresholds — is made once per change of the node's objects,
-// policy or PDBs, and every instant after that reads only the few pods that can move with time.
-// This is what keeps an evaluation that derives every node (a verdict cache switched off or
-// missed everywhere: a window edge, a policy's consolidateAfter crossing) linear in nodes, not pods.
+// What the evaluator keeps of each node across evaluations, short of its verdict: the node's
+// place in its pool's budget count (NodeRow) once per cluster index, and its prepared facts
+// (PreparedNode in src/core/facts/node-facts.ts) once per change of its objects, policy or PDBs.
+// The part of a node's derivation that does not read the clock — the pass over its pods, its
+// labels, conditions and thresholds — is then made once, and every instant after that reads only
+// the few pods that can move with time. This is what keeps an evaluation that derives every node
+// (a verdict cache switched off or missed everywhere: a window edge, a policy change's trial)
+// linear in nodes, not pods.
 //
 // Identity is the change signal, as in node-result-cache.ts: the cluster stores hand out frozen
-// objects and replace them on every write.
+// objects and replace them on every write, and an index is never changed once built.
 import type { PolicySpec } from '../../../rules/model.js';
-import { nodePoolOf, type ClusterIndex, type StateNode } from '../cluster/state.js';
+import {
+  isDeleting,
+  isInitialized,
+  isInstanceTerminating,
+  isManaged,
+  isReady,
+  nodePoolOf,
+  type ClusterIndex,
+  type StateNode,
+} from '../cluster/state.js';
 import type { Node, NodeClaim, NodePool, Pod } from '../cluster/types.js';
 import type { PreparedNode } from '../facts/node-facts.js';
+
+/** A state node as its pool's budget counts it (KARPENTER.md#budget-counting), by its own objects. */
+export interface NodeRow {
+  sn: StateNode;
+  pool: string | undefined;
+  /** Counted in its pool: it has one, is managed and initialized, and its instance is not terminating. */
+  counted: boolean;
+  /** Disrupting by its own objects (not ready, or deleting); the in-flight marks are added per instant. */
+  disrupting: boolean;
+  /** Its prepared facts, when it has a Node. */
+  entry?: Entry;
+}
+
+export function nodeRow(sn: StateNode): NodeRow {
+  const pool = nodePoolOf(sn);
+  return {
+    sn,
+    pool,
+    counted: pool !== undefined && isManaged(sn) && isInitialized(sn) && !isInstanceTerminating(sn),
+    disrupting: !isReady(sn) || isDeleting(sn),
+  };
+}
 
 interface Entry {
   node: Node | undefined;
@@ -20,8 +53,9 @@ interface Entry {
   pool: NodePool | undefined;
   policy: PolicySpec;
   pdbEpoch: number;
+  /** The cluster index (by its number here) the objects above were last found the same in. */
+  checkedIn: number;
   prepared: PreparedNode;
-  seen: number;
 }
 
 const sameElements = <T>(a: readonly T[], b: readonly T[]): boolean => {
@@ -32,70 +66,59 @@ const sameElements = <T>(a: readonly T[], b: readonly T[]): boolean => {
 };
 
 export class PreparedNodeCache {
-  private readonly entries = new Map<string, Entry>();
-  private pass = 0;
-  private live = 0;
+  private index: ClusterIndex | undefined;
+  /** Counts the indexes seen; an entry checked in the current one needs no check of its objects. */
+  private indexNumber = 0;
+  private rows: NodeRow[] = [];
+  /** The entries by node name, carried from one index to the next. */
+  private byName = new Map<string, Entry>();
 
-  /** Starts one evaluation: entries not touched by it are dropped at `endPass`. */
-  beginPass(): void {
-    this.pass++;
-    this.live = 0;
-  }
-
-  endPass(): void {
-    if (this.entries.size <= this.live) return;
-    for (const [name, e] of this.entries) if (e.seen !== this.pass) this.entries.delete(name);
-  }
-
-  /** Keeps the node's entry through this pass (its verdict was reused, so `get` was not asked). */
-  keep(name: string): void {
-    const e = this.entries.get(name);
-    if (e && e.seen !== this.pass) {
-      e.seen = this.pass;
-      this.live++;
+  /** The index's rows in stateNodes order, made once per index; entries of nodes it no longer holds are dropped. */
+  rowsOf(index: ClusterIndex): readonly NodeRow[] {
+    if (index !== this.index) {
+      this.index = index;
+      this.indexNumber++;
+      this.rows = index.stateNodes.map(nodeRow);
+      const kept = new Map<string, Entry>();
+      for (const row of this.rows) {
+        const e = this.byName.get(row.sn.name);
+        if (e === undefined) continue;
+        row.entry = e;
+        kept.set(row.sn.name, e);
+      }
+      this.byName = kept;
     }
+    return this.rows;
   }
 
   /**
-   * The node's prepared facts: kept ones while its Node, NodeClaim, bound pods, NodePool, policy
-   * and the PDB epoch (bumped by the caller whenever what PDBs decide changed) are the same, else
-   * `prepare`'s, kept for the next evaluation.
+   * The row's prepared facts (a row of the index last given to `rowsOf`): kept ones while its
+   * Node, NodeClaim, bound pods, NodePool, policy and the PDB epoch (bumped by the caller whenever
+   * what PDBs decide changed) are the same, else `prepare`'s, kept for the next evaluation.
    */
-  get(
-    index: ClusterIndex,
-    sn: StateNode,
-    policy: PolicySpec,
-    pdbEpoch: number,
-    prepare: (sn: StateNode) => PreparedNode,
-  ): PreparedNode {
-    const poolName = nodePoolOf(sn);
-    const pool = poolName === undefined ? undefined : index.nodePoolsByName.get(poolName);
-    const e = this.entries.get(sn.name);
-    if (e && e.seen !== this.pass) {
-      e.seen = this.pass;
-      this.live++;
-      if (
-        e.node === sn.node &&
-        e.nodeClaim === sn.nodeClaim &&
-        e.pool === pool &&
-        e.policy === policy &&
-        e.pdbEpoch === pdbEpoch &&
-        sameElements(e.pods, sn.pods)
-      )
+  get(row: NodeRow, policy: PolicySpec, pdbEpoch: number, prepare: (sn: StateNode) => PreparedNode): PreparedNode {
+    const { sn } = row;
+    const e = row.entry;
+    if (e !== undefined && e.policy === policy && e.pdbEpoch === pdbEpoch) {
+      if (e.checkedIn === this.indexNumber) return e.prepared;
+      const pool = row.pool === undefined ? undefined : this.index!.nodePoolsByName.get(row.pool);
+      if (e.node === sn.node && e.nodeClaim === sn.nodeClaim && e.pool === pool && sameElements(e.pods, sn.pods)) {
+        e.checkedIn = this.indexNumber;
         return e.prepared;
+      }
     }
-    const prepared = prepare(sn);
-    if (!e) this.live++;
-    this.entries.set(sn.name, {
+    const entry: Entry = {
       node: sn.node,
       nodeClaim: sn.nodeClaim,
       pods: sn.pods,
-      pool,
+      pool: row.pool === undefined ? undefined : this.index!.nodePoolsByName.get(row.pool),
       policy,
       pdbEpoch,
-      prepared,
-      seen: this.pass,
-    });
-    return prepared;
+      checkedIn: this.indexNumber,
+      prepared: prepare(sn),
+    };
+    row.entry = entry;
+    this.byName.set(sn.name, entry);
+    return entry.prepared;
   }
 }
