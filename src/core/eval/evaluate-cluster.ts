@@ -371,36 +371,30 @@ export class Evaluator {
       }
       this.nodeStats.derived++;
       nodeWarnings = [];
-      let events: readonly FiredEvent[];
-      let details: NodeDetails;
+      let result: NodeResult | undefined;
       let validity: FactValidity;
       if (this.prepared) {
-        // The node's prepared facts and its facts at this instant; the rule graph runs once per combination.
+        // The node's prepared facts and its facts at this instant; the rule graph runs, and its
+        // answer becomes a verdict, once per combination of facts and the details messages name.
         const prepared = this.preparedNodes.get(row, policy, pdbEpoch, p.prepareNode);
         const now = p.deriver.instant(prepared, sn, nowMs);
         span?.add(now.validity, p.deriver.windowStateOf);
-        const key = p.combinations.key(prepared, now.facts);
-        const known = p.combinations.known(key);
-        if (known) this.nodeStats.shared++;
-        events = known ?? (await p.combinations.answer(key, prepared, now.facts));
-        details = now.details;
         validity = now.validity;
+        const key = p.combinations.key(prepared, now.facts);
+        const events = p.combinations.known(key) ?? (await p.combinations.answer(key, prepared, now.facts));
+        const detailsKey = p.combinations.detailsKey(prepared, events, now.details);
+        result = p.combinations.result(key, detailsKey);
+        if (result) this.nodeStats.shared++;
+        else {
+          result = nodeResult(events, now.details, policy, poolName);
+          p.combinations.keep(key, detailsKey, result);
+        }
       } else {
         const derived = p.deriver.derive(sn, nowMs, p.windows);
         span?.add(derived.validity, p.deriver.windowStateOf);
-        events = await p.engine.runNode(derived.facts);
-        details = derived.details;
         validity = derived.validity;
+        result = nodeResult(await p.engine.runNode(derived.facts), derived.details, policy, poolName);
       }
-      const verdict = nodeVerdict(events, details, reasonsInScope(policy));
-      const result: NodeResult = {
-        nodePool: poolName ?? '',
-        candidate: verdict.reasons.length > 0,
-        reasons: verdict.reasons,
-        blocked: verdict.blocked,
-        ...holdsOf(verdict.holds, policy),
-        ...(verdict.scopes.length > 0 && { budgetScopes: verdict.scopes }),
-      };
       nodes[sn.name] = result;
       if (this.reuse) this.verdicts.set(index, sn, inputs, validity, { result, warnings: nodeWarnings });
     }
@@ -432,6 +426,24 @@ export class Evaluator {
     this.span = span;
     return output;
   }
+}
+
+/** A node's result from the events its rules fired and the details their messages name. */
+function nodeResult(
+  events: readonly FiredEvent[],
+  details: NodeDetails,
+  policy: PolicySpec,
+  poolName: string | undefined,
+): NodeResult {
+  const verdict = nodeVerdict(events, details, reasonsInScope(policy));
+  return {
+    nodePool: poolName ?? '',
+    candidate: verdict.reasons.length > 0,
+    reasons: verdict.reasons,
+    blocked: verdict.blocked,
+    ...holdsOf(verdict.holds, policy),
+    ...(verdict.scopes.length > 0 && { budgetScopes: verdict.scopes }),
+  };
 }
 
 /**

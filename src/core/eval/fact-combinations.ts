@@ -6,6 +6,8 @@
 // evaluation of one policy (its window facts fixed), the rule graph's answer for a combination is
 // the answer for every node that has it; the graph still decides, this only remembers its answer.
 import type { FiredEvent, GraphEngine } from '../../../rules/engine.js';
+import type { NodeDetails } from '../../../rules/facts.js';
+import type { NodeResult } from './output.js';
 import { INSTANT_FACTS, type InstantFacts, type NodeFactDeriver, type PreparedNode } from '../facts/node-facts.js';
 
 /** INSTANT_FACTS all false: the prepared node's decision key then varies only with what was prepared. */
@@ -24,8 +26,12 @@ const BITS = 2 ** INSTANT_FACTS.length;
 export class DecisionKeys {
   private readonly ids = new Map<string, number>();
   private readonly byPrepared = new WeakMap<PreparedNode, number>();
+  private readonly detailKeys = new WeakMap<PreparedNode, { events: readonly FiredEvent[]; key: string }>();
   /** Never reused, so an id kept by a prepared node still names its key after the intern table is cleared. */
   private next = 0;
+
+  /** The `{name}`s each answer's messages fill from a node's details. */
+  private readonly placeholders = new WeakMap<readonly FiredEvent[], string[]>();
 
   constructor(private readonly engine: GraphEngine) {}
 
@@ -43,11 +49,38 @@ export class DecisionKeys {
     }
     return id;
   }
+
+  /**
+   * What of a node's details its result can read, as a key: its pool (the result names it) and
+   * each detail that a message of the fired events names (`{pod}`, `{consolidatableAt}`, …),
+   * absent or its text, as format() fills them. Without timed pods the details come from the
+   * prepared node alone, so the key is made once per prepared node and answer.
+   */
+  detailsKey(prep: PreparedNode, events: readonly FiredEvent[], details: NodeDetails): string {
+    if (prep.timedPods.length > 0) return this.makeDetailsKey(events, details);
+    const kept = this.detailKeys.get(prep);
+    if (kept?.events === events) return kept.key;
+    const key = this.makeDetailsKey(events, details);
+    this.detailKeys.set(prep, { events, key });
+    return key;
+  }
+
+  private makeDetailsKey(events: readonly FiredEvent[], details: NodeDetails): string {
+    let names = this.placeholders.get(events);
+    if (names === undefined) {
+      // Any `{word}` in the events' text: a message's placeholders, and at worst a longer key.
+      const found = JSON.stringify(events).matchAll(/\{(\w+)\}/g);
+      this.placeholders.set(events, (names = [...new Set([...found].map((m) => m[1]))]));
+    }
+    const named = details as unknown as Record<string, string>;
+    return JSON.stringify([details.nodePool, ...names.map((k) => (k in named ? String(named[k]) : null))]);
+  }
 }
 
-/** One evaluation's node-rule answers for one policy, per combination. */
+/** One evaluation's node-rule answers and node results for one policy, per combination. */
 export class Combinations {
   private readonly answers = new Map<number, readonly FiredEvent[]>();
+  private readonly results = new Map<number, Map<string, NodeResult>>();
 
   constructor(
     private readonly keys: DecisionKeys,
@@ -57,9 +90,24 @@ export class Combinations {
     private readonly windows: Record<string, boolean>,
   ) {}
 
-  /** The key of the node's combination, or undefined when its answer is not known yet. */
+  /** The key of the node's combination. */
   key(prep: PreparedNode, now: InstantFacts): number {
     return this.keys.idOf(prep, this.deriver) * BITS + instantBits(now);
+  }
+
+  detailsKey(prep: PreparedNode, events: readonly FiredEvent[], details: NodeDetails): string {
+    return this.keys.detailsKey(prep, events, details);
+  }
+
+  /** The result of a node of this combination with these details, when one was made. */
+  result(key: number, detailsKey: string): NodeResult | undefined {
+    return this.results.get(key)?.get(detailsKey);
+  }
+
+  keep(key: number, detailsKey: string, result: NodeResult): void {
+    let byDetails = this.results.get(key);
+    if (!byDetails) this.results.set(key, (byDetails = new Map()));
+    byDetails.set(detailsKey, result);
   }
 
   known(key: number): readonly FiredEvent[] | undefined {
