@@ -376,13 +376,14 @@ export class Evaluator {
       if (this.prepared) {
         // The node's prepared facts and its facts at this instant; the rule graph runs, and its
         // answer becomes a verdict, once per combination of facts and the details messages name.
-        const prepared = this.preparedNodes.get(row, policy, pdbEpoch, p.prepareNode);
+        const memoised = this.preparedNodes.get(row, policy, pdbEpoch, p.prepareNode);
+        const { prepared } = memoised;
         const now = p.deriver.instant(prepared, sn, nowMs);
         span?.add(now.validity, p.deriver.windowStateOf);
         validity = now.validity;
-        const key = p.combinations.key(prepared, now.facts);
+        const key = p.combinations.key(memoised, now.facts);
         const events = p.combinations.known(key) ?? (await p.combinations.answer(key, prepared, now.facts));
-        const detailsKey = p.combinations.detailsKey(prepared, events, now.details);
+        const detailsKey = p.combinations.detailsKey(memoised, events, now.details);
         result = p.combinations.result(key, detailsKey);
         if (result) this.nodeStats.shared++;
         else {

@@ -22,11 +22,21 @@ export function instantBits(facts: InstantFacts): number {
 
 const BITS = 2 ** INSTANT_FACTS.length;
 
+/**
+ * A prepared node with what this module remembers of it (kept beside it by prepared-nodes.ts for
+ * one policy, so for one engine; plain fields, not WeakMaps: 5,000 ephemerons cost the GC).
+ */
+export interface Memoised {
+  prepared: PreparedNode;
+  /** The id of its decision key. */
+  decision?: number;
+  /** Its details key for an answer (without timed pods). */
+  details?: { events: readonly FiredEvent[]; key: string };
+}
+
 /** Decision keys of prepared nodes for one engine, interned to numbers kept across evaluations. */
 export class DecisionKeys {
   private readonly ids = new Map<string, number>();
-  private readonly byPrepared = new WeakMap<PreparedNode, number>();
-  private readonly detailKeys = new WeakMap<PreparedNode, { events: readonly FiredEvent[]; key: string }>();
   /** Never reused, so an id kept by a prepared node still names its key after the intern table is cleared. */
   private next = 0;
 
@@ -36,16 +46,16 @@ export class DecisionKeys {
   constructor(private readonly engine: GraphEngine) {}
 
   /** The id of the prepared node's decision key: equal ids, equal facts for equal INSTANT_FACTS and windows. */
-  idOf(prep: PreparedNode, deriver: NodeFactDeriver): number {
-    let id = this.byPrepared.get(prep);
+  idOf(node: Memoised, deriver: NodeFactDeriver): number {
+    let id = node.decision;
     if (id === undefined) {
-      const key = this.engine.nodeKey(deriver.factsOf(prep, NEUTRAL, {}));
+      const key = this.engine.nodeKey(deriver.factsOf(node.prepared, NEUTRAL, {}));
       id = this.ids.get(key);
       if (id === undefined) {
         if (this.ids.size > 50_000) this.ids.clear();
         this.ids.set(key, (id = this.next++));
       }
-      this.byPrepared.set(prep, id);
+      node.decision = id;
     }
     return id;
   }
@@ -56,12 +66,12 @@ export class DecisionKeys {
    * absent or its text, as format() fills them. Without timed pods the details come from the
    * prepared node alone, so the key is made once per prepared node and answer.
    */
-  detailsKey(prep: PreparedNode, events: readonly FiredEvent[], details: NodeDetails): string {
-    if (prep.timedPods.length > 0) return this.makeDetailsKey(events, details);
-    const kept = this.detailKeys.get(prep);
+  detailsKey(node: Memoised, events: readonly FiredEvent[], details: NodeDetails): string {
+    if (node.prepared.timedPods.length > 0) return this.makeDetailsKey(events, details);
+    const kept = node.details;
     if (kept?.events === events) return kept.key;
     const key = this.makeDetailsKey(events, details);
-    this.detailKeys.set(prep, { events, key });
+    node.details = { events, key };
     return key;
   }
 
@@ -91,12 +101,12 @@ export class Combinations {
   ) {}
 
   /** The key of the node's combination. */
-  key(prep: PreparedNode, now: InstantFacts): number {
-    return this.keys.idOf(prep, this.deriver) * BITS + instantBits(now);
+  key(node: Memoised, now: InstantFacts): number {
+    return this.keys.idOf(node, this.deriver) * BITS + instantBits(now);
   }
 
-  detailsKey(prep: PreparedNode, events: readonly FiredEvent[], details: NodeDetails): string {
-    return this.keys.detailsKey(prep, events, details);
+  detailsKey(node: Memoised, events: readonly FiredEvent[], details: NodeDetails): string {
+    return this.keys.detailsKey(node, events, details);
   }
 
   /** The result of a node of this combination with these details, when one was made. */

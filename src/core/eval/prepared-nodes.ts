@@ -23,6 +23,7 @@ import {
 } from '../cluster/state.js';
 import type { Node, NodeClaim, NodePool, Pod } from '../cluster/types.js';
 import type { PreparedNode } from '../facts/node-facts.js';
+import type { Memoised } from './fact-combinations.js';
 
 /** A state node as its pool's budget counts it (KARPENTER.md#budget-counting), by its own objects. */
 export interface NodeRow {
@@ -46,7 +47,7 @@ export function nodeRow(sn: StateNode): NodeRow {
   };
 }
 
-interface Entry {
+interface Entry extends Memoised {
   node: Node | undefined;
   nodeClaim: NodeClaim | undefined;
   pods: readonly Pod[];
@@ -55,7 +56,6 @@ interface Entry {
   pdbEpoch: number;
   /** The cluster index (by its number here) the objects above were last found the same in. */
   checkedIn: number;
-  prepared: PreparedNode;
 }
 
 const sameElements = <T>(a: readonly T[], b: readonly T[]): boolean => {
@@ -96,15 +96,15 @@ export class PreparedNodeCache {
    * Node, NodeClaim, bound pods, NodePool, policy and the PDB epoch (bumped by the caller whenever
    * what PDBs decide changed) are the same, else `prepare`'s, kept for the next evaluation.
    */
-  get(row: NodeRow, policy: PolicySpec, pdbEpoch: number, prepare: (sn: StateNode) => PreparedNode): PreparedNode {
+  get(row: NodeRow, policy: PolicySpec, pdbEpoch: number, prepare: (sn: StateNode) => PreparedNode): Memoised {
     const { sn } = row;
     const e = row.entry;
     if (e !== undefined && e.policy === policy && e.pdbEpoch === pdbEpoch) {
-      if (e.checkedIn === this.indexNumber) return e.prepared;
+      if (e.checkedIn === this.indexNumber) return e;
       const pool = row.pool === undefined ? undefined : this.index!.nodePoolsByName.get(row.pool);
       if (e.node === sn.node && e.nodeClaim === sn.nodeClaim && e.pool === pool && sameElements(e.pods, sn.pods)) {
         e.checkedIn = this.indexNumber;
-        return e.prepared;
+        return e;
       }
     }
     const entry: Entry = {
@@ -119,6 +119,6 @@ export class PreparedNodeCache {
     };
     row.entry = entry;
     this.byName.set(sn.name, entry);
-    return entry.prepared;
+    return entry;
   }
 }
