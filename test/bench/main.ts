@@ -90,9 +90,9 @@ async function evalAtScale(): Promise<void> {
   // through the prepared nodes and fact combinations (src/core/eval/prepared-nodes.ts, fact-combinations.ts),
   // and, as the same-run baseline, from all its pods with one rule lookup and verdict per node.
   evaluator.reuse = false;
-  const warmMs = await cpuRuns(9, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
+  const warmMs = await cpuRuns(15, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
   evaluator.prepared = false;
-  const everyPodMs = await cpuRuns(9, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
+  const everyPodMs = await cpuRuns(7, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
   evaluator.prepared = true;
   evaluator.reuse = true;
   const runs = evaluator.built.reduce((n, e) => n + e.runs, 0);
@@ -137,7 +137,7 @@ async function evalAtScale(): Promise<void> {
     'eval first instant (cold: compile + memo fill)',
     `${fmt(coldMs)} ms`,
     '-',
-    `${runs} engine runs in total over ${26} instants`,
+    `${runs} engine runs in total over ${30} instants`,
   );
   // What a policy change costs before it applies (src/core/policy/trial-eval.ts): a fresh evaluator per instant.
   const trialMs = await timeRuns(3, () => {
