@@ -38,6 +38,17 @@ async function timeRuns(n: number, f: () => unknown | Promise<unknown>): Promise
   }
   return median(times);
 }
+/** Median CPU time of the process (user + system, ms) per run: steadier than wall time on a shared machine. */
+async function cpuRuns(n: number, f: () => unknown | Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = process.cpuUsage();
+    await f();
+    const d = process.cpuUsage(c);
+    times.push((d.user + d.system) / 1000);
+  }
+  return median(times);
+}
 const fmt = (x: number, d = 1) => x.toFixed(d);
 const line = (name: string, value: string, goal: string, ratio: string) =>
   console.log(`${name.padEnd(44)} ${value.padStart(16)}   goal ${goal.padEnd(14)} ${ratio}`);
@@ -75,10 +86,15 @@ async function evalAtScale(): Promise<void> {
   await evaluator.evaluate(index, policies, at);
   const coldMs = now() - t;
   let i = 0;
-  const reusedMs = await timeRuns(7, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
-  // Every node derived again at each instant (no verdict or evaluation reuse; the engine's memo stays).
+  const reusedMs = await cpuRuns(7, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
+  // Every node derived again at each instant (no verdict or evaluation reuse; the engine's memo stays):
+  // through the prepared nodes and fact combinations (src/core/eval/prepared-nodes.ts, fact-combinations.ts),
+  // and, as the same-run baseline, from all its pods with one rule lookup and verdict per node.
   evaluator.reuse = false;
-  const warmMs = await timeRuns(7, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
+  const warmMs = await cpuRuns(15, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
+  evaluator.prepared = false;
+  const everyPodMs = await cpuRuns(7, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
+  evaluator.prepared = true;
   evaluator.reuse = true;
   const runs = evaluator.built.reduce((n, e) => n + e.runs, 0);
   console.log(
@@ -107,14 +123,14 @@ async function evalAtScale(): Promise<void> {
   const naiveMs = ((now() - t) / sample.length) * snapshot!.pods.length;
   line(
     'eval per instant, every node derived (5k / 150k)',
-    `${fmt(warmMs)} ms`,
-    '≤ 100 ms',
-    `ratio to naive per-pod engine runs (${fmt(naiveMs, 0)} ms, sampled on 5,000 ` +
-      `pods): ${fmt(naiveMs / warmMs, 0)}× faster`,
+    `${fmt(warmMs)} ms cpu`,
+    '≤ 30 ms',
+    `${fmt(everyPodMs / warmMs)}× faster than each node from all its pods (${fmt(everyPodMs)} ms); ` +
+      `${fmt(naiveMs / warmMs, 0)}× than per-pod engine runs (${fmt(naiveMs, 0)} ms, sampled on 5,000 pods)`,
   );
   line(
     'eval per instant, nothing changed (reused)',
-    `${fmt(reusedMs, 2)} ms`,
+    `${fmt(reusedMs, 2)} ms cpu`,
     '-',
     `${fmt(warmMs / reusedMs, 0)}× faster than deriving every node`,
   );
@@ -122,7 +138,7 @@ async function evalAtScale(): Promise<void> {
     'eval first instant (cold: compile + memo fill)',
     `${fmt(coldMs)} ms`,
     '-',
-    `${runs} engine runs in total over ${15} instants`,
+    `${runs} engine runs in total over ${30} instants`,
   );
   // What a policy change costs before it applies (src/core/policy/trial-eval.ts): a fresh evaluator per instant.
   const trialMs = await timeRuns(3, () => {

@@ -10,21 +10,17 @@ import type { PoolFacts } from '../../../rules/facts.js';
 import { KARPENTER_REASONS, REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
 import { isWindowActive } from '../../../rules/window.js';
 import type { PodDisruptionBudget } from '../cluster/types.js';
-import {
-  isInitialized,
-  isInstanceTerminating,
-  isManaged,
-  isReady,
-  nodePoolOf,
-  isDeleting,
-  type ClusterIndex,
-} from '../cluster/state.js';
-import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState } from '../facts/node-facts.js';
+import { type ClusterIndex, type StateNode } from '../cluster/state.js';
+import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState, type PreparedNode } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
 import { pauseFacts, pauseMessage, pausesOf, pausesPool, pausesReason, type Pause } from '../facts/pauses.js';
 import { bucketCount, disruptionReason, type DisruptingByReason } from './disruption-reasons.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
+import { nodeRow, PreparedNodeCache } from './prepared-nodes.js';
+import { Combinations, DecisionKeys } from './fact-combinations.js';
+import type { NodeDetails } from '../../../rules/facts.js';
+import type { FactValidity } from '../facts/fact-validity.js';
 import type { EvalOutput, NodeResult, PauseView, PoolResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
 import { counterOf, rateKey, rateStartsOf, rateUses } from './rate-use.js';
@@ -67,6 +63,10 @@ export class Evaluator {
   private readonly matchers = new WeakMap<PolicySpec, PodWindowMatcher>();
   /** Node verdicts reused across evaluations while their inputs hold (node-result-cache.ts). */
   private readonly verdicts = new NodeResultCache();
+  /** Each node's derivation up to the clock, kept across evaluations while its inputs hold (prepared-nodes.ts). */
+  private readonly preparedNodes = new PreparedNodeCache();
+  /** Prepared nodes' decision keys per engine, for node-rule answers per combination (fact-combinations.ts). */
+  private readonly decisionKeys = new WeakMap<GraphEngine, DecisionKeys>();
   private pdbs: readonly object[] = [];
   private pdbEpoch = 0;
   private pdbKey = '';
@@ -75,10 +75,16 @@ export class Evaluator {
   /** The pauses of the last evaluated cluster (src/core/facts/pauses.ts), read once per ConfigMap list. */
   private pauseList: { from: readonly object[]; pauses: Pause[] } = { from: [], pauses: [] };
   /**
-   * Node verdicts derived (cache misses) and reused, and whole evaluations reused, for tests of the caches and
-   * benchmarks.
+   * Node verdicts derived (cache misses) and reused, whole evaluations reused, nodes prepared (prepared-nodes.ts
+   * misses) and node-rule answers shared with a node of the same combination, for tests of the caches and benchmarks.
    */
-  readonly nodeStats = { derived: 0, reused: 0, evaluationsReused: 0 };
+  readonly nodeStats = { derived: 0, reused: 0, evaluationsReused: 0, prepared: 0, shared: 0 };
+  /**
+   * Keep each node's prepared facts across evaluations (prepared-nodes.ts), so that a node derived
+   * again reads only its pods that move with time. Switched off only to measure it and, in tests,
+   * to compare with deriving every node from all its pods.
+   */
+  prepared = true;
 
   /**
    * @param reuse keep node verdicts across evaluations. Sound when objects are never mutated in
@@ -101,6 +107,12 @@ export class Evaluator {
       this.matchers.set(policy, m);
     }
     return m;
+  }
+
+  private decisionKeysFor(engine: GraphEngine): DecisionKeys {
+    let k = this.decisionKeys.get(engine);
+    if (!k) this.decisionKeys.set(engine, (k = new DecisionKeys(engine)));
+    return k;
   }
 
   engineFor(policy: PolicySpec): GraphEngine {
@@ -217,8 +229,10 @@ export class Evaluator {
     const span = stateNow === undefined ? undefined : new EvaluationSpan(index, policies, stateNow, poolWindows);
     const podWarnings = new Map<string, PodWarning>();
     let nodeWarnings: PodWarning[] = [];
+    const record = (w: PodWarning) => podWarnings.set(`${w.pod}\u0000${w.message}`, w);
+    // A derived node's warnings, kept with its verdict (nodeWarnings is the array of the node being derived).
     const warn = (w: PodWarning) => {
-      podWarnings.set(`${w.pod}\u0000${w.message}`, w);
+      record(w);
       nodeWarnings.push(w);
     };
     if (!sameElements(this.pdbs, index.snapshot.pdbs)) {
@@ -237,6 +251,8 @@ export class Evaluator {
         errors: string[];
         events: FiredEvent[];
         deriver: NodeFactDeriver;
+        combinations: Combinations;
+        prepareNode: (sn: StateNode) => PreparedNode;
       }
     >();
     const prepare = async (policy: PolicySpec) => {
@@ -247,13 +263,19 @@ export class Evaluator {
         const { windows, errors } = w;
         let windowKey = '';
         for (const [id, on] of Object.entries(windows)) if (id.startsWith('window:w:')) windowKey += on ? '1' : '0';
+        const deriver = new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy));
         p = {
           engine,
           windows,
           windowKey,
           errors,
           events: await this.runPool(engine, w, nowMs),
-          deriver: new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy)),
+          deriver,
+          combinations: new Combinations(this.decisionKeysFor(engine), engine, deriver, windows),
+          prepareNode: (sn: StateNode) => {
+            this.nodeStats.prepared++;
+            return deriver.prepare(sn);
+          },
         };
         perPolicy.set(policy, p);
       }
@@ -263,13 +285,15 @@ export class Evaluator {
     const counts = new Map<string, { nodes: number; disrupting: number; byReason: DisruptingByReason }>();
     const counted: { sn: (typeof index.stateNodes)[number]; pool: string; disrupting: boolean }[] = [];
     const inFlight = state.reasons; // a getter on the reconciler's state: read once
-    for (const sn of index.stateNodes) {
-      const pool = nodePoolOf(sn);
-      if (pool === undefined || !isManaged(sn) || !isInitialized(sn) || isInstanceTerminating(sn)) continue;
+    // The nodes as their pools count them, kept per index on the fast path (prepared-nodes.ts).
+    const rows = this.prepared ? this.preparedNodes.rowsOf(index) : index.stateNodes.map(nodeRow);
+    for (const row of rows) {
+      if (!row.counted) continue;
+      const { sn } = row;
+      const pool = row.pool!;
       const c = counts.get(pool) ?? { nodes: 0, disrupting: 0, byReason: {} };
       c.nodes++;
-      const disrupting =
-        !isReady(sn) || isDeleting(sn) || (sn.providerID !== undefined && state.marked.has(sn.providerID));
+      const disrupting = row.disrupting || (sn.providerID !== undefined && state.marked.has(sn.providerID));
       if (disrupting) {
         c.disrupting++;
         const r = disruptionReason(sn, inFlight) ?? 'unknown';
@@ -326,9 +350,10 @@ export class Evaluator {
 
     const nodes = ownRecord<NodeResult>();
     if (this.reuse) this.verdicts.beginPass();
-    for (const sn of index.stateNodes) {
+    for (const row of rows) {
+      const { sn } = row;
       if (!sn.node) continue;
-      const poolName = nodePoolOf(sn);
+      const poolName = row.pool;
       const policy = (poolName !== undefined && byPool.get(poolName)?.policy) || ORPHAN;
       // Awaiting only on a policy's first node: an await per node is measurable at 5,000 nodes.
       const p = perPolicy.get(policy) ?? (await prepare(policy));
@@ -339,23 +364,38 @@ export class Evaluator {
       if (cached) {
         span?.add(cached.validity, p.deriver.windowStateOf);
         this.nodeStats.reused++;
-        for (const w of cached.warnings) warn(w);
+        // Replayed, not pushed: they must not join the warnings kept for the node derived last.
+        for (const w of cached.warnings) record(w);
         nodes[sn.name] = cached.result;
         continue;
       }
       this.nodeStats.derived++;
       nodeWarnings = [];
-      const { facts, details, validity } = p.deriver.derive(sn, nowMs, p.windows);
-      span?.add(validity, p.deriver.windowStateOf);
-      const verdict = nodeVerdict(await p.engine.runNode(facts), details, reasonsInScope(policy));
-      const result: NodeResult = {
-        nodePool: poolName ?? '',
-        candidate: verdict.reasons.length > 0,
-        reasons: verdict.reasons,
-        blocked: verdict.blocked,
-        ...holdsOf(verdict.holds, policy),
-        ...(verdict.scopes.length > 0 && { budgetScopes: verdict.scopes }),
-      };
+      let result: NodeResult | undefined;
+      let validity: FactValidity;
+      if (this.prepared) {
+        // The node's prepared facts and its facts at this instant; the rule graph runs, and its
+        // answer becomes a verdict, once per combination of facts and the details messages name.
+        const memoised = this.preparedNodes.get(row, policy, pdbEpoch, p.prepareNode);
+        const { prepared } = memoised;
+        const now = p.deriver.instant(prepared, sn, nowMs);
+        span?.add(now.validity, p.deriver.windowStateOf);
+        validity = now.validity;
+        const key = p.combinations.key(memoised, now.facts);
+        const events = p.combinations.known(key) ?? (await p.combinations.answer(key, prepared, now.facts));
+        const detailsKey = p.combinations.detailsKey(memoised, events, now.details);
+        result = p.combinations.result(key, detailsKey);
+        if (result) this.nodeStats.shared++;
+        else {
+          result = nodeResult(events, now.details, policy, poolName);
+          p.combinations.keep(key, detailsKey, result);
+        }
+      } else {
+        const derived = p.deriver.derive(sn, nowMs, p.windows);
+        span?.add(derived.validity, p.deriver.windowStateOf);
+        validity = derived.validity;
+        result = nodeResult(await p.engine.runNode(derived.facts), derived.details, policy, poolName);
+      }
       nodes[sn.name] = result;
       if (this.reuse) this.verdicts.set(index, sn, inputs, validity, { result, warnings: nodeWarnings });
     }
@@ -387,6 +427,24 @@ export class Evaluator {
     this.span = span;
     return output;
   }
+}
+
+/** A node's result from the events its rules fired and the details their messages name. */
+function nodeResult(
+  events: readonly FiredEvent[],
+  details: NodeDetails,
+  policy: PolicySpec,
+  poolName: string | undefined,
+): NodeResult {
+  const verdict = nodeVerdict(events, details, reasonsInScope(policy));
+  return {
+    nodePool: poolName ?? '',
+    candidate: verdict.reasons.length > 0,
+    reasons: verdict.reasons,
+    blocked: verdict.blocked,
+    ...holdsOf(verdict.holds, policy),
+    ...(verdict.scopes.length > 0 && { budgetScopes: verdict.scopes }),
+  };
 }
 
 /**

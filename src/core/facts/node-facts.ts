@@ -18,9 +18,11 @@ import {
   pdbBlock,
   podDoNotDisrupt,
   type ClusterIndex,
+  type PdbBlock,
   type StateNode,
 } from '../cluster/state.js';
 import {
+  ANNOTATION_DO_NOT_DISRUPT,
   ANNOTATION_NODEPOOL_HASH,
   ANNOTATION_NODEPOOL_HASH_VERSION,
   ANNOTATION_POD_DELETION_COST,
@@ -113,6 +115,89 @@ function consolidatableAt(sn: StateNode, policy: PolicySpec): number | undefined
   return ref === undefined ? undefined : ref + after * 1000;
 }
 
+/**
+ * The node facts that move with time (thresholds crossed, pods' do-not-disrupt durations and
+ * windows) or with the reconciler's in-flight state; every other node fact is fixed by the
+ * node's objects, policy and PDBs (PreparedNode).
+ */
+export const INSTANT_FACTS = [
+  'inQueue',
+  'deleting',
+  'nominated',
+  'doNotDisruptPod',
+  'podWindowBlocked',
+  'pdbBlocked',
+  'pdbMultiple',
+  'expired',
+  'consolidatable',
+  'instanceTypeKnown',
+] as const satisfies readonly (keyof NodeFacts)[];
+export type InstantFacts = Pick<NodeFacts, (typeof INSTANT_FACTS)[number]>;
+
+/** A node's INSTANT_FACTS at an instant, the details they name, and how long they hold. */
+export interface NodeInstant {
+  facts: InstantFacts;
+  details: NodeDetails;
+  validity: FactValidity;
+}
+
+/** A pod that can make a node fact true at some instant, with what it reads that does not move with time. */
+interface TimedPod {
+  pod: Pod;
+  name: string;
+  /** The pod protections (`pods … never REASONS`) that select it. */
+  protections: readonly { id: string }[];
+  /** Whether its PDBs stop its eviction (the caller decides at each instant whether it is evictable). */
+  pdb: PdbBlock;
+}
+
+/**
+ * Everything a node's facts are derived from that does not move with time, given unchanged
+ * objects, policy and PDBs: the node's own facts, and of its pods only those that can make a
+ * time-dependent fact true. Derived once, it serves every instant (`NodeFactDeriver.at`).
+ */
+export interface PreparedNode {
+  poolName: string | undefined;
+  instanceType: string;
+  /**
+   * The active pods, in pod order, that have a do-not-disrupt annotation, a pod protection, a pod
+   * window that may hold them, or PDBs that stop their eviction. Every other pod adds nothing to
+   * `derive` at any instant: no do-not-disrupt, no protection, no window, no PDB block, no warning.
+   */
+  timedPods: readonly TimedPod[];
+  /** The pod protections (`pods … never REASONS`) some active pod triggers. */
+  protectedBy: ReadonlySet<string>;
+  empty: boolean;
+  managed: boolean;
+  initialized: boolean;
+  /** Deleting by its own objects (the in-flight marks are added at each instant). */
+  deleting: boolean;
+  nodeDoNotDisrupt: boolean;
+  nodePoolFound: boolean;
+  tgpSet: boolean;
+  drifted: boolean;
+  /** When consolidateAfter has elapsed; undefined if never. */
+  readyAt: number | undefined;
+  consolidatableAt: string | undefined;
+  /** When the node expires; undefined if never. */
+  expiresAt: number | undefined;
+  hasCapacityType: boolean;
+  hasZone: boolean;
+  nodeLabels: Record<string, string>;
+}
+
+/** Drifted by condition, by hash or by requirements (KARPENTER.md#drift-detection). */
+function drifted(sn: StateNode, pool: NodePool | undefined): boolean {
+  const nc = sn.nodeClaim;
+  return (
+    condition(nc?.status?.conditions, 'Drifted')?.status === 'True' ||
+    hashDrifted(sn, pool) ||
+    (nc !== undefined &&
+      sn.node !== undefined &&
+      requirementsDrifted({ ...nc.metadata.labels, ...sn.node.metadata.labels }, pool))
+  );
+}
+
 export class NodeFactDeriver {
   constructor(
     private readonly index: ClusterIndex,
@@ -125,33 +210,101 @@ export class NodeFactDeriver {
 
   /**
    * The node's facts at `nowMs`, and how long they hold (`validity`; the node window facts in
-   * `windowFacts` are the caller's to compare).
+   * `windowFacts` are the caller's to compare): every active pod read at the instant.
    */
-  // eslint-disable-next-line complexity -- the fact catalog, one fact per line, in rules/facts.ts's order
   derive(
     sn: StateNode,
     nowMs: number,
     windowFacts: Record<string, boolean>,
   ): { facts: NodeFacts; details: NodeDetails; validity: FactValidity } {
-    const validity = new FactValidity(nowMs);
-    const seen = (spec: WindowSpec, state: WindowState) => validity.window(spec, state);
+    return this.at(this.prepare(sn, true), sn, nowMs, windowFacts);
+  }
+
+  /**
+   * The part of `derive` that does not read the clock nor the in-flight state. It holds for as
+   * long as the node's objects (Node, NodeClaim, bound pods, NodePool), the policy and what the
+   * PDBs decide (see pdbVerdictKey in src/core/eval/evaluate-cluster.ts) are unchanged.
+   * `everyPod` keeps every active pod for the instant, not only those that can move with time
+   * (`derive`: the reference the prepared path is tested against).
+   */
+  prepare(sn: StateNode, everyPod = false): PreparedNode {
     const policy = this.graph.spec;
     const poolName = nodePoolOf(sn);
     const pool = poolName === undefined ? undefined : this.index.nodePoolsByName.get(poolName);
     const labels = sn.node?.metadata.labels ?? {};
-    const details: NodeDetails = { nodePool: poolName ?? '', instanceType: labels[LABEL_INSTANCE_TYPE] ?? '' };
-    let doNotDisruptPod = false;
-    let podWindowBlocked = false;
-    const protectedBy = new Set<string>(); // pod protections (`pods … never REASONS`) an active pod triggers
-    let pdbBlocked = false;
-    let pdbMultiple = false;
+    const timedPods: TimedPod[] = [];
+    const protectedBy = new Set<string>();
     let empty = true;
     for (const pod of sn.pods) {
       if (empty && isReschedulable(pod) && evictionCost(pod) > 0) empty = false;
       if (!isActive(pod)) continue;
+      const protections = this.podWindows.protections(pod);
+      for (const p of protections) protectedBy.add(p.id);
+      const pdb = pdbBlock(this.index, pod);
+      if (
+        everyPod ||
+        pod.metadata.annotations?.[ANNOTATION_DO_NOT_DISRUPT] !== undefined ||
+        protections.length > 0 ||
+        pdb.kind !== 'none' ||
+        this.podWindows.mayBlock(pod)
+      )
+        timedPods.push({ pod, name: `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`, protections, pdb });
+    }
+    const nc = sn.nodeClaim;
+    const readyAt = consolidatableAt(sn, policy);
+    const expireAfter = expireAfterSeconds(sn, policy, pool);
+    const created = ms(nc?.metadata.creationTimestamp);
+    // Label keys are the user's: `constructor` or `toString` must not find Object.prototype's.
+    const nodeLabels: Record<string, string> = Object.create(null);
+    for (const k of this.graph.labelKeys) if (Object.hasOwn(labels, k)) nodeLabels[k] = labels[k];
+    return {
+      poolName,
+      instanceType: labels[LABEL_INSTANCE_TYPE] ?? '',
+      timedPods,
+      protectedBy,
+      empty,
+      managed: nc !== undefined,
+      initialized: isInitialized(sn),
+      deleting: isDeleting(sn) || isInstanceTerminating(sn),
+      nodeDoNotDisrupt: nodeDoNotDisrupt(sn),
+      nodePoolFound: pool !== undefined,
+      tgpSet: nc?.spec.terminationGracePeriod !== undefined || policy.terminationGracePeriodSeconds !== undefined,
+      drifted: drifted(sn, pool),
+      readyAt,
+      consolidatableAt: readyAt === undefined ? undefined : new Date(readyAt).toISOString().replace('.000Z', 'Z'),
+      expiresAt: expireAfter !== null && created !== undefined ? created + expireAfter * 1000 : undefined,
+      hasCapacityType: Object.hasOwn(labels, LABEL_CAPACITY_TYPE),
+      hasZone: Object.hasOwn(labels, LABEL_ZONE),
+      nodeLabels,
+    };
+  }
+
+  /** The node's facts at `nowMs` from its prepared part (see `derive`). */
+  at(
+    prep: PreparedNode,
+    sn: StateNode,
+    nowMs: number,
+    windowFacts: Record<string, boolean>,
+  ): { facts: NodeFacts; details: NodeDetails; validity: FactValidity } {
+    const { facts, details, validity } = this.instant(prep, sn, nowMs);
+    return { facts: this.factsOf(prep, facts, windowFacts), details, validity };
+  }
+
+  /**
+   * The node's INSTANT_FACTS at `nowMs` and the details they name, with how long they hold: the
+   * prepared node's pods that move with time, its thresholds, and the in-flight state.
+   */
+  instant(prep: PreparedNode, sn: StateNode, nowMs: number): NodeInstant {
+    const validity = new FactValidity(nowMs);
+    const seen = (spec: WindowSpec, state: WindowState) => validity.window(spec, state);
+    const details: NodeDetails = { nodePool: prep.poolName ?? '', instanceType: prep.instanceType };
+    let doNotDisruptPod = false;
+    let podWindowBlocked = false;
+    let pdbBlocked = false;
+    let pdbMultiple = false;
+    for (const { pod, name, protections, pdb } of prep.timedPods) {
       const dnd = podDoNotDisrupt(pod, nowMs);
       if (dnd.until !== undefined) validity.threshold(dnd.until);
-      const name = `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
       if (dnd.invalid)
         this.warn({
           pod: name,
@@ -161,10 +314,10 @@ export class NodeFactDeriver {
         doNotDisruptPod = true;
         details.pod = name;
       }
-      for (const p of this.podWindows.protections(pod)) {
-        if (protectedBy.has(p.id)) continue;
-        protectedBy.add(p.id);
-        details[`protectPod_${p.id}`] = name;
+      for (const p of protections) {
+        // The first pod (in pod order) a protection selects names it.
+        const key = `protectPod_${p.id}` as const;
+        if (!Object.hasOwn(details, key)) details[key] = name;
       }
       if (!podWindowBlocked) {
         const held = this.podWindows.blocks(pod, nowMs, this.warn, seen);
@@ -175,66 +328,70 @@ export class NodeFactDeriver {
         }
       }
       if (!pdbBlocked && !pdbMultiple && isEvictable(pod, nowMs)) {
-        const b = pdbBlock(this.index, pod);
-        if (b.kind === 'blocked') {
+        if (pdb.kind === 'blocked') {
           pdbBlocked = true;
-          details.pdb = b.pdb;
+          details.pdb = pdb.pdb;
         }
-        if (b.kind === 'multiple') {
+        if (pdb.kind === 'multiple') {
           pdbMultiple = true;
-          details.pdbs = b.pdbs.join(', ');
+          details.pdbs = pdb.pdbs.join(', ');
         }
       }
     }
-    const nc = sn.nodeClaim;
-    const initialized = isInitialized(sn);
-    const readyAt = consolidatableAt(sn, policy);
+    const readyAt = prep.readyAt;
     if (readyAt !== undefined) {
-      details.consolidatableAt = new Date(readyAt).toISOString().replace('.000Z', 'Z');
+      details.consolidatableAt = prep.consolidatableAt;
       validity.threshold(readyAt);
     }
-    const expireAfter = expireAfterSeconds(sn, policy, pool);
-    const created = ms(nc?.metadata.creationTimestamp);
-    if (expireAfter !== null && created !== undefined) validity.threshold(created + expireAfter * 1000);
-    const known = this.state.instanceTypes?.(poolName ?? '');
-    // Label keys are the user's: `constructor` or `toString` must not find Object.prototype's.
-    const nodeLabels: Record<string, string> = Object.create(null);
-    for (const k of this.graph.labelKeys) if (Object.hasOwn(labels, k)) nodeLabels[k] = labels[k];
-    const facts: NodeFacts = {
+    if (prep.expiresAt !== undefined) validity.threshold(prep.expiresAt);
+    const known = this.state.instanceTypes?.(prep.poolName ?? '');
+    const facts: InstantFacts = {
       inQueue: sn.providerID !== undefined && this.state.queued.has(sn.providerID),
-      managed: nc !== undefined,
-      initialized,
-      deleting:
-        isDeleting(sn) ||
-        isInstanceTerminating(sn) ||
-        (sn.providerID !== undefined && this.state.marked.has(sn.providerID)),
+      deleting: prep.deleting || (sn.providerID !== undefined && this.state.marked.has(sn.providerID)),
       nominated: this.state.nominated.has(sn.name),
-      nodeDoNotDisrupt: nodeDoNotDisrupt(sn),
-      hasNodePoolLabel: poolName !== undefined,
-      nodePoolFound: pool !== undefined,
       doNotDisruptPod,
       podWindowBlocked,
       pdbBlocked,
       pdbMultiple,
-      tgpSet: nc?.spec.terminationGracePeriod !== undefined || policy.terminationGracePeriodSeconds !== undefined,
-      drifted:
-        condition(nc?.status?.conditions, 'Drifted')?.status === 'True' ||
-        hashDrifted(sn, pool) ||
-        (nc !== undefined && sn.node !== undefined && requirementsDrifted({ ...nc.metadata.labels, ...labels }, pool)),
-      expired: expireAfter !== null && created !== undefined && nowMs >= created + expireAfter * 1000,
+      expired: prep.expiresAt !== undefined && nowMs >= prep.expiresAt,
+      consolidatable: prep.initialized && readyAt !== undefined && nowMs >= readyAt,
+      instanceTypeKnown: prep.instanceType !== '' && (known === undefined || known.has(prep.instanceType)),
+    };
+    return { facts, details, validity };
+  }
+
+  /** The whole fact set: the prepared node's facts, its INSTANT_FACTS and the policy's node window facts. */
+  factsOf(prep: PreparedNode, now: InstantFacts, windowFacts: Record<string, boolean>): NodeFacts {
+    const policy = this.graph.spec;
+    const facts: NodeFacts = {
+      inQueue: now.inQueue,
+      managed: prep.managed,
+      initialized: prep.initialized,
+      deleting: now.deleting,
+      nominated: now.nominated,
+      nodeDoNotDisrupt: prep.nodeDoNotDisrupt,
+      hasNodePoolLabel: prep.poolName !== undefined,
+      nodePoolFound: prep.nodePoolFound,
+      doNotDisruptPod: now.doNotDisruptPod,
+      podWindowBlocked: now.podWindowBlocked,
+      pdbBlocked: now.pdbBlocked,
+      pdbMultiple: now.pdbMultiple,
+      tgpSet: prep.tgpSet,
+      drifted: prep.drifted,
+      expired: now.expired,
       expirationGraceful: policy.expiration === 'graceful',
-      empty,
-      consolidatable: initialized && readyAt !== undefined && nowMs >= readyAt,
+      empty: prep.empty,
+      consolidatable: now.consolidatable,
       consolidateNever: policy.consolidateAfterSeconds === null,
       consolidationPolicy: policy.consolidationPolicy,
-      instanceTypeKnown: details.instanceType !== '' && (known === undefined || known.has(details.instanceType)),
-      hasCapacityType: Object.hasOwn(labels, LABEL_CAPACITY_TYPE),
-      hasZone: Object.hasOwn(labels, LABEL_ZONE),
-      nodeLabels,
+      instanceTypeKnown: now.instanceTypeKnown,
+      hasCapacityType: prep.hasCapacityType,
+      hasZone: prep.hasZone,
+      nodeLabels: prep.nodeLabels,
     };
     for (const [k, v] of Object.entries(windowFacts)) if (k.startsWith('window:w:')) facts[k as `window:${string}`] = v;
-    for (const p of policy.podWindows) if (!p.window) facts[`pods:${p.id}`] = protectedBy.has(p.id);
-    return { facts, details, validity };
+    for (const p of policy.podWindows) if (!p.window) facts[`pods:${p.id}`] = prep.protectedBy.has(p.id);
+    return facts;
   }
 
   /** The state of a pod window at an instant, as `derive` would see it. */

@@ -29,6 +29,7 @@ export type WindowState = boolean | 'error';
 
 type Annotated = { spec?: WindowSpec; warnings: string[] };
 type Labelled = PodWindowSpec & { label: string };
+const NONE: Labelled[] = [];
 
 /** Parses the two annotations with the seed's rules: bad duration → 1h, bad schedule → fail open. */
 export function annotationWindow(schedule: string, duration: string | undefined): Annotated {
@@ -58,6 +59,7 @@ export function annotationWindow(schedule: string, duration: string | undefined)
 export class PodWindowMatcher {
   private readonly bySignature = new Map<string, Labelled[]>();
   private readonly byPod = new WeakMap<Pod, Labelled[]>();
+  private readonly splits = new WeakMap<Labelled[], { protections: readonly Labelled[]; windowed: boolean }>();
   private readonly annotations = new Map<string, Annotated>();
   /** Window activity at the last instant asked about: every pod shares one answer per window. */
   private readonly activity = new Map<WindowSpec, boolean>();
@@ -81,7 +83,7 @@ export class PodWindowMatcher {
   }
 
   private matching(pod: Pod): Labelled[] {
-    if (this.labelled.length === 0) return [];
+    if (this.labelled.length === 0) return NONE;
     const known = this.byPod.get(pod);
     if (known) return known;
     const ns = pod.metadata.namespace ?? 'default';
@@ -139,7 +141,27 @@ export class PodWindowMatcher {
    * the label blocked messages name them by.
    */
   protections(pod: Pod): readonly { id: string; label: string }[] {
-    return this.matching(pod).filter((w) => !w.window);
+    return this.split(this.matching(pod)).protections;
+  }
+
+  /** A matched list's protections and whether it holds a window, once per distinct list (lists are shared). */
+  private split(matched: Labelled[]): { protections: readonly Labelled[]; windowed: boolean } {
+    let s = this.splits.get(matched);
+    if (!s) {
+      s = { protections: matched.filter((w) => !w.window), windowed: matched.some((w) => w.window) };
+      this.splits.set(matched, s);
+    }
+    return s;
+  }
+
+  /**
+   * Whether `blocks` can hold the pod, or warn about it, at any instant: a window statement selects
+   * it, or (for a .kpol policy) it carries a disruption-schedule annotation. When not, `blocks`
+   * answers undefined at every instant without a warning or a window read.
+   */
+  mayBlock(pod: Pod): boolean {
+    if (this.annotations_ && pod.metadata.annotations?.[ANNOTATION_DISRUPTION_SCHEDULE] !== undefined) return true;
+    return this.split(this.matching(pod)).windowed;
   }
 
   /**

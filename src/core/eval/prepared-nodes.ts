@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the evaluator keeps of each node across evaluations, short of its verdict: the node's
+// place in its pool's budget count (NodeRow) once per cluster index, and its prepared facts
+// (PreparedNode in src/core/facts/node-facts.ts) once per change of its objects, policy or PDBs.
+// The part of a node's derivation that does not read the clock — the pass over its pods, its
+// labels, conditions and thresholds — is then made once, and every instant after that reads only
+// the few pods that can move with time. This is what keeps an evaluation that derives every node
+// (a verdict cache switched off or missed everywhere: a window edge, a policy change's trial)
+// linear in nodes, not pods.
+//
+// Identity is the change signal, as in node-result-cache.ts: the cluster stores hand out frozen
+// objects and replace them on every write, and an index is never changed once built.
+import type { PolicySpec } from '../../../rules/model.js';
+import {
+  isDeleting,
+  isInitialized,
+  isInstanceTerminating,
+  isManaged,
+  isReady,
+  nodePoolOf,
+  type ClusterIndex,
+  type StateNode,
+} from '../cluster/state.js';
+import type { Node, NodeClaim, NodePool, Pod } from '../cluster/types.js';
+import type { PreparedNode } from '../facts/node-facts.js';
+import type { Memoised } from './fact-combinations.js';
+
+/** A state node as its pool's budget counts it (KARPENTER.md#budget-counting), by its own objects. */
+export interface NodeRow {
+  sn: StateNode;
+  pool: string | undefined;
+  /** Counted in its pool: it has one, is managed and initialized, and its instance is not terminating. */
+  counted: boolean;
+  /** Disrupting by its own objects (not ready, or deleting); the in-flight marks are added per instant. */
+  disrupting: boolean;
+  /** Its prepared facts, when it has a Node. */
+  entry?: Entry;
+}
+
+export function nodeRow(sn: StateNode): NodeRow {
+  const pool = nodePoolOf(sn);
+  return {
+    sn,
+    pool,
+    counted: pool !== undefined && isManaged(sn) && isInitialized(sn) && !isInstanceTerminating(sn),
+    disrupting: !isReady(sn) || isDeleting(sn),
+  };
+}
+
+interface Entry extends Memoised {
+  node: Node | undefined;
+  nodeClaim: NodeClaim | undefined;
+  pods: readonly Pod[];
+  pool: NodePool | undefined;
+  policy: PolicySpec;
+  pdbEpoch: number;
+  /** The cluster index (by its number here) the objects above were last found the same in. */
+  checkedIn: number;
+}
+
+const sameElements = <T>(a: readonly T[], b: readonly T[]): boolean => {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
+export class PreparedNodeCache {
+  private index: ClusterIndex | undefined;
+  /** Counts the indexes seen; an entry checked in the current one needs no check of its objects. */
+  private indexNumber = 0;
+  private rows: NodeRow[] = [];
+  /** The entries by node name, carried from one index to the next. */
+  private byName = new Map<string, Entry>();
+
+  /** The index's rows in stateNodes order, made once per index; entries of nodes it no longer holds are dropped. */
+  rowsOf(index: ClusterIndex): readonly NodeRow[] {
+    if (index !== this.index) {
+      this.index = index;
+      this.indexNumber++;
+      this.rows = index.stateNodes.map(nodeRow);
+      const kept = new Map<string, Entry>();
+      for (const row of this.rows) {
+        const e = this.byName.get(row.sn.name);
+        if (e === undefined) continue;
+        row.entry = e;
+        kept.set(row.sn.name, e);
+      }
+      this.byName = kept;
+    }
+    return this.rows;
+  }
+
+  /**
+   * The row's prepared facts (a row of the index last given to `rowsOf`): kept ones while its
+   * Node, NodeClaim, bound pods, NodePool, policy and the PDB epoch (bumped by the caller whenever
+   * what PDBs decide changed) are the same, else `prepare`'s, kept for the next evaluation.
+   */
+  get(row: NodeRow, policy: PolicySpec, pdbEpoch: number, prepare: (sn: StateNode) => PreparedNode): Memoised {
+    const { sn } = row;
+    const e = row.entry;
+    if (e !== undefined && e.policy === policy && e.pdbEpoch === pdbEpoch) {
+      if (e.checkedIn === this.indexNumber) return e;
+      const pool = row.pool === undefined ? undefined : this.index!.nodePoolsByName.get(row.pool);
+      if (e.node === sn.node && e.nodeClaim === sn.nodeClaim && e.pool === pool && sameElements(e.pods, sn.pods)) {
+        e.checkedIn = this.indexNumber;
+        return e;
+      }
+    }
+    const entry: Entry = {
+      node: sn.node,
+      nodeClaim: sn.nodeClaim,
+      pods: sn.pods,
+      pool: row.pool === undefined ? undefined : this.index!.nodePoolsByName.get(row.pool),
+      policy,
+      pdbEpoch,
+      checkedIn: this.indexNumber,
+      prepared: prepare(sn),
+    };
+    row.entry = entry;
+    this.byName.set(sn.name, entry);
+    return entry;
+  }
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: Apache-2.0
+// The every-node evaluation's fast path — each node's derivation up to the clock prepared once
+// and kept across instants (prepared-nodes.ts), the node rules run once per distinct combination
+// of facts (fact-combinations.ts) — must give exactly the answer of deriving every node from all
+// its pods and running its rules on its own. Compared in full (nodes, pools, scopes, warnings)
+// over generated clusters and policies at many instants, with objects changing between them.
+import { describe, expect, it } from 'vitest';
+import { emptySnapshot } from '../../src/core/cluster/snapshot.js';
+import { indexCluster, type ClusterIndex } from '../../src/core/cluster/state.js';
+import type {
+  ConfigMap,
+  KubeObject,
+  Node,
+  NodeClaim,
+  NodePool,
+  Pod,
+  PodDisruptionBudget,
+} from '../../src/core/cluster/types.js';
+import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
+import type { EvalOutput } from '../../src/core/eval/output.js';
+import type { DisruptionState } from '../../src/core/facts/node-facts.js';
+import { LABEL_PAUSE } from '../../src/core/facts/pauses.js';
+import { loadPolicies } from '../../src/core/policy/load.js';
+import type { PolicySpec } from '../../rules/model.js';
+import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
+
+const T0 = Date.parse('2026-11-23T20:00:00Z'); // a Monday evening in UTC
+const HOUR = 3_600_000;
+
+const POLICIES = `schedule nightly = "0 1 * * mon-fri" for 4h in "Europe/Berlin"
+
+cluster budget 6 for Drifted
+cluster budget 0 for Drifted during "0 9 * * 1-5" for 8h in "America/New_York"
+
+policy web for nodepool web, api {
+  timezone "Europe/Berlin"
+  consolidate when empty or underutilized after 30m
+  expire after 30h gracefully
+  termination grace 2h
+  budget 2 for Drifted per reason
+  budget 1 for Underutilized per reason
+  budget 40%
+  budget 2 per 1h for Drifted
+  budget 1 for Drifted on nodes where topology.kubernetes.io/zone = us-west-2a
+  budget 0 for Underutilized during "0 1 * * *" for 2h
+  allow 3 Drifted only during nightly
+  freeze Drifted from "2026-11-24 03:10" to "2026-11-24 03:40"
+  pods where app = "batch" disruptable only during "0 4 * * *" for 1h
+  pods where app = "coredns" in namespace kube-system never Underutilized
+  window zone-a blocks Underutilized on nodes where topology.kubernetes.io/zone in (us-west-2a) during "0 6 * \
+* *" for 90m
+}
+
+policy batch for nodepool batch {
+  timezone "America/New_York"
+  consolidate when empty after 10m
+  expire after 20h
+  budget 3 per 2h for Empty, Underutilized
+  budget 50%
+  pods where app = "web" disruptable never during "0 22 * * *" for 3h
+  window night blocks Drifted, Empty during "0 23 * * *" for 2h in "Asia/Tokyo"
+}
+`;
+
+/** A small seeded generator, so a failure names a reproducible cluster. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** Pods that exercise every pod-derived fact: do-not-disrupt (for ever, for a while, invalid), windows, PDBs. */
+function podsFor(node: string, n: number, pick: <T>(xs: readonly T[]) => T, r: () => number): Pod[] {
+  const pods: Pod[] = [];
+  for (let k = 0; k < n; k++) {
+    const annotations: Record<string, string> = {};
+    const dnd = pick(['', '', '', '', 'true', '2h', '45m', 'bogus', '-1h']);
+    if (dnd) annotations['karpenter.sh/do-not-disrupt'] = dnd;
+    const schedule = pick(['', '', '', '', '0 3 * * *', '30 21 * * *', 'not a cron']);
+    if (schedule) annotations['karpenter.sh/disruption-schedule'] = schedule;
+    if (schedule && r() < 0.5) annotations['karpenter.sh/disruption-schedule-duration'] = pick(['2h', '10s']);
+    const app = pick(['web', 'web', 'batch', 'coredns', 'api', 'shared']);
+    pods.push(
+      makePod(`${node}-p${k}`, node, {
+        namespace: app === 'coredns' ? 'kube-system' : 'default',
+        labels: { app, ...(r() < 0.3 ? { tier: 'a' } : {}) },
+        annotations,
+        startTime: iso(T0 - HOUR + Math.floor(r() * 4) * 30 * 60_000),
+        owner: pick(['ReplicaSet', 'ReplicaSet', 'ReplicaSet', 'DaemonSet', 'StatefulSet', 'Node']),
+        phase: pick(['Running', 'Running', 'Running', 'Running', 'Succeeded']),
+        ...(r() < 0.1 ? { deletionTimestamp: iso(T0 - 2 * 60_000) } : {}),
+        ...(r() < 0.15 ? { ready: 'False' as const } : {}),
+        ...(r() < 0.1 ? { tolerations: [{ key: 'karpenter.sh/disrupted', operator: 'Exists' as const }] } : {}),
+      }),
+    );
+  }
+  return pods;
+}
+
+/** A cluster of four governed pools and one under its own spec.disruption, with PDBs, pauses and disruption starts. */
+function generate(seed: number): KubeObject[] {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+  const out: KubeObject[] = [];
+  for (const pool of ['web', 'api', 'batch', 'legacy']) {
+    const np = makeNodePool(pool, {
+      consolidateAfter: '15m',
+      ...(pool === 'legacy' ? { budgets: [{ nodes: '1', reasons: ['Drifted'] }] } : {}),
+    });
+    if (pool === 'web')
+      np.metadata.annotations = {
+        ...np.metadata.annotations,
+        'kpol.dev/disruption-starts': JSON.stringify([
+          { nodeClaim: 'gone-1', reason: 'Drifted', at: iso(T0 - 30 * 60_000) },
+          { nodeClaim: 'gone-2', reason: 'Drifted', at: iso(T0 + 20 * 60_000) },
+        ]),
+      };
+    out.push(np);
+    const count = 6 + Math.floor(r() * 8);
+    for (let i = 0; i < count; i++) {
+      const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, {
+        drifted: r() < 0.5,
+        // Some expire inside the run (30h and 20h policies, 720h for legacy).
+        createdAt: iso(T0 - pick([2, 10, 19, 25, 29, 700]) * HOUR - Math.floor(r() * 6) * 10 * 60_000),
+        initialized: r() > 0.08,
+        deleting: r() < 0.06,
+        instanceTerminating: r() < 0.03,
+        ready: pick(['True', 'True', 'True', 'True', 'True', 'False'] as const),
+        instanceType: pick(['m5.large', 'm5.large', 'c5.xlarge']),
+        ...(r() < 0.05 ? { nodeAnnotations: { 'karpenter.sh/do-not-disrupt': 'true' } } : {}),
+        ...(r() < 0.1 ? { terminationGracePeriod: '1h' } : {}),
+      });
+      // The last pod event moves consolidateAfter into the run for some nodes.
+      if (r() < 0.6) nodeClaim.status = { ...nodeClaim.status, lastPodEventTime: iso(T0 + r() * 3 * HOUR) };
+      if (r() < 0.15)
+        nodeClaim.status!.conditions = [
+          ...(nodeClaim.status!.conditions ?? []),
+          { type: 'DisruptionReason', status: 'True', reason: pick(['Drifted', 'Underutilized', 'Empty']) },
+        ];
+      out.push(nodeClaim, node, ...podsFor(node.metadata.name, Math.floor(r() * 5), pick, r));
+    }
+  }
+  out.push(
+    makePdb('web', { matchLabels: { app: 'web' } }, { minAvailable: 1, disruptionsAllowed: 1 }),
+    makePdb('batch', { matchLabels: { app: 'batch' } }, { maxUnavailable: 0, disruptionsAllowed: 0 }),
+    makePdb('tier-a', { matchLabels: { tier: 'a' } }, { minAvailable: 1, disruptionsAllowed: 2 }),
+    makePdb(
+      'api',
+      { matchLabels: { app: 'api' } },
+      { maxUnavailable: 0, disruptionsAllowed: 0, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+    ),
+  );
+  const pause: ConfigMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'kpol-pause-web', namespace: 'kpol-system', labels: { [LABEL_PAUSE]: 'true' } },
+    data: { nodepools: 'web, legacy', reasons: 'Underutilized', until: iso(T0 + 5 * HOUR) },
+  };
+  out.push(pause);
+  return out;
+}
+
+function indexOf(objects: readonly KubeObject[]): ClusterIndex {
+  const s = emptySnapshot();
+  for (const o of objects) {
+    if (o.kind === 'NodePool') s.nodePools.push(o as NodePool);
+    if (o.kind === 'NodeClaim') s.nodeClaims.push(o as NodeClaim);
+    if (o.kind === 'Node') s.nodes.push(o as Node);
+    if (o.kind === 'Pod') s.pods.push(o as Pod);
+    if (o.kind === 'PodDisruptionBudget') s.pdbs.push(o as PodDisruptionBudget);
+    if (o.kind === 'ConfigMap') s.configMaps.push(o as ConfigMap);
+  }
+  return indexCluster(s);
+}
+
+/** One object replaced by a changed copy (a new object, as the cluster stores hand out); the rest kept. */
+function change(objects: KubeObject[], step: number, r: () => number): KubeObject[] {
+  const next = [...objects];
+  const of = (kind: string) => next.flatMap((o, i) => (o.kind === kind ? [i] : []));
+  const at = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  switch (step % 5) {
+    case 0: {
+      const i = at(of('Pod'));
+      const pod = next[i] as Pod;
+      const dnd = pod.metadata.annotations?.['karpenter.sh/do-not-disrupt']
+        ? {}
+        : { 'karpenter.sh/do-not-disrupt': '1h' };
+      next[i] = { ...pod, metadata: { ...pod.metadata, annotations: dnd } } as Pod;
+      break;
+    }
+    case 1: {
+      const i = next.findIndex((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === 'web');
+      const pdb = next[i] as PodDisruptionBudget;
+      const allowed = pdb.status?.disruptionsAllowed === 0 ? 1 : 0;
+      next[i] = { ...pdb, status: { ...pdb.status, disruptionsAllowed: allowed } } as PodDisruptionBudget;
+      break;
+    }
+    case 2: {
+      const i = at(of('Node'));
+      const node = next[i] as Node;
+      const zone = node.metadata.labels?.['topology.kubernetes.io/zone'] === 'us-west-2a' ? 'us-west-2b' : 'us-west-2a';
+      next[i] = {
+        ...node,
+        metadata: { ...node.metadata, labels: { ...node.metadata.labels, 'topology.kubernetes.io/zone': zone } },
+      } as Node;
+      break;
+    }
+    case 3: {
+      const i = at(of('NodeClaim'));
+      const nc = next[i] as NodeClaim;
+      next[i] = { ...nc, status: { ...nc.status, lastPodEventTime: iso(T0 + step * 20 * 60_000) } } as NodeClaim;
+      break;
+    }
+    default: {
+      // A pod goes away.
+      next.splice(at(of('Pod')), 1);
+    }
+  }
+  return next;
+}
+
+/** The in-flight state at a step: some nodes queued, marked, nominated; now and then a per-pool instance-type list. */
+function inFlight(index: ClusterIndex, step: number): DisruptionState {
+  const ids = index.stateNodes.flatMap((sn) => (sn.providerID ? [sn.providerID] : []));
+  const names = index.stateNodes.map((sn) => sn.name);
+  const every = (xs: string[], n: number, k: number) => new Set(xs.filter((_, i) => (i + k) % n === 0));
+  const types = new Set(['m5.large']);
+  return {
+    queued: every(ids, 7, step),
+    marked: every(ids, 11, step),
+    nominated: every(names, 13, step),
+    ...(step % 4 === 3 && { instanceTypes: (pool: string) => (pool === 'batch' ? types : undefined) }),
+  };
+}
+
+/** Deriving every node from all its pods and running its rules on its own: no fast path, nothing kept. */
+async function reference(index: ClusterIndex, policies: PolicySpec[], at: number, state: DisruptionState) {
+  const ev = new Evaluator(false);
+  ev.prepared = false;
+  return ev.evaluate(index, policies, at, state);
+}
+
+function policies(): PolicySpec[] {
+  const loaded = loadPolicies([{ fileName: 'fleet.kpol', text: POLICIES }]);
+  expect(loaded.files.flatMap((f) => f.diagnostics.filter((d) => d.severity === 'error'))).toEqual([]);
+  return loaded.policies;
+}
+
+describe('every-node evaluation per fact combination', () => {
+  it.each([1, 2, 3])(
+    'gives the answer of deriving every node on its own, cluster %i, at every 25 minutes over 30 hours',
+    async (seed) => {
+      const ps = policies();
+      const r = rng(seed * 7919);
+      let objects = generate(seed);
+      const fast = new Evaluator(false); // every node derived at every instant, through the fast path
+      const cached = new Evaluator(); // and with verdicts and whole evaluations reused
+      let index = indexOf(objects);
+      const seen = { blocked: new Set<string>(), candidates: 0, warnings: 0, scopes: 0 };
+      let step = 0;
+      for (let t = T0; t < T0 + 30 * HOUR; t += 25 * 60_000, step++) {
+        // Objects change every third instant, so prepared nodes are both kept and invalidated.
+        if (step % 3 === 2) index = indexOf((objects = change(objects, step, r)));
+        const state = inFlight(index, step);
+        const want: EvalOutput = await reference(index, ps, t, state);
+        expect(await fast.evaluate(index, ps, t, state)).toEqual(want);
+        expect(await cached.evaluate(index, ps, t, state)).toEqual(want);
+        for (const n of Object.values(want.nodes)) {
+          for (const b of n.blocked) seen.blocked.add(b.code);
+          if (n.candidate) seen.candidates++;
+        }
+        seen.warnings += want.warnings.length;
+        seen.scopes += Object.keys(want.scopes ?? {}).length;
+      }
+      // The run met what the fast path must get right: every kind of block, candidates, warnings, scopes.
+      expect([...seen.blocked].sort()).toEqual(
+        expect.arrayContaining([
+          'DoNotDisruptPod',
+          'PDBBlocked',
+          'PodDisruptionWindow',
+          'MaintenanceWindow',
+          'NotConsolidatable',
+        ]),
+      );
+      expect(seen.candidates).toBeGreaterThan(100);
+      expect(seen.warnings).toBeGreaterThan(0);
+      expect(seen.scopes).toBeGreaterThan(0);
+      // And the fast path was taken: nodes prepared far fewer times than derived, rule answers shared.
+      expect(fast.nodeStats.derived).toBeGreaterThan(3 * fast.nodeStats.prepared);
+      // (Few here: the generated nodes differ in nearly everything; a real pool's nodes mostly do not.)
+      expect(fast.nodeStats.shared).toBeGreaterThan(50);
+    },
+    120_000,
+  );
+});
