@@ -25,8 +25,8 @@ export interface SimulateOptions {
   /** Wall time source for the summary only (the simulation never reads it). */
   wallMs?: () => number;
   /**
-   * Reuse node verdicts and whole evaluations across ticks (default). Off only to check that
-   * reuse changes no decision and to measure what it saves.
+   * Reuse node verdicts, whole evaluations and prepared node facts across ticks (default). Off
+   * only to check that reuse changes no decision and to measure what it saves.
    */
   reuseVerdicts?: boolean;
   /**
@@ -92,6 +92,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
   const clock = new FakeClock(o.fromMs);
   const rt = new Runtime({ clock, objects: o.objects, policies: o.policies });
   rt.evaluator.reuse = o.reuseVerdicts ?? true;
+  rt.evaluator.prepared = o.reuseVerdicts ?? true;
   rt.incrementalScheduling = o.incrementalScheduling ?? true;
   const sampleEvery = Math.max(o.sampleEveryMs ?? 10 * 60_000, o.stepMs);
   const samples: Sample[] = [];
