@@ -19,6 +19,7 @@ import type { KubeObject } from '../../core/cluster/types.js';
 import type { Logger } from '../../core/observe/logger.js';
 import { inNamespace, SortedObjects } from '../../core/cluster/sorted-objects.js';
 import { deepFreeze } from '../../core/cluster/memory/deep.js';
+import { leanCopy, Sharing } from '../../core/cluster/lean.js';
 import { statusError } from './api-errors.js';
 import { resourcePath, typed, type Resource } from './api-resources.js';
 import { isAbort, type RestClient } from './rest.js';
@@ -46,6 +47,8 @@ export class Informer {
   private readonly handlers = new Set<(e: WatchEvent) => void>();
   private readonly cache = new Map<string, KubeObject>();
   private readonly sorted = new SortedObjects(() => this.cache);
+  /** The cache holds lean copies (src/core/cluster/lean.ts): what kpol reads, equal parts shared. */
+  private readonly sharing = new Sharing();
   private version = '';
   private stopped = false;
   private abort: AbortController | undefined;
@@ -208,9 +211,9 @@ export class Informer {
       seen.add(key);
       const old = this.cache.get(key);
       if (old?.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
-      this.put(key, obj);
+      const cached = this.put(key, obj);
       if (first) continue;
-      this.dispatch({ type: old ? 'MODIFIED' : 'ADDED', object: obj });
+      this.dispatch({ type: old ? 'MODIFIED' : 'ADDED', object: cached });
     }
     for (const [key, old] of [...this.cache]) {
       if (seen.has(key)) continue;
@@ -256,11 +259,10 @@ export class Informer {
           case 'MODIFIED':
           case 'DELETED': {
             const key = keyOf(e.object);
-            if (e.type === 'DELETED') this.remove(key);
-            else this.put(key, e.object);
+            const object = e.type === 'DELETED' ? (this.remove(key), e.object) : this.put(key, e.object);
             this.version = e.object.metadata.resourceVersion!;
             this.failures = 0;
-            this.dispatch({ type: e.type, object: e.object });
+            this.dispatch({ type: e.type, object });
             break;
           }
           default: {
@@ -275,12 +277,17 @@ export class Informer {
     }
   }
 
-  /** Cached objects are handed to every reader, so they are frozen, as the in-memory server's are. */
-  private put(key: string, obj: KubeObject): void {
+  /**
+   * Caches a lean copy of `obj` (only what kpol reads of the numerous kinds, equal parts shared) and
+   * returns it. Cached objects are handed to every reader, so they are frozen, as the in-memory server's are.
+   */
+  private put(key: string, obj: KubeObject): KubeObject {
     const old = this.cache.get(key);
-    this.cache.set(key, deepFreeze(obj));
-    if (old) this.sorted.replace(old, obj);
-    else this.sorted.add(obj);
+    const lean = deepFreeze(leanCopy(obj, this.sharing));
+    this.cache.set(key, lean);
+    if (old) this.sorted.replace(old, lean);
+    else this.sorted.add(lean);
+    return lean;
   }
 
   private remove(key: string): void {
