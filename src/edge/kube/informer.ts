@@ -34,6 +34,8 @@ export interface InformerOptions {
   /** How long the server keeps one watch open. Default 240 s. */
   watchSeconds?: number;
   logger?: Logger;
+  /** Cache lean copies (src/core/cluster/lean.ts). Default true; false caches whole objects (the bench's baseline). */
+  lean?: boolean;
 }
 
 interface ListAnswer {
@@ -283,7 +285,7 @@ export class Informer {
    */
   private put(key: string, obj: KubeObject): KubeObject {
     const old = this.cache.get(key);
-    const lean = deepFreeze(leanCopy(obj, this.sharing));
+    const lean = deepFreeze(this.o.lean === false ? obj : leanCopy(obj, this.sharing));
     this.cache.set(key, lean);
     if (old) this.sorted.replace(old, lean);
     else this.sorted.add(lean);
