@@ -43,6 +43,8 @@ interface ListAnswer {
   items?: Record<string, unknown>[];
 }
 
+/** Items per list request, as client-go's reflector asks. */
+const LIST_PAGE = 500;
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 export class Informer {
@@ -197,14 +199,9 @@ export class Informer {
     let cont: string | undefined;
     let version = '';
     do {
-      const page = await this.rest.request<ListAnswer>({
-        verb: 'GET',
-        path: resourcePath(this.resource),
-        query: { limit: 500, continue: cont },
-      });
-      for (const item of page.items ?? []) items.push(typed<KubeObject>(item, this.resource));
-      cont = page.metadata?.continue || undefined;
-      version = page.metadata?.resourceVersion ?? version;
+      const page = await this.listPage(cont, items);
+      cont = page.cont;
+      version = page.version ?? version;
     } while (cont);
     const first = this.lastList === 0;
     const seen = new Set<string>();
@@ -227,6 +224,22 @@ export class Informer {
     this.lastList = Date.now();
     this.failures = 0;
     this.markSynced();
+  }
+
+  /**
+   * One page of the list, its items made lean into `into` as soon as it arrives: 150,000 whole
+   * pods would be ~1.5 GB at once. Only lean copies outlive this call, so a parsed page is garbage
+   * before the next one is asked for and dies young (kept across the next request, pages were
+   * promoted to the old generation and the heap grew to twice the 5k/150k figure).
+   */
+  private async listPage(cont: string | undefined, into: KubeObject[]): Promise<{ cont?: string; version?: string }> {
+    const page = await this.rest.request<ListAnswer>({
+      verb: 'GET',
+      path: resourcePath(this.resource),
+      query: { limit: LIST_PAGE, continue: cont },
+    });
+    for (const item of page.items ?? []) into.push(this.lean(typed<KubeObject>(item, this.resource)));
+    return { cont: page.metadata?.continue || undefined, version: page.metadata?.resourceVersion };
   }
 
   private async watch(): Promise<void> {
@@ -261,7 +274,7 @@ export class Informer {
           case 'MODIFIED':
           case 'DELETED': {
             const key = keyOf(e.object);
-            const object = e.type === 'DELETED' ? (this.remove(key), e.object) : this.put(key, e.object);
+            const object = e.type === 'DELETED' ? (this.remove(key), e.object) : this.put(key, this.lean(e.object));
             this.version = e.object.metadata.resourceVersion!;
             this.failures = 0;
             this.dispatch({ type: e.type, object });
@@ -280,16 +293,20 @@ export class Informer {
   }
 
   /**
-   * Caches a lean copy of `obj` (only what kpol reads of the numerous kinds, equal parts shared) and
-   * returns it. Cached objects are handed to every reader, so they are frozen, as the in-memory server's are.
+   * What the cache keeps of `obj`: a lean copy (only what kpol reads of the numerous kinds, equal
+   * parts shared), frozen, because cached objects are handed to every reader, as the in-memory server's are.
    */
+  private lean(obj: KubeObject): KubeObject {
+    return deepFreeze(this.o.lean === false ? obj : leanCopy(obj, this.sharing));
+  }
+
+  /** Caches `obj` (made lean by the caller) and returns it. */
   private put(key: string, obj: KubeObject): KubeObject {
     const old = this.cache.get(key);
-    const lean = deepFreeze(this.o.lean === false ? obj : leanCopy(obj, this.sharing));
-    this.cache.set(key, lean);
-    if (old) this.sorted.replace(old, lean);
-    else this.sorted.add(lean);
-    return lean;
+    this.cache.set(key, obj);
+    if (old) this.sorted.replace(old, obj);
+    else this.sorted.add(obj);
+    return obj;
   }
 
   private remove(key: string): void {
