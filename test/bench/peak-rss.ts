@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Peak RSS of the controller at the issue's scale, each scenario in a process of its own (the
 // bench process itself has built several clusters by the end, which says nothing about one
-// controller): `node --import tsx peak-rss.ts quiet|consolidation NODES` prints maxRSS in MiB.
+// controller): `node --import tsx peak-rss.ts quiet|consolidation NODES` prints maxRSS in MiB
+// (the consolidation pass without consolidation.ts's baseline of full rebuilds).
 // The informer scenarios (`informer|informer-whole NODES PORT`) read the cluster the way `kpol run`
 // does on a real one — kpol's informers list every kind from list-server.ts (another process,
 // objects dressed as the API server returns them), then the controller's view joins them and the
@@ -13,8 +14,10 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
 import { ClusterView, VIEW_KINDS } from '../../src/control/reconciler/cluster-view.js';
 import { KubeClusterClient } from '../../src/edge/kube/kube-cluster.js';
-import { consolidationPassBench } from './consolidation.js';
-import { quietRuntime, type Line } from './reconciler.js';
+import { EventLog } from '../../src/core/observe/event-log.js';
+import { singleNode } from '../../src/control/reconciler/methods/single-node.js';
+import { SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
+import { quietRuntime, settledRuntime, type Line } from './reconciler.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const LIST_SERVER = fileURLToPath(new URL('./list-server.ts', import.meta.url));
@@ -41,6 +44,27 @@ async function informerTicks(port: string, lean: boolean): Promise<void> {
   view.close();
 }
 
+/**
+ * The pass of consolidation.ts over every candidate of the settled cluster, without that line's
+ * baseline (full scheduling rebuilds the controller never makes).
+ */
+async function consolidationPass(nodes: number, pools: number): Promise<void> {
+  const { rt, clock } = await settledRuntime(nodes, pools);
+  const index = await rt.view.current();
+  const evaluation = await rt.evaluator.evaluate(index, rt.policies, clock.now(), rt.state);
+  for (const p of Object.values(evaluation.nodePools)) p.allowed.Underutilized = null;
+  const pass = new SimulationPass(index, rt.simulationEnv());
+  singleNode.compute({
+    now: clock.now(),
+    index,
+    evaluation,
+    instanceTypes: rt.instanceTypes,
+    events: new EventLog(clock),
+    newId: () => 'b',
+    simulate: (c, consolidation) => ({ ...pass.simulate(c, consolidation), ok: false }),
+  });
+}
+
 async function scenario(which: string, nodes: number): Promise<void> {
   const pools = Math.max(1, Math.round(nodes / 50));
   if (which === 'quiet') {
@@ -52,7 +76,7 @@ async function scenario(which: string, nodes: number): Promise<void> {
   } else if (which === 'informer' || which === 'informer-whole') {
     await informerTicks(process.argv[4], which === 'informer');
   } else {
-    await consolidationPassBench(nodes, pools);
+    await consolidationPass(nodes, pools);
   }
   process.stdout.write(String(process.resourceUsage().maxRSS / 1024));
   process.exit(0); // the informers' sockets may still be closing
