@@ -41,16 +41,10 @@ const shapeFields = (kind: string): Fields | undefined => KIND_SHAPES[kind];
 export class Sharing {
   private readonly parts = new Map<string, object>();
   private readonly strings = new Map<string, string>();
-  /** Parts and strings handed out shared rather than copied (tests, bench). */
-  hits = 0;
-
   part<T extends object>(value: T): T {
     const key = JSON.stringify(value);
     const known = this.parts.get(key);
-    if (known !== undefined) {
-      this.hits++;
-      return known as T;
-    }
+    if (known !== undefined) return known as T;
     if (this.parts.size >= TABLE_LIMIT) this.parts.clear();
     this.parts.set(key, freeze(value));
     return value;
@@ -58,10 +52,7 @@ export class Sharing {
 
   string(s: string): string {
     const known = this.strings.get(s);
-    if (known !== undefined) {
-      this.hits++;
-      return known;
-    }
+    if (known !== undefined) return known;
     if (this.strings.size >= TABLE_LIMIT) this.strings.clear();
     this.strings.set(s, s);
     return s;
