@@ -208,7 +208,7 @@ if (run('reconciler')) {
   ))
     line(l.name, l.value, l.goal, l.ratio);
 }
-if (run('rss')) for (const l of peakRssBench(quietNodes)) line(l.name, l.value, l.goal, l.ratio);
+if (run('rss')) for (const l of await peakRssBench(quietNodes)) line(l.name, l.value, l.goal, l.ratio);
 if (run('editor'))
   for (const l of await (await import('./editor.js')).editorBench()) line(l.name, l.value, l.goal, l.ratio);
 if (only.size === GROUPS.length)

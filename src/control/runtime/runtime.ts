@@ -117,12 +117,15 @@ export class Runtime {
     this.newEvaluator = o.newEvaluator ?? (() => new Evaluator());
     this.evaluator = this.newEvaluator();
     const ownership = o.ownership ?? OWNS_EVERYTHING;
+    // Closures below must not name `o`: V8 keeps one context per constructor call, so a closure
+    // naming `o` would keep `o.objects` (the whole seed, ~200 MB at 150k pods) alive for good.
+    const logger = o.logger;
     const backend = o.cluster ?? new MemoryCluster(o.clock, o.objects);
     this.cluster =
       ownership === OWNS_EVERYTHING
         ? backend
         : new OwnedNodeClaims(backend, ownership.nodeClaim, (nc) =>
-            o.logger?.warn('ignoring a NodeClaim of another cloud provider', {
+            logger?.warn('ignoring a NodeClaim of another cloud provider', {
               nodeClaim: nc.metadata.name,
               providerID: nc.status?.providerID ?? '',
             }),
@@ -137,7 +140,7 @@ export class Runtime {
     this.notAdopted = this.cloud.adopt(claims).map((nc) => nc.metadata.name);
     this.events = new EventLog(o.clock);
     this.metrics = createKarpenterMetrics();
-    const log = o.logger ? (msg: string, fields: Record<string, unknown>) => o.logger!.info(msg, fields) : undefined;
+    const log = logger ? (msg: string, fields: Record<string, unknown>) => logger.info(msg, fields) : undefined;
     const taken = o.objects.filter((x) => x.kind === 'NodeClaim').map((x) => x.metadata.name);
     const factory = new NodeClaimFactory().skipPast(taken);
     this.interruptionFactory = new NodeClaimFactory('i').skipPast(taken);

@@ -43,7 +43,8 @@ const requirement: Shape = {
   },
 };
 const requirements: Shape = { list: requirement };
-const taint: Shape = { fields: { 'key!': str, value: str, 'effect!': str } };
+// timeAdded is not read, but kpol patches a Node's whole taint list from its informer's lean copy (lean.ts).
+const taint: Shape = { fields: { 'key!': str, value: str, 'effect!': str, timeAdded: 'time' } };
 const toleration: Shape = {
   fields: {
     key: str,

@@ -19,6 +19,7 @@ import type { KubeObject } from '../../core/cluster/types.js';
 import type { Logger } from '../../core/observe/logger.js';
 import { inNamespace, SortedObjects } from '../../core/cluster/sorted-objects.js';
 import { deepFreeze } from '../../core/cluster/memory/deep.js';
+import { leanCopy, Sharing } from '../../core/cluster/lean.js';
 import { statusError } from './api-errors.js';
 import { resourcePath, typed, type Resource } from './api-resources.js';
 import { isAbort, type RestClient } from './rest.js';
@@ -33,6 +34,8 @@ export interface InformerOptions {
   /** How long the server keeps one watch open. Default 240 s. */
   watchSeconds?: number;
   logger?: Logger;
+  /** Cache lean copies (src/core/cluster/lean.ts). Default true; false caches whole objects (the bench's baseline). */
+  lean?: boolean;
 }
 
 interface ListAnswer {
@@ -40,12 +43,16 @@ interface ListAnswer {
   items?: Record<string, unknown>[];
 }
 
+/** Items per list request, as client-go's reflector asks. */
+const LIST_PAGE = 500;
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 export class Informer {
   private readonly handlers = new Set<(e: WatchEvent) => void>();
   private readonly cache = new Map<string, KubeObject>();
   private readonly sorted = new SortedObjects(() => this.cache);
+  /** The cache holds lean copies (src/core/cluster/lean.ts): what kpol reads, equal parts shared. */
+  private readonly sharing = new Sharing();
   private version = '';
   private stopped = false;
   private abort: AbortController | undefined;
@@ -192,14 +199,9 @@ export class Informer {
     let cont: string | undefined;
     let version = '';
     do {
-      const page = await this.rest.request<ListAnswer>({
-        verb: 'GET',
-        path: resourcePath(this.resource),
-        query: { limit: 500, continue: cont },
-      });
-      for (const item of page.items ?? []) items.push(typed<KubeObject>(item, this.resource));
-      cont = page.metadata?.continue || undefined;
-      version = page.metadata?.resourceVersion ?? version;
+      const page = await this.listPage(cont, items);
+      cont = page.cont;
+      version = page.version ?? version;
     } while (cont);
     const first = this.lastList === 0;
     const seen = new Set<string>();
@@ -208,9 +210,9 @@ export class Informer {
       seen.add(key);
       const old = this.cache.get(key);
       if (old?.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
-      this.put(key, obj);
+      const cached = this.put(key, obj);
       if (first) continue;
-      this.dispatch({ type: old ? 'MODIFIED' : 'ADDED', object: obj });
+      this.dispatch({ type: old ? 'MODIFIED' : 'ADDED', object: cached });
     }
     for (const [key, old] of [...this.cache]) {
       if (seen.has(key)) continue;
@@ -222,6 +224,22 @@ export class Informer {
     this.lastList = Date.now();
     this.failures = 0;
     this.markSynced();
+  }
+
+  /**
+   * One page of the list, its items made lean into `into` as soon as it arrives: 150,000 whole
+   * pods would be ~1.5 GB at once. Only lean copies outlive this call, so a parsed page is garbage
+   * before the next one is asked for and dies young (kept across the next request, pages were
+   * promoted to the old generation and the heap grew to twice the 5k/150k figure).
+   */
+  private async listPage(cont: string | undefined, into: KubeObject[]): Promise<{ cont?: string; version?: string }> {
+    const page = await this.rest.request<ListAnswer>({
+      verb: 'GET',
+      path: resourcePath(this.resource),
+      query: { limit: LIST_PAGE, continue: cont },
+    });
+    for (const item of page.items ?? []) into.push(this.lean(typed<KubeObject>(item, this.resource)));
+    return { cont: page.metadata?.continue || undefined, version: page.metadata?.resourceVersion };
   }
 
   private async watch(): Promise<void> {
@@ -256,11 +274,10 @@ export class Informer {
           case 'MODIFIED':
           case 'DELETED': {
             const key = keyOf(e.object);
-            if (e.type === 'DELETED') this.remove(key);
-            else this.put(key, e.object);
+            const object = e.type === 'DELETED' ? (this.remove(key), e.object) : this.put(key, this.lean(e.object));
             this.version = e.object.metadata.resourceVersion!;
             this.failures = 0;
-            this.dispatch({ type: e.type, object: e.object });
+            this.dispatch({ type: e.type, object });
             break;
           }
           default: {
@@ -275,12 +292,21 @@ export class Informer {
     }
   }
 
-  /** Cached objects are handed to every reader, so they are frozen, as the in-memory server's are. */
-  private put(key: string, obj: KubeObject): void {
+  /**
+   * What the cache keeps of `obj`: a lean copy (only what kpol reads of the numerous kinds, equal
+   * parts shared), frozen, because cached objects are handed to every reader, as the in-memory server's are.
+   */
+  private lean(obj: KubeObject): KubeObject {
+    return deepFreeze(this.o.lean === false ? obj : leanCopy(obj, this.sharing));
+  }
+
+  /** Caches `obj` (made lean by the caller) and returns it. */
+  private put(key: string, obj: KubeObject): KubeObject {
     const old = this.cache.get(key);
-    this.cache.set(key, deepFreeze(obj));
+    this.cache.set(key, obj);
     if (old) this.sorted.replace(old, obj);
     else this.sorted.add(obj);
+    return obj;
   }
 
   private remove(key: string): void {

@@ -60,6 +60,18 @@ interface RunSlot {
 }
 
 const shapeKeys = new WeakMap<Pod, string>();
+/**
+ * One string per distinct key: 150,000 pods have a handful of shapes, and a key string each was
+ * ~45 MB at 5k nodes (issue 16). Bounded: it starts over past 4,096 shapes.
+ */
+const sameKeys = new Map<string, string>();
+function oneOf(key: string): string {
+  const known = sameKeys.get(key);
+  if (known !== undefined) return known;
+  if (sameKeys.size >= 4096) sameKeys.clear();
+  sameKeys.set(key, key);
+  return key;
+}
 
 /**
  * What the node-local checks look at: taints and node affinity (tolerations, nodeSelector,
@@ -68,12 +80,14 @@ const shapeKeys = new WeakMap<Pod, string>();
 function nodeShapeKey(pod: Pod): string {
   let key = shapeKeys.get(pod);
   if (key === undefined) {
-    key = JSON.stringify([
-      pod.spec.tolerations ?? null,
-      pod.spec.nodeSelector ?? null,
-      requiredNodeAffinityTerms(pod) ?? null,
-      podRequests(pod),
-    ]);
+    key = oneOf(
+      JSON.stringify([
+        pod.spec.tolerations ?? null,
+        pod.spec.nodeSelector ?? null,
+        requiredNodeAffinityTerms(pod) ?? null,
+        podRequests(pod),
+      ]),
+    );
     shapeKeys.set(pod, key);
   }
   return key;

@@ -5,7 +5,8 @@
 // write stores a new object, so an object handed to a watcher or a reader stays what it was.
 import type { Kind, WatchEvent } from '../client.js';
 import type { KubeObject } from '../types.js';
-import { deepCopy, deepFreeze } from './deep.js';
+import { deepFreeze } from './deep.js';
+import { leanCopy, Sharing } from '../lean.js';
 import { KIND_NAMES } from './kinds.js';
 import { byNamespaceAndName, inNamespace, SortedObjects } from '../sorted-objects.js';
 
@@ -23,6 +24,8 @@ export class ObjectStore {
   private readonly dependents = new Map<string, Set<KubeObject>>();
   private version = 0;
   private uids = 0;
+  /** Equal label sets, owner references, containers… of stored objects are one frozen object (lean.ts). */
+  readonly sharing = new Sharing();
 
   constructor(private readonly onChange: (type: WatchEvent['type'], object: KubeObject) => void) {}
 
@@ -70,7 +73,8 @@ export class ObjectStore {
     // A fresh copy, built key by key, rather than a spread of the caller's object: objects built
     // by spreads of frozen objects each get a hidden class of their own in V8, and a list of
     // 10,000 pods with 50+ shapes makes every read of them megamorphic (measured 10× slower).
-    const copy = deepCopy(obj);
+    // Nothing is projected away: this store is the cluster, not a cache of it.
+    const copy = leanCopy(obj, this.sharing, 'none');
     copy.metadata.resourceVersion = String(version);
     const stored = deepFreeze(copy);
     const objects = this.kinds.get(kind)!;
