@@ -11,7 +11,7 @@
 // 15 s validation wait): `spread` Deployments with required hostname anti-affinity, one pod of
 // each per node, every node the cheapest type for its pods, so no pod can move and no cheaper
 // replacement exists. consolidateAfter 0s makes every node a candidate at once.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClient } from '../k8s/control-plane/api-client.js';
@@ -185,6 +185,8 @@ async function measure(
   const t0 = performance.now();
   const text = await listAsKubectl(api);
   const listMs = performance.now() - t0;
+  // To profile kpol's side again without Karpenter: the objects as `kpol eval --cluster` reads them.
+  if (process.env.KPOL_BENCH_KARPENTER_SAVE) writeFileSync(process.env.KPOL_BENCH_KARPENTER_SAVE, text);
   const { snapshot, errors } = loadSnapshot(text, 'cluster');
   if (!snapshot || errors.length) throw new Error(`kpol cannot load the cluster: ${errors[0]?.message}`);
   let t = performance.now();
@@ -233,10 +235,13 @@ async function measure(
       at: Date.parse(/"time":"([^"]+)"/.exec(l)?.[1] ?? ''),
       evaluated: Number(/"candidates_evaluated":(\d+)/.exec(l)?.[1] ?? NaN),
     }));
+  // The counter says whether a pass timed out; the log line nearest before the scrape that showed it says how far it got.
   const passes = full.map((x) => {
-    const gaveUp = abandoned.find((a) => a.at >= x.previousAt - 2000 && a.at <= x.seenAt + 1000);
-    const reach = gaveUp ? gaveUp.evaluated : eligible;
-    return { ...x, timedOut: gaveUp !== undefined, reach, msPerCandidate: (x.seconds * 1000) / Math.max(1, reach) };
+    const gaveUp = x.timedOut
+      ? abandoned.filter((a) => a.at <= x.seenAt + 1000).sort((a, b) => b.at - a.at)[0]
+      : undefined;
+    const reach = x.timedOut ? (gaveUp?.evaluated ?? NaN) : eligible;
+    return { ...x, reach, msPerCandidate: (x.seconds * 1000) / Math.max(1, reach) };
   });
   const karpMs = median(passes.map((x) => x.seconds * 1000));
   const karpCpuMs = median(passes.map((x) => x.cpuSeconds * 1000));
@@ -268,7 +273,7 @@ async function measure(
           .join('; ') +
         `), from its own ${HISTOGRAM}{consolidation_type="single"}: in all count ${hist.count}, ` +
         `sum ${hist.sum.toFixed(2)} s; ${skipped.length} other observations ` +
-        `(passes skipped as consolidated) median ` +
+        `(not counted: begun before a cluster change or skipped as consolidated) median ` +
         `${skipped.length ? median(skipped.map((x) => x.seconds * 1000)).toFixed(0) : '-'} ms; ` +
         `${karpPerCandidate.toFixed(1)} ms per candidate; eligible ${eligible}, ` +
         `single-node timeouts ${timeouts}, decisions ${decisions}; ` +
