@@ -235,7 +235,8 @@ async function measure(
       at: Date.parse(/"time":"([^"]+)"/.exec(l)?.[1] ?? ''),
       evaluated: Number(/"candidates_evaluated":(\d+)/.exec(l)?.[1] ?? NaN),
     }));
-  // The counter says whether a pass timed out; the log line nearest before the scrape that showed it says how far it got.
+  // The counter says whether a pass timed out; the log line nearest before the scrape that showed
+  // it says how far it got.
   const passes = full.map((x) => {
     const gaveUp = x.timedOut
       ? abandoned.filter((a) => a.at <= x.seenAt + 1000).sort((a, b) => b.at - a.at)[0]
