@@ -503,7 +503,7 @@ interface KwokEntry {
  * module cache the build filled), linux ones, as kpol InstanceTypes: allocatable = resources −
  * the provider's kube-reserved (100m cpu, 10Mi memory).
  */
-function kwokInstanceTypes(): InstanceType[] {
+export function kwokInstanceTypes(): InstanceType[] {
   const modCache = process.env.GOMODCACHE ?? join(process.env.GOPATH ?? join(homedir(), 'go'), 'pkg', 'mod');
   const file = join(modCache, `sigs.k8s.io/karpenter@${KARPENTER_VERSION}`, 'kwok/cloudprovider/instance_types.json');
   const entries = JSON.parse(readFileSync(file, 'utf8')) as KwokEntry[];
