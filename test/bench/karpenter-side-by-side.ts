@@ -542,7 +542,9 @@ async function until(what: string, timeoutMs: number, check: () => Promise<boole
   }
 }
 
+/** The middle value; the mean of the middle two for an even count (two passes: their mean). */
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
