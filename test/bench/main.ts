@@ -2,7 +2,8 @@
 // `npm run bench`: speed and memory goals, each printed with the ratio to a baseline measured
 // in the same run (never asserted in tests). Run on an otherwise idle machine.
 // `npm run bench -- --only cli` (or policy, eval, reconciler, rss, editor, garbage; repeat or comma-separate)
-// runs only those groups of lines.
+// runs only those groups of lines. `--only karpenter` (never by default: it builds a KWOK cluster with the real
+// Karpenter, minutes) prints the side-by-side line of test/bench/karpenter-side-by-side.ts.
 import { parseArgs } from 'node:util';
 import { Engine } from 'json-rules-engine';
 import { parse } from '../../grammar/parse.js';
@@ -160,6 +161,7 @@ async function evalAtScale(): Promise<void> {
 }
 
 const GROUPS = ['cli', 'policy', 'eval', 'reconciler', 'rss', 'editor', 'garbage'] as const;
+const ON_REQUEST = ['karpenter'] as const;
 const { values: flags } = parseArgs({ options: { only: { type: 'string', multiple: true } } });
 const only = new Set(
   (flags.only ?? [...GROUPS])
@@ -167,9 +169,9 @@ const only = new Set(
     .map((o) => o.trim())
     .filter(Boolean),
 );
-const unknown = [...only].filter((g) => !(GROUPS as readonly string[]).includes(g));
-if (unknown.length) throw new Error(`--only takes ${GROUPS.join(', ')}; not ${unknown.join(', ')}`);
-const run = (group: (typeof GROUPS)[number]) => only.has(group);
+const unknown = [...only].filter((g) => !([...GROUPS, ...ON_REQUEST] as readonly string[]).includes(g));
+if (unknown.length) throw new Error(`--only takes ${[...GROUPS, ...ON_REQUEST].join(', ')}; not ${unknown.join(', ')}`);
+const run = (group: (typeof GROUPS)[number] | (typeof ON_REQUEST)[number]) => only.has(group);
 
 console.log(`kpol bench — node ${process.version}, ${new Date().toISOString()}\n`);
 // Whole processes first, while this one has built nothing: KPOL_BENCH_CLI_ROUNDS (default 11) rounds.
@@ -211,6 +213,17 @@ if (run('reconciler')) {
 if (run('rss')) for (const l of await peakRssBench(quietNodes)) line(l.name, l.value, l.goal, l.ratio);
 if (run('editor'))
   for (const l of await (await import('./editor.js')).editorBench()) line(l.name, l.value, l.goal, l.ratio);
+// KPOL_BENCH_KARPENTER_NODES (default 100), _PODS_PER_NODE (3), _PASSES (3): see karpenter-side-by-side.ts.
+if (run('karpenter'))
+  for (const l of await (
+    await import('./karpenter-side-by-side.js')
+  ).karpenterSideBySideBench({
+    nodes: Number(process.env.KPOL_BENCH_KARPENTER_NODES ?? 100),
+    podsPerNode: Number(process.env.KPOL_BENCH_KARPENTER_PODS_PER_NODE ?? 3),
+    passes: Number(process.env.KPOL_BENCH_KARPENTER_PASSES ?? 3),
+    kpolRuns: 7,
+  }))
+    line(l.name, l.value, l.goal, l.ratio);
 if (only.size === GROUPS.length)
   line(
     'peak RSS of this bench process',
