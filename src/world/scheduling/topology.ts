@@ -58,19 +58,106 @@ const podName = (p: Pod): string => `${namespaceOf(p)}/${p.metadata.name}`;
 /** The target's value of a topology key, a key from the pod spec (own labels only). */
 const domainOf = (t: PlacementTarget, key: string): string | undefined => ownValue(t.labels, key);
 
+/**
+ * Where the anti-affinity check looks, by topology domain: the view's targets and its holders'
+ * places, by each key's value, in view order. Without it every check scanned every target and
+ * every holder, which made a consolidation pass over a cluster of anti-affine pods quadratic
+ * (test/k8s/karpenter/README.md, the side-by-side bench). Rebuilt when the view changes: its
+ * owner bumps `version` on every placement, and targets and holders only change then.
+ */
+interface DomainIndex {
+  stamp: string;
+  targets: Map<string, Map<string, number[]>>;
+  targetAt: Map<PlacementTarget, number>;
+  holders: Map<string, Map<string, number[]>>;
+  holdersAt: Map<PlacementTarget, number[]>;
+  holderKeys: string[];
+}
+
+const domainIndexes = new WeakMap<TopologyView, DomainIndex>();
+
+function push<K>(m: Map<K, number[]>, k: K, i: number): void {
+  const list = m.get(k);
+  if (list) list.push(i);
+  else m.set(k, [i]);
+}
+
+function domainIndex(view: TopologyView): DomainIndex {
+  const stamp = `${view.version}/${view.targets.length}/${view.antiAffinityHolders.length}`;
+  const kept = view.version === undefined ? undefined : domainIndexes.get(view);
+  if (kept?.stamp === stamp) return kept;
+  const index: DomainIndex = {
+    stamp,
+    targets: new Map(),
+    targetAt: new Map(),
+    holders: new Map(),
+    holdersAt: new Map(),
+    holderKeys: [],
+  };
+  view.targets.forEach((t, i) => index.targetAt.has(t) || index.targetAt.set(t, i));
+  const keys = new Set<string>();
+  view.antiAffinityHolders.forEach(({ pod, target }, i) => {
+    push(index.holdersAt, target, i);
+    for (const term of requiredPodAntiAffinity(pod)) keys.add(term.topologyKey);
+  });
+  index.holderKeys = [...keys];
+  for (const key of keys) {
+    const byValue = new Map<string, number[]>();
+    view.antiAffinityHolders.forEach(({ target }, i) => {
+      const v = ownValue(target.labels, key);
+      if (v !== undefined) push(byValue, v, i);
+    });
+    index.holders.set(key, byValue);
+  }
+  if (view.version !== undefined) domainIndexes.set(view, index);
+  return index;
+}
+
+/** The view's targets in `target`'s domain of `key` (sameDomain), in view order. */
+function targetsInDomain(view: TopologyView, index: DomainIndex, target: PlacementTarget, key: string): number[] {
+  let byValue = index.targets.get(key);
+  if (!byValue) {
+    byValue = new Map();
+    const m = byValue;
+    view.targets.forEach((t, i) => {
+      const v = ownValue(t.labels, key);
+      if (v !== undefined) push(m, v, i);
+    });
+    index.targets.set(key, byValue);
+  }
+  const value = ownValue(target.labels, key);
+  const same = value === undefined ? [] : (byValue.get(value) ?? []);
+  const self = index.targetAt.get(target);
+  return self === undefined || same.includes(self) ? same : [...same, self].sort((a, b) => a - b);
+}
+
+/** The holders placed in `target`'s domain of any of their keys, in view order (a superset to check). */
+function holdersNear(index: DomainIndex, target: PlacementTarget): number[] {
+  const found = new Set<number>(index.holdersAt.get(target));
+  for (const key of index.holderKeys) {
+    const value = ownValue(target.labels, key);
+    if (value !== undefined) for (const i of index.holders.get(key)?.get(value) ?? []) found.add(i);
+  }
+  return [...found].sort((a, b) => a - b);
+}
+
 /** Required anti-affinity both ways: the pod's own terms, and placed pods' terms that select the pod. */
 export function antiAffinityFits(pod: Pod, target: PlacementTarget, view: TopologyView): string | undefined {
-  for (const term of requiredPodAntiAffinity(pod)) {
+  const ownTerms = requiredPodAntiAffinity(pod);
+  if (ownTerms.length === 0 && view.antiAffinityHolders.length === 0) return undefined;
+  const index = domainIndex(view);
+  for (const term of ownTerms) {
     if (target !== undefined && domainOf(target, term.topologyKey) === undefined && term.topologyKey !== LABEL_HOSTNAME)
       continue;
-    for (const other of view.targets) {
-      if (!sameDomain(other, target, term.topologyKey)) continue;
+    for (const i of targetsInDomain(view, index, target, term.topologyKey)) {
+      const other = view.targets[i]!;
       const hit = other.pods.find((p) => p !== pod && termMatches(pod, term, p));
       const domain = domainOf(target, term.topologyKey) ?? target.name;
       if (hit) return `pod anti-affinity: ${podName(hit)} already in ${term.topologyKey}=${domain}`;
     }
   }
-  for (const { pod: holder, target: where } of view.antiAffinityHolders) {
+  for (const i of holdersNear(index, target)) {
+    const { pod: holder, target: where } = view.antiAffinityHolders[i]!;
     if (holder === pod) continue;
     for (const term of requiredPodAntiAffinity(holder)) {
       if (!sameDomain(where, target, term.topologyKey) || !termMatches(holder, term, pod)) continue;
