@@ -23,6 +23,7 @@ import { LABEL_PAUSE } from '../../src/core/facts/pauses.js';
 import { loadPolicies } from '../../src/core/policy/load.js';
 import type { PolicySpec } from '../../rules/model.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 const T0 = Date.parse('2026-11-23T20:00:00Z'); // a Monday evening in UTC
 const HOUR = 3_600_000;
@@ -62,18 +63,6 @@ policy batch for nodepool batch {
 }
 `;
 
-/** A small seeded generator, so a failure names a reproducible cluster. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 /** Pods that exercise every pod-derived fact: do-not-disrupt (for ever, for a while, invalid), windows, PDBs. */
@@ -106,7 +95,7 @@ function podsFor(node: string, n: number, pick: <T>(xs: readonly T[]) => T, r: (
 
 /** A cluster of four governed pools and one under its own spec.disruption, with PDBs, pauses and disruption starts. */
 function generate(seed: number): KubeObject[] {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const out: KubeObject[] = [];
   for (const pool of ['web', 'api', 'batch', 'legacy']) {
@@ -258,7 +247,7 @@ describe('every-node evaluation per fact combination', () => {
     'gives the answer of deriving every node on its own, cluster %i, at every 25 minutes over 30 hours',
     async (seed) => {
       const ps = policies();
-      const r = rng(seed * 7919);
+      const r = seededRandom(seed * 7919);
       let objects = generate(seed);
       const fast = new Evaluator(false); // every node derived at every instant, through the fast path
       const cached = new Evaluator(); // and with verdicts and whole evaluations reused

@@ -11,6 +11,7 @@ import { loadPolicies } from '../../src/core/policy/load.js';
 import { simulate } from '../../src/edge/simulate/simulated-run.js';
 import type { WorkloadEvent } from '../../src/edge/simulate/workload.js';
 import { generateCluster } from '../bench/generate.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 const T0 = Date.parse('2026-11-23T22:00:00Z'); // a Monday evening in UTC
 
@@ -42,21 +43,9 @@ const POLICIES = [
   '',
 ];
 
-/** A small deterministic generator (mulberry32), so each seed is one fixed day. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Scale-ups and -downs of random ReplicaSets, a drifted pool and interruptions, at random minutes. */
 function seededWorkload(seed: number, pools: number, podsPerNode: number, hours: number): WorkloadEvent[] {
-  const r = random(seed);
+  const r = seededRandom(seed);
   const pick = (n: number) => Math.floor(r() * n);
   const at = () => (1 + pick(hours * 60 - 60)) * 60_000;
   const events: WorkloadEvent[] = [];
