@@ -15,12 +15,15 @@ import { settledRuntime, type Line } from './reconciler.js';
 /** Baseline moves timed (the naive rebuild costs ~0.1–0.5 s per move at 5k nodes). */
 const BASELINE_SAMPLE = 20;
 
-export async function consolidationPassBench(nodes: number, pools: number): Promise<Line[]> {
+/**
+ * The settled cluster and its single-node pass over every candidate: the budgets lifted and no
+ * candidate succeeding early (Karpenter's worst case — every move is simulated and rejected — is
+ * what times out at scale). `pass` runs it with the given move simulation.
+ */
+export async function settledPass(nodes: number, pools: number) {
   const { rt, clock } = await settledRuntime(nodes, pools);
   const index = await rt.view.current();
   const evaluation: EvalOutput = await rt.evaluator.evaluate(index, rt.policies, clock.now(), rt.state);
-  // The pass must visit every candidate: lift the budgets, and let no candidate succeed early
-  // (Karpenter's worst case — every move is simulated and rejected — is what times out at scale).
   for (const p of Object.values(evaluation.nodePools)) p.allowed.Underutilized = null;
   const env = rt.simulationEnv();
   const pass = (simulate: (c: readonly Candidate[], consolidation: boolean) => MoveSimulation) =>
@@ -33,6 +36,11 @@ export async function consolidationPassBench(nodes: number, pools: number): Prom
       newId: () => 'b',
       simulate: (c, consolidation) => ({ ...simulate(c, consolidation), ok: false }),
     });
+  return { index, env, pass };
+}
+
+export async function consolidationPassBench(nodes: number, pools: number): Promise<Line[]> {
+  const { index, env, pass } = await settledPass(nodes, pools);
 
   const moves: (readonly Candidate[])[] = [];
   const prepared = new SimulationPass(index, env);

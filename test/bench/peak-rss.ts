@@ -14,10 +14,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
 import { ClusterView, VIEW_KINDS } from '../../src/control/reconciler/cluster-view.js';
 import { KubeClusterClient } from '../../src/edge/kube/kube-cluster.js';
-import { EventLog } from '../../src/core/observe/event-log.js';
-import { singleNode } from '../../src/control/reconciler/methods/single-node.js';
 import { SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
-import { quietRuntime, settledRuntime, type Line } from './reconciler.js';
+import { settledPass } from './consolidation.js';
+import { quietRuntime, type Line } from './reconciler.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const LIST_SERVER = fileURLToPath(new URL('./list-server.ts', import.meta.url));
@@ -49,20 +48,9 @@ async function informerTicks(port: string, lean: boolean): Promise<void> {
  * baseline (full scheduling rebuilds the controller never makes).
  */
 async function consolidationPass(nodes: number, pools: number): Promise<void> {
-  const { rt, clock } = await settledRuntime(nodes, pools);
-  const index = await rt.view.current();
-  const evaluation = await rt.evaluator.evaluate(index, rt.policies, clock.now(), rt.state);
-  for (const p of Object.values(evaluation.nodePools)) p.allowed.Underutilized = null;
-  const pass = new SimulationPass(index, rt.simulationEnv());
-  singleNode.compute({
-    now: clock.now(),
-    index,
-    evaluation,
-    instanceTypes: rt.instanceTypes,
-    events: new EventLog(clock),
-    newId: () => 'b',
-    simulate: (c, consolidation) => ({ ...pass.simulate(c, consolidation), ok: false }),
-  });
+  const { index, env, pass } = await settledPass(nodes, pools);
+  const prepared = new SimulationPass(index, env);
+  pass((c, consolidation) => prepared.simulate(c, consolidation));
 }
 
 async function scenario(which: string, nodes: number): Promise<void> {
