@@ -23,7 +23,6 @@ export function renderNow(el: HTMLElement, p: Preview): void {
         h('th', {}, 'Policy'),
         h('th', { class: 'num' }, 'Nodes'),
         ...REASONS.map((r) => h('th', { class: 'num' }, r)),
-        h('th', {}, 'Why'),
       ),
     ),
     h(
@@ -39,7 +38,6 @@ export function renderNow(el: HTMLElement, p: Preview): void {
           ...REASONS.map((reason) =>
             h('td', { class: 'num', 'data-reason': reason }, show(p.now[name]?.allowed[reason])),
           ),
-          h('td', { class: 'notes' }, ...(p.now[name]?.notes ?? []).map((t) => h('div', {}, t))),
         ),
       ),
     ),
@@ -97,7 +95,23 @@ export function renderNow(el: HTMLElement, p: Preview): void {
       : null,
     h('h3', {}, 'Allowed disruptions now'),
     poolTable,
+    notesList(p),
     h('h3', {}, 'Candidates and why not'),
     nodeTable,
+  );
+}
+
+/** Why the numbers are what they are: each note once, with the NodePools it concerns. */
+function notesList(p: Preview): HTMLElement | null {
+  const pools = new Map<string, string[]>();
+  for (const [name, row] of Object.entries(p.now).sort(([a], [b]) => a.localeCompare(b)))
+    for (const note of row.notes) pools.set(note, [...(pools.get(note) ?? []), name]);
+  if (pools.size === 0) return null;
+  return h(
+    'ul',
+    { class: 'notes' },
+    ...[...pools].map(([note, names]) =>
+      h('li', { 'data-pools': names.join(',') }, h('b', {}, names.join(', ')), ': ', note),
+    ),
   );
 }
