@@ -2,29 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { kpolMonarch } from '../../grammar/monarch.js';
 import { KEYWORDS, REASONS } from '../../grammar/tokens.js';
-
-/** Applies the root rules the way Monarch does: first match at the current position wins. */
-function classify(text: string): string[] {
-  const out: string[] = [];
-  let rest = text;
-  while (rest.length > 0) {
-    const rule = kpolMonarch.tokenizer['root']!.find(([re]) => new RegExp(`^(?:${re.source})`).test(rest));
-    if (!rule) throw new Error(`no rule matches ${rest}`);
-    const image = new RegExp(`^(?:${rule[0].source})`).exec(rest)![0];
-    const action = rule[1];
-    const kind =
-      typeof action === 'string'
-        ? action
-        : kpolMonarch.keywords.includes(image)
-          ? action.cases['@keywords']!
-          : kpolMonarch.reasons.includes(image)
-            ? action.cases['@reasons']!
-            : action.cases['@default']!;
-    if (kind !== 'white') out.push(`${kind}:${image}`);
-    rest = rest.slice(image.length);
-  }
-  return out;
-}
+import { classify } from './monarch-classify.js';
 
 describe('kpolMonarch', () => {
   it('takes keywords and reasons from the token definitions', () => {

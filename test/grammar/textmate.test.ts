@@ -4,8 +4,8 @@
 // it colours every token of the shipped examples as the browser editor's Monarch rules do.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { kpolMonarch } from '../../grammar/monarch.js';
 import { kpolTextMate, SCOPE_OF, type TextMateGrammar } from '../../grammar/textmate.js';
+import { classify } from './monarch-classify.js';
 
 const FILE = new URL('../../editor/vscode/syntaxes/kpol.tmLanguage.json', import.meta.url);
 const EXAMPLES = new URL('../../rules/examples/', import.meta.url);
@@ -28,26 +28,12 @@ function textMate(grammar: TextMateGrammar, line: string): string[] {
   return out;
 }
 
-/** Monarch's scan of one line (first rule at the position wins), as TextMate scopes. */
+/** Monarch's scan of one line, as TextMate scopes. */
 function monarch(line: string): string[] {
-  const out: string[] = [];
-  for (let rest = line; rest.length > 0;) {
-    const rule = kpolMonarch.tokenizer['root']!.find(([re]) => new RegExp(`^(?:${re.source})`).test(rest));
-    if (!rule) throw new Error(`no Monarch rule matches ${rest}`);
-    const text = new RegExp(`^(?:${rule[0].source})`).exec(rest)![0];
-    const action = rule[1];
-    const kind =
-      typeof action === 'string'
-        ? action
-        : kpolMonarch.keywords.includes(text)
-          ? 'keyword'
-          : kpolMonarch.reasons.includes(text)
-            ? 'type'
-            : 'identifier';
-    if (kind !== 'white') out.push(`${SCOPE_OF[kind]}:${text}`);
-    rest = rest.slice(text.length);
-  }
-  return out;
+  return classify(line).map((t) => {
+    const at = t.indexOf(':');
+    return `${SCOPE_OF[t.slice(0, at)]}:${t.slice(at + 1)}`;
+  });
 }
 
 describe('the TextMate grammar', () => {

@@ -62,7 +62,8 @@ export class Workspace {
       }
     }
     this.paths = found.sort();
-    for (const p of [...this.cache.keys()]) if (!found.includes(p)) this.cache.delete(p);
+    const listed = new Set(found);
+    for (const p of [...this.cache.keys()]) if (!listed.has(p)) this.cache.delete(p);
   }
 
   /** The listed files as they are on disk now, except those `isOpen` (the editor's text wins). */
