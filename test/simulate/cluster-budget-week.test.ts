@@ -74,5 +74,9 @@ describe('simulate: a cluster budget over a week of daily drift', () => {
     // The budget is used, not merely respected: at some tick 2 nodes were in flight at once.
     expect(peak).toBe(2);
     expect(peakBatch).toBe(1);
+    // The report names the cluster budget as what held a pool with room of its own (held-budgets.ts).
+    const scoped = timeline.held.filter((h) => h.cause === 'scope' && h.reason === 'Drifted');
+    expect(scoped.map((h) => h.nodePool).sort()).toEqual(['api', 'batch', 'web']);
+    expect(scoped[0]!.example).toMatch(/^cluster budget 2 for Drifted: 2 of 1[2-6] nodes disrupting, budget 2$/);
   }, 240_000);
 });

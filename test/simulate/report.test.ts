@@ -44,7 +44,7 @@ describe('renderReport', () => {
     expect(tagBalanceErrors('<p>a < b</p>')).not.toEqual([]);
   });
 
-  it.each(['nodes', 'cost', 'disruptions', 'calendar', 'blocked', 'events'])(
+  it.each(['nodes', 'cost', 'disruptions', 'calendar', 'blocked', 'held', 'events'])(
     'has the %s section with content',
     (id) => {
       const m = new RegExp(`<section id="${id}">([\\s\\S]*?)</section>`).exec(html);
@@ -132,6 +132,17 @@ describe('renderReport', () => {
       'pod-window',
     ]);
     expect(rows[0]).toContain('5,120');
+  });
+
+  it('lists the NodePools held at 0, longest first, with what held them and its words escaped', () => {
+    const body = /<table class="held">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(html)![1];
+    const rows = body.split('</tr>').filter(Boolean);
+    expect(rows.map((r) => [...r.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].slice(0, 4).map((m) => m[1]))).toEqual([
+      ['web', 'Drifted', 'its budgets', '14,400'],
+      ['batch', 'Underutilized', 'a rate budget', '95'],
+    ]);
+    expect(rows[1]).toContain('&lt;script&gt;');
+    expect(renderReport({ ...timeline, held: [] }, 'x')).toContain('No NodePool was held at 0.');
   });
 
   it('keeps long runs small: 90 days of 1-minute samples', () => {

@@ -94,6 +94,22 @@ export function syntheticTimeline(days = 14): Timeline {
         example: 'pod window business-hours.kpol:12 is closed until 09:00 Europe/Berlin',
       },
     ],
+    held: [
+      {
+        nodePool: 'web',
+        reason: 'Drifted',
+        cause: 'budget',
+        count: 14_400,
+        example: 'policy business-hours: the budget for Drifted is 0',
+      },
+      {
+        nodePool: 'batch',
+        reason: 'Underutilized',
+        cause: 'rate',
+        count: 95,
+        example: `rate budget 1 per 1d for Underutilized used: 1 disruption started in the last 1d; next at ${XSS}`,
+      },
+    ],
     events: disruptions
       .slice(-6)
       .map((r) => ({

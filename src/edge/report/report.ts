@@ -7,7 +7,7 @@ import { esc, formatMoney } from './html.js';
 import { type LineSeries, lineChart } from './line-chart.js';
 import { DASHES, PALETTE, REPORT_CSS } from './style.js';
 import { summaryHeader } from './summary.js';
-import { blockedTable, eventsTable } from './tables.js';
+import { blockedTable, eventsTable, heldTable } from './tables.js';
 import type { Timeline } from '../simulate/timeline.js';
 
 function nodeSeries(t: Timeline): LineSeries[] {
@@ -70,6 +70,13 @@ export function renderReport(timeline: Timeline, title: string): string {
         'allowed for more of that hour.',
     ),
     section('blocked', 'Top blocked reasons', blockedTable(t.blocked)),
+    section(
+      'held',
+      'NodePools held at 0',
+      heldTable(t.held),
+      'Ticks in which a NodePool could start no disruption of a reason, and what held it: an error, ' +
+        'a pause, a used-up rate budget, a full cluster budget, or its budgets (a window or a 0).',
+    ),
     section('events', 'Recent events', eventsTable(t.events)),
   ];
   return `<!doctype html>

@@ -8,7 +8,8 @@ import type { KubeObject, NodePool } from '../../core/cluster/types.js';
 import { Runtime } from '../../control/runtime/runtime.js';
 import { poolAllowedWithScopes } from '../../core/eval/budget-scopes.js';
 import { calendarFromSamples } from './calendar-rows.js';
-import type { BlockedCount, DisruptionRecord, Sample, Timeline } from './timeline.js';
+import { heldAtZero } from './held-budgets.js';
+import type { BlockedCount, DisruptionRecord, HeldCount, Sample, Timeline } from './timeline.js';
 import type { WorkloadAction, WorkloadEvent } from './workload.js';
 import { ownRecord } from '../../core/cluster/own-keys.js';
 
@@ -98,6 +99,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
   const samples: Sample[] = [];
   const disruptions: DisruptionRecord[] = [];
   const blocked = new Map<string, BlockedCount>();
+  const held = new Map<string, HeldCount>();
   const end = o.fromMs + o.forMs;
   let ticks = 0;
   let nextSample = o.fromMs + sampleEvery; // after the first sample
@@ -153,6 +155,13 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
       entry.count++;
       blocked.set(b.code, entry);
     }
+    for (const h of heldAtZero(ev)) {
+      const key = `${h.nodePool}\0${h.reason}\0${h.cause}`;
+      const entry = held.get(key) ?? { nodePool: h.nodePool, reason: h.reason, cause: h.cause, count: 0, example: '' };
+      entry.count++;
+      entry.example = h.message;
+      held.set(key, entry);
+    }
     const first = samples.length === 0;
     const index = first || now >= nextSample ? await rt.view.current() : undefined;
     // The first sample waits (at most one sampling interval, and never past the last tick)
@@ -197,6 +206,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
     disruptions,
     calendar: calendarFromSamples(samples, poolZones(rt, pools), sampleEvery),
     blocked: [...blocked.values()].sort((a, b) => b.count - a.count),
+    held: [...held.values()].sort((a, b) => b.count - a.count),
     events: rt.events.list().map((e) => ({
       at: e.at,
       type: e.type,

@@ -2,6 +2,7 @@
 // What `kpol simulate` records while it steps the real reconciler through simulated time,
 // written as timeline.json and rendered into the HTML report. Plain JSON data.
 import type { Reason } from '../../../rules/model.js';
+import type { HoldCause } from './held-budgets.js';
 
 export interface Sample {
   at: number; // epoch ms
@@ -38,6 +39,15 @@ export interface BlockedCount {
   example: string; // one message
 }
 
+/** Pool-ticks a NodePool could start no disruption of a reason, by cause (held-budgets.ts). */
+export interface HeldCount {
+  nodePool: string;
+  reason: string;
+  cause: HoldCause;
+  count: number; // ticks held
+  example: string; // the latest message
+}
+
 export interface Timeline {
   from: number;
   to: number;
@@ -47,6 +57,7 @@ export interface Timeline {
   disruptions: DisruptionRecord[];
   calendar: CalendarRow[];
   blocked: BlockedCount[];
+  held: HeldCount[];
   events: { at: number; type: string; reason: string; object: string; message: string }[];
   summary: {
     disruptionsByReason: Record<string, number>;
