@@ -14,6 +14,8 @@ import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
 import { indexCluster } from '../../src/core/cluster/state.js';
 import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
 import { loadPolicies } from '../../src/core/policy/load.js';
+import { keepUnchanged } from '../../src/core/policy/unchanged-policies.js';
+import type { PolicySpec } from '../../rules/model.js';
 import { TRIAL_OFFSETS_MS, trialEvaluate } from '../../src/core/policy/trial-eval.js';
 import { podDoNotDisrupt } from '../../src/core/cluster/state.js';
 import { toList } from '../support/cluster-builder.js';
@@ -92,9 +94,7 @@ async function evalAtScale(): Promise<void> {
   if (!ok) throw new Error('benchmark policy does not check');
   const evaluator = new Evaluator();
   const at = Date.parse('2026-11-23T02:00:00Z');
-  t = now();
-  await evaluator.evaluate(index, policies, at);
-  const coldMs = now() - t;
+  const coldMs = await cpuRuns(1, () => evaluator.evaluate(index, policies, at));
   let i = 0;
   const reusedMs = await cpuRuns(7, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
   // Every node derived again at each instant (no verdict or evaluation reuse; the engine's memo stays):
@@ -147,9 +147,36 @@ async function evalAtScale(): Promise<void> {
   );
   line(
     'eval first instant (cold: compile + memo fill)',
-    `${fmt(coldMs)} ms`,
+    `${fmt(coldMs)} ms cpu`,
     '≤ 500 ms',
-    `the first tick and a policy change: no node prepared yet; ${runs} engine runs in total over ${30} instants`,
+    `the first tick in a new process: nothing compiled, no node prepared; ` +
+      `${runs} engine runs in total over ${30} instants`,
+  );
+  // A policy edit in a running controller: the set is loaded again and the untouched policies keep
+  // their objects (src/core/policy/unchanged-policies.ts), so only the edited policy's nodes are derived
+  // again; the same-run baseline takes every policy as new, as a reload did before.
+  let edits = 0;
+  let inForce: readonly PolicySpec[] = policies;
+  const editOnce = async (keep: boolean) => {
+    const edited = policyText.replace('budget 1% for Empty', `budget ${(++edits % 40) + 2}% for Empty`);
+    const next = loadPolicies([{ fileName: 'bench.kpol', text: edited }]).policies; // not timed: the policy line
+    return cpuRuns(1, () => {
+      inForce = keep ? keepUnchanged(inForce, next) : next;
+      return evaluator.evaluate(index, inForce, at + 60_000 * ++i);
+    });
+  };
+  const editedMs: number[] = [];
+  const allNewMs: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    editedMs.push(await editOnce(true));
+    allNewMs.push(await editOnce(false));
+  }
+  line(
+    `eval after one of ${policies.length} policies edited`,
+    `${fmt(median(editedMs))} ms cpu`,
+    '≤ 30 ms',
+    `the others kept; ${fmt(median(allNewMs) / median(editedMs))}× faster than every policy new ` +
+      `(${fmt(median(allNewMs), 0)} ms, interleaved)`,
   );
   // What a policy change costs before it applies (src/core/policy/trial-eval.ts): a fresh evaluator per instant.
   const trialMs = await timeRuns(3, () => {

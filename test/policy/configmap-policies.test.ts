@@ -58,6 +58,25 @@ const budgetOf = (store: ConfigMapPolicies, name: string) =>
   store.policies.find((p) => p.name === name)?.budgets.map((b) => b.nodes);
 
 describe('ConfigMap policies', () => {
+  it('keeps the objects of the policies an edit left alone, so the evaluator keeps their work', async () => {
+    const t = await setup([
+      cm('a', { 'a.kpol': good('a', 'x', '10%') + good('a2', 'x2') }),
+      cm('b', { 'b.kpol': good('b', 'y') }),
+    ]);
+    const before = new Map(t.store.policies.map((p) => [p.name, p]));
+    // An edit of the same length: the next policy in the file keeps its source positions.
+    await t.setData('a', { 'a.kpol': good('a', 'x', '20%') + good('a2', 'x2') });
+    const after = new Map(t.store.policies.map((p) => [p.name, p]));
+    expect(after.get('a')).not.toBe(before.get('a'));
+    expect(budgetOf(t.store, 'a')).toEqual([{ kind: 'percent', value: 20 }]);
+    // Untouched: the other policy of the edited file and the other ConfigMap's policy.
+    expect(after.get('a2')).toBe(before.get('a2'));
+    expect(after.get('b')).toBe(before.get('b'));
+    // Moving a policy (a longer line above it, here) changes where its messages point: a new object.
+    await t.setData('a', { 'a.kpol': good('a', 'x', '3') + good('a2', 'x2') });
+    expect(t.store.policies.find((p) => p.name === 'a2')).not.toBe(after.get('a2'));
+  });
+
   it('loads the *.kpol keys of labelled ConfigMaps in its namespace only, and annotates them valid', async () => {
     const t = await setup([
       cm('a', { 'a.kpol': good('a', 'x'), 'notes.txt': 'not a policy' }),

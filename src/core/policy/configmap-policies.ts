@@ -23,6 +23,7 @@ import {
   invalidEventMessage,
   summariseErrors,
 } from './configmap-status.js';
+import { keepUnchanged } from './unchanged-policies.js';
 import { resolveLastGood, type LocatedError, type PolicyBundle, type Resolution } from './last-good.js';
 import { policySourcesFromConfigMaps, type PolicySource } from './load.js';
 import { locateFailure, trialEvaluate, type EvaluateAt, type TrialFailure } from './trial-eval.js';
@@ -154,12 +155,14 @@ export class ConfigMapPolicies implements PolicySources {
     const changed = !sameAccepted(this.accepted, r.accepted);
     this.accepted = r.accepted;
     if (r.policies && (changed || !this.loaded)) {
-      this.policies = r.policies;
+      // The policies nobody changed keep their objects, and with them the evaluator's work (unchanged-policies.ts).
+      const policies = keepUnchanged(this.policies, r.policies);
+      this.policies = policies;
       this.o.logger?.info('policies loaded', {
-        policies: r.policies.map((p) => p.name),
+        policies: policies.map((p) => p.name),
         configMaps: [...r.accepted.keys()],
       });
-      this.o.onChange?.(r.policies);
+      this.o.onChange?.(policies);
     }
     this.loaded = true;
     const present = new Set(bundles.map((b) => b.id));
