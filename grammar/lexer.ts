@@ -40,10 +40,13 @@ class OffsetLexer extends Lexer {
     length: number,
   ): IToken {
     if (tokenType === Name) {
-      const keyword = KEYWORD_OF_WORD.get(image);
+      const keyword = KEYWORDS_BY_WORD.get(image);
       if (keyword !== undefined) {
-        tokenType = keyword;
-        tokenTypeIdx = keyword.tokenTypeIdx!;
+        tokenType = keyword.type;
+        tokenTypeIdx = keyword.type.tokenTypeIdx!;
+        // The one shared string of the word: the copy just cut from the text dies at once instead
+        // of living, and being copied by the collector, as long as the token (more than half the tokens are).
+        image = keyword.word;
       }
     }
     const token = { image, startOffset, endOffset: startOffset + length - 1, tokenTypeIdx, tokenType };
@@ -51,6 +54,10 @@ class OffsetLexer extends Lexer {
     return token;
   }
 }
+
+const KEYWORDS_BY_WORD: ReadonlyMap<string, { type: TokenType; word: string }> = new Map(
+  [...KEYWORD_OF_WORD].map(([word, type]) => [word, { type, word }]),
+);
 
 const FLAGGED: ReadonlySet<TokenType> = new Set([UnterminatedString, SpacedPercent, PercentFirst]);
 

@@ -5,6 +5,7 @@ import type { PolicyFile } from './ast.js';
 import { limitDiagnostics, MAX_DIAGNOSTICS } from './diagnostic-limit.js';
 import { diagnostic, sortDiagnostics, type Diagnostic, type Result } from './diagnostic.js';
 import { describeToken } from './expected.js';
+import { fastParse } from './fast-parse.js';
 import { hintAt, statementOffsetOf, tokenIndex } from './keyword-hints.js';
 import { tokenize } from './lexer.js';
 import { EarlyPolicies, lower } from './lower.js';
@@ -24,6 +25,11 @@ export interface ParseOptions {
    * rather than the whole CST at the end. False is the plain path the equality test compares with.
    */
   lowerWhileParsing?: boolean;
+  /**
+   * Try the one-pass fast path of fast-parse.ts first (the default), for a file with nothing to
+   * report; false always takes the Chevrotain path. The equality test compares the two.
+   */
+  fastPath?: boolean;
 }
 
 /**
@@ -32,6 +38,12 @@ export interface ParseOptions {
  */
 export function parse(text: string, options: ParseOptions = {}): Result<PolicyFile> {
   const tokenized = tokenize(text);
+  if (options.fastPath !== false && tokenized.diagnostics.length === 0 && tokenized.omitted === 0) {
+    // Most files in a running controller or editor have no mistake; any that fast-parse.ts does
+    // not expect takes the path below from the start, so its diagnostics are the usual ones.
+    const file = fastParse(tokenized.tokens, tokenized.comments, tokenized.lines);
+    if (file) return { value: file, diagnostics: [] };
+  }
   // `10 %` is still a percentage to the parser: a word beside it is a mistake of its own.
   const lexerErrorOffsets = tokenized.diagnostics
     .filter((d) => !PERCENT_SLIPS.has(d.code))

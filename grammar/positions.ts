@@ -4,11 +4,21 @@
 import type { IToken } from 'chevrotain';
 import type { Position, Range } from './ast.js';
 
+/** How many recent positions a LineIndex keeps for sharing (a power of two). */
+const RECENT = 64;
+
 /** Line starts of one text; positions are 0-based and `character` counts UTF-16 code units. */
 export class LineIndex {
   private readonly starts: number[] = [0];
   /** The line of the previous lookup: ranges are mostly asked for in source order. */
   private hint = 0;
+  /**
+   * Positions made lately, by offset modulo the size: a node's range mostly starts where its
+   * first token's does and ends where its last one's does, so sharing those objects leaves the
+   * AST with far fewer of them to build and for the garbage collector to copy. Nothing mutates
+   * a position, so sharing one is safe.
+   */
+  private readonly recent: (Position | undefined)[] = new Array<Position | undefined>(RECENT).fill(undefined);
 
   constructor(readonly text: string) {
     if (!text.includes('\r')) {
@@ -30,9 +40,14 @@ export class LineIndex {
   /** The position of `offset`, clamped to the text. */
   positionAt(offset: number): Position {
     const o = Math.max(0, Math.min(offset, this.text.length));
+    const slot = o & (RECENT - 1);
+    const cached = this.recent[slot];
+    if (cached !== undefined && cached.offset === o) return cached;
     const line = this.lineAt(o);
     this.hint = line;
-    return { line, character: o - this.starts[line]!, offset: o };
+    const position = { line, character: o - this.starts[line]!, offset: o };
+    this.recent[slot] = position;
+    return position;
   }
 
   /** The last line starting at or before `o`. */
