@@ -158,7 +158,7 @@ export async function peakRssBench(nodes: number): Promise<Line[]> {
         `in-memory: steady ticks ${quiet.toFixed(0)} MiB, consolidation pass ${pass.toFixed(0)} MiB; ` +
         `informer-cached ${informer.lean.toFixed(0)} MiB vs ${informer.whole.toFixed(0)} MiB caching whole ` +
         `objects (${(informer.whole / informer.lean).toFixed(1)}×, without the heap limit it would exceed; ` +
-        `each in its own process, bundled, with the Deployment's NODE_OPTIONS)`,
+        `each in its own process, ${TSX ? 'through tsx' : 'bundled'}, with the Deployment's NODE_OPTIONS)`,
     },
   ];
 }
