@@ -7,10 +7,18 @@
 // does on a real one — kpol's informers list every kind from list-server.ts (another process,
 // objects dressed as the API server returns them), then the controller's view joins them and the
 // evaluator runs ten quiet ticks over them; `informer-whole` caches whole objects (the baseline).
+// Each scenario process runs this file bundled by esbuild, as kpol ships (src/edge/cli/build.mjs),
+// not through tsx: tsx's loader compiles on a thread of its own, with a V8 heap of its own, which
+// added ~90 MiB to every figure and is no part of the controller (KPOL_BENCH_TSX=1 measures that way);
+// and with the node options the shipped Deployment sets (deployedNodeOptions).
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
 import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
 import { ClusterView, VIEW_KINDS } from '../../src/control/reconciler/cluster-view.js';
 import { KubeClusterClient } from '../../src/edge/kube/kube-cluster.js';
@@ -70,13 +78,54 @@ async function scenario(which: string, nodes: number): Promise<void> {
   process.exit(0); // the informers' sockets may still be closing
 }
 
-const child = (which: string, nodes: number, port = '') =>
-  Number(
-    execFileSync(process.execPath, ['--import', 'tsx', SELF, which, String(nodes), port], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .at(-1),
-  );
+/** This file and all it imports as one ES module in a new temporary folder (removed by `done`). */
+async function bundled(): Promise<{ file: string; done(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'kpol-peak-rss-'));
+  const file = join(dir, 'peak-rss.mjs');
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [SELF],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outfile: file,
+    // Bundled CommonJS packages still call require(), as in the CLI's build.
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    external: ['esbuild'],
+    logLevel: 'warning',
+  });
+  return { file, done: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The node options the shipped Deployment gives the controller (deploy/40-deployment.yaml: V8's
+ * heap limit, which also sets how far V8 lets garbage grow before collecting), for every scenario.
+ */
+function deployedNodeOptions(): string[] {
+  const file = fileURLToPath(new URL('../../deploy/40-deployment.yaml', import.meta.url));
+  for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+    const o = doc.toJS() as { kind?: string; spec?: { template?: { spec?: { containers?: unknown[] } } } };
+    if (o?.kind !== 'Deployment') continue;
+    const [c] = (o.spec?.template?.spec?.containers ?? []) as { env?: { name: string; value?: string }[] }[];
+    const v = c?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value;
+    return v ? v.split(/\s+/) : [];
+  }
+  return [];
+}
+
+let runner: Promise<{ file: string; done(): void }> | undefined;
+const TSX = process.env.KPOL_BENCH_TSX === '1';
+
+async function child(which: string, nodes: number, port = ''): Promise<number> {
+  const args = TSX ? ['--import', 'tsx', SELF] : [(await (runner ??= bundled())).file];
+  // The baseline of whole objects runs out of that heap (~1.6 GiB): it runs without the limit.
+  const options = which === 'informer-whole' ? [] : deployedNodeOptions();
+  const out = execFileSync(process.execPath, [...options, ...args, which, String(nodes), port], {
+    encoding: 'utf8',
+  });
+  return Number(out.trim().split('\n').at(-1));
+}
 
 /** Peak RSS of both informer scenarios, with list-server.ts running in a process of its own. */
 async function informerRss(nodes: number): Promise<{ lean: number; whole: number }> {
@@ -86,7 +135,7 @@ async function informerRss(nodes: number): Promise<{ lean: number; whole: number
   try {
     const lines = createInterface({ input: server.stdout! })[Symbol.asyncIterator]();
     const port = String((await lines.next()).value);
-    return { lean: child('informer', nodes, port), whole: child('informer-whole', nodes, port) };
+    return { lean: await child('informer', nodes, port), whole: await child('informer-whole', nodes, port) };
   } finally {
     server.kill();
   }
@@ -94,9 +143,11 @@ async function informerRss(nodes: number): Promise<{ lean: number; whole: number
 
 /** Runs each scenario in a child process and reports its peak RSS. */
 export async function peakRssBench(nodes: number): Promise<Line[]> {
-  const quiet = child('quiet', nodes);
-  const pass = child('consolidation', nodes);
+  const quiet = await child('quiet', nodes);
+  const pass = await child('consolidation', nodes);
   const informer = await informerRss(nodes);
+  (await runner)?.done();
+  runner = undefined;
   const peak = Math.max(quiet, pass, informer.lean);
   return [
     {
@@ -106,7 +157,8 @@ export async function peakRssBench(nodes: number): Promise<Line[]> {
       ratio:
         `in-memory: steady ticks ${quiet.toFixed(0)} MiB, consolidation pass ${pass.toFixed(0)} MiB; ` +
         `informer-cached ${informer.lean.toFixed(0)} MiB vs ${informer.whole.toFixed(0)} MiB caching whole ` +
-        `objects (${(informer.whole / informer.lean).toFixed(1)}×; each in its own process)`,
+        `objects (${(informer.whole / informer.lean).toFixed(1)}×, without the heap limit it would exceed; ` +
+        `each in its own process, ${TSX ? 'through tsx' : 'bundled'}, with the Deployment's NODE_OPTIONS)`,
     },
   ];
 }

@@ -5,7 +5,7 @@
 import { Engine } from 'json-rules-engine';
 import { FakeClock } from '../../src/core/clock.js';
 import { podDoNotDisrupt } from '../../src/core/cluster/state.js';
-import type { NodeClaim, NodePool } from '../../src/core/cluster/types.js';
+import type { KubeObject, NodeClaim, NodePool } from '../../src/core/cluster/types.js';
 import { Runtime } from '../../src/control/runtime/runtime.js';
 import { simulate } from '../../src/edge/simulate/simulated-run.js';
 import { generateCluster } from './generate.js';
@@ -50,8 +50,13 @@ export async function settledRuntime(nodes: number, pools: number): Promise<{ rt
  * no object
  * changes — what the issue's "tick when nothing changed" is. Time still moves 10 s per tick.
  */
-export async function quietRuntime(nodes: number, pools: number): Promise<{ rt: Runtime; clock: FakeClock }> {
-  const clock = new FakeClock(T0);
+/**
+ * The generated cluster made quiet: no drift, consolidateAfter not yet passed. Made in a function
+ * of its own so that only the Runtime's options hold the seed: the caller's frame would keep all
+ * 150,000 generated pods alive through every tick (~200 MB the controller no longer needs once its
+ * store holds its own copies).
+ */
+function quietSeed(nodes: number, pools: number): KubeObject[] {
   const objects = generateCluster({ pools, nodes, pods: nodes * 30 });
   for (const o of objects) {
     if (o.kind === 'NodeClaim') {
@@ -64,7 +69,12 @@ export async function quietRuntime(nodes: number, pools: number): Promise<{ rt: 
       if (np.spec.disruption) np.spec.disruption.consolidateAfter = '1h';
     }
   }
-  const rt = new Runtime({ clock, objects, policies: [] });
+  return objects;
+}
+
+export async function quietRuntime(nodes: number, pools: number): Promise<{ rt: Runtime; clock: FakeClock }> {
+  const clock = new FakeClock(T0);
+  const rt = new Runtime({ clock, objects: quietSeed(nodes, pools), policies: [] });
   for (let i = 0; i < 3; i++) {
     await rt.tick();
     clock.advance(10_000);

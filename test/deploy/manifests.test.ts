@@ -185,9 +185,17 @@ describe.each(modes)('Deployment (%s)', (mode) => {
         container()
           .env.map((e: { name: string }) => e.name)
           .sort(),
-      ).toEqual(['POD_NAME', 'POD_NAMESPACE']);
+      ).toEqual(['NODE_OPTIONS', 'POD_NAME', 'POD_NAMESPACE']);
     },
   );
+
+  it("V8's heap limit is three quarters of the container's memory limit", () => {
+    const options = container().env.find((e: { name: string }) => e.name === 'NODE_OPTIONS').value as string;
+    const heapMiB = Number(/^--max-old-space-size=(\d+)$/.exec(options)?.[1]);
+    const limit = /^(\d+)(Mi|Gi)$/.exec(container().resources.limits.memory as string)!;
+    const limitMiB = Number(limit[1]) * (limit[2] === 'Gi' ? 1024 : 1);
+    expect(heapMiB).toBe(limitMiB * 0.75);
+  });
 
   it('its arguments are ones `kpol run` accepts, and the probes reach the probe server', () => {
     const args: string[] = container().args.slice(1);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Lean copies of cluster objects, for the caches that hold them by the hundred thousand (the
 // in-memory server's store, each informer's cache). Two savings, both declared here:
-// - Projection (not used by the caches yet, README.md "Objects from an API server"): for
+// - Projection (the informers' caches; README.md "Objects from an API server"): for
 //   PROJECTED_KINDS only the fields object-shapes.ts declares are kept; managedFields are dropped
-//   from every kind (that the caches do). The other kinds are
+//   from every kind. The other kinds are
 //   kept whole because kpol writes them back with full updates (a NodeClaim's launch), which must
 //   not erase what kpol does not read.
 // - Sharing: equal label sets, owner references, conditions, tolerations, containers and other

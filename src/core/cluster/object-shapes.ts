@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The shape of every field kpol reads, per kind, as data for shape-check.ts. It mirrors
 // types.ts and the untyped readers (scheduling/pod-spec.ts); a field added to those must be
-// added here, or a snapshot could carry a value kpol's code cannot handle. Types follow the
+// added here, or a snapshot could carry a value kpol's code cannot handle — and the informers'
+// caches drop every Pod and Node field not declared here (lean.ts), so a read of one would find
+// nothing on a real cluster (test/reconciler/projection.test.ts). Types follow the
 // Kubernetes and Karpenter v1 APIs, so anything a real API server stores passes.
 import type { Fields, Shape } from './shape-check.js';
 
@@ -21,6 +23,9 @@ export const METADATA: Shape = {
     generation: 'integer',
     creationTimestamp: 'time',
     deletionTimestamp: 'time',
+    // A deletion's grace period: which request set deletionTimestamp (a shorter second delete
+    // moves both); the scenario harness translates the timestamp by it (scenario-timeline.ts).
+    deletionGracePeriodSeconds: 'integer',
     labels: stringMap,
     annotations: stringMap,
     finalizers: strings,

@@ -297,11 +297,9 @@ export class Informer {
    * parts shared), frozen, because cached objects are handed to every reader, as the in-memory server's are.
    */
   private lean(obj: KubeObject): KubeObject {
-    // Equal parts shared and managedFields dropped, but no field projected away: kpol's readers
-    // (termination order, grace periods, the scenario harness) read Pod and Node fields that the
-    // declared shapes do not list yet, and a projection that drops one changes behaviour on a
-    // real cluster only (test/k8s/adapter/real-differences.test.ts lost deletionGracePeriodSeconds).
-    return deepFreeze(this.o.lean === false ? obj : leanCopy(obj, this.sharing, 'none'));
+    // Pods and Nodes keep only the fields object-shapes.ts declares; kpol only patches them, so a
+    // cached copy is never written back whole (test/reconciler/projection.test.ts checks both).
+    return deepFreeze(this.o.lean === false ? obj : leanCopy(obj, this.sharing));
   }
 
   /** Caches `obj` (made lean by the caller) and returns it. */
