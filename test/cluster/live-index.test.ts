@@ -65,6 +65,21 @@ function shape(ix: ClusterIndex) {
   };
 }
 
+/**
+ * The parts of an index that a later event must not change in place (the name-keyed maps are
+ * the view's current ones, live-index.ts): copied down to the objects, which are compared by identity.
+ */
+function handedOut(ix: ClusterIndex) {
+  const { nodePools, nodeClaims, nodes, pods, pdbs, configMaps } = ix.snapshot;
+  return {
+    lists: [nodePools, nodeClaims, nodes, pods, pdbs, configMaps].map((l) => [...l]),
+    stateNodes: ix.stateNodes.map((s) => [s, s.name, s.providerID, s.node, s.nodeClaim, [...s.pods]]),
+    unboundPods: [...ix.unboundPods],
+    pdbsByNamespace: [...ix.pdbsByNamespace].map(([k, v]) => [k, [...v]]),
+    nodePoolsByName: [...ix.nodePoolsByName],
+  };
+}
+
 /** One random change to `objects` (a map by kind/namespace/name), as the watch event it causes. */
 function randomEvent(r: () => number, objects: Map<string, KubeObject>, version: number): WatchEvent {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
@@ -118,7 +133,11 @@ describe('LiveIndex', () => {
         const batch = Array.from({ length: r() < 0.8 ? 1 : 1 + Math.floor(r() * 6) }, (_, i) =>
           randomEvent(r, objects, 100 + step * 10 + i),
         );
+        const before = live.current();
+        const kept = handedOut(before);
         const got = live.apply(batch);
+        // What an index handed out holds stays as it was: the evaluator tells change by identity.
+        expect(handedOut(before), `seed ${seed}, step ${step}: an earlier index changed`).toEqual(kept);
         const want = indexCluster(snapshotOf(objects.values()));
         expect(shape(got), `seed ${seed}, step ${step}`).toEqual(shape(want));
       }
