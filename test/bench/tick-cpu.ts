@@ -29,9 +29,19 @@ const measure = async (before?: (i: number) => Promise<void>) => {
 // KPOL_PROFILE=file.cpuprofile: a CPU profile of the one-event ticks alone (not the cluster's setup).
 const profile = process.env.KPOL_PROFILE;
 const session = profile ? new Session() : undefined;
+const quietPhase = process.env.KPOL_PROFILE_PHASE === 'quiet';
+if (session && quietPhase) {
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+}
 const quiet = await measure();
+if (session && quietPhase) {
+  const { profile: p } = await session.post('Profiler.stop');
+  writeFileSync(profile!, JSON.stringify(p));
+}
 const pods = (await rt.view.current()).snapshot.pods;
-if (session) {
+if (session && !quietPhase) {
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.start');
@@ -42,7 +52,7 @@ const oneEvent = await measure(async (i) => {
   await rt.cluster.patch(key, { metadata: { labels: { 'bench.kpol.dev/event': String(i) } } });
 });
 console.log(`${nodes} nodes: quiet tick ${quiet}; tick after one pod event ${oneEvent} (medians of ${ticks})`);
-if (session) {
+if (session && !quietPhase) {
   const { profile: p } = await session.post('Profiler.stop');
   writeFileSync(profile!, JSON.stringify(p));
 }
