@@ -144,7 +144,7 @@ describe('LiveIndex', () => {
     }
   });
 
-  it('gives a pod event new objects for that pod node alone: every other StateNode, pod list and kind list is kept', () => {
+  it('gives a pod event new objects for its node alone: other StateNodes, pod lists and kind lists are kept', () => {
     const objects: KubeObject[] = [makeNodePool('default')];
     for (let i = 0; i < 4; i++) {
       const { nodeClaim, node } = makeNodeClaimAndNode('default', i);

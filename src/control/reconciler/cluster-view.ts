@@ -79,7 +79,7 @@ export class ClusterView {
 
   private received(kind: Kind, e: WatchEvent): void {
     const rv = Number(e.object.metadata.resourceVersion);
-    if (!Number.isSafeInteger(rv)) {
+    if (!Number.isSafeInteger(rv) || (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED')) {
       this.live = undefined; // cannot place the event: the next read lists everything
       return;
     }

@@ -103,24 +103,11 @@ export class LiveIndex {
         else sorted.add(next);
       }
       changed.add(kind);
-      if (kind === 'Pod') {
-        unbound = this.movePod(prev as Pod | undefined, next as Pod | undefined, unbound, dirtyNodes);
-      } else if (kind === 'Node') {
-        const p = prev as Node | undefined;
-        const n = next as Node | undefined;
-        if ((p === undefined) !== (n === undefined)) members = true;
-        dropFrom(this.nodesByProvider, nodeProvider(p), e.object.metadata.name);
-        addTo(this.nodesByProvider, nodeProvider(n), e.object.metadata.name);
-        for (const id of [nodeProvider(p), nodeProvider(n)]) if (id) dirtyProviders.add(id);
-        dirtyNodes.add(e.object.metadata.name);
-      } else if (kind === 'NodeClaim') {
-        const p = prev as NodeClaim | undefined;
-        const n = next as NodeClaim | undefined;
-        dropFrom(this.claimsByProvider, claimProvider(p), e.object.metadata.name);
-        addTo(this.claimsByProvider, claimProvider(n), e.object.metadata.name);
-        for (const id of [claimProvider(p), claimProvider(n)]) if (id) dirtyProviders.add(id);
-        dirtyClaims.add(e.object.metadata.name);
-      }
+      if (kind === 'Pod') unbound = this.movePod(prev as Pod | undefined, next as Pod | undefined, unbound, dirtyNodes);
+      else if (kind === 'Node' || kind === 'NodeClaim')
+        members =
+          this.moveMachine(kind, prev, next, e.object.metadata.name, dirtyNodes, dirtyClaims, dirtyProviders) ||
+          members;
     }
     if (changed.size === 0) return ix;
     for (const id of dirtyProviders) {
@@ -151,6 +138,31 @@ export class LiveIndex {
       pdbMatchCache: changed.has('PodDisruptionBudget') ? new Map() : ix.pdbMatchCache,
     };
     return this.index;
+  }
+
+  /** Moves a Node or NodeClaim between providerIDs and marks what it touches; true when a Node came or went. */
+  private moveMachine(
+    kind: 'Node' | 'NodeClaim',
+    prev: KubeObject | undefined,
+    next: KubeObject | undefined,
+    name: string,
+    dirtyNodes: Set<string>,
+    dirtyClaims: Set<string>,
+    dirtyProviders: Set<string>,
+  ): boolean {
+    const [byProvider, provider, dirty] =
+      kind === 'Node'
+        ? [this.nodesByProvider, (o: KubeObject | undefined) => nodeProvider(o as Node | undefined), dirtyNodes]
+        : [
+            this.claimsByProvider,
+            (o: KubeObject | undefined) => claimProvider(o as NodeClaim | undefined),
+            dirtyClaims,
+          ];
+    dropFrom(byProvider, provider(prev), name);
+    addTo(byProvider, provider(next), name);
+    for (const id of [provider(prev), provider(next)]) if (id) dirtyProviders.add(id);
+    dirty.add(name);
+    return kind === 'Node' && (prev === undefined) !== (next === undefined);
   }
 
   /** Takes `prev` out of its node's pod list (or the unbound ones) and puts `next` in its own. */
@@ -252,12 +264,11 @@ export class LiveIndex {
   /** The snapshot of the new index: unchanged kinds keep their lists; changed ones are listed when first read. */
   private snapshot(changed: Set<IndexKind>): Snapshot {
     for (const kind of changed) this.lists.delete(kind);
-    const self = this;
     const fixed = new Map<Bucket, KubeObject[]>();
     const read = (kind: IndexKind): KubeObject[] => {
       const b = BUCKETS[kind];
       let l = fixed.get(b);
-      if (l === undefined) fixed.set(b, (l = self.list(kind)));
+      if (l === undefined) fixed.set(b, (l = this.list(kind)));
       return l;
     };
     return {

@@ -6,7 +6,7 @@
 // recorded. A recorder that does not report its windows gets every batch.
 import type { EventRecorder, RecordedEvent } from './recorder.js';
 
-/** Records one event of the batch; returns until when a repeat of it is dropped (-Infinity when the recorder does not say). */
+/** Records one event of the batch; returns until when a repeat is dropped (-Infinity: the recorder does not say). */
 export type Publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number) => number;
 /** Counts an event the caller knows is still dropped, and so does not publish again, with the end of its window. */
 export type Within = (until: number) => void;
