@@ -46,7 +46,7 @@ export class SortedObjects {
    * already in list order (a list just read), so the first read need not sort again.
    */
   constructor(
-    private readonly current: () => Map<string, KubeObject>,
+    private readonly current: () => { readonly size: number; values(): Iterable<KubeObject> },
     sorted?: KubeObject[],
   ) {
     this.sorted = sorted;
