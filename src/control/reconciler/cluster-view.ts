@@ -4,10 +4,27 @@
 // listed again (a tick over a quiet 5,000-node cluster must not copy 150,000 pods). With a
 // change stamp (the in-memory server's per-kind resourceVersions) staleness is exact and
 // synchronous: the view is rebuilt when, and only when, an object of a kind it reads changed.
-import type { ClusterClient, Kind } from '../../core/cluster/client.js';
+//
+// With per-kind resourceVersions that watch events carry (`kindVersion`, the in-memory server),
+// a change is not listed at all: the view applies the watch events it received to a LiveIndex
+// (src/core/cluster/live-index.ts), so one pod event costs that pod's node, not the cluster. It
+// does so only when it holds every event up to each kind's latest write; otherwise (an event
+// still in flight, a resourceVersion it cannot read, the first read) it lists every kind and
+// builds the index again, which is also the only path for a client without `kindVersion`
+// (the Kubernetes adapter, whose stamp mixes informer versions with its own write counts).
+import type { ClusterClient, Kind, WatchEvent } from '../../core/cluster/client.js';
+import { LiveIndex } from '../../core/cluster/live-index.js';
 import { emptySnapshot, type Snapshot } from '../../core/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex } from '../../core/cluster/state.js';
-import type { ConfigMap, Node, NodeClaim, NodePool, Pod, PodDisruptionBudget } from '../../core/cluster/types.js';
+import type {
+  ConfigMap,
+  KubeObject,
+  Node,
+  NodeClaim,
+  NodePool,
+  Pod,
+  PodDisruptionBudget,
+} from '../../core/cluster/types.js';
 
 export const VIEW_KINDS: readonly Kind[] = ['NodePool', 'NodeClaim', 'Node', 'Pod', 'PodDisruptionBudget', 'ConfigMap'];
 
@@ -17,6 +34,14 @@ export interface ClusterViewOptions {
    * read. When given, current() reuses the index until the stamp moves, whatever invalidate() said.
    */
   changeStamp?: () => string;
+  /**
+   * The resourceVersion (a number increasing across the cluster) of the latest write to an
+   * object of `kind`, which the write's watch event carries. Turns on the incremental path, and
+   * gives the change stamp when `changeStamp` is not given.
+   */
+  kindVersion?: (kind: Kind) => number;
+  /** The objects the client's list() returns (a filtering client's watch may show more); default all. */
+  keeps?: (o: KubeObject) => boolean;
 }
 
 export class ClusterView {
@@ -26,6 +51,16 @@ export class ClusterView {
   generation = 0;
   private readonly stops: Array<{ stop(): void }> = [];
   private builtAt: string | undefined;
+  private live: LiveIndex | undefined;
+  /** Watch events newer than the last list, in arrival order, not yet applied. */
+  private pending: WatchEvent[] = [];
+  /** Per kind, the resourceVersion the last list showed, and the newest one an event has shown since. */
+  private readonly listed = new Map<Kind, number>();
+  private readonly seen = new Map<Kind, number>();
+  /** Index builds by path (tests, benchmarks). */
+  readonly builds = { full: 0, incremental: 0 };
+  /** Answers the bench's baseline and the equality test: every change lists and indexes everything. */
+  incremental = true;
 
   constructor(
     private readonly client: ClusterClient,
@@ -33,12 +68,25 @@ export class ClusterView {
   ) {
     for (const kind of VIEW_KINDS) {
       this.stops.push(
-        client.watch(kind, () => {
+        client.watch(kind, (e) => {
           this.stale = true;
           this.generation++;
+          if (this.live) this.received(kind, e);
         }),
       );
     }
+  }
+
+  private received(kind: Kind, e: WatchEvent): void {
+    const rv = Number(e.object.metadata.resourceVersion);
+    if (!Number.isSafeInteger(rv) || (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED')) {
+      this.live = undefined; // cannot place the event: the next read lists everything
+      return;
+    }
+    if (rv > (this.seen.get(kind) ?? 0)) this.seen.set(kind, rv);
+    if (rv <= (this.listed.get(kind) ?? 0)) return; // the list already held it
+    const keeps = this.options.keeps;
+    this.pending.push(e.type !== 'DELETED' && keeps && !keeps(e.object) ? { type: 'DELETED', object: e.object } : e);
   }
 
   /** Marks the view stale after the controller's own writes (watch delivery is asynchronous). */
@@ -47,12 +95,39 @@ export class ClusterView {
     this.generation++;
   }
 
+  private stamp(): string | undefined {
+    const { changeStamp, kindVersion } = this.options;
+    if (changeStamp) return changeStamp();
+    return kindVersion && VIEW_KINDS.map((k) => kindVersion(k)).join('/');
+  }
+
   async current(): Promise<ClusterIndex> {
-    const stamp = this.options.changeStamp?.();
+    const stamp = this.stamp();
     const fresh = stamp === undefined ? !this.stale : stamp === this.builtAt;
     if (this.index && fresh) return this.index;
+    const kindVersion = this.options.kindVersion;
+    if (
+      this.incremental &&
+      this.live &&
+      kindVersion &&
+      VIEW_KINDS.every((k) => (this.seen.get(k) ?? 0) >= kindVersion(k))
+    ) {
+      this.stale = false;
+      this.builtAt = stamp;
+      const events = this.pending;
+      this.pending = [];
+      this.builds.incremental++;
+      this.index = this.live.apply(events);
+      return this.index;
+    }
     this.stale = false;
     this.builtAt = stamp;
+    if (kindVersion)
+      for (const k of VIEW_KINDS) {
+        this.listed.set(k, kindVersion(k));
+        this.seen.set(k, kindVersion(k));
+      }
+    this.pending = [];
     const [nodePools, nodeClaims, nodes, pods, pdbs, configMaps] = await Promise.all(
       VIEW_KINDS.map((k) => this.client.list(k)),
     );
@@ -65,7 +140,10 @@ export class ClusterView {
       pdbs: pdbs as PodDisruptionBudget[],
       configMaps: configMaps as ConfigMap[],
     };
-    this.index = indexCluster(snapshot);
+    this.builds.full++;
+    // Without kindVersion there is no telling whether the events received are all there are.
+    this.live = kindVersion && this.incremental ? new LiveIndex(snapshot) : undefined;
+    this.index = this.live?.current() ?? indexCluster(snapshot);
     return this.index;
   }
 

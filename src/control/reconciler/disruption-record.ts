@@ -55,7 +55,12 @@ export async function recordObservedStarts(
   nowMs: number,
   started: ReadonlyMap<string, readonly DisruptionStart[]> = new Map(),
 ): Promise<void> {
-  const observed = observedStartsByPool(index, nowMs);
+  // Most clusters have no rated pool: then no NodeClaim needs reading (a tick over 5,000 of them
+  // spent 1.5 ms here on a quiet cluster).
+  let anyRated = false;
+  for (const pool of index.nodePoolsByName.keys()) if ((anyRated = rated(pool))) break;
+  if (!anyRated && started.size === 0) return;
+  const observed = anyRated ? observedStartsByPool(index, nowMs) : new Map<string, DisruptionStart[]>();
   for (const pool of new Set([...observed.keys(), ...started.keys()])) {
     if (!rated(pool)) continue;
     const np = index.nodePoolsByName.get(pool);

@@ -18,7 +18,8 @@ export class OwnedNodeClaims implements api.ClusterClient {
     private readonly onIgnored?: (nc: NodeClaim) => void,
   ) {}
 
-  private keep(o: KubeObject): boolean {
+  /** Whether list() and get() return `o` (the ClusterView filters watch events with it). */
+  keeps(o: KubeObject): boolean {
     if (o.kind !== 'NodeClaim' || this.owns(o as NodeClaim)) return true;
     if (!this.seen.has(o.metadata.name)) {
       this.seen.add(o.metadata.name);
@@ -29,12 +30,12 @@ export class OwnedNodeClaims implements api.ClusterClient {
 
   async list<T extends KubeObject>(kind: api.Kind, namespace?: string): Promise<T[]> {
     const all = await this.inner.list<T>(kind, namespace);
-    return kind === 'NodeClaim' ? all.filter((o) => this.keep(o)) : all;
+    return kind === 'NodeClaim' ? all.filter((o) => this.keeps(o)) : all;
   }
 
   async get<T extends KubeObject>(key: api.ObjectKey): Promise<T | undefined> {
     const o = await this.inner.get<T>(key);
-    return o === undefined || this.keep(o) ? o : undefined;
+    return o === undefined || this.keeps(o) ? o : undefined;
   }
 
   create<T extends KubeObject>(obj: T): Promise<T> {

@@ -147,9 +147,16 @@ export class Runtime {
     const cluster = this.cluster;
     // The change stamp is the backend's: the filter changes what is read, not when it changes.
     const stamped = hasKindVersions(backend) ? backend : undefined;
+    // The in-memory server's watch events carry its per-kind versions: the view follows them
+    // event by event (cluster-view.ts); the Kubernetes adapter's view lists on change.
+    const owned = this.cluster instanceof OwnedNodeClaims ? this.cluster : undefined;
     this.view = new ClusterView(
       cluster,
-      stamped ? { changeStamp: () => VIEW_KINDS.map((k) => stamped.kindVersion(k)).join('/') } : {},
+      backend instanceof MemoryCluster
+        ? { kindVersion: (k) => backend.kindVersion(k), ...(owned && { keeps: (x) => owned.keeps(x) }) }
+        : stamped
+          ? { changeStamp: () => VIEW_KINDS.map((k) => stamped.kindVersion(k)).join('/') }
+          : {},
     );
     this.agent = new NodeAgent({
       client: this.cluster,

@@ -41,8 +41,16 @@ export class SortedObjects {
   private added: KubeObject[] = [];
   private readonly removed = new Set<KubeObject>();
 
-  /** `current()` yields the kind's stored objects in any order. */
-  constructor(private readonly current: () => Map<string, KubeObject>) {}
+  /**
+   * `current()` yields the kind's stored objects in any order; `sorted`, when given, is them
+   * already in list order (a list just read), so the first read need not sort again.
+   */
+  constructor(
+    private readonly current: () => { readonly size: number; values(): Iterable<KubeObject> },
+    sorted?: KubeObject[],
+  ) {
+    this.sorted = sorted;
+  }
 
   /** Every stored object of the kind, sorted; callers must not modify the array. */
   read(): readonly KubeObject[] {

@@ -78,7 +78,21 @@ export class PreparedNodeCache {
     if (index !== this.index) {
       this.index = index;
       this.indexNumber++;
-      this.rows = index.stateNodes.map(nodeRow);
+      const previous = this.rows;
+      const { stateNodes } = index;
+      // An index made from the last one by a few events (live-index.ts) keeps the other StateNodes,
+      // in their places: their rows, which depend on the StateNode alone, are kept with them.
+      let sameNames = previous.length === stateNodes.length;
+      this.rows = stateNodes.map((sn, i) => {
+        const was = sameNames ? previous[i] : undefined;
+        if (was?.sn === sn) return was;
+        if (was?.sn.name !== sn.name) sameNames = false;
+        const row = nodeRow(sn);
+        row.entry = this.byName.get(sn.name);
+        return row;
+      });
+      // The same names in the same places: the entries by name hold no node the index lost.
+      if (sameNames) return this.rows;
       const kept = new Map<string, Entry>();
       for (const row of this.rows) {
         const e = this.byName.get(row.sn.name);

@@ -6,7 +6,10 @@
 // recorded. A recorder that does not report its windows gets every batch.
 import type { EventRecorder, RecordedEvent } from './recorder.js';
 
-export type Publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number) => void;
+/** Records one event of the batch; returns until when a repeat is dropped (-Infinity: the recorder does not say). */
+export type Publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number) => number;
+/** Counts an event the caller knows is still dropped, and so does not publish again, with the end of its window. */
+export type Within = (until: number) => void;
 
 export class RepeatedBatch {
   private last: { key: object; through: number } | undefined;
@@ -17,13 +20,16 @@ export class RepeatedBatch {
    * Runs `publishAll` unless it last ran for the same `key` and each event it published would still be dropped at
    * `nowMs`.
    */
-  run(key: object, nowMs: number, publishAll: (publish: Publish) => void): void {
+  run(key: object, nowMs: number, publishAll: (publish: Publish, within: Within) => void): void {
     if (this.last !== undefined && this.last.key === key && nowMs <= this.last.through) return;
     let through = Infinity;
-    publishAll((event, dedupeMs) => {
+    const publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number): number => {
       const until = this.recorder.publish(event, dedupeMs);
-      through = Math.min(through, typeof until === 'number' ? until : -Infinity);
-    });
+      const end = typeof until === 'number' ? until : -Infinity;
+      through = Math.min(through, end);
+      return end;
+    };
+    publishAll(publish, (until) => void (through = Math.min(through, until)));
     this.last = { key, through };
   }
 }
