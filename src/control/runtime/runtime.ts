@@ -157,6 +157,8 @@ export class Runtime {
       clock: o.clock,
       recorder: this.events,
       ownsNode: ownership.node,
+      // The in-memory cluster delivers watch events before a writer resumes (node-agent.ts).
+      promptWatches: o.cluster === undefined,
     });
     this.interruption = new InterruptionController({
       client: this.cluster,

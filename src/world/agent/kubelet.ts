@@ -103,6 +103,8 @@ export interface PodPass {
   removed: string[];
   /** Whether a terminating pod is left (a later pass removes it once its grace is over). */
   terminating: boolean;
+  /** Those pods (namespace/name), and any whose removal raced: what time or a retry may change. */
+  terminatingPods: string[];
 }
 
 /**
@@ -123,7 +125,7 @@ export async function runPods(
       .filter((n) => isTrue(n.status?.conditions, 'Ready') && !notReady.has(n.metadata.name))
       .map((n) => n.metadata.name),
   );
-  const out: PodPass = { started: [], removed: [], terminating: false };
+  const out: PodPass = { started: [], removed: [], terminating: false, terminatingPods: [] };
   for (const pod of pods) {
     const nodeName = pod.spec.nodeName;
     if (nodeName === undefined || nodeName === '') continue;
@@ -139,10 +141,16 @@ export async function runPods(
         client.delete(podKey(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }),
       );
       if (ok) out.removed.push(keyText(pod));
-      else out.terminating = true;
+      else {
+        out.terminating = true;
+        out.terminatingPods.push(keyText(pod));
+      }
       continue;
     }
-    if (deletion !== undefined) out.terminating = true;
+    if (deletion !== undefined) {
+      out.terminating = true;
+      out.terminatingPods.push(keyText(pod));
+    }
     if (deletion !== undefined || !ready) continue;
     const phase = pod.status?.phase;
     if (phase !== undefined && phase !== 'Pending') continue;

@@ -33,6 +33,7 @@ import type { EventRecorder } from '../../core/observe/recorder.js';
 import { findCondition, isTrue, transitionTime, withCondition } from './conditions.js';
 import { heartbeatNodes, raced, runPods, tolerateRace } from './kubelet.js';
 import { buildNode, formatResourceList, launchedLabels, nodeNameFor } from './node-objects.js';
+import { PodWork } from './pod-work.js';
 
 export const LAUNCH_TIMEOUT_MS = 5 * 60_000;
 export const REGISTRATION_TIMEOUT_MS = 15 * 60_000;
@@ -54,6 +55,12 @@ export interface NodeAgentOptions {
    * Nodes have a kubelet of their own.
    */
   ownsNode?: (node: Node) => boolean;
+  /**
+   * The client delivers a write's watch events before the writer resumes (the in-memory cluster):
+   * the kubelet pass then reads only the pods that can need it (pod-work.ts) and the heartbeat runs
+   * only when a Node or the cloud changed. Default false: every pass reads everything.
+   */
+  promptWatches?: boolean;
 }
 
 /** What one pass did (names; pods as namespace/name). */
@@ -109,6 +116,14 @@ export class NodeAgent {
   private readonly changes: ChangeFlag;
   private settled = false;
   private cloudStamp: string | undefined;
+  /** promptWatches only: the pods the next kubelet pass must read. */
+  private readonly podWork: PodWork | undefined;
+  /**
+   * promptWatches only: a heartbeat that marked nothing marks nothing again until a Node or the
+   * cloud changes (its only inputs); the cloud's change stamp it last saw.
+   */
+  private readonly nodeChanges: ChangeFlag | undefined;
+  private heartbeatStamp: string | undefined;
 
   constructor(opts: NodeAgentOptions) {
     this.client = opts.client;
@@ -121,6 +136,8 @@ export class NodeAgent {
     this.ownsNode = opts.ownsNode;
     this.podChanges = new ChangeFlag(opts.client, ['Pod', 'Node']);
     this.changes = new ChangeFlag(opts.client, ['NodeClaim', 'Node', 'Pod']);
+    this.podWork = opts.promptWatches ? new PodWork(opts.client) : undefined;
+    this.nodeChanges = opts.promptWatches ? new ChangeFlag(opts.client, ['Node']) : undefined;
   }
 
   async reconcile(): Promise<AgentPass> {
@@ -175,24 +192,37 @@ export class NodeAgent {
     const owns = this.ownsNode;
     let pods: Pod[] | undefined;
     const podsNow = async (): Promise<Pod[]> => (pods ??= await this.client.list<Pod>('Pod'));
-    pass.nodesNotReady = await heartbeatNodes(
-      this.client,
-      owns ? nodesNow.filter(owns) : nodesNow,
-      podsNow,
-      live,
-      this.clock.now(),
-    );
+    const heartbeat = async (): Promise<void> => {
+      pass.nodesNotReady = await heartbeatNodes(
+        this.client,
+        owns ? nodesNow.filter(owns) : nodesNow,
+        podsNow,
+        live,
+        this.clock.now(),
+      );
+    };
+    if (this.nodeChanges === undefined) await heartbeat();
+    else {
+      const stamp = this.cloud.changeStamp?.();
+      const cloudChanged = stamp === undefined || stamp !== this.heartbeatStamp;
+      await this.nodeChanges.ifChanged(async () => {
+        this.heartbeatStamp = stamp;
+        await heartbeat();
+      }, cloudChanged);
+    }
     // The pod pass depends on pods, Nodes (marking one NotReady is a Node write) and, for
     // terminating pods only, the time: without a change or a terminating pod it would do nothing.
     await this.podChanges.ifChanged(async () => {
-      const podPass = await runPods(
-        this.client,
-        nodesNow,
-        await podsNow(),
-        new Set(pass.nodesNotReady),
-        this.clock.now(),
-        owns,
-      );
+      const work = this.podWork;
+      const pods = work ? await work.next(podsNow) : await podsNow();
+      let podPass;
+      try {
+        podPass = await runPods(this.client, nodesNow, pods, new Set(pass.nodesNotReady), this.clock.now(), owns);
+      } catch (e) {
+        work?.failed();
+        throw e;
+      }
+      work?.done(podPass.terminatingPods);
       pass.podsStarted = podPass.started;
       pass.podsRemoved = podPass.removed;
       this.terminatingPods = podPass.terminating;
