@@ -31,7 +31,7 @@ import {
 import { CloudError, type CloudProvider, type Instance, type InstanceType } from '../cloud/provider.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
 import { findCondition, isTrue, transitionTime, withCondition } from './conditions.js';
-import { heartbeatNodes, raced, runPods, tolerateRace } from './kubelet.js';
+import { heartbeatNodes, podsByNode, raced, runPods, tolerateRace } from './kubelet.js';
 import { buildNode, formatResourceList, launchedLabels, nodeNameFor } from './node-objects.js';
 import { PodWork } from './pod-work.js';
 
@@ -192,11 +192,16 @@ export class NodeAgent {
     const owns = this.ownsNode;
     let pods: Pod[] | undefined;
     const podsNow = async (): Promise<Pod[]> => (pods ??= await this.client.list<Pod>('Pod'));
+    // Grouped once: a busy tick marks many nodes, and each would otherwise read every pod.
+    let byNode: Map<string, Pod[]> | undefined;
+    const work = this.podWork;
+    const podsOn = async (node: string): Promise<readonly Pod[]> =>
+      work?.tracking ? work.podsOn(node) : ((byNode ??= podsByNode(await podsNow())).get(node) ?? []);
     const heartbeat = async (): Promise<void> => {
       pass.nodesNotReady = await heartbeatNodes(
         this.client,
         owns ? nodesNow.filter(owns) : nodesNow,
-        podsNow,
+        podsOn,
         live,
         this.clock.now(),
       );
@@ -213,7 +218,6 @@ export class NodeAgent {
     // The pod pass depends on pods, Nodes (marking one NotReady is a Node write) and, for
     // terminating pods only, the time: without a change or a terminating pod it would do nothing.
     await this.podChanges.ifChanged(async () => {
-      const work = this.podWork;
       const pods = work ? await work.next(podsNow) : await podsNow();
       let podPass;
       try {

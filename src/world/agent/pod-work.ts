@@ -68,6 +68,21 @@ export class PodWork {
     return out.sort(byNamespaceAndName);
   }
 
+  /** The pods bound to `node`, in list order (after a first pass: `next` has listed them). */
+  podsOn(node: string): Pod[] {
+    const out: Pod[] = [];
+    for (const key of this.onNode.get(node) ?? []) {
+      const pod = this.latest.get(key);
+      if (pod !== undefined) out.push(pod);
+    }
+    return out.sort(byNamespaceAndName);
+  }
+
+  /** Whether podsOn can answer (a first pass listed every pod, and none failed since). */
+  get tracking(): boolean {
+    return this.dirty !== undefined;
+  }
+
   done(terminating: readonly string[]): void {
     this.terminating = terminating;
   }
