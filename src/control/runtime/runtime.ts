@@ -195,6 +195,7 @@ export class Runtime {
       recorder: this.events,
       metrics: this.metrics,
       ownsNode: ownership.node,
+      podsOn: (node) => this.agent.podsOn(node),
       tgpSecondsFor: (nc) =>
         this.policyForPool(nc.metadata.labels?.['karpenter.sh/nodepool'] ?? '')?.terminationGracePeriodSeconds,
     });

@@ -140,6 +140,14 @@ export class NodeAgent {
     this.nodeChanges = opts.promptWatches ? new ChangeFlag(opts.client, ['Node']) : undefined;
   }
 
+  /**
+   * promptWatches only: the pods bound to a Node, in list order, as of the latest watch event;
+   * undefined when not known (another client, or before the first pass): list them instead.
+   */
+  podsOn(node: string): readonly Pod[] | undefined {
+    return this.podWork?.tracking ? this.podWork.podsOn(node) : undefined;
+  }
+
   async reconcile(): Promise<AgentPass> {
     let pass: AgentPass = emptyPass();
     const stamp = this.cloud.changeStamp?.();
