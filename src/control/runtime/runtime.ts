@@ -257,6 +257,19 @@ export class Runtime {
    * whole input again — the reference the timeline test compares with, and the bench's baseline.
    */
   incrementalScheduling = true;
+
+  /**
+   * The simulated world's controllers (node agent) read only what changed since their last pass
+   * (on the in-memory cluster; node-agent.ts promptWatches). Off: every pass reads everything —
+   * the reference the timeline test compares with, and the bench's baseline.
+   */
+  get incrementalControllers(): boolean {
+    return this.agent.incremental;
+  }
+
+  set incrementalControllers(on: boolean) {
+    this.agent.incremental = on;
+  }
   private readonly schedulingCache = new SchedulingCache();
   private lastPass: { key: readonly unknown[]; pass: SimulationPass } | undefined;
 

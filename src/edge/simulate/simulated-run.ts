@@ -34,6 +34,12 @@ export interface SimulateOptions {
    * to check that it changes no decision and to measure what it saves.
    */
   incrementalScheduling?: boolean;
+  /**
+   * The simulated world's controllers read only what changed since their last pass (default;
+   * Runtime.incrementalControllers). Off only to check that it changes no decision and to measure
+   * what it saves.
+   */
+  incrementalControllers?: boolean;
   /** Called after every tick with the runtime, before the clock moves on (tests that watch the cluster). */
   onTick?: (rt: Runtime) => void | Promise<void>;
 }
@@ -94,6 +100,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
   rt.evaluator.reuse = o.reuseVerdicts ?? true;
   rt.evaluator.prepared = o.reuseVerdicts ?? true;
   rt.incrementalScheduling = o.incrementalScheduling ?? true;
+  rt.incrementalControllers = o.incrementalControllers ?? true;
   const sampleEvery = Math.max(o.sampleEveryMs ?? 10 * 60_000, o.stepMs);
   const samples: Sample[] = [];
   const disruptions: DisruptionRecord[] = [];

@@ -124,6 +124,7 @@ export class NodeAgent {
    */
   private readonly nodeChanges: ChangeFlag | undefined;
   private heartbeatStamp: string | undefined;
+  private useWatches: boolean;
 
   constructor(opts: NodeAgentOptions) {
     this.client = opts.client;
@@ -138,6 +139,22 @@ export class NodeAgent {
     this.changes = new ChangeFlag(opts.client, ['NodeClaim', 'Node', 'Pod']);
     this.podWork = opts.promptWatches ? new PodWork(opts.client) : undefined;
     this.nodeChanges = opts.promptWatches ? new ChangeFlag(opts.client, ['Node']) : undefined;
+    this.useWatches = opts.promptWatches === true;
+  }
+
+  /**
+   * Whether promptWatches are used (default: when given). Off, every pass reads every pod and
+   * heartbeats every Node: the reference the simulated-timeline test compares with.
+   */
+  get incremental(): boolean {
+    return this.useWatches;
+  }
+
+  set incremental(on: boolean) {
+    this.useWatches = on && this.podWork !== undefined;
+    // Off: the tracker stops following events; on again, its first pass lists every pod.
+    if (!this.useWatches) this.podWork?.failed();
+    this.heartbeatStamp = undefined;
   }
 
   /**
@@ -145,7 +162,7 @@ export class NodeAgent {
    * undefined when not known (another client, or before the first pass): list them instead.
    */
   podsOn(node: string): readonly Pod[] | undefined {
-    return this.podWork?.tracking ? this.podWork.podsOn(node) : undefined;
+    return this.useWatches && this.podWork?.tracking ? this.podWork.podsOn(node) : undefined;
   }
 
   async reconcile(): Promise<AgentPass> {
@@ -202,7 +219,7 @@ export class NodeAgent {
     const podsNow = async (): Promise<Pod[]> => (pods ??= await this.client.list<Pod>('Pod'));
     // Grouped once: a busy tick marks many nodes, and each would otherwise read every pod.
     let byNode: Map<string, Pod[]> | undefined;
-    const work = this.podWork;
+    const work = this.useWatches ? this.podWork : undefined;
     const podsOn = async (node: string): Promise<readonly Pod[]> =>
       work?.tracking ? work.podsOn(node) : ((byNode ??= podsByNode(await podsNow())).get(node) ?? []);
     const heartbeat = async (): Promise<void> => {
@@ -214,7 +231,7 @@ export class NodeAgent {
         this.clock.now(),
       );
     };
-    if (this.nodeChanges === undefined) await heartbeat();
+    if (this.nodeChanges === undefined || !this.useWatches) await heartbeat();
     else {
       const stamp = this.cloud.changeStamp?.();
       const cloudChanged = stamp === undefined || stamp !== this.heartbeatStamp;
