@@ -109,6 +109,8 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
   let ticks = 0;
   let nextSample = o.fromMs + sampleEvery; // after the first sample
   let last = o.fromMs - 1;
+  let lastNodes: object | undefined;
+  let lastFirstBlocks: { code: string; message: string }[] = [];
   while (clock.now() < end) {
     const now = clock.now();
     for (const e of o.workload ?? []) if (due(e, o.fromMs, last, now)) await apply(rt, e.action);
@@ -153,9 +155,14 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
         nodes: [name],
         replacements: [],
       });
-    for (const n of Object.values(ev.nodes)) {
-      const b = n.blocked[0];
-      if (!b) continue;
+    // A reused evaluation (a quiet tick) blocks the same nodes for the same reasons as the last
+    // tick: count its first reasons again without reading its 1,000s of node verdicts.
+    if (ev.nodes !== lastNodes) {
+      lastNodes = ev.nodes;
+      lastFirstBlocks = [];
+      for (const n of Object.values(ev.nodes)) if (n.blocked[0]) lastFirstBlocks.push(n.blocked[0]);
+    }
+    for (const b of lastFirstBlocks) {
       const entry = blocked.get(b.code) ?? { code: b.code, count: 0, example: b.message };
       entry.count++;
       blocked.set(b.code, entry);
