@@ -167,7 +167,9 @@ export class Runtime {
       recorder: this.events,
     });
     const workload = o.workloadControllers ?? !o.cluster;
-    this.replicaSets = workload ? new ReplicaSetController(this.cluster) : undefined;
+    this.replicaSets = workload
+      ? new ReplicaSetController(this.cluster, { promptWatches: o.cluster === undefined })
+      : undefined;
     this.pdbs = workload ? new PdbStatusController(this.cluster, o.clock) : undefined;
     this.provisioner = new Provisioner(this.cluster, factory, { bind: o.bindPods ?? true });
     this.queue = new OrchestrationQueue({
@@ -259,8 +261,8 @@ export class Runtime {
   incrementalScheduling = true;
 
   /**
-   * The simulated world's controllers (node agent) read only what changed since their last pass
-   * (on the in-memory cluster; node-agent.ts promptWatches). Off: every pass reads everything —
+   * The simulated world's controllers (node agent, ReplicaSets) read only what changed since their
+   * last pass (on the in-memory cluster; their promptWatches option). Off: every pass reads everything —
    * the reference the timeline test compares with, and the bench's baseline.
    */
   get incrementalControllers(): boolean {
@@ -269,6 +271,7 @@ export class Runtime {
 
   set incrementalControllers(on: boolean) {
     this.agent.incremental = on;
+    if (this.replicaSets) this.replicaSets.incremental = on;
   }
   private readonly schedulingCache = new SchedulingCache();
   private lastPass: { key: readonly unknown[]; pass: SimulationPass } | undefined;
