@@ -4,7 +4,8 @@
 // deleted) or, for a terminating pod, time passes; so the pass reads the pods that changed, those
 // on Nodes that changed and the terminating ones, in list order, instead of every pod every tick
 // (10,000 pods read per busy tick at 1,000 nodes). The writes, and their order, are the ones a
-// pass over every pod makes: the others would make none.
+// pass over every pod makes: the others would make none. The same index answers which pods a
+// Node holds (the heartbeat marking a Node NotReady, the termination controller's drain).
 //
 // It trusts watch events to arrive before the next pass reads (the in-memory cluster delivers
 // each write's events before the writer resumes), so the node agent uses it on that cluster only.
