@@ -54,7 +54,12 @@ class Events implements EventRecorder {
 }
 
 function setup(
-  opts: { initDelayMs?: number; launchLatencyMs?: number; client?: (c: MemoryCluster) => ClusterClient } = {},
+  opts: {
+    initDelayMs?: number;
+    launchLatencyMs?: number;
+    client?: (c: MemoryCluster) => ClusterClient;
+    promptWatches?: boolean;
+  } = {},
 ) {
   const clock = new FakeClock(T0);
   const cluster = new MemoryCluster(clock);
@@ -65,7 +70,14 @@ function setup(
   });
   const recorder = new Events();
   const client = opts.client ? opts.client(cluster) : cluster;
-  const agent = new NodeAgent({ client, cloud, clock, recorder, initDelayMs: opts.initDelayMs ?? 10_000 });
+  const agent = new NodeAgent({
+    client,
+    cloud,
+    clock,
+    recorder,
+    initDelayMs: opts.initDelayMs ?? 10_000,
+    promptWatches: opts.promptWatches ?? false,
+  });
   const getClaim = (n: string) => cluster.get<NodeClaim>({ kind: 'NodeClaim', name: n });
   const getNode = (n: string) => cluster.get<Node>({ kind: 'Node', name: n });
   const getPod = (n: string) => cluster.get<Pod>({ kind: 'Pod', name: n, namespace: 'default' });
@@ -288,9 +300,11 @@ describe('NodeAgent: launch failures', () => {
   });
 });
 
-describe('NodeAgent: kubelet', () => {
+// Each kubelet case twice: reading every pod every pass, and reading only the pods that can need
+// it (promptWatches: changed pods, pods on changed Nodes, terminating pods; pod-work.ts).
+describe.each([false, true])('NodeAgent: kubelet (promptWatches %s)', (promptWatches) => {
   it('starts bound pods, leaves unbound pods alone', async () => {
-    const s = setup();
+    const s = setup({ promptWatches });
     const nodeName = await readyNode(s);
     await s.cluster.create(pod('bound', nodeName));
     await s.cluster.create(pod('unbound'));
@@ -303,7 +317,7 @@ describe('NodeAgent: kubelet', () => {
   });
 
   it('removes a terminating pod once its grace period has passed', async () => {
-    const s = setup();
+    const s = setup({ promptWatches });
     const nodeName = await readyNode(s);
     await s.cluster.create(pod('web', nodeName, 5));
     await s.agent.reconcile();
@@ -318,7 +332,7 @@ describe('NodeAgent: kubelet', () => {
   });
 
   it('removes a terminating pod once its grace has passed, also after passes in which nothing changed', async () => {
-    const s = setup();
+    const s = setup({ promptWatches });
     const nodeName = await readyNode(s);
     await s.cluster.create(pod('web', nodeName, 5));
     await s.agent.reconcile();
@@ -329,7 +343,7 @@ describe('NodeAgent: kubelet', () => {
   });
 
   it('starts a pod bound after quiet passes', async () => {
-    const s = setup();
+    const s = setup({ promptWatches });
     const nodeName = await readyNode(s);
     for (let i = 0; i < 3; i++) await s.agent.reconcile();
     await s.cluster.create(pod('late', nodeName));
@@ -339,7 +353,7 @@ describe('NodeAgent: kubelet', () => {
   it(
     'marks a Node NotReady (and its pods not Ready) once its instance is gone; removes pods on ' + 'missing Nodes',
     async () => {
-      const s = setup();
+      const s = setup({ promptWatches });
       const nodeName = await readyNode(s);
       await s.cluster.create(pod('web', nodeName));
       await s.cluster.create(pod('ghost', 'no-such-node'));
@@ -361,7 +375,7 @@ describe('NodeAgent: kubelet', () => {
   );
 
   it('orphan detection: an instance whose NodeClaim vanished without termination', async () => {
-    const s = setup();
+    const s = setup({ promptWatches });
     await readyNode(s, 'default-a');
     await readyNode(s, 'default-b');
     const b = (await s.getClaim('default-b'))!;
@@ -385,10 +399,10 @@ function countingLists(client: MemoryCluster): { client: ClusterClient; lists: (
   return { client: proxy, lists: () => n };
 }
 
-describe('NodeAgent: quiet passes', () => {
+describe.each([false, true])('NodeAgent: quiet passes (promptWatches %s)', (promptWatches) => {
   it('a settled agent reads nothing until a NodeClaim, Node or Pod changes or the cloud reports a change', async () => {
     let counter!: ReturnType<typeof countingLists>;
-    const s = setup({ client: (c) => (counter = countingLists(c)).client });
+    const s = setup({ client: (c) => (counter = countingLists(c)).client, promptWatches });
     const nodeName = await readyNode(s);
     await s.agent.reconcile(); // confirms the fixpoint after the last write
     const before = counter.lists();
@@ -408,7 +422,7 @@ describe('NodeAgent: quiet passes', () => {
   it(
     'an instance terminated in the cloud with nothing written to the cluster still makes its ' + 'Node NotReady',
     async () => {
-      const s = setup();
+      const s = setup({ promptWatches });
       const nodeName = await readyNode(s);
       for (let i = 0; i < 3; i++) await s.agent.reconcile();
       const nc = (await s.getClaim('default-a'))!;

@@ -3,7 +3,8 @@
 // 1-minute steps (ReplicaSets, the generated cluster's drifted machines, a pool drifting every
 // day and ReplicaSets scaling up and back every few hours), in CPU seconds. Its same-run
 // baseline derives everything at every tick — every node's verdict and every scheduling
-// simulation's input (reuseVerdicts and incrementalScheduling off) — over the first hours
+// simulation's input and every controller's scan (reuseVerdicts, incrementalScheduling and
+// incrementalControllers off) — over the first hours
 // only, at the same cluster size: over the whole month it would take hours. The ratio compares
 // those first hours with the same hours of the measured run.
 import type { WorkloadEvent } from '../../src/edge/simulate/workload.js';
@@ -39,7 +40,11 @@ export async function monthBench(nodes: number, days: number, baselineHours: num
   const objects = () => generateCluster({ pools, nodes, pods: nodes * 10, replicaSets: true });
   const workload = busyWorkload(pools, Math.ceil(nodes / pools));
   const baselineMs = Math.min(days * 24, baselineHours) * HOUR;
-  const firstHoursCpu = async (o: { reuseVerdicts: boolean; incrementalScheduling: boolean }) => {
+  const firstHoursCpu = async (o: {
+    reuseVerdicts: boolean;
+    incrementalScheduling: boolean;
+    incrementalControllers: boolean;
+  }) => {
     const c = cpuSeconds();
     await simulate({ objects: objects(), policies: [], fromMs: T0, forMs: baselineMs, stepMs: 60_000, workload, ...o });
     return cpuSeconds() - c;
@@ -56,10 +61,19 @@ export async function monthBench(nodes: number, days: number, baselineHours: num
       workload: busyWorkload(2, 30),
       reuseVerdicts: on,
       incrementalScheduling: on,
+      incrementalControllers: on,
     });
-  const baseline = await firstHoursCpu({ reuseVerdicts: false, incrementalScheduling: false });
+  const baseline = await firstHoursCpu({
+    reuseVerdicts: false,
+    incrementalScheduling: false,
+    incrementalControllers: false,
+  });
   // Before issue 16: verdicts reused, every scheduling simulation's input derived again.
-  const verdictsOnly = await firstHoursCpu({ reuseVerdicts: true, incrementalScheduling: false });
+  const verdictsOnly = await firstHoursCpu({
+    reuseVerdicts: true,
+    incrementalScheduling: false,
+    incrementalControllers: false,
+  });
   const c = cpuSeconds();
   let firstHours = 0;
   const timeline = await simulate({

@@ -55,6 +55,19 @@ describe.each(backends)('PDB status on $name', (backend) => {
     expect(await status()).toMatchObject({ ...want, observedGeneration: created.metadata.generation });
   });
 
+  // Label sets are shared between stored pods and a selector's answer per label set is kept
+  // (pdb-arithmetic.ts): pods of another app in the same namespace, listed first, stay out.
+  it('counts only the pods its selector matches among other apps in the namespace', async () => {
+    await h.client.create(replicaSet(h, 'api', 2, { app: 'api' }));
+    await h.client.create(replicaSet(h, 'web', 3, web));
+    await h.settle();
+    for (const p of await h.client.list<Pod>('Pod', h.ns)) await h.runPod(h.ns, p.metadata.name, 'node-a');
+    await h.settle();
+    await h.client.create(pdb(h, 'web', web, { maxUnavailable: 1 }));
+    await h.settle();
+    expect(await status()).toMatchObject({ expectedPods: 3, currentHealthy: 3, disruptionsAllowed: 1 });
+  });
+
   it('minAvailable "50%" of 3: one eviction leaves 0 allowed until the replacement is Ready', async () => {
     await h.client.create(replicaSet(h, 'web', 3, web));
     await h.settle();

@@ -77,6 +77,24 @@ describe.each(backends)('ReplicaSet controller on $name', (backend) => {
     const pods = await webPods();
     expect(pods.map((p) => p.metadata.name).sort()).toEqual([a.metadata.name, b.metadata.name].sort());
   });
+
+  // Passes after the first: only the ReplicaSet object changes, or only a pod of one of two.
+  it('follows a scale with no pod written since, and leaves an untouched ReplicaSet alone', async () => {
+    await h.client.create(replicaSet(h, 'web', 2, web));
+    await h.client.create(replicaSet(h, 'api', 1, { app: 'api' }));
+    await h.settle();
+    await h.settle();
+    await h.client.patch(rsKey(), { spec: { replicas: 4 } });
+    await h.settle();
+    expect(await webPods()).toHaveLength(4);
+    const [api] = (await h.client.list<Pod>('Pod', h.ns)).filter((p) => p.metadata.labels?.app === 'api');
+    await h.client.delete({ kind: 'Pod', namespace: h.ns, name: api.metadata.name });
+    await h.settle();
+    const apiPods = (await h.client.list<Pod>('Pod', h.ns)).filter((p) => p.metadata.labels?.app === 'api');
+    expect(apiPods).toHaveLength(1);
+    expect(apiPods[0].metadata.name).not.toBe(api.metadata.name);
+    expect(await webPods()).toHaveLength(4);
+  });
 });
 
 describe('ReplicaSet controller (memory)', () => {

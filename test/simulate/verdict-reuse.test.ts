@@ -3,7 +3,10 @@
 // consolidation refresh, deduplicated event batches — and everything the scheduling simulations
 // keep across indexes and ticks (Runtime.incrementalScheduling: each machine's simulated node
 // and sums, prepared pools, one pass shared by the provisioner and the disruption methods, a
-// machine's reschedulable pods) must change no decision: a simulated day with reuse gives the
+// machine's reschedulable pods), and what the simulated world's controllers skip
+// (Runtime.incrementalControllers: the kubelet pass reads only changed pods, those on changed
+// Nodes and terminating ones; the heartbeat runs only when a Node or the cloud changed; a drain
+// reads its pods from the agent's index) must change no decision: a simulated day with reuse gives the
 // same timeline (disruptions, samples, blocked counts, events) as the same day deriving
 // everything at every tick.
 import { describe, expect, it } from 'vitest';
@@ -82,6 +85,7 @@ async function compare(c: Case) {
       stepMs: 60_000,
       reuseVerdicts: reuse,
       incrementalScheduling: reuse,
+      incrementalControllers: reuse,
       workload: c.workload,
     });
   const withReuse = await run(true);

@@ -43,6 +43,12 @@ export interface TerminationControllerOptions {
    * Node is that provider's to drain and to release.
    */
   ownsNode?: (node: Node) => boolean;
+  /**
+   * The pods bound to a Node in list order, when a watch-fed index knows them (the node agent's
+   * on the in-memory cluster); undefined: list every pod. A drain of a few nodes then reads their
+   * pods, not the cluster's.
+   */
+  podsOn?: (node: string) => readonly Pod[] | undefined;
 }
 
 export interface TerminationResult {
@@ -175,11 +181,20 @@ export class TerminationController {
     const draining = finalizingNodesNow.filter(
       (n) => n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claimsByProvider),
     );
-    const podsByNode = draining.length > 0 ? groupByNode(await client.list<Pod>('Pod')) : new Map<string, Pod[]>();
+    const indexed = this.opts.podsOn;
+    let podsByNode: Map<string, Pod[]> | undefined;
+    // Read before any drain writes, as the listing is.
+    const podsOf = new Map<string, readonly Pod[]>();
+    for (const node of draining) {
+      const name = node.metadata.name;
+      const known = indexed?.(name);
+      if (known === undefined && podsByNode === undefined) podsByNode = groupByNode(await client.list<Pod>('Pod'));
+      podsOf.set(name, known ?? podsByNode?.get(name) ?? []);
+    }
     for (const node of draining) {
       const name = node.metadata.name;
       const step = await guard(`Node/${name}`, () =>
-        finalizeNode(this.ctx, node, this.claimFor(node, claimsByProvider), podsByNode.get(name) ?? [], nowMs),
+        finalizeNode(this.ctx, node, this.claimFor(node, claimsByProvider), podsOf.get(name) ?? [], nowMs),
       );
       if (step?.done) result.released.nodes.push(name);
       else if (step) wake(step.requeueMs);

@@ -34,7 +34,7 @@ export async function tolerateRace(write: () => Promise<unknown>): Promise<boole
 }
 
 /** Pods by spec.nodeName, each node's in list order. */
-function podsByNode(pods: readonly Pod[]): Map<string, Pod[]> {
+export function podsByNode(pods: readonly Pod[]): Map<string, Pod[]> {
   const out = new Map<string, Pod[]>();
   for (const pod of pods) {
     const n = pod.spec.nodeName;
@@ -53,12 +53,12 @@ function podsByNode(pods: readonly Pod[]): Map<string, Pod[]> {
 export async function heartbeatNodes(
   client: ClusterClient,
   nodes: readonly Node[],
-  podsNow: () => Promise<readonly Pod[]>,
+  /** The pods bound to a Node, in list order. */
+  podsOn: (node: string) => Promise<readonly Pod[]>,
   live: ReadonlyMap<string, Instance>,
   now: number,
 ): Promise<string[]> {
   const marked: string[] = [];
-  let byNode: Map<string, Pod[]> | undefined;
   for (const node of nodes) {
     const id = node.spec.providerID;
     if (id === undefined || !isTrue(node.status?.conditions, 'Ready')) continue;
@@ -81,9 +81,7 @@ export async function heartbeatNodes(
     );
     if (!ok) continue;
     marked.push(node.metadata.name);
-    // Grouped once: a busy tick marks many nodes, and each would otherwise read every pod.
-    byNode ??= podsByNode(await podsNow());
-    for (const pod of byNode.get(node.metadata.name) ?? []) {
+    for (const pod of await podsOn(node.metadata.name)) {
       if (!isTrue(pod.status?.conditions, 'Ready')) continue;
       const podConditions = withCondition(pod.status?.conditions, now, 'Ready', 'False', '', '');
       await tolerateRace(() =>
@@ -103,6 +101,8 @@ export interface PodPass {
   removed: string[];
   /** Whether a terminating pod is left (a later pass removes it once its grace is over). */
   terminating: boolean;
+  /** Those pods (namespace/name), and any whose removal raced: what time or a retry may change. */
+  terminatingPods: string[];
 }
 
 /**
@@ -123,7 +123,7 @@ export async function runPods(
       .filter((n) => isTrue(n.status?.conditions, 'Ready') && !notReady.has(n.metadata.name))
       .map((n) => n.metadata.name),
   );
-  const out: PodPass = { started: [], removed: [], terminating: false };
+  const out: PodPass = { started: [], removed: [], terminating: false, terminatingPods: [] };
   for (const pod of pods) {
     const nodeName = pod.spec.nodeName;
     if (nodeName === undefined || nodeName === '') continue;
@@ -139,10 +139,16 @@ export async function runPods(
         client.delete(podKey(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }),
       );
       if (ok) out.removed.push(keyText(pod));
-      else out.terminating = true;
+      else {
+        out.terminating = true;
+        out.terminatingPods.push(keyText(pod));
+      }
       continue;
     }
-    if (deletion !== undefined) out.terminating = true;
+    if (deletion !== undefined) {
+      out.terminating = true;
+      out.terminatingPods.push(keyText(pod));
+    }
     if (deletion !== undefined || !ready) continue;
     const phase = pod.status?.phase;
     if (phase !== undefined && phase !== 'Pending') continue;

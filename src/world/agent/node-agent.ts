@@ -31,8 +31,9 @@ import {
 import { CloudError, type CloudProvider, type Instance, type InstanceType } from '../cloud/provider.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
 import { findCondition, isTrue, transitionTime, withCondition } from './conditions.js';
-import { heartbeatNodes, raced, runPods, tolerateRace } from './kubelet.js';
+import { heartbeatNodes, podsByNode, raced, runPods, tolerateRace } from './kubelet.js';
 import { buildNode, formatResourceList, launchedLabels, nodeNameFor } from './node-objects.js';
+import { PodWork } from './pod-work.js';
 
 export const LAUNCH_TIMEOUT_MS = 5 * 60_000;
 export const REGISTRATION_TIMEOUT_MS = 15 * 60_000;
@@ -54,6 +55,12 @@ export interface NodeAgentOptions {
    * Nodes have a kubelet of their own.
    */
   ownsNode?: (node: Node) => boolean;
+  /**
+   * The client delivers a write's watch events before the writer resumes (the in-memory cluster):
+   * the kubelet pass then reads only the pods that can need it (pod-work.ts) and the heartbeat runs
+   * only when a Node or the cloud changed. Default false: every pass reads everything.
+   */
+  promptWatches?: boolean;
 }
 
 /** What one pass did (names; pods as namespace/name). */
@@ -109,6 +116,15 @@ export class NodeAgent {
   private readonly changes: ChangeFlag;
   private settled = false;
   private cloudStamp: string | undefined;
+  /** promptWatches only: the pods the next kubelet pass must read. */
+  private readonly podWork: PodWork | undefined;
+  /**
+   * promptWatches only: a heartbeat that marked nothing marks nothing again until a Node or the
+   * cloud changes (its only inputs); the cloud's change stamp it last saw.
+   */
+  private readonly nodeChanges: ChangeFlag | undefined;
+  private heartbeatStamp: string | undefined;
+  private useWatches: boolean;
 
   constructor(opts: NodeAgentOptions) {
     this.client = opts.client;
@@ -121,6 +137,32 @@ export class NodeAgent {
     this.ownsNode = opts.ownsNode;
     this.podChanges = new ChangeFlag(opts.client, ['Pod', 'Node']);
     this.changes = new ChangeFlag(opts.client, ['NodeClaim', 'Node', 'Pod']);
+    this.podWork = opts.promptWatches ? new PodWork(opts.client) : undefined;
+    this.nodeChanges = opts.promptWatches ? new ChangeFlag(opts.client, ['Node']) : undefined;
+    this.useWatches = opts.promptWatches === true;
+  }
+
+  /**
+   * Whether promptWatches are used (default: when given). Off, every pass reads every pod and
+   * heartbeats every Node: the reference the simulated-timeline test compares with.
+   */
+  get incremental(): boolean {
+    return this.useWatches;
+  }
+
+  set incremental(on: boolean) {
+    this.useWatches = on && this.podWork !== undefined;
+    // Off: the tracker stops following events; on again, its first pass lists every pod.
+    if (!this.useWatches) this.podWork?.failed();
+    this.heartbeatStamp = undefined;
+  }
+
+  /**
+   * promptWatches only: the pods bound to a Node, in list order, as of the latest watch event;
+   * undefined when not known (another client, or before the first pass): list them instead.
+   */
+  podsOn(node: string): readonly Pod[] | undefined {
+    return this.useWatches && this.podWork?.tracking ? this.podWork.podsOn(node) : undefined;
   }
 
   async reconcile(): Promise<AgentPass> {
@@ -175,24 +217,41 @@ export class NodeAgent {
     const owns = this.ownsNode;
     let pods: Pod[] | undefined;
     const podsNow = async (): Promise<Pod[]> => (pods ??= await this.client.list<Pod>('Pod'));
-    pass.nodesNotReady = await heartbeatNodes(
-      this.client,
-      owns ? nodesNow.filter(owns) : nodesNow,
-      podsNow,
-      live,
-      this.clock.now(),
-    );
+    // Grouped once: a busy tick marks many nodes, and each would otherwise read every pod.
+    let byNode: Map<string, Pod[]> | undefined;
+    const work = this.useWatches ? this.podWork : undefined;
+    const podsOn = async (node: string): Promise<readonly Pod[]> =>
+      work?.tracking ? work.podsOn(node) : ((byNode ??= podsByNode(await podsNow())).get(node) ?? []);
+    const heartbeat = async (): Promise<void> => {
+      pass.nodesNotReady = await heartbeatNodes(
+        this.client,
+        owns ? nodesNow.filter(owns) : nodesNow,
+        podsOn,
+        live,
+        this.clock.now(),
+      );
+    };
+    if (this.nodeChanges === undefined || !this.useWatches) await heartbeat();
+    else {
+      const stamp = this.cloud.changeStamp?.();
+      const cloudChanged = stamp === undefined || stamp !== this.heartbeatStamp;
+      await this.nodeChanges.ifChanged(async () => {
+        this.heartbeatStamp = stamp;
+        await heartbeat();
+      }, cloudChanged);
+    }
     // The pod pass depends on pods, Nodes (marking one NotReady is a Node write) and, for
     // terminating pods only, the time: without a change or a terminating pod it would do nothing.
     await this.podChanges.ifChanged(async () => {
-      const podPass = await runPods(
-        this.client,
-        nodesNow,
-        await podsNow(),
-        new Set(pass.nodesNotReady),
-        this.clock.now(),
-        owns,
-      );
+      const pods = work ? await work.next(podsNow) : await podsNow();
+      let podPass;
+      try {
+        podPass = await runPods(this.client, nodesNow, pods, new Set(pass.nodesNotReady), this.clock.now(), owns);
+      } catch (e) {
+        work?.failed();
+        throw e;
+      }
+      work?.done(podPass.terminatingPods);
       pass.podsStarted = podPass.started;
       pass.podsRemoved = podPass.removed;
       this.terminatingPods = podPass.terminating;

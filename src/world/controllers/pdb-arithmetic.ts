@@ -21,7 +21,7 @@ export function computePdbStatus(
   nowMs: number,
 ): PdbStatus {
   const old = pdbStatusOf(pdb);
-  const pods = namespacePods.filter((p) => matchesLabelSelector(p.metadata.labels, pdb.spec.selector));
+  const pods = namespacePods.filter((p) => selects(pdb.spec.selector, p.metadata.labels));
   let expected: number;
   let desired: number;
   try {
@@ -55,6 +55,23 @@ export function computePdbStatus(
   };
   if (Object.keys(disruptedPods).length > 0) status.disruptedPods = disruptedPods;
   return status;
+}
+
+/**
+ * Selector → label set → whether it matches, for frozen ones only (the store deep-freezes what it
+ * holds: they never change). The store shares equal label sets, so a namespace of 1,000 pods has a
+ * few dozen: a PDB recomputed on every busy tick asks each pair once, not once per pod per pass.
+ */
+const matchMemo = new WeakMap<object, WeakMap<object, boolean>>();
+
+function selects(selector: PodDisruptionBudget['spec']['selector'], labels: Pod['metadata']['labels']): boolean {
+  if (!selector || !labels || !Object.isFrozen(selector) || !Object.isFrozen(labels))
+    return matchesLabelSelector(labels, selector);
+  let bySelector = matchMemo.get(selector);
+  if (bySelector === undefined) matchMemo.set(selector, (bySelector = new WeakMap()));
+  let m = bySelector.get(labels);
+  if (m === undefined) bySelector.set(labels, (m = matchesLabelSelector(labels, selector)));
+  return m;
 }
 
 function expectedAndDesired(

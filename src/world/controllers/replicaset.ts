@@ -7,17 +7,26 @@ import { deepCopy, deepEqual } from '../../core/cluster/memory/deep.js';
 import { isActive, isPodReady } from '../../core/cluster/state.js';
 import { ANNOTATION_POD_DELETION_COST, type Pod } from '../../core/cluster/types.js';
 import { DirtyNamespaces } from './dirty-namespaces.js';
+import { controllingReplicaSet, DirtyReplicaSets } from './dirty-replica-sets.js';
 import { NameGenerator } from './pod-names.js';
 import { runOnChanges, type ChangeLoop } from './run-on-changes.js';
 
 export interface ReplicaSetControllerOptions {
   /** Seeds generated pod names; the same seed and history give the same names. */
   seed?: number;
+  /**
+   * The client delivers a write's watch events before the writer resumes (the in-memory cluster):
+   * a pass then syncs only the ReplicaSets whose object or pods changed (dirty-replica-sets.ts).
+   */
+  promptWatches?: boolean;
 }
 
 export class ReplicaSetController {
   private readonly names: NameGenerator;
   private readonly changes: DirtyNamespaces;
+  /** promptWatches only: the ReplicaSets a pass must sync. */
+  private readonly dirty: DirtyReplicaSets | undefined;
+  private useWatches: boolean;
 
   constructor(
     private readonly client: ClusterClient,
@@ -25,35 +34,63 @@ export class ReplicaSetController {
   ) {
     this.names = new NameGenerator(options.seed ?? 0);
     this.changes = new DirtyNamespaces(client, ['Pod', 'ReplicaSet']);
+    this.dirty = options.promptWatches ? new DirtyReplicaSets(client) : undefined;
+    this.useWatches = options.promptWatches === true;
+  }
+
+  /**
+   * Whether promptWatches are used (default: when given). Off, a pass syncs every ReplicaSet of
+   * every namespace that changed: the reference the simulated-timeline test compares with.
+   */
+  get incremental(): boolean {
+    return this.useWatches;
+  }
+
+  set incremental(on: boolean) {
+    this.useWatches = on && this.dirty !== undefined;
   }
 
   /**
    * One pass over the namespaces in which a pod or ReplicaSet changed since the last (a
-   * ReplicaSet's result depends on nothing else); skipped when there are none.
+   * ReplicaSet's result depends on nothing else); skipped when there are none. With
+   * promptWatches, only the ReplicaSets of those namespaces whose object or pods changed: the
+   * others would write nothing.
    */
   async reconcile(): Promise<void> {
     await this.changes.ifChanged(async (namespaces) => {
-      if (namespaces === undefined) return this.sync();
-      for (const ns of namespaces) await this.sync(ns);
+      // Taken every pass (also when not used), so the marks never pile up.
+      const marked = this.dirty?.take();
+      if (namespaces === undefined || marked === undefined || !this.useWatches) {
+        if (namespaces === undefined) return this.sync();
+        for (const ns of namespaces) await this.sync(ns);
+        return;
+      }
+      for (const ns of namespaces) {
+        const only = marked.get(ns);
+        if (only !== undefined) await this.sync(ns, only);
+      }
     });
   }
 
-  private async sync(namespace?: string): Promise<void> {
+  /** Syncs the ReplicaSets of `namespace` (all namespaces when undefined), or only those named in `only`. */
+  private async sync(namespace?: string, only?: ReadonlySet<string>): Promise<void> {
     const [replicaSets, pods] = await Promise.all([
       this.client.list<ReplicaSet>('ReplicaSet', namespace),
       this.client.list<Pod>('Pod', namespace),
     ]);
+    if (only === undefined) this.dirty?.seen(pods);
     if (replicaSets.length === 0) return;
     const byOwner = new Map<string, Pod[]>();
     for (const pod of pods) {
-      const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'ReplicaSet');
-      if (!ref) continue;
-      const key = `${pod.metadata.namespace}/${ref.name}`;
+      const owner = controllingReplicaSet(pod);
+      if (owner === undefined || (only !== undefined && !only.has(owner))) continue;
+      const key = `${pod.metadata.namespace}/${owner}`;
       const owned = byOwner.get(key);
       if (owned) owned.push(pod);
       else byOwner.set(key, [pod]);
     }
     for (const rs of replicaSets) {
+      if (only !== undefined && !only.has(rs.metadata.name)) continue;
       const candidates = byOwner.get(`${rs.metadata.namespace}/${rs.metadata.name}`) ?? [];
       // Terminating pods are not replicas: a replacement starts as soon as one begins to stop.
       let active = candidates.filter((p) => isControlledBy(p, rs) && isActive(p));

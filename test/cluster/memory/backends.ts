@@ -34,13 +34,14 @@ export interface Backend {
   setup(): Promise<Harness>;
 }
 
-export const memoryBackend: Backend = {
-  name: 'memory',
+/** The in-memory cluster; `promptWatches`: its ReplicaSet controller syncs only the ReplicaSets that changed. */
+const memory = (promptWatches: boolean): Backend => ({
+  name: promptWatches ? 'memory (ReplicaSets synced from watches)' : 'memory',
   async setup() {
     const clock = new FakeClock(Date.parse(SNAPSHOT_TIME));
     const cluster = new MemoryCluster(clock);
     const pdbs = new PdbStatusController(cluster, clock);
-    const replicaSets = new ReplicaSetController(cluster, { seed: 1 });
+    const replicaSets = new ReplicaSetController(cluster, { seed: 1, promptWatches });
     return {
       client: cluster,
       ns: 'default',
@@ -69,9 +70,11 @@ export const memoryBackend: Backend = {
       },
     };
   },
-};
+});
 
-export const backends: Backend[] = [memoryBackend];
+export const memoryBackend: Backend = memory(false);
+
+export const backends: Backend[] = [memoryBackend, memory(true)];
 
 /** A fresh memory cluster with its fake clock and controllers, for memory-only assertions. */
 export function memoryCluster(initial: KubeObject[] = []): {

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// The ReplicaSets whose replicas or status may need a write since the replicaset controller's last
+// pass, from watches: one whose own object changed, or a pod it controls (or controlled) was
+// added, changed or deleted. A ReplicaSet's sync reads nothing else, and one left unchanged since
+// a sync that wrote nothing would write nothing again; so a busy namespace's pass syncs the few
+// ReplicaSets a drain touched, not all of them. DirtyNamespaces is the per-namespace version.
+//
+// It trusts watch events to arrive before the next pass reads, as the in-memory cluster delivers
+// them (the controller uses it only when told the client does).
+import type { ClusterClient } from '../../core/cluster/client.js';
+import type { Pod } from '../../core/cluster/types.js';
+
+/** The name of the ReplicaSet a pod's controller reference names, if any. */
+export function controllingReplicaSet(pod: Pod): string | undefined {
+  return pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'ReplicaSet')?.name;
+}
+
+export class DirtyReplicaSets {
+  /** Namespace → ReplicaSet names marked since the last take(). */
+  private marked = new Map<string, Set<string>>();
+  /** Pod `namespace/name` → the ReplicaSet it was last seen controlled by (so a change of owner marks both). */
+  private readonly ownerOf = new Map<string, string>();
+
+  constructor(client: ClusterClient) {
+    client.watch('Pod', (e) => {
+      const pod = e.object as Pod;
+      const ns = pod.metadata.namespace ?? 'default';
+      const key = `${ns}/${pod.metadata.name}`;
+      const was = this.ownerOf.get(key);
+      const owner = e.type === 'DELETED' ? undefined : controllingReplicaSet(pod);
+      if (owner === undefined) this.ownerOf.delete(key);
+      else this.ownerOf.set(key, owner);
+      if (was !== undefined && was !== owner) this.mark(ns, was);
+      if (owner !== undefined) this.mark(ns, owner);
+    });
+    client.watch('ReplicaSet', (e) => this.mark(e.object.metadata.namespace ?? 'default', e.object.metadata.name));
+  }
+
+  /** The marks since the last call, and a fresh set for the pass's own writes. */
+  take(): ReadonlyMap<string, ReadonlySet<string>> {
+    const out = this.marked;
+    this.marked = new Map();
+    return out;
+  }
+
+  /** Records the owners of listed pods (a full pass): a pod seen first in a list still marks its old owner. */
+  seen(pods: readonly Pod[]): void {
+    for (const pod of pods) {
+      const owner = controllingReplicaSet(pod);
+      if (owner !== undefined) this.ownerOf.set(`${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`, owner);
+    }
+  }
+
+  private mark(ns: string, name: string): void {
+    const names = this.marked.get(ns);
+    if (names) names.add(name);
+    else this.marked.set(ns, new Set([name]));
+  }
+}
