@@ -223,13 +223,18 @@ class Reader {
     this.i++;
   }
 
-  private nameList(): Name[] {
-    const names = [this.name(this.take(Identifier))];
+  /** `a, b, c`: names of one token type separated by commas. */
+  private names(type: TokenType): Name[] {
+    const names = [this.name(this.take(type))];
     while (this.at(Comma)) {
       this.i++;
-      names.push(this.name(this.take(Identifier)));
+      names.push(this.name(this.take(type)));
     }
     return names;
+  }
+
+  private nameList(): Name[] {
+    return this.names(Identifier);
   }
 
   // ---- statements ---------------------------------------------------------------------------
@@ -447,12 +452,7 @@ class Reader {
   // ---- parts --------------------------------------------------------------------------------
 
   private reasons(): Name[] {
-    const names = [this.name(this.take(NameToken))];
-    while (this.at(Comma)) {
-      this.i++;
-      names.push(this.name(this.take(NameToken)));
-    }
-    return names;
+    return this.names(NameToken);
   }
 
   /** `5` or `20%`; anything lower-parts.ts `quantityOf` would report leaves the fast path. */

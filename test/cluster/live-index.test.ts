@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import type { WatchEvent } from '../../src/core/cluster/client.js';
-import { LiveIndex } from '../../src/core/cluster/live-index.js';
+import { INDEX_BUCKETS, LiveIndex } from '../../src/core/cluster/live-index.js';
 import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import { emptySnapshot, type Snapshot } from '../../src/core/cluster/snapshot.js';
 import { byNamespaceAndName } from '../../src/core/cluster/sorted-objects.js';
@@ -16,27 +16,9 @@ import type { KubeObject, Pod } from '../../src/core/cluster/types.js';
 import { ClusterView, VIEW_KINDS } from '../../src/control/reconciler/cluster-view.js';
 import { OwnedNodeClaims } from '../../src/control/runtime/owned-cluster.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
+import { seededRandom } from '../support/seeded-random.js';
 
-/** A small deterministic generator (mulberry32), so a failing sequence can be replayed by its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const BUCKET: Record<string, keyof Omit<Snapshot, 'ignored'>> = {
-  NodePool: 'nodePools',
-  NodeClaim: 'nodeClaims',
-  Node: 'nodes',
-  Pod: 'pods',
-  PodDisruptionBudget: 'pdbs',
-  ConfigMap: 'configMaps',
-};
+const BUCKET: Record<string, keyof Omit<Snapshot, 'ignored'>> = INDEX_BUCKETS;
 const keyOf = (o: KubeObject): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 function snapshotOf(objects: Iterable<KubeObject>): Snapshot {
@@ -123,7 +105,7 @@ function randomEvent(r: () => number, objects: Map<string, KubeObject>, version:
 describe('LiveIndex', () => {
   it('equals indexCluster of the same objects after every event of generated sequences', () => {
     for (let seed = 1; seed <= 60; seed++) {
-      const r = rng(seed);
+      const r = seededRandom(seed);
       const objects = new Map<string, KubeObject>();
       for (let i = 0; i < 10; i++) randomEvent(r, objects, i);
       const live = new LiveIndex(snapshotOf(objects.values()));
@@ -188,7 +170,7 @@ describe('ClusterView on the in-memory server', () => {
       return indexCluster({ ...emptySnapshot(), nodePools, nodeClaims, nodes, pods, pdbs, configMaps } as Snapshot);
     };
     await view.current();
-    const r = rng(7);
+    const r = seededRandom(7);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
     for (let step = 0; step < 60; step++) {
       const x = r();

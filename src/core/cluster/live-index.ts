@@ -18,8 +18,8 @@ import { byNamespaceAndName, position, SortedObjects } from './sorted-objects.js
 import { indexCluster, type ClusterIndex, type StateNode } from './state.js';
 import type { KubeObject, Node, NodeClaim, NodePool, Pod, PodDisruptionBudget } from './types.js';
 
-/** The kinds an index reads, with the snapshot list each fills. */
-const BUCKETS = {
+/** The kinds an index reads, with the snapshot list each fills (the tests read it too). */
+export const INDEX_BUCKETS = {
   NodePool: 'nodePools',
   NodeClaim: 'nodeClaims',
   Node: 'nodes',
@@ -27,10 +27,10 @@ const BUCKETS = {
   PodDisruptionBudget: 'pdbs',
   ConfigMap: 'configMaps',
 } as const;
-type IndexKind = keyof typeof BUCKETS;
-type Bucket = (typeof BUCKETS)[IndexKind];
+type IndexKind = keyof typeof INDEX_BUCKETS;
+type Bucket = (typeof INDEX_BUCKETS)[IndexKind];
 
-const isIndexKind = (k: string): k is IndexKind => Object.prototype.hasOwnProperty.call(BUCKETS, k);
+const isIndexKind = (k: string): k is IndexKind => Object.prototype.hasOwnProperty.call(INDEX_BUCKETS, k);
 const nodeProvider = (n: Node | undefined): string | undefined => n?.spec.providerID || undefined;
 const claimProvider = (nc: NodeClaim | undefined): string | undefined => nc?.status?.providerID || undefined;
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -50,8 +50,8 @@ export class LiveIndex {
   /** `snapshot`'s lists are in list order (namespace, then name), as a list call returns them. */
   constructor(snapshot: Snapshot) {
     this.index = indexCluster(snapshot);
-    for (const kind of Object.keys(BUCKETS) as IndexKind[]) {
-      const list = snapshot[BUCKETS[kind]] as KubeObject[];
+    for (const kind of Object.keys(INDEX_BUCKETS) as IndexKind[]) {
+      const list = snapshot[INDEX_BUCKETS[kind]] as KubeObject[];
       const byKey = new ObjectsByName();
       for (const o of list) byKey.set(o);
       this.objects.set(kind, byKey);
@@ -264,7 +264,7 @@ export class LiveIndex {
     for (const kind of changed) this.lists.delete(kind);
     const fixed = new Map<Bucket, KubeObject[]>();
     const read = (kind: IndexKind): KubeObject[] => {
-      const b = BUCKETS[kind];
+      const b = INDEX_BUCKETS[kind];
       let l = fixed.get(b);
       if (l === undefined) fixed.set(b, (l = this.list(kind)));
       return l;
