@@ -109,7 +109,13 @@ async function evalAtScale(): Promise<void> {
   if (!ok) throw new Error('benchmark policy does not check');
   const evaluator = new Evaluator();
   const at = Date.parse('2026-11-23T02:00:00Z');
-  const coldMs = await cpuRuns(1, () => evaluator.evaluate(index, policies, at));
+  // Wall time: the first evaluation is a wait, and its CPU time counts V8's background compiler threads too.
+  const coldCpu = process.cpuUsage();
+  t = now();
+  await evaluator.evaluate(index, policies, at);
+  const coldMs = now() - t;
+  const coldUsage = process.cpuUsage(coldCpu);
+  const coldCpuMs = (coldUsage.user + coldUsage.system) / 1000;
   let i = 0;
   const reusedMs = await cpuRuns(7, () => evaluator.evaluate(index, policies, at + 60_000 * ++i));
   // Every node derived again at each instant (no verdict or evaluation reuse; the engine's memo stays):
@@ -162,9 +168,9 @@ async function evalAtScale(): Promise<void> {
   );
   line(
     'eval first instant (cold: compile + memo fill)',
-    `${fmt(coldMs)} ms cpu`,
+    `${fmt(coldMs)} ms`,
     '≤ 500 ms',
-    `the first tick in a new process: nothing compiled, no node prepared; ` +
+    `the first tick in a new process: nothing compiled, no node prepared (CPU ${fmt(coldCpuMs, 0)} ms, all threads); ` +
       `${runs} engine runs in total over ${30} instants`,
   );
   // A policy edit in a running controller: the set is loaded again and the untouched policies keep
