@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYWORD_DOCS } from '../../grammar/keyword-docs.js';
 import { formatSource } from '../../grammar/format.js';
 import { launchBrowser, type Browser } from './browser.js';
-import { errors, placeCursor, pointAt, screenshot, setText, suggestions } from './page.js';
+import { errors, placeCursor, pointAt, quickFixMenu, screenshot, setText, suggestions } from './page.js';
 import { startServe, type Served } from './serve-process.js';
 
 const POLICY = readFileSync(new URL('../../rules/examples/business-hours.kpol', import.meta.url), 'utf8');
@@ -182,9 +182,7 @@ describe('the kpol editor in Chromium', () => {
     await setText(page, 'policy fix for nodepool default {\n  budget 1 for Drifed\n}\n');
     expect((await errors(page))[0].message).toMatch(/Drifed/);
     await placeCursor(page, 2, 18);
-    await page.keyboard.press('Control+.');
-    await page.waitForSelector('.action-widget');
-    expect(await page.textContent('.action-widget')).toContain('Replace with `Drifted`');
+    expect(await quickFixMenu(page)).toContain('Replace with `Drifted`');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => (globalThis as any).kpolEditor.model.getValue().includes('for Drifted\n'));
     await page.waitForFunction(
@@ -210,9 +208,7 @@ describe('the kpol editor in Chromium', () => {
     ] as const;
     for (const [line, column, fix, fixed] of fixes) {
       await placeCursor(page, line, column);
-      await page.keyboard.press('Control+.');
-      await page.waitForSelector('.action-widget');
-      expect(await page.textContent('.action-widget')).toContain(`Replace with \`${fix}\``);
+      expect(await quickFixMenu(page)).toContain(`Replace with \`${fix}\``);
       await page.keyboard.press('Enter');
       await page.waitForFunction((t) => (globalThis as any).kpolEditor.model.getValue().includes(t), fixed);
     }

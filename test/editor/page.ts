@@ -78,3 +78,22 @@ export async function suggestions(page: Page): Promise<string[]> {
     els.map((e) => e.textContent ?? ''),
   );
 }
+
+/**
+ * Opens the quick-fix menu at the cursor and returns its text. Monaco asks for code actions by
+ * itself a moment after the cursor moves or the markers change, and that request can close a menu
+ * opened just before it (a user would press the keys again); so try a few times.
+ */
+export async function quickFixMenu(page: Page): Promise<string> {
+  const menu = '.action-widget >> visible=true';
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Control+.');
+    try {
+      await page.waitForSelector(menu, { timeout: attempt < 5 ? 3000 : 30_000 });
+      await page.waitForTimeout(500); // the menu must stay open past Monaco's own request
+      if (await page.isVisible(menu)) return (await page.textContent(menu)) ?? '';
+    } catch (e) {
+      if (attempt >= 5) throw e;
+    }
+  }
+}
