@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fast path of `tokenize` for text the lexer has nothing to report: one loop over the
+// characters that makes the same tokens Chevrotain's lexer makes from tokens.ts (same types,
+// images, offsets, in the same order), without trying each pattern as a regular expression.
+// Anything the lexer would report or that needs a closer look (an unterminated string, a `%`
+// apart from its number, a character no token starts with, blanks other than ASCII ones) gives
+// up, and `tokenize` runs Chevrotain's lexer from the start, which owns every lexer diagnostic.
+// test/grammar/fast-lex.test.ts holds both equal on goldens, examples, generated and random text.
+import type { IToken, TokenType } from 'chevrotain';
+import {
+  Bang,
+  Comma,
+  Comment,
+  DoubleEquals,
+  Duration,
+  Equals,
+  KEYWORD_OF_WORD,
+  LCurly,
+  LParen,
+  Name,
+  NotEquals,
+  NumberLit,
+  Percent,
+  RCurly,
+  RParen,
+  StringLit,
+} from './tokens.js';
+
+/** What Chevrotain's lexer gives: parser tokens and the `comments` group. */
+export interface FastLexed {
+  tokens: IToken[];
+  comments: IToken[];
+}
+
+// Character codes
+const TAB = 9;
+const LF = 10;
+const VT = 11;
+const FF = 12;
+const CR = 13;
+const SPACE = 32;
+const BANG = 33;
+const QUOTE = 34;
+const HASH = 35;
+const PERCENT = 37;
+const LPAREN = 40;
+const RPAREN = 41;
+const COMMA = 44;
+const DASH = 45;
+const DOT = 46;
+const SLASH = 47;
+const EQUALS = 61;
+const BACKSLASH = 92;
+const UNDERSCORE = 95;
+const LCURLY = 123;
+const RCURLY = 125;
+const D0 = 48;
+const D9 = 57;
+
+const isDigit = (c: number) => c >= D0 && c <= D9;
+/** `[A-Za-z0-9_]`: a character a name starts with. */
+const isWordStart = (c: number) => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === UNDERSCORE;
+
+/** A keyword's type and its one shared spelling (as lexer.ts gives it). */
+const KEYWORDS: ReadonlyMap<string, { type: TokenType; word: string }> = new Map(
+  [...KEYWORD_OF_WORD].map(([word, type]) => [word, { type, word }]),
+);
+
+/** The tokens of `text`, or undefined when the lexer would report something or the text needs a closer look. */
+export function fastLex(text: string): FastLexed | undefined {
+  const tokens: IToken[] = [];
+  const comments: IToken[] = [];
+  const n = text.length;
+  let p = 0;
+  const push = (list: IToken[], image: string, type: TokenType, start: number, length: number) =>
+    list.push({
+      image,
+      startOffset: start,
+      endOffset: start + length - 1,
+      tokenTypeIdx: type.tokenTypeIdx!,
+      tokenType: type,
+    });
+  while (p < n) {
+    const c = text.charCodeAt(p);
+    if (c === SPACE || c === LF || c === CR || c === TAB || c === VT || c === FF) {
+      p++;
+      continue;
+    }
+    if (isWordStart(c)) {
+      p = isDigit(c) ? numberLike(text, p, tokens) : word(text, p, tokens);
+      if (p < 0) return undefined;
+      continue;
+    }
+    switch (c) {
+      case HASH:
+        p = comment(text, p, comments);
+        continue;
+      case SLASH:
+        if (text.charCodeAt(p + 1) !== SLASH) return undefined;
+        p = comment(text, p, comments);
+        continue;
+      case QUOTE: {
+        const end = stringEnd(text, p);
+        if (end < 0) return undefined; // unterminated: the lexer reports it
+        push(tokens, text.substring(p, end), StringLit, p, end - p);
+        p = end;
+        continue;
+      }
+      case LCURLY:
+        push(tokens, '{', LCurly, p++, 1);
+        continue;
+      case RCURLY:
+        push(tokens, '}', RCurly, p++, 1);
+        continue;
+      case LPAREN:
+        push(tokens, '(', LParen, p++, 1);
+        continue;
+      case RPAREN:
+        push(tokens, ')', RParen, p++, 1);
+        continue;
+      case COMMA:
+        push(tokens, ',', Comma, p++, 1);
+        continue;
+      case EQUALS:
+        if (text.charCodeAt(p + 1) === EQUALS) {
+          push(tokens, '==', DoubleEquals, p, 2);
+          p += 2;
+        } else push(tokens, '=', Equals, p++, 1);
+        continue;
+      case BANG:
+        if (text.charCodeAt(p + 1) === EQUALS) {
+          push(tokens, '!=', NotEquals, p, 2);
+          p += 2;
+        } else push(tokens, '!', Bang, p++, 1);
+        continue;
+      default:
+        // `%` first (reported), a character no token starts with (reported), a blank beyond ASCII
+        return undefined;
+    }
+  }
+  return { tokens, comments };
+}
+
+/** `#` or `//` to the end of the line (not its `\r` or `\n`); returns where it ends. */
+function comment(text: string, p: number, comments: IToken[]): number {
+  let end = p + 1;
+  while (end < text.length) {
+    const c = text.charCodeAt(end);
+    if (c === LF || c === CR) break;
+    end++;
+  }
+  const image = text.substring(p, end);
+  comments.push({ image, startOffset: p, endOffset: end - 1, tokenTypeIdx: Comment.tokenTypeIdx!, tokenType: Comment });
+  return end;
+}
+
+/** The end of a closed string starting at `p` (after its quote), or -1 when it is not closed on its line. */
+function stringEnd(text: string, p: number): number {
+  let i = p + 1;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) return i + 1;
+    if (c === LF || c === CR) return -1;
+    if (c === BACKSLASH) {
+      const next = text.charCodeAt(i + 1);
+      if (i + 1 >= text.length || next === LF || next === CR) return -1;
+      i += 2;
+    } else i++;
+  }
+  return -1;
+}
+
+/** The end of tokens.ts NAME_PATTERN's match at `p` (a name starts there). */
+function nameEnd(text: string, p: number): number {
+  let i = p + 1;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (isWordStart(c) || c === DOT || c === DASH) i++;
+    else if (c === SLASH && text.charCodeAt(i + 1) !== SLASH) i++;
+    else break;
+  }
+  return i;
+}
+
+/** A word: a keyword when spelt exactly as one (lexer.ts), else a name. */
+function word(text: string, p: number, tokens: IToken[]): number {
+  const end = nameEnd(text, p);
+  const image = text.substring(p, end);
+  const keyword = KEYWORDS.get(image);
+  const type = keyword?.type ?? Name;
+  tokens.push({
+    image: keyword?.word ?? image,
+    startOffset: p,
+    endOffset: end - 1,
+    tokenTypeIdx: type.tokenTypeIdx!,
+    tokenType: type,
+  });
+  return end;
+}
+
+/** The end of `\d+(?:\.\d+)?` at `p` (a digit). */
+function numberEnd(text: string, p: number): number {
+  let i = p;
+  while (isDigit(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) === DOT && isDigit(text.charCodeAt(i + 1))) {
+    i += 2;
+    while (isDigit(text.charCodeAt(i))) i++;
+  }
+  return i;
+}
+
+/** The end of DURATION_PATTERN `(?:\d+(?:ms|s|m|h|d))+` at `p`, or -1 when it does not match. */
+function durationEnd(text: string, p: number): number {
+  let end = -1;
+  let i = p;
+  for (;;) {
+    let j = i;
+    while (isDigit(text.charCodeAt(j))) j++;
+    if (j === i) return end;
+    const u = text.charCodeAt(j);
+    if (u === 109 /* m */) j += text.charCodeAt(j + 1) === 115 /* s */ ? 2 : 1;
+    else if (u === 115 /* s */ || u === 104 /* h */ || u === 100 /* d */) j++;
+    else return end;
+    end = j;
+    i = j;
+  }
+}
+
+/**
+ * Text starting with a digit, in the lexer's priority order: a spaced percentage (reported), a
+ * duration, a percentage, a number; a duration or number gives way to a longer name (`longer_alt`).
+ */
+function numberLike(text: string, p: number, tokens: IToken[]): number {
+  const num = numberEnd(text, p);
+  let k = num;
+  while (text.charCodeAt(k) === SPACE || text.charCodeAt(k) === TAB) k++;
+  if (k > num && text.charCodeAt(k) === PERCENT) return -1; // `10 %`: the lexer reports it
+  let type: TokenType;
+  let end = durationEnd(text, p);
+  if (end >= 0) type = Duration;
+  else if (text.charCodeAt(num) === PERCENT) {
+    end = num + 1;
+    type = Percent;
+  } else {
+    end = num;
+    type = NumberLit;
+  }
+  if (type !== Percent) {
+    const name = nameEnd(text, p);
+    if (name > end) {
+      end = name;
+      type = Name;
+    }
+  }
+  tokens.push({
+    image: text.substring(p, end),
+    startOffset: p,
+    endOffset: end - 1,
+    tokenTypeIdx: type.tokenTypeIdx!,
+    tokenType: type,
+  });
+  return end;
+}
