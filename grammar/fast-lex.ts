@@ -26,9 +26,17 @@ import {
   StringLit,
 } from './tokens.js';
 
-/** What Chevrotain's lexer gives: parser tokens and the `comments` group. */
-export interface FastLexed {
-  tokens: IToken[];
+/**
+ * What Chevrotain's lexer gives, one array per field rather than an object per token: the fast
+ * parser reads these directly, and a file of 10k lines makes no 60k token objects to collect
+ * (`toTokens` makes them for everything else). A token ends at its start plus its image's length.
+ */
+export interface Lexed {
+  types: TokenType[];
+  starts: number[];
+  /** The token's text; a keyword's is the one shared spelling (lexer.ts). */
+  images: string[];
+  /** The `comments` group, as Chevrotain makes it. */
   comments: IToken[];
 }
 
@@ -62,24 +70,25 @@ const isDigit = (c: number) => c >= D0 && c <= D9;
 const isWordStart = (c: number) => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === UNDERSCORE;
 
 /** A keyword's type and its one shared spelling (as lexer.ts gives it). */
-const KEYWORDS: ReadonlyMap<string, { type: TokenType; word: string }> = new Map(
-  [...KEYWORD_OF_WORD].map(([word, type]) => [word, { type, word }]),
-);
+interface Keyword {
+  type: TokenType;
+  word: string;
+}
+
+/** Keywords by the code of their first letter. */
+const KEYWORDS_BY_FIRST: Array<Keyword[] | undefined> = [];
+for (const [word, type] of KEYWORD_OF_WORD) (KEYWORDS_BY_FIRST[word.charCodeAt(0)] ??= []).push({ type, word });
 
 /** The tokens of `text`, or undefined when the lexer would report something or the text needs a closer look. */
-export function fastLex(text: string): FastLexed | undefined {
-  const tokens: IToken[] = [];
-  const comments: IToken[] = [];
+export function fastLex(text: string): Lexed | undefined {
+  const tokens: Lexed = { types: [], starts: [], images: [], comments: [] };
   const n = text.length;
   let p = 0;
-  const push = (list: IToken[], image: string, type: TokenType, start: number, length: number) =>
-    list.push({
-      image,
-      startOffset: start,
-      endOffset: start + length - 1,
-      tokenTypeIdx: type.tokenTypeIdx!,
-      tokenType: type,
-    });
+  const push = (image: string, type: TokenType, start: number) => {
+    tokens.types.push(type);
+    tokens.starts.push(start);
+    tokens.images.push(image);
+  };
   while (p < n) {
     const c = text.charCodeAt(p);
     if (c === SPACE || c === LF || c === CR || c === TAB || c === VT || c === FF) {
@@ -93,52 +102,71 @@ export function fastLex(text: string): FastLexed | undefined {
     }
     switch (c) {
       case HASH:
-        p = comment(text, p, comments);
+        p = comment(text, p, tokens.comments);
         continue;
       case SLASH:
         if (text.charCodeAt(p + 1) !== SLASH) return undefined;
-        p = comment(text, p, comments);
+        p = comment(text, p, tokens.comments);
         continue;
       case QUOTE: {
         const end = stringEnd(text, p);
         if (end < 0) return undefined; // unterminated: the lexer reports it
-        push(tokens, text.substring(p, end), StringLit, p, end - p);
+        push(text.substring(p, end), StringLit, p);
         p = end;
         continue;
       }
       case LCURLY:
-        push(tokens, '{', LCurly, p++, 1);
+        push('{', LCurly, p++);
         continue;
       case RCURLY:
-        push(tokens, '}', RCurly, p++, 1);
+        push('}', RCurly, p++);
         continue;
       case LPAREN:
-        push(tokens, '(', LParen, p++, 1);
+        push('(', LParen, p++);
         continue;
       case RPAREN:
-        push(tokens, ')', RParen, p++, 1);
+        push(')', RParen, p++);
         continue;
       case COMMA:
-        push(tokens, ',', Comma, p++, 1);
+        push(',', Comma, p++);
         continue;
       case EQUALS:
         if (text.charCodeAt(p + 1) === EQUALS) {
-          push(tokens, '==', DoubleEquals, p, 2);
+          push('==', DoubleEquals, p);
           p += 2;
-        } else push(tokens, '=', Equals, p++, 1);
+        } else push('=', Equals, p++);
         continue;
       case BANG:
         if (text.charCodeAt(p + 1) === EQUALS) {
-          push(tokens, '!=', NotEquals, p, 2);
+          push('!=', NotEquals, p);
           p += 2;
-        } else push(tokens, '!', Bang, p++, 1);
+        } else push('!', Bang, p++);
         continue;
       default:
         // `%` first (reported), a character no token starts with (reported), a blank beyond ASCII
         return undefined;
     }
   }
-  return { tokens, comments };
+  return tokens;
+}
+
+/** The token objects Chevrotain's lexer would have made (lexer.ts `OffsetLexer`). */
+export function toTokens(lexed: Lexed): IToken[] {
+  const { types, starts, images } = lexed;
+  const tokens = new Array<IToken>(types.length);
+  for (let i = 0; i < types.length; i++) {
+    const image = images[i]!;
+    const type = types[i]!;
+    const start = starts[i]!;
+    tokens[i] = {
+      image,
+      startOffset: start,
+      endOffset: start + image.length - 1,
+      tokenTypeIdx: type.tokenTypeIdx!,
+      tokenType: type,
+    };
+  }
+  return tokens;
 }
 
 /** `#` or `//` to the end of the line (not its `\r` or `\n`); returns where it ends. */
@@ -183,19 +211,21 @@ function nameEnd(text: string, p: number): number {
 }
 
 /** A word: a keyword when spelt exactly as one (lexer.ts), else a name. */
-function word(text: string, p: number, tokens: IToken[]): number {
+function word(text: string, p: number, tokens: Lexed): number {
   const end = nameEnd(text, p);
-  const image = text.substring(p, end);
-  const keyword = KEYWORDS.get(image);
-  const type = keyword?.type ?? Name;
-  tokens.push({
-    image: keyword?.word ?? image,
-    startOffset: p,
-    endOffset: end - 1,
-    tokenTypeIdx: type.tokenTypeIdx!,
-    tokenType: type,
-  });
+  const keyword = keywordAt(text, p, end);
+  tokens.types.push(keyword?.type ?? Name);
+  tokens.starts.push(p);
+  tokens.images.push(keyword?.word ?? text.substring(p, end));
   return end;
+}
+
+/** The keyword spelt exactly as `text[p, end)`, found without cutting the word out of the text. */
+function keywordAt(text: string, p: number, end: number): Keyword | undefined {
+  const candidates = KEYWORDS_BY_FIRST[text.charCodeAt(p)];
+  if (candidates === undefined) return undefined;
+  for (const k of candidates) if (k.word.length === end - p && text.startsWith(k.word, p)) return k;
+  return undefined;
 }
 
 /** The end of `\d+(?:\.\d+)?` at `p` (a digit). */
@@ -230,7 +260,7 @@ function durationEnd(text: string, p: number): number {
  * Text starting with a digit, in the lexer's priority order: a spaced percentage (reported), a
  * duration, a percentage, a number; a duration or number gives way to a longer name (`longer_alt`).
  */
-function numberLike(text: string, p: number, tokens: IToken[]): number {
+function numberLike(text: string, p: number, tokens: Lexed): number {
   const num = numberEnd(text, p);
   let k = num;
   while (text.charCodeAt(k) === SPACE || text.charCodeAt(k) === TAB) k++;
@@ -252,12 +282,8 @@ function numberLike(text: string, p: number, tokens: IToken[]): number {
       type = Name;
     }
   }
-  tokens.push({
-    image: text.substring(p, end),
-    startOffset: p,
-    endOffset: end - 1,
-    tokenTypeIdx: type.tokenTypeIdx!,
-    tokenType: type,
-  });
+  tokens.types.push(type);
+  tokens.starts.push(p);
+  tokens.images.push(text.substring(p, end));
   return end;
 }

@@ -5,7 +5,7 @@ import { Lexer, tokenMatcher, type IToken, type TokenType } from 'chevrotain';
 import type { Comment } from './ast.js';
 import { MAX_DIAGNOSTICS } from './diagnostic-limit.js';
 import { diagnostic, format, type Diagnostic } from './diagnostic.js';
-import { fastLex } from './fast-lex.js';
+import { fastLex, toTokens } from './fast-lex.js';
 import { MESSAGES } from './messages.js';
 import { LineIndex } from './positions.js';
 import { allTokens, KEYWORD_OF_WORD, Name, PercentFirst, SpacedPercent, UnterminatedString } from './tokens.js';
@@ -80,7 +80,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): Tokenized
   const lines = new LineIndex(text);
   const fast = options.fastLex === false ? undefined : fastLex(text);
   if (fast)
-    return { tokens: fast.tokens, comments: toComments(fast.comments, lines), diagnostics: [], omitted: 0, lines };
+    return { tokens: toTokens(fast), comments: toComments(fast.comments, lines), diagnostics: [], omitted: 0, lines };
   lexer.flagged = [];
   const result = lexer.tokenize(text);
   const flagged = lexer.flagged;
@@ -108,7 +108,8 @@ export function tokenize(text: string, options: TokenizeOptions = {}): Tokenized
   return { tokens: result.tokens, comments, diagnostics, omitted, lines };
 }
 
-function toComments(tokens: IToken[], lines: LineIndex): Comment[] {
+/** The `comments` group as AST comments. */
+export function toComments(tokens: IToken[], lines: LineIndex): Comment[] {
   return tokens.map((token) => ({ kind: 'Comment', text: token.image, range: lines.tokenRange(token) }));
 }
 
