@@ -27,17 +27,57 @@ import {
 } from './tokens.js';
 
 /**
- * What Chevrotain's lexer gives, one array per field rather than an object per token: the fast
- * parser reads these directly, and a file of 10k lines makes no 60k token objects to collect
- * (`toTokens` makes them for everything else). A token ends at its start plus its image's length.
+ * What Chevrotain's lexer gives, one typed array per field rather than an object per token: the
+ * fast parser reads these directly, so a file of 10k lines makes no 60k token objects, and no
+ * string for a keyword or a mark, for the collector to copy (`toTokens` makes the objects for
+ * everything else). Token `i` has type `LEXED_TYPES[kinds[i]]` and covers `text[starts[i], ends[i])`.
  */
-export interface Lexed {
-  types: TokenType[];
-  starts: number[];
-  /** The token's text; a keyword's is the one shared spelling (lexer.ts). */
-  images: string[];
+export class Lexed {
+  count = 0;
+  kinds: Uint8Array;
+  starts: Int32Array;
+  ends: Int32Array;
   /** The `comments` group, as Chevrotain makes it. */
-  comments: IToken[];
+  readonly comments: IToken[] = [];
+
+  constructor(readonly text: string) {
+    // A token and its blanks are rarely shorter than four characters; `add` grows the arrays otherwise.
+    const capacity = (text.length >> 2) + 16;
+    this.kinds = new Uint8Array(capacity);
+    this.starts = new Int32Array(capacity);
+    this.ends = new Int32Array(capacity);
+  }
+
+  add(kind: number, start: number, end: number): void {
+    const i = this.count++;
+    if (i === this.kinds.length) this.grow();
+    this.kinds[i] = kind;
+    this.starts[i] = start;
+    this.ends[i] = end;
+  }
+
+  private grow(): void {
+    const capacity = this.kinds.length * 2;
+    const kinds = new Uint8Array(capacity);
+    const starts = new Int32Array(capacity);
+    const ends = new Int32Array(capacity);
+    kinds.set(this.kinds);
+    starts.set(this.starts);
+    ends.set(this.ends);
+    this.kinds = kinds;
+    this.starts = starts;
+    this.ends = ends;
+  }
+
+  /** Token `i`'s type. */
+  type(i: number): TokenType {
+    return LEXED_TYPES[this.kinds[i]!]!;
+  }
+
+  /** Token `i`'s text as the lexer gives it: a keyword's or a mark's is one shared string. */
+  image(i: number): string {
+    return SPELLING[this.kinds[i]!] ?? this.text.substring(this.starts[i]!, this.ends[i]!);
+  }
 }
 
 // Character codes
@@ -65,30 +105,55 @@ const RCURLY = 125;
 const D0 = 48;
 const D9 = 57;
 
-const isDigit = (c: number) => c >= D0 && c <= D9;
-/** `[A-Za-z0-9_]`: a character a name starts with. */
-const isWordStart = (c: number) => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === UNDERSCORE;
+function isDigit(c: number): boolean {
+  return c >= D0 && c <= D9;
+}
 
-/** A keyword's type and its one shared spelling (as lexer.ts gives it). */
+/** `[A-Za-z0-9_]`: a character a name starts with. */
+function isWordStart(c: number): boolean {
+  return isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === UNDERSCORE;
+}
+
+/** Every type the fast lexer makes, by its number in `Lexed.kinds`. */
+const LEXED_TYPES: TokenType[] = [];
+/** The one spelling of a kind's tokens (keywords and marks); the others' text is cut from the source. */
+const SPELLING: Array<string | undefined> = [];
+function kindOf(type: TokenType, spelling?: string): number {
+  LEXED_TYPES.push(type);
+  SPELLING.push(spelling);
+  return LEXED_TYPES.length - 1;
+}
+const NAME = kindOf(Name);
+const STRING = kindOf(StringLit);
+const DURATION = kindOf(Duration);
+const PERCENTAGE = kindOf(Percent);
+const NUMBER = kindOf(NumberLit);
+const L_CURLY = kindOf(LCurly, '{');
+const R_CURLY = kindOf(RCurly, '}');
+const L_PAREN = kindOf(LParen, '(');
+const R_PAREN = kindOf(RParen, ')');
+const A_COMMA = kindOf(Comma, ',');
+const DOUBLE_EQUALS = kindOf(DoubleEquals, '==');
+const AN_EQUALS = kindOf(Equals, '=');
+const NOT_EQUALS = kindOf(NotEquals, '!=');
+const A_BANG = kindOf(Bang, '!');
+
+/** A keyword's one shared spelling (as lexer.ts gives it) and its kind. */
 interface Keyword {
-  type: TokenType;
   word: string;
+  kind: number;
 }
 
 /** Keywords by the code of their first letter. */
 const KEYWORDS_BY_FIRST: Array<Keyword[] | undefined> = [];
-for (const [word, type] of KEYWORD_OF_WORD) (KEYWORDS_BY_FIRST[word.charCodeAt(0)] ??= []).push({ type, word });
+for (const [word, type] of KEYWORD_OF_WORD)
+  (KEYWORDS_BY_FIRST[word.charCodeAt(0)] ??= []).push({ word, kind: kindOf(type, word) });
 
 /** The tokens of `text`, or undefined when the lexer would report something or the text needs a closer look. */
 export function fastLex(text: string): Lexed | undefined {
-  const tokens: Lexed = { types: [], starts: [], images: [], comments: [] };
+  const tokens = new Lexed(text);
   const n = text.length;
   let p = 0;
-  const push = (image: string, type: TokenType, start: number) => {
-    tokens.types.push(type);
-    tokens.starts.push(start);
-    tokens.images.push(image);
-  };
   while (p < n) {
     const c = text.charCodeAt(p);
     if (c === SPACE || c === LF || c === CR || c === TAB || c === VT || c === FF) {
@@ -111,36 +176,32 @@ export function fastLex(text: string): Lexed | undefined {
       case QUOTE: {
         const end = stringEnd(text, p);
         if (end < 0) return undefined; // unterminated: the lexer reports it
-        push(text.substring(p, end), StringLit, p);
+        tokens.add(STRING, p, end);
         p = end;
         continue;
       }
       case LCURLY:
-        push('{', LCurly, p++);
+        tokens.add(L_CURLY, p, ++p);
         continue;
       case RCURLY:
-        push('}', RCurly, p++);
+        tokens.add(R_CURLY, p, ++p);
         continue;
       case LPAREN:
-        push('(', LParen, p++);
+        tokens.add(L_PAREN, p, ++p);
         continue;
       case RPAREN:
-        push(')', RParen, p++);
+        tokens.add(R_PAREN, p, ++p);
         continue;
       case COMMA:
-        push(',', Comma, p++);
+        tokens.add(A_COMMA, p, ++p);
         continue;
       case EQUALS:
-        if (text.charCodeAt(p + 1) === EQUALS) {
-          push('==', DoubleEquals, p);
-          p += 2;
-        } else push('=', Equals, p++);
+        if (text.charCodeAt(p + 1) === EQUALS) tokens.add(DOUBLE_EQUALS, p, (p += 2));
+        else tokens.add(AN_EQUALS, p, ++p);
         continue;
       case BANG:
-        if (text.charCodeAt(p + 1) === EQUALS) {
-          push('!=', NotEquals, p);
-          p += 2;
-        } else push('!', Bang, p++);
+        if (text.charCodeAt(p + 1) === EQUALS) tokens.add(NOT_EQUALS, p, (p += 2));
+        else tokens.add(A_BANG, p, ++p);
         continue;
       default:
         // `%` first (reported), a character no token starts with (reported), a blank beyond ASCII
@@ -152,16 +213,14 @@ export function fastLex(text: string): Lexed | undefined {
 
 /** The token objects Chevrotain's lexer would have made (lexer.ts `OffsetLexer`). */
 export function toTokens(lexed: Lexed): IToken[] {
-  const { types, starts, images } = lexed;
-  const tokens = new Array<IToken>(types.length);
-  for (let i = 0; i < types.length; i++) {
-    const image = images[i]!;
-    const type = types[i]!;
-    const start = starts[i]!;
+  const tokens = new Array<IToken>(lexed.count);
+  for (let i = 0; i < lexed.count; i++) {
+    const type = lexed.type(i);
+    const start = lexed.starts[i]!;
     tokens[i] = {
-      image,
+      image: lexed.image(i),
       startOffset: start,
-      endOffset: start + image.length - 1,
+      endOffset: lexed.ends[i]! - 1,
       tokenTypeIdx: type.tokenTypeIdx!,
       tokenType: type,
     };
@@ -213,10 +272,7 @@ function nameEnd(text: string, p: number): number {
 /** A word: a keyword when spelt exactly as one (lexer.ts), else a name. */
 function word(text: string, p: number, tokens: Lexed): number {
   const end = nameEnd(text, p);
-  const keyword = keywordAt(text, p, end);
-  tokens.types.push(keyword?.type ?? Name);
-  tokens.starts.push(p);
-  tokens.images.push(keyword?.word ?? text.substring(p, end));
+  tokens.add(keywordAt(text, p, end)?.kind ?? NAME, p, end);
   return end;
 }
 
@@ -265,25 +321,23 @@ function numberLike(text: string, p: number, tokens: Lexed): number {
   let k = num;
   while (text.charCodeAt(k) === SPACE || text.charCodeAt(k) === TAB) k++;
   if (k > num && text.charCodeAt(k) === PERCENT) return -1; // `10 %`: the lexer reports it
-  let type: TokenType;
+  let kind: number;
   let end = durationEnd(text, p);
-  if (end >= 0) type = Duration;
+  if (end >= 0) kind = DURATION;
   else if (text.charCodeAt(num) === PERCENT) {
     end = num + 1;
-    type = Percent;
+    kind = PERCENTAGE;
   } else {
     end = num;
-    type = NumberLit;
+    kind = NUMBER;
   }
-  if (type !== Percent) {
+  if (kind !== PERCENTAGE) {
     const name = nameEnd(text, p);
     if (name > end) {
       end = name;
-      type = Name;
+      kind = NAME;
     }
   }
-  tokens.types.push(type);
-  tokens.starts.push(p);
-  tokens.images.push(text.substring(p, end));
+  tokens.add(kind, p, end);
   return end;
 }

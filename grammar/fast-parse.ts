@@ -7,7 +7,7 @@
 // mistake means: a form it does not know is only slower. Each function names the rule of
 // parser.ts it follows; the AST's key order is the one lower*.ts builds (goldens print it).
 // test/grammar/fast-parse.test.ts holds the two paths equal on goldens, generated and mutated text.
-import { tokenMatcher, type TokenType } from 'chevrotain';
+import type { TokenType } from 'chevrotain';
 import type {
   AllowStmt,
   BudgetStmt,
@@ -81,24 +81,27 @@ export function fastParse(tokens: Lexed, comments: Comment[], lines: LineIndex):
   }
 }
 
+/** Chevrotain's `tokenMatcher` for a token of type `t`: `type` itself or a category `t` belongs to. */
+function isA(t: TokenType, type: TokenType): boolean {
+  return t === type || (type.isParent === true && type.categoryMatchesMap![t.tokenTypeIdx!] === true);
+}
+
 /** A token is its index in the lexed arrays. */
 type Tok = number;
 
 class Reader {
   private i = 0;
-  private readonly types: readonly TokenType[];
-  private readonly starts: readonly number[];
-  private readonly images: readonly string[];
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
   private readonly count: number;
 
   constructor(
-    tokens: Lexed,
+    private readonly tokens: Lexed,
     private readonly lines: LineIndex,
   ) {
-    this.types = tokens.types;
     this.starts = tokens.starts;
-    this.images = tokens.images;
-    this.count = tokens.types.length;
+    this.ends = tokens.ends;
+    this.count = tokens.count;
   }
 
   // ---- token access -------------------------------------------------------------------------
@@ -110,19 +113,22 @@ class Reader {
   }
 
   private at(type: TokenType, ahead = 0): boolean {
-    const t = this.types[this.i + ahead];
-    return t !== undefined && tokenMatcher(t, type);
+    const t = this.i + ahead;
+    return t < this.count && isA(this.tokens.type(t), type);
   }
 
   private take(type: TokenType): Tok {
-    const t = this.types[this.i];
-    if (t === undefined || !tokenMatcher(t, type)) throw NOT_PLAIN;
+    if (!this.at(type)) throw NOT_PLAIN;
     return this.i++;
   }
 
   /** Where token `t` ends (exclusive). */
   private end(t: Tok): number {
-    return this.starts[t]! + this.images[t]!.length;
+    return this.ends[t]!;
+  }
+
+  private image(t: Tok): string {
+    return this.tokens.image(t);
   }
 
   private tokenRange(t: Tok): Range {
@@ -135,15 +141,15 @@ class Reader {
   }
 
   private name(t: Tok): Name {
-    return { kind: 'Name', text: this.images[t]!, range: this.tokenRange(t) };
+    return { kind: 'Name', text: this.image(t), range: this.tokenRange(t) };
   }
 
   private str(t: Tok): Str {
-    return { kind: 'Str', value: unquote(this.images[t]!), range: this.tokenRange(t) };
+    return { kind: 'Str', value: unquote(this.image(t)), range: this.tokenRange(t) };
   }
 
   private duration(t: Tok): DurationLit {
-    return { kind: 'Duration', text: this.images[t]!, range: this.tokenRange(t) };
+    return { kind: 'Duration', text: this.image(t), range: this.tokenRange(t) };
   }
 
   private never(t: Tok): NeverLit {
@@ -258,7 +264,7 @@ class Reader {
 
   private statement(): Statement {
     const t = this.next();
-    switch (this.types[t]) {
+    switch (this.tokens.type(t)) {
       case K.consolidate:
         return this.consolidate();
       case K.expire:
@@ -303,7 +309,7 @@ class Reader {
         }
       } else this.take(K.balanced!);
       const to = this.i - 1;
-      const text = CONSOLIDATION_POLICY[this.images[to]!]!;
+      const text = CONSOLIDATION_POLICY[this.image(to)]!;
       policy = { kind: 'Name', text, range: this.lines.range(this.starts[from]!, this.end(to)) };
       if (this.at(K.after!)) return this.consolidateAfter(first, policy);
       return { kind: 'Consolidate', range: this.span(first), policy };
@@ -474,7 +480,7 @@ class Reader {
   /** `5` or `20%`; anything lower-parts.ts `quantityOf` would report leaves the fast path. */
   private quantity(): QuantityLit {
     const token = this.at(NumberLit) ? this.take(NumberLit) : this.take(Percent);
-    const image = this.images[token]!;
+    const image = this.image(token);
     const percent = image.includes('%');
     const digits = percentDigits(image);
     const value = Number(digits);
@@ -554,10 +560,9 @@ class Reader {
   private value(): Str {
     if (this.at(StringLit)) return this.str(this.take(StringLit));
     const t = this.next();
-    const type = this.types[t]!;
-    if (!(tokenMatcher(type, Identifier) || tokenMatcher(type, NumberLit) || tokenMatcher(type, Duration)))
-      throw NOT_PLAIN;
+    const type = this.tokens.type(t);
+    if (!(isA(type, Identifier) || isA(type, NumberLit) || isA(type, Duration))) throw NOT_PLAIN;
     this.i++;
-    return { kind: 'Str', value: this.images[t]!, range: this.tokenRange(t) };
+    return { kind: 'Str', value: this.image(t), range: this.tokenRange(t) };
   }
 }

@@ -99,6 +99,12 @@ describe('the fast path of tokenize', () => {
     expect(agree(text)).toBe(taken);
   });
 
+  it('grows its arrays past the first guess (a token per character)', () => {
+    const text = `a,b${'(),{}=!'.repeat(2000)}"x"5m`;
+    expect(agree(text)).toBe(true);
+    expect(fastLex(text)!.count).toBe(tokenize(text, { fastLex: false }).tokens.length);
+  });
+
   it('agrees with the Chevrotain lexer on generated, mutated and random text', () => {
     let taken = 0;
     let declined = 0;
