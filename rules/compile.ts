@@ -51,12 +51,43 @@ function budgetParams(b: BudgetSpec, cap: 'quantity' | 'zero'): Record<string, u
   return params;
 }
 
+/**
+ * What every policy's budget `id` (`b0`, `b1`, …) shares: its rule names and the conditions on its
+ * window fact. Built once per id and shared by every graph, like the rules below that every graph
+ * carries (graphs are read, never changed, once compiled); a policy has few budgets, so the ids are few.
+ */
+interface BudgetParts {
+  name: string;
+  closedName: string;
+  always: TopLevelCondition;
+  open: TopLevelCondition;
+  closed: TopLevelCondition;
+}
+const budgetParts = new Map<string, BudgetParts>();
+const MAX_BUDGET_PARTS = 1000;
+
+function partsOf(id: string): BudgetParts {
+  let parts = budgetParts.get(id);
+  if (parts === undefined) {
+    if (budgetParts.size >= MAX_BUDGET_PARTS) budgetParts.clear();
+    parts = {
+      name: `budget:${id}`,
+      closedName: `budget:${id}:closed`,
+      always: { all: [] },
+      open: { all: [eq(`window:${id}`, true)] },
+      closed: { all: [eq(`window:${id}`, false)] },
+    };
+    budgetParts.set(id, parts);
+  }
+  return parts;
+}
+
 function budgetRules(b: BudgetSpec): GraphRule[] {
-  const open: TopLevelCondition = { all: b.window ? [eq(`window:${b.id}`, true)] : [] };
+  const parts = partsOf(b.id);
   const rules: GraphRule[] = [
     {
-      name: `budget:${b.id}`,
-      conditions: open,
+      name: parts.name,
+      conditions: b.window ? parts.open : parts.always,
       event: { type: 'budget', params: budgetParams(b, 'quantity') },
       doc:
         b.mode === 'allow'
@@ -70,8 +101,8 @@ function budgetRules(b: BudgetSpec): GraphRule[] {
     // Outside an allow window nothing may be disrupted for its reasons (inactive deny budgets, by contrast, are
     // ignored).
     rules.push({
-      name: `budget:${b.id}:closed`,
-      conditions: { all: [eq(`window:${b.id}`, false)] },
+      name: parts.closedName,
+      conditions: parts.closed,
       event: { type: 'budget', params: budgetParams(b, 'zero') },
       doc: 'allow window closed: none allowed',
     });
