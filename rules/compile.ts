@@ -251,26 +251,25 @@ const FAIL_CLOSED: GraphRule = {
 };
 const PAUSE_RULES: readonly GraphRule[] = REASONS.map(pauseRule);
 
+const BUILTIN_RULES = builtin.rules as GraphRule[];
+
+// Plain loops and pushes, in the order the rules are listed: compile runs per policy on every load.
 export function compile(spec: PolicySpec): RuleGraph {
-  const poolRules: GraphRule[] = [
-    FAIL_CLOSED,
-    ...spec.budgets.flatMap(budgetRules),
-    ...spec.freezes.map(freezeRule),
-    ...PAUSE_RULES,
-  ];
+  const poolRules: GraphRule[] = [FAIL_CLOSED];
+  for (const b of spec.budgets) for (const r of budgetRules(b)) poolRules.push(r);
+  for (const f of spec.freezes) poolRules.push(freezeRule(f));
+  for (const r of PAUSE_RULES) poolRules.push(r);
   const scoped = (spec.scopedBudgets ?? []).map(scopedBudgetRules);
-  poolRules.push(...scoped.map((r) => r.pool));
-  const nodeRules: GraphRule[] = [
-    ...(builtin.rules as GraphRule[]),
-    ...spec.maintenanceWindows.map(maintenanceRule),
-    ...spec.podWindows.flatMap((p) => (p.window ? [] : podProtectionRules(p, spec))),
-    ...scoped.flatMap((r) => (r.node ? [r.node] : [])),
-  ];
-  const selectors = [
-    ...spec.maintenanceWindows.map((w) => w.nodeSelector),
-    ...(spec.scopedBudgets ?? []).flatMap((b) => (b.scope.kind === 'nodes' ? [b.scope.selector] : [])),
-  ];
-  const labelKeys = [...new Set(selectors.flatMap((s) => s.map((r) => r.key)))].sort();
+  for (const r of scoped) poolRules.push(r.pool);
+  const nodeRules: GraphRule[] = BUILTIN_RULES.slice();
+  for (const w of spec.maintenanceWindows) nodeRules.push(maintenanceRule(w));
+  for (const p of spec.podWindows) if (!p.window) for (const r of podProtectionRules(p, spec)) nodeRules.push(r);
+  for (const r of scoped) if (r.node) nodeRules.push(r.node);
+  const keys = new Set<string>();
+  for (const w of spec.maintenanceWindows) for (const r of w.nodeSelector) keys.add(r.key);
+  for (const b of spec.scopedBudgets ?? [])
+    if (b.scope.kind === 'nodes') for (const r of b.scope.selector) keys.add(r.key);
+  const labelKeys = [...keys].sort();
   return {
     apiVersion: GRAPH_VERSION,
     kind: 'RuleGraph',
