@@ -8,6 +8,7 @@ import builtin from './builtin/candidate-rules.json' with { type: 'json' };
 import type {
   BudgetSpec,
   FreezeSpec,
+  LabelSelector,
   MaintenanceWindowSpec,
   PodWindowSpec,
   PolicySpec,
@@ -253,23 +254,32 @@ const PAUSE_RULES: readonly GraphRule[] = REASONS.map(pauseRule);
 
 const BUILTIN_RULES = builtin.rules as GraphRule[];
 
+function pushAll(into: GraphRule[], rules: readonly GraphRule[]): void {
+  for (let i = 0; i < rules.length; i++) into.push(rules[i]!);
+}
+
+/** The selector's label keys not yet in `keys` (a policy reads few: an array, not a Set). */
+function addKeys(keys: string[], selector: LabelSelector): void {
+  for (let i = 0; i < selector.length; i++) if (!keys.includes(selector[i]!.key)) keys.push(selector[i]!.key);
+}
+
 // Plain loops and pushes, in the order the rules are listed: compile runs per policy on every load.
 export function compile(spec: PolicySpec): RuleGraph {
   const poolRules: GraphRule[] = [FAIL_CLOSED];
-  for (const b of spec.budgets) for (const r of budgetRules(b)) poolRules.push(r);
+  for (const b of spec.budgets) pushAll(poolRules, budgetRules(b));
   for (const f of spec.freezes) poolRules.push(freezeRule(f));
-  for (const r of PAUSE_RULES) poolRules.push(r);
+  pushAll(poolRules, PAUSE_RULES);
   const scoped = (spec.scopedBudgets ?? []).map(scopedBudgetRules);
   for (const r of scoped) poolRules.push(r.pool);
-  const nodeRules: GraphRule[] = BUILTIN_RULES.slice();
-  for (const w of spec.maintenanceWindows) nodeRules.push(maintenanceRule(w));
-  for (const p of spec.podWindows) if (!p.window) for (const r of podProtectionRules(p, spec)) nodeRules.push(r);
-  for (const r of scoped) if (r.node) nodeRules.push(r.node);
-  const keys = new Set<string>();
-  for (const w of spec.maintenanceWindows) for (const r of w.nodeSelector) keys.add(r.key);
-  for (const b of spec.scopedBudgets ?? [])
-    if (b.scope.kind === 'nodes') for (const r of b.scope.selector) keys.add(r.key);
-  const labelKeys = [...keys].sort();
+  const own: GraphRule[] = [];
+  for (const w of spec.maintenanceWindows) own.push(maintenanceRule(w));
+  for (const p of spec.podWindows) if (!p.window) pushAll(own, podProtectionRules(p, spec));
+  for (const r of scoped) if (r.node) own.push(r.node);
+  const nodeRules = BUILTIN_RULES.concat(own);
+  const labelKeys: string[] = [];
+  for (const w of spec.maintenanceWindows) addKeys(labelKeys, w.nodeSelector);
+  for (const b of spec.scopedBudgets ?? []) if (b.scope.kind === 'nodes') addKeys(labelKeys, b.scope.selector);
+  labelKeys.sort();
   return {
     apiVersion: GRAPH_VERSION,
     kind: 'RuleGraph',
