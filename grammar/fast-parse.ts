@@ -145,7 +145,10 @@ class Reader {
   }
 
   private str(t: Tok): Str {
-    return { kind: 'Str', value: unquote(this.image(t)), range: this.tokenRange(t) };
+    // fast-lex.ts takes only closed strings: the value is what lies between the quotes, unescaped.
+    const body = this.tokens.text.substring(this.starts[t]! + 1, this.ends[t]! - 1);
+    const value = body.includes('\\') ? unquote(this.image(t)) : body;
+    return { kind: 'Str', value, range: this.tokenRange(t) };
   }
 
   private duration(t: Tok): DurationLit {

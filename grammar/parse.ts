@@ -50,7 +50,8 @@ export function parse(text: string, options: ParseOptions = {}): Result<PolicyFi
     if (file) return { value: file, diagnostics: [] };
     tokenized = { tokens: toTokens(lexed), comments, diagnostics: [], omitted: 0, lines };
   }
-  tokenized ??= tokenize(text);
+  // When the fast lexer was tried and gave up, Chevrotain's lexer runs (not the fast one again).
+  tokenized ??= tokenize(text, { fastLex: options.fastPath === false });
   // `10 %` is still a percentage to the parser: a word beside it is a mistake of its own.
   const lexerErrorOffsets = tokenized.diagnostics
     .filter((d) => !PERCENT_SLIPS.has(d.code))
