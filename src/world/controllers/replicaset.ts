@@ -74,10 +74,11 @@ export class ReplicaSetController {
 
   /** Syncs the ReplicaSets of `namespace` (all namespaces when undefined), or only those named in `only`. */
   private async sync(namespace?: string, only?: ReadonlySet<string>): Promise<void> {
-    const [replicaSets, pods] = await Promise.all([
-      this.client.list<ReplicaSet>('ReplicaSet', namespace),
-      this.client.list<Pod>('Pod', namespace),
-    ]);
+    const replicaSets = await this.client.list<ReplicaSet>('ReplicaSet', namespace);
+    // Marks for ReplicaSets that do not exist (a pod whose owner is gone, or never was) sync nothing:
+    // the namespace's pods are not read for them.
+    if (only !== undefined && !replicaSets.some((rs) => only.has(rs.metadata.name))) return;
+    const pods = await this.client.list<Pod>('Pod', namespace);
     if (only === undefined) this.dirty?.seen(pods);
     if (replicaSets.length === 0) return;
     const byOwner = new Map<string, Pod[]>();
