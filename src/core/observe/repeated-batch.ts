@@ -13,6 +13,8 @@ export type Within = (until: number) => void;
 
 export class RepeatedBatch {
   private last: { key: object; through: number } | undefined;
+  /** The items of the last runItems, and until when every event published for them since is dropped. */
+  private lastItems: { items: readonly unknown[]; through: number } | undefined;
 
   constructor(private readonly recorder: EventRecorder) {}
 
@@ -31,5 +33,37 @@ export class RepeatedBatch {
     };
     publishAll(publish, (until) => void (through = Math.min(through, until)));
     this.last = { key, through };
+  }
+
+  /**
+   * A batch made of items, each publishing its own events, kept across runs item by item: when
+   * the items are the last run's except at some places (`same` says whether two are) and every
+   * event published since is still inside its window at `nowMs`, only the items that differ are
+   * published — every other item's events would be dropped. The batch's window end stays the
+   * least of all ends seen since the last whole run (never later than the exact one), so a whole
+   * run comes no later than it would for `run`.
+   */
+  runItems<T>(
+    items: readonly T[],
+    nowMs: number,
+    same: (a: T, b: T) => boolean,
+    publishItem: (item: T, publish: Publish) => void,
+  ): void {
+    const last = this.lastItems as { items: readonly T[]; through: number } | undefined;
+    let through = Infinity;
+    const publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number): number => {
+      const until = this.recorder.publish(event, dedupeMs);
+      const end = typeof until === 'number' ? until : -Infinity;
+      through = Math.min(through, end);
+      return end;
+    };
+    if (last !== undefined && nowMs <= last.through && last.items.length === items.length) {
+      if (last.items !== items)
+        for (let i = 0; i < items.length; i++) if (!same(last.items[i], items[i])) publishItem(items[i], publish);
+      this.lastItems = { items, through: Math.min(last.through, through) };
+      return;
+    }
+    for (const item of items) publishItem(item, publish);
+    this.lastItems = { items, through };
   }
 }
