@@ -73,4 +73,41 @@ describe('RepeatedBatch', () => {
     for (let i = 0; i < 3; i++) batch.run(key, T0 + i, batchFor({ extra: false }));
     expect(seen).toEqual(['a', 'b', 'a', 'a', 'b', 'a', 'a', 'b', 'a']);
   });
+
+  it('publishes only changed items while the rest are inside their windows, recording what publishing all does', () => {
+    const clock = new FakeClock(T0);
+    const direct = new EventLog(clock);
+    const batched = new EventLog(clock);
+    const batch = new RepeatedBatch(batched);
+    // Items are [node, message, dedupe]; every 7th tick one item gets a new message (a new tuple),
+    // every 23rd the list is rebuilt with equal tuples (new objects, same contents).
+    const dedupe = [60_000, 15 * 60_000, 45_000, 120_000];
+    let items = ['a', 'b', 'c', 'd'].map((n, i) => [n, 'first', dedupe[i]!] as const);
+    const publishItem = (item: (typeof items)[number], publish: Publish) => {
+      publish(
+        { type: 'Normal', reason: 'Unconsolidatable', message: item[1], object: { kind: 'Node', name: item[0] } },
+        item[2],
+      );
+    };
+    let published = 0;
+    for (let i = 0; i < 300; i++) {
+      if (i % 7 === 3) items = items.map((it, k) => (k === i % 4 ? ([it[0], `m${i % 3}`, it[2]] as const) : it));
+      if (i % 23 === 5) items = items.map((it) => [...it] as unknown as (typeof items)[number]);
+      for (const it of items) publishItem(it, (e, d) => direct.publish(e, d));
+      batch.runItems(
+        items,
+        clock.now(),
+        (a, b) => a === b,
+        (it, publish) => {
+          published++;
+          publishItem(it, publish);
+        },
+      );
+      clock.advance(5_000);
+    }
+    const strip = (es: RecordedEvent[]) => es.map((e) => `${e.at - T0} ${e.object.name} ${e.message}`);
+    expect(strip(batched.list())).toEqual(strip(direct.list()));
+    expect(direct.list().length).toBeGreaterThan(50);
+    expect(published).toBeLessThan((4 * 300) / 3); // most items skipped
+  });
 });
