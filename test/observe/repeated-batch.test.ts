@@ -82,8 +82,9 @@ describe('RepeatedBatch', () => {
     // Items are [node, message, dedupe]; every 7th tick one item gets a new message (a new tuple),
     // every 23rd the list is rebuilt with equal tuples (new objects, same contents).
     const dedupe = [60_000, 15 * 60_000, 45_000, 120_000];
-    let items = ['a', 'b', 'c', 'd'].map((n, i) => [n, 'first', dedupe[i]!] as const);
-    const publishItem = (item: (typeof items)[number], publish: Publish) => {
+    type Item = readonly [string, string, number];
+    let items: Item[] = ['a', 'b', 'c', 'd'].map((n, i) => [n, 'first', dedupe[i]!]);
+    const publishItem = (item: Item, publish: Publish) => {
       publish(
         { type: 'Normal', reason: 'Unconsolidatable', message: item[1], object: { kind: 'Node', name: item[0] } },
         item[2],
@@ -91,8 +92,8 @@ describe('RepeatedBatch', () => {
     };
     let published = 0;
     for (let i = 0; i < 300; i++) {
-      if (i % 7 === 3) items = items.map((it, k) => (k === i % 4 ? ([it[0], `m${i % 3}`, it[2]] as const) : it));
-      if (i % 23 === 5) items = items.map((it) => [...it] as unknown as (typeof items)[number]);
+      if (i % 7 === 3) items = items.map((it, k) => (k === i % 4 ? [it[0], `m${i % 3}`, it[2]] : it));
+      if (i % 23 === 5) items = items.map((it): Item => [it[0], it[1], it[2]]);
       for (const it of items) publishItem(it, (e, d) => direct.publish(e, d));
       batch.runItems(
         items,

@@ -61,7 +61,8 @@ export class TaintScan {
       changed.push(i);
     }
     for (const i of changed) {
-      const [was, now] = [prev[i], next[i]];
+      const was = prev[i];
+      const now = next[i];
       if (was.providerID !== now.providerID) {
         if (was.providerID) uncount(last.counts, last.existing, was.providerID);
         if (now.providerID) count(last.counts, last.existing, now.providerID);

@@ -59,7 +59,11 @@ export class RepeatedBatch {
     };
     if (last !== undefined && nowMs <= last.through && last.items.length === items.length) {
       if (last.items !== items)
-        for (let i = 0; i < items.length; i++) if (!same(last.items[i], items[i])) publishItem(items[i], publish);
+        for (let i = 0; i < items.length; i++) {
+          const was = last.items[i]!;
+          const now = items[i]!;
+          if (was !== now && !same(was, now)) publishItem(now, publish);
+        }
       this.lastItems = { items, through: Math.min(last.through, through) };
       return;
     }
