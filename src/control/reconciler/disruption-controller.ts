@@ -119,12 +119,13 @@ export class DisruptionController {
    */
   itemizedEvents = true;
   /** The clean-up step's reading of each index, kept across indexes (taint-scan.ts). */
-  readonly taints = new TaintScan();
+  readonly taints: TaintScan;
   /** Unconsolidatable events, per method reason (each method's batch differs). */
   private readonly unconsolidatable = new Map<Reason, RepeatedBatch>();
 
   constructor(private readonly d: DisruptionDeps) {
     this.blocked = new BlockedEvents(d.events);
+    this.taints = new TaintScan((a, b) => d.view.changesBetween(a, b));
   }
 
   private async evaluate(): Promise<{ index: ClusterIndex; evaluation: EvalOutput }> {

@@ -4,7 +4,8 @@
 // expiration this controller stands aside and the budgeted `Expired` method acts instead.
 import { parseKarpenterDurationOrNever } from '../../../rules/duration.js';
 import type { PolicySpec } from '../../../rules/model.js';
-import type { ClusterClient } from '../../core/cluster/client.js';
+import type { ClusterClient, WatchEvent } from '../../core/cluster/client.js';
+import { position } from '../../core/cluster/sorted-objects.js';
 import { isApiError } from '../../core/cluster/client.js';
 import type { ClusterIndex } from '../../core/cluster/state.js';
 import { LABEL_CAPACITY_TYPE, LABEL_NODEPOOL, type NodeClaim, type NodePool } from '../../core/cluster/types.js';
@@ -61,40 +62,53 @@ function expirationScan(
   return { due: found, nextAt };
 }
 
+/** The watch events between two indexes, when known (ClusterView.changesBetween). */
+export type ChangesBetween = (from: ClusterIndex, to: ClusterIndex) => readonly WatchEvent[] | undefined;
+
 /**
  * Each NodeClaim's due instant, kept across indexes: while the NodePools and policies are the
  * same objects, only the claims that are new objects at their place in the list are looked at
- * again (the live index keeps unchanged objects and lists), and nothing is due before the
- * earliest instant. The list is read again whole when claims came or went.
+ * again (the live index keeps unchanged objects and lists) — found from the view's watch events
+ * when it knows them, else by comparing places — and nothing is due before the earliest instant.
+ * The list is read again whole when claims came or went.
  */
-class DueInstants {
+export class DueInstants {
+  constructor(private readonly changes?: ChangesBetween) {}
+  private index: ClusterIndex | undefined;
   private claims: readonly NodeClaim[] = [];
   private pools: readonly NodePool[] | undefined;
   private policies: readonly PolicySpec[] | undefined;
   private byPool: Governed = new Map();
   private at = new Float64Array(0);
   private earliest = Infinity;
+  /** Passes by path: every claim read again, or only the changed ones (tests). */
+  readonly passes = { rebuilt: 0, kept: 0 };
 
   /** The claims due at `now`, in list order. */
   dueAt(index: ClusterIndex, policies: readonly PolicySpec[], now: number): Due[] {
     const { nodeClaims: claims, nodePools: pools } = index.snapshot;
-    if (pools !== this.pools || policies !== this.policies || !this.update(claims))
+    if (pools !== this.pools || policies !== this.policies || !this.update(index, claims))
       this.rebuild(claims, pools, policies);
+    else this.passes.kept++;
+    this.index = index;
     if (now < this.earliest) return [];
     const found: Due[] = [];
     for (let i = 0; i < claims.length; i++) if (now >= this.at[i]) found.push(due(claims[i], this.byPool));
     return found;
   }
 
-  private update(claims: readonly NodeClaim[]): boolean {
+  private update(index: ClusterIndex, claims: readonly NodeClaim[]): boolean {
     const prev = this.claims;
     if (prev === claims) return true;
     if (prev.length !== claims.length) return false;
-    const changed: number[] = [];
-    for (let i = 0; i < claims.length; i++) {
-      if (prev[i] === claims[i]) continue;
-      if (prev[i].metadata.name !== claims[i].metadata.name) return false;
-      changed.push(i);
+    let changed = this.modified(index, claims);
+    if (changed === undefined) {
+      changed = [];
+      for (let i = 0; i < claims.length; i++) {
+        if (prev[i] === claims[i]) continue;
+        if (prev[i].metadata.name !== claims[i].metadata.name) return false;
+        changed.push(i);
+      }
     }
     let rescan = false;
     for (const i of changed) {
@@ -108,7 +122,26 @@ class DueInstants {
     return true;
   }
 
+  /**
+   * The places of the claims modified since the last pass's index, from the view's events;
+   * undefined when not known or when claims came or went (then every place is compared).
+   */
+  private modified(index: ClusterIndex, claims: readonly NodeClaim[]): number[] | undefined {
+    const events = this.index && this.changes?.(this.index, index);
+    if (events === undefined) return undefined;
+    const places = new Set<number>();
+    for (const e of events) {
+      if (e.object.kind !== 'NodeClaim') continue;
+      if (e.type !== 'MODIFIED') return undefined;
+      const { at, found } = position(claims, e.object);
+      if (!found || this.claims[at]?.metadata.name !== e.object.metadata.name) return undefined;
+      if (claims[at] !== this.claims[at]) places.add(at);
+    }
+    return [...places];
+  }
+
   private rebuild(claims: readonly NodeClaim[], pools: readonly NodePool[], policies: readonly PolicySpec[]): void {
+    this.passes.rebuilt++;
     this.byPool = resolvePolicies(pools, policies).byPool;
     this.pools = pools;
     this.policies = policies;
@@ -131,7 +164,10 @@ export class ExpirationController {
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     private readonly log?: (msg: string, fields: Record<string, unknown>) => void,
-  ) {}
+    changes?: ChangesBetween,
+  ) {
+    this.kept = new DueInstants(changes);
+  }
 
   /**
    * The index and policies of the last pass that found nothing due, and when the next claim
@@ -139,7 +175,7 @@ export class ExpirationController {
    * again (indexes are rebuilt on any change, so identity means no object changed).
    */
   private idle: { index: ClusterIndex; policies: readonly PolicySpec[]; until: number } | undefined;
-  private readonly kept = new DueInstants();
+  readonly kept: DueInstants;
   /**
    * Off: a pass over a new index scans every NodeClaim (the reference the equality test compares
    * with); on, the due instants are kept across indexes (DueInstants).

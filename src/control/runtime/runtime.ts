@@ -198,7 +198,9 @@ export class Runtime {
     });
     const kindVersion = backend instanceof MemoryCluster ? (k: Kind) => backend.kindVersion(k) : undefined;
     this.podEvents = new PodEventsController(this.cluster, o.clock, kindVersion);
-    this.expiration = new ExpirationController(this.cluster, o.clock, this.metrics, log);
+    this.expiration = new ExpirationController(this.cluster, o.clock, this.metrics, log, (a, b) =>
+      this.view.changesBetween(a, b),
+    );
     this.termination = new TerminationController({
       client: this.cluster,
       cloud: this.cloud,
