@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { EventLog } from '../../src/core/observe/event-log.js';
 import type { EventRecorder, RecordedEvent } from '../../src/core/observe/recorder.js';
-import { RepeatedBatch, type Publish } from '../../src/core/observe/repeated-batch.js';
+import { changedPlaces, RepeatedBatch, type Publish } from '../../src/core/observe/repeated-batch.js';
 
 const T0 = Date.parse('2026-08-21T00:00:00Z');
 
@@ -98,7 +98,7 @@ describe('RepeatedBatch', () => {
       batch.runItems(
         items,
         clock.now(),
-        (a, b) => a === b,
+        (last, now) => changedPlaces(last, now, (a, b) => a === b),
         (it, publish) => {
           published++;
           publishItem(it, publish);

@@ -22,7 +22,7 @@ import {
   type Candidate,
 } from './methods/candidates.js';
 import { digestOf } from './methods/verdict-digest.js';
-import { RepeatedBatch, type Publish } from '../../core/observe/repeated-batch.js';
+import { changedPlaces, RepeatedBatch, type Publish } from '../../core/observe/repeated-batch.js';
 import { describeCommand, type Command } from './methods/command.js';
 import type { ClusterView } from './cluster-view.js';
 import type { InFlight } from './disruption-state.js';
@@ -53,6 +53,8 @@ function recording(events: EventRecorder, into: PublishedEvent[]): EventRecorder
 }
 
 const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
+
+type Blocked = ReturnType<typeof digestOf>['blocked'];
 
 /**
  * Block codes of candidate construction (`NewCandidate`, KARPENTER.md#candidates) and kpol's windows: such a node never
@@ -380,8 +382,21 @@ export class DisruptionController {
     const now = this.d.clock.now();
     // A node's verdict is a new object whenever its Node or NodeClaim changed (the evaluator's
     // cache keys on both), so an unchanged verdict at the same place publishes what it did.
-    if (this.itemizedEvents) batch.runItems(blocked, now, (a, b) => a[0] === b[0] && a[1] === b[1], publishNode);
+    if (this.itemizedEvents)
+      batch.runItems(blocked, now, (last, items) => this.changedVerdicts(last, items), publishNode);
     else batch.run(blocked, now, (publish) => blocked.forEach((item) => publishNode(item, publish)));
+  }
+
+  /** The last comparison of two evaluations' blocked nodes: each method's batch asks for the same one. */
+  private lastComparison: { last: Blocked; items: Blocked; places: readonly number[] } | undefined;
+
+  /** Places where the blocked nodes differ (another node, or a new verdict), computed once per pair. */
+  private changedVerdicts(last: Blocked, items: Blocked): readonly number[] {
+    const c = this.lastComparison;
+    if (c?.last === last && c.items === items) return c.places;
+    const places = changedPlaces(last, items, (a, b) => a[0] === b[0] && a[1] === b[1]);
+    this.lastComparison = { last, items, places };
+    return places;
   }
 
   /** Budget gauges and the NodePool DisruptionBlocked event (KARPENTER.md#budget-counting step 4). */

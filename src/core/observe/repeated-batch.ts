@@ -37,16 +37,17 @@ export class RepeatedBatch {
 
   /**
    * A batch made of items, each publishing its own events, kept across runs item by item: when
-   * the items are the last run's except at some places (`same` says whether two are) and every
-   * event published since is still inside its window at `nowMs`, only the items that differ are
-   * published — every other item's events would be dropped. The batch's window end stays the
-   * least of all ends seen since the last whole run (never later than the exact one), so a whole
-   * run comes no later than it would for `run`.
+   * the items are the last run's except at some places and every event published since is still
+   * inside its window at `nowMs`, only the items at those places are published — every other
+   * item's events would be dropped. `changed(last, items)` gives the places (same length;
+   * undefined: publish every item). The batch's window end stays the least of all ends seen since
+   * the last whole run (never later than the exact one), so a whole run comes no later than it
+   * would for `run`.
    */
   runItems<T>(
     items: readonly T[],
     nowMs: number,
-    same: (a: T, b: T) => boolean,
+    changed: (last: readonly T[], items: readonly T[]) => readonly number[] | undefined,
     publishItem: (item: T, publish: Publish) => void,
   ): void {
     const last = this.lastItems as { items: readonly T[]; through: number } | undefined;
@@ -57,17 +58,29 @@ export class RepeatedBatch {
       through = Math.min(through, end);
       return end;
     };
-    if (last !== undefined && nowMs <= last.through && last.items.length === items.length) {
-      if (last.items !== items)
-        for (let i = 0; i < items.length; i++) {
-          const was = last.items[i]!;
-          const now = items[i]!;
-          if (was !== now && !same(was, now)) publishItem(now, publish);
-        }
-      this.lastItems = { items, through: Math.min(last.through, through) };
+    const places =
+      last === undefined || nowMs > last.through || last.items.length !== items.length
+        ? undefined
+        : last.items === items
+          ? []
+          : changed(last.items, items);
+    if (places !== undefined) {
+      for (const i of places) publishItem(items[i]!, publish);
+      this.lastItems = { items, through: Math.min(last!.through, through) };
       return;
     }
     for (const item of items) publishItem(item, publish);
     this.lastItems = { items, through };
   }
+}
+
+/** The places where two lists of the same length hold items that are not `same`. */
+export function changedPlaces<T>(last: readonly T[], items: readonly T[], same: (a: T, b: T) => boolean): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const was = last[i]!;
+    const now = items[i]!;
+    if (was !== now && !same(was, now)) out.push(i);
+  }
+  return out;
 }
