@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { EventLog } from '../../src/core/observe/event-log.js';
 import type { EventRecorder, RecordedEvent } from '../../src/core/observe/recorder.js';
-import { RepeatedBatch, type Publish } from '../../src/core/observe/repeated-batch.js';
+import { changedPlaces, RepeatedBatch, type Publish } from '../../src/core/observe/repeated-batch.js';
 
 const T0 = Date.parse('2026-08-21T00:00:00Z');
 
@@ -72,5 +72,43 @@ describe('RepeatedBatch', () => {
     const key = {};
     for (let i = 0; i < 3; i++) batch.run(key, T0 + i, batchFor({ extra: false }));
     expect(seen).toEqual(['a', 'b', 'a', 'a', 'b', 'a', 'a', 'b', 'a']);
+  });
+
+  it('publishes only changed items while the rest are inside their windows, recording what publishing all does', () => {
+    const clock = new FakeClock(T0);
+    const direct = new EventLog(clock);
+    const batched = new EventLog(clock);
+    const batch = new RepeatedBatch(batched);
+    // Items are [node, message, dedupe]; every 7th tick one item gets a new message (a new tuple),
+    // every 23rd the list is rebuilt with equal tuples (new objects, same contents).
+    const dedupe = [60_000, 15 * 60_000, 45_000, 120_000];
+    type Item = readonly [string, string, number];
+    let items: Item[] = ['a', 'b', 'c', 'd'].map((n, i) => [n, 'first', dedupe[i]!]);
+    const publishItem = (item: Item, publish: Publish) => {
+      publish(
+        { type: 'Normal', reason: 'Unconsolidatable', message: item[1], object: { kind: 'Node', name: item[0] } },
+        item[2],
+      );
+    };
+    let published = 0;
+    for (let i = 0; i < 300; i++) {
+      if (i % 7 === 3) items = items.map((it, k) => (k === i % 4 ? [it[0], `m${i % 3}`, it[2]] : it));
+      if (i % 23 === 5) items = items.map((it): Item => [it[0], it[1], it[2]]);
+      for (const it of items) publishItem(it, (e, d) => direct.publish(e, d));
+      batch.runItems(
+        items,
+        clock.now(),
+        (last, now) => changedPlaces(last, now, (a, b) => a === b),
+        (it, publish) => {
+          published++;
+          publishItem(it, publish);
+        },
+      );
+      clock.advance(5_000);
+    }
+    const strip = (es: RecordedEvent[]) => es.map((e) => `${e.at - T0} ${e.object.name} ${e.message}`);
+    expect(strip(batched.list())).toEqual(strip(direct.list()));
+    expect(direct.list().length).toBeGreaterThan(50);
+    expect(published).toBeLessThan((4 * 300) / 3); // most items skipped
   });
 });

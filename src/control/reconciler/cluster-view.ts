@@ -26,6 +26,9 @@ import type {
   PodDisruptionBudget,
 } from '../../core/cluster/types.js';
 
+/** How many incremental builds' events a view keeps for changesBetween. */
+const BUILD_LOG = 32;
+
 export const VIEW_KINDS: readonly Kind[] = ['NodePool', 'NodeClaim', 'Node', 'Pod', 'PodDisruptionBudget', 'ConfigMap'];
 
 export interface ClusterViewOptions {
@@ -61,6 +64,14 @@ export class ClusterView {
   readonly builds = { full: 0, incremental: 0 };
   /** Answers the bench's baseline and the equality test: every change lists and indexes everything. */
   incremental = true;
+  /**
+   * Each index handed out gets the next serial; each incremental build keeps the events it
+   * applied (the last BUILD_LOG of them), so a reader holding an older index can learn what
+   * changed since (changesBetween) instead of comparing everything.
+   */
+  private serial = 0;
+  private readonly serials = new WeakMap<ClusterIndex, number>();
+  private log: { serial: number; events: readonly WatchEvent[] }[] = [];
 
   constructor(
     private readonly client: ClusterClient,
@@ -117,7 +128,13 @@ export class ClusterView {
       const events = this.pending;
       this.pending = [];
       this.builds.incremental++;
+      const before = this.index;
       this.index = this.live.apply(events);
+      if (this.index !== before) {
+        this.serials.set(this.index, ++this.serial);
+        this.log.push({ serial: this.serial, events });
+        if (this.log.length > BUILD_LOG) this.log.shift();
+      }
       return this.index;
     }
     this.stale = false;
@@ -144,7 +161,30 @@ export class ClusterView {
     // Without kindVersion there is no telling whether the events received are all there are.
     this.live = kindVersion && this.incremental ? new LiveIndex(snapshot) : undefined;
     this.index = this.live?.current() ?? indexCluster(snapshot);
+    this.serials.set(this.index, ++this.serial);
+    this.log = []; // what changed before a list is not known
     return this.index;
+  }
+
+  /**
+   * The watch events applied between two indexes this view handed out, oldest first; undefined
+   * when that is not known (an index built from a list in between, one of them not from this
+   * view, `to` older than `from`, or more builds in between than the view keeps). Every object
+   * that differs between the two indexes is one of these events' objects.
+   */
+  changesBetween(from: ClusterIndex, to: ClusterIndex): readonly WatchEvent[] | undefined {
+    const a = this.serials.get(from);
+    const b = this.serials.get(to);
+    if (a === undefined || b === undefined || a > b) return undefined;
+    if (a === b) return [];
+    const first = this.log.findIndex((e) => e.serial === a + 1);
+    if (first < 0) return undefined;
+    const out: WatchEvent[] = [];
+    for (const entry of this.log.slice(first)) {
+      if (entry.serial > b) break;
+      out.push(...entry.events);
+    }
+    return out;
   }
 
   close(): void {

@@ -5,11 +5,11 @@
 import { publishPauseEvents } from './pause-events.js';
 import { countOf, type PolicySpec, type Reason } from '../../../rules/model.js';
 import type { InstanceType } from '../../world/cloud/provider.js';
-import { hasDisruptedTaint, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
+import type { ClusterIndex } from '../../core/cluster/state.js';
 import type { Node, NodePool } from '../../core/cluster/types.js';
 import type { Clock } from '../../core/clock.js';
 import type { Evaluator } from '../../core/eval/evaluate-cluster.js';
-import type { EvalOutput } from '../../core/eval/output.js';
+import type { EvalOutput, NodeResult } from '../../core/eval/output.js';
 import { resolvePolicies } from '../../core/eval/resolve-policies.js';
 import type { Metrics } from '../../core/observe/metrics.js';
 import type { EventRecorder, RecordedEvent } from '../../core/observe/recorder.js';
@@ -22,7 +22,7 @@ import {
   type Candidate,
 } from './methods/candidates.js';
 import { digestOf } from './methods/verdict-digest.js';
-import { RepeatedBatch } from '../../core/observe/repeated-batch.js';
+import { changedPlaces, RepeatedBatch, type Publish } from '../../core/observe/repeated-batch.js';
 import { describeCommand, type Command } from './methods/command.js';
 import type { ClusterView } from './cluster-view.js';
 import type { InFlight } from './disruption-state.js';
@@ -34,28 +34,12 @@ import type { Method, MethodContext, MoveSimulation } from './methods/method.js'
 import { multiNode } from './methods/multi-node.js';
 import { singleNode } from './methods/single-node.js';
 import type { OrchestrationQueue } from './queue.js';
+import { TaintScan } from './taint-scan.js';
 
 export const VALIDATION_DELAY_MS = 15_000;
 /** The consolidated state is forcibly refreshed at least this often (KARPENTER.md#consolidated-cache). */
 export const CONSOLIDATED_REFRESH_MS = 5 * 60_000;
 
-/** Every node's reasons and block codes, and every pool's allowances: what the methods decide from. */
-/** Per index (rebuilt on any change): every machine's providerID, and the live nodes carrying the disrupted taint. */
-const taintScans = new WeakMap<ClusterIndex, { existing: Set<string>; tainted: StateNode[] }>();
-function taintScan(index: ClusterIndex): { existing: Set<string>; tainted: StateNode[] } {
-  let scan = taintScans.get(index);
-  if (scan === undefined) {
-    scan = { existing: new Set(), tainted: [] };
-    for (const sn of index.stateNodes) {
-      if (sn.providerID) scan.existing.add(sn.providerID);
-      if (!sn.node || !hasDisruptedTaint(sn.node.spec.taints) || sn.node.metadata.deletionTimestamp) continue;
-      if (sn.nodeClaim?.metadata.deletionTimestamp) continue;
-      scan.tainted.push(sn);
-    }
-    taintScans.set(index, scan);
-  }
-  return scan;
-}
 type PublishedEvent = readonly [Omit<RecordedEvent, 'at'>, number | undefined];
 
 /** `events`, also noting what is published into `into`. */
@@ -69,6 +53,8 @@ function recording(events: EventRecorder, into: PublishedEvent[]): EventRecorder
 }
 
 const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
+
+type Blocked = ReturnType<typeof digestOf>['blocked'];
 
 /**
  * Block codes of candidate construction (`NewCandidate`, KARPENTER.md#candidates) and kpol's windows: such a node never
@@ -129,11 +115,19 @@ export class DisruptionController {
   private ids = 0;
 
   private readonly blocked: BlockedEvents;
+  /**
+   * Unconsolidatable events are published per node whose verdict changed (RepeatedBatch.runItems);
+   * off, the whole batch again whenever the evaluation changed (the equality test's reference).
+   */
+  itemizedEvents = true;
+  /** The clean-up step's reading of each index, kept across indexes (taint-scan.ts). */
+  readonly taints: TaintScan;
   /** Unconsolidatable events, per method reason (each method's batch differs). */
   private readonly unconsolidatable = new Map<Reason, RepeatedBatch>();
 
   constructor(private readonly d: DisruptionDeps) {
     this.blocked = new BlockedEvents(d.events);
+    this.taints = new TaintScan((a, b) => d.view.changesBetween(a, b));
   }
 
   private async evaluate(): Promise<{ index: ClusterIndex; evaluation: EvalOutput }> {
@@ -338,7 +332,7 @@ export class DisruptionController {
    * crashed command.
    */
   private async cleanup(index: ClusterIndex): Promise<void> {
-    const { existing, tainted } = taintScan(index);
+    const { existing, tainted } = this.taints.scan(index);
     let changed = false;
     for (const sn of tainted) {
       if (sn.providerID && (this.d.state.marked.has(sn.providerID) || this.d.state.queued.has(sn.providerID))) continue;
@@ -365,28 +359,44 @@ export class DisruptionController {
     let batch = this.unconsolidatable.get(reason);
     if (!batch) this.unconsolidatable.set(reason, (batch = new RepeatedBatch(this.d.events)));
     const { blocked } = digestOf(evaluation);
-    batch.run(blocked, this.d.clock.now(), (publish) => {
-      for (const [name, n] of blocked) {
-        if (n.blocked.some((b) => CANDIDATE_CODES.has(b.code))) continue;
-        const b = n.blocked.find((x) => codes.includes(x.code));
-        if (!b) continue;
-        const nc = index.nodesByName.get(name)?.nodeClaim;
+    const publishNode = ([name, n]: readonly [string, NodeResult], publish: Publish): void => {
+      if (n.blocked.some((b) => CANDIDATE_CODES.has(b.code))) return;
+      const b = n.blocked.find((x) => codes.includes(x.code));
+      if (!b) return;
+      const nc = index.nodesByName.get(name)?.nodeClaim;
+      publish(
+        { type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'Node', name } },
+        UNCONSOLIDATABLE_DEDUPE_MS,
+      );
+      if (nc)
         publish(
-          { type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'Node', name } },
+          {
+            type: 'Normal',
+            reason: 'Unconsolidatable',
+            message: b.message,
+            object: { kind: 'NodeClaim', name: nc.metadata.name },
+          },
           UNCONSOLIDATABLE_DEDUPE_MS,
         );
-        if (nc)
-          publish(
-            {
-              type: 'Normal',
-              reason: 'Unconsolidatable',
-              message: b.message,
-              object: { kind: 'NodeClaim', name: nc.metadata.name },
-            },
-            UNCONSOLIDATABLE_DEDUPE_MS,
-          );
-      }
-    });
+    };
+    const now = this.d.clock.now();
+    // A node's verdict is a new object whenever its Node or NodeClaim changed (the evaluator's
+    // cache keys on both), so an unchanged verdict at the same place publishes what it did.
+    if (this.itemizedEvents)
+      batch.runItems(blocked, now, (last, items) => this.changedVerdicts(last, items), publishNode);
+    else batch.run(blocked, now, (publish) => blocked.forEach((item) => publishNode(item, publish)));
+  }
+
+  /** The last comparison of two evaluations' blocked nodes: each method's batch asks for the same one. */
+  private lastComparison: { last: Blocked; items: Blocked; places: readonly number[] } | undefined;
+
+  /** Places where the blocked nodes differ (another node, or a new verdict), computed once per pair. */
+  private changedVerdicts(last: Blocked, items: Blocked): readonly number[] {
+    const c = this.lastComparison;
+    if (c?.last === last && c.items === items) return c.places;
+    const places = changedPlaces(last, items, (a, b) => a[0] === b[0] && a[1] === b[1]);
+    this.lastComparison = { last, items, places };
+    return places;
   }
 
   /** Budget gauges and the NodePool DisruptionBlocked event (KARPENTER.md#budget-counting step 4). */

@@ -11,7 +11,7 @@ import { OWNS_EVERYTHING, type Ownership } from '../../world/cloud/ownership.js'
 import type { InstanceType } from '../../world/cloud/provider.js';
 import type { ClusterClient, Kind } from '../../core/cluster/client.js';
 import { MemoryCluster } from '../../core/cluster/memory/memory-cluster.js';
-import type { KubeObject, NodeClaim } from '../../core/cluster/types.js';
+import type { KubeObject, NodeClaim, NodePool } from '../../core/cluster/types.js';
 import type { Clock } from '../../core/clock.js';
 import { PdbStatusController } from '../../world/controllers/pdb-status.js';
 import { ReplicaSetController } from '../../world/controllers/replicaset.js';
@@ -198,8 +198,11 @@ export class Runtime {
         };
       },
     });
-    this.podEvents = new PodEventsController(this.cluster, o.clock);
-    this.expiration = new ExpirationController(this.cluster, o.clock, this.metrics, log);
+    const kindVersion = backend instanceof MemoryCluster ? (k: Kind) => backend.kindVersion(k) : undefined;
+    this.podEvents = new PodEventsController(this.cluster, o.clock, kindVersion);
+    this.expiration = new ExpirationController(this.cluster, o.clock, this.metrics, log, (a, b) =>
+      this.view.changesBetween(a, b),
+    );
     this.termination = new TerminationController({
       client: this.cluster,
       cloud: this.cloud,
@@ -207,6 +210,7 @@ export class Runtime {
       metrics: this.metrics,
       ownsNode: ownership.node,
       podsOn: (node) => this.agent.podsOn(node),
+      ...(kindVersion && { kindVersion }),
       tgpSecondsFor: (nc) =>
         this.policyForPool(nc.metadata.labels?.['karpenter.sh/nodepool'] ?? '')?.terminationGracePeriodSeconds,
     });
@@ -243,11 +247,47 @@ export class Runtime {
 
   /** The pool's policy has a rate budget, so kpol keeps its record of disruption starts (disruption-record.ts). */
   private ratedPool(pool: string): boolean {
+    if (!this.incrementalScans) return this.isRated(pool);
+    let r = this.rated;
+    if (r?.pools !== this.lastPools || r.policies !== this.policies)
+      this.rated = r = { pools: this.lastPools, policies: this.policies, byPool: new Map() };
+    let rated = r.byPool.get(pool);
+    if (rated === undefined) r.byPool.set(pool, (rated = this.isRated(pool)));
+    return rated;
+  }
+
+  private isRated(pool: string): boolean {
     const p = this.policyForPool(pool);
     return p !== undefined && hasRateBudgets(p);
   }
 
-  private lastPools = new Map<string, import('../../core/cluster/types.js').NodePool>();
+  /** ratedPool's answers while the NodePools and policies are the same objects. */
+  private rated:
+    { pools: ReadonlyMap<string, NodePool>; policies: readonly PolicySpec[]; byPool: Map<string, boolean> } | undefined;
+
+  private lastPools = new Map<string, NodePool>();
+  /** The NodePool list lastPools was built from: a new map only when a pool changed. */
+  private lastPoolList: readonly NodePool[] | undefined;
+
+  /**
+   * The reconcilers' scans read only what changed since their last pass: pod events the dirty
+   * nodes' NodeClaims, expiration the changed NodeClaims' due instants, the disruption loop's
+   * clean-up the changed machines, termination nothing while no object is deleting, and the
+   * rate-budget check its kept answers per pool. Off: each scans everything, every tick — the
+   * reference the equality test (test/reconciler/incremental-scans.test.ts) compares with, and
+   * the bench's baseline.
+   */
+  get incrementalScans(): boolean {
+    return this.podEvents.incremental;
+  }
+
+  set incrementalScans(on: boolean) {
+    this.podEvents.incremental = on;
+    this.expiration.incremental = on;
+    this.termination.incremental = on;
+    this.disruption.taints.incremental = on;
+    this.disruption.itemizedEvents = on;
+  }
 
   simulationEnv(): SimulationEnv {
     return {
@@ -356,7 +396,11 @@ export class Runtime {
       this.view.invalidate();
       index = await this.view.current();
     }
-    this.lastPools = new Map(index.snapshot.nodePools.map((np) => [np.metadata.name, np]));
+    const poolList = index.snapshot.nodePools;
+    if (poolList !== this.lastPoolList || !this.incrementalScans) {
+      this.lastPools = new Map(poolList.map((np) => [np.metadata.name, np]));
+      this.lastPoolList = poolList;
+    }
     const interrupted = (await this.interruption.reconcile()).deleted;
     await this.prelaunchForInterruptions(index);
     const provisioned = await this.provisioner.reconcile(

@@ -10,7 +10,8 @@
 //   4. Node finalizers: taint, drain (queueing pods), MinDrainTime, instance, release.
 //   5. Eviction queue: evicts or force-deletes what step 4 queued, in the same pass.
 //   6. NodeClaim finalizers, after re-reading Nodes so a Node released in 4 frees its claim now.
-import { isApiError, type ClusterClient } from '../../core/cluster/client.js';
+import { isApiError, type ClusterClient, type Kind } from '../../core/cluster/client.js';
+import { WatchedKinds } from '../reconciler/watched-kinds.js';
 import { ChangeFlag } from '../../world/controllers/change-flag.js';
 import type { KubeObject, Node, NodeClaim, NodePool, Pod } from '../../core/cluster/types.js';
 import type { CloudProvider } from '../../world/cloud/provider.js';
@@ -49,6 +50,11 @@ export interface TerminationControllerOptions {
    * pods, not the cluster's.
    */
   podsOn?: (node: string) => readonly Pod[] | undefined;
+  /**
+   * The in-memory server's per-kind resourceVersions (see src/control/reconciler/watched-kinds.ts):
+   * with them an idle controller learns from watch events alone whether a pass has anything to do.
+   */
+  kindVersion?: (kind: Kind) => number;
 }
 
 export interface TerminationResult {
@@ -78,6 +84,19 @@ export class TerminationController {
   private idle = false;
   /** Whether the last pass saw a deleting NodePool or a finalizing NodeClaim or Node. */
   private busy = false;
+  /**
+   * The objects that make a pass do anything — deleting NodePools, finalizing NodeClaims and
+   * (owned) Nodes — by kind/name, kept from the last pass's lists and the watch events since.
+   * While none exists and the last pass was idle, a pass would find nothing and write nothing:
+   * it is skipped, however many NodeClaims changed meanwhile (one pod event bumps one
+   * NodeClaim's lastPodEventTime, and the pass would list 5,000 of them to find that out).
+   */
+  private readonly watched: WatchedKinds;
+  private readonly active = new Set<string>();
+  /** Off: a change to any NodePool, NodeClaim or Node runs a pass (the reference the equality test compares with). */
+  incremental = true;
+  /** Passes skipped because no watched object is active (tests). */
+  skipped = 0;
 
   constructor(private readonly opts: TerminationControllerOptions) {
     this.queue = new EvictionQueue({ client: opts.client, recorder: opts.recorder, metrics: opts.metrics });
@@ -88,10 +107,35 @@ export class TerminationController {
       drainedWithoutClaim: new Set(),
     };
     this.changes = new ChangeFlag(opts.client, ['NodePool', 'NodeClaim', 'Node']);
+    this.watched = new WatchedKinds(opts.client, ['NodePool', 'NodeClaim', 'Node'], opts.kindVersion, (e) =>
+      this.note(e.type === 'DELETED' ? undefined : e.object, e.object),
+    );
+  }
+
+  /** Keeps `obj` (undefined: gone) in the active set when a pass would act on it. */
+  private note(obj: KubeObject | undefined, key: KubeObject): void {
+    const id = `${key.kind}/${key.metadata.name}`;
+    if (obj !== undefined && this.acts(obj)) this.active.add(id);
+    else this.active.delete(id);
+  }
+
+  private acts(o: KubeObject): boolean {
+    if (o.kind === 'NodePool') return deleting(o);
+    if (o.kind === 'Node' && this.opts.ownsNode && !this.opts.ownsNode(o as Node)) return false;
+    return finalizing(o);
+  }
+
+  /** The pass would find nothing to do: it was idle, and no watched object has become active since. */
+  private stillIdle(): boolean {
+    return this.incremental && this.idle && this.queue.size === 0 && this.active.size === 0 && this.watched.complete();
   }
 
   async reconcile(nowMs: number): Promise<TerminationResult> {
     let result: TerminationResult = { released: { nodes: [], nodeClaims: [] }, errors: [] };
+    if (this.stillIdle()) {
+      this.skipped++;
+      return result;
+    }
     await this.changes.ifChanged(
       async () => {
         result = await this.pass(nowMs);
@@ -124,9 +168,15 @@ export class TerminationController {
       const all = await client.list<Node>('Node');
       return owns ? all.filter(owns) : all;
     };
+    // The active set is rebuilt from the first lists; later writes reach it as watch events.
+    this.active.clear();
+    this.watched.listing('NodePool');
     const pools = await client.list<NodePool>('NodePool');
+    this.watched.listing('NodeClaim');
     let claims = await client.list<NodeClaim>('NodeClaim');
+    this.watched.listing('Node');
     let nodes = await listNodes();
+    for (const o of [...pools, ...claims, ...nodes]) this.note(o, o);
 
     let cascaded = false;
     // Each cascade stage reads what the previous one wrote (a deleted pool's claims delete their Nodes in the same

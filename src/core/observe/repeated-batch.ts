@@ -13,6 +13,8 @@ export type Within = (until: number) => void;
 
 export class RepeatedBatch {
   private last: { key: object; through: number } | undefined;
+  /** The items of the last runItems, and until when every event published for them since is dropped. */
+  private lastItems: { items: readonly unknown[]; through: number } | undefined;
 
   constructor(private readonly recorder: EventRecorder) {}
 
@@ -32,4 +34,53 @@ export class RepeatedBatch {
     publishAll(publish, (until) => void (through = Math.min(through, until)));
     this.last = { key, through };
   }
+
+  /**
+   * A batch made of items, each publishing its own events, kept across runs item by item: when
+   * the items are the last run's except at some places and every event published since is still
+   * inside its window at `nowMs`, only the items at those places are published — every other
+   * item's events would be dropped. `changed(last, items)` gives the places (same length;
+   * undefined: publish every item). The batch's window end stays the least of all ends seen since
+   * the last whole run (never later than the exact one), so a whole run comes no later than it
+   * would for `run`.
+   */
+  runItems<T>(
+    items: readonly T[],
+    nowMs: number,
+    changed: (last: readonly T[], items: readonly T[]) => readonly number[] | undefined,
+    publishItem: (item: T, publish: Publish) => void,
+  ): void {
+    const last = this.lastItems as { items: readonly T[]; through: number } | undefined;
+    let through = Infinity;
+    const publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number): number => {
+      const until = this.recorder.publish(event, dedupeMs);
+      const end = typeof until === 'number' ? until : -Infinity;
+      through = Math.min(through, end);
+      return end;
+    };
+    const places =
+      last === undefined || nowMs > last.through || last.items.length !== items.length
+        ? undefined
+        : last.items === items
+          ? []
+          : changed(last.items, items);
+    if (places !== undefined) {
+      for (const i of places) publishItem(items[i]!, publish);
+      this.lastItems = { items, through: Math.min(last!.through, through) };
+      return;
+    }
+    for (const item of items) publishItem(item, publish);
+    this.lastItems = { items, through };
+  }
+}
+
+/** The places where two lists of the same length hold items that are not `same`. */
+export function changedPlaces<T>(last: readonly T[], items: readonly T[], same: (a: T, b: T) => boolean): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const was = last[i]!;
+    const now = items[i]!;
+    if (was !== now && !same(was, now)) out.push(i);
+  }
+  return out;
 }
