@@ -30,7 +30,7 @@ export class EvaluationSpan {
   output: EvalOutput | undefined;
 
   constructor(
-    private readonly index: ClusterIndex,
+    private index: ClusterIndex,
     private readonly policies: readonly PolicySpec[],
     private readonly state: string,
     /** The pools' budget and maintenance window facts at the evaluation, joined. */
@@ -60,8 +60,25 @@ export class EvaluationSpan {
       poolWindows !== this.poolWindows
     )
       return false;
+    return this.timeHolds(nowMs);
+  }
+
+  /**
+   * Whether every node's facts recorded in the span, and every window they read, are still what
+   * they were: true, an evaluation at `nowMs` changes only the verdicts of nodes whose objects changed.
+   */
+  timeHolds(nowMs: number): boolean {
     if (nowMs < this.from || nowMs >= this.until) return false;
     for (const [spec, w] of this.windows) if (w.stateOf(spec, nowMs) !== w.state) return false;
     return true;
+  }
+
+  /**
+   * The span carried to the index an evaluation of only the changed nodes was made for (its nodes'
+   * validities added): it is kept narrower than need be, as a changed node's old validity stays in it.
+   */
+  moveTo(index: ClusterIndex, output: EvalOutput): void {
+    this.index = index;
+    this.output = output;
   }
 }
