@@ -9,7 +9,7 @@ import { GraphEngine, type FiredEvent } from '../../../rules/engine.js';
 import type { PoolFacts } from '../../../rules/facts.js';
 import { KARPENTER_REASONS, REASONS, type PolicySpec, type Reason, type WindowSpec } from '../../../rules/model.js';
 import { isWindowActive } from '../../../rules/window.js';
-import type { PodDisruptionBudget } from '../cluster/types.js';
+import type { NodePool, PodDisruptionBudget } from '../cluster/types.js';
 import { type ClusterIndex, type StateNode } from '../cluster/state.js';
 import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState, type PreparedNode } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning, type WindowState } from '../facts/pod-windows.js';
@@ -19,12 +19,14 @@ import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
 import { nodeRow, PreparedNodeCache, type NodeRow } from './prepared-nodes.js';
 import { changedPositions } from './changed-nodes.js';
+import { withChanged } from './verdict-record.js';
 import { Combinations, DecisionKeys } from './fact-combinations.js';
 import type { NodeDetails } from '../../../rules/facts.js';
 import type { FactValidity } from '../facts/fact-validity.js';
 import type { EvalOutput, NodeResult, PauseView, PoolResult } from './output.js';
-import { resolvePolicies } from './resolve-policies.js';
-import { counterOf, rateKey, rateStartsOf, rateUses } from './rate-use.js';
+import { resolvePolicies, type Governed } from './resolve-policies.js';
+import { counterOf, hasRateBudgets, rateKey, rateStartsOf, rateUses } from './rate-use.js';
+import type { PoolStarts } from '../cluster/disruption-starts.js';
 import { ownRecord } from '../cluster/own-keys.js';
 import { countScopes, scopeHolds } from './budget-scopes.js';
 
@@ -100,6 +102,8 @@ export class Evaluator {
    * Switched off only to measure it and, in tests, to compare with the whole pass.
    */
   incremental = true;
+  /** The last resolvePolicies answer, with what it was made from (resolve). */
+  private resolved: Resolved | undefined;
   /** The last evaluation, for the next one to start from (changedOnly). */
   private last: LastPass | undefined;
 
@@ -171,6 +175,25 @@ export class Evaluator {
     return this.runPool(engine, this.windowFacts(engine, nowMs), nowMs, paused);
   }
 
+  /** Which policy governs each NodePool, kept while the NodePool list and the policies are the same. */
+  private resolve(pools: readonly NodePool[], policies: readonly PolicySpec[]): Resolved {
+    const kept = this.resolved;
+    if (kept?.pools === pools && kept.policies === policies) return kept;
+    const { byPool, warnings } = resolvePolicies(pools, policies);
+    const governing = new Set([...byPool.values()].map((g) => g.policy));
+    const r: Resolved = {
+      pools,
+      policies,
+      byPool,
+      warnings,
+      governing,
+      policyOfPool: new Map([...byPool].map(([pool, g]) => [pool, g.policy])),
+      rated: [...governing].some(hasRateBudgets),
+    };
+    this.resolved = r;
+    return r;
+  }
+
   /** The pauses among the cluster's ConfigMaps (kept while the list is the same). */
   pausesIn(index: ClusterIndex): readonly Pause[] {
     const from = index.snapshot.configMaps;
@@ -217,8 +240,9 @@ export class Evaluator {
     nowMs: number,
     state: DisruptionState = NO_DISRUPTION_STATE,
   ): Promise<EvalOutput> {
-    const { byPool, warnings } = resolvePolicies(index.snapshot.nodePools, policies);
-    const governing = new Set([...byPool.values()].map((g) => g.policy));
+    const resolved = this.resolve(index.snapshot.nodePools, policies);
+    const { byPool, governing, policyOfPool } = resolved;
+    const warnings = [...resolved.warnings];
     const pauses = this.pausesIn(index);
     // Each policy's window facts at this instant, computed once: the reuse check and the pool rules both read them.
     const windowFacts = new Map<PolicySpec, WindowFacts>();
@@ -229,8 +253,7 @@ export class Evaluator {
     };
     const stateNow = this.reuse ? stateKey(state) : undefined;
     // Rate budgets read the pools' disruption starts, which leave their windows as time passes.
-    const policyOfPool = new Map([...byPool].map(([pool, g]) => [pool, g.policy]));
-    const rateStarts = rateStartsOf(index, policyOfPool, nowMs);
+    const rateStarts = resolved.rated ? rateStartsOf(index, policyOfPool, nowMs) : new Map<string, PoolStarts>();
     const poolWindows =
       stateNow === undefined
         ? ''
@@ -358,7 +381,7 @@ export class Evaluator {
     const withScopes = [...governing].some((p) => p.scopedBudgets?.length);
     const scopes = withScopes
       ? countScopes({
-          policyOf: new Map([...byPool].map(([pool, g]) => [pool, g.policy])),
+          policyOf: policyOfPool,
           eventsOf: (policy) => perPolicy.get(policy)?.events ?? [],
           reasonsOf: reasonsInScope,
           counted,
@@ -492,36 +515,12 @@ export class Evaluator {
    */
   private async changedOnly(
     last: LastPass,
-    at: {
-      index: ClusterIndex;
-      policies: readonly PolicySpec[];
-      nowMs: number;
-      state: DisruptionState;
-      stateNow: string;
-      poolWindows: string;
-      pauses: readonly Pause[];
-      pdbEpoch: number;
-      byPool: ReturnType<typeof resolvePolicies>['byPool'];
-      windowsOf: (policy: PolicySpec) => WindowFacts;
-    },
+    at: ChangedOnlyInputs,
     resolved: string[],
   ): Promise<EvalOutput | undefined> {
     const { index, nowMs, state } = at;
     const before = last.index;
-    if (
-      last.policies !== at.policies ||
-      last.stateNow !== at.stateNow ||
-      last.poolWindows !== at.poolWindows ||
-      last.pdbEpoch !== at.pdbEpoch ||
-      last.pauses !== at.pauses ||
-      nowMs < last.nowMs ||
-      index.snapshot.nodePools !== before.snapshot.nodePools ||
-      index.nodePoolsByName !== before.nodePoolsByName ||
-      // A NodeClaim's disruption start counts in its pool's rate budgets.
-      (last.rated && index.snapshot.nodeClaims !== before.snapshot.nodeClaims) ||
-      !last.span.timeHolds(nowMs)
-    )
-      return undefined;
+    if (!sameInputs(last, at)) return undefined;
     const positions = changedPositions(before.stateNodes, index.stateNodes, CHANGED_LIMIT);
     if (positions === undefined) return undefined;
     const oldRows = this.preparedNodes.rowsOf(before);
@@ -554,11 +553,8 @@ export class Evaluator {
       if (!sameObjects(was.sn, sn) || !sameResult(previous, v.result)) changed.push([sn.name, v.result]);
     }
     for (const [policy, p] of perPolicy) last.combinations.set(policy, p.combinations);
-    let nodes = last.output.nodes;
-    if (changed.length > 0) {
-      nodes = ownRecord(nodes);
-      for (const [name, result] of changed) nodes[name] = result;
-    }
+    // The last record with the changed verdicts laid over it, not a copy (verdict-record.ts).
+    const nodes = withChanged(last.output.nodes, changed);
     if (warningsMoved) last.podTexts = podTextsOf(last.warned);
     const output: EvalOutput = {
       at: atText(nowMs),
@@ -581,6 +577,33 @@ export class Evaluator {
 const CHANGED_LIMIT = 256;
 /** Rule answers carried from one evaluation to the next before they are dropped (a whole pass starts afresh). */
 const MAX_CARRIED_ANSWERS = 20_000;
+
+/** resolvePolicies' answer and what the evaluation reads of it, for a NodePool list and policies. */
+interface Resolved {
+  pools: readonly NodePool[];
+  policies: readonly PolicySpec[];
+  byPool: Map<string, Governed>;
+  /** Pool-level warnings (overlapping selectors); copied by each evaluation, which adds its own. */
+  warnings: readonly string[];
+  governing: Set<PolicySpec>;
+  policyOfPool: Map<string, PolicySpec>;
+  /** Some governing policy has rate budgets: the pools' disruption starts are read. */
+  rated: boolean;
+}
+
+/** What an evaluation of only the changed nodes reads besides the last evaluation (changedOnly). */
+interface ChangedOnlyInputs {
+  index: ClusterIndex;
+  policies: readonly PolicySpec[];
+  nowMs: number;
+  state: DisruptionState;
+  stateNow: string;
+  poolWindows: string;
+  pauses: readonly Pause[];
+  pdbEpoch: number;
+  byPool: Map<string, Governed>;
+  windowsOf: (policy: PolicySpec) => WindowFacts;
+}
 
 /** What one evaluation passes to each node's verdict. */
 interface NodePass {
@@ -629,6 +652,32 @@ interface LastPass {
   warned: (readonly PodWarning[] | undefined)[];
   podTexts: string[];
   combinations: Map<PolicySpec, Combinations>;
+}
+
+/**
+ * Whether everything but the nodes' own objects reads as it did at the last evaluation: its
+ * policies, in-flight state, pools' window, threshold, pause and rate facts, PDB epoch and
+ * NodePools, at a later instant inside the span of every node's facts.
+ */
+function sameInputs(
+  last: LastPass,
+  at: Pick<ChangedOnlyInputs, 'index' | 'policies' | 'stateNow' | 'poolWindows' | 'pdbEpoch' | 'pauses' | 'nowMs'>,
+): boolean {
+  const { index, nowMs } = at;
+  const before = last.index;
+  return (
+    last.policies === at.policies &&
+    last.stateNow === at.stateNow &&
+    last.poolWindows === at.poolWindows &&
+    last.pdbEpoch === at.pdbEpoch &&
+    last.pauses === at.pauses &&
+    nowMs >= last.nowMs &&
+    index.snapshot.nodePools === before.snapshot.nodePools &&
+    index.nodePoolsByName === before.nodePoolsByName &&
+    // A NodeClaim's disruption start counts in its pool's rate budgets.
+    (!last.rated || index.snapshot.nodeClaims === before.snapshot.nodeClaims) &&
+    last.span.timeHolds(nowMs)
+  );
 }
 
 /** Whether a changed node keeps its place in its pool's budget count (and so every pool's result stands). */
