@@ -644,7 +644,7 @@ interface LastPass {
   pdbEpoch: number;
   pauses: readonly Pause[];
   nowMs: number;
-  /** Some governing policy has rate budgets. */
+  /** Some governing policy has rate budgets (its pools' results read the instant). */
   rated: boolean;
   span: EvaluationSpan;
   output: EvalOutput;
@@ -674,8 +674,9 @@ function sameInputs(
     nowMs >= last.nowMs &&
     index.snapshot.nodePools === before.snapshot.nodePools &&
     index.nodePoolsByName === before.nodePoolsByName &&
-    // A NodeClaim's disruption start counts in its pool's rate budgets.
-    (!last.rated || index.snapshot.nodeClaims === before.snapshot.nodeClaims) &&
+    // A rate budget's use names the instant one more may start, which moves with the clock
+    // (a NodeClaim disrupting now counts as a start now): its pools are evaluated again.
+    !last.rated &&
     last.span.timeHolds(nowMs)
   );
 }
