@@ -19,6 +19,7 @@ import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
 import { nodeRow, PreparedNodeCache, type NodeRow } from './prepared-nodes.js';
 import { changedPositions } from './changed-nodes.js';
+import { DueNodes } from './due-nodes.js';
 import { withChanged } from './verdict-record.js';
 import { Combinations, DecisionKeys } from './fact-combinations.js';
 import type { NodeDetails } from '../../../rules/facts.js';
@@ -357,8 +358,10 @@ export class Evaluator {
     }
 
     const nodes = ownRecord<NodeResult>();
-    // Each node's pod warnings by its place, kept for an evaluation of only the changed nodes.
+    // Each node's pod warnings by its place, and when its facts next move with time, kept for
+    // an evaluation of only the changed nodes.
     const warned: (readonly PodWarning[] | undefined)[] = new Array(rows.length);
+    const due = span && this.prepared ? new DueNodes() : undefined;
     const podWarnings = new Map<string, PodWarning>();
     if (this.reuse) this.verdicts.beginPass();
     for (let i = 0; i < rows.length; i++) {
@@ -370,6 +373,7 @@ export class Evaluator {
       let v = this.keptVerdict(row, policy, p, pass) ?? this.deriveVerdict(row, policy, p, pass);
       if (v instanceof Promise) v = await v;
       nodes[row.sn.name] = v.result;
+      due?.push(v.validity.until, i);
       if (v.warnings.length > 0) {
         warned[i] = v.warnings;
         for (const w of v.warnings) podWarnings.set(`${w.pod}\u0000${w.message}`, w);
@@ -402,7 +406,7 @@ export class Evaluator {
     };
     if (span) span.output = { ...output, warnings: [...warnings] };
     this.span = span;
-    if (span && this.prepared && !scopes)
+    if (span && due && !scopes)
       this.last = {
         index,
         policies,
@@ -416,6 +420,7 @@ export class Evaluator {
         output: span.output!,
         warned,
         podTexts,
+        due,
         combinations: new Map([...perPolicy].map(([policy, p]) => [policy, p.combinations])),
       };
     return output;
@@ -473,7 +478,7 @@ export class Evaluator {
         const inputs = { policy, pdbEpoch: pass.pdbEpoch, windowKey: p.windowKey, state: pass.state };
         this.verdicts.set(pass.index, sn, inputs, validity, { result, warnings });
       }
-      return { result, warnings };
+      return { result, warnings, validity };
     };
     if (!this.prepared) {
       const derived = p.deriver.derive(sn, pass.nowMs, p.windows);
@@ -505,13 +510,13 @@ export class Evaluator {
 
   /**
    * The evaluation at a later instant made from the last one by deriving only the nodes whose
-   * StateNode changed (changed-nodes.ts): undefined when anything else the last one read may have
+   * StateNode changed (changed-nodes.ts) and those whose facts moved with time since (their
+   * thresholds passed, due-nodes.ts): undefined when anything else the last one read may have
    * moved, and the caller then evaluates every node. Everything else is compared here — the
-   * policies, the in-flight state, every pool's window, threshold, pause and rate facts (the
-   * pool key), the PDBs' verdict epoch, the NodePools — and the span of the last evaluation
-   * (every node's thresholds and windows) must still hold, so every unchanged node's verdict is
-   * the one a whole pass would give. A changed node must keep its place in its pool's counts:
-   * the pools' results are then the last ones too. The rule graphs still decide each changed node.
+   * policies, the in-flight state, every pool's window, threshold and pause facts (the pool key),
+   * the PDBs' verdict epoch, the NodePools, every window a node read — so every other node's
+   * verdict is the one a whole pass would give. A changed node must keep its place in its pool's
+   * counts: the pools' results are then the last ones too. The rule graphs still decide each node.
    */
   private async changedOnly(
     last: LastPass,
@@ -521,10 +526,15 @@ export class Evaluator {
     const { index, nowMs, state } = at;
     const before = last.index;
     if (!sameInputs(last, at)) return undefined;
-    const positions = changedPositions(before.stateNodes, index.stateNodes, CHANGED_LIMIT);
-    if (positions === undefined) return undefined;
+    const changedAt = changedPositions(before.stateNodes, index.stateNodes, CHANGED_LIMIT);
+    if (changedAt === undefined) return undefined;
+    // The nodes whose facts moved with time since, with the changed ones, each once and in order.
+    const dueAt: number[] = [];
+    last.due.takeDue(nowMs, dueAt);
+    const positions = dueAt.length === 0 ? changedAt : [...new Set([...changedAt, ...dueAt])].sort((a, b) => a - b);
+    if (positions.length > CHANGED_LIMIT) return undefined;
     const oldRows = this.preparedNodes.rowsOf(before);
-    const rows = this.preparedNodes.rowsAfter(index, before, positions);
+    const rows = this.preparedNodes.rowsAfter(index, before, changedAt);
     if (rows === undefined) return undefined;
     const pass: NodePass = { index, nowMs, state, pdbEpoch: at.pdbEpoch, span: last.span, sink: { warnings: [] } };
     const perPolicy = new Map<PolicySpec, PolicyPass>();
@@ -534,7 +544,7 @@ export class Evaluator {
       const was = oldRows[i];
       const row = rows[i];
       const { sn } = row;
-      if (!sameCount(was, row, state) || !was.sn.node !== !sn.node) return undefined;
+      if (was !== row && (!sameCount(was, row, state) || !was.sn.node !== !sn.node)) return undefined;
       if (!sn.node) continue;
       const policy = (row.pool !== undefined && at.byPool.get(row.pool)?.policy) || ORPHAN;
       let p = perPolicy.get(policy);
@@ -545,6 +555,7 @@ export class Evaluator {
       }
       let v = this.keptVerdict(row, policy, p, pass) ?? this.deriveVerdict(row, policy, p, pass);
       if (v instanceof Promise) v = await v;
+      last.due.push(v.validity.until, i);
       if (v.warnings.length > 0 || last.warned[i] !== undefined) warningsMoved = true;
       last.warned[i] = v.warnings.length > 0 ? v.warnings : undefined;
       const previous = last.output.nodes[sn.name];
@@ -564,7 +575,7 @@ export class Evaluator {
       warnings: [...resolved, ...last.podTexts],
     };
     const kept = { ...output, warnings: [...output.warnings] };
-    last.span.moveTo(index, kept);
+    last.span.moveTo(index, kept, last.due.next());
     this.span = last.span;
     Object.assign(last, { index, nowMs, output: kept });
     this.last = last;
@@ -633,6 +644,8 @@ interface PolicyPass {
 interface NodeVerdict {
   result: NodeResult;
   warnings: readonly PodWarning[];
+  /** How long its facts hold, its objects unchanged. */
+  validity: FactValidity;
 }
 
 /** The last evaluation, as the next one starts from it when only some nodes' objects changed (changedOnly). */
@@ -647,6 +660,8 @@ interface LastPass {
   /** Some governing policy has rate budgets (its pools' results read the instant). */
   rated: boolean;
   span: EvaluationSpan;
+  /** When each node's facts next move with time. */
+  due: DueNodes;
   output: EvalOutput;
   /** Each node's pod warnings by its place in the index, and all of them as the output words them. */
   warned: (readonly PodWarning[] | undefined)[];
@@ -677,7 +692,7 @@ function sameInputs(
     // A rate budget's use names the instant one more may start, which moves with the clock
     // (a NodeClaim disrupting now counts as a start now): its pools are evaluated again.
     !last.rated &&
-    last.span.timeHolds(nowMs)
+    last.span.windowsHold(nowMs)
   );
 }
 

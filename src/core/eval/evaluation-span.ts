@@ -65,20 +65,29 @@ export class EvaluationSpan {
 
   /**
    * Whether every node's facts recorded in the span, and every window they read, are still what
-   * they were: true, an evaluation at `nowMs` changes only the verdicts of nodes whose objects changed.
+   * they were at `nowMs`.
    */
   timeHolds(nowMs: number): boolean {
-    if (nowMs < this.from || nowMs >= this.until) return false;
+    return nowMs < this.until && this.windowsHold(nowMs);
+  }
+
+  /**
+   * Whether every window the nodes read is in the state it was, at an instant not before the
+   * span; the instants nodes' thresholds pass are followed per node (due-nodes.ts).
+   */
+  windowsHold(nowMs: number): boolean {
+    if (nowMs < this.from) return false;
     for (const [spec, w] of this.windows) if (w.stateOf(spec, nowMs) !== w.state) return false;
     return true;
   }
 
   /**
-   * The span carried to the index an evaluation of only the changed nodes was made for (its nodes'
-   * validities added): it is kept narrower than need be, as a changed node's old validity stays in it.
+   * The span carried to the index an evaluation of only the changed and due nodes was made for
+   * (their validities added), ending when the next node is due (due-nodes.ts).
    */
-  moveTo(index: ClusterIndex, output: EvalOutput): void {
+  moveTo(index: ClusterIndex, output: EvalOutput, until: number): void {
     this.index = index;
     this.output = output;
+    this.until = until;
   }
 }
