@@ -88,7 +88,7 @@ function placeIn<T>(xs: readonly T[], nameOf: (x: T) => string, order: Map<strin
 /**
  * The digest of a record made from `from` (digested as `previous`) by the verdicts of `changed`:
  * the views copied and each changed name taken out of or put into its place, in evaluation order,
- * so that it equals build() over the new record (test/reconciler/verdict-digest.test.ts).
+ * so that it equals build() over the new record (test/eval/fact-combinations.test.ts compares them).
  */
 function follow(
   previous: VerdictDigest,
@@ -100,7 +100,15 @@ function follow(
   const order = orderOf(previous, from);
   const byReason = new Map(previous.byReason as Map<Reason, readonly string[]>);
   const copied = new Set<Reason>();
-  const blocked = previous.blocked.slice();
+  // Copied only when a blocked node changed: an unchanged list keeps its identity, which the
+  // per-tick event batches compare (src/core/observe/repeated-batch.ts).
+  let blocked = previous.blocked as (readonly [string, NodeResult])[];
+  let blockedCopied = false;
+  const writable = () => {
+    if (!blockedCopied) blocked = blocked.slice();
+    blockedCopied = true;
+    return blocked;
+  };
   const first = ([name]: readonly [string, NodeResult]) => name;
   const self = (name: string) => name;
   for (const name of changed) {
@@ -111,7 +119,8 @@ function follow(
       const before = was.reasons.includes(r);
       if (before === now.reasons.includes(r)) continue;
       let names = byReason.get(r) as string[] | undefined;
-      if (!copied.has(r)) {
+      // Copied once per follow; made anew when an earlier name of this change emptied it.
+      if (!copied.has(r) || names === undefined) {
         names = names ? names.slice() : [];
         copied.add(r);
         byReason.set(r, names);
@@ -123,8 +132,8 @@ function follow(
     }
     const at = placeIn(blocked, first, order, place);
     const there = blocked[at]?.[0] === name;
-    if (now.blocked.length > 0) blocked.splice(at, there ? 1 : 0, [name, now]);
-    else if (there) blocked.splice(at, 1);
+    if (now.blocked.length > 0) writable().splice(at, there ? 1 : 0, [name, now]);
+    else if (there) writable().splice(at, 1);
   }
   const d = withFingerprint(evaluation, { byReason, blocked, change: { previous, changed } });
   orders.set(d, order);
