@@ -7,7 +7,7 @@
 // mistake means: a form it does not know is only slower. Each function names the rule of
 // parser.ts it follows; the AST's key order is the one lower*.ts builds (goldens print it).
 // test/grammar/fast-parse.test.ts holds the two paths equal on goldens, generated and mutated text.
-import { tokenMatcher, type IToken, type TokenType } from 'chevrotain';
+import type { TokenType } from 'chevrotain';
 import type {
   AllowStmt,
   BudgetStmt,
@@ -34,6 +34,7 @@ import type {
   Target,
   WindowExpr,
 } from './ast.js';
+import type { Lexed } from './fast-lex.js';
 import { percentDigits, unquote } from './lexer.js';
 import type { LineIndex } from './positions.js';
 import {
@@ -68,10 +69,10 @@ const CONSOLIDATION_POLICY: Readonly<Record<string, string>> = {
 
 /**
  * The AST of a file with no syntax error and nothing for lowering to report, as `parse` would
- * give it; undefined for any other file. `tokens` and `comments` come from a `tokenize` that
- * reported nothing.
+ * give it; undefined for any other file. `tokens` come from fast-lex.ts, which found nothing to
+ * report, and `comments` are its comments as the AST holds them.
  */
-export function fastParse(tokens: readonly IToken[], comments: Comment[], lines: LineIndex): PolicyFile | undefined {
+export function fastParse(tokens: Lexed, comments: Comment[], lines: LineIndex): PolicyFile | undefined {
   try {
     return new Reader(tokens, lines).file(comments);
   } catch (e) {
@@ -80,57 +81,82 @@ export function fastParse(tokens: readonly IToken[], comments: Comment[], lines:
   }
 }
 
+/** Chevrotain's `tokenMatcher` for a token of type `t`: `type` itself or a category `t` belongs to. */
+function isA(t: TokenType, type: TokenType): boolean {
+  return t === type || (type.isParent === true && type.categoryMatchesMap![t.tokenTypeIdx!] === true);
+}
+
+/** A token is its index in the lexed arrays. */
+type Tok = number;
+
 class Reader {
   private i = 0;
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
+  private readonly count: number;
 
   constructor(
-    private readonly tokens: readonly IToken[],
+    private readonly tokens: Lexed,
     private readonly lines: LineIndex,
-  ) {}
+  ) {
+    this.starts = tokens.starts;
+    this.ends = tokens.ends;
+    this.count = tokens.count;
+  }
 
   // ---- token access -------------------------------------------------------------------------
 
-  private peek(ahead = 0): IToken | undefined {
-    return this.tokens[this.i + ahead];
+  /** The next token, which must exist (a file ends only between declarations). */
+  private next(): Tok {
+    if (this.i >= this.count) throw NOT_PLAIN;
+    return this.i;
   }
 
   private at(type: TokenType, ahead = 0): boolean {
-    const t = this.tokens[this.i + ahead];
-    return t !== undefined && tokenMatcher(t, type);
+    const t = this.i + ahead;
+    return t < this.count && isA(this.tokens.type(t), type);
   }
 
-  private take(type: TokenType): IToken {
-    const t = this.tokens[this.i];
-    if (t === undefined || !tokenMatcher(t, type)) throw NOT_PLAIN;
-    this.i++;
-    return t;
+  private take(type: TokenType): Tok {
+    if (!this.at(type)) throw NOT_PLAIN;
+    return this.i++;
   }
 
-  /** The last token taken. */
-  private get last(): IToken {
-    return this.tokens[this.i - 1]!;
+  /** Where token `t` ends (exclusive). */
+  private end(t: Tok): number {
+    return this.ends[t]!;
+  }
+
+  private image(t: Tok): string {
+    return this.tokens.image(t);
+  }
+
+  private tokenRange(t: Tok): Range {
+    return this.lines.range(this.starts[t]!, this.end(t));
   }
 
   /** The range from `first`'s start to the end of the last token taken (a CST node's span). */
-  private span(first: IToken): Range {
-    const last = this.last;
-    return this.lines.range(first.startOffset, last.startOffset + last.image.length);
+  private span(first: Tok): Range {
+    return this.lines.range(this.starts[first]!, this.end(this.i - 1));
   }
 
-  private name(t: IToken): Name {
-    return { kind: 'Name', text: t.image, range: this.lines.tokenRange(t) };
+  private name(t: Tok): Name {
+    return { kind: 'Name', text: this.image(t), range: this.tokenRange(t) };
   }
 
-  private str(t: IToken): Str {
-    return { kind: 'Str', value: unquote(t.image), range: this.lines.tokenRange(t) };
+  private str(t: Tok): Str {
+    // fast-lex.ts takes only closed strings: the value is what lies between the quotes, unescaped.
+    const body = this.tokens.text.substring(this.starts[t]! + 1, this.ends[t]! - 1);
+    const value = body.includes('\\') ? unquote(this.image(t)) : body;
+    return { kind: 'Str', value, range: this.tokenRange(t) };
   }
 
-  private duration(t: IToken): DurationLit {
-    return { kind: 'Duration', text: t.image, range: this.lines.tokenRange(t) };
+  private duration(t: Tok): DurationLit {
+    return { kind: 'Duration', text: this.image(t), range: this.tokenRange(t) };
   }
 
-  private never(t: IToken): NeverLit {
-    return { kind: 'Never', range: this.lines.tokenRange(t) };
+  private never(t: Tok): NeverLit {
+    return { kind: 'Never', range: this.tokenRange(t) };
   }
 
   // ---- top level (`file`) -------------------------------------------------------------------
@@ -139,7 +165,7 @@ class Reader {
     const schedules: ScheduleDecl[] = [];
     const policies: Policy[] = [];
     const clusterBudgets: ClusterBudgetDecl[] = [];
-    while (this.i < this.tokens.length) {
+    while (this.i < this.count) {
       if (this.at(K.schedule!)) schedules.push(this.scheduleDecl());
       else if (this.at(K.policy!)) policies.push(this.policy());
       else if (this.at(K.cluster!)) clusterBudgets.push(this.clusterBudget());
@@ -207,7 +233,7 @@ class Reader {
   }
 
   private target(): Target {
-    const first = this.peek()!;
+    const first = this.next();
     this.nodepoolKeyword();
     if (this.at(K.where!)) {
       this.i++;
@@ -240,9 +266,8 @@ class Reader {
   // ---- statements ---------------------------------------------------------------------------
 
   private statement(): Statement {
-    const t = this.peek();
-    if (t === undefined) throw NOT_PLAIN;
-    switch (t.tokenType) {
+    const t = this.next();
+    switch (this.tokens.type(t)) {
       case K.consolidate:
         return this.consolidate();
       case K.expire:
@@ -278,7 +303,7 @@ class Reader {
     let policy: Name | undefined;
     if (this.at(K.when!)) {
       this.i++;
-      const from = this.peek();
+      const from = this.next();
       if (this.at(K.empty!)) {
         this.i++;
         if (this.at(K.or!)) {
@@ -286,16 +311,16 @@ class Reader {
           this.take(K.underutilized!);
         }
       } else this.take(K.balanced!);
-      const to = this.last;
-      const text = CONSOLIDATION_POLICY[to.image]!;
-      policy = { kind: 'Name', text, range: this.lines.range(from!.startOffset, to.startOffset + to.image.length) };
+      const to = this.i - 1;
+      const text = CONSOLIDATION_POLICY[this.image(to)]!;
+      policy = { kind: 'Name', text, range: this.lines.range(this.starts[from]!, this.end(to)) };
       if (this.at(K.after!)) return this.consolidateAfter(first, policy);
       return { kind: 'Consolidate', range: this.span(first), policy };
     }
     return this.consolidateAfter(first, undefined);
   }
 
-  private consolidateAfter(first: IToken, policy: Name | undefined): ConsolidateStmt {
+  private consolidateAfter(first: Tok, policy: Name | undefined): ConsolidateStmt {
     const after = this.afterClause();
     const stmt: ConsolidateStmt = { kind: 'Consolidate', range: this.span(first) };
     if (policy) stmt.policy = policy;
@@ -386,7 +411,7 @@ class Reader {
     const to = this.str(this.take(StringLit));
     const zone = this.inZone();
     const end = zone?.range.end.offset ?? to.range.end.offset;
-    const when: DateRange = { kind: 'DateRange', from, to, range: this.lines.range(fromKeyword.startOffset, end) };
+    const when: DateRange = { kind: 'DateRange', from, to, range: this.lines.range(this.starts[fromKeyword]!, end) };
     if (zone) when.timeZone = zone;
     return { kind: 'Freeze', reasons, when, range: this.span(first) };
   }
@@ -458,20 +483,21 @@ class Reader {
   /** `5` or `20%`; anything lower-parts.ts `quantityOf` would report leaves the fast path. */
   private quantity(): QuantityLit {
     const token = this.at(NumberLit) ? this.take(NumberLit) : this.take(Percent);
-    const percent = token.image.includes('%');
-    const digits = percentDigits(token.image);
+    const image = this.image(token);
+    const percent = image.includes('%');
+    const digits = percentDigits(image);
     const value = Number(digits);
     if (!/^\d+$/.test(digits) || !Number.isSafeInteger(value)) throw NOT_PLAIN;
     const text = percent ? `${digits}%` : digits;
-    return { kind: 'Quantity', text, value, percent, range: this.lines.tokenRange(token) };
+    return { kind: 'Quantity', text, value, percent, range: this.tokenRange(token) };
   }
 
   private window(): WindowExpr {
-    const first = this.peek();
+    const first = this.next();
     const schedule = this.at(StringLit) ? this.str(this.take(StringLit)) : this.name(this.take(NameToken));
     const duration = this.forDuration();
     const zone = this.inZone();
-    const window: WindowExpr = { kind: 'Window', schedule, range: this.span(first!) };
+    const window: WindowExpr = { kind: 'Window', schedule, range: this.span(first) };
     if (duration) window.duration = duration;
     if (zone) window.timeZone = zone;
     return window;
@@ -490,28 +516,28 @@ class Reader {
   }
 
   private selector(): Selector {
-    const first = this.peek();
+    const first = this.next();
     const requirements = [this.requirement()];
     while (this.at(K.and!) || this.at(Comma)) {
       this.i++;
       requirements.push(this.requirement());
     }
-    return { kind: 'Selector', requirements, range: this.span(first!) };
+    return { kind: 'Selector', requirements, range: this.span(first) };
   }
 
   private requirement(): Requirement {
-    const first = this.peek();
+    const first = this.next();
     if (this.at(Bang)) {
       this.i++;
       const key = this.name(this.take(Identifier));
-      return { kind: 'Requirement', key, operator: 'DoesNotExist', values: [], range: this.span(first!) };
+      return { kind: 'Requirement', key, operator: 'DoesNotExist', values: [], range: this.span(first) };
     }
     const key = this.name(this.take(Identifier));
     if (this.at(Equals) || this.at(DoubleEquals) || this.at(NotEquals)) {
       const negated = this.at(NotEquals);
       this.i++;
       const values = [this.value()];
-      return { kind: 'Requirement', key, operator: negated ? 'NotIn' : 'In', values, range: this.span(first!) };
+      return { kind: 'Requirement', key, operator: negated ? 'NotIn' : 'In', values, range: this.span(first) };
     }
     if (this.at(K.in!) || this.at(K.notin!)) {
       const negated = this.at(K.notin!);
@@ -523,23 +549,23 @@ class Reader {
         values.push(this.value());
       }
       this.take(RParen);
-      return { kind: 'Requirement', key, operator: negated ? 'NotIn' : 'In', values, range: this.span(first!) };
+      return { kind: 'Requirement', key, operator: negated ? 'NotIn' : 'In', values, range: this.span(first) };
     }
     if (this.at(K.exists!)) {
       this.i++;
-      return { kind: 'Requirement', key, operator: 'Exists', values: [], range: this.span(first!) };
+      return { kind: 'Requirement', key, operator: 'Exists', values: [], range: this.span(first) };
     }
     this.take(K.not!);
     this.take(K.exists!);
-    return { kind: 'Requirement', key, operator: 'DoesNotExist', values: [], range: this.span(first!) };
+    return { kind: 'Requirement', key, operator: 'DoesNotExist', values: [], range: this.span(first) };
   }
 
   private value(): Str {
     if (this.at(StringLit)) return this.str(this.take(StringLit));
-    const t = this.peek();
-    if (t === undefined || !(tokenMatcher(t, Identifier) || tokenMatcher(t, NumberLit) || tokenMatcher(t, Duration)))
-      throw NOT_PLAIN;
+    const t = this.next();
+    const type = this.tokens.type(t);
+    if (!(isA(type, Identifier) || isA(type, NumberLit) || isA(type, Duration))) throw NOT_PLAIN;
     this.i++;
-    return { kind: 'Str', value: t.image, range: this.lines.tokenRange(t) };
+    return { kind: 'Str', value: this.image(t), range: this.tokenRange(t) };
   }
 }

@@ -5,6 +5,7 @@ import { Lexer, tokenMatcher, type IToken, type TokenType } from 'chevrotain';
 import type { Comment } from './ast.js';
 import { MAX_DIAGNOSTICS } from './diagnostic-limit.js';
 import { diagnostic, format, type Diagnostic } from './diagnostic.js';
+import { fastLex, toTokens } from './fast-lex.js';
 import { MESSAGES } from './messages.js';
 import { LineIndex } from './positions.js';
 import { allTokens, KEYWORD_OF_WORD, Name, PercentFirst, SpacedPercent, UnterminatedString } from './tokens.js';
@@ -65,9 +66,21 @@ const lexer = new OffsetLexer(allTokens, { positionTracking: 'onlyOffset', ensur
 
 const MAX_SHOWN_CHARS = 20;
 
+/** How `tokenize` works; the tokens are the same either way. */
+export interface TokenizeOptions {
+  /**
+   * Try the one-loop lexer of fast-lex.ts first (the default), for a text with nothing to report;
+   * false always runs Chevrotain's lexer. The equality test compares the two.
+   */
+  fastLex?: boolean;
+}
+
 /** Splits `text` into tokens. Never throws on user input. */
-export function tokenize(text: string): Tokenized {
+export function tokenize(text: string, options: TokenizeOptions = {}): Tokenized {
   const lines = new LineIndex(text);
+  const fast = options.fastLex === false ? undefined : fastLex(text);
+  if (fast)
+    return { tokens: toTokens(fast), comments: toComments(fast.comments, lines), diagnostics: [], omitted: 0, lines };
   lexer.flagged = [];
   const result = lexer.tokenize(text);
   const flagged = lexer.flagged;
@@ -91,12 +104,13 @@ export function tokenize(text: string): Tokenized {
     else if (unterminated) diagnostics.push(diagnostic('unterminatedString', lines.tokenRange(token)));
     else diagnostics.push(percentSlip(token, lines));
   }
-  const comments: Comment[] = (result.groups['comments'] ?? []).map((token) => ({
-    kind: 'Comment',
-    text: token.image,
-    range: lines.tokenRange(token),
-  }));
+  const comments = toComments(result.groups['comments'] ?? [], lines);
   return { tokens: result.tokens, comments, diagnostics, omitted, lines };
+}
+
+/** The `comments` group as AST comments. */
+export function toComments(tokens: IToken[], lines: LineIndex): Comment[] {
+  return tokens.map((token) => ({ kind: 'Comment', text: token.image, range: lines.tokenRange(token) }));
 }
 
 /** `10 %` or `%10`, with the quick fix `10%`. */

@@ -5,13 +5,14 @@ import type { PolicyFile } from './ast.js';
 import { limitDiagnostics, MAX_DIAGNOSTICS } from './diagnostic-limit.js';
 import { diagnostic, sortDiagnostics, type Diagnostic, type Result } from './diagnostic.js';
 import { describeToken } from './expected.js';
+import { fastLex, toTokens } from './fast-lex.js';
 import { fastParse } from './fast-parse.js';
 import { hintAt, statementOffsetOf, tokenIndex } from './keyword-hints.js';
-import { tokenize } from './lexer.js';
+import { tokenize, toComments, type Tokenized } from './lexer.js';
 import { EarlyPolicies, lower } from './lower.js';
 import { MESSAGES } from './messages.js';
 import { parseTokens } from './parser.js';
-import type { LineIndex } from './positions.js';
+import { LineIndex } from './positions.js';
 import { Duration } from './tokens.js';
 import { durationHint } from './unit-hints.js';
 
@@ -37,13 +38,20 @@ export interface ParseOptions {
  * position) and the AST holds every declaration and statement that was written out in full.
  */
 export function parse(text: string, options: ParseOptions = {}): Result<PolicyFile> {
-  const tokenized = tokenize(text);
-  if (options.fastPath !== false && tokenized.diagnostics.length === 0 && tokenized.omitted === 0) {
-    // Most files in a running controller or editor have no mistake; any that fast-parse.ts does
-    // not expect takes the path below from the start, so its diagnostics are the usual ones.
-    const file = fastParse(tokenized.tokens, tokenized.comments, tokenized.lines);
+  let tokenized: Tokenized | undefined;
+  // Most files in a running controller or editor have no mistake; any that fast-lex.ts or
+  // fast-parse.ts does not expect takes the path below from the start, so its diagnostics are the
+  // usual ones. The fast parser reads the fast lexer's arrays: no token objects are made for it.
+  const lexed = options.fastPath === false ? undefined : fastLex(text);
+  if (lexed) {
+    const lines = new LineIndex(text);
+    const comments = toComments(lexed.comments, lines);
+    const file = fastParse(lexed, comments, lines);
     if (file) return { value: file, diagnostics: [] };
+    tokenized = { tokens: toTokens(lexed), comments, diagnostics: [], omitted: 0, lines };
   }
+  // When the fast lexer was tried and gave up, Chevrotain's lexer runs (not the fast one again).
+  tokenized ??= tokenize(text, { fastLex: options.fastPath === false });
   // `10 %` is still a percentage to the parser: a word beside it is a mistake of its own.
   const lexerErrorOffsets = tokenized.diagnostics
     .filter((d) => !PERCENT_SLIPS.has(d.code))

@@ -8,6 +8,7 @@ import builtin from './builtin/candidate-rules.json' with { type: 'json' };
 import type {
   BudgetSpec,
   FreezeSpec,
+  LabelSelector,
   MaintenanceWindowSpec,
   PodWindowSpec,
   PolicySpec,
@@ -51,12 +52,43 @@ function budgetParams(b: BudgetSpec, cap: 'quantity' | 'zero'): Record<string, u
   return params;
 }
 
+/**
+ * What every policy's budget `id` (`b0`, `b1`, …) shares: its rule names and the conditions on its
+ * window fact. Built once per id and shared by every graph, like the rules below that every graph
+ * carries (graphs are read, never changed, once compiled); a policy has few budgets, so the ids are few.
+ */
+interface BudgetParts {
+  name: string;
+  closedName: string;
+  always: TopLevelCondition;
+  open: TopLevelCondition;
+  closed: TopLevelCondition;
+}
+const budgetParts = new Map<string, BudgetParts>();
+const MAX_BUDGET_PARTS = 1000;
+
+function partsOf(id: string): BudgetParts {
+  let parts = budgetParts.get(id);
+  if (parts === undefined) {
+    if (budgetParts.size >= MAX_BUDGET_PARTS) budgetParts.clear();
+    parts = {
+      name: `budget:${id}`,
+      closedName: `budget:${id}:closed`,
+      always: { all: [] },
+      open: { all: [eq(`window:${id}`, true)] },
+      closed: { all: [eq(`window:${id}`, false)] },
+    };
+    budgetParts.set(id, parts);
+  }
+  return parts;
+}
+
 function budgetRules(b: BudgetSpec): GraphRule[] {
-  const open: TopLevelCondition = { all: b.window ? [eq(`window:${b.id}`, true)] : [] };
+  const parts = partsOf(b.id);
   const rules: GraphRule[] = [
     {
-      name: `budget:${b.id}`,
-      conditions: open,
+      name: parts.name,
+      conditions: b.window ? parts.open : parts.always,
       event: { type: 'budget', params: budgetParams(b, 'quantity') },
       doc:
         b.mode === 'allow'
@@ -70,8 +102,8 @@ function budgetRules(b: BudgetSpec): GraphRule[] {
     // Outside an allow window nothing may be disrupted for its reasons (inactive deny budgets, by contrast, are
     // ignored).
     rules.push({
-      name: `budget:${b.id}:closed`,
-      conditions: { all: [eq(`window:${b.id}`, false)] },
+      name: parts.closedName,
+      conditions: parts.closed,
       event: { type: 'budget', params: budgetParams(b, 'zero') },
       doc: 'allow window closed: none allowed',
     });
@@ -220,26 +252,34 @@ const FAIL_CLOSED: GraphRule = {
 };
 const PAUSE_RULES: readonly GraphRule[] = REASONS.map(pauseRule);
 
+const BUILTIN_RULES = builtin.rules as GraphRule[];
+
+function pushAll(into: GraphRule[], rules: readonly GraphRule[]): void {
+  for (let i = 0; i < rules.length; i++) into.push(rules[i]!);
+}
+
+/** The selector's label keys not yet in `keys` (a policy reads few: an array, not a Set). */
+function addKeys(keys: string[], selector: LabelSelector): void {
+  for (let i = 0; i < selector.length; i++) if (!keys.includes(selector[i]!.key)) keys.push(selector[i]!.key);
+}
+
+// Plain loops and pushes, in the order the rules are listed: compile runs per policy on every load.
 export function compile(spec: PolicySpec): RuleGraph {
-  const poolRules: GraphRule[] = [
-    FAIL_CLOSED,
-    ...spec.budgets.flatMap(budgetRules),
-    ...spec.freezes.map(freezeRule),
-    ...PAUSE_RULES,
-  ];
+  const poolRules: GraphRule[] = [FAIL_CLOSED];
+  for (const b of spec.budgets) pushAll(poolRules, budgetRules(b));
+  for (const f of spec.freezes) poolRules.push(freezeRule(f));
+  pushAll(poolRules, PAUSE_RULES);
   const scoped = (spec.scopedBudgets ?? []).map(scopedBudgetRules);
-  poolRules.push(...scoped.map((r) => r.pool));
-  const nodeRules: GraphRule[] = [
-    ...(builtin.rules as GraphRule[]),
-    ...spec.maintenanceWindows.map(maintenanceRule),
-    ...spec.podWindows.flatMap((p) => (p.window ? [] : podProtectionRules(p, spec))),
-    ...scoped.flatMap((r) => (r.node ? [r.node] : [])),
-  ];
-  const selectors = [
-    ...spec.maintenanceWindows.map((w) => w.nodeSelector),
-    ...(spec.scopedBudgets ?? []).flatMap((b) => (b.scope.kind === 'nodes' ? [b.scope.selector] : [])),
-  ];
-  const labelKeys = [...new Set(selectors.flatMap((s) => s.map((r) => r.key)))].sort();
+  for (const r of scoped) poolRules.push(r.pool);
+  const own: GraphRule[] = [];
+  for (const w of spec.maintenanceWindows) own.push(maintenanceRule(w));
+  for (const p of spec.podWindows) if (!p.window) pushAll(own, podProtectionRules(p, spec));
+  for (const r of scoped) if (r.node) own.push(r.node);
+  const nodeRules = BUILTIN_RULES.concat(own);
+  const labelKeys: string[] = [];
+  for (const w of spec.maintenanceWindows) addKeys(labelKeys, w.nodeSelector);
+  for (const b of spec.scopedBudgets ?? []) if (b.scope.kind === 'nodes') addKeys(labelKeys, b.scope.selector);
+  labelKeys.sort();
   return {
     apiVersion: GRAPH_VERSION,
     kind: 'RuleGraph',

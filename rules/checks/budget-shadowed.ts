@@ -13,16 +13,18 @@ import { alwaysOpen } from './window-shape.js';
 export function checkBudgetShadowed(ctx: CheckContext): void {
   for (const unit of ctx.units) {
     if (unit.incomplete) continue;
-    const all = budgetedReasons(unit.spec);
     // A rate budget caps starts over time, not concurrency: neither kind can shadow the other.
     const budgets = unit.spec.budgets.filter(
       (b) => b.source && !b.error && b.reasons?.length !== 0 && b.perSeconds === undefined,
     );
-    const always = new Set(budgets.filter(isAlwaysActive));
-    for (const [i, a] of budgets.entries()) {
+    if (budgets.length < 2) continue;
+    const all = budgetedReasons(unit.spec);
+    const always = budgets.map(isAlwaysActive);
+    for (let i = 0; i < budgets.length; i++) {
+      const a = budgets[i]!;
       if (a.mode !== 'budget') continue;
       const stricter = budgets.find(
-        (b, j) => b !== a && always.has(b) && shadows(b, a, all) && !(shadows(a, b, all) && always.has(a) && j > i),
+        (b, j) => j !== i && always[j] && shadows(b, a, all) && !(shadows(a, b, all) && always[i] && j > i),
       );
       if (!stricter?.source || !a.source) continue;
       const args = { budget: describe(a), stricter: describe(stricter), reasons: describeReasons(a.reasons) };
@@ -48,9 +50,9 @@ function isAlwaysActive(b: BudgetSpec): boolean {
  */
 function shadows(b: BudgetSpec, a: BudgetSpec, all: readonly Reason[]): boolean {
   if (!!b.perReason !== !!a.perReason) return false;
-  const bReasons = new Set(b.reasons ?? all);
-  const covers = (a.reasons ?? all).every((r) => bReasons.has(r));
-  return covers && b.nodes.kind === a.nodes.kind && b.nodes.value <= a.nodes.value;
+  if (b.nodes.kind !== a.nodes.kind || b.nodes.value > a.nodes.value) return false;
+  const bReasons = b.reasons ?? all;
+  return (a.reasons ?? all).every((r) => bReasons.includes(r));
 }
 
 /** The budget as kpol writes it (schedule normalised), to tell two similar budgets apart. */

@@ -12,6 +12,12 @@ export interface FileScope {
   diagnostics: Diagnostic[];
   schedules: Map<string, NamedSchedule>;
   usedSchedules: Set<string>;
+  /**
+   * One spec per distinct valid window of the file (lower-window.ts): policies repeat the same few
+   * windows, and the analysis stages (window-shape.ts) then work each one out once. Specs are not
+   * changed once lowered, so sharing one is safe.
+   */
+  windowSpecs?: Map<string, WindowSpec>;
 }
 
 /** A `schedule NAME = …` declaration: the normalised cron, or why it is invalid. */

@@ -46,17 +46,23 @@ export function lowerWindow(unit: PolicyUnit, expr: WindowExpr, use: WindowUse):
   if (zoneProblem) report(unit, zoneProblem);
   for (const e of parts.errors) report(unit, e);
 
-  const spec: WindowSpec = {
-    cron: parts.cron ?? '',
-    durationSeconds: seconds,
-    timeZone: parts.zone?.value ?? unit.defaultZone,
-  };
+  const timeZone = parts.zone?.value ?? unit.defaultZone;
   if (parts.errors.length > 0 || parts.cron === undefined || !duration) {
-    spec.error = parts.errors[0]?.message ?? parts.declError;
-    return spec;
+    const error = parts.errors[0]?.message ?? parts.declError;
+    return { cron: parts.cron ?? '', durationSeconds: seconds, timeZone, error };
   }
+  const spec = sharedSpec(unit, parts.cron, seconds, timeZone);
   // The analysis stages evaluate the window; in an unknown zone it can only fail closed.
   if (isKnownTimeZone(spec.timeZone)) unit.windows.push({ expr, duration, spec, use });
+  return spec;
+}
+
+/** The file's one spec of a valid window (FileScope.windowSpecs). */
+function sharedSpec(unit: PolicyUnit, cron: string, durationSeconds: number, timeZone: string): WindowSpec {
+  const specs = (unit.scope.windowSpecs ??= new Map());
+  const key = `${cron}\u0000${durationSeconds}\u0000${timeZone}`;
+  let spec = specs.get(key);
+  if (spec === undefined) specs.set(key, (spec = { cron, durationSeconds, timeZone }));
   return spec;
 }
 

@@ -9,7 +9,9 @@ import { firstWritten, suggestion } from './notes.js';
 
 export function lowerReasons(unit: PolicyUnit, names: readonly Name[]): Reason[] | null {
   if (names.length === 0) return null;
-  const seen = new Map<Reason, Name>();
+  // At most four reasons: arrays, not a Map (this runs for every reason list of every policy).
+  const reasons: Reason[] = [];
+  const firsts: Name[] = [];
   for (const name of names) {
     const text = name.text;
     if (!(REASONS as readonly string[]).includes(text)) {
@@ -19,8 +21,9 @@ export function lowerReasons(unit: PolicyUnit, names: readonly Name[]): Reason[]
       continue;
     }
     const reason = text as Reason;
-    const first = seen.get(reason);
-    if (first) {
+    const seen = reasons.indexOf(reason);
+    if (seen >= 0) {
+      const first = firsts[seen]!;
       report(unit, diagnostic('duplicateReason', name.range, { name: text }, { related: firstWritten(first.range) }));
       continue;
     }
@@ -29,7 +32,8 @@ export function lowerReasons(unit: PolicyUnit, names: readonly Name[]): Reason[]
       if (!unit.unparsed) report(unit, diagnostic('expiredNeedsGraceful', name.range));
       continue;
     }
-    seen.set(reason, name);
+    reasons.push(reason);
+    firsts.push(name);
   }
-  return [...seen.keys()];
+  return reasons;
 }

@@ -4,6 +4,7 @@
 import type { Requirement, Selector } from '../../grammar/ast.js';
 import { diagnostic } from '../../grammar/diagnostic.js';
 import type { LabelSelector } from '../model.js';
+import { memoByText } from '../memo.js';
 import { report, type CheckContext, type PolicyUnit } from './context.js';
 
 const NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
@@ -11,6 +12,18 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 
 /** Kubernetes' qualified name: `[prefix/]name`, prefix a DNS subdomain ≤ 253, name ≤ 63. */
 export function isValidLabelKey(key: string): boolean {
+  return keyValid(key);
+}
+
+export function isValidLabelValue(value: string): boolean {
+  return valueValid(value);
+}
+
+// Policies repeat the same few label keys and values: each distinct one is tested once.
+const keyValid = memoByText(labelKeyValid);
+const valueValid = memoByText(labelValueValid);
+
+function labelKeyValid(key: string): boolean {
   const slash = key.indexOf('/');
   const name = slash < 0 ? key : key.slice(slash + 1);
   if (slash >= 0) {
@@ -20,7 +33,7 @@ export function isValidLabelKey(key: string): boolean {
   return name.length > 0 && name.length <= 63 && NAME.test(name);
 }
 
-export function isValidLabelValue(value: string): boolean {
+function labelValueValid(value: string): boolean {
   return value === '' || (value.length <= 63 && NAME.test(value));
 }
 

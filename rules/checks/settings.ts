@@ -22,17 +22,17 @@ const SETTING_WORDS: Record<SettingKind, string> = {
 
 export function lowerSettings(ctx: CheckContext): void {
   for (const unit of ctx.units) {
-    const seen = new Map<SettingKind, SettingStmt>();
+    const seen: Partial<Record<SettingKind, SettingStmt>> = {}; // four kinds: an object, not a Map
     for (const stmt of unit.ast.statements) {
       if (!isSetting(stmt)) continue;
       const kind = stmt.kind;
-      const first = seen.get(kind);
+      const first = seen[kind];
       if (first) {
         const args = { setting: SETTING_WORDS[kind], policy: unit.ast.name.text };
         report(unit, diagnostic('duplicateSetting', stmt.range, args, { related: firstWritten(first.range) }));
         continue;
       }
-      seen.set(kind, stmt);
+      seen[kind] = stmt;
       lowerSetting(unit, stmt);
     }
   }

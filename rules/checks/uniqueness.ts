@@ -46,9 +46,15 @@ function checkNodePools(unit: PolicyUnit, nodePools: Map<string, Seen>): void {
 }
 
 function checkWindowNames(unit: PolicyUnit): void {
-  const seen = new Map<string, Name>();
+  let seen: Map<string, Name> | undefined; // made at the second window: most policies have one or none
+  let only: Name | undefined;
   for (const stmt of unit.ast.statements) {
     if (stmt.kind !== 'MaintenanceWindow') continue;
+    if (only === undefined) {
+      only = stmt.name;
+      continue;
+    }
+    seen ??= new Map([[only.text, only]]);
     const first = seen.get(stmt.name.text);
     if (!first) {
       seen.set(stmt.name.text, stmt.name);
@@ -60,6 +66,7 @@ function checkWindowNames(unit: PolicyUnit): void {
 }
 
 function checkBudgetCount(unit: PolicyUnit): void {
+  if (unit.ast.statements.length <= MAX_BUDGETS) return; // fewer statements than the limit: nothing to count
   const budgets = unit.ast.statements.filter((s) => s.kind === 'Budget' || s.kind === 'Allow');
   if (budgets.length <= MAX_BUDGETS) return;
   // Points at the first budget over the limit: everything before it would still export.

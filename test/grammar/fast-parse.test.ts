@@ -6,9 +6,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { fastLex } from '../../grammar/fast-lex.js';
 import { fastParse } from '../../grammar/fast-parse.js';
-import { tokenize } from '../../grammar/lexer.js';
+import { toComments } from '../../grammar/lexer.js';
 import { parse } from '../../grammar/parse.js';
+import { LineIndex } from '../../grammar/positions.js';
 import { generatePolicy } from '../bench/generate.js';
 import { policyFileArb } from '../fuzz/policy-arbitraries.js';
 import { mutatedPolicyArb } from '../fuzz/policy-mutations.js';
@@ -80,15 +82,13 @@ const mistakes = [
 /** The two paths' results, as the goldens would print them (key order counts). */
 function bothPaths(text: string): { fast: string; slow: string; taken: boolean; clean: boolean } {
   const slow = parse(text, { fastPath: false });
-  const tokens = tokenize(text);
+  // `parse` tries the fast parser only when the fast lexer took the text (fast-lex.test.ts).
+  const lexed = fastLex(text);
+  const lines = new LineIndex(text);
   return {
     fast: JSON.stringify(parse(text)),
     slow: JSON.stringify(slow),
-    // `parse` tries the fast path only when the lexer reported nothing.
-    taken:
-      tokens.diagnostics.length === 0 &&
-      tokens.omitted === 0 &&
-      fastParse(tokens.tokens, tokens.comments, tokens.lines) !== undefined,
+    taken: lexed !== undefined && fastParse(lexed, toComments(lexed.comments, lines), lines) !== undefined,
     clean: slow.diagnostics.length === 0 && slow.omitted === undefined,
   };
 }

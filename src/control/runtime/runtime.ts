@@ -177,7 +177,9 @@ export class Runtime {
     this.replicaSets = workload
       ? new ReplicaSetController(this.cluster, { promptWatches: o.cluster === undefined })
       : undefined;
-    this.pdbs = workload ? new PdbStatusController(this.cluster, o.clock) : undefined;
+    this.pdbs = workload
+      ? new PdbStatusController(this.cluster, o.clock, { promptWatches: o.cluster === undefined })
+      : undefined;
     this.provisioner = new Provisioner(this.cluster, factory, { bind: o.bindPods ?? true });
     this.queue = new OrchestrationQueue({
       client: this.cluster,
@@ -268,7 +270,7 @@ export class Runtime {
   incrementalScheduling = true;
 
   /**
-   * The simulated world's controllers (node agent, ReplicaSets) read only what changed since their
+   * The simulated world's controllers (node agent, ReplicaSets, PDB status) read only what changed since their
    * last pass (on the in-memory cluster; their promptWatches option). Off: every pass reads everything —
    * the reference the timeline test compares with, and the bench's baseline.
    */
@@ -279,6 +281,7 @@ export class Runtime {
   set incrementalControllers(on: boolean) {
     this.agent.incremental = on;
     if (this.replicaSets) this.replicaSets.incremental = on;
+    if (this.pdbs) this.pdbs.incremental = on;
   }
   private readonly schedulingCache = new SchedulingCache();
   private lastPass: { key: readonly unknown[]; pass: SimulationPass } | undefined;

@@ -33,6 +33,11 @@ export async function tolerateRace(write: () => Promise<unknown>): Promise<boole
   return landed;
 }
 
+/** Nodes by name (of equal names, the last listed: as a Map built from the list keeps). */
+export function nodesByName(nodes: readonly Node[]): Map<string, Node> {
+  return new Map(nodes.map((n) => [n.metadata.name, n]));
+}
+
 /** Pods by spec.nodeName, each node's in list order. */
 export function podsByNode(pods: readonly Pod[]): Map<string, Pod[]> {
   const out = new Map<string, Pod[]>();
@@ -111,25 +116,20 @@ export interface PodPass {
  */
 export async function runPods(
   client: ClusterClient,
-  nodes: readonly Node[],
+  /** The Nodes by name (nodesByName: the pass reads a few pods, not every Node). */
+  byName: ReadonlyMap<string, Node>,
   pods: readonly Pod[],
   notReady: ReadonlySet<string>,
   now: number,
   owns?: (node: Node) => boolean,
 ): Promise<PodPass> {
-  const byName = new Map(nodes.map((n) => [n.metadata.name, n]));
-  const readyNodes = new Set(
-    nodes
-      .filter((n) => isTrue(n.status?.conditions, 'Ready') && !notReady.has(n.metadata.name))
-      .map((n) => n.metadata.name),
-  );
   const out: PodPass = { started: [], removed: [], terminating: false, terminatingPods: [] };
   for (const pod of pods) {
     const nodeName = pod.spec.nodeName;
     if (nodeName === undefined || nodeName === '') continue;
     const node = byName.get(nodeName);
     if (node !== undefined && owns !== undefined && !owns(node)) continue;
-    const ready = readyNodes.has(nodeName);
+    const ready = node !== undefined && isTrue(node.status?.conditions, 'Ready') && !notReady.has(nodeName);
     const deletion =
       pod.metadata.deletionTimestamp === undefined ? undefined : Date.parse(pod.metadata.deletionTimestamp);
     // A missing node: pod GC deletes. A terminating pod: its kubelet deletes it once the grace is over, if that kubelet

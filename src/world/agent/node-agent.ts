@@ -31,9 +31,10 @@ import {
 import { CloudError, type CloudProvider, type Instance, type InstanceType } from '../cloud/provider.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
 import { findCondition, isTrue, transitionTime, withCondition } from './conditions.js';
-import { heartbeatNodes, podsByNode, raced, runPods, tolerateRace } from './kubelet.js';
+import { heartbeatNodes, nodesByName, podsByNode, raced, runPods, tolerateRace } from './kubelet.js';
 import { buildNode, formatResourceList, launchedLabels, nodeNameFor } from './node-objects.js';
 import { PodWork } from './pod-work.js';
+import { claimSettled, MachineChanges } from './machine-changes.js';
 
 export const LAUNCH_TIMEOUT_MS = 5 * 60_000;
 export const REGISTRATION_TIMEOUT_MS = 15 * 60_000;
@@ -88,6 +89,29 @@ const emptyPass = (): AgentPass => ({
   nodesNotReady: [],
 });
 
+/** The results of the machine part of a pass (NodeClaims and Nodes; the rest is the pod pass). */
+const MACHINE_RESULTS = [
+  'launched',
+  'launchFailed',
+  'registered',
+  'initialized',
+  'deletedNodeClaims',
+  'finalized',
+  'nodesNotReady',
+] as const satisfies readonly (keyof AgentPass)[];
+
+/** What the last machine part saw: the cloud's change stamp, whether it left work for time, the Nodes it listed. */
+interface Machines {
+  stamp: string | undefined;
+  pending: boolean;
+  nodes: readonly Node[];
+  byName?: Map<string, Node>;
+  byProviderID?: Map<string, Node>;
+}
+
+const nodesByProviderID = (nodes: readonly Node[]): Map<string, Node> =>
+  new Map(nodes.filter((n) => n.spec.providerID).map((n) => [n.spec.providerID as string, n]));
+
 const truncate = (msg: string): string => (msg.length < 300 ? msg : `${msg.slice(0, 300)}...`);
 
 export class NodeAgent {
@@ -124,6 +148,14 @@ export class NodeAgent {
    */
   private readonly nodeChanges: ChangeFlag | undefined;
   private heartbeatStamp: string | undefined;
+  /**
+   * The machine part (launch, register, initialize, finalize, heartbeat) runs again only when a
+   * Node changed, the cloud's stamp moved, a changed NodeClaim needs it, or the last part left
+   * something pending or wrote; else a pass after one pod event reads one pod, not every
+   * NodeClaim, Node and instance.
+   */
+  private readonly machineChanges: MachineChanges;
+  private machines: Machines | undefined;
   private useWatches: boolean;
 
   constructor(opts: NodeAgentOptions) {
@@ -139,6 +171,7 @@ export class NodeAgent {
     this.changes = new ChangeFlag(opts.client, ['NodeClaim', 'Node', 'Pod']);
     this.podWork = opts.promptWatches ? new PodWork(opts.client) : undefined;
     this.nodeChanges = opts.promptWatches ? new ChangeFlag(opts.client, ['Node']) : undefined;
+    this.machineChanges = new MachineChanges(opts.client);
     this.useWatches = opts.promptWatches === true;
   }
 
@@ -155,6 +188,7 @@ export class NodeAgent {
     // Off: the tracker stops following events; on again, its first pass lists every pod.
     if (!this.useWatches) this.podWork?.failed();
     this.heartbeatStamp = undefined;
+    this.machines = undefined;
   }
 
   /**
@@ -180,6 +214,74 @@ export class NodeAgent {
 
   private async pass(): Promise<{ result: AgentPass; pending: boolean }> {
     const pass = emptyPass();
+    const owns = this.ownsNode;
+    let pods: Pod[] | undefined;
+    const podsNow = async (): Promise<Pod[]> => (pods ??= await this.client.list<Pod>('Pod'));
+    // Grouped once: a busy tick marks many nodes, and each would otherwise read every pod.
+    let byNode: Map<string, Pod[]> | undefined;
+    const work = this.useWatches ? this.podWork : undefined;
+    const podsOn = async (node: string): Promise<readonly Pod[]> =>
+      work?.tracking ? work.podsOn(node) : ((byNode ??= podsByNode(await podsNow())).get(node) ?? []);
+
+    // The machine part reads NodeClaims, Nodes, the cloud and, while a NodeClaim is on its way, the
+    // time: after a part that settled everything, with no Node and no instance changed and every
+    // changed NodeClaim still settled, it would do nothing again (machine-changes.ts).
+    const stamp = this.cloud.changeStamp?.();
+    const changed = this.machineChanges.take();
+    const last = this.machines;
+    const quiet =
+      this.useWatches &&
+      last !== undefined &&
+      !last.pending &&
+      stamp !== undefined &&
+      stamp === last.stamp &&
+      !changed.nodes &&
+      [...changed.claims.values()].every(
+        (nc) => nc === undefined || claimSettled(nc, (last.byProviderID ??= nodesByProviderID(last.nodes))),
+      );
+    if (!quiet) {
+      this.machines = undefined; // a part that throws leaves nothing to reuse
+      let part;
+      try {
+        part = await this.machinePass(pass, podsOn);
+      } catch (e) {
+        this.machineChanges.failed();
+        throw e;
+      }
+      const wrote = MACHINE_RESULTS.some((k) => pass[k].length > 0);
+      this.machines = { stamp, pending: part.pending || wrote, nodes: part.nodes };
+    }
+    const machines = this.machines as Machines | undefined;
+    if (machines === undefined) throw new Error('node agent: the machine part did not run'); // unreachable
+    // The pod pass depends on pods, Nodes (marking one NotReady is a Node write) and, for
+    // terminating pods only, the time: without a change or a terminating pod it would do nothing.
+    await this.podChanges.ifChanged(async () => {
+      const pods = work ? await work.next(podsNow) : await podsNow();
+      // The Nodes as the machine part last listed them: none changed since, or it would have run.
+      const nodes = (machines.byName ??= nodesByName(machines.nodes));
+      let podPass;
+      try {
+        podPass = await runPods(this.client, nodes, pods, new Set(pass.nodesNotReady), this.clock.now(), owns);
+      } catch (e) {
+        work?.failed();
+        throw e;
+      }
+      work?.done(podPass.terminatingPods);
+      pass.podsStarted = podPass.started;
+      pass.podsRemoved = podPass.removed;
+      this.terminatingPods = podPass.terminating;
+    }, this.terminatingPods);
+    return { result: pass, pending: machines.pending };
+  }
+
+  /**
+   * Launches, registers, initializes and finalizes NodeClaims and runs the heartbeat; returns
+   * whether some NodeClaim is still on its way and the Nodes as listed before the heartbeat.
+   */
+  private async machinePass(
+    pass: AgentPass,
+    podsOn: (node: string) => Promise<readonly Pod[]>,
+  ): Promise<{ pending: boolean; nodes: readonly Node[] }> {
     /** Some NodeClaim is not yet launched, registered and initialized: its timeouts run with time. */
     let pending = false;
     const claims = await this.client.list<NodeClaim>('NodeClaim');
@@ -194,9 +296,7 @@ export class NodeAgent {
 
     const live = new Map((await this.cloud.list()).map((i) => [i.providerID, i]));
     const nodes = await this.client.list<Node>('Node');
-    const nodeByProviderID = new Map(
-      nodes.filter((n) => n.spec.providerID).map((n) => [n.spec.providerID as string, n]),
-    );
+    const nodeByProviderID = nodesByProviderID(nodes);
     for (const nc of await this.client.list<NodeClaim>('NodeClaim')) {
       const id = nc.status?.providerID;
       if (!id || nc.metadata.deletionTimestamp !== undefined) continue;
@@ -215,13 +315,6 @@ export class NodeAgent {
 
     const nodesNow = await this.client.list<Node>('Node');
     const owns = this.ownsNode;
-    let pods: Pod[] | undefined;
-    const podsNow = async (): Promise<Pod[]> => (pods ??= await this.client.list<Pod>('Pod'));
-    // Grouped once: a busy tick marks many nodes, and each would otherwise read every pod.
-    let byNode: Map<string, Pod[]> | undefined;
-    const work = this.useWatches ? this.podWork : undefined;
-    const podsOn = async (node: string): Promise<readonly Pod[]> =>
-      work?.tracking ? work.podsOn(node) : ((byNode ??= podsByNode(await podsNow())).get(node) ?? []);
     const heartbeat = async (): Promise<void> => {
       pass.nodesNotReady = await heartbeatNodes(
         this.client,
@@ -240,23 +333,7 @@ export class NodeAgent {
         await heartbeat();
       }, cloudChanged);
     }
-    // The pod pass depends on pods, Nodes (marking one NotReady is a Node write) and, for
-    // terminating pods only, the time: without a change or a terminating pod it would do nothing.
-    await this.podChanges.ifChanged(async () => {
-      const pods = work ? await work.next(podsNow) : await podsNow();
-      let podPass;
-      try {
-        podPass = await runPods(this.client, nodesNow, pods, new Set(pass.nodesNotReady), this.clock.now(), owns);
-      } catch (e) {
-        work?.failed();
-        throw e;
-      }
-      work?.done(podPass.terminatingPods);
-      pass.podsStarted = podPass.started;
-      pass.podsRemoved = podPass.removed;
-      this.terminatingPods = podPass.terminating;
-    }, this.terminatingPods);
-    return { result: pass, pending };
+    return { pending, nodes: nodesNow };
   }
 
   private async launch(nc: NodeClaim, types: ReadonlyMap<string, InstanceType>, pass: AgentPass): Promise<void> {

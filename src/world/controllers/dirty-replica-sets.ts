@@ -20,6 +20,12 @@ export class DirtyReplicaSets {
   private marked = new Map<string, Set<string>>();
   /** Pod `namespace/name` → the ReplicaSet it was last seen controlled by (so a change of owner marks both). */
   private readonly ownerOf = new Map<string, string>();
+  /**
+   * `namespace/ReplicaSet name` (the pod's namespace as it stands) → pod name → the latest object
+   * of each pod it controls; complete once a pass listed every pod (`seen` without a namespace).
+   */
+  private readonly owned = new Map<string, Map<string, Pod>>();
+  private complete = false;
 
   constructor(client: ClusterClient) {
     client.watch('Pod', (e) => {
@@ -30,6 +36,8 @@ export class DirtyReplicaSets {
       const owner = e.type === 'DELETED' ? undefined : controllingReplicaSet(pod);
       if (owner === undefined) this.ownerOf.delete(key);
       else this.ownerOf.set(key, owner);
+      if (was !== undefined) this.disown(pod, was);
+      if (owner !== undefined) this.own(pod, owner);
       if (was !== undefined && was !== owner) this.mark(ns, was);
       if (owner !== undefined) this.mark(ns, owner);
     });
@@ -43,12 +51,42 @@ export class DirtyReplicaSets {
     return out;
   }
 
-  /** Records the owners of listed pods (a full pass): a pod seen first in a list still marks its old owner. */
-  seen(pods: readonly Pod[]): void {
+  /**
+   * Records the owners of listed pods (a full pass): a pod seen first in a list still marks its old
+   * owner. A list of every namespace's pods (`everyNamespace`) also makes podsOwnedBy complete.
+   */
+  seen(pods: readonly Pod[], everyNamespace = false): void {
+    if (everyNamespace) this.owned.clear();
     for (const pod of pods) {
       const owner = controllingReplicaSet(pod);
-      if (owner !== undefined) this.ownerOf.set(`${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`, owner);
+      if (owner === undefined) continue;
+      this.ownerOf.set(`${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`, owner);
+      this.own(pod, owner);
     }
+    if (everyNamespace) this.complete = true;
+  }
+
+  /**
+   * The pods controlled (by name) by ReplicaSet `name` of `namespace`, as of the latest watch event,
+   * in no particular order; undefined until a pass listed every pod.
+   */
+  podsOwnedBy(namespace: string | undefined, name: string): Pod[] | undefined {
+    if (!this.complete) return undefined;
+    return [...(this.owned.get(`${namespace}/${name}`)?.values() ?? [])];
+  }
+
+  private own(pod: Pod, owner: string): void {
+    const key = `${pod.metadata.namespace}/${owner}`;
+    let pods = this.owned.get(key);
+    if (pods === undefined) this.owned.set(key, (pods = new Map()));
+    pods.set(pod.metadata.name, pod);
+  }
+
+  private disown(pod: Pod, owner: string): void {
+    const key = `${pod.metadata.namespace}/${owner}`;
+    const pods = this.owned.get(key);
+    pods?.delete(pod.metadata.name);
+    if (pods?.size === 0) this.owned.delete(key);
   }
 
   private mark(ns: string, name: string): void {

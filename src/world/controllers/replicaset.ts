@@ -74,20 +74,29 @@ export class ReplicaSetController {
 
   /** Syncs the ReplicaSets of `namespace` (all namespaces when undefined), or only those named in `only`. */
   private async sync(namespace?: string, only?: ReadonlySet<string>): Promise<void> {
-    const [replicaSets, pods] = await Promise.all([
-      this.client.list<ReplicaSet>('ReplicaSet', namespace),
-      this.client.list<Pod>('Pod', namespace),
-    ]);
-    if (only === undefined) this.dirty?.seen(pods);
-    if (replicaSets.length === 0) return;
+    const replicaSets = await this.client.list<ReplicaSet>('ReplicaSet', namespace);
+    // Marks for ReplicaSets that do not exist (a pod whose owner is gone, or never was) sync nothing:
+    // the namespace's pods are not read for them.
+    if (only !== undefined && !replicaSets.some((rs) => only.has(rs.metadata.name))) return;
     const byOwner = new Map<string, Pod[]>();
-    for (const pod of pods) {
-      const owner = controllingReplicaSet(pod);
-      if (owner === undefined || (only !== undefined && !only.has(owner))) continue;
-      const key = `${pod.metadata.namespace}/${owner}`;
-      const owned = byOwner.get(key);
-      if (owned) owned.push(pod);
-      else byOwner.set(key, [pod]);
+    // Marked ReplicaSets read their own pods from the watch index (the order does not matter: a
+    // sync counts them and orders a surplus completely); a full sync lists the namespace.
+    const indexed = only !== undefined && this.useWatches ? this.dirty : undefined;
+    const owned = [...(only ?? [])].map((name) => [name, indexed?.podsOwnedBy(namespace, name)] as const);
+    if (owned.length > 0 && owned.every(([, pods]) => pods !== undefined)) {
+      for (const [name, pods] of owned) byOwner.set(`${namespace}/${name}`, pods ?? []);
+    } else {
+      const pods = await this.client.list<Pod>('Pod', namespace);
+      if (only === undefined) this.dirty?.seen(pods, namespace === undefined);
+      if (replicaSets.length === 0) return;
+      for (const pod of pods) {
+        const owner = controllingReplicaSet(pod);
+        if (owner === undefined || (only !== undefined && !only.has(owner))) continue;
+        const key = `${pod.metadata.namespace}/${owner}`;
+        const list = byOwner.get(key);
+        if (list) list.push(pod);
+        else byOwner.set(key, [pod]);
+      }
     }
     for (const rs of replicaSets) {
       if (only !== undefined && !only.has(rs.metadata.name)) continue;
