@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // DisruptionBlocked events published only for the nodes whose verdict or objects changed (and for
 // those whose windows ended) record exactly what publishing every blocked node every tick records,
-// over a generated run of evaluations in which verdicts, messages and node objects change.
+// over a generated run of evaluations in which verdicts, messages and node objects change — also
+// when each record is made from the last by the changed verdicts alone (verdict-record.ts), when
+// only the changed nodes are looked at.
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import type { ClusterIndex, StateNode } from '../../src/core/cluster/state.js';
@@ -10,6 +12,8 @@ import type { EvalOutput, NodeResult } from '../../src/core/eval/output.js';
 import { EventLog } from '../../src/core/observe/event-log.js';
 import type { RecordedEvent } from '../../src/core/observe/recorder.js';
 import { BlockedEvents } from '../../src/control/reconciler/blocked-events.js';
+import { ownRecord } from '../../src/core/cluster/own-keys.js';
+import { withChanged } from '../../src/core/eval/verdict-record.js';
 
 const T0 = Date.parse('2026-11-26T00:00:00Z');
 const NAMES = ['n0', 'n1', 'n2', 'n3', 'n4', 'n5'];
@@ -70,33 +74,69 @@ function change(
   if (r() < 0.05) nodes.set(name, stateNode(name, `${name}-${tick}`));
 }
 
+/**
+ * The next record made from `record` by the changed verdicts (verdict-record.ts): every node has a
+ * verdict (unblocked when it has none), and a replaced Node counts as changed.
+ */
+function laidOver(
+  record: Record<string, NodeResult>,
+  first: boolean,
+  verdicts: ReadonlyMap<string, NodeResult>,
+  before: ReadonlyMap<string, StateNode>,
+  nodes: ReadonlyMap<string, StateNode>,
+): { record: Record<string, NodeResult>; followed: boolean } {
+  const now = (name: string) => verdicts.get(name) ?? unblocked;
+  if (first) return { record: ownRecord(Object.fromEntries(NAMES.map((n) => [n, now(n)]))), followed: false };
+  const changed = NAMES.filter((n) => record[n] !== now(n) || before.get(n) !== nodes.get(n));
+  return {
+    record: withChanged(
+      record,
+      changed.map((n) => [n, now(n)] as const),
+    ),
+    followed: changed.length > 0,
+  };
+}
+
+const unblocked: NodeResult = { nodePool: 'default', candidate: false, reasons: [], blocked: [] };
+
 describe('BlockedEvents', () => {
-  it('records what publishing every blocked node every tick records', () => {
-    for (let seed = 1; seed <= 20; seed++) {
-      const r = rng(seed);
-      const clock = new FakeClock(T0);
-      const direct = new EventLog(clock, { capacity: 100_000 });
-      const incremental = new EventLog(clock, { capacity: 100_000 });
-      const blocked = new BlockedEvents(incremental);
-      const verdicts = new Map<string, NodeResult>();
-      const nodes = new Map(NAMES.map((n) => [n, stateNode(n, `${n}-1`)]));
-      let nodesRecord: Record<string, NodeResult> = {};
-      for (let tick = 0; tick < 200; tick++) {
-        // Now and then a verdict changes (or goes), or a Node is replaced (a new uid): a new evaluation.
-        if (tick === 0 || r() < 0.3) {
-          for (const name of NAMES) change(r, name, verdicts, nodes, tick);
-          nodesRecord = Object.fromEntries(verdicts);
+  // Records made whole each time, and records made from the last one by the changed verdicts
+  // (verdict-record.ts, as evaluate-cluster.ts changedOnly makes them), whose events follow the change.
+  it.each(['whole records', 'changed verdicts laid over the last record'])(
+    'records what publishing every blocked node every tick records, %s',
+    (how) => {
+      const over = how !== 'whole records';
+      let followed = 0;
+      for (let seed = 1; seed <= 20; seed++) {
+        const r = rng(seed);
+        const clock = new FakeClock(T0);
+        const direct = new EventLog(clock, { capacity: 100_000 });
+        const incremental = new EventLog(clock, { capacity: 100_000 });
+        const blocked = new BlockedEvents(incremental);
+        const verdicts = new Map<string, NodeResult>();
+        const nodes = new Map(NAMES.map((n) => [n, stateNode(n, `${n}-1`)]));
+        let nodesRecord: Record<string, NodeResult> = {};
+        for (let tick = 0; tick < 200; tick++) {
+          // Now and then a verdict changes (or goes), or a Node is replaced (a new uid): a new evaluation.
+          if (tick === 0 || r() < 0.3) {
+            const before = new Map(nodes);
+            for (const name of NAMES) change(r, name, verdicts, nodes, tick);
+            const next = over ? laidOver(nodesRecord, tick === 0, verdicts, before, nodes) : undefined;
+            if (next?.followed) followed++;
+            nodesRecord = next?.record ?? Object.fromEntries(verdicts);
+          }
+          const evaluation = { nodes: nodesRecord } as EvalOutput;
+          const index = { nodesByName: new Map(nodes) } as ClusterIndex;
+          publishAll(direct, evaluation, index);
+          blocked.publish(evaluation, index, clock.now());
+          clock.advance(Math.floor(r() * 40_000));
         }
-        const evaluation = { nodes: nodesRecord } as EvalOutput;
-        const index = { nodesByName: new Map(nodes) } as ClusterIndex;
-        publishAll(direct, evaluation, index);
-        blocked.publish(evaluation, index, clock.now());
-        clock.advance(Math.floor(r() * 40_000));
+        const strip = (es: RecordedEvent[]) =>
+          es.map((e) => `${e.at - T0} ${e.object.kind}/${e.object.uid} ${e.message}`);
+        expect(strip(incremental.list()), `seed ${seed}`).toEqual(strip(direct.list()));
+        expect(direct.list().length).toBeGreaterThan(50);
       }
-      const strip = (es: RecordedEvent[]) =>
-        es.map((e) => `${e.at - T0} ${e.object.kind}/${e.object.uid} ${e.message}`);
-      expect(strip(incremental.list()), `seed ${seed}`).toEqual(strip(direct.list()));
-      expect(direct.list().length).toBeGreaterThan(50);
-    }
-  });
+      if (over) expect(followed).toBeGreaterThan(200);
+    },
+  );
 });

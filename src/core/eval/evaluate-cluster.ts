@@ -7,23 +7,33 @@ import { nodeVerdict, type Hold } from '../../../rules/node-verdict.js';
 import { compile } from '../../../rules/compile.js';
 import { GraphEngine, type FiredEvent } from '../../../rules/engine.js';
 import type { PoolFacts } from '../../../rules/facts.js';
-import { KARPENTER_REASONS, REASONS, type PolicySpec, type Reason } from '../../../rules/model.js';
+import { KARPENTER_REASONS, REASONS, type PolicySpec, type Reason, type WindowSpec } from '../../../rules/model.js';
 import { isWindowActive } from '../../../rules/window.js';
-import type { PodDisruptionBudget } from '../cluster/types.js';
+import type { NodePool, PodDisruptionBudget } from '../cluster/types.js';
 import { type ClusterIndex, type StateNode } from '../cluster/state.js';
-import { NO_DISRUPTION_STATE, NodeFactDeriver, type DisruptionState, type PreparedNode } from '../facts/node-facts.js';
-import { PodWindowMatcher, type PodWarning } from '../facts/pod-windows.js';
+import {
+  NO_DISRUPTION_STATE,
+  NodeFactDeriver,
+  type DisruptionState,
+  type NodeInstant,
+  type PreparedNode,
+} from '../facts/node-facts.js';
+import { PodWindowMatcher, type PodWarning, type WindowState } from '../facts/pod-windows.js';
 import { pauseFacts, pauseMessage, pausesOf, pausesPool, pausesReason, type Pause } from '../facts/pauses.js';
 import { bucketCount, disruptionReason, type DisruptingByReason } from './disruption-reasons.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
-import { nodeRow, PreparedNodeCache } from './prepared-nodes.js';
-import { Combinations, DecisionKeys } from './fact-combinations.js';
+import { nodeRow, PreparedNodeCache, type NodeRow } from './prepared-nodes.js';
+import { changedPositions } from './changed-nodes.js';
+import { DueNodes } from './due-nodes.js';
+import { withChanged } from './verdict-record.js';
+import { Combinations, DecisionKeys, type Memoised } from './fact-combinations.js';
 import type { NodeDetails } from '../../../rules/facts.js';
 import type { FactValidity } from '../facts/fact-validity.js';
 import type { EvalOutput, NodeResult, PauseView, PoolResult } from './output.js';
-import { resolvePolicies } from './resolve-policies.js';
-import { counterOf, rateKey, rateStartsOf, rateUses } from './rate-use.js';
+import { resolvePolicies, type Governed } from './resolve-policies.js';
+import { counterOf, hasRateBudgets, rateKey, rateStartsOf, rateUses } from './rate-use.js';
+import type { PoolStarts } from '../cluster/disruption-starts.js';
 import { ownRecord } from '../cluster/own-keys.js';
 import { countScopes, scopeHolds } from './budget-scopes.js';
 
@@ -78,13 +88,31 @@ export class Evaluator {
    * Node verdicts derived (cache misses) and reused, whole evaluations reused, nodes prepared (prepared-nodes.ts
    * misses) and node-rule answers shared with a node of the same combination, for tests of the caches and benchmarks.
    */
-  readonly nodeStats = { derived: 0, reused: 0, evaluationsReused: 0, prepared: 0, shared: 0 };
+  readonly nodeStats = {
+    derived: 0,
+    reused: 0,
+    evaluationsReused: 0,
+    prepared: 0,
+    shared: 0,
+    /** Evaluations made from the last one by deriving only the changed nodes (changedOnly). */
+    evaluationsIncremental: 0,
+  };
   /**
    * Keep each node's prepared facts across evaluations (prepared-nodes.ts), so that a node derived
    * again reads only its pods that move with time. Switched off only to measure it and, in tests,
    * to compare with deriving every node from all its pods.
    */
   prepared = true;
+  /**
+   * Derive only the nodes whose objects changed since the last evaluation while nothing else it
+   * read moved (changedOnly); off, every evaluation walks every node through the verdict cache.
+   * Switched off only to measure it and, in tests, to compare with the whole pass.
+   */
+  incremental = true;
+  /** The last resolvePolicies answer, with what it was made from (resolve). */
+  private resolved: Resolved | undefined;
+  /** The last evaluation, for the next one to start from (changedOnly). */
+  private last: LastPass | undefined;
 
   /**
    * @param reuse keep node verdicts across evaluations. Sound when objects are never mutated in
@@ -154,6 +182,25 @@ export class Evaluator {
     return this.runPool(engine, this.windowFacts(engine, nowMs), nowMs, paused);
   }
 
+  /** Which policy governs each NodePool, kept while the NodePool list and the policies are the same. */
+  private resolve(pools: readonly NodePool[], policies: readonly PolicySpec[]): Resolved {
+    const kept = this.resolved;
+    if (kept?.pools === pools && kept.policies === policies) return kept;
+    const { byPool, warnings } = resolvePolicies(pools, policies);
+    const governing = new Set([...byPool.values()].map((g) => g.policy));
+    const r: Resolved = {
+      pools,
+      policies,
+      byPool,
+      warnings,
+      governing,
+      policyOfPool: new Map([...byPool].map(([pool, g]) => [pool, g.policy])),
+      rated: [...governing].some(hasRateBudgets),
+    };
+    this.resolved = r;
+    return r;
+  }
+
   /** The pauses among the cluster's ConfigMaps (kept while the list is the same). */
   pausesIn(index: ClusterIndex): readonly Pause[] {
     const from = index.snapshot.configMaps;
@@ -200,8 +247,9 @@ export class Evaluator {
     nowMs: number,
     state: DisruptionState = NO_DISRUPTION_STATE,
   ): Promise<EvalOutput> {
-    const { byPool, warnings } = resolvePolicies(index.snapshot.nodePools, policies);
-    const governing = new Set([...byPool.values()].map((g) => g.policy));
+    const resolved = this.resolve(index.snapshot.nodePools, policies);
+    const { byPool, governing, policyOfPool } = resolved;
+    const warnings = [...resolved.warnings];
     const pauses = this.pausesIn(index);
     // Each policy's window facts at this instant, computed once: the reuse check and the pool rules both read them.
     const windowFacts = new Map<PolicySpec, WindowFacts>();
@@ -212,8 +260,7 @@ export class Evaluator {
     };
     const stateNow = this.reuse ? stateKey(state) : undefined;
     // Rate budgets read the pools' disruption starts, which leave their windows as time passes.
-    const policyOfPool = new Map([...byPool].map(([pool, g]) => [pool, g.policy]));
-    const rateStarts = rateStartsOf(index, policyOfPool, nowMs);
+    const rateStarts = resolved.rated ? rateStartsOf(index, policyOfPool, nowMs) : new Map<string, PoolStarts>();
     const poolWindows =
       stateNow === undefined
         ? ''
@@ -226,15 +273,6 @@ export class Evaluator {
       const previous = kept.output!;
       return { ...previous, at: atText(nowMs), decisions: [], warnings: [...previous.warnings] };
     }
-    const span = stateNow === undefined ? undefined : new EvaluationSpan(index, policies, stateNow, poolWindows);
-    const podWarnings = new Map<string, PodWarning>();
-    let nodeWarnings: PodWarning[] = [];
-    const record = (w: PodWarning) => podWarnings.set(`${w.pod}\u0000${w.message}`, w);
-    // A derived node's warnings, kept with its verdict (nodeWarnings is the array of the node being derived).
-    const warn = (w: PodWarning) => {
-      record(w);
-      nodeWarnings.push(w);
-    };
     if (!sameElements(this.pdbs, index.snapshot.pdbs)) {
       this.pdbs = index.snapshot.pdbs;
       const key = pdbVerdictKey(index.snapshot.pdbs);
@@ -242,43 +280,19 @@ export class Evaluator {
       this.pdbKey = key;
     }
     const pdbEpoch = this.pdbEpoch;
-    const perPolicy = new Map<
-      PolicySpec,
-      {
-        engine: GraphEngine;
-        windows: Record<string, boolean>;
-        windowKey: string;
-        errors: string[];
-        events: FiredEvent[];
-        deriver: NodeFactDeriver;
-        combinations: Combinations;
-        prepareNode: (sn: StateNode) => PreparedNode;
-      }
-    >();
-    const prepare = async (policy: PolicySpec) => {
+    const last = this.last;
+    this.last = undefined;
+    if (last !== undefined && stateNow !== undefined && this.incremental && this.prepared) {
+      const at = { index, policies, nowMs, state, stateNow, poolWindows, pauses, pdbEpoch, byPool, windowsOf };
+      const output = await this.changedOnly(last, at, warnings);
+      if (output) return output;
+    }
+    const span = stateNow === undefined ? undefined : new EvaluationSpan(index, policies, stateNow, poolWindows);
+    const pass: NodePass = { index, nowMs, state, pdbEpoch, span, sink: { warnings: [] } };
+    const perPolicy = new Map<PolicySpec, PolicyPass>();
+    const prepare = (policy: PolicySpec): PolicyPass => {
       let p = perPolicy.get(policy);
-      if (!p) {
-        const engine = this.engineFor(policy);
-        const w = windowsOf(policy);
-        const { windows, errors } = w;
-        let windowKey = '';
-        for (const [id, on] of Object.entries(windows)) if (id.startsWith('window:w:')) windowKey += on ? '1' : '0';
-        const deriver = new NodeFactDeriver(index, engine.graph, state, warn, this.matcherFor(policy));
-        p = {
-          engine,
-          windows,
-          windowKey,
-          errors,
-          events: await this.runPool(engine, w, nowMs),
-          deriver,
-          combinations: new Combinations(this.decisionKeysFor(engine), engine, deriver, windows),
-          prepareNode: (sn: StateNode) => {
-            this.nodeStats.prepared++;
-            return deriver.prepare(sn);
-          },
-        };
-        perPolicy.set(policy, p);
-      }
+      if (!p) perPolicy.set(policy, (p = this.policyPass(policy, pass, windowsOf(policy))));
       return p;
     };
 
@@ -309,7 +323,8 @@ export class Evaluator {
     for (const np of index.snapshot.nodePools) {
       const name = np.metadata.name;
       const governed = byPool.get(name)!;
-      const p = await prepare(governed.policy);
+      const p = prepare(governed.policy);
+      p.events ??= await this.runPool(p.engine, windowsOf(governed.policy), nowMs);
       const { nodes, disrupting, byReason } = counts.get(name) ?? { nodes: 0, disrupting: 0, byReason: {} };
       const buckets = governed.policy.budgets.some((b) => b.perReason);
       const mine = pauses.filter((x) => pausesPool(x, name));
@@ -341,7 +356,7 @@ export class Evaluator {
         if (a.bucket) (result.boundByBucket ??= []).push(reason);
       }
       if (starts) {
-        const rates = rateUses(governed.policy, p.events, starts, nodes, nowMs);
+        const rates = rateUses(governed.policy, p.events!, starts, nodes, nowMs);
         if (rates.length) result.rates = rates;
         if ('error' in starts) result.errors.push(starts.error);
       }
@@ -349,55 +364,26 @@ export class Evaluator {
     }
 
     const nodes = ownRecord<NodeResult>();
+    // Each node's pod warnings by its place, and when its facts next move with time, kept for
+    // an evaluation of only the changed nodes.
+    const warned: (readonly PodWarning[] | undefined)[] = new Array(rows.length);
+    const due = span && this.prepared ? new DueNodes() : undefined;
+    const podWarnings = new Map<string, PodWarning>();
     if (this.reuse) this.verdicts.beginPass();
-    for (const row of rows) {
-      const { sn } = row;
-      if (!sn.node) continue;
-      const poolName = row.pool;
-      const policy = (poolName !== undefined && byPool.get(poolName)?.policy) || ORPHAN;
-      // Awaiting only on a policy's first node: an await per node is measurable at 5,000 nodes.
-      const p = perPolicy.get(policy) ?? (await prepare(policy));
-      const inputs = { policy, pdbEpoch, windowKey: p.windowKey, state };
-      const cached = this.reuse
-        ? this.verdicts.get(index, sn, inputs, nowMs, (spec, at) => p.deriver.windowState(spec, at))
-        : undefined;
-      if (cached) {
-        span?.add(cached.validity, p.deriver.windowStateOf);
-        this.nodeStats.reused++;
-        // Replayed, not pushed: they must not join the warnings kept for the node derived last.
-        for (const w of cached.warnings) record(w);
-        nodes[sn.name] = cached.result;
-        continue;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      if (!row.sn.node) continue;
+      const policy = (row.pool !== undefined && byPool.get(row.pool)?.policy) || ORPHAN;
+      const p = perPolicy.get(policy) ?? prepare(policy);
+      // Awaiting only a node whose rule graph runs: an await per node is measurable at 5,000 nodes.
+      let v = this.keptVerdict(row, policy, p, pass) ?? this.deriveVerdict(row, policy, p, pass);
+      if (v instanceof Promise) v = await v;
+      nodes[row.sn.name] = v.result;
+      due?.push(v.validity.until, i);
+      if (v.warnings.length > 0) {
+        warned[i] = v.warnings;
+        for (const w of v.warnings) podWarnings.set(`${w.pod}\u0000${w.message}`, w);
       }
-      this.nodeStats.derived++;
-      nodeWarnings = [];
-      let result: NodeResult | undefined;
-      let validity: FactValidity;
-      if (this.prepared) {
-        // The node's prepared facts and its facts at this instant; the rule graph runs, and its
-        // answer becomes a verdict, once per combination of facts and the details messages name.
-        const memoised = this.preparedNodes.get(row, policy, pdbEpoch, p.prepareNode);
-        const { prepared } = memoised;
-        const now = p.deriver.instant(prepared, sn, nowMs);
-        span?.add(now.validity, p.deriver.windowStateOf);
-        validity = now.validity;
-        const key = p.combinations.key(memoised, now.facts);
-        const events = p.combinations.known(key) ?? (await p.combinations.answer(key, prepared, now.facts));
-        const detailsKey = p.combinations.detailsKey(memoised, events, now.details);
-        result = p.combinations.result(key, detailsKey);
-        if (result) this.nodeStats.shared++;
-        else {
-          result = nodeResult(events, now.details, policy, poolName);
-          p.combinations.keep(key, detailsKey, result);
-        }
-      } else {
-        const derived = p.deriver.derive(sn, nowMs, p.windows);
-        span?.add(derived.validity, p.deriver.windowStateOf);
-        validity = derived.validity;
-        result = nodeResult(await p.engine.runNode(derived.facts), derived.details, policy, poolName);
-      }
-      nodes[sn.name] = result;
-      if (this.reuse) this.verdicts.set(index, sn, inputs, validity, { result, warnings: nodeWarnings });
     }
     if (this.reuse) this.verdicts.endPass();
 
@@ -405,7 +391,7 @@ export class Evaluator {
     const withScopes = [...governing].some((p) => p.scopedBudgets?.length);
     const scopes = withScopes
       ? countScopes({
-          policyOf: new Map([...byPool].map(([pool, g]) => [pool, g.policy])),
+          policyOf: policyOfPool,
           eventsOf: (policy) => perPolicy.get(policy)?.events ?? [],
           reasonsOf: reasonsInScope,
           counted,
@@ -414,7 +400,8 @@ export class Evaluator {
       : undefined;
     if (scopes) scopeHolds(nodes, scopes);
 
-    for (const w of podWarnings.values()) warnings.push(`Pod ${w.pod}: ${w.message}`);
+    const podTexts = [...podWarnings.values()].map((w) => `Pod ${w.pod}: ${w.message}`);
+    warnings.push(...podTexts);
     const output: EvalOutput = {
       at: atText(nowMs),
       nodePools,
@@ -425,8 +412,341 @@ export class Evaluator {
     };
     if (span) span.output = { ...output, warnings: [...warnings] };
     this.span = span;
+    if (span && due && !scopes)
+      this.last = {
+        index,
+        policies,
+        stateNow: stateNow!,
+        poolWindows,
+        pdbEpoch,
+        pauses,
+        nowMs,
+        rated: rateStarts.size > 0,
+        span,
+        output: span.output!,
+        warned,
+        podTexts,
+        due,
+        combinations: new Map([...perPolicy].map(([policy, p]) => [policy, p.combinations])),
+      };
     return output;
   }
+
+  /** A policy's part of one evaluation: its engine, window facts, fact deriver and rule answers per combination. */
+  private policyPass(policy: PolicySpec, pass: NodePass, w: WindowFacts, from?: Combinations): PolicyPass {
+    const engine = this.engineFor(policy);
+    const { windows, errors } = w;
+    let windowKey = '';
+    for (const [id, on] of Object.entries(windows)) if (id.startsWith('window:w:')) windowKey += on ? '1' : '0';
+    const warn = (x: PodWarning) => pass.sink.warnings.push(x);
+    const deriver = new NodeFactDeriver(pass.index, engine.graph, pass.state, warn, this.matcherFor(policy));
+    return {
+      engine,
+      windows,
+      windowKey,
+      errors,
+      deriver,
+      combinations: new Combinations(this.decisionKeysFor(engine), engine, deriver, windows, from),
+      prepareNode: (sn: StateNode) => {
+        this.nodeStats.prepared++;
+        return deriver.prepare(sn);
+      },
+      windowState: (spec, at) => deriver.windowState(spec, at),
+    };
+  }
+
+  /** The node's kept verdict (node-result-cache.ts), when its inputs are unchanged and its facts still hold. */
+  private keptVerdict(row: NodeRow, policy: PolicySpec, p: PolicyPass, pass: NodePass): NodeVerdict | undefined {
+    if (!this.reuse) return undefined;
+    const inputs = { policy, pdbEpoch: pass.pdbEpoch, windowKey: p.windowKey, state: pass.state };
+    const cached = this.verdicts.get(pass.index, row.sn, inputs, pass.nowMs, p.windowState);
+    if (cached === undefined) return undefined;
+    pass.span?.add(cached.validity, p.deriver.windowStateOf);
+    this.nodeStats.reused++;
+    return cached;
+  }
+
+  /**
+   * The node's verdict derived at the pass's instant, kept for the next evaluations; a promise
+   * only when its rule graph must run (no node of its combination was answered yet). Without
+   * closures per node: at 5,000 nodes their allocation shows.
+   */
+  private deriveVerdict(
+    row: NodeRow,
+    policy: PolicySpec,
+    p: PolicyPass,
+    pass: NodePass,
+  ): NodeVerdict | Promise<NodeVerdict> {
+    const { sn } = row;
+    this.nodeStats.derived++;
+    const warnings: PodWarning[] = (pass.sink.warnings = []);
+    if (!this.prepared) {
+      const derived = p.deriver.derive(sn, pass.nowMs, p.windows);
+      pass.span?.add(derived.validity, p.deriver.windowStateOf);
+      return p.engine.runNode(derived.facts).then((events) => {
+        const result = nodeResult(events, derived.details, policy, row.pool);
+        return this.keep(row, policy, p, pass, { result, warnings, validity: derived.validity });
+      });
+    }
+    // The node's prepared facts and its facts at this instant; the rule graph runs, and its
+    // answer becomes a verdict, once per combination of facts and the details messages name.
+    const memoised = this.preparedNodes.get(row, policy, pass.pdbEpoch, p.prepareNode);
+    const now = p.deriver.instant(memoised.prepared, sn, pass.nowMs);
+    pass.span?.add(now.validity, p.deriver.windowStateOf);
+    const key = p.combinations.key(memoised, now.facts);
+    const known = p.combinations.known(key);
+    if (known) return this.combinationVerdict(row, policy, p, pass, memoised, now, key, known, warnings);
+    return p.combinations
+      .answer(key, memoised.prepared, now.facts)
+      .then((events) => this.combinationVerdict(row, policy, p, pass, memoised, now, key, events, warnings));
+  }
+
+  /** A derived node's verdict from its combination's answer: one result per combination and details, shared. */
+  private combinationVerdict(
+    row: NodeRow,
+    policy: PolicySpec,
+    p: PolicyPass,
+    pass: NodePass,
+    memoised: Memoised,
+    now: NodeInstant,
+    key: number,
+    events: readonly FiredEvent[],
+    warnings: PodWarning[],
+  ): NodeVerdict {
+    const detailsKey = p.combinations.detailsKey(memoised, events, now.details);
+    let result = p.combinations.result(key, detailsKey);
+    if (result) this.nodeStats.shared++;
+    else {
+      result = nodeResult(events, now.details, policy, row.pool);
+      p.combinations.keep(key, detailsKey, result);
+    }
+    return this.keep(row, policy, p, pass, { result, warnings, validity: now.validity });
+  }
+
+  /** A derived verdict, kept in the verdict cache for the next evaluations. */
+  private keep(row: NodeRow, policy: PolicySpec, p: PolicyPass, pass: NodePass, v: NodeVerdict): NodeVerdict {
+    if (this.reuse) {
+      const inputs = { policy, pdbEpoch: pass.pdbEpoch, windowKey: p.windowKey, state: pass.state };
+      this.verdicts.set(pass.index, row.sn, inputs, v.validity, v);
+    }
+    return v;
+  }
+
+  /**
+   * The evaluation at a later instant made from the last one by deriving only the nodes whose
+   * StateNode changed (changed-nodes.ts) and those whose facts moved with time since (their
+   * thresholds passed, due-nodes.ts): undefined when anything else the last one read may have
+   * moved, and the caller then evaluates every node. Everything else is compared here — the
+   * policies, the in-flight state, every pool's window, threshold and pause facts (the pool key),
+   * the PDBs' verdict epoch, the NodePools, every window a node read — so every other node's
+   * verdict is the one a whole pass would give. A changed node must keep its place in its pool's
+   * counts: the pools' results are then the last ones too. The rule graphs still decide each node.
+   */
+  private async changedOnly(
+    last: LastPass,
+    at: ChangedOnlyInputs,
+    resolved: string[],
+  ): Promise<EvalOutput | undefined> {
+    const { index, nowMs, state } = at;
+    const before = last.index;
+    if (!sameInputs(last, at)) return undefined;
+    const changedAt = changedPositions(before.stateNodes, index.stateNodes, CHANGED_LIMIT);
+    if (changedAt === undefined) return undefined;
+    // The nodes whose facts moved with time since, with the changed ones, each once and in order.
+    const dueAt: number[] = [];
+    last.due.takeDue(nowMs, dueAt);
+    const positions = dueAt.length === 0 ? changedAt : [...new Set([...changedAt, ...dueAt])].sort((a, b) => a - b);
+    if (positions.length > CHANGED_LIMIT) return undefined;
+    const oldRows = this.preparedNodes.rowsOf(before);
+    const rows = this.preparedNodes.rowsAfter(index, before, changedAt);
+    if (rows === undefined) return undefined;
+    const pass: NodePass = { index, nowMs, state, pdbEpoch: at.pdbEpoch, span: last.span, sink: { warnings: [] } };
+    const perPolicy = new Map<PolicySpec, PolicyPass>();
+    const changed: [string, NodeResult][] = [];
+    let warningsMoved = false;
+    for (const i of positions) {
+      const was = oldRows[i];
+      const row = rows[i];
+      const { sn } = row;
+      if (was !== row && (!sameCount(was, row, state) || !was.sn.node !== !sn.node)) return undefined;
+      if (!sn.node) continue;
+      const policy = (row.pool !== undefined && at.byPool.get(row.pool)?.policy) || ORPHAN;
+      let p = perPolicy.get(policy);
+      if (p === undefined) {
+        const from = last.combinations.get(policy);
+        if (from !== undefined && from.size > MAX_CARRIED_ANSWERS) return undefined;
+        perPolicy.set(policy, (p = this.policyPass(policy, pass, at.windowsOf(policy), from)));
+      }
+      let v = this.keptVerdict(row, policy, p, pass) ?? this.deriveVerdict(row, policy, p, pass);
+      if (v instanceof Promise) v = await v;
+      last.due.push(v.validity.until, i);
+      if (v.warnings.length > 0 || last.warned[i] !== undefined) warningsMoved = true;
+      last.warned[i] = v.warnings.length > 0 ? v.warnings : undefined;
+      const previous = last.output.nodes[sn.name];
+      // The same verdict for the same Node and NodeClaim: the last record stands for it, and so
+      // do the views and events made from that record (verdict-digest.ts, blocked-events.ts).
+      if (!sameObjects(was.sn, sn) || !sameResult(previous, v.result)) changed.push([sn.name, v.result]);
+    }
+    for (const [policy, p] of perPolicy) last.combinations.set(policy, p.combinations);
+    // The last record with the changed verdicts laid over it, not a copy (verdict-record.ts).
+    const nodes = withChanged(last.output.nodes, changed);
+    if (warningsMoved) last.podTexts = podTextsOf(last.warned);
+    const output: EvalOutput = {
+      at: atText(nowMs),
+      nodePools: last.output.nodePools,
+      nodes,
+      decisions: [],
+      warnings: [...resolved, ...last.podTexts],
+    };
+    const kept = { ...output, warnings: [...output.warnings] };
+    last.span.moveTo(index, kept, last.due.next());
+    this.span = last.span;
+    Object.assign(last, { index, nowMs, output: kept });
+    this.last = last;
+    this.nodeStats.evaluationsIncremental++;
+    return output;
+  }
+}
+
+/** At most this many changed nodes are derived on their own; more, and the whole pass is as cheap. */
+const CHANGED_LIMIT = 256;
+/** Rule answers carried from one evaluation to the next before they are dropped (a whole pass starts afresh). */
+const MAX_CARRIED_ANSWERS = 20_000;
+
+/** resolvePolicies' answer and what the evaluation reads of it, for a NodePool list and policies. */
+interface Resolved {
+  pools: readonly NodePool[];
+  policies: readonly PolicySpec[];
+  byPool: Map<string, Governed>;
+  /** Pool-level warnings (overlapping selectors); copied by each evaluation, which adds its own. */
+  warnings: readonly string[];
+  governing: Set<PolicySpec>;
+  policyOfPool: Map<string, PolicySpec>;
+  /** Some governing policy has rate budgets: the pools' disruption starts are read. */
+  rated: boolean;
+}
+
+/** What an evaluation of only the changed nodes reads besides the last evaluation (changedOnly). */
+interface ChangedOnlyInputs {
+  index: ClusterIndex;
+  policies: readonly PolicySpec[];
+  nowMs: number;
+  state: DisruptionState;
+  stateNow: string;
+  poolWindows: string;
+  pauses: readonly Pause[];
+  pdbEpoch: number;
+  byPool: Map<string, Governed>;
+  windowsOf: (policy: PolicySpec) => WindowFacts;
+}
+
+/** What one evaluation passes to each node's verdict. */
+interface NodePass {
+  index: ClusterIndex;
+  nowMs: number;
+  state: DisruptionState;
+  pdbEpoch: number;
+  span: EvaluationSpan | undefined;
+  /** The pod warnings of the node being derived: the derivers' warn appends to it. */
+  sink: { warnings: PodWarning[] };
+}
+
+/** A policy's part of one evaluation (Evaluator.policyPass). */
+interface PolicyPass {
+  engine: GraphEngine;
+  windows: Record<string, boolean>;
+  windowKey: string;
+  errors: string[];
+  /** Its pool rules' events, run once per evaluation when a pool it governs is evaluated. */
+  events?: FiredEvent[];
+  deriver: NodeFactDeriver;
+  combinations: Combinations;
+  prepareNode: (sn: StateNode) => PreparedNode;
+  windowState: (spec: WindowSpec, nowMs: number) => WindowState;
+}
+
+interface NodeVerdict {
+  result: NodeResult;
+  warnings: readonly PodWarning[];
+  /** How long its facts hold, its objects unchanged. */
+  validity: FactValidity;
+}
+
+/** The last evaluation, as the next one starts from it when only some nodes' objects changed (changedOnly). */
+interface LastPass {
+  index: ClusterIndex;
+  policies: readonly PolicySpec[];
+  stateNow: string;
+  poolWindows: string;
+  pdbEpoch: number;
+  pauses: readonly Pause[];
+  nowMs: number;
+  /** Some governing policy has rate budgets (its pools' results read the instant). */
+  rated: boolean;
+  span: EvaluationSpan;
+  /** When each node's facts next move with time. */
+  due: DueNodes;
+  output: EvalOutput;
+  /** Each node's pod warnings by its place in the index, and all of them as the output words them. */
+  warned: (readonly PodWarning[] | undefined)[];
+  podTexts: string[];
+  combinations: Map<PolicySpec, Combinations>;
+}
+
+/**
+ * Whether everything but the nodes' own objects reads as it did at the last evaluation: its
+ * policies, in-flight state, pools' window, threshold, pause and rate facts, PDB epoch and
+ * NodePools, at a later instant inside the span of every node's facts.
+ */
+function sameInputs(
+  last: LastPass,
+  at: Pick<ChangedOnlyInputs, 'index' | 'policies' | 'stateNow' | 'poolWindows' | 'pdbEpoch' | 'pauses' | 'nowMs'>,
+): boolean {
+  const { index, nowMs } = at;
+  const before = last.index;
+  return (
+    last.policies === at.policies &&
+    last.stateNow === at.stateNow &&
+    last.poolWindows === at.poolWindows &&
+    last.pdbEpoch === at.pdbEpoch &&
+    last.pauses === at.pauses &&
+    nowMs >= last.nowMs &&
+    index.snapshot.nodePools === before.snapshot.nodePools &&
+    index.nodePoolsByName === before.nodePoolsByName &&
+    // A rate budget's use names the instant one more may start, which moves with the clock
+    // (a NodeClaim disrupting now counts as a start now): its pools are evaluated again.
+    !last.rated &&
+    last.span.windowsHold(nowMs)
+  );
+}
+
+/** Whether a changed node keeps its place in its pool's budget count (and so every pool's result stands). */
+function sameCount(was: NodeRow, row: NodeRow, state: DisruptionState): boolean {
+  if (was.pool !== row.pool || was.counted !== row.counted || was.sn.providerID !== row.sn.providerID) return false;
+  if (!row.counted) return true;
+  // A disrupting node counts by its reason, which its NodeClaim may carry: not followed here.
+  const id = row.sn.providerID;
+  return !was.disrupting && !row.disrupting && (id === undefined || !state.marked.has(id));
+}
+
+/** The same Node and NodeClaim objects by name and uid: events about them name the same objects. */
+function sameObjects(a: StateNode, b: StateNode): boolean {
+  return (
+    a.node?.metadata.uid === b.node?.metadata.uid &&
+    a.nodeClaim?.metadata.name === b.nodeClaim?.metadata.name &&
+    a.nodeClaim?.metadata.uid === b.nodeClaim?.metadata.uid
+  );
+}
+
+/** The same verdict: the same object (a combination's shared result) or one equal in every field. */
+const sameResult = (a: NodeResult | undefined, b: NodeResult): boolean =>
+  a === b || (a !== undefined && JSON.stringify(a) === JSON.stringify(b));
+
+/** The pod warnings of every node in node order, each once, as the output words them. */
+function podTextsOf(warned: readonly (readonly PodWarning[] | undefined)[]): string[] {
+  const all = new Map<string, PodWarning>();
+  for (const ws of warned) if (ws) for (const w of ws) all.set(`${w.pod}\u0000${w.message}`, w);
+  return [...all.values()].map((w) => `Pod ${w.pod}: ${w.message}`);
 }
 
 /** A node's result from the events its rules fired and the details their messages name. */

@@ -30,7 +30,7 @@ export class EvaluationSpan {
   output: EvalOutput | undefined;
 
   constructor(
-    private readonly index: ClusterIndex,
+    private index: ClusterIndex,
     private readonly policies: readonly PolicySpec[],
     private readonly state: string,
     /** The pools' budget and maintenance window facts at the evaluation, joined. */
@@ -60,8 +60,34 @@ export class EvaluationSpan {
       poolWindows !== this.poolWindows
     )
       return false;
-    if (nowMs < this.from || nowMs >= this.until) return false;
+    return this.timeHolds(nowMs);
+  }
+
+  /**
+   * Whether every node's facts recorded in the span, and every window they read, are still what
+   * they were at `nowMs`.
+   */
+  timeHolds(nowMs: number): boolean {
+    return nowMs < this.until && this.windowsHold(nowMs);
+  }
+
+  /**
+   * Whether every window the nodes read is in the state it was, at an instant not before the
+   * span; the instants nodes' thresholds pass are followed per node (due-nodes.ts).
+   */
+  windowsHold(nowMs: number): boolean {
+    if (nowMs < this.from) return false;
     for (const [spec, w] of this.windows) if (w.stateOf(spec, nowMs) !== w.state) return false;
     return true;
+  }
+
+  /**
+   * The span carried to the index an evaluation of only the changed and due nodes was made for
+   * (their validities added), ending when the next node is due (due-nodes.ts).
+   */
+  moveTo(index: ClusterIndex, output: EvalOutput, until: number): void {
+    this.index = index;
+    this.output = output;
+    this.until = until;
   }
 }

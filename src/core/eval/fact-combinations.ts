@@ -87,10 +87,14 @@ export class DecisionKeys {
   }
 }
 
-/** One evaluation's node-rule answers and node results for one policy, per combination. */
+/**
+ * One evaluation's node-rule answers and node results for one policy, per combination. An
+ * evaluation of only the changed nodes (evaluate-cluster.ts) carries them on from the last one:
+ * its window facts are the same, and no answer reads the instant otherwise.
+ */
 export class Combinations {
-  private readonly answers = new Map<number, readonly FiredEvent[]>();
-  private readonly results = new Map<number, Map<string, NodeResult>>();
+  private readonly answers: Map<number, readonly FiredEvent[]>;
+  private readonly results: Map<number, Map<string, NodeResult>>;
 
   constructor(
     private readonly keys: DecisionKeys,
@@ -98,7 +102,17 @@ export class Combinations {
     private readonly deriver: NodeFactDeriver,
     /** The policy's window facts at this instant (fixed for the evaluation). */
     private readonly windows: Record<string, boolean>,
-  ) {}
+    /** The last evaluation's, made with the same window facts, whose answers and results are shared. */
+    from?: Combinations,
+  ) {
+    this.answers = from?.answers ?? new Map();
+    this.results = from?.results ?? new Map();
+  }
+
+  /** How many answers are kept (a carried-on set is dropped when it grows large). */
+  get size(): number {
+    return this.answers.size;
+  }
 
   /** The key of the node's combination. */
   key(node: Memoised, now: InstantFacts): number {

@@ -106,6 +106,26 @@ export class PreparedNodeCache {
   }
 
   /**
+   * The rows of `index`, made from the last index's by a few StateNodes replaced in their places
+   * (`positions`, found by changed-nodes.ts): only those rows are made again. The caller has
+   * checked that the last index given here is the one `index` was compared with.
+   */
+  rowsAfter(index: ClusterIndex, last: ClusterIndex, positions: readonly number[]): readonly NodeRow[] | undefined {
+    if (this.index !== last) return undefined;
+    this.index = index;
+    this.indexNumber++;
+    const rows = this.rows.slice();
+    for (const i of positions) {
+      const sn = index.stateNodes[i];
+      const row = nodeRow(sn);
+      row.entry = this.byName.get(sn.name);
+      rows[i] = row;
+    }
+    this.rows = rows;
+    return rows;
+  }
+
+  /**
    * The row's prepared facts (a row of the index last given to `rowsOf`): kept ones while its
    * Node, NodeClaim, bound pods, NodePool, policy and the PDB epoch (bumped by the caller whenever
    * what PDBs decide changed) are the same, else `prepare`'s, kept for the next evaluation.

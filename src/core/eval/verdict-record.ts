@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// The node-verdict record of an evaluation made from the last one by a few changed verdicts
+// (evaluate-cluster.ts changedOnly). Copying a 5,000-entry record costs ~1 ms, more than the rest
+// of a one-event tick's evaluation, so the new record is a view: the record it was made from
+// (its base, never changed) with the changed entries laid over it. It reads like any record —
+// lookups, Object.keys/entries, JSON, spreading — and is read-only, as every evaluation's record
+// is treated. The layers do not pile up: a view made from a view shares its base and copies only
+// the overlay, and once the overlay grows past COMPACT_AT entries a plain record is made instead
+// (the copy then pays for that many events at once). Views also remember what they were made
+// from and what changed, which lets the verdict digest (verdict-digest.ts) follow the change
+// instead of walking every node again.
+import { ownRecord } from '../cluster/own-keys.js';
+import type { NodeResult } from './output.js';
+
+type Verdicts = Record<string, NodeResult>;
+
+/** Past this many changed entries over one base, a plain copy is made. */
+const COMPACT_AT = 256;
+
+interface View {
+  base: Verdicts;
+  /** The entries laid over the base, by node name (each name is one of the base's). */
+  over: ReadonlyMap<string, NodeResult>;
+  /** The record this one was made from, and the names whose verdicts changed from it. */
+  from: Verdicts;
+  changed: readonly string[];
+}
+
+const views = new WeakMap<object, View>();
+/** Each base's keys in order, read once: a view lists them on every Object.keys. */
+const baseKeys = new WeakMap<Verdicts, string[]>();
+
+const keysOf = (base: Verdicts): string[] => {
+  let keys = baseKeys.get(base);
+  if (keys === undefined) baseKeys.set(base, (keys = Object.keys(base)));
+  return keys;
+};
+
+const has = (base: Verdicts, name: string | symbol): name is string =>
+  typeof name === 'string' && Object.prototype.hasOwnProperty.call(base, name);
+
+/**
+ * `from` with the verdicts of `changed` (names `from` holds) replaced, in `from`'s key order;
+ * `from` itself is not changed. An empty change gives `from`.
+ */
+export function withChanged(from: Verdicts, changed: ReadonlyArray<readonly [string, NodeResult]>): Verdicts {
+  if (changed.length === 0) return from;
+  const v = views.get(from);
+  const base = v?.base ?? from;
+  const over = new Map(v?.over);
+  for (const [name, result] of changed) over.set(name, result);
+  const names = changed.map(([name]) => name);
+  if (over.size > COMPACT_AT) {
+    const out = ownRecord<NodeResult>();
+    for (const k of keysOf(base)) out[k] = over.get(k) ?? base[k];
+    views.set(out, { base: out, over: new Map(), from, changed: names });
+    return out;
+  }
+  const read = (name: string | symbol): NodeResult | undefined =>
+    has(base, name) ? (over.get(name) ?? base[name]) : undefined;
+  const view = new Proxy(Object.create(null) as Verdicts, {
+    get: (_, name) => read(name),
+    has: (_, name) => has(base, name),
+    ownKeys: () => keysOf(base),
+    getOwnPropertyDescriptor: (_, name) =>
+      has(base, name) ? { value: read(name), writable: false, enumerable: true, configurable: true } : undefined,
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+  });
+  views.set(view, { base, over, from, changed: names });
+  return view;
+}
+
+/** The record `nodes` was made from by withChanged, and the names whose verdicts changed; undefined otherwise. */
+export function changeOf(nodes: Verdicts): { from: Verdicts; changed: readonly string[] } | undefined {
+  return views.get(nodes);
+}
