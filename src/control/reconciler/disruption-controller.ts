@@ -399,12 +399,19 @@ export class DisruptionController {
     return places;
   }
 
+  private readonly gaugedPools = new Map<string, EvalOutput['nodePools'][string]>();
+
   /** Budget gauges and the NodePool DisruptionBlocked event (KARPENTER.md#budget-counting step 4). */
   private publishBudgets(evaluation: EvalOutput): void {
     for (const [pool, p] of Object.entries(evaluation.nodePools)) {
+      // A pool result the evaluator kept is the one whose gauges are already set (the gauges are never cleared).
+      const gauged = this.gaugedPools.get(pool) === p;
+      this.gaugedPools.set(pool, p);
       for (const [reason, budget] of Object.entries(p.budgets)) {
-        this.d.metrics.set('karpenter_nodepools_allowed_disruptions', { nodepool: pool, reason }, countOf(budget));
-        this.d.metrics.set('karpenter_nodepools_nodes_consuming_budgets', { nodepool: pool, reason }, p.disrupting);
+        if (!gauged) {
+          this.d.metrics.set('karpenter_nodepools_allowed_disruptions', { nodepool: pool, reason }, countOf(budget));
+          this.d.metrics.set('karpenter_nodepools_nodes_consuming_budgets', { nodepool: pool, reason }, p.disrupting);
+        }
         if (p.nodes > 0 && budget === 0) {
           this.d.events.publish(
             {

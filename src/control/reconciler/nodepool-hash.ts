@@ -22,7 +22,18 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
+// The cluster stores freeze what they hand out (a write makes a new object), so a frozen
+// NodePool's hash holds for as long as the object lives; the reconciler asks every tick.
+const hashes = new WeakMap<NodePool, string>();
+
 export function templateHash(np: NodePool): string {
+  if (!Object.isFrozen(np)) return hashOf(np);
+  let hash = hashes.get(np);
+  if (hash === undefined) hashes.set(np, (hash = hashOf(np)));
+  return hash;
+}
+
+function hashOf(np: NodePool): string {
   const t = np.spec.template ?? {};
   const s = t.spec ?? {};
   const text = canonical({
