@@ -2,7 +2,8 @@
 // Rate budgets in an evaluation (rules/README §3.6.1): the table of allowances and rate uses over
 // the example's cluster at instants around a start leaving its window, the why-not in `explain`,
 // an unreadable record failing the pool's rate closed, a reused evaluation noticing a start leave
-// its window with no object changed, and the record kept by the same code in standalone and govern.
+// its window with no object changed (or a start taken as now moving with the clock), and the
+// record kept by the same code in standalone and govern.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
@@ -10,7 +11,7 @@ import { DISRUPTION_STARTS_ANNOTATION, parseStarts } from '../../src/core/cluste
 import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import { loadSnapshot } from '../../src/core/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex } from '../../src/core/cluster/state.js';
-import type { KubeObject, NodePool } from '../../src/core/cluster/types.js';
+import type { KubeObject, NodeClaim, NodePool } from '../../src/core/cluster/types.js';
 import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
 import { explainNode, renderExplanation } from '../../src/core/eval/explain.js';
 import { renderText } from '../../src/core/eval/output.js';
@@ -88,6 +89,25 @@ describe('rate budgets in eval', () => {
     // Within a span where nothing moves the evaluation is reused (the cache still works).
     await ev.evaluate(index, policies, at('2026-11-23T10:40:01Z'));
     expect(ev.nodeStats.evaluationsReused).toBeGreaterThan(0);
+  });
+  it('does not reuse an evaluation whose rate use moves with the clock (a start without its time)', async () => {
+    // Without its transition time, web-aaaa1's start is taken as now: its rate use says so at each instant.
+    const { policies, index } = setup((objects) => {
+      for (const o of objects) {
+        if (o.kind !== 'NodeClaim' || o.metadata.name !== 'web-aaaa1') continue;
+        const c = (o as NodeClaim).status!.conditions!.find((x) => x.type === 'DisruptionReason')!;
+        delete c.lastTransitionTime;
+      }
+    });
+    const ev = new Evaluator();
+    const first = await ev.evaluate(index, policies, at('2026-11-23T10:45:00Z'));
+    expect(first.nodePools.web!.rates?.[0]).toMatchObject({ started: 1, oldest: '2026-11-23T10:45:00Z' });
+    for (const iso of ['2026-11-23T10:45:10Z', '2026-11-23T10:46:00Z']) {
+      const kept = await ev.evaluate(index, policies, at(iso));
+      const fresh = await new Evaluator().evaluate(index, policies, at(iso));
+      expect(kept.nodePools.web!.rates).toEqual(fresh.nodePools.web!.rates);
+      expect(kept.nodePools.web!.rates?.[0]?.oldest).toBe(iso);
+    }
   });
 });
 

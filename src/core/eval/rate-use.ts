@@ -58,9 +58,10 @@ export function rateStartsOf(
 }
 
 /**
- * What the rate budgets read of time and the record: per rated pool and rate budget, the count of
- * starts in its window. An evaluation may be reused only while this is unchanged (starts leave
- * their windows as time passes, with no object changing).
+ * What the rate budgets read of time and the record: per rated pool and rate budget, the starts
+ * in its window. An evaluation may be reused only while this is unchanged: starts leave their
+ * windows as time passes, with no object changing, and a start without a readable time is taken
+ * as now, so its instant (and the oldest and next the rate use reports) moves with the clock.
  */
 export function rateKey(
   starts: ReadonlyMap<string, PoolStarts>,
@@ -73,12 +74,20 @@ export function rateKey(
       key += `${pool}:!;`;
       continue;
     }
-    for (const b of governedBy.get(pool)?.budgets ?? [])
-      if (b.perSeconds !== undefined)
-        key += `${pool}:${countStarts(s.starts, nowMs, b.perSeconds, b.reasons, MAX_RATE_STARTS)};`;
+    for (const b of governedBy.get(pool)?.budgets ?? []) {
+      if (b.perSeconds === undefined) continue;
+      const count = countStarts(s.starts, nowMs, b.perSeconds, b.reasons, MAX_RATE_STARTS);
+      key += `${pool}:${count}:${startsIn(s.starts, nowMs - b.perSeconds * 1000, b.reasons)};`;
+    }
   }
   return key;
 }
+
+const startsIn = (starts: readonly DisruptionStart[], sinceMs: number, reasons: Reason[] | null): string =>
+  starts
+    .filter((s) => s.atMs > sinceMs && (reasons === null || reasons.includes(s.reason)))
+    .map((s) => s.atMs)
+    .join(',');
 
 /** The budget arithmetic's counter for a pool (rules/budgets.ts allowanceFor). */
 export const counterOf = (starts: PoolStarts | undefined, nowMs: number): StartCount | undefined =>
