@@ -2,8 +2,6 @@
 // The fast path of `tokenize` (grammar/fast-lex.ts) must make exactly the tokens Chevrotain's lexer
 // makes (type, image, offsets, order, and the comments aside) for every text it takes, and must take
 // every text that lexer has nothing to report on; for any other text it must step aside.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import type { IToken } from 'chevrotain';
 import { describe, expect, it } from 'vitest';
@@ -13,15 +11,8 @@ import { KEYWORDS } from '../../grammar/tokens.js';
 import { generatePolicy } from '../bench/generate.js';
 import { policyFileArb } from '../fuzz/policy-arbitraries.js';
 import { mutatedPolicyArb } from '../fuzz/policy-mutations.js';
-import { mutatedText, validText } from './support/arbitraries.js';
-
-function kpolFiles(dir: string): Array<readonly [string, string]> {
-  const root = new URL(dir, import.meta.url).pathname;
-  return readdirSync(root, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.kpol'))
-    .sort()
-    .map((f) => [`${dir}${f}`, readFileSync(join(root, f), 'utf8')] as const);
-}
+import { mutatedText, RARE_BLANK, validText } from './support/arbitraries.js';
+import { kpolFiles } from './support/kpol-files.js';
 
 const files = [
   ...kpolFiles('../golden/'),
@@ -44,9 +35,6 @@ function bothLexers(text: string): { fast: string; slow: string; taken: boolean;
     clean: slow.diagnostics.length === 0 && slow.omitted === 0,
   };
 }
-
-/** Blanks the Chevrotain lexer skips but the fast one leaves to it (inside a string or comment they are taken). */
-const RARE_BLANK = /[\u00a0\ufeff]/;
 
 /** Asserts the two lexers agree, and that the fast one took the text if it has nothing to report. */
 function agree(text: string): boolean {

@@ -25,12 +25,7 @@ export class RepeatedBatch {
   run(key: object, nowMs: number, publishAll: (publish: Publish, within: Within) => void): void {
     if (this.last !== undefined && this.last.key === key && nowMs <= this.last.through) return;
     let through = Infinity;
-    const publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number): number => {
-      const until = this.recorder.publish(event, dedupeMs);
-      const end = typeof until === 'number' ? until : -Infinity;
-      through = Math.min(through, end);
-      return end;
-    };
+    const publish = this.publisher((end) => (through = Math.min(through, end)));
     publishAll(publish, (until) => void (through = Math.min(through, until)));
     this.last = { key, through };
   }
@@ -52,12 +47,7 @@ export class RepeatedBatch {
   ): void {
     const last = this.lastItems as { items: readonly T[]; through: number } | undefined;
     let through = Infinity;
-    const publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number): number => {
-      const until = this.recorder.publish(event, dedupeMs);
-      const end = typeof until === 'number' ? until : -Infinity;
-      through = Math.min(through, end);
-      return end;
-    };
+    const publish = this.publisher((end) => (through = Math.min(through, end)));
     const places =
       last === undefined || nowMs > last.through || last.items.length !== items.length
         ? undefined
@@ -71,6 +61,16 @@ export class RepeatedBatch {
     }
     for (const item of items) publishItem(item, publish);
     this.lastItems = { items, through };
+  }
+
+  /** Publishes through the recorder and hands each event's window end to `seen`. */
+  private publisher(seen: (end: number) => void): Publish {
+    return (event, dedupeMs) => {
+      const until = this.recorder.publish(event, dedupeMs);
+      const end = typeof until === 'number' ? until : -Infinity;
+      seen(end);
+      return end;
+    };
   }
 }
 
