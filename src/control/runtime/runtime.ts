@@ -240,30 +240,39 @@ export class Runtime {
     });
   }
 
+  /**
+   * The policy governing a NodePool (the simulation's, termination's and the queue's question),
+   * kept per pool while the NodePools and policies are the same objects; resolved afresh each
+   * time when the scans are not incremental (their reference path).
+   */
   private policyForPool(pool: string): PolicySpec | undefined {
+    if (!this.incrementalScans) return this.resolvePool(pool);
+    let g = this.governing;
+    if (g?.pools !== this.lastPools || g.policies !== this.policies)
+      this.governing = g = { pools: this.lastPools, policies: this.policies, byPool: new Map() };
+    if (!g.byPool.has(pool)) g.byPool.set(pool, this.resolvePool(pool));
+    return g.byPool.get(pool);
+  }
+
+  private resolvePool(pool: string): PolicySpec | undefined {
     const np = this.lastPools.get(pool);
     return np ? resolvePolicies([np], this.policies).byPool.get(pool)?.policy : undefined;
   }
 
   /** The pool's policy has a rate budget, so kpol keeps its record of disruption starts (disruption-record.ts). */
   private ratedPool(pool: string): boolean {
-    if (!this.incrementalScans) return this.isRated(pool);
-    let r = this.rated;
-    if (r?.pools !== this.lastPools || r.policies !== this.policies)
-      this.rated = r = { pools: this.lastPools, policies: this.policies, byPool: new Map() };
-    let rated = r.byPool.get(pool);
-    if (rated === undefined) r.byPool.set(pool, (rated = this.isRated(pool)));
-    return rated;
-  }
-
-  private isRated(pool: string): boolean {
     const p = this.policyForPool(pool);
     return p !== undefined && hasRateBudgets(p);
   }
 
-  /** ratedPool's answers while the NodePools and policies are the same objects. */
-  private rated:
-    { pools: ReadonlyMap<string, NodePool>; policies: readonly PolicySpec[]; byPool: Map<string, boolean> } | undefined;
+  /** policyForPool's answers while the NodePools and policies are the same objects. */
+  private governing:
+    | {
+        pools: ReadonlyMap<string, NodePool>;
+        policies: readonly PolicySpec[];
+        byPool: Map<string, PolicySpec | undefined>;
+      }
+    | undefined;
 
   private lastPools = new Map<string, NodePool>();
   /** The NodePool list lastPools was built from: a new map only when a pool changed. */

@@ -3,12 +3,10 @@
 // assembles `kpol eval`'s answer. Per instant: one pool-rule run per policy, one node-rule run
 // per distinct combination of decision facts (memoised), and one linear pass over bound pods.
 import { allowanceFor } from '../../../rules/budgets.js';
-import { nodeVerdict, type Hold } from '../../../rules/node-verdict.js';
 import { compile } from '../../../rules/compile.js';
 import { GraphEngine, type FiredEvent } from '../../../rules/engine.js';
 import type { PoolFacts } from '../../../rules/facts.js';
-import { KARPENTER_REASONS, REASONS, type PolicySpec, type Reason, type WindowSpec } from '../../../rules/model.js';
-import { isWindowActive } from '../../../rules/window.js';
+import type { PolicySpec, WindowSpec } from '../../../rules/model.js';
 import type { NodePool, PodDisruptionBudget } from '../cluster/types.js';
 import { type ClusterIndex, type StateNode } from '../cluster/state.js';
 import {
@@ -19,7 +17,7 @@ import {
   type PreparedNode,
 } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning, type WindowState } from '../facts/pod-windows.js';
-import { pauseFacts, pauseMessage, pausesOf, pausesPool, pausesReason, type Pause } from '../facts/pauses.js';
+import { pauseFacts, pausesOf, pausesPool, type Pause } from '../facts/pauses.js';
 import { bucketCount, disruptionReason, type DisruptingByReason } from './disruption-reasons.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
@@ -28,23 +26,31 @@ import { changedPositions } from './changed-nodes.js';
 import { DueNodes } from './due-nodes.js';
 import { withChanged } from './verdict-record.js';
 import { Combinations, DecisionKeys, type Memoised } from './fact-combinations.js';
-import type { NodeDetails } from '../../../rules/facts.js';
 import type { FactValidity } from '../facts/fact-validity.js';
-import type { EvalOutput, NodeResult, PauseView, PoolResult } from './output.js';
+import type { EvalOutput, NodeResult, PoolResult } from './output.js';
 import { resolvePolicies, type Governed } from './resolve-policies.js';
 import { counterOf, hasRateBudgets, rateKey, rateStartsOf, rateUses } from './rate-use.js';
 import type { PoolStarts } from '../cluster/disruption-starts.js';
 import { ownRecord } from '../cluster/own-keys.js';
 import { countScopes, scopeHolds } from './budget-scopes.js';
+import {
+  CHANGED_LIMIT,
+  MAX_CARRIED_ANSWERS,
+  podTextsOf,
+  sameCount,
+  sameInputs,
+  sameObjects,
+  sameResult,
+  type ChangedOnlyInputs,
+  type LastPass,
+} from './last-pass.js';
+import { atText, inReasonOrder, nodeResult, pausedView, reasonsInScope } from './result-records.js';
+import { pauseKey, poolWindowKey, windowFacts, type WindowFacts } from './window-facts.js';
+
+export { reasonsInScope } from './result-records.js';
 
 const sameElements = (a: readonly object[], b: readonly object[]): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
-
-/** A policy's `window:<id>` facts at an instant, and the budgets that cannot be evaluated. */
-interface WindowFacts {
-  windows: Record<string, boolean>;
-  errors: string[];
-}
 
 /** The policy a node falls back to when its NodePool is unknown: built-in rules only. */
 export const ORPHAN: PolicySpec = {
@@ -60,10 +66,6 @@ export const ORPHAN: PolicySpec = {
   podWindows: [],
   maintenanceWindows: [],
 };
-
-export function reasonsInScope(policy: PolicySpec): Reason[] {
-  return policy.expiration === 'graceful' ? [...KARPENTER_REASONS, 'Expired'] : [...KARPENTER_REASONS];
-}
 
 /** Compiled engines are kept per policy object across instants (the simulation re-evaluates every tick). */
 export class Evaluator {
@@ -153,25 +155,6 @@ export class Evaluator {
     return e;
   }
 
-  /** `window:<id>` facts and the number of budgets that cannot be evaluated (fail closed). */
-  windowFacts(engine: GraphEngine, nowMs: number): WindowFacts {
-    const windows: Record<string, boolean> = {};
-    const errors: string[] = [];
-    for (const b of engine.graph.spec.budgets) if (b.error) errors.push(`budget ${b.id}: ${b.error}`);
-    for (const [id, spec] of Object.entries(engine.graph.windows)) {
-      try {
-        if (spec.error) throw new Error(spec.error);
-        windows[`window:${id}`] = isWindowActive(spec, nowMs);
-      } catch (e) {
-        // A broken budget window fails the pool closed; a broken maintenance window blocks (also closed).
-        const maintenance = engine.maintenanceWindows.has(id);
-        windows[`window:${id}`] = maintenance;
-        if (!maintenance) errors.push(`budget ${id}: ${(e as Error).message}`);
-      }
-    }
-    return { windows, errors };
-  }
-
   /**
    * The budget, freeze and pause events of a policy's pool rules for one of its NodePools at an
    * instant (govern mode asks ahead of now, too); the pauses are those of the last evaluation.
@@ -179,7 +162,7 @@ export class Evaluator {
   poolEvents(policy: PolicySpec, nowMs: number, pool?: string): Promise<FiredEvent[]> {
     const engine = this.engineFor(policy);
     const paused = pool === undefined ? {} : pauseFacts(this.pauseList.pauses, pool);
-    return this.runPool(engine, this.windowFacts(engine, nowMs), nowMs, paused);
+    return this.runPool(engine, windowFacts(engine, nowMs), nowMs, paused);
   }
 
   /** Which policy governs each NodePool, kept while the NodePool list and the policies are the same. */
@@ -221,25 +204,6 @@ export class Evaluator {
     return engine.runPool({ now: nowMs, budgetErrors: errors.length, ...windows, ...paused } as PoolFacts);
   }
 
-  /**
-   * What the governing policies' rules read of time at `nowMs`, joined: every window fact, and
-   * where each instant a rule compares `now` with (a freeze's bounds) lies relative to it.
-   */
-  private poolWindowKey(
-    policies: Iterable<PolicySpec>,
-    nowMs: number,
-    windowsOf: (policy: PolicySpec) => WindowFacts,
-  ): string {
-    let key = '';
-    for (const policy of policies) {
-      const { windows, errors } = windowsOf(policy);
-      for (const on of Object.values(windows)) key += on ? '1' : '0';
-      for (const at of nowThresholds(this.engineFor(policy))) key += nowMs < at ? '<' : nowMs === at ? '=' : '>';
-      key += `${errors.length};`;
-    }
-    return key;
-  }
-
   // eslint-disable-next-line complexity -- the evaluation's stages in order; split, they would pass a dozen locals
   async evaluate(
     index: ClusterIndex,
@@ -252,10 +216,10 @@ export class Evaluator {
     const warnings = [...resolved.warnings];
     const pauses = this.pausesIn(index);
     // Each policy's window facts at this instant, computed once: the reuse check and the pool rules both read them.
-    const windowFacts = new Map<PolicySpec, WindowFacts>();
+    const windowsByPolicy = new Map<PolicySpec, WindowFacts>();
     const windowsOf = (policy: PolicySpec): WindowFacts => {
-      let w = windowFacts.get(policy);
-      if (!w) windowFacts.set(policy, (w = this.windowFacts(this.engineFor(policy), nowMs)));
+      let w = windowsByPolicy.get(policy);
+      if (!w) windowsByPolicy.set(policy, (w = windowFacts(this.engineFor(policy), nowMs)));
       return w;
     };
     const stateNow = this.reuse ? stateKey(state) : undefined;
@@ -264,7 +228,7 @@ export class Evaluator {
     const poolWindows =
       stateNow === undefined
         ? ''
-        : this.poolWindowKey(governing, nowMs, windowsOf) +
+        : poolWindowKey(governing, nowMs, windowsOf, (p) => this.engineFor(p)) +
           pauseKey(pauses, nowMs) +
           rateKey(rateStarts, policyOfPool, nowMs);
     const kept = this.span;
@@ -608,11 +572,6 @@ export class Evaluator {
   }
 }
 
-/** At most this many changed nodes are derived on their own; more, and the whole pass is as cheap. */
-const CHANGED_LIMIT = 256;
-/** Rule answers carried from one evaluation to the next before they are dropped (a whole pass starts afresh). */
-const MAX_CARRIED_ANSWERS = 20_000;
-
 /** resolvePolicies' answer and what the evaluation reads of it, for a NodePool list and policies. */
 interface Resolved {
   pools: readonly NodePool[];
@@ -624,20 +583,6 @@ interface Resolved {
   policyOfPool: Map<string, PolicySpec>;
   /** Some governing policy has rate budgets: the pools' disruption starts are read. */
   rated: boolean;
-}
-
-/** What an evaluation of only the changed nodes reads besides the last evaluation (changedOnly). */
-interface ChangedOnlyInputs {
-  index: ClusterIndex;
-  policies: readonly PolicySpec[];
-  nowMs: number;
-  state: DisruptionState;
-  stateNow: string;
-  poolWindows: string;
-  pauses: readonly Pause[];
-  pdbEpoch: number;
-  byPool: Map<string, Governed>;
-  windowsOf: (policy: PolicySpec) => WindowFacts;
 }
 
 /** What one evaluation passes to each node's verdict. */
@@ -672,139 +617,6 @@ interface NodeVerdict {
   validity: FactValidity;
 }
 
-/** The last evaluation, as the next one starts from it when only some nodes' objects changed (changedOnly). */
-interface LastPass {
-  index: ClusterIndex;
-  policies: readonly PolicySpec[];
-  stateNow: string;
-  poolWindows: string;
-  pdbEpoch: number;
-  pauses: readonly Pause[];
-  nowMs: number;
-  /** Some governing policy has rate budgets (its pools' results read the instant). */
-  rated: boolean;
-  span: EvaluationSpan;
-  /** When each node's facts next move with time. */
-  due: DueNodes;
-  output: EvalOutput;
-  /** Each node's pod warnings by its place in the index, and all of them as the output words them. */
-  warned: (readonly PodWarning[] | undefined)[];
-  podTexts: string[];
-  combinations: Map<PolicySpec, Combinations>;
-}
-
-/**
- * Whether everything but the nodes' own objects reads as it did at the last evaluation: its
- * policies, in-flight state, pools' window, threshold, pause and rate facts, PDB epoch and
- * NodePools, at a later instant inside the span of every node's facts.
- */
-function sameInputs(
-  last: LastPass,
-  at: Pick<ChangedOnlyInputs, 'index' | 'policies' | 'stateNow' | 'poolWindows' | 'pdbEpoch' | 'pauses' | 'nowMs'>,
-): boolean {
-  const { index, nowMs } = at;
-  const before = last.index;
-  return (
-    last.policies === at.policies &&
-    last.stateNow === at.stateNow &&
-    last.poolWindows === at.poolWindows &&
-    last.pdbEpoch === at.pdbEpoch &&
-    last.pauses === at.pauses &&
-    nowMs >= last.nowMs &&
-    index.snapshot.nodePools === before.snapshot.nodePools &&
-    index.nodePoolsByName === before.nodePoolsByName &&
-    // A rate budget's use names the instant one more may start, which moves with the clock
-    // (a NodeClaim disrupting now counts as a start now): its pools are evaluated again.
-    !last.rated &&
-    last.span.windowsHold(nowMs)
-  );
-}
-
-/** Whether a changed node keeps its place in its pool's budget count (and so every pool's result stands). */
-function sameCount(was: NodeRow, row: NodeRow, state: DisruptionState): boolean {
-  if (was.pool !== row.pool || was.counted !== row.counted || was.sn.providerID !== row.sn.providerID) return false;
-  if (!row.counted) return true;
-  // A disrupting node counts by its reason, which its NodeClaim may carry: not followed here.
-  const id = row.sn.providerID;
-  return !was.disrupting && !row.disrupting && (id === undefined || !state.marked.has(id));
-}
-
-/** The same Node and NodeClaim objects by name and uid: events about them name the same objects. */
-function sameObjects(a: StateNode, b: StateNode): boolean {
-  return (
-    a.node?.metadata.uid === b.node?.metadata.uid &&
-    a.nodeClaim?.metadata.name === b.nodeClaim?.metadata.name &&
-    a.nodeClaim?.metadata.uid === b.nodeClaim?.metadata.uid
-  );
-}
-
-/** The same verdict: the same object (a combination's shared result) or one equal in every field. */
-const sameResult = (a: NodeResult | undefined, b: NodeResult): boolean =>
-  a === b || (a !== undefined && JSON.stringify(a) === JSON.stringify(b));
-
-/** The pod warnings of every node in node order, each once, as the output words them. */
-function podTextsOf(warned: readonly (readonly PodWarning[] | undefined)[]): string[] {
-  const all = new Map<string, PodWarning>();
-  for (const ws of warned) if (ws) for (const w of ws) all.set(`${w.pod}\u0000${w.message}`, w);
-  return [...all.values()].map((w) => `Pod ${w.pod}: ${w.message}`);
-}
-
-/** A node's result from the events its rules fired and the details their messages name. */
-function nodeResult(
-  events: readonly FiredEvent[],
-  details: NodeDetails,
-  policy: PolicySpec,
-  poolName: string | undefined,
-): NodeResult {
-  const verdict = nodeVerdict(events, details, reasonsInScope(policy));
-  return {
-    nodePool: poolName ?? '',
-    candidate: verdict.reasons.length > 0,
-    reasons: verdict.reasons,
-    blocked: verdict.blocked,
-    ...holdsOf(verdict.holds, policy),
-    ...(verdict.scopes.length > 0 && { budgetScopes: verdict.scopes }),
-  };
-}
-
-/**
- * The pauses in force on a pool, for the why-not: those whose reasons include one the pool
- * rules paused at this instant (the `pause:<reason>` events) and that have not ended.
- */
-function pausedView(mine: readonly Pause[], events: readonly FiredEvent[], nowMs: number): Pick<PoolResult, 'paused'> {
-  const fired = new Set(events.flatMap((e) => (e.type === 'pause' ? e.params.reasons : [])));
-  const views: PauseView[] = mine
-    .filter((x) => x.untilMs > nowMs && [...fired].some((r) => pausesReason(x, r)))
-    .map((x) => ({
-      source: x.source,
-      reasons: x.reasons,
-      until: x.error ? null : atText(x.untilMs),
-      ...(x.by && { by: x.by }),
-      ...(x.note && { note: x.note }),
-      message: pauseMessage(x),
-    }));
-  return views.length ? { paused: views } : {};
-}
-
-/** Which pauses are in force at `nowMs`: a whole evaluation is kept only while none has started or ended. */
-const pauseKey = (pauses: readonly Pause[], nowMs: number): string =>
-  pauses.map((x) => (nowMs < x.untilMs ? '1' : '0')).join('');
-
-/** Disrupting counts by reason in a stable order (REASONS, then unknown), for stable JSON. */
-function inReasonOrder(by: DisruptingByReason): DisruptingByReason {
-  const out: DisruptingByReason = {};
-  for (const r of [...REASONS, 'unknown'] as const) if (by[r] !== undefined) out[r] = by[r];
-  return out;
-}
-
-/** A node's holds, and the reasons Karpenter's node annotation would block beyond them. */
-function holdsOf(holds: readonly Hold[], policy: PolicySpec): Pick<NodeResult, 'holds' | 'overblocks'> {
-  if (holds.length === 0) return {};
-  const held = new Set(holds.flatMap((h) => h.reasons));
-  const overblocks = KARPENTER_REASONS.filter((r) => !held.has(r) && reasonsInScope(policy).includes(r));
-  return { holds: [...holds], ...(overblocks.length ? { overblocks } : {}) };
-}
-
 /**
  * What node verdicts read of the PodDisruptionBudgets (pdbBlock in src/core/cluster/state.ts): which
  * exist, whom they select, whether they allow no disruption, their unhealthy-pod policy. A PDB
@@ -819,24 +631,3 @@ function pdbVerdictKey(pdbs: readonly PodDisruptionBudget[]): string {
   }
   return key;
 }
-
-/** The constants the engine's pool rules compare the `now` fact with. */
-const thresholds = new WeakMap<GraphEngine, number[]>();
-function nowThresholds(engine: GraphEngine): number[] {
-  let out = thresholds.get(engine);
-  if (out === undefined) {
-    out = [];
-    const visit = (c: unknown): void => {
-      if (Array.isArray(c)) return c.forEach(visit);
-      if (c === null || typeof c !== 'object') return;
-      const o = c as Record<string, unknown>;
-      if (o.fact === 'now' && typeof o.value === 'number') out!.push(o.value);
-      for (const v of Object.values(o)) visit(v);
-    };
-    for (const r of engine.graph.poolRules) visit(r.conditions);
-    thresholds.set(engine, out);
-  }
-  return out;
-}
-
-const atText = (nowMs: number): string => new Date(nowMs).toISOString().replace('.000Z', 'Z');

@@ -9,6 +9,7 @@ import { nodePoolOf, type ClusterIndex, type StateNode } from '../cluster/state.
 import { NodeFactDeriver } from '../facts/node-facts.js';
 import { pauseFacts } from '../facts/pauses.js';
 import { Evaluator, ORPHAN, reasonsInScope } from './evaluate-cluster.js';
+import { windowFacts } from './window-facts.js';
 import type { EvalOutput, NodeResult, PoolResult, ScopeResult } from './output.js';
 import { resolvePolicies } from './resolve-policies.js';
 import { statementLabels } from './statements.js';
@@ -75,7 +76,7 @@ export async function explainNode(
   const governed = resolvePolicies(index.snapshot.nodePools, policies).byPool.get(poolName);
   const policy = governed?.policy;
   const engine = evaluator.engineFor(policy ?? { ...ORPHAN });
-  const { windows, errors } = evaluator.windowFacts(engine, nowMs);
+  const { windows, errors } = windowFacts(engine, nowMs);
   const deriver = new NodeFactDeriver(
     index,
     engine.graph,
