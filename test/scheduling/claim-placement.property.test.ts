@@ -51,7 +51,7 @@ const exprArb = fc
 const poolArb = fc.record({
   weight: fc.integer({ min: 0, max: 2 }),
   requirements: fc.oneof(
-    { arbitrary: fc.constant([]), weight: 2 },
+    { arbitrary: fc.constant<NodeSelectorRequirement[]>([]), weight: 2 },
     { arbitrary: fc.array(exprArb, { maxLength: 2 }), weight: 1 },
   ),
   team: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
