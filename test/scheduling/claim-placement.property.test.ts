@@ -22,7 +22,8 @@ import {
 } from '../../src/world/scheduling/simulate.js';
 import type { TopologyView } from '../../src/world/scheduling/topology.js';
 import { placeOnClaims as oldPlaceOnClaims } from './old-claims.js';
-import { pod, simNode, TYPES, ZONES } from './builders.js';
+import { instanceType, pod, simNode, TYPES, ZONES } from './builders.js';
+import type { Offering } from '../../src/world/cloud/provider.js';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const HOST = 'kubernetes.io/hostname';
@@ -30,6 +31,20 @@ const ARCH = 'kubernetes.io/arch';
 const CAPACITY = 'karpenter.sh/capacity-type';
 const POOL = 'karpenter.sh/nodepool';
 const TAINT: Taint = { key: 'dedicated', value: 'x', effect: 'NoSchedule' };
+
+const offered = (zones: string[], price: number, available = true): Offering[] =>
+  zones.flatMap((zone) => [
+    { zone, capacityType: 'on-demand' as const, price, available },
+    { zone, capacityType: 'spot' as const, price: price / 3, available },
+  ]);
+/** The builders' types, and some a zone pin narrows: offered in one zone only, or unavailable in one. */
+const INSTANCE_TYPES = [
+  ...TYPES,
+  instanceType('z5.large', 2, 8, 0.07, { offerings: offered([ZONES[0]], 0.07) }),
+  instanceType('z5.4xlarge', 16, 64, 0.5, {
+    offerings: [...offered([ZONES[0], ZONES[2]], 0.5), ...offered([ZONES[1]], 0.5, false)],
+  }),
+];
 
 const op = fc.constantFrom<NodeSelectorRequirement['operator']>('In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt');
 /** A requirement over keys pools define, instance types provide, or nobody knows. */
@@ -147,7 +162,7 @@ function poolsOf(c: Case): PreparedPool[] {
       taints: p.tainted ? [TAINT] : [],
       labels: { ...(p.team && { team: p.team }), ...(p.gen && { gen: p.gen }) },
     })),
-    instanceTypes: TYPES,
+    instanceTypes: INSTANCE_TYPES,
     daemonSetPods: c.daemonSet ? [daemon] : [],
   });
 }

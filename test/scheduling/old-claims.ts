@@ -187,6 +187,7 @@ export function emptyClaim(pool: PreparedPool, index: number): PlannedClaim {
   return {
     index,
     pool,
+    state: pool.root, // not read here: the old code knows no states
     requirements: pool.requirements,
     instanceTypes: pool.instanceTypes,
     pods: [],

@@ -22,13 +22,7 @@ import {
   type Requirement,
   type Requirements,
 } from '../../core/cluster/requirements.js';
-import {
-  addResources,
-  fitsWithin,
-  formatResources,
-  podRequests,
-  type Resources,
-} from '../../core/cluster/resources.js';
+import { addResources, formatResources, podRequests, type Resources } from '../../core/cluster/resources.js';
 import { topologyFit, zoneMatters, type TopologyView } from './topology.js';
 
 /** What a simulation needs of a NodePool. */
@@ -47,12 +41,10 @@ export interface PreparedPool {
   instanceTypes: InstanceType[];
   /** Requests of the DaemonSet pods a new node of this pool would run (Karpenter's daemonset overhead). */
   daemonSetOverhead: Resources;
-  /** compatibleInstanceTypes answers for claims of this pool (see compatibleFor). */
-  readonly compatible: WeakMap<readonly InstanceType[], WeakMap<Requirements, WeakMap<Resources, InstanceType[]>>>;
+  /** An empty claim's state, where every claim of this pool starts (see ClaimState). */
+  readonly root: ClaimState;
   /** Empty claims of this pool by index (see emptyClaimOf). */
   readonly empties: PlannedClaim[];
-  /** Claim labels per requirements and index (see claimLabels). */
-  readonly labels: WeakMap<Requirements, Readonly<Record<string, string>>[]>;
 }
 
 /**
@@ -111,9 +103,9 @@ type Step = { conflict: Refusal; merged?: undefined } | { conflict?: undefined; 
 
 /**
  * Steps per claim requirements and alternative text. Pods of a ReplicaSet share their
- * alternatives, and every claim's requirements come from here (or are its pool's), so the same
- * objects come back pod after pod and simulation after simulation, and the later caches can
- * key on them by identity. Pure answers: kept as long as the requirements object lives.
+ * alternatives, and every claim's requirements come from here (or are its pool's), so many
+ * claim states share one requirements object and its conflicts are found once. Pure answers:
+ * kept as long as the requirements object lives.
  */
 const steps = new WeakMap<Requirements, Map<string, Step>>();
 
@@ -135,7 +127,7 @@ function stepFor(reqs: Requirements, alt: Requirements): Step {
 
 /**
  * intersect(reqs, alt), or `reqs` itself when the alternative narrows nothing (a claim taking
- * another pod of the same shape keeps its requirements object, so the caches keyed on it hit).
+ * another pod of the same shape keeps its requirements object, so stepFor's answers for it hold).
  * Only value order in a set may differ then, and nothing reads that order (messages and plans sort).
  */
 function narrowed(reqs: Requirements, alt: Requirements): Requirements {
@@ -169,71 +161,108 @@ function pinnedToZone(reqs: Requirements, zone: string): Requirements {
   return pinned;
 }
 
-/** A pod's requests as text, per pod (requests are remembered per pod and never change). */
-const requestKeys = new WeakMap<Pod, string>();
-
 /**
- * A claim's requests with the pod's added: one object per (claim requests, pod requests text),
- * so that compatibleFor can key on requests by identity. The chain starts at the pool's
- * DaemonSet overhead (emptyClaim).
+ * What addPod needs to know of a claim apart from its pods: requirements, instance types and
+ * requests, with what a pod of each shape would do to them. A pool's claims all start at its
+ * root; each move leads to one next state, so the same states come back pod after pod and
+ * simulation after simulation (a consolidation pass plans the same claims for many candidates,
+ * and pods of a ReplicaSet share a shape). Answers hold while the pool lives: one pass, while
+ * offerings' availability holds.
  */
-const sums = new WeakMap<Resources, Map<string, Resources>>();
-
-function requestedWith(base: Resources, pod: Pod): Resources {
-  let key = requestKeys.get(pod);
-  if (key === undefined) {
-    key = JSON.stringify(podRequests(pod));
-    requestKeys.set(pod, key);
-  }
-  let perBase = sums.get(base);
-  if (!perBase) {
-    perBase = new Map();
-    sums.set(base, perBase);
-  }
-  let sum = perBase.get(key);
-  if (!sum) {
-    sum = addResources(base, podRequests(pod));
-    perBase.set(key, sum);
-  }
-  return sum;
+export interface ClaimState {
+  readonly requirements: Requirements;
+  /** Compatible with the requirements, the requests and every pod's alternative taken. */
+  readonly instanceTypes: InstanceType[];
+  readonly requested: Resources;
+  /** The most of each resource any of the types offers (the claim's allocatable as placement sees it). */
+  readonly allocatable: Resources;
+  /** Per pod shape (shapeKey): one move per requirement alternative, in order. */
+  readonly moves: Map<string, readonly Move[]>;
+  /** Claim labels per index (claimLabels). */
+  readonly labels: Readonly<Record<string, string>>[];
 }
 
-/** Shared like every answer of compatibleFor: never mutated. */
-const NONE: InstanceType[] = [];
+/** A pod's alternative taken on a state: the narrowed requirements, the types left, the next state. */
+class Fit {
+  readonly ok = true;
+  /** Per zone, when the pod's zone matters and the claim's is open (zoneChoices). */
+  private zones?: Map<string, ClaimState | null>;
+  constructor(
+    readonly next: ClaimState,
+    private readonly pool: PreparedPool,
+  ) {}
+
+  /** `next` pinned to one zone (undefined: no type left there). */
+  inZone(zone: string): ClaimState | undefined {
+    this.zones ??= new Map();
+    if (!this.zones.has(zone)) {
+      const reqs = pinnedToZone(this.next.requirements, zone);
+      const types = compatibleInstanceTypes(this.next.instanceTypes, reqs, this.next.requested);
+      this.zones.set(zone, types.length === 0 ? null : stateOf(reqs, types, this.next.requested));
+    }
+    return this.zones.get(zone) ?? undefined;
+  }
+}
+
+type Move = Fit | Refusal;
+
+function stateOf(requirements: Requirements, instanceTypes: InstanceType[], requested: Resources): ClaimState {
+  return {
+    requirements,
+    instanceTypes,
+    requested,
+    allocatable: largestOf(instanceTypes),
+    moves: new Map(),
+    labels: [],
+  };
+}
 
 /**
- * compatibleInstanceTypes, remembered per pool, input list, requirements and requests: claims
- * narrow the same lists the same way pod after pod, and a consolidation pass plans the same
- * claims for many candidates. Returned lists are shared and never mutated, so a narrowed list
- * is itself a key for the next pod; requirements and requests are the shared objects of stepFor,
- * pinnedToZone and requestedWith, so they are keys by identity too (an equal object reached
- * another way only misses). A pool lives for one pass, while offerings' availability holds.
+ * A pod's shape as far as a claim's state is concerned: its alternatives (altKey) and requests.
+ * Pods are never mutated, so the text is remembered per pod.
  */
-function compatibleFor(
-  pool: PreparedPool,
-  types: readonly InstanceType[],
-  reqs: Requirements,
-  requests: Resources,
-): InstanceType[] {
-  // A claim that is full for every type it may still be: the answer is empty whatever the
-  // requirements (the largest capacities bound every type's, and the fit test is monotone).
-  if (!fitsWithin(requests, largestOf(types))) return NONE;
-  let perList = pool.compatible.get(types);
-  if (!perList) {
-    perList = new WeakMap();
-    pool.compatible.set(types, perList);
+const shapeKeys = new WeakMap<Pod, string>();
+
+export function shapeKey(pod: Pod): string {
+  let key = shapeKeys.get(pod);
+  if (key === undefined) {
+    key = interned(JSON.stringify([podRequirementAlternatives(pod).map(altKey), podRequests(pod)]));
+    shapeKeys.set(pod, key);
   }
-  let perReqs = perList.get(reqs);
-  if (!perReqs) {
-    perReqs = new WeakMap();
-    perList.set(reqs, perReqs);
+  return key;
+}
+
+/**
+ * One string object per shape text, so that ClaimState.moves finds its entry by the string's
+ * identity instead of comparing long texts. Bounded: past the limit it starts over, which costs
+ * only speed.
+ */
+const internedShapes = new Map<string, string>();
+const MAX_INTERNED_SHAPES = 4096;
+
+function interned(text: string): string {
+  const hit = internedShapes.get(text);
+  if (hit !== undefined) return hit;
+  if (internedShapes.size >= MAX_INTERNED_SHAPES) internedShapes.clear();
+  internedShapes.set(text, text);
+  return text;
+}
+
+/** The moves of a pod of this shape on the state, derived on first use. */
+function movesOf(pool: PreparedPool, state: ClaimState, pod: Pod, key: string): readonly Move[] {
+  let moves = state.moves.get(key);
+  if (!moves) {
+    const requested = addResources(state.requested, podRequests(pod));
+    moves = podRequirementAlternatives(pod).map((alt): Move => {
+      const step = stepFor(state.requirements, alt);
+      if (step.conflict) return step.conflict;
+      const types = compatibleInstanceTypes(state.instanceTypes, step.merged, requested);
+      if (types.length === 0) return new NoInstanceType(pool, requested, step.merged);
+      return new Fit(stateOf(step.merged, types, requested), pool);
+    });
+    state.moves.set(key, moves);
   }
-  let hit = perReqs.get(requests);
-  if (!hit) {
-    hit = compatibleInstanceTypes(types, reqs, requests);
-    perReqs.set(requests, hit);
-  }
-  return hit;
+  return moves;
 }
 
 /**
@@ -256,14 +285,18 @@ export function preparePool(
     if (!podRequirementAlternatives(ds).some((alt) => intersectionProblem(requirements, alt) === undefined)) continue;
     daemonSetOverhead = addResources(daemonSetOverhead, podRequests(ds));
   }
+  const root = stateOf(
+    requirements,
+    compatibleInstanceTypes(instanceTypes, requirements, daemonSetOverhead),
+    daemonSetOverhead,
+  );
   return {
     template,
     requirements,
-    instanceTypes: compatibleInstanceTypes(instanceTypes, requirements, daemonSetOverhead),
+    instanceTypes: root.instanceTypes,
     daemonSetOverhead,
-    compatible: new WeakMap(),
+    root,
     empties: [],
-    labels: new WeakMap(),
   };
 }
 
@@ -271,6 +304,8 @@ export function preparePool(
 export interface PlannedClaim {
   index: number;
   pool: PreparedPool;
+  /** Requirements, instance types and requests (also below, for readers) and what pods would do to them. */
+  state: ClaimState;
   requirements: Requirements;
   instanceTypes: InstanceType[];
   pods: Pod[];
@@ -280,15 +315,10 @@ export interface PlannedClaim {
 
 /**
  * Labels a planned claim is sure to carry: pool labels, single-valued requirements, a placeholder
- * hostname. Remembered per requirements object and index (targets never change their labels).
+ * hostname. Remembered per state and index (targets never change their labels).
  */
-function claimLabels(pool: PreparedPool, reqs: Requirements, index: number): Readonly<Record<string, string>> {
-  let perIndex = pool.labels.get(reqs);
-  if (!perIndex) {
-    perIndex = [];
-    pool.labels.set(reqs, perIndex);
-  }
-  return (perIndex[index] ??= labelsOf(pool, reqs, index));
+function claimLabels(pool: PreparedPool, state: ClaimState, index: number): Readonly<Record<string, string>> {
+  return (state.labels[index] ??= labelsOf(pool, state.requirements, index));
 }
 
 function labelsOf(pool: PreparedPool, reqs: Requirements, index: number): Record<string, string> {
@@ -303,7 +333,7 @@ function labelsOf(pool: PreparedPool, reqs: Requirements, index: number): Record
 
 const allocatables = new WeakMap<readonly InstanceType[], Resources>();
 
-/** The most of each resource any of the types offers; lists are shared (compatibleFor), so remembered per list. */
+/** The most of each resource any of the types offers; lists are shared (states), so remembered per list. */
 function largestOf(instanceTypes: readonly InstanceType[]): Resources {
   let allocatable = allocatables.get(instanceTypes);
   if (!allocatable) {
@@ -317,21 +347,19 @@ function largestOf(instanceTypes: readonly InstanceType[]): Resources {
 
 function makeTarget(
   pool: PreparedPool,
-  reqs: Requirements,
+  state: ClaimState,
   index: number,
   pods: Pod[],
   requested: Resources,
-  instanceTypes: readonly InstanceType[],
 ): PlacementTarget {
-  const allocatable = largestOf(instanceTypes);
   return {
     name: `nodeclaim-${index}`,
-    labels: claimLabels(pool, reqs, index),
+    labels: claimLabels(pool, state, index),
     taints: pool.template.taints,
-    allocatable,
+    allocatable: state.allocatable,
     pods,
     requested,
-    requirements: reqs,
+    requirements: state.requirements,
   };
 }
 
@@ -340,81 +368,76 @@ export type AddResult = { ok: true; claim: PlannedClaim } | Refusal;
 const NO_TERM = new Refusal('did not match required node affinity');
 
 /**
- * The claim with `pod` added, or why it cannot take it. Pod requirement alternatives (nodeSelector
+ * The claim with `pod` added, or why it cannot take it (`shape`: shapeKey(pod), when the caller
+ * offers the pod to many claims). Pod requirement alternatives (nodeSelector
  * with each required-affinity term) are tried in order; the last one's refusal is the reason.
  * When the pod's zone matters for topology and the claim's zone is still open, the claim is
  * pinned to the first zone (sorted) that passes.
  */
-export function addPod(claim: PlannedClaim, pod: Pod, view: TopologyView): AddResult {
+export function addPod(claim: PlannedClaim, pod: Pod, view: TopologyView, shape = shapeKey(pod)): AddResult {
   const taint = taintsTolerated(pod, claim.pool.template.taints);
   if (taint) return new Refusal(taint);
-  let requested: Resources | undefined;
   let refused: Refusal = NO_TERM;
-  for (const alt of podRequirementAlternatives(pod)) {
-    const step = stepFor(claim.requirements, alt);
-    if (step.conflict) {
-      refused = step.conflict;
+  const moves = movesOf(claim.pool, claim.state, pod, shape);
+  for (let m = 0; m < moves.length; m++) {
+    const move = moves[m];
+    if (!move.ok) {
+      refused = move;
       continue;
     }
-    const merged = step.merged;
-    requested ??= requestedWith(claim.requested, pod);
-    const types = compatibleFor(claim.pool, claim.instanceTypes, merged, requested);
-    if (types.length === 0) {
-      refused = new NoInstanceType(claim.pool, requested, merged);
-      continue;
-    }
-    for (const zoneReqs of zoneChoices(merged, types, pod, view)) {
-      const zoneTypes = zoneReqs === merged ? types : compatibleFor(claim.pool, types, zoneReqs, requested);
-      if (zoneTypes.length === 0) continue;
+    const zones = zoneChoices(move.next, pod, view);
+    for (let z = 0; z < (zones?.length ?? 1); z++) {
+      const next = zones ? move.inZone(zones[z]) : move.next;
+      if (!next) continue;
       // The claim as it is, seen with the requirements and types it would have (what topology checks).
-      const probe = makeTarget(claim.pool, zoneReqs, claim.index, claim.pods, claim.requested, zoneTypes);
+      const probe = makeTarget(claim.pool, next, claim.index, claim.pods, claim.requested);
       const topo = topologyFit(pod, probe, view);
       if (topo) {
         refused = new Refusal(topo);
         continue;
       }
-      const target = { ...probe, pods: [...claim.pods, pod], requested };
-      return {
-        ok: true,
-        claim: {
-          ...claim,
-          requirements: zoneReqs,
-          instanceTypes: zoneTypes,
-          pods: target.pods,
-          requested,
-          target,
-        },
+      const pods = [...claim.pods, pod];
+      const target = makeTarget(claim.pool, next, claim.index, pods, next.requested);
+      const added: PlannedClaim = {
+        index: claim.index,
+        pool: claim.pool,
+        state: next,
+        requirements: next.requirements,
+        instanceTypes: next.instanceTypes,
+        pods,
+        requested: next.requested,
+        target,
       };
+      return { ok: true, claim: added };
     }
   }
   return refused;
 }
 
-/** The requirements to try: as they are, or one per launchable zone when the pod's zone matters and is open. */
-function zoneChoices(
-  merged: Requirements,
-  types: readonly InstanceType[],
-  pod: Pod,
-  view: TopologyView,
-): Requirements[] {
-  const zone = merged.get(LABEL_ZONE);
-  if ((zone && !zone.complement && zone.values.size === 1) || !zoneMatters(pod, view)) return [merged];
+/**
+ * The zones to pin the claim to, in order, when the pod's zone matters and the claim's is still
+ * open (its types' compatible offerings' zones, sorted); undefined to take it as it is.
+ */
+function zoneChoices(next: ClaimState, pod: Pod, view: TopologyView): string[] | undefined {
+  const zone = next.requirements.get(LABEL_ZONE);
+  if ((zone && !zone.complement && zone.values.size === 1) || !zoneMatters(pod, view)) return undefined;
   const zones = new Set<string>();
-  for (const it of types) for (const o of compatibleOfferings(it, merged)) zones.add(o.zone);
-  return [...zones].sort().map((z) => pinnedToZone(merged, z));
+  for (const it of next.instanceTypes) for (const o of compatibleOfferings(it, next.requirements)) zones.add(o.zone);
+  return [...zones].sort();
 }
 
 /** An empty claim from a pool, before its first pod; its requests start at the daemonset overhead. */
 export function emptyClaim(pool: PreparedPool, index: number): PlannedClaim {
-  const requested = pool.daemonSetOverhead;
+  const state = pool.root;
   return {
     index,
     pool,
-    requirements: pool.requirements,
-    instanceTypes: pool.instanceTypes,
+    state,
+    requirements: state.requirements,
+    instanceTypes: state.instanceTypes,
     pods: [],
-    requested,
-    target: makeTarget(pool, pool.requirements, index, [], requested, pool.instanceTypes),
+    requested: state.requested,
+    target: makeTarget(pool, state, index, [], state.requested),
   };
 }
 

@@ -11,6 +11,7 @@ import {
   type PoolTemplate,
   type PreparedPool,
   type Refusal,
+  shapeKey,
 } from './new-claims.js';
 import { compatibleOfferings, sortByPrice } from './instance-types.js';
 import { nodeLocalFit, type PlacementTarget } from './predicates.js';
@@ -192,8 +193,9 @@ export function placeOnClaims(
   targets: PlacementTarget[],
   record: (pod: Pod, target: PlacementTarget) => void,
 ): number | string {
+  const shape = shapeKey(pod);
   for (let i = 0; i < claims.length; i++) {
-    const r = addPod(claims[i], pod, view);
+    const r = addPod(claims[i], pod, view, shape);
     if (r.ok) return commitClaim(pod, claims, i, r.claim, view, targets, record, claims[i].target);
   }
   if (pools.length === 0) return 'no nodepools found';
@@ -204,7 +206,7 @@ export function placeOnClaims(
       refusals.push(undefined); // no instance type satisfied the pool's own requirements
       continue;
     }
-    const r = addPod(emptyClaimOf(pool, claims.length), pod, view);
+    const r = addPod(emptyClaimOf(pool, claims.length), pod, view, shape);
     if (r.ok) return commitClaim(pod, claims, claims.length, r.claim, view, targets, record);
     refusals.push(r);
   }
