@@ -14,6 +14,7 @@ import type { PlacementTarget } from '../../src/world/scheduling/predicates.js';
 import { toNodeSelectorRequirements } from '../../src/core/cluster/requirements.js';
 import { addResources, podRequests, type Resources } from '../../src/core/cluster/resources.js';
 import {
+  byDescendingSize,
   claimPlan,
   launchableZonesOf,
   placeOnClaims,
@@ -236,5 +237,32 @@ describe('placeOnClaims with remembered answers', () => {
     // The inputs reach both answers often enough to mean something.
     expect(placedOnClaims).toBeGreaterThan(1000);
     expect(refused).toBeGreaterThan(500);
+  });
+
+  it('orders pods largest first exactly as the straightforward sort did', () => {
+    // The straightforward version: [cpu, memory] per comparison, input order on a tie.
+    const reference = (pods: readonly Pod[]): Pod[] => {
+      const size = (p: Pod): [number, number] => [podRequests(p).cpu ?? 0, podRequests(p).memory ?? 0];
+      return pods
+        .map((p, i) => ({ p, i, s: size(p) }))
+        .sort((a, b) => b.s[0] - a.s[0] || b.s[1] - a.s[1] || a.i - b.i)
+        .map((x) => x.p);
+    };
+    const podsArb = fc.array(
+      fc.record({
+        cpu: fc.option(fc.constantFrom('0', '100m', '250m', '1', '1500m'), { nil: undefined }),
+        memory: fc.option(fc.constantFrom('0', '128Mi', '1Gi', '6Gi'), { nil: undefined }),
+      }),
+      { maxLength: 30 },
+    );
+    fc.assert(
+      fc.property(podsArb, (raw) => {
+        const pods = raw.map((r, i) =>
+          pod(`p${i}`, { ...(r.cpu && { cpu: r.cpu }), ...(r.memory && { memory: r.memory }) }),
+        );
+        expect(byDescendingSize(pods)).toEqual(reference(pods));
+      }),
+      { numRuns: 300, seed: 26 },
+    );
   });
 });
