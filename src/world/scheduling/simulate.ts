@@ -5,11 +5,13 @@ import type { InstanceType } from '../cloud/provider.js';
 import type { Pod, Taint } from '../../core/cluster/types.js';
 import {
   addPod,
-  emptyClaim,
+  emptyClaimOf,
   preparePool,
   type PlannedClaim,
   type PoolTemplate,
   type PreparedPool,
+  type Refusal,
+  shapeKey,
 } from './new-claims.js';
 import { compatibleOfferings, sortByPrice } from './instance-types.js';
 import { nodeLocalFit, type PlacementTarget } from './predicates.js';
@@ -81,13 +83,25 @@ interface ExistingSlot {
   target: PlacementTarget & { pods: Pod[] };
 }
 
-/** Largest first, as Karpenter's queue orders pods; stable. */
+/**
+ * Largest first, as Karpenter's queue orders pods; stable. Sizes are read once per pod and the
+ * indices sorted (every simulation run sorts its pods, thousands of times a pass).
+ */
 export function byDescendingSize(pods: readonly Pod[]): Pod[] {
-  const size = (p: Pod): [number, number] => [podRequests(p).cpu ?? 0, podRequests(p).memory ?? 0];
-  return pods
-    .map((p, i) => ({ p, i, s: size(p) }))
-    .sort((a, b) => b.s[0] - a.s[0] || b.s[1] - a.s[1] || a.i - b.i)
-    .map((x) => x.p);
+  const n = pods.length;
+  const cpu = new Float64Array(n);
+  const memory = new Float64Array(n);
+  const order = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const r = podRequests(pods[i]);
+    cpu[i] = r.cpu ?? 0;
+    memory[i] = r.memory ?? 0;
+    order[i] = i;
+  }
+  order.sort((a, b) => cpu[b] - cpu[a] || memory[b] - memory[a] || a - b);
+  const out = new Array<Pod>(n);
+  for (let i = 0; i < n; i++) out[i] = pods[order[i]];
+  return out;
 }
 
 export const byName = <T extends { name: string }>(a: T, b: T): number =>
@@ -191,36 +205,54 @@ export function placeOnClaims(
   targets: PlacementTarget[],
   record: (pod: Pod, target: PlacementTarget) => void,
 ): number | string {
-  const commit = (i: number, next: PlannedClaim, previous?: PlacementTarget): number => {
-    claims[i] = next;
-    const at = previous ? targets.indexOf(previous) : -1;
-    if (at >= 0) targets[at] = next.target;
-    else targets.push(next.target);
-    // Holders placed earlier on this claim must point at its current target.
-    for (const h of view.antiAffinityHolders as { pod: Pod; target: PlacementTarget }[])
-      if (h.target === previous) h.target = next.target;
-    record(pod, next.target);
-    return i;
-  };
+  const shape = shapeKey(pod);
   for (let i = 0; i < claims.length; i++) {
-    const r = addPod(claims[i], pod, view);
-    if (r.ok) return commit(i, r.claim, claims[i].target);
+    const r = addPod(claims[i], pod, view, shape);
+    if (r.ok) return commitClaim(pod, claims, i, r.claim, view, targets, record, claims[i].target);
   }
   if (pools.length === 0) return 'no nodepools found';
-  const reasons: string[] = [];
+  // Why each pool refused, turned into text only when none takes the pod.
+  const refusals: (Refusal | undefined)[] = [];
   for (const pool of pools) {
     if (pool.instanceTypes.length === 0) {
-      reasons.push(
-        `incompatible with nodepool ${JSON.stringify(pool.template.name)}, no instance type ` +
-          `satisfied the nodepool requirements`,
-      );
+      refusals.push(undefined); // no instance type satisfied the pool's own requirements
       continue;
     }
-    const r = addPod(emptyClaim(pool, claims.length), pod, view);
-    if (r.ok) return commit(claims.length, r.claim);
-    reasons.push(`incompatible with nodepool ${JSON.stringify(pool.template.name)}, ${r.reason}`);
+    const r = addPod(emptyClaimOf(pool, claims.length), pod, view, shape);
+    if (r.ok) return commitClaim(pod, claims, claims.length, r.claim, view, targets, record);
+    refusals.push(r);
   }
-  return reasons.join('; ');
+  let reasons = '';
+  for (let p = 0; p < pools.length; p++) {
+    const r = refusals[p];
+    reasons +=
+      `${p > 0 ? '; ' : ''}incompatible with nodepool ${JSON.stringify(pools[p].template.name)}, ` +
+      (r === undefined ? 'no instance type satisfied the nodepool requirements' : r.reason());
+  }
+  return reasons;
+}
+
+/** Claim `i` becomes `next`: its target replaces `previous` in the view (or joins it), and the pod is recorded. */
+function commitClaim(
+  pod: Pod,
+  claims: PlannedClaim[],
+  i: number,
+  next: PlannedClaim,
+  view: TopologyView,
+  targets: PlacementTarget[],
+  record: (pod: Pod, target: PlacementTarget) => void,
+  previous?: PlacementTarget,
+): number {
+  claims[i] = next;
+  // Claims' targets come after the nodes', so look from the end (a target is in the view once).
+  const at = previous ? targets.lastIndexOf(previous) : -1;
+  if (at >= 0) targets[at] = next.target;
+  else targets.push(next.target);
+  // Holders placed earlier on this claim must point at its current target.
+  for (const h of view.antiAffinityHolders as { pod: Pod; target: PlacementTarget }[])
+    if (h.target === previous) h.target = next.target;
+  record(pod, next.target);
+  return i;
 }
 
 /**
