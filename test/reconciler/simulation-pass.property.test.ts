@@ -11,11 +11,11 @@ import { emptySnapshot } from '../../src/core/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex, type StateNode } from '../../src/core/cluster/state.js';
 import type { Pod } from '../../src/core/cluster/types.js';
 import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
-import { SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
+import { mergeBySize, SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
 import { SchedulingCache } from '../../src/world/scheduling/scheduling-cache.js';
 import { simulateMove } from '../../src/control/reconciler/move-simulation.js';
 import { runSimulation, type SimulationEnv } from '../../src/world/scheduling/cluster-simulation.js';
-import type { SchedulingResult } from '../../src/world/scheduling/simulate.js';
+import { byDescendingSize, type SchedulingResult } from '../../src/world/scheduling/simulate.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
 
 const NOW = Date.parse('2026-08-20T12:00:00Z');
@@ -215,10 +215,13 @@ describe('SimulationPass', () => {
     );
   });
 
-  // The runtime's incremental path: a SchedulingCache kept across indexes, the next index
-  // sharing most objects with the last and replacing some (pods moved, removed, finished or
-  // turned into DaemonSet pods; nodes retainted or resized), as writes do between ticks.
-  it('decides the same with scheduling state kept from an earlier index', () => {
+  // The runtime's incremental path: a SchedulingCache kept across indexes and passes, each next
+  // index sharing most objects with the last and replacing some (pods moved, removed, finished
+  // or turned into DaemonSet pods; nodes retainted or resized; a pool reweighted or retainted),
+  // as writes do between ticks; some rounds change nothing (the last base is taken again) and
+  // some let time pass (consolidateAfter windows close: other SimNodes for the same machines).
+  // Both kinds of simulation run in every pass, so both kinds of kept base are exercised.
+  it('decides the same with scheduling state kept from earlier indexes and passes', () => {
     const editArb = fc.record({
       pods: fc.array(fc.record({ at: fc.nat(), to: fc.integer({ min: -1, max: 7 }), kind: fc.nat(4) }), {
         maxLength: 8,
@@ -226,47 +229,109 @@ describe('SimulationPass', () => {
       nodes: fc.array(fc.record({ at: fc.nat(), taint: fc.boolean(), cpu: fc.constantFrom('950m', '3920m') }), {
         maxLength: 3,
       }),
+      pool: fc.option(fc.record({ at: fc.nat(), weight: fc.integer({ min: 0, max: 3 }), taint: fc.boolean() })),
+      laterMin: fc.constantFrom(0, 0, 4, 8),
     });
     fc.assert(
-      fc.property(clusterArb, editArb, fc.boolean(), (raw, edit, consolidation) => {
-        const { index, env } = build(raw);
-        const cache = new SchedulingCache();
-        const warm = new SimulationPass(index, env, cache);
-        for (const moving of moves(index, raw.order)) warm.schedule(moving, consolidation);
-        const snap = index.snapshot;
-        const pods = [...snap.pods];
-        const nodes = [...snap.nodes];
-        const names = nodes.map((n) => n.metadata.name);
-        for (const e of edit.pods) {
-          if (pods.length === 0) break;
-          const i = e.at % pods.length;
-          const pod = structuredClone(pods[i]);
-          if (e.kind === 0) pods.splice(i, 1);
-          else {
-            if (e.kind === 1) pod.spec.nodeName = e.to < 0 ? undefined : names[e.to % names.length];
-            if (e.kind === 2) pod.status = { ...pod.status, phase: 'Succeeded' };
-            if (e.kind === 3)
-              pod.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds' }];
-            if (e.kind === 4) pod.spec.containers = [{ name: 'c', resources: { requests: { cpu: '2' } } }];
-            pods[i] = pod;
+      fc.property(
+        clusterArb,
+        fc.array(editArb, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        (raw, edits, consolidationFirst) => {
+          const built = build(raw);
+          let { index } = built;
+          let env = built.env;
+          const cache = new SchedulingCache();
+          const check = (pass: SimulationPass, ix: ClusterIndex, e: SimulationEnv) => {
+            for (const [i, moving] of moves(ix, raw.order).entries()) {
+              const consolidation = (i % 2 === 0) === consolidationFirst;
+              expect(plain(pass.schedule(moving, consolidation))).toEqual(
+                plain(runSimulation(ix, moving, consolidation, e).result),
+              );
+              expect(plain(pass.schedule(moving, !consolidation))).toEqual(
+                plain(runSimulation(ix, moving, !consolidation, e).result),
+              );
+            }
+          };
+          check(new SimulationPass(index, env, cache), index, env);
+          for (const edit of edits) {
+            const snap = index.snapshot;
+            const pods = [...snap.pods];
+            const nodes = [...snap.nodes];
+            const nodePools = [...snap.nodePools];
+            const names = nodes.map((n) => n.metadata.name);
+            for (const e of edit.pods) {
+              if (pods.length === 0) break;
+              const i = e.at % pods.length;
+              const pod = structuredClone(pods[i]);
+              if (e.kind === 0) pods.splice(i, 1);
+              else {
+                if (e.kind === 1) pod.spec.nodeName = e.to < 0 ? undefined : names[e.to % names.length];
+                if (e.kind === 2) pod.status = { ...pod.status, phase: 'Succeeded' };
+                if (e.kind === 3)
+                  pod.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds' }];
+                if (e.kind === 4) pod.spec.containers = [{ name: 'c', resources: { requests: { cpu: '2' } } }];
+                pods[i] = pod;
+              }
+            }
+            for (const e of edit.nodes) {
+              const i = e.at % nodes.length;
+              const node = structuredClone(nodes[i]);
+              if (e.taint) node.spec.taints = [...(node.spec.taints ?? []), TAINT];
+              node.status!.allocatable = { ...node.status!.allocatable, cpu: e.cpu };
+              nodes[i] = node;
+            }
+            if (edit.pool) {
+              const i = edit.pool.at % nodePools.length;
+              const np = structuredClone(nodePools[i]);
+              np.spec.weight = edit.pool.weight;
+              np.spec.template!.spec!.taints = edit.pool.taint ? [TAINT] : [];
+              nodePools[i] = np;
+            }
+            const changed = edit.pods.length + edit.nodes.length > 0 || edit.pool !== null;
+            index = changed ? indexCluster({ ...snap, pods, nodes, nodePools }) : index;
+            env = { ...env, now: env.now + edit.laterMin * 60_000 };
+            check(new SimulationPass(index, env, cache), index, env);
           }
-        }
-        for (const e of edit.nodes) {
-          const i = e.at % nodes.length;
-          const node = structuredClone(nodes[i]);
-          if (e.taint) node.spec.taints = [...(node.spec.taints ?? []), TAINT];
-          node.status!.allocatable = { ...node.status!.allocatable, cpu: e.cpu };
-          nodes[i] = node;
-        }
-        const next = indexCluster({ ...snap, pods, nodes });
-        const pass = new SimulationPass(next, env, cache);
-        for (const moving of moves(next, raw.order)) {
-          expect(plain(pass.schedule(moving, consolidation))).toEqual(
-            plain(runSimulation(next, moving, consolidation, env).result),
-          );
-        }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('merges presorted parts as byDescendingSize sorts their concatenation', () => {
+    const sizedArb = fc.array(
+      fc.record({
+        cpu: fc.constantFrom(0, 0.5, 1, 2),
+        memory: fc.constantFrom(0, 1, 2),
+        node: fc.constantFrom('a', 'b'),
       }),
-      { numRuns: 120 },
+      { maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(fc.array(sizedArb, { minLength: 1, maxLength: 4 }), fc.boolean(), (raw, skipB) => {
+        let n = 0;
+        const parts = raw.map((part) =>
+          part.map((x) => ({
+            ...x,
+            pod: makePod(`m${n++}`, undefined, { requests: { cpu: String(x.cpu), memory: `${x.memory}Gi` } }),
+          })),
+        );
+        const sorted = parts.map((part) =>
+          byDescendingSize(part.map((x) => x.pod)).map((p) => part.find((x) => x.pod === p)!),
+        );
+        const kept = (x: { node?: string }) => !(skipB && x.node === 'b');
+        const merged = mergeBySize(sorted, skipB ? (x) => !kept(x) : undefined);
+        expect(merged.map(podId)).toEqual(
+          byDescendingSize(
+            parts
+              .flat()
+              .filter(kept)
+              .map((x) => x.pod),
+          ).map(podId),
+        );
+      }),
+      { numRuns: 300 },
     );
   });
 

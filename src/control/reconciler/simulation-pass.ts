@@ -3,11 +3,15 @@
 // capacity (every node not deleting or marked), the pending pods, the pods of deleting nodes
 // and the prepared pools are the same for every candidate, so each candidate's move only
 // leaves its nodes out and adds its currently reschedulable pods. Same decisions as
-// simulateMove (move-simulation.ts), which rebuilds everything per move.
+// simulateMove (move-simulation.ts), which rebuilds everything per move. The pods a move places
+// are put in placing order by merging parts sorted once per pass (pending, deleting nodes') with
+// the move's own. With a SchedulingCache, a base whose nodes and pools are the same objects as the
+// last one's is that base again, and otherwise keeps the slots of unchanged nodes (prepared.ts).
 import type { ClusterIndex, StateNode } from '../../core/cluster/state.js';
 import type { Pod } from '../../core/cluster/types.js';
 import { isCurrentlyReschedulable, simNodeFromState } from '../../world/scheduling/from-state.js';
 import { PreparedScheduling } from '../../world/scheduling/prepared.js';
+import { podRequests } from '../../core/cluster/resources.js';
 import type { SchedulingCache, PreparedPools } from '../../world/scheduling/scheduling-cache.js';
 import { launchableZonesOf, preparePools, type SchedulingResult } from '../../world/scheduling/simulate.js';
 import type { Candidate } from './methods/candidates.js';
@@ -22,6 +26,46 @@ import {
 } from '../../world/scheduling/cluster-simulation.js';
 import { toMoveSimulation } from './move-simulation.js';
 
+/** A pod with the sizes byDescendingSize (simulate.ts) orders by; `node`: the deleting node it is on. */
+interface Sized {
+  pod: Pod;
+  cpu: number;
+  memory: number;
+  node?: string;
+}
+
+function sized(pod: Pod, node?: string): Sized {
+  const r = podRequests(pod);
+  return { pod, cpu: r.cpu ?? 0, memory: r.memory ?? 0, ...(node !== undefined && { node }) };
+}
+
+/** byDescendingSize's comparison: negative when `a` goes first; 0 keeps the input order. */
+const bySize = (a: Sized, b: Sized): number => b.cpu - a.cpu || b.memory - a.memory;
+
+/** `xs` in byDescendingSize's order (Array.prototype.sort is stable: ties keep the input order). */
+const sortedBySize = (xs: Sized[]): Sized[] => xs.sort(bySize);
+
+/**
+ * byDescendingSize(concatenation of the parts), each part already in that order: a stable sort
+ * orders by size, then by place in the concatenation, so on a tie the earlier part goes first.
+ * `skip`: items left out (deleting nodes that are moving), as if never in their part.
+ */
+export function mergeBySize(parts: readonly (readonly Sized[])[], skip?: (x: Sized) => boolean): Pod[] {
+  const out: Pod[] = [];
+  const at = parts.map(() => 0);
+  for (;;) {
+    let best = -1;
+    for (let k = 0; k < parts.length; k++) {
+      const part = parts[k];
+      while (skip && at[k] < part.length && skip(part[at[k]])) at[k]++;
+      if (at[k] >= part.length) continue;
+      if (best < 0 || bySize(part[at[k]], parts[best][at[best]]) < 0) best = k;
+    }
+    if (best < 0) return out;
+    out.push(parts[best][at[best]++].pod);
+  }
+}
+
 /** What both kinds of simulation (consolidation or not) share: the pods every move places, and the pools. */
 class PassPods {
   readonly pending: Pod[];
@@ -32,6 +76,9 @@ class PassPods {
   readonly exempt = new Set<Pod>();
   readonly daemonSetPods: Pod[];
   readonly pools: PreparedPools;
+  /** `pending`, and every pod of `deleting` (tagged with its node), each in placing order. */
+  readonly pendingBySize: Sized[];
+  readonly deletingBySize: Sized[];
   private readonly reschedulable = new Map<StateNode, Pod[]>();
 
   constructor(
@@ -50,6 +97,8 @@ class PassPods {
       this.deleting.push({ name: sn.name, pods });
       for (const p of pods) this.exempt.add(p);
     }
+    this.pendingBySize = sortedBySize(this.pending.map((p) => sized(p)));
+    this.deletingBySize = sortedBySize(this.deleting.flatMap((d) => d.pods.map((p) => sized(p, d.name))));
     this.daemonSetPods = cache?.noDaemonSetPods(index) ? [] : daemonSetPods(index.snapshot.pods);
     if (cache) this.pools = cache.pools(index.snapshot.nodePools, env.instanceTypes, this.daemonSetPods);
     else {
@@ -90,32 +139,43 @@ class PassBase {
         if (cache) return cache.simNode(sn, blocked);
         return simNodeFromState(sn, blocked === undefined ? {} : { consolidateAfterBlocked: blocked });
       });
-    this.prepared = new PreparedScheduling(
-      {
-        nodes,
-        nodePools: index.snapshot.nodePools.map(poolTemplate),
-        instanceTypes: env.instanceTypes,
-        consolidation,
-        daemonSetPods: shared.daemonSetPods,
-      },
-      { ...shared.pools, ...(cache && { sums: (n) => cache.sums(n) }) },
-    );
+    const build = () =>
+      new PreparedScheduling(
+        {
+          nodes,
+          nodePools: index.snapshot.nodePools.map(poolTemplate),
+          instanceTypes: env.instanceTypes,
+          consolidation,
+          daemonSetPods: shared.daemonSetPods,
+        },
+        { ...shared.pools, ...(cache && { sums: (n) => cache.sums(n), slots: cache.slots }) },
+      );
+    this.prepared = cache ? cache.prepared(consolidation, nodes, shared.pools, build) : build();
   }
 
-  /** runSimulation's input for these moving nodes, in its order: pending, moving, then deleting nodes' pods. */
+  /**
+   * runSimulation's input for these moving nodes: pending, moving, then deleting nodes' pods,
+   * handed over in placing order.
+   */
   run(moving: readonly StateNode[]): SchedulingResult {
     const { shared } = this;
     const without = new Set(moving.map((sn) => sn.name));
-    const pods = [...shared.pending];
+    const movingBySize: Sized[] = [];
     const movingPods = new Set<Pod>();
     for (const sn of moving)
       for (const p of shared.reschedulableOn(sn)) {
-        pods.push(p);
+        movingBySize.push(sized(p));
         movingPods.add(p);
       }
-    for (const d of shared.deleting) if (!without.has(d.name)) pods.push(...d.pods);
+    const skip = shared.deleting.some((d) => without.has(d.name)) ? (x: Sized) => without.has(x.node!) : undefined;
+    const pods = mergeBySize([shared.pendingBySize, sortedBySize(movingBySize), shared.deletingBySize], skip);
     // A moving node that is itself deleting gives up its exemption, as in runSimulation.
-    return this.prepared.run({ pods, without, isExempt: (p) => shared.exempt.has(p) && !movingPods.has(p) });
+    return this.prepared.run({
+      pods,
+      ordered: true,
+      without,
+      isExempt: (p) => shared.exempt.has(p) && !movingPods.has(p),
+    });
   }
 }
 
