@@ -231,6 +231,10 @@ describe('SimulationPass', () => {
       }),
       pool: fc.option(fc.record({ at: fc.nat(), weight: fc.integer({ min: 0, max: 3 }), taint: fc.boolean() })),
       laterMin: fc.constantFrom(0, 0, 4, 8),
+      pdb: fc.constantFrom('keep', 'keep', 'open', 'block'),
+      // Rounds that change one thing only: the PDB alone changes which pods may move but no
+      // node, so the base (and its kept move outcomes) is taken again; time alone may or may not.
+      only: fc.constantFrom(undefined, undefined, 'pdb', 'time'),
     });
     fc.assert(
       fc.property(
@@ -251,10 +255,28 @@ describe('SimulationPass', () => {
               expect(plain(pass.schedule(moving, !consolidation))).toEqual(
                 plain(runSimulation(ix, moving, !consolidation, e).result),
               );
+              // Move outcomes, which a base taken again keeps from an earlier pass.
+              const candidates = moving.map((sn) =>
+                toCandidate(sn, sn.node?.metadata.labels?.['karpenter.sh/nodepool'] ?? '', TYPES),
+              );
+              for (const c of [consolidation, !consolidation])
+                expect(pass.simulate(candidates, c)).toEqual(simulateMove(ix, candidates, c, e));
             }
           };
           check(new SimulationPass(index, env, cache), index, env);
-          for (const edit of edits) {
+          for (const e of edits) {
+            const edit =
+              e.only === undefined
+                ? e
+                : {
+                    ...e,
+                    pods: [],
+                    nodes: [],
+                    pool: null,
+                    laterMin: e.only === 'time' ? e.laterMin : 0,
+                    pdb:
+                      e.only === 'time' ? 'keep' : index.snapshot.pdbs[0].spec.maxUnavailable === 0 ? 'open' : 'block',
+                  };
             const snap = index.snapshot;
             const pods = [...snap.pods];
             const nodes = [...snap.nodes];
@@ -288,8 +310,14 @@ describe('SimulationPass', () => {
               np.spec.template!.spec!.taints = edit.pool.taint ? [TAINT] : [];
               nodePools[i] = np;
             }
-            const changed = edit.pods.length + edit.nodes.length > 0 || edit.pool !== null;
-            index = changed ? indexCluster({ ...snap, pods, nodes, nodePools }) : index;
+            let pdbs = snap.pdbs;
+            if (edit.pdb !== 'keep') {
+              const pdb = structuredClone(pdbs[0]);
+              pdb.spec.maxUnavailable = edit.pdb === 'open' ? 1 : 0;
+              pdbs = [pdb];
+            }
+            const changed = edit.pods.length + edit.nodes.length > 0 || edit.pool !== null || edit.pdb !== 'keep';
+            index = changed ? indexCluster({ ...snap, pods, nodes, nodePools, pdbs }) : index;
             env = { ...env, now: env.now + edit.laterMin * 60_000 };
             check(new SimulationPass(index, env, cache), index, env);
           }

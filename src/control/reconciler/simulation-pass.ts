@@ -6,7 +6,8 @@
 // simulateMove (move-simulation.ts), which rebuilds everything per move. The pods a move places
 // are put in placing order by merging parts sorted once per pass (pending, deleting nodes') with
 // the move's own. With a SchedulingCache, a base whose nodes and pools are the same objects as the
-// last one's is that base again, and otherwise keeps the slots of unchanged nodes (prepared.ts).
+// last one's is that base again, and otherwise keeps the slots of unchanged nodes (prepared.ts);
+// a base taken again also keeps its moves' outcomes (KeptMoves).
 import type { ClusterIndex, StateNode } from '../../core/cluster/state.js';
 import type { Pod } from '../../core/cluster/types.js';
 import { isCurrentlyReschedulable, simNodeFromState } from '../../world/scheduling/from-state.js';
@@ -25,6 +26,7 @@ import {
   type SimulationEnv,
 } from '../../world/scheduling/cluster-simulation.js';
 import { toMoveSimulation } from './move-simulation.js';
+import { sameItems } from '../../world/scheduling/same-items.js';
 
 /** A pod with the sizes byDescendingSize (simulate.ts) orders by; `node`: the deleting node it is on. */
 interface Sized {
@@ -121,9 +123,58 @@ class PassPods {
   }
 }
 
+/**
+ * Outcomes of moves over one prepared base, kept across passes while the cache hands out that
+ * base again. A move's run reads nothing but the base (its SimNodes — with their pods, sums and
+ * consolidateAfter state — and pools), the pods it places (pending, the moving nodes' currently
+ * reschedulable pods, the deleting nodes' pods) and which of them are exempt (from the same
+ * lists), and PreparedScheduling.run is a function of those. So an outcome holds again when the
+ * pending and deleting pods are the same as when it was kept (else all are dropped) and each
+ * moving node's reschedulable pods are (they depend on time and PDBs, which the base does not see).
+ */
+class KeptMoves {
+  private pending: readonly Pod[] = [];
+  private deleting: readonly { name: string; pods: readonly Pod[] }[] = [];
+  private readonly moves = new Map<string, { pods: readonly Pod[][]; sim: MoveSimulation }>();
+  /**
+   * The pass whose pods the kept outcomes are for: the last to adopt them. An earlier pass over
+   * the same base (its pods may differ) neither reads nor adds outcomes any more.
+   */
+  private owner: PassPods | undefined;
+
+  /** Drops every outcome unless this pass places the same pending and deleting pods. */
+  adopt(shared: PassPods): this {
+    this.owner = shared;
+    const same =
+      sameItems(this.pending, shared.pending) &&
+      this.deleting.length === shared.deleting.length &&
+      this.deleting.every((d, i) => d.name === shared.deleting[i].name && sameItems(d.pods, shared.deleting[i].pods));
+    if (!same) {
+      this.moves.clear();
+      this.pending = shared.pending;
+      this.deleting = shared.deleting;
+    }
+    return this;
+  }
+
+  /** The kept outcome of moving these nodes with these reschedulable pods (a copy: callers may change it). */
+  get(shared: PassPods, key: string, pods: readonly Pod[][]): MoveSimulation | undefined {
+    if (shared !== this.owner) return undefined;
+    const k = this.moves.get(key);
+    if (k === undefined || k.pods.length !== pods.length || !k.pods.every((p, i) => sameItems(p, pods[i])))
+      return undefined;
+    return structuredClone(k.sim);
+  }
+
+  set(shared: PassPods, key: string, pods: readonly Pod[][], sim: MoveSimulation): void {
+    if (shared === this.owner) this.moves.set(key, { pods, sim: structuredClone(sim) });
+  }
+}
+
 /** One kind of simulation over one cluster index at one instant. */
 class PassBase {
   private readonly prepared: PreparedScheduling;
+  private readonly kept: KeptMoves | undefined;
 
   constructor(
     index: ClusterIndex,
@@ -151,6 +202,20 @@ class PassBase {
         { ...shared.pools, ...(cache && { sums: (n) => cache.sums(n), slots: cache.slots }) },
       );
     this.prepared = cache ? cache.prepared(consolidation, nodes, shared.pools, build) : build();
+    this.kept = cache?.keptWith(this.prepared, () => new KeptMoves()).adopt(shared);
+  }
+
+  /** The outcome of this move, kept from an earlier pass over this base when it provably holds. */
+  simulate(moving: readonly StateNode[]): MoveSimulation {
+    const { kept, shared } = this;
+    if (kept === undefined) return toMoveSimulation(this.run(moving), shared.pendingSet);
+    const key = moving.map((sn) => sn.name).join('\n');
+    const pods = moving.map((sn) => shared.reschedulableOn(sn));
+    const known = kept.get(shared, key, pods);
+    if (known !== undefined) return known;
+    const sim = toMoveSimulation(this.run(moving), shared.pendingSet);
+    kept.set(shared, key, pods, sim);
+    return sim;
   }
 
   /**
@@ -217,7 +282,6 @@ export class SimulationPass {
   }
 
   simulate(candidates: readonly Candidate[], consolidation: boolean): MoveSimulation {
-    const b = this.base(consolidation);
-    return toMoveSimulation(b.run(candidates.map((c) => c.sn)), this.pods!.pendingSet);
+    return this.base(consolidation).simulate(candidates.map((c) => c.sn));
   }
 }

@@ -41,6 +41,8 @@ interface LastBase {
 export class SchedulingCache {
   /** PreparedScheduling's slots of the machines simNode handed out, kept while their SimNode is. */
   readonly slots = new SlotStore();
+  /** What callers keep beside a base while it is taken again (see `keptWith`). */
+  private readonly withBase = new WeakMap<PreparedScheduling, unknown>();
   /** The last prepared base of each kind (without, with consolidation). */
   private readonly lastBases: [LastBase | undefined, LastBase | undefined] = [undefined, undefined];
 
@@ -127,6 +129,19 @@ export class SchedulingCache {
     const prepared = build();
     this.lastBases[k] = { nodes, pools, prepared };
     return prepared;
+  }
+
+  /**
+   * Something the caller derived from runs of `base` (SimulationPass keeps move results), kept
+   * for as long as `prepared` hands out that base again: made by `make` on first use.
+   */
+  keptWith<T>(base: PreparedScheduling, make: () => T): T {
+    let kept = this.withBase.get(base) as T | undefined;
+    if (kept === undefined) {
+      kept = make();
+      this.withBase.set(base, kept);
+    }
+    return kept;
   }
 
   /**
