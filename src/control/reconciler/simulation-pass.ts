@@ -123,6 +123,19 @@ class PassPods {
   }
 }
 
+/** A copy of a move's outcome down to its arrays (callers may change what they are handed). */
+function copyMove(sim: MoveSimulation): MoveSimulation {
+  return {
+    ...sim,
+    replacements: sim.replacements.map((r) => ({
+      ...r,
+      requirements: r.requirements.map((q) => (q.values ? { ...q, values: [...q.values] } : { ...q })),
+      instanceTypes: [...r.instanceTypes],
+    })),
+    ...(sim.destinations && { destinations: [...sim.destinations] }),
+  };
+}
+
 /**
  * Outcomes of moves over one prepared base, kept across passes while the cache hands out that
  * base again. A move's run reads nothing but the base (its SimNodes — with their pods, sums and
@@ -163,11 +176,11 @@ class KeptMoves {
     const k = this.moves.get(key);
     if (k === undefined || k.pods.length !== pods.length || !k.pods.every((p, i) => sameItems(p, pods[i])))
       return undefined;
-    return structuredClone(k.sim);
+    return copyMove(k.sim);
   }
 
   set(shared: PassPods, key: string, pods: readonly Pod[][], sim: MoveSimulation): void {
-    if (shared === this.owner) this.moves.set(key, { pods, sim: structuredClone(sim) });
+    if (shared === this.owner) this.moves.set(key, { pods, sim: copyMove(sim) });
   }
 }
 

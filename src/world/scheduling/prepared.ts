@@ -229,7 +229,9 @@ export class PreparedScheduling {
   /**
    * simulateScheduling's first fit: the first slot in name order that passes the node-local and
    * topology checks. Unchanged slots come from the pod's fitting list (only topology is left to
-   * ask); slots this run changed are checked in full and merged in by position.
+   * ask); slots this run changed are checked in full and merged in by position. `skip`: per
+   * fitting list, how many of its first slots this run has left out or changed — they stay so for
+   * the rest of the run (`left` is fixed, the overlay only grows), so later pods start after them.
    */
   private firstFit(
     pod: Pod,
@@ -238,11 +240,13 @@ export class PreparedScheduling {
     overlay: ReadonlyMap<number, RunSlot>,
     changed: readonly number[],
     view: TopologyView,
+    skip: Map<Fitting, number>,
   ): number {
     const key = fittingKey(pod, exempt);
     const fitting = this.fittingFor(key);
     let c = 0;
-    for (let k = 0; ; k++) {
+    let prefix = true;
+    for (let k = skip.get(fitting) ?? 0; ; k++) {
       const i = this.fittingAt(fitting, k, key, pod, exempt);
       // Changed slots before this one (sorted), checked against their run copy. A run copy has
       // its node's taints and labels, so where the unchanged node passed every check but the
@@ -257,7 +261,11 @@ export class PreparedScheduling {
         if (fits && topologyFit(pod, o.target, view) === undefined) return j;
       }
       if (i === Infinity) break;
-      if (left[i] || overlay.has(i)) continue;
+      if (left[i] || overlay.has(i)) {
+        if (prefix) skip.set(fitting, k + 1);
+        continue;
+      }
+      prefix = false;
       if (topologyFit(pod, this.slots[i].target, view) === undefined) return i;
     }
     return -1;
@@ -307,9 +315,10 @@ export class PreparedScheduling {
     };
 
     const changed: number[] = [];
+    const skip = new Map<Fitting, number>();
     for (const pod of r.ordered ? r.pods : byDescendingSize(r.pods)) {
       const exempt = r.isExempt?.(pod) ?? false;
-      const at = this.firstFit(pod, exempt, left, overlay, changed, view);
+      const at = this.firstFit(pod, exempt, left, overlay, changed, view, skip);
       if (at >= 0) {
         const s = slots[at];
         if (!overlay.has(at)) insertSorted(changed, at);
