@@ -135,7 +135,6 @@ export function nodeSums(node: SimNode): NodeSums {
 
 export class PreparedScheduling {
   private readonly slots: BaseSlot[];
-  private readonly slotByName = new Map<string, number>();
   private readonly baseTargets: PlacementTarget[];
   /** Bound pods with required anti-affinity, by slot, in target order. */
   private readonly baseHolders: { pod: Pod; slot: number }[] = [];
@@ -182,12 +181,28 @@ export class PreparedScheduling {
       return slot;
     });
     this.slots.forEach((s, i) => {
-      this.slotByName.set(s.node.name, i);
       for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
     });
     this.baseTargets = this.slots.map((s) => s.target);
     this.pools = shared.pools ?? preparePools(base);
     this.launchableZones = shared.launchableZones ?? launchableZonesOf(this.pools);
+  }
+
+  /**
+   * The slot of the node with this name, by binary search over the name order (runs leave out
+   * few nodes; a map of every name cost more to build per base than the searches).
+   */
+  private slotNamed(name: string): number | undefined {
+    let lo = 0;
+    let hi = this.slots.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.slots[mid].node.name;
+      if (at === name) return mid;
+      if (at < name) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
   }
 
   private admits(s: BaseSlot, pod: Pod, exempt: boolean, target: PlacementTarget, free: Resources): boolean {
@@ -276,12 +291,17 @@ export class PreparedScheduling {
     const n = slots.length;
     const left = new Uint8Array(n);
     const leftAt: number[] = [];
+    const leave = (i: number): void => {
+      if (left[i]) return;
+      left[i] = 1;
+      leftAt.push(i);
+    };
     for (const name of r.without ?? []) {
-      const i = this.slotByName.get(name);
-      if (i !== undefined && !left[i]) {
-        left[i] = 1;
-        leftAt.push(i);
-      }
+      const at = this.slotNamed(name);
+      if (at === undefined) continue;
+      // Every node of that name leaves, as the reference's filter by name has it.
+      for (let i = at; i >= 0 && slots[i].node.name === name; i--) leave(i);
+      for (let i = at + 1; i < n && slots[i].node.name === name; i++) leave(i);
     }
     leftAt.sort((a, b) => a - b);
     const overlay = new Map<number, RunSlot>();
