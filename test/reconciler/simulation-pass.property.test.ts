@@ -11,11 +11,11 @@ import { emptySnapshot } from '../../src/core/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex, type StateNode } from '../../src/core/cluster/state.js';
 import type { Pod } from '../../src/core/cluster/types.js';
 import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
-import { SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
+import { mergeBySize, SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
 import { SchedulingCache } from '../../src/world/scheduling/scheduling-cache.js';
 import { simulateMove } from '../../src/control/reconciler/move-simulation.js';
 import { runSimulation, type SimulationEnv } from '../../src/world/scheduling/cluster-simulation.js';
-import type { SchedulingResult } from '../../src/world/scheduling/simulate.js';
+import { byDescendingSize, type SchedulingResult } from '../../src/world/scheduling/simulate.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
 
 const NOW = Date.parse('2026-08-20T12:00:00Z');
@@ -164,6 +164,7 @@ function build(raw: Raw): { index: ClusterIndex; env: SimulationEnv } {
 }
 
 const podId = (p: Pod) => p.metadata.name;
+const pass = (index: ClusterIndex, env: SimulationEnv) => new SimulationPass(index, env);
 
 /** A scheduling result as comparable data (pods by name, instance types by name). */
 function plain(r: SchedulingResult): unknown {
@@ -215,10 +216,13 @@ describe('SimulationPass', () => {
     );
   });
 
-  // The runtime's incremental path: a SchedulingCache kept across indexes, the next index
-  // sharing most objects with the last and replacing some (pods moved, removed, finished or
-  // turned into DaemonSet pods; nodes retainted or resized), as writes do between ticks.
-  it('decides the same with scheduling state kept from an earlier index', () => {
+  // The runtime's incremental path: a SchedulingCache kept across indexes and passes, each next
+  // index sharing most objects with the last and replacing some (pods moved, removed, finished
+  // or turned into DaemonSet pods; nodes retainted or resized; a pool reweighted or retainted),
+  // as writes do between ticks; some rounds change nothing (the last base is taken again) and
+  // some let time pass (consolidateAfter windows close: other SimNodes for the same machines).
+  // Both kinds of simulation run in every pass, so both kinds of kept base are exercised.
+  it('decides the same with scheduling state kept from earlier indexes and passes', () => {
     const editArb = fc.record({
       pods: fc.array(fc.record({ at: fc.nat(), to: fc.integer({ min: -1, max: 7 }), kind: fc.nat(4) }), {
         maxLength: 8,
@@ -226,48 +230,173 @@ describe('SimulationPass', () => {
       nodes: fc.array(fc.record({ at: fc.nat(), taint: fc.boolean(), cpu: fc.constantFrom('950m', '3920m') }), {
         maxLength: 3,
       }),
+      pool: fc.option(fc.record({ at: fc.nat(), weight: fc.integer({ min: 0, max: 3 }), taint: fc.boolean() })),
+      laterMin: fc.constantFrom(0, 0, 4, 8),
+      pdb: fc.constantFrom('keep', 'keep', 'open', 'block'),
+      // Rounds that change one thing only: the PDB alone changes which pods may move but no
+      // node, so the base (and its kept move outcomes) is taken again; time alone may or may not.
+      only: fc.constantFrom(undefined, undefined, 'pdb', 'time'),
     });
     fc.assert(
-      fc.property(clusterArb, editArb, fc.boolean(), (raw, edit, consolidation) => {
-        const { index, env } = build(raw);
-        const cache = new SchedulingCache();
-        const warm = new SimulationPass(index, env, cache);
-        for (const moving of moves(index, raw.order)) warm.schedule(moving, consolidation);
-        const snap = index.snapshot;
-        const pods = [...snap.pods];
-        const nodes = [...snap.nodes];
-        const names = nodes.map((n) => n.metadata.name);
-        for (const e of edit.pods) {
-          if (pods.length === 0) break;
-          const i = e.at % pods.length;
-          const pod = structuredClone(pods[i]);
-          if (e.kind === 0) pods.splice(i, 1);
-          else {
-            if (e.kind === 1) pod.spec.nodeName = e.to < 0 ? undefined : names[e.to % names.length];
-            if (e.kind === 2) pod.status = { ...pod.status, phase: 'Succeeded' };
-            if (e.kind === 3)
-              pod.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds' }];
-            if (e.kind === 4) pod.spec.containers = [{ name: 'c', resources: { requests: { cpu: '2' } } }];
-            pods[i] = pod;
+      fc.property(
+        clusterArb,
+        fc.array(editArb, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        (raw, edits, consolidationFirst) => {
+          const built = build(raw);
+          let { index } = built;
+          let env = built.env;
+          const cache = new SchedulingCache();
+          const check = (pass: SimulationPass, ix: ClusterIndex, e: SimulationEnv) => {
+            for (const [i, moving] of moves(ix, raw.order).entries()) {
+              const consolidation = (i % 2 === 0) === consolidationFirst;
+              expect(plain(pass.schedule(moving, consolidation))).toEqual(
+                plain(runSimulation(ix, moving, consolidation, e).result),
+              );
+              expect(plain(pass.schedule(moving, !consolidation))).toEqual(
+                plain(runSimulation(ix, moving, !consolidation, e).result),
+              );
+              // Move outcomes, which a base taken again keeps from an earlier pass.
+              const candidates = moving.map((sn) =>
+                toCandidate(sn, sn.node?.metadata.labels?.['karpenter.sh/nodepool'] ?? '', TYPES),
+              );
+              for (const c of [consolidation, !consolidation])
+                expect(pass.simulate(candidates, c)).toEqual(simulateMove(ix, candidates, c, e));
+            }
+          };
+          check(new SimulationPass(index, env, cache), index, env);
+          for (const e of edits) {
+            const edit =
+              e.only === undefined
+                ? e
+                : {
+                    ...e,
+                    pods: [],
+                    nodes: [],
+                    pool: null,
+                    laterMin: e.only === 'time' ? e.laterMin : 0,
+                    pdb:
+                      e.only === 'time' ? 'keep' : index.snapshot.pdbs[0].spec.maxUnavailable === 0 ? 'open' : 'block',
+                  };
+            const snap = index.snapshot;
+            const pods = [...snap.pods];
+            const nodes = [...snap.nodes];
+            const nodePools = [...snap.nodePools];
+            const names = nodes.map((n) => n.metadata.name);
+            for (const e of edit.pods) {
+              if (pods.length === 0) break;
+              const i = e.at % pods.length;
+              const pod = structuredClone(pods[i]);
+              if (e.kind === 0) pods.splice(i, 1);
+              else {
+                if (e.kind === 1) pod.spec.nodeName = e.to < 0 ? undefined : names[e.to % names.length];
+                if (e.kind === 2) pod.status = { ...pod.status, phase: 'Succeeded' };
+                if (e.kind === 3)
+                  pod.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds' }];
+                if (e.kind === 4) pod.spec.containers = [{ name: 'c', resources: { requests: { cpu: '2' } } }];
+                pods[i] = pod;
+              }
+            }
+            for (const e of edit.nodes) {
+              const i = e.at % nodes.length;
+              const node = structuredClone(nodes[i]);
+              if (e.taint) node.spec.taints = [...(node.spec.taints ?? []), TAINT];
+              node.status!.allocatable = { ...node.status!.allocatable, cpu: e.cpu };
+              nodes[i] = node;
+            }
+            if (edit.pool) {
+              const i = edit.pool.at % nodePools.length;
+              const np = structuredClone(nodePools[i]);
+              np.spec.weight = edit.pool.weight;
+              np.spec.template!.spec!.taints = edit.pool.taint ? [TAINT] : [];
+              nodePools[i] = np;
+            }
+            let pdbs = snap.pdbs;
+            if (edit.pdb !== 'keep') {
+              const pdb = structuredClone(pdbs[0]);
+              pdb.spec.maxUnavailable = edit.pdb === 'open' ? 1 : 0;
+              pdbs = [pdb];
+            }
+            const changed = edit.pods.length + edit.nodes.length > 0 || edit.pool !== null || edit.pdb !== 'keep';
+            index = changed ? indexCluster({ ...snap, pods, nodes, nodePools, pdbs }) : index;
+            env = { ...env, now: env.now + edit.laterMin * 60_000 };
+            check(new SimulationPass(index, env, cache), index, env);
           }
-        }
-        for (const e of edit.nodes) {
-          const i = e.at % nodes.length;
-          const node = structuredClone(nodes[i]);
-          if (e.taint) node.spec.taints = [...(node.spec.taints ?? []), TAINT];
-          node.status!.allocatable = { ...node.status!.allocatable, cpu: e.cpu };
-          nodes[i] = node;
-        }
-        const next = indexCluster({ ...snap, pods, nodes });
-        const pass = new SimulationPass(next, env, cache);
-        for (const moving of moves(next, raw.order)) {
-          expect(plain(pass.schedule(moving, consolidation))).toEqual(
-            plain(runSimulation(next, moving, consolidation, env).result),
-          );
-        }
-      }),
-      { numRuns: 120 },
+        },
+      ),
+      { numRuns: 100 },
     );
+  });
+
+  it('merges presorted parts as byDescendingSize sorts their concatenation', () => {
+    const sizedArb = fc.array(
+      fc.record({
+        cpu: fc.constantFrom(0, 0.5, 1, 2),
+        memory: fc.constantFrom(0, 1, 2),
+        node: fc.constantFrom('a', 'b'),
+      }),
+      { maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(fc.array(sizedArb, { minLength: 1, maxLength: 4 }), fc.boolean(), (raw, skipB) => {
+        let n = 0;
+        const parts = raw.map((part) =>
+          part.map((x) => ({
+            ...x,
+            pod: makePod(`m${n++}`, undefined, { requests: { cpu: String(x.cpu), memory: `${x.memory}Gi` } }),
+          })),
+        );
+        const sorted = parts.map((part) =>
+          byDescendingSize(part.map((x) => x.pod)).map((p) => part.find((x) => x.pod === p)!),
+        );
+        const kept = (x: { node?: string }) => !(skipB && x.node === 'b');
+        const merged = mergeBySize(sorted, skipB ? (x) => !kept(x) : undefined);
+        expect(merged.map(podId)).toEqual(
+          byDescendingSize(
+            parts
+              .flat()
+              .filter(kept)
+              .map((x) => x.pod),
+          ).map(podId),
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  // A run skips the first slots of a fitting list that it left out or changed; a slot one pod's
+  // topology refused must not be skipped for the next pod of the same shape (same requests,
+  // another app) — here the plain pod belongs on node 0, where the anti-affine pod may not go.
+  it('still offers a slot that topology refused one pod to the next pod of the same shape', () => {
+    const node = (cpu: '3920m') => ({
+      pool: 0,
+      type: 'm5.xlarge',
+      zone: 'us-west-2a',
+      spot: false,
+      cpu,
+      initialized: true,
+      deleting: false,
+      marked: false,
+      tainted: false,
+      lastPodEventMinAgo: 30,
+    });
+    const raw: Raw = {
+      pools: [{ weight: 0, tainted: false, consolidateAfterMin: 0 }],
+      nodes: [node('3920m'), node('3920m'), node('3920m'), node('3920m')],
+      pods: [
+        { node: 0, cpu: '250m', memory: '128Mi', kind: 'hostAnti', zone: 'us-west-2a' },
+        { node: 3, cpu: '1', memory: '128Mi', kind: 'hostAnti', zone: 'us-west-2a' },
+        { node: 3, cpu: '1', memory: '128Mi', kind: 'plain', zone: 'us-west-2a' },
+      ],
+      order: [],
+    };
+    const { index, env } = build(raw);
+    const [n0, n1, , n3] = index.stateNodes;
+    const moving = [n1, n3];
+    const fast = pass(index, env).schedule(moving, false);
+    expect(plain(fast)).toEqual(plain(runSimulation(index, moving, false, env).result));
+    const byName = new Map([...fast.placements].map(([p, at]) => [p.metadata.labels?.app, at]));
+    expect(byName.get('plain')).toEqual({ node: n0.name });
   });
 
   it('really differs when the input differs (the comparison is not vacuous)', () => {

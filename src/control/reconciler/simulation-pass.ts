@@ -3,11 +3,16 @@
 // capacity (every node not deleting or marked), the pending pods, the pods of deleting nodes
 // and the prepared pools are the same for every candidate, so each candidate's move only
 // leaves its nodes out and adds its currently reschedulable pods. Same decisions as
-// simulateMove (move-simulation.ts), which rebuilds everything per move.
+// simulateMove (move-simulation.ts), which rebuilds everything per move. The pods a move places
+// are put in placing order by merging parts sorted once per pass (pending, deleting nodes') with
+// the move's own. With a SchedulingCache, a base whose nodes and pools are the same objects as the
+// last one's is that base again, and otherwise keeps the slots of unchanged nodes (prepared.ts);
+// a base taken again also keeps its moves' outcomes (KeptMoves).
 import type { ClusterIndex, StateNode } from '../../core/cluster/state.js';
 import type { Pod } from '../../core/cluster/types.js';
 import { isCurrentlyReschedulable, simNodeFromState } from '../../world/scheduling/from-state.js';
 import { PreparedScheduling } from '../../world/scheduling/prepared.js';
+import { podRequests } from '../../core/cluster/resources.js';
 import type { SchedulingCache, PreparedPools } from '../../world/scheduling/scheduling-cache.js';
 import { launchableZonesOf, preparePools, type SchedulingResult } from '../../world/scheduling/simulate.js';
 import type { Candidate } from './methods/candidates.js';
@@ -21,6 +26,47 @@ import {
   type SimulationEnv,
 } from '../../world/scheduling/cluster-simulation.js';
 import { toMoveSimulation } from './move-simulation.js';
+import { sameItems } from '../../world/scheduling/same-items.js';
+
+/** A pod with the sizes byDescendingSize (simulate.ts) orders by; `node`: the deleting node it is on. */
+interface Sized {
+  pod: Pod;
+  cpu: number;
+  memory: number;
+  node?: string;
+}
+
+function sized(pod: Pod, node?: string): Sized {
+  const r = podRequests(pod);
+  return { pod, cpu: r.cpu ?? 0, memory: r.memory ?? 0, ...(node !== undefined && { node }) };
+}
+
+/** byDescendingSize's comparison: negative when `a` goes first; 0 keeps the input order. */
+const bySize = (a: Sized, b: Sized): number => b.cpu - a.cpu || b.memory - a.memory;
+
+/** `xs` in byDescendingSize's order (Array.prototype.sort is stable: ties keep the input order). */
+const sortedBySize = (xs: Sized[]): Sized[] => xs.sort(bySize);
+
+/**
+ * byDescendingSize(concatenation of the parts), each part already in that order: a stable sort
+ * orders by size, then by place in the concatenation, so on a tie the earlier part goes first.
+ * `skip`: items left out (deleting nodes that are moving), as if never in their part.
+ */
+export function mergeBySize(parts: readonly (readonly Sized[])[], skip?: (x: Sized) => boolean): Pod[] {
+  const out: Pod[] = [];
+  const at = parts.map(() => 0);
+  for (;;) {
+    let best = -1;
+    for (let k = 0; k < parts.length; k++) {
+      const part = parts[k];
+      while (skip && at[k] < part.length && skip(part[at[k]])) at[k]++;
+      if (at[k] >= part.length) continue;
+      if (best < 0 || bySize(part[at[k]], parts[best][at[best]]) < 0) best = k;
+    }
+    if (best < 0) return out;
+    out.push(parts[best][at[best]++].pod);
+  }
+}
 
 /** What both kinds of simulation (consolidation or not) share: the pods every move places, and the pools. */
 class PassPods {
@@ -32,6 +78,9 @@ class PassPods {
   readonly exempt = new Set<Pod>();
   readonly daemonSetPods: Pod[];
   readonly pools: PreparedPools;
+  /** `pending`, and every pod of `deleting` (tagged with its node), each in placing order. */
+  readonly pendingBySize: Sized[];
+  readonly deletingBySize: Sized[];
   private readonly reschedulable = new Map<StateNode, Pod[]>();
 
   constructor(
@@ -50,6 +99,8 @@ class PassPods {
       this.deleting.push({ name: sn.name, pods });
       for (const p of pods) this.exempt.add(p);
     }
+    this.pendingBySize = sortedBySize(this.pending.map((p) => sized(p)));
+    this.deletingBySize = sortedBySize(this.deleting.flatMap((d) => d.pods.map((p) => sized(p, d.name))));
     this.daemonSetPods = cache?.noDaemonSetPods(index) ? [] : daemonSetPods(index.snapshot.pods);
     if (cache) this.pools = cache.pools(index.snapshot.nodePools, env.instanceTypes, this.daemonSetPods);
     else {
@@ -72,9 +123,71 @@ class PassPods {
   }
 }
 
+/** A copy of a move's outcome down to its arrays (callers may change what they are handed). */
+function copyMove(sim: MoveSimulation): MoveSimulation {
+  return {
+    ...sim,
+    replacements: sim.replacements.map((r) => ({
+      ...r,
+      requirements: r.requirements.map((q) => (q.values ? { ...q, values: [...q.values] } : { ...q })),
+      instanceTypes: [...r.instanceTypes],
+    })),
+    ...(sim.destinations && { destinations: [...sim.destinations] }),
+  };
+}
+
+/**
+ * Outcomes of moves over one prepared base, kept across passes while the cache hands out that
+ * base again. A move's run reads nothing but the base (its SimNodes — with their pods, sums and
+ * consolidateAfter state — and pools), the pods it places (pending, the moving nodes' currently
+ * reschedulable pods, the deleting nodes' pods) and which of them are exempt (from the same
+ * lists), and PreparedScheduling.run is a function of those. So an outcome holds again when the
+ * pending and deleting pods are the same as when it was kept (else all are dropped) and each
+ * moving node's reschedulable pods are (they depend on time and PDBs, which the base does not see).
+ */
+class KeptMoves {
+  private pending: readonly Pod[] = [];
+  private deleting: readonly { name: string; pods: readonly Pod[] }[] = [];
+  private readonly moves = new Map<string, { pods: readonly Pod[][]; sim: MoveSimulation }>();
+  /**
+   * The pass whose pods the kept outcomes are for: the last to adopt them. An earlier pass over
+   * the same base (its pods may differ) neither reads nor adds outcomes any more.
+   */
+  private owner: PassPods | undefined;
+
+  /** Drops every outcome unless this pass places the same pending and deleting pods. */
+  adopt(shared: PassPods): this {
+    this.owner = shared;
+    const same =
+      sameItems(this.pending, shared.pending) &&
+      this.deleting.length === shared.deleting.length &&
+      this.deleting.every((d, i) => d.name === shared.deleting[i].name && sameItems(d.pods, shared.deleting[i].pods));
+    if (!same) {
+      this.moves.clear();
+      this.pending = shared.pending;
+      this.deleting = shared.deleting;
+    }
+    return this;
+  }
+
+  /** The kept outcome of moving these nodes with these reschedulable pods (a copy: callers may change it). */
+  get(shared: PassPods, key: string, pods: readonly Pod[][]): MoveSimulation | undefined {
+    if (shared !== this.owner) return undefined;
+    const k = this.moves.get(key);
+    if (k === undefined || k.pods.length !== pods.length || !k.pods.every((p, i) => sameItems(p, pods[i])))
+      return undefined;
+    return copyMove(k.sim);
+  }
+
+  set(shared: PassPods, key: string, pods: readonly Pod[][], sim: MoveSimulation): void {
+    if (shared === this.owner) this.moves.set(key, { pods, sim: copyMove(sim) });
+  }
+}
+
 /** One kind of simulation over one cluster index at one instant. */
 class PassBase {
   private readonly prepared: PreparedScheduling;
+  private readonly kept: KeptMoves | undefined;
 
   constructor(
     index: ClusterIndex,
@@ -90,32 +203,57 @@ class PassBase {
         if (cache) return cache.simNode(sn, blocked);
         return simNodeFromState(sn, blocked === undefined ? {} : { consolidateAfterBlocked: blocked });
       });
-    this.prepared = new PreparedScheduling(
-      {
-        nodes,
-        nodePools: index.snapshot.nodePools.map(poolTemplate),
-        instanceTypes: env.instanceTypes,
-        consolidation,
-        daemonSetPods: shared.daemonSetPods,
-      },
-      { ...shared.pools, ...(cache && { sums: (n) => cache.sums(n) }) },
-    );
+    const build = () =>
+      new PreparedScheduling(
+        {
+          nodes,
+          nodePools: index.snapshot.nodePools.map(poolTemplate),
+          instanceTypes: env.instanceTypes,
+          consolidation,
+          daemonSetPods: shared.daemonSetPods,
+        },
+        { ...shared.pools, ...(cache && { sums: (n) => cache.sums(n), slots: cache.slots }) },
+      );
+    this.prepared = cache ? cache.prepared(consolidation, nodes, shared.pools, build) : build();
+    this.kept = cache?.keptWith(this.prepared, () => new KeptMoves()).adopt(shared);
   }
 
-  /** runSimulation's input for these moving nodes, in its order: pending, moving, then deleting nodes' pods. */
+  /** The outcome of this move, kept from an earlier pass over this base when it provably holds. */
+  simulate(moving: readonly StateNode[]): MoveSimulation {
+    const { kept, shared } = this;
+    if (kept === undefined) return toMoveSimulation(this.run(moving), shared.pendingSet);
+    const key = moving.map((sn) => sn.name).join('\n');
+    const pods = moving.map((sn) => shared.reschedulableOn(sn));
+    const known = kept.get(shared, key, pods);
+    if (known !== undefined) return known;
+    const sim = toMoveSimulation(this.run(moving), shared.pendingSet);
+    kept.set(shared, key, pods, sim);
+    return sim;
+  }
+
+  /**
+   * runSimulation's input for these moving nodes: pending, moving, then deleting nodes' pods,
+   * handed over in placing order.
+   */
   run(moving: readonly StateNode[]): SchedulingResult {
     const { shared } = this;
     const without = new Set(moving.map((sn) => sn.name));
-    const pods = [...shared.pending];
+    const movingBySize: Sized[] = [];
     const movingPods = new Set<Pod>();
     for (const sn of moving)
       for (const p of shared.reschedulableOn(sn)) {
-        pods.push(p);
+        movingBySize.push(sized(p));
         movingPods.add(p);
       }
-    for (const d of shared.deleting) if (!without.has(d.name)) pods.push(...d.pods);
+    const skip = shared.deleting.some((d) => without.has(d.name)) ? (x: Sized) => without.has(x.node!) : undefined;
+    const pods = mergeBySize([shared.pendingBySize, sortedBySize(movingBySize), shared.deletingBySize], skip);
     // A moving node that is itself deleting gives up its exemption, as in runSimulation.
-    return this.prepared.run({ pods, without, isExempt: (p) => shared.exempt.has(p) && !movingPods.has(p) });
+    return this.prepared.run({
+      pods,
+      ordered: true,
+      without,
+      isExempt: (p) => shared.exempt.has(p) && !movingPods.has(p),
+    });
   }
 }
 
@@ -126,12 +264,24 @@ class PassBase {
 export class SimulationPass {
   private readonly bases = new Map<boolean, PassBase>();
   private pods: PassPods | undefined;
+  private readonly env: SimulationEnv;
 
   constructor(
     private readonly index: ClusterIndex,
-    private readonly env: SimulationEnv,
+    env: SimulationEnv,
     private readonly cache?: SchedulingCache,
-  ) {}
+  ) {
+    // A pool's policy is asked per node (consolidateAfter); with the cache, once per pool per
+    // pass (the policies and pools are the pass's: Runtime.passFor keys on them).
+    if (cache) {
+      const policies = new Map<string, ReturnType<SimulationEnv['policyFor']>>();
+      const policyFor = (pool: string) => {
+        if (!policies.has(pool)) policies.set(pool, env.policyFor(pool));
+        return policies.get(pool);
+      };
+      this.env = { ...env, policyFor };
+    } else this.env = env;
+  }
 
   private shared(): PassPods {
     return (this.pods ??= new PassPods(this.index, this.env, this.cache));
@@ -157,7 +307,6 @@ export class SimulationPass {
   }
 
   simulate(candidates: readonly Candidate[], consolidation: boolean): MoveSimulation {
-    const b = this.base(consolidation);
-    return toMoveSimulation(b.run(candidates.map((c) => c.sn)), this.pods!.pendingSet);
+    return this.base(consolidation).simulate(candidates.map((c) => c.sn));
   }
 }

@@ -5,9 +5,11 @@
 // pools are prepared once; a run overlays the nodes it leaves out and copies a node's target
 // only when a pod lands on it. Which unchanged nodes a pod fits (taints, node affinity,
 // resources, the destination rule) is asked once per pod shape and node, and kept as an ordered
-// list; only topology, which depends on the run, is asked per run. The decisions are
-// simulateScheduling's (simulate.ts), which stays the straightforward reference that
-// test/reconciler/simulation-pass.property.test.ts compares this against.
+// list; only topology, which depends on the run, is asked per run. A node's slot, with what
+// those checks answered, may be kept across bases (a SlotStore): a slot is derived from its
+// SimNode alone, and the caller hands out the same SimNode only while the machine is the same.
+// The decisions are simulateScheduling's (simulate.ts), which stays the straightforward
+// reference that test/reconciler/simulation-pass.property.test.ts compares this against.
 import type { Pod } from '../../core/cluster/types.js';
 import type { PlannedClaim, PreparedPool } from './new-claims.js';
 import { requiredNodeAffinityTerms, requiredPodAntiAffinity } from './pod-spec.js';
@@ -36,6 +38,8 @@ export interface PreparedRun {
   without?: ReadonlySet<string>;
   /** SchedulingInput.exemptFromDestinationRule as a predicate. */
   isExempt?: (pod: Pod) => boolean;
+  /** `pods` are already in placing order (byDescendingSize's): the caller merged presorted parts. */
+  ordered?: boolean;
 }
 
 interface BaseSlot {
@@ -45,6 +49,21 @@ interface BaseSlot {
   free: Resources;
   /** Bound pods with required anti-affinity (the view's holders). */
   holders: Pod[];
+  /** admits(this slot, shape) by fitting key (fittingKey): a function of the node and the shape only. */
+  admitted: Map<number, boolean>;
+}
+
+/**
+ * Slots kept across PreparedSchedulings, by SimNode, one map per kind of simulation (admits reads
+ * `consolidation`). Only for SimNodes that are never changed in place (SchedulingCache's).
+ */
+export class SlotStore {
+  private readonly byKind = [new WeakMap<SimNode, BaseSlot>(), new WeakMap<SimNode, BaseSlot>()];
+
+  /** @internal */
+  of(consolidation: boolean): WeakMap<SimNode, BaseSlot> {
+    return this.byKind[consolidation ? 1 : 0];
+  }
 }
 
 /** Base slots that fit one pod shape, in order; `scanned` slots have been looked at. */
@@ -59,39 +78,42 @@ interface RunSlot {
   free: Resources;
 }
 
-const shapeKeys = new WeakMap<Pod, string>();
+const shapeIds = new WeakMap<Pod, number>();
 /**
- * One string per distinct key: 150,000 pods have a handful of shapes, and a key string each was
- * ~45 MB at 5k nodes (issue 16). Bounded: it starts over past 4,096 shapes.
+ * A number per distinct key: 150,000 pods have a handful of shapes (a key string each was ~45 MB
+ * at 5k nodes, issue 16), and a number is a cheap key for the per-pass and per-slot maps. Bounded:
+ * it starts over past 4,096 shapes, and numbers are never given out twice (slots kept across
+ * bases remember answers by number), so a key seen again after that gets a new one.
  */
-const sameKeys = new Map<string, string>();
-function oneOf(key: string): string {
-  const known = sameKeys.get(key);
-  if (known !== undefined) return known;
-  if (sameKeys.size >= 4096) sameKeys.clear();
-  sameKeys.set(key, key);
-  return key;
-}
+const idsByKey = new Map<string, number>();
+let nextShapeId = 0;
 
 /**
  * What the node-local checks look at: taints and node affinity (tolerations, nodeSelector,
  * required node affinity) and the requests. Pods with equal keys fit the same base nodes.
  */
-function nodeShapeKey(pod: Pod): string {
-  let key = shapeKeys.get(pod);
-  if (key === undefined) {
-    key = oneOf(
-      JSON.stringify([
-        pod.spec.tolerations ?? null,
-        pod.spec.nodeSelector ?? null,
-        requiredNodeAffinityTerms(pod) ?? null,
-        podRequests(pod),
-      ]),
-    );
-    shapeKeys.set(pod, key);
+function nodeShapeId(pod: Pod): number {
+  let id = shapeIds.get(pod);
+  if (id === undefined) {
+    const key = JSON.stringify([
+      pod.spec.tolerations ?? null,
+      pod.spec.nodeSelector ?? null,
+      requiredNodeAffinityTerms(pod) ?? null,
+      podRequests(pod),
+    ]);
+    id = idsByKey.get(key);
+    if (id === undefined) {
+      if (idsByKey.size >= 4096) idsByKey.clear();
+      id = nextShapeId++;
+      idsByKey.set(key, id);
+    }
+    shapeIds.set(pod, id);
   }
-  return key;
+  return id;
 }
+
+/** The key of a pod's fitting list and of its slots' answers: its shape and whether it is exempt. */
+const fittingKey = (pod: Pod, exempt: boolean): number => nodeShapeId(pod) * 2 + (exempt ? 1 : 0);
 
 /** A machine's sums as PreparedScheduling's slots hold them. */
 export interface NodeSums {
@@ -113,7 +135,6 @@ export function nodeSums(node: SimNode): NodeSums {
 
 export class PreparedScheduling {
   private readonly slots: BaseSlot[];
-  private readonly slotByName = new Map<string, number>();
   private readonly baseTargets: PlacementTarget[];
   /** Bound pods with required anti-affinity, by slot, in target order. */
   private readonly baseHolders: { pod: Pod; slot: number }[] = [];
@@ -124,36 +145,64 @@ export class PreparedScheduling {
    * node-local checks (taints, node affinity, resources) and the destination rule, found as far
    * as runs have needed them. A run looks only at these and at the slots it changed itself.
    */
-  private readonly fitting = new Map<string, Fitting>();
+  private readonly fitting = new Map<number, Fitting>();
 
   /**
    * `shared`: what the caller already derived and shares between bases — the pools (preparePools)
-   * with their launchable zones, and each node's sums (nodeSums) — so that only what differs is built.
+   * with their launchable zones, each node's sums (nodeSums), and the slots of nodes an earlier
+   * base had (`slots`) — so that only what differs is built.
    */
   constructor(
     private readonly base: SchedulingBase,
-    shared: { pools?: PreparedPool[]; launchableZones?: string[]; sums?: (node: SimNode) => NodeSums } = {},
+    shared: {
+      pools?: PreparedPool[];
+      launchableZones?: string[];
+      sums?: (node: SimNode) => NodeSums;
+      slots?: SlotStore;
+    } = {},
   ) {
     const sums = shared.sums ?? nodeSums;
+    const kept = shared.slots?.of(base.consolidation ?? false);
     this.slots = [...base.nodes].sort(byName).map((node) => {
-      const { requested, free, holders } = sums(node);
-      const target = {
-        name: node.name,
-        labels: node.labels,
-        taints: node.taints,
-        allocatable: node.allocatable,
-        pods: node.pods,
-        requested,
-      };
-      return { node, target, free, holders };
+      let slot = kept?.get(node);
+      if (slot === undefined) {
+        const { requested, free, holders } = sums(node);
+        const target = {
+          name: node.name,
+          labels: node.labels,
+          taints: node.taints,
+          allocatable: node.allocatable,
+          pods: node.pods,
+          requested,
+        };
+        slot = { node, target, free, holders, admitted: new Map() };
+        kept?.set(node, slot);
+      }
+      return slot;
     });
     this.slots.forEach((s, i) => {
-      this.slotByName.set(s.node.name, i);
       for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
     });
     this.baseTargets = this.slots.map((s) => s.target);
     this.pools = shared.pools ?? preparePools(base);
     this.launchableZones = shared.launchableZones ?? launchableZonesOf(this.pools);
+  }
+
+  /**
+   * The slot of the node with this name, by binary search over the name order (runs leave out
+   * few nodes; a map of every name cost more to build per base than the searches).
+   */
+  private slotNamed(name: string): number | undefined {
+    let lo = 0;
+    let hi = this.slots.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.slots[mid].node.name;
+      if (at === name) return mid;
+      if (at < name) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
   }
 
   private admits(s: BaseSlot, pod: Pod, exempt: boolean, target: PlacementTarget, free: Resources): boolean {
@@ -164,8 +213,17 @@ export class PreparedScheduling {
     );
   }
 
-  private fittingFor(pod: Pod, exempt: boolean): Fitting {
-    const key = (exempt ? 'x' : '-') + nodeShapeKey(pod);
+  /** admits(s, pod) on the slot's unchanged node, asked once per slot and fitting key. */
+  private admitsBase(s: BaseSlot, key: number, pod: Pod, exempt: boolean): boolean {
+    let ok = s.admitted.get(key);
+    if (ok === undefined) {
+      ok = this.admits(s, pod, exempt, s.target, s.free);
+      s.admitted.set(key, ok);
+    }
+    return ok;
+  }
+
+  private fittingFor(key: number): Fitting {
     let f = this.fitting.get(key);
     if (!f) {
       f = { slots: [], scanned: 0 };
@@ -175,11 +233,10 @@ export class PreparedScheduling {
   }
 
   /** The k-th fitting base slot, scanning further only when no run has needed it yet; Infinity past the last. */
-  private fittingAt(f: Fitting, k: number, pod: Pod, exempt: boolean): number {
+  private fittingAt(f: Fitting, k: number, key: number, pod: Pod, exempt: boolean): number {
     while (k >= f.slots.length && f.scanned < this.slots.length) {
       const j = f.scanned++;
-      const s = this.slots[j];
-      if (this.admits(s, pod, exempt, s.target, s.free)) f.slots.push(j);
+      if (this.admitsBase(this.slots[j], key, pod, exempt)) f.slots.push(j);
     }
     return k < f.slots.length ? f.slots[k] : Infinity;
   }
@@ -187,7 +244,9 @@ export class PreparedScheduling {
   /**
    * simulateScheduling's first fit: the first slot in name order that passes the node-local and
    * topology checks. Unchanged slots come from the pod's fitting list (only topology is left to
-   * ask); slots this run changed are checked in full and merged in by position.
+   * ask); slots this run changed are checked in full and merged in by position. `skip`: per
+   * fitting list, how many of its first slots this run has left out or changed — they stay so for
+   * the rest of the run (`left` is fixed, the overlay only grows), so later pods start after them.
    */
   private firstFit(
     pod: Pod,
@@ -196,20 +255,32 @@ export class PreparedScheduling {
     overlay: ReadonlyMap<number, RunSlot>,
     changed: readonly number[],
     view: TopologyView,
+    skip: Map<Fitting, number>,
   ): number {
-    const fitting = this.fittingFor(pod, exempt);
+    const key = fittingKey(pod, exempt);
+    const fitting = this.fittingFor(key);
     let c = 0;
-    for (let k = 0; ; k++) {
-      const i = this.fittingAt(fitting, k, pod, exempt);
-      // Changed slots before this one (sorted), checked against their run copy.
+    let prefix = true;
+    for (let k = skip.get(fitting) ?? 0; ; k++) {
+      const i = this.fittingAt(fitting, k, key, pod, exempt);
+      // Changed slots before this one (sorted), checked against their run copy. A run copy has
+      // its node's taints and labels, so where the unchanged node passed every check but the
+      // resources, only the resources are left to ask.
       for (; c < changed.length && changed[c] <= i; c++) {
         const j = changed[c];
         const o = overlay.get(j)!;
-        if (this.admits(this.slots[j], pod, exempt, o.target, o.free) && topologyFit(pod, o.target, view) === undefined)
-          return j;
+        const s = this.slots[j];
+        const fits = this.admitsBase(s, key, pod, exempt)
+          ? fitsWithin(podRequests(pod), o.free)
+          : this.admits(s, pod, exempt, o.target, o.free);
+        if (fits && topologyFit(pod, o.target, view) === undefined) return j;
       }
       if (i === Infinity) break;
-      if (left[i] || overlay.has(i)) continue;
+      if (left[i] || overlay.has(i)) {
+        if (prefix) skip.set(fitting, k + 1);
+        continue;
+      }
+      prefix = false;
       if (topologyFit(pod, this.slots[i].target, view) === undefined) return i;
     }
     return -1;
@@ -220,18 +291,28 @@ export class PreparedScheduling {
     const n = slots.length;
     const left = new Uint8Array(n);
     const leftAt: number[] = [];
+    const leave = (i: number): void => {
+      if (left[i]) return;
+      left[i] = 1;
+      leftAt.push(i);
+    };
     for (const name of r.without ?? []) {
-      const i = this.slotByName.get(name);
-      if (i !== undefined && !left[i]) {
-        left[i] = 1;
-        leftAt.push(i);
-      }
+      const at = this.slotNamed(name);
+      if (at === undefined) continue;
+      // Every node of that name leaves, as the reference's filter by name has it.
+      for (let i = at; i >= 0 && slots[i].node.name === name; i--) leave(i);
+      for (let i = at + 1; i < n && slots[i].node.name === name; i++) leave(i);
     }
     leftAt.sort((a, b) => a - b);
     const overlay = new Map<number, RunSlot>();
-    // The view's targets: every base target but the ones left out (few), in name order.
-    const targets: PlacementTarget[] = this.baseTargets.slice();
-    for (let k = leftAt.length - 1; k >= 0; k--) targets.splice(leftAt[k], 1);
+    // The view's targets: every base target but the ones left out, in name order.
+    let targets: PlacementTarget[];
+    if (leftAt.length === 0) targets = this.baseTargets.slice();
+    else {
+      targets = new Array<PlacementTarget>(n - leftAt.length);
+      let t = 0;
+      for (let i = 0; i < n; i++) if (!left[i]) targets[t++] = this.baseTargets[i];
+    }
     const position = (i: number): number => {
       let before = 0;
       while (before < leftAt.length && leftAt[before] < i) before++;
@@ -254,9 +335,10 @@ export class PreparedScheduling {
     };
 
     const changed: number[] = [];
-    for (const pod of byDescendingSize(r.pods)) {
+    const skip = new Map<Fitting, number>();
+    for (const pod of r.ordered ? r.pods : byDescendingSize(r.pods)) {
       const exempt = r.isExempt?.(pod) ?? false;
-      const at = this.firstFit(pod, exempt, left, overlay, changed, view);
+      const at = this.firstFit(pod, exempt, left, overlay, changed, view, skip);
       if (at >= 0) {
         const s = slots[at];
         if (!overlay.has(at)) insertSorted(changed, at);

@@ -12,7 +12,7 @@ import type { InstanceType } from '../cloud/provider.js';
 import { poolTemplate } from './cluster-simulation.js';
 import { simNodeFromState } from './from-state.js';
 import type { PreparedPool } from './new-claims.js';
-import { nodeSums, type NodeSums } from './prepared.js';
+import { nodeSums, SlotStore, type NodeSums, type PreparedScheduling } from './prepared.js';
 import { launchableZonesOf, preparePools, type SimNode } from './simulate.js';
 import { sameItems } from './same-items.js';
 
@@ -32,7 +32,20 @@ export interface PreparedPools {
   launchableZones: string[];
 }
 
+interface LastBase {
+  nodes: readonly SimNode[];
+  pools: PreparedPools;
+  prepared: PreparedScheduling;
+}
+
 export class SchedulingCache {
+  /** PreparedScheduling's slots of the machines simNode handed out, kept while their SimNode is. */
+  readonly slots = new SlotStore();
+  /** What callers keep beside a base while it is taken again (see `keptWith`). */
+  private readonly withBase = new WeakMap<PreparedScheduling, unknown>();
+  /** The last prepared base of each kind (without, with consolidation). */
+  private readonly lastBases: [LastBase | undefined, LastBase | undefined] = [undefined, undefined];
+
   /** Keyed by the Node, else (a NodeClaim without a Node yet) by the NodeClaim. */
   private readonly machines = new WeakMap<object, MachineEntry>();
   private readonly sumsByNode = new WeakMap<SimNode, NodeSums>();
@@ -97,6 +110,38 @@ export class SchedulingCache {
   /** nodeSums(node), kept for the nodes simNode handed out. */
   sums(node: SimNode): NodeSums {
     return this.sumsByNode.get(node) ?? nodeSums(node);
+  }
+
+  /**
+   * The last base of this kind again when it was built from the same nodes (SimNodes, which stand
+   * for their content) and pools: a base is derived from those alone and runs never change it.
+   * Else `build()`, kept as the last.
+   */
+  prepared(
+    consolidation: boolean,
+    nodes: readonly SimNode[],
+    pools: PreparedPools,
+    build: () => PreparedScheduling,
+  ): PreparedScheduling {
+    const k = consolidation ? 1 : 0;
+    const l = this.lastBases[k];
+    if (l !== undefined && l.pools === pools && sameItems(l.nodes, nodes)) return l.prepared;
+    const prepared = build();
+    this.lastBases[k] = { nodes, pools, prepared };
+    return prepared;
+  }
+
+  /**
+   * Something the caller derived from runs of `base` (SimulationPass keeps move results), kept
+   * for as long as `prepared` hands out that base again: made by `make` on first use.
+   */
+  keptWith<T>(base: PreparedScheduling, make: () => T): T {
+    let kept = this.withBase.get(base) as T | undefined;
+    if (kept === undefined) {
+      kept = make();
+      this.withBase.set(base, kept);
+    }
+    return kept;
   }
 
   /**
