@@ -219,7 +219,8 @@ export class TerminationController {
     }
     await relist();
 
-    for (const [i, claim] of claims.entries()) {
+    for (let i = 0; i < claims.length; i++) {
+      const claim = claims[i]!;
       if (!finalizing(claim)) continue;
       await guard(`NodeClaim/${claim.metadata.name}`, async () => {
         claims[i] = await ensureTerminationTime(client, this.opts.recorder, claim, this.opts.tgpSecondsFor);
