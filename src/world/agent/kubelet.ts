@@ -66,7 +66,9 @@ export async function heartbeatNodes(
   now: number,
 ): Promise<string[]> {
   const marked: string[] = [];
-  for (const node of nodes) {
+  // An index loop: a for-of with an await inside allocates an iterator result per Node.
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
     const id = node.spec.providerID;
     if (id === undefined || !isTrue(node.status?.conditions, 'Ready')) continue;
     const inst = live.get(id);
