@@ -174,6 +174,35 @@ describe('SimulatedCloud lifecycle', () => {
     expect(cloud.orphans([known, claim('x', [])]).map((i) => i.providerID)).toEqual([b.providerID]);
     expect(cloud.costPerHour()).toBeCloseTo(0.085 + 0.096 + 0.126, 6);
   });
+
+  it('lists and bills every instance until it is terminated, in launch order, however many went before', async () => {
+    // A listing reads only the instances not yet terminated (kept apart from the ones gone):
+    // the same answers, at every step of a churn, as going through every instance ever launched.
+    const { clock, cloud } = setup();
+    const launched: string[] = [];
+    const gone = new Map<string, number>(); // providerID → when its termination began
+    for (let step = 0; step < 40; step++) {
+      const inst = await cloud.create(claim(`n${step}`, [r(IT, 'In', 'm5.large'), r(CT, 'In', 'on-demand')]));
+      launched.push(inst.providerID);
+      // Every third machine goes now, every fifth again later (an earlier notice cannot resurrect it).
+      if (step % 3 === 0) {
+        await cloud.delete(inst.providerID);
+        gone.set(inst.providerID, clock.now());
+      }
+      if (step % 5 === 4) {
+        const earlier = launched[step - 4]!;
+        await cloud.delete(earlier);
+        if (!gone.has(earlier)) gone.set(earlier, clock.now());
+      }
+      clock.advance(4_000); // the termination delay is 10 s: some are terminating, some terminated
+      const now = clock.now();
+      const listed = launched.filter((id) => !gone.has(id) || now < gone.get(id)! + 10_000);
+      expect((await cloud.list()).map((i) => i.providerID)).toEqual(listed);
+      expect(cloud.costPerHour()).toBeCloseTo(listed.length * 0.096, 6);
+      const running = launched.filter((id) => !gone.has(id) || now < gone.get(id)!);
+      expect(cloud.orphans([]).map((i) => i.providerID)).toEqual(running);
+    }
+  });
 });
 
 describe('SimulatedCloud failures', () => {

@@ -69,11 +69,13 @@ export class Provisioner {
     // Nothing pending: nothing to bind or launch (pods of draining nodes come back as new pending pods).
     if (!index.unboundPods.some(isPending)) return out;
     const { result, pending } = schedule(index);
-    const nodeClaims = new Set(
-      index.snapshot.nodeClaims.filter((nc) => !nc.metadata.deletionTimestamp).map((nc) => nc.metadata.name),
-    );
+    // Looked up by name in the index (every NodeClaim is its state node's), not a set of all 5,000 names a run.
+    const waiting = (name: string): boolean => {
+      const nc = index.nodeClaimsByName.get(name)?.nodeClaim;
+      return nc !== undefined && nc.metadata.name === name && !nc.metadata.deletionTimestamp;
+    };
     for (const [key, n] of this.nominations) {
-      if (!nodeClaims.has(n.nodeClaim) || env.now - n.since > NOMINATION_TTL_MS) this.nominations.delete(key);
+      if (!waiting(n.nodeClaim) || env.now - n.since > NOMINATION_TTL_MS) this.nominations.delete(key);
     }
     for (const pod of pending) {
       const placement = result.placements.get(pod);

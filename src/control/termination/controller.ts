@@ -121,8 +121,9 @@ export class TerminationController {
 
   private acts(o: KubeObject): boolean {
     if (o.kind === 'NodePool') return deleting(o);
-    if (o.kind === 'Node' && this.opts.ownsNode && !this.opts.ownsNode(o as Node)) return false;
-    return finalizing(o);
+    // Finalizing first: it is the rarer answer and the cheaper question.
+    if (!finalizing(o)) return false;
+    return o.kind !== 'Node' || !this.opts.ownsNode || this.opts.ownsNode(o as Node);
   }
 
   /** The pass would find nothing to do: it was idle, and no watched object has become active since. */
@@ -176,7 +177,9 @@ export class TerminationController {
     let claims = await client.list<NodeClaim>('NodeClaim');
     this.watched.listing('Node');
     let nodes = await listNodes();
-    for (const o of [...pools, ...claims, ...nodes]) this.note(o, o);
+    // The set was just cleared and names are unique per kind: only the acting objects are added.
+    for (const list of [pools, claims, nodes] as const)
+      for (const o of list as readonly KubeObject[]) if (this.acts(o)) this.active.add(`${o.kind}/${o.metadata.name}`);
 
     let cascaded = false;
     // Each cascade stage reads what the previous one wrote (a deleted pool's claims delete their Nodes in the same
@@ -203,22 +206,21 @@ export class TerminationController {
     await relist();
     // The providerID maps are built only when some object is finalizing: a quiet tick builds none.
     const finalizingNodes = nodes.filter(finalizing);
-    const claimsByProviderNow =
-      finalizingNodes.length > 0 ? byProvider(claims, claimProvider) : new Map<string, NodeClaim[]>();
+    const claimsByProviderNow = new ByProvider(claims, claimProvider, this.only(finalizingNodes.map(nodeProvider)));
     for (const node of finalizingNodes) {
       const claim = this.claimFor(node, claimsByProviderNow);
       if (claim && !deleting(claim)) await remove(claim);
     }
     await relist();
     const finalizingClaimsNow = claims.filter(finalizing);
-    const nodesByProviderNow =
-      finalizingClaimsNow.length > 0 ? byProvider(nodes, nodeProvider) : new Map<string, Node[]>();
+    const nodesByProviderNow = new ByProvider(nodes, nodeProvider, this.only(finalizingClaimsNow.map(claimProvider)));
     for (const claim of finalizingClaimsNow) {
       for (const node of this.nodesFor(claim, nodesByProviderNow)) if (!deleting(node)) await remove(node);
     }
     await relist();
 
-    for (const [i, claim] of claims.entries()) {
+    for (let i = 0; i < claims.length; i++) {
+      const claim = claims[i]!;
       if (!finalizing(claim)) continue;
       await guard(`NodeClaim/${claim.metadata.name}`, async () => {
         claims[i] = await ensureTerminationTime(client, this.opts.recorder, claim, this.opts.tgpSecondsFor);
@@ -226,8 +228,7 @@ export class TerminationController {
     }
 
     const finalizingNodesNow = nodes.filter(finalizing);
-    const claimsByProvider =
-      finalizingNodesNow.length > 0 ? byProvider(claims, claimProvider) : new Map<string, NodeClaim[]>();
+    const claimsByProvider = new ByProvider(claims, claimProvider, this.only(finalizingNodesNow.map(nodeProvider)));
     const draining = finalizingNodesNow.filter(
       (n) => n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claimsByProvider),
     );
@@ -257,7 +258,7 @@ export class TerminationController {
     const finalizingClaims = claims.filter(finalizing);
     if (finalizingClaims.length > 0) {
       if (result.released.nodes.length > 0) nodes = await listNodes();
-      const nodesByProvider = byProvider(nodes, nodeProvider);
+      const nodesByProvider = new ByProvider(nodes, nodeProvider, this.only(finalizingClaims.map(claimProvider)));
       for (const claim of finalizingClaims) {
         const fresh = await client.get<NodeClaim>({ kind: 'NodeClaim', name: claim.metadata.name });
         if (!fresh || !finalizing(fresh)) continue;
@@ -272,25 +273,63 @@ export class TerminationController {
     return result;
   }
 
+  /** The providerIDs an index groups up front; off (incremental false), all of them: the reference. */
+  private only(ids: string[]): string[] | undefined {
+    return this.incremental ? ids : undefined;
+  }
+
   /** The NodeClaim of a Node by providerID; none or several → undefined (the flow proceeds without one). */
-  private claimFor(node: Node, claimsByProvider: ReadonlyMap<string, NodeClaim[]>): NodeClaim | undefined {
+  private claimFor(node: Node, claimsByProvider: ByProvider<NodeClaim>): NodeClaim | undefined {
     const id = nodeProvider(node);
     const found = id ? claimsByProvider.get(id) : undefined;
     return found?.length === 1 ? found[0] : undefined;
   }
 
-  private nodesFor(claim: NodeClaim, nodesByProvider: ReadonlyMap<string, Node[]>): Node[] {
+  private nodesFor(claim: NodeClaim, nodesByProvider: ByProvider<Node>): Node[] {
     const id = claimProvider(claim);
     return (id && nodesByProvider.get(id)) || [];
   }
 }
 
-/** Objects grouped by providerID (objects without one are left out). */
-function byProvider<T extends KubeObject>(objects: readonly T[], providerOf: (o: T) => string): Map<string, T[]> {
+/**
+ * Objects grouped by providerID, in list order. Only the groups of the `wanted` ids (those of the
+ * few finalizing objects) are built up front: a drain of a few nodes at 5,000 nodes then files 5,000
+ * objects under a handful of keys, not under 5,000. Another id groups every object once, on demand,
+ * so any question gets the answer a full grouping would give (the list must not be changed meanwhile:
+ * each index here is read in the steps right after its lists, before anything writes into them).
+ */
+class ByProvider<T extends KubeObject> {
+  private readonly wanted: ReadonlySet<string>;
+  private readonly some: Map<string, T[]>;
+  private all: Map<string, T[]> | undefined;
+
+  constructor(
+    private readonly objects: readonly T[],
+    private readonly providerOf: (o: T) => string,
+    /** Undefined: every id, grouped at once. */
+    wanted: readonly string[] | undefined,
+  ) {
+    if (wanted === undefined) this.all = byProvider(objects, providerOf);
+    this.wanted = new Set(wanted?.filter((id) => id !== ''));
+    this.some = this.wanted.size === 0 ? new Map() : byProvider(objects, providerOf, this.wanted);
+  }
+
+  get(id: string): T[] | undefined {
+    if (this.wanted.has(id) && this.all === undefined) return this.some.get(id);
+    return (this.all ??= byProvider(this.objects, this.providerOf)).get(id);
+  }
+}
+
+/** Objects grouped by providerID (objects without one are left out; with `only`, also those of other ids). */
+function byProvider<T extends KubeObject>(
+  objects: readonly T[],
+  providerOf: (o: T) => string,
+  only?: ReadonlySet<string>,
+): Map<string, T[]> {
   const index = new Map<string, T[]>();
   for (const o of objects) {
     const id = providerOf(o);
-    if (!id) continue;
+    if (!id || (only !== undefined && !only.has(id))) continue;
     const group = index.get(id);
     if (group) group.push(o);
     else index.set(id, [o]);

@@ -6,8 +6,12 @@ import type { Condition } from '../../core/cluster/types.js';
 export const rfc3339 = (ms: number): string =>
   new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
-export const findCondition = (conditions: readonly Condition[] | undefined, type: string): Condition | undefined =>
-  conditions?.find((c) => c.type === type);
+/** The first condition of `type`. A loop, not find(): asked for every NodeClaim and Node of a busy tick. */
+export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+  if (conditions == null) return undefined; // null too, as conditions?.find did
+  for (const c of conditions) if (c.type === type) return c;
+  return undefined;
+}
 
 export const isTrue = (conditions: readonly Condition[] | undefined, type: string): boolean =>
   findCondition(conditions, type)?.status === 'True';

@@ -35,7 +35,9 @@ export async function tolerateRace(write: () => Promise<unknown>): Promise<boole
 
 /** Nodes by name (of equal names, the last listed: as a Map built from the list keeps). */
 export function nodesByName(nodes: readonly Node[]): Map<string, Node> {
-  return new Map(nodes.map((n) => [n.metadata.name, n]));
+  const out = new Map<string, Node>();
+  for (const n of nodes) out.set(n.metadata.name, n);
+  return out;
 }
 
 /** Pods by spec.nodeName, each node's in list order. */
@@ -64,7 +66,9 @@ export async function heartbeatNodes(
   now: number,
 ): Promise<string[]> {
   const marked: string[] = [];
-  for (const node of nodes) {
+  // An index loop: a for-of with an await inside allocates an iterator result per Node.
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
     const id = node.spec.providerID;
     if (id === undefined || !isTrue(node.status?.conditions, 'Ready')) continue;
     const inst = live.get(id);

@@ -67,3 +67,39 @@ export function claimSettled(nc: NodeClaim, nodeByProviderID: ReadonlyMap<string
     isTrue(nc.status?.conditions, 'Initialized')
   );
 }
+
+/**
+ * The Nodes changed since the heartbeat last ran, by name, from watches: with the cloud's stamp
+ * unchanged, a Node that did not change has the verdict the last heartbeat gave it (not marked:
+ * a mark is itself a change), so a heartbeat need read only the changed ones.
+ */
+export class ChangedNodes {
+  /** Every Node counts as changed (the first heartbeat, or one that failed). */
+  private all = true;
+  private names = new Set<string>();
+  private readonly watch: { stop(): void };
+
+  constructor(client: ClusterClient) {
+    this.watch = client.watch('Node', (e) => {
+      if (!this.all) this.names.add(e.object.metadata.name);
+    });
+  }
+
+  /** The changes since the last call (undefined: all), and a fresh start for the next. */
+  take(): ReadonlySet<string> | undefined {
+    const out = this.all ? undefined : this.names;
+    this.all = false;
+    this.names = new Set();
+    return out;
+  }
+
+  /** A heartbeat that failed: the next reads every Node. */
+  failed(): void {
+    this.all = true;
+    this.names = new Set();
+  }
+
+  stop(): void {
+    this.watch.stop();
+  }
+}

@@ -98,6 +98,14 @@ export class SimulatedCloud implements CloudProvider {
   private readonly types: InstanceType[];
   private readonly opts: Required<Omit<SimulatedCloudOptions, 'clock' | 'instanceTypes' | 'instanceIdStart'>>;
   private readonly instances = new Map<string, InstanceRecord>();
+  /**
+   * The records not known to be terminated, in the order of `instances`: what a listing reads. A
+   * terminated instance stays terminated (its time only moves earlier, the clock only forward), so
+   * a month of replacements does not make every listing read every machine ever launched.
+   */
+  private readonly unterminated = new Set<InstanceRecord>();
+  /** The instant the set was last pruned at; an earlier clock (a non-monotonic one) rebuilds it. */
+  private prunedAt = -Infinity;
   private readonly unavailableUntil = new Map<string, number>();
   private readonly exhausted: ((it: InstanceType, o: Offering) => boolean)[] = [];
   private readonly scheduled: InterruptionNotice[] = [];
@@ -193,7 +201,7 @@ export class SimulatedCloud implements CloudProvider {
   async list(): Promise<Instance[]> {
     return this.logged('list', [], () => {
       this.deliverScheduled();
-      return [...this.instances.values()].map((r) => this.snapshot(r)).filter((i) => i.state !== 'terminated');
+      return [...this.current()].map((r) => this.snapshot(r)).filter((i) => i.state !== 'terminated');
     });
   }
 
@@ -280,7 +288,7 @@ export class SimulatedCloud implements CloudProvider {
   orphans(nodeClaims: readonly NodeClaim[]): Instance[] {
     this.deliverScheduled();
     const known = new Set(nodeClaims.map((nc) => nc.status?.providerID).filter((id): id is string => id !== undefined));
-    return [...this.instances.values()]
+    return [...this.current()]
       .map((r) => this.snapshot(r))
       .filter((i) => (i.state === 'pending' || i.state === 'running') && !known.has(i.providerID));
   }
@@ -289,7 +297,7 @@ export class SimulatedCloud implements CloudProvider {
   costPerHour(): number {
     this.deliverScheduled();
     let sum = 0;
-    for (const r of this.instances.values()) if (this.snapshot(r).state !== 'terminated') sum += r.offering.price;
+    for (const r of this.current()) if (this.snapshot(r).state !== 'terminated') sum += r.offering.price;
     return sum;
   }
 
@@ -298,6 +306,27 @@ export class SimulatedCloud implements CloudProvider {
   }
 
   // ---- internals ----
+
+  /** The records not yet terminated, in launch order (pruned of those terminated since). */
+  private current(): ReadonlySet<InstanceRecord> {
+    const now = this.clock.now();
+    if (now < this.prunedAt) {
+      this.unterminated.clear();
+      for (const r of this.instances.values()) this.unterminated.add(r);
+    }
+    this.prunedAt = now;
+    for (const r of this.unterminated)
+      if (r.terminatedAt !== undefined && now >= r.terminatedAt) this.unterminated.delete(r);
+    return this.unterminated;
+  }
+
+  /** A new record, listed from now on. */
+  private record(rec: InstanceRecord): void {
+    const replaced = this.instances.get(rec.providerID);
+    this.instances.set(rec.providerID, rec);
+    if (replaced === undefined) this.unterminated.add(rec);
+    else this.prunedAt = Infinity; // a reused id keeps its place in `instances`: the next listing rebuilds the set
+  }
 
   /**
    * Takes over machines that already exist (a snapshot of a real cluster being simulated): each
@@ -326,7 +355,7 @@ export class SimulatedCloud implements CloudProvider {
       // Never hand out an adopted machine's id again.
       const n = parseInt(parseProviderID(providerID)?.instanceID.slice(2) ?? '', 16);
       if (Number.isSafeInteger(n)) this.counter = Math.max(this.counter, n);
-      this.instances.set(providerID, {
+      this.record({
         providerID,
         it,
         offering: o,
@@ -372,7 +401,7 @@ export class SimulatedCloud implements CloudProvider {
       const latency =
         typeof this.opts.launchLatencyMs === 'function' ? this.opts.launchLatencyMs(it) : this.opts.launchLatencyMs;
       const rec: InstanceRecord = { providerID, it, offering: o, launchedAt: now, runningAt: now + latency };
-      this.instances.set(providerID, rec);
+      this.record(rec);
       this.changed(rec.runningAt);
       return this.snapshot(rec);
     }

@@ -23,6 +23,9 @@ export function deepCopy<T>(value: T): T {
   return out as T;
 }
 
+/** Whether a key is one Object.keys lists (own and enumerable): the keys of `a` already compared. */
+const ownKey = Object.prototype.propertyIsEnumerable;
+
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
@@ -33,8 +36,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  // An explicit undefined and a missing key serialise the same, so they compare equal.
-  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
-  for (const k of keys) if (!deepEqual(ao[k], bo[k])) return false;
+  // An explicit undefined and a missing key serialise the same, so they compare equal. Every key
+  // of either side, each once, without building their union (every write compares whole objects).
+  for (const k of Object.keys(ao)) if (!deepEqual(ao[k], bo[k])) return false;
+  for (const k of Object.keys(bo)) if (!ownKey.call(ao, k) && !deepEqual(ao[k], bo[k])) return false;
   return true;
 }
