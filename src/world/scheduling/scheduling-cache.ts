@@ -9,7 +9,8 @@
 import { isDaemonSetPod, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
 import type { NodePool, Pod } from '../../core/cluster/types.js';
 import type { InstanceType } from '../cloud/provider.js';
-import { poolTemplate } from './cluster-simulation.js';
+import { isPending, poolTemplate, type SimulationEnv } from './cluster-simulation.js';
+import { deletingPlaces, PassNodes, ReschedulablePods } from './pass-nodes.js';
 import { simNodeFromState } from './from-state.js';
 import type { PreparedPool } from './new-claims.js';
 import { nodeSums, SlotStore, type NodeSums, type PreparedScheduling } from './prepared.js';
@@ -45,6 +46,20 @@ export class SchedulingCache {
   private readonly withBase = new WeakMap<PreparedScheduling, unknown>();
   /** The last prepared base of each kind (without, with consolidation). */
   private readonly lastBases: [LastBase | undefined, LastBase | undefined] = [undefined, undefined];
+
+  /** The machines deleting or marked, and each kind's existing capacity, kept across passes. */
+  private readonly deletingNodes = deletingPlaces();
+  private readonly passNodes = [
+    new PassNodes(false, (sn, blocked) => this.simNode(sn, blocked)),
+    new PassNodes(true, (sn, blocked) => this.simNode(sn, blocked)),
+  ];
+  private readonly reschedulablePods = new ReschedulablePods();
+  private lastPending: { unbound: readonly Pod[]; pending: Pod[] } | undefined;
+  /** noDaemonSetPods' answer per index, and per place of the last index read whether its machine has one. */
+  private readonly noDaemonSets = new WeakMap<ClusterIndex, boolean>();
+  private dsStateNodes: readonly StateNode[] = [];
+  private dsFlags: boolean[] = [];
+  private dsCount = 0;
 
   /** Keyed by the Node, else (a NodeClaim without a Node yet) by the NodeClaim. */
   private readonly machines = new WeakMap<object, MachineEntry>();
@@ -82,14 +97,60 @@ export class SchedulingCache {
    * daemonSetPods(index.snapshot.pods) is empty without reading every pod again.
    */
   noDaemonSetPods(index: ClusterIndex): boolean {
-    for (const sn of index.stateNodes) {
-      const e = this.entry(sn);
-      if (e === undefined ? sn.pods.some(isDaemonSetPod) : e.daemonSetPods) return false;
+    let answer = this.noDaemonSets.get(index);
+    if (answer === undefined) {
+      answer =
+        this.machinesWithDaemonSetPods(index.stateNodes) === 0 &&
+        !index.unboundPods.some(isDaemonSetPod) &&
+        ![...index.podsByNodeName].some(([name, pods]) => !index.nodesByName.has(name) && pods.some(isDaemonSetPod));
+      this.noDaemonSets.set(index, answer);
     }
-    if (index.unboundPods.some(isDaemonSetPod)) return false;
-    for (const [name, pods] of index.podsByNodeName)
-      if (!index.nodesByName.has(name) && pods.some(isDaemonSetPod)) return false;
-    return true;
+    return answer;
+  }
+
+  /** How many of these machines hold a DaemonSet's pod, reading only the places changed since the last call. */
+  private machinesWithDaemonSetPods(next: readonly StateNode[]): number {
+    const prev = this.dsStateNodes;
+    const has = (sn: StateNode) => {
+      const e = this.entry(sn);
+      return e === undefined ? sn.pods.some(isDaemonSetPod) : e.daemonSetPods;
+    };
+    if (prev.length !== next.length || next.some((sn, i) => sn !== prev[i] && sn.name !== prev[i].name)) {
+      this.dsFlags = next.map(has);
+      this.dsCount = this.dsFlags.filter(Boolean).length;
+    } else if (prev !== next)
+      for (let i = 0; i < next.length; i++) {
+        if (next[i] === prev[i]) continue;
+        const flag = has(next[i]);
+        this.dsCount += Number(flag) - Number(this.dsFlags[i]);
+        this.dsFlags[i] = flag;
+      }
+    this.dsStateNodes = next;
+    return this.dsCount;
+  }
+
+  /** The machines deleting or marked (deletingOrMarked), in index order. */
+  deleting(index: ClusterIndex, env: SimulationEnv): StateNode[] {
+    return this.deletingNodes.answers(index, env);
+  }
+
+  /** The existing capacity of a pass of this kind: every machine not deleting or marked, as `simNode`. */
+  baseNodes(index: ClusterIndex, env: SimulationEnv, consolidation: boolean): SimNode[] {
+    return this.passNodes[consolidation ? 1 : 0].nodes(index, env);
+  }
+
+  /** The machine's currently reschedulable pods at `now` (isCurrentlyReschedulable). */
+  reschedulable(index: ClusterIndex, sn: StateNode, now: number): Pod[] {
+    return this.reschedulablePods.of(index, sn, now);
+  }
+
+  /** The pending pods: the index's unbound pods that are pending, again while those are the same list. */
+  pending(index: ClusterIndex): Pod[] {
+    const l = this.lastPending;
+    if (l !== undefined && l.unbound === index.unboundPods) return l.pending;
+    const pending = index.unboundPods.filter(isPending);
+    this.lastPending = { unbound: index.unboundPods, pending };
+    return pending;
   }
 
   /** simNodeFromState(sn, …) — the same object while the machine's Node, NodeClaim and pods are. */
