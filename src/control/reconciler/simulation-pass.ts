@@ -103,7 +103,7 @@ class PassPods {
     }
     this.pendingBySize = sortedBySize(this.pending.map((p) => sized(p)));
     this.deletingBySize = sortedBySize(this.deleting.flatMap((d) => d.pods.map((p) => sized(p, d.name))));
-    this.daemonSetPods = cache?.noDaemonSetPods(index) ? [] : daemonSetPods(index.snapshot.pods);
+    this.daemonSetPods = cache?.noDaemonSetPods(index, env) ? [] : daemonSetPods(index.snapshot.pods);
     if (cache) this.pools = cache.pools(index.snapshot.nodePools, env.instanceTypes, this.daemonSetPods);
     else {
       const pools = preparePools({

@@ -10,7 +10,7 @@ import { isDaemonSetPod, type ClusterIndex, type StateNode } from '../../core/cl
 import type { NodePool, Pod } from '../../core/cluster/types.js';
 import type { InstanceType } from '../cloud/provider.js';
 import { isPending, poolTemplate, type SimulationEnv } from './cluster-simulation.js';
-import { deletingPlaces, PassNodes, ReschedulablePods } from './pass-nodes.js';
+import { deletingPlaces, PassNodes, PassPlaces, ReschedulablePods } from './pass-nodes.js';
 import { simNodeFromState } from './from-state.js';
 import type { PreparedPool } from './new-claims.js';
 import { nodeSums, SlotStore, type NodeSums, type PreparedScheduling } from './prepared.js';
@@ -57,9 +57,14 @@ export class SchedulingCache {
   private lastPending: { unbound: readonly Pod[]; pending: Pod[] } | undefined;
   /** noDaemonSetPods' answer per index, and per place of the last index read whether its machine has one. */
   private readonly noDaemonSets = new WeakMap<ClusterIndex, boolean>();
-  private dsStateNodes: readonly StateNode[] = [];
-  private dsFlags: boolean[] = [];
-  private dsCount = 0;
+  /** The machines holding a DaemonSet's pod (by the kept answer of their machine entry). */
+  private readonly daemonSetMachines = new PassPlaces<StateNode>((sn) => {
+    const e = this.entry(sn);
+    return {
+      value: (e === undefined ? sn.pods.some(isDaemonSetPod) : e.daemonSetPods) ? sn : undefined,
+      until: Infinity,
+    };
+  });
 
   /** Keyed by the Node, else (a NodeClaim without a Node yet) by the NodeClaim. */
   private readonly machines = new WeakMap<object, MachineEntry>();
@@ -96,37 +101,19 @@ export class SchedulingCache {
    * only the pods no machine holds (unbound, or bound to a Node that is gone). Then
    * daemonSetPods(index.snapshot.pods) is empty without reading every pod again.
    */
-  noDaemonSetPods(index: ClusterIndex): boolean {
+  noDaemonSetPods(index: ClusterIndex, env: SimulationEnv): boolean {
     let answer = this.noDaemonSets.get(index);
     if (answer === undefined) {
-      answer =
-        this.machinesWithDaemonSetPods(index.stateNodes) === 0 &&
-        !index.unboundPods.some(isDaemonSetPod) &&
-        ![...index.podsByNodeName].some(([name, pods]) => !index.nodesByName.has(name) && pods.some(isDaemonSetPod));
+      answer = this.daemonSetMachines.answers(index, env).length === 0 && !index.unboundPods.some(isDaemonSetPod);
+      if (answer)
+        for (const [name, pods] of index.podsByNodeName)
+          if (!index.nodesByName.has(name) && pods.some(isDaemonSetPod)) {
+            answer = false;
+            break;
+          }
       this.noDaemonSets.set(index, answer);
     }
     return answer;
-  }
-
-  /** How many of these machines hold a DaemonSet's pod, reading only the places changed since the last call. */
-  private machinesWithDaemonSetPods(next: readonly StateNode[]): number {
-    const prev = this.dsStateNodes;
-    const has = (sn: StateNode) => {
-      const e = this.entry(sn);
-      return e === undefined ? sn.pods.some(isDaemonSetPod) : e.daemonSetPods;
-    };
-    if (prev.length !== next.length || next.some((sn, i) => sn !== prev[i] && sn.name !== prev[i].name)) {
-      this.dsFlags = next.map(has);
-      this.dsCount = this.dsFlags.filter(Boolean).length;
-    } else if (prev !== next)
-      for (let i = 0; i < next.length; i++) {
-        if (next[i] === prev[i]) continue;
-        const flag = has(next[i]);
-        this.dsCount += Number(flag) - Number(this.dsFlags[i]);
-        this.dsFlags[i] = flag;
-      }
-    this.dsStateNodes = next;
-    return this.dsCount;
   }
 
   /** The machines deleting or marked (deletingOrMarked), in index order. */
