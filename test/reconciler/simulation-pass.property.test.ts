@@ -9,7 +9,11 @@ import type { PolicySpec } from '../../rules/model.js';
 import { loadCatalog } from '../../src/world/cloud/catalog.js';
 import { emptySnapshot } from '../../src/core/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex, type StateNode } from '../../src/core/cluster/state.js';
-import type { Pod } from '../../src/core/cluster/types.js';
+import { LiveIndex } from '../../src/core/cluster/live-index.js';
+import { byNamespaceAndName } from '../../src/core/cluster/sorted-objects.js';
+import type { WatchEvent } from '../../src/core/cluster/client.js';
+import type { Snapshot } from '../../src/core/cluster/snapshot.js';
+import type { KubeObject, Node, Pod } from '../../src/core/cluster/types.js';
 import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
 import { mergeBySize, SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
 import { SchedulingCache } from '../../src/world/scheduling/scheduling-cache.js';
@@ -41,6 +45,7 @@ const podArb = fc.record({
     'zonePinned',
     'tolerant',
     'dnd',
+    'dndTimed',
     'pdb',
     'daemon',
     'statefulTerminating',
@@ -142,6 +147,11 @@ function build(raw: Raw): { index: ClusterIndex; env: SimulationEnv } {
       labels: { app: p.kind },
       requests: { cpu: p.cpu, memory: p.memory },
       ...(p.kind === 'dnd' && { annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
+      // Started 2 minutes before NOW: do-not-disrupt ends 4 minutes after it (a later round may pass that).
+      ...(p.kind === 'dndTimed' && {
+        annotations: { 'karpenter.sh/do-not-disrupt': '6m' },
+        startTime: new Date(NOW - 2 * 60_000).toISOString(),
+      }),
       ...(p.kind === 'tolerant' && { tolerations: [{ key: 'dedicated', operator: 'Exists' }] }),
       ...(p.kind === 'daemon' && { owner: 'DaemonSet' as const }),
       ...(p.kind === 'statefulTerminating' && {
@@ -192,6 +202,78 @@ function moves(index: ClusterIndex, order: readonly number[]): StateNode[][] {
   return all;
 }
 
+/** The watch events that turn one snapshot's objects into the next's (replaced objects, removed ones). */
+function eventsBetween(a: Snapshot, b: Snapshot): WatchEvent[] {
+  const out: WatchEvent[] = [];
+  const key = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+  for (const list of ['nodePools', 'nodeClaims', 'nodes', 'pods', 'pdbs'] as const) {
+    const before = new Map((a[list] as KubeObject[]).map((o) => [key(o), o]));
+    const after = new Set((b[list] as KubeObject[]).map(key));
+    for (const o of b[list] as KubeObject[]) if (before.get(key(o)) !== o) out.push({ type: 'MODIFIED', object: o });
+    for (const [k, o] of before) if (!after.has(k)) out.push({ type: 'DELETED', object: o });
+  }
+  return out;
+}
+
+/** The snapshot's lists in list order (namespace, then name), as a LiveIndex starts from them. */
+function listOrder(snap: Snapshot): Snapshot {
+  const sorted = <T extends KubeObject>(xs: T[]) => [...xs].sort(byNamespaceAndName);
+  return {
+    ...snap,
+    nodePools: sorted(snap.nodePools),
+    nodeClaims: sorted(snap.nodeClaims),
+    nodes: sorted(snap.nodes),
+    pods: sorted(snap.pods),
+    pdbs: sorted(snap.pdbs),
+  };
+}
+
+/** A round's edit, or only the one thing of an `only` round (the PDB toggled, time, a policy). */
+function alone<
+  E extends {
+    only?: string;
+    laterMin: number;
+    after: { at: number; min: number } | null;
+    pdb: 'keep' | 'open' | 'block' | 'status';
+  },
+>(e: E, pdbBlocks: boolean): E {
+  if (e.only === undefined) return e;
+  return {
+    ...e,
+    pods: [],
+    nodes: [],
+    pool: null,
+    mark: null,
+    drop: null,
+    after: e.only === 'policy' ? (e.after ?? { at: 0, min: 0 }) : null,
+    laterMin: e.only === 'time' ? e.laterMin : 0,
+    pdb: e.only !== 'pdb' ? 'keep' : pdbBlocks ? 'open' : 'block',
+  };
+}
+
+/** The env of the next round: a machine marked or unmarked, a pool's consolidateAfter changed, time passed. */
+function editedEnv(
+  env: SimulationEnv,
+  edit: { mark: number | null; after: { at: number; min: number } | null; laterMin: number },
+  nodes: readonly Node[],
+): SimulationEnv {
+  let marked = env.marked;
+  if (edit.mark !== null) {
+    const id = nodes[edit.mark % nodes.length].spec.providerID!;
+    const m = new Set(marked);
+    if (!m.delete(id)) m.add(id);
+    marked = m;
+  }
+  let policyFor = env.policyFor;
+  if (edit.after !== null) {
+    const pool = `pool-${edit.after.at % 3}`;
+    const seconds = edit.after.min * 60;
+    const before = policyFor;
+    policyFor = (p) => (p === pool ? ({ consolidateAfterSeconds: seconds } as PolicySpec) : before(p));
+  }
+  return { ...env, marked, policyFor, now: env.now + edit.laterMin * 60_000 };
+}
+
 describe('SimulationPass', () => {
   it('places, rejects and plans exactly as the per-move rebuild, for every move of a shared pass', () => {
     fc.assert(
@@ -232,19 +314,31 @@ describe('SimulationPass', () => {
       }),
       pool: fc.option(fc.record({ at: fc.nat(), weight: fc.integer({ min: 0, max: 3 }), taint: fc.boolean() })),
       laterMin: fc.constantFrom(0, 0, 4, 8),
-      pdb: fc.constantFrom('keep', 'keep', 'open', 'block'),
+      // 'status': a new PDB object with the same rule (its status moves with every eviction).
+      pdb: fc.constantFrom('keep', 'keep', 'open', 'block', 'status'),
+      // A machine marked (or no longer marked) for disruption: leaves (or joins) the capacity.
+      mark: fc.option(fc.nat()),
+      // A Node gone (its NodeClaim stays, unjoined, at the end of the machines): machines move places.
+      drop: fc.option(fc.nat()),
+      // A pool's policy given another consolidateAfter (its nodes' destination state changes with no object).
+      after: fc.option(fc.record({ at: fc.nat(), min: fc.constantFrom(0, 5, 10) })),
       // Rounds that change one thing only: the PDB alone changes which pods may move but no
       // node, so the base (and its kept move outcomes) is taken again; time alone may or may not.
-      only: fc.constantFrom(undefined, undefined, 'pdb', 'time'),
+      // A policy alone changes no object at all.
+      only: fc.constantFrom(undefined, undefined, 'pdb', 'time', 'policy'),
     });
     fc.assert(
       fc.property(
         clusterArb,
         fc.array(editArb, { minLength: 1, maxLength: 3 }),
         fc.boolean(),
-        (raw, edits, consolidationFirst) => {
+        fc.boolean(),
+        (raw, edits, consolidationFirst, live) => {
           const built = build(raw);
-          let { index } = built;
+          // Live: each next index from watch events, keeping the StateNodes of unchanged machines
+          // in place (as the runtime's view does), so the cache re-reads only the changed places.
+          const liveIndex = live ? new LiveIndex(listOrder(built.index.snapshot)) : undefined;
+          let index = liveIndex?.current() ?? built.index;
           let env = built.env;
           const cache = new SchedulingCache();
           const check = (pass: SimulationPass, ix: ClusterIndex, e: SimulationEnv) => {
@@ -266,18 +360,7 @@ describe('SimulationPass', () => {
           };
           check(new SimulationPass(index, env, cache), index, env);
           for (const e of edits) {
-            const edit =
-              e.only === undefined
-                ? e
-                : {
-                    ...e,
-                    pods: [],
-                    nodes: [],
-                    pool: null,
-                    laterMin: e.only === 'time' ? e.laterMin : 0,
-                    pdb:
-                      e.only === 'time' ? 'keep' : index.snapshot.pdbs[0].spec.maxUnavailable === 0 ? 'open' : 'block',
-                  };
+            const edit = alone(e, index.snapshot.pdbs[0].spec.maxUnavailable === 0);
             const snap = index.snapshot;
             const pods = [...snap.pods];
             const nodes = [...snap.nodes];
@@ -311,15 +394,24 @@ describe('SimulationPass', () => {
               np.spec.template!.spec!.taints = edit.pool.taint ? [TAINT] : [];
               nodePools[i] = np;
             }
+            if (edit.drop !== null && nodes.length > 1) nodes.splice(edit.drop % nodes.length, 1);
             let pdbs = snap.pdbs;
             if (edit.pdb !== 'keep') {
               const pdb = structuredClone(pdbs[0]);
-              pdb.spec.maxUnavailable = edit.pdb === 'open' ? 1 : 0;
+              if (edit.pdb === 'status') pdb.status = { ...pdb.status, disruptionsAllowed: 1 };
+              else pdb.spec.maxUnavailable = edit.pdb === 'open' ? 1 : 0;
               pdbs = [pdb];
             }
-            const changed = edit.pods.length + edit.nodes.length > 0 || edit.pool !== null || edit.pdb !== 'keep';
-            index = changed ? indexCluster({ ...snap, pods, nodes, nodePools, pdbs }) : index;
-            env = { ...env, now: env.now + edit.laterMin * 60_000 };
+            const changed =
+              edit.pods.length + edit.nodes.length > 0 ||
+              edit.pool !== null ||
+              edit.pdb !== 'keep' ||
+              edit.drop !== null;
+            if (changed) {
+              const next = { ...snap, pods, nodes, nodePools, pdbs };
+              index = liveIndex ? liveIndex.apply(eventsBetween(snap, listOrder(next))) : indexCluster(next);
+            }
+            env = editedEnv(env, edit, nodes);
             check(new SimulationPass(index, env, cache), index, env);
           }
         },
@@ -429,3 +521,7 @@ describe('SimulationPass', () => {
     expect(pass.schedule([], true).newNodeClaims).toHaveLength(0);
   });
 });
+import { afterAll } from 'vitest';
+afterAll(() =>
+  console.log('PARTIAL', (globalThis as any).__part, (globalThis as any).__parts, (globalThis as any).__all),
+);

@@ -86,22 +86,24 @@ class PassPods {
   constructor(
     private readonly index: ClusterIndex,
     private readonly env: SimulationEnv,
-    cache: SchedulingCache | undefined,
+    private readonly cache: SchedulingCache | undefined,
   ) {
     // Pending pods have no node: incrementally, only the index's unbound pods are read (kept in
-    // snapshot order); deriving everything reads every pod, as runSimulation does.
-    this.pending = (cache ? index.unboundPods : index.snapshot.pods).filter(isPending);
+    // snapshot order), and the machines deleting or marked come from the cache, which reads only
+    // those that changed since its last pass; deriving everything reads every pod and machine, as
+    // runSimulation does.
+    this.pending = cache ? cache.pending(index) : index.snapshot.pods.filter(isPending);
     this.pendingSet = new Set(this.pending);
     for (const p of this.pending) this.exempt.add(p);
-    for (const sn of index.stateNodes) {
-      if (!deletingOrMarked(sn, env)) continue;
+    const deleting = cache ? cache.deleting(index, env) : index.stateNodes.filter((sn) => deletingOrMarked(sn, env));
+    for (const sn of deleting) {
       const pods = this.reschedulableOn(sn);
       this.deleting.push({ name: sn.name, pods });
       for (const p of pods) this.exempt.add(p);
     }
     this.pendingBySize = sortedBySize(this.pending.map((p) => sized(p)));
     this.deletingBySize = sortedBySize(this.deleting.flatMap((d) => d.pods.map((p) => sized(p, d.name))));
-    this.daemonSetPods = cache?.noDaemonSetPods(index) ? [] : daemonSetPods(index.snapshot.pods);
+    this.daemonSetPods = cache?.noDaemonSetPods(index, env) ? [] : daemonSetPods(index.snapshot.pods);
     if (cache) this.pools = cache.pools(index.snapshot.nodePools, env.instanceTypes, this.daemonSetPods);
     else {
       const pools = preparePools({
@@ -116,7 +118,9 @@ class PassPods {
   reschedulableOn(sn: StateNode): Pod[] {
     let pods = this.reschedulable.get(sn);
     if (!pods) {
-      pods = sn.pods.filter((p) => isCurrentlyReschedulable(this.index, p, this.env.now));
+      pods = this.cache
+        ? this.cache.reschedulable(this.index, sn, this.env.now)
+        : sn.pods.filter((p) => isCurrentlyReschedulable(this.index, p, this.env.now));
       this.reschedulable.set(sn, pods);
     }
     return pods;
@@ -196,13 +200,13 @@ class PassBase {
     private readonly shared: PassPods,
     cache: SchedulingCache | undefined,
   ) {
-    const nodes = index.stateNodes
-      .filter((sn) => !deletingOrMarked(sn, env))
-      .map((sn) => {
-        const blocked = consolidation ? destinationBlocked(sn, env) : undefined;
-        if (cache) return cache.simNode(sn, blocked);
-        return simNodeFromState(sn, blocked === undefined ? {} : { consolidateAfterBlocked: blocked });
-      });
+    const nodes = cache
+      ? cache.baseNodes(index, env, consolidation)
+      : index.stateNodes
+          .filter((sn) => !deletingOrMarked(sn, env))
+          .map((sn) =>
+            simNodeFromState(sn, consolidation ? { consolidateAfterBlocked: destinationBlocked(sn, env) } : {}),
+          );
     const build = () =>
       new PreparedScheduling(
         {

@@ -74,11 +74,23 @@ export const isPending = (p: Pod): boolean => !p.spec.nodeName && isActive(p);
  * consolidateAfter also protects destination nodes (v1.14): a node with a recent pod event refuses candidates' pods.
  */
 export function destinationBlocked(sn: StateNode, env: SimulationEnv): boolean {
-  const after = env.policyFor(nodePoolOf(sn) ?? '')?.consolidateAfterSeconds;
-  if (after === null || after === undefined || after === 0) return false;
+  return destinationBlockState(sn, env.now, (pool) => env.policyFor(pool)?.consolidateAfterSeconds).blocked;
+}
+
+/**
+ * destinationBlocked, and the instant from which it may be false (Infinity: it may never be;
+ * an unblocked node stays so as time passes). `afterOf`: the pool's consolidateAfterSeconds.
+ */
+export function destinationBlockState(
+  sn: StateNode,
+  now: number,
+  afterOf: (pool: string) => number | null | undefined,
+): { blocked: boolean; until: number } {
+  const after = afterOf(nodePoolOf(sn) ?? '');
+  if (after === null || after === undefined || after === 0) return { blocked: false, until: Infinity };
   const init = sn.nodeClaim?.status?.conditions?.find((c) => c.type === 'Initialized');
   const ref = Date.parse(sn.nodeClaim?.status?.lastPodEventTime ?? init?.lastTransitionTime ?? '');
-  return !Number.isNaN(ref) && env.now - ref < after * 1000;
+  return { blocked: !Number.isNaN(ref) && now - ref < after * 1000, until: ref + after * 1000 };
 }
 
 export const deletingOrMarked = (sn: StateNode, env: SimulationEnv) =>

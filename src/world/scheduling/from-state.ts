@@ -11,6 +11,8 @@ import {
   isTerminal,
   isFullyBlockingPdb,
   matchingPdbs,
+  isActive,
+  podDoNotDisrupt,
   type ClusterIndex,
   type StateNode,
 } from '../../core/cluster/state.js';
@@ -53,4 +55,26 @@ export function isCurrentlyReschedulable(index: ClusterIndex, pod: Pod, nowMs: n
   if (pdbs.length !== 1 || !isFullyBlockingPdb(pdbs[0])) return true;
   const unhealthy = pod.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'False';
   return pdbs[0].spec.unhealthyPodEvictionPolicy === 'AlwaysAllow' && unhealthy;
+}
+
+/**
+ * The pods isCurrentlyReschedulable keeps at `nowMs`, and the instant before which that stays
+ * the answer as time passes (with these PDBs): the earliest end of a do-not-disrupt duration
+ * that keeps one of them back now. Infinity when time alone changes nothing.
+ */
+export function currentlyReschedulable(
+  index: ClusterIndex,
+  pods: readonly Pod[],
+  nowMs: number,
+): { pods: Pod[]; until: number } {
+  const out: Pod[] = [];
+  let until = Infinity;
+  for (const p of pods) {
+    if (isCurrentlyReschedulable(index, p, nowMs)) out.push(p);
+    else if (isReschedulable(p) && isActive(p)) {
+      const d = podDoNotDisrupt(p, nowMs);
+      if (d.active && d.until !== undefined && d.until < until) until = d.until;
+    }
+  }
+  return { pods: out, until };
 }

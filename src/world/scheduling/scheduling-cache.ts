@@ -9,7 +9,8 @@
 import { isDaemonSetPod, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
 import type { NodePool, Pod } from '../../core/cluster/types.js';
 import type { InstanceType } from '../cloud/provider.js';
-import { poolTemplate } from './cluster-simulation.js';
+import { isPending, poolTemplate, type SimulationEnv } from './cluster-simulation.js';
+import { deletingPlaces, PassNodes, PassPlaces, ReschedulablePods } from './pass-nodes.js';
 import { simNodeFromState } from './from-state.js';
 import type { PreparedPool } from './new-claims.js';
 import { nodeSums, SlotStore, type NodeSums, type PreparedScheduling } from './prepared.js';
@@ -46,6 +47,25 @@ export class SchedulingCache {
   /** The last prepared base of each kind (without, with consolidation). */
   private readonly lastBases: [LastBase | undefined, LastBase | undefined] = [undefined, undefined];
 
+  /** The machines deleting or marked, and each kind's existing capacity, kept across passes. */
+  private readonly deletingNodes = deletingPlaces();
+  private readonly passNodes = [
+    new PassNodes(false, (sn, blocked) => this.simNode(sn, blocked)),
+    new PassNodes(true, (sn, blocked) => this.simNode(sn, blocked)),
+  ];
+  private readonly reschedulablePods = new ReschedulablePods();
+  private lastPending: { unbound: readonly Pod[]; pending: Pod[] } | undefined;
+  /** noDaemonSetPods' answer per index, and per place of the last index read whether its machine has one. */
+  private readonly noDaemonSets = new WeakMap<ClusterIndex, boolean>();
+  /** The machines holding a DaemonSet's pod (by the kept answer of their machine entry). */
+  private readonly daemonSetMachines = new PassPlaces<StateNode>((sn) => {
+    const e = this.entry(sn);
+    return {
+      value: (e === undefined ? sn.pods.some(isDaemonSetPod) : e.daemonSetPods) ? sn : undefined,
+      until: Infinity,
+    };
+  });
+
   /** Keyed by the Node, else (a NodeClaim without a Node yet) by the NodeClaim. */
   private readonly machines = new WeakMap<object, MachineEntry>();
   private readonly sumsByNode = new WeakMap<SimNode, NodeSums>();
@@ -81,15 +101,43 @@ export class SchedulingCache {
    * only the pods no machine holds (unbound, or bound to a Node that is gone). Then
    * daemonSetPods(index.snapshot.pods) is empty without reading every pod again.
    */
-  noDaemonSetPods(index: ClusterIndex): boolean {
-    for (const sn of index.stateNodes) {
-      const e = this.entry(sn);
-      if (e === undefined ? sn.pods.some(isDaemonSetPod) : e.daemonSetPods) return false;
+  noDaemonSetPods(index: ClusterIndex, env: SimulationEnv): boolean {
+    let answer = this.noDaemonSets.get(index);
+    if (answer === undefined) {
+      answer = this.daemonSetMachines.answers(index, env).length === 0 && !index.unboundPods.some(isDaemonSetPod);
+      if (answer)
+        for (const [name, pods] of index.podsByNodeName)
+          if (!index.nodesByName.has(name) && pods.some(isDaemonSetPod)) {
+            answer = false;
+            break;
+          }
+      this.noDaemonSets.set(index, answer);
     }
-    if (index.unboundPods.some(isDaemonSetPod)) return false;
-    for (const [name, pods] of index.podsByNodeName)
-      if (!index.nodesByName.has(name) && pods.some(isDaemonSetPod)) return false;
-    return true;
+    return answer;
+  }
+
+  /** The machines deleting or marked (deletingOrMarked), in index order. */
+  deleting(index: ClusterIndex, env: SimulationEnv): StateNode[] {
+    return this.deletingNodes.answers(index, env);
+  }
+
+  /** The existing capacity of a pass of this kind: every machine not deleting or marked, as `simNode`. */
+  baseNodes(index: ClusterIndex, env: SimulationEnv, consolidation: boolean): SimNode[] {
+    return this.passNodes[consolidation ? 1 : 0].nodes(index, env);
+  }
+
+  /** The machine's currently reschedulable pods at `now` (isCurrentlyReschedulable). */
+  reschedulable(index: ClusterIndex, sn: StateNode, now: number): Pod[] {
+    return this.reschedulablePods.of(index, sn, now);
+  }
+
+  /** The pending pods: the index's unbound pods that are pending, again while those are the same list. */
+  pending(index: ClusterIndex): Pod[] {
+    const l = this.lastPending;
+    if (l !== undefined && l.unbound === index.unboundPods) return l.pending;
+    const pending = index.unboundPods.filter(isPending);
+    this.lastPending = { unbound: index.unboundPods, pending };
+    return pending;
   }
 
   /** simNodeFromState(sn, …) — the same object while the machine's Node, NodeClaim and pods are. */
