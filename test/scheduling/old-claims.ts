@@ -4,7 +4,7 @@
 // claim-placement.property.test.ts can check the fast path decides exactly what this one decides.
 // Its instance-type answers are kept apart from the pools' own (compatibleByPool).
 import type { InstanceType } from '../../src/world/cloud/provider.js';
-import { LABEL_HOSTNAME, LABEL_NODEPOOL, LABEL_ZONE, type Pod } from '../../src/core/cluster/types.js';
+import { LABEL_ZONE, type Pod } from '../../src/core/cluster/types.js';
 import {
   compatibleInstanceTypes,
   compatibleOfferings,
@@ -21,7 +21,8 @@ import {
 } from '../../src/core/cluster/requirements.js';
 import { addResources, formatResources, podRequests, type Resources } from '../../src/core/cluster/resources.js';
 import { topologyFit, zoneMatters, type TopologyView } from '../../src/world/scheduling/topology.js';
-import type { PlannedClaim, PreparedPool } from '../../src/world/scheduling/new-claims.js';
+// Unchanged by the fast path, so shared rather than copied: a claim's labels and largest capacity.
+import { labelsOf, largestOf, type PlannedClaim, type PreparedPool } from '../../src/world/scheduling/new-claims.js';
 
 /** A Requirements map as text: equal text, equal requirements. */
 function requirementsKey(reqs: Requirements): string {
@@ -66,31 +67,6 @@ function compatibleFor(
   return hit;
 }
 
-/** Labels a planned claim is sure to carry: pool labels, single-valued requirements, a placeholder hostname. */
-function claimLabels(pool: PreparedPool, reqs: Requirements, index: number): Record<string, string> {
-  const labels: Record<string, string> = {
-    ...pool.template.labels,
-    [LABEL_NODEPOOL]: pool.template.name,
-    [LABEL_HOSTNAME]: `hostname-placeholder-${index}`,
-  };
-  for (const r of reqs.values()) if (!r.complement && r.values.size === 1) labels[r.key] = [...r.values][0];
-  return labels;
-}
-
-const allocatables = new WeakMap<readonly InstanceType[], Resources>();
-
-/** The most of each resource any of the types offers; lists are shared (compatibleFor), so remembered per list. */
-function largestOf(instanceTypes: readonly InstanceType[]): Resources {
-  let allocatable = allocatables.get(instanceTypes);
-  if (!allocatable) {
-    const out: Record<string, number> = {};
-    for (const it of instanceTypes) for (const [k, v] of Object.entries(it.capacity)) out[k] = Math.max(out[k] ?? 0, v);
-    allocatable = out;
-    allocatables.set(instanceTypes, allocatable);
-  }
-  return allocatable;
-}
-
 function makeTarget(
   pool: PreparedPool,
   reqs: Requirements,
@@ -102,7 +78,7 @@ function makeTarget(
   const allocatable = largestOf(instanceTypes);
   return {
     name: `nodeclaim-${index}`,
-    labels: claimLabels(pool, reqs, index),
+    labels: labelsOf(pool, reqs, index),
     taints: pool.template.taints,
     allocatable,
     pods,

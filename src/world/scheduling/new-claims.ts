@@ -321,7 +321,7 @@ function claimLabels(pool: PreparedPool, state: ClaimState, index: number): Read
   return (state.labels[index] ??= labelsOf(pool, state.requirements, index));
 }
 
-function labelsOf(pool: PreparedPool, reqs: Requirements, index: number): Record<string, string> {
+export function labelsOf(pool: PreparedPool, reqs: Requirements, index: number): Record<string, string> {
   const labels: Record<string, string> = {
     ...pool.template.labels,
     [LABEL_NODEPOOL]: pool.template.name,
@@ -334,7 +334,7 @@ function labelsOf(pool: PreparedPool, reqs: Requirements, index: number): Record
 const allocatables = new WeakMap<readonly InstanceType[], Resources>();
 
 /** The most of each resource any of the types offers; lists are shared (states), so remembered per list. */
-function largestOf(instanceTypes: readonly InstanceType[]): Resources {
+export function largestOf(instanceTypes: readonly InstanceType[]): Resources {
   let allocatable = allocatables.get(instanceTypes);
   if (!allocatable) {
     const out: Record<string, number> = {};
