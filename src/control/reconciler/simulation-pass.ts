@@ -268,24 +268,13 @@ class PassBase {
 export class SimulationPass {
   private readonly bases = new Map<boolean, PassBase>();
   private pods: PassPods | undefined;
-  private readonly env: SimulationEnv;
-
   constructor(
     private readonly index: ClusterIndex,
-    env: SimulationEnv,
+    // A pool's policy is asked per node (consolidateAfter): the runtime answers it from its
+    // per-pool memo (Runtime.policyForPool), so the pass asks it directly.
+    private readonly env: SimulationEnv,
     private readonly cache?: SchedulingCache,
-  ) {
-    // A pool's policy is asked per node (consolidateAfter); with the cache, once per pool per
-    // pass (the policies and pools are the pass's: Runtime.passFor keys on them).
-    if (cache) {
-      const policies = new Map<string, ReturnType<SimulationEnv['policyFor']>>();
-      const policyFor = (pool: string) => {
-        if (!policies.has(pool)) policies.set(pool, env.policyFor(pool));
-        return policies.get(pool);
-      };
-      this.env = { ...env, policyFor };
-    } else this.env = env;
-  }
+  ) {}
 
   private shared(): PassPods {
     return (this.pods ??= new PassPods(this.index, this.env, this.cache));
