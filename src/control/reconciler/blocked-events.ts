@@ -5,7 +5,8 @@
 import type { ClusterIndex, StateNode } from '../../core/cluster/state.js';
 import type { EvalOutput, NodeResult } from '../../core/eval/output.js';
 import type { EventRecorder, RecordedEvent } from '../../core/observe/recorder.js';
-import { digestOf, type VerdictDigest } from './methods/verdict-digest.js';
+import type { ChangesBetween } from './expiration.js';
+import { digestOf, inEvaluationOrder, type VerdictDigest } from './methods/verdict-digest.js';
 
 /** Candidate-construction codes that carry an event (rows 4–11 of KARPENTER.md#candidates, plus kpol's holds). */
 export const WITH_EVENT: ReadonlySet<string> = new Set([
@@ -34,56 +35,107 @@ interface Published {
 /**
  * Publishes each blocked node's events every tick (deduplicated), skipping what the recorder
  * would drop: everything while the verdicts are the ones last published and every event of
- * them is inside its dedupe window; only the nodes whose verdicts changed when the verdicts were
- * made from the last ones by a few changes (the digest's `change`, verdict-record.ts); and, in a
- * walk over every blocked node, each node whose verdict and objects are the ones its events
- * were last published from and whose windows are all still open. One changed verdict then costs
- * that node's events, not a publish (and a dedupe lookup) per blocked node of the cluster.
- * Exact: an event is skipped only when its own earlier publish says it would be dropped now (a
- * node whose verdict did not change has the same Node and NodeClaim by name and uid, so the
- * same events: evaluate-cluster.ts changedOnly).
+ * them is inside its dedupe window; while the digest was followed from the last one published
+ * (verdict-digest.ts), only the nodes whose verdicts changed, came or went — with, when the
+ * change was found by comparing verdict objects, the nodes whose Node or NodeClaim changed, from
+ * the view's watch events; and, in a walk over every blocked node, each node whose verdict and
+ * objects are the ones its events were last published from and whose windows are all still open.
+ * One changed verdict then costs that node's events, not a publish (and a dedupe lookup) per
+ * blocked node of the cluster. Exact: an event is skipped only when its own earlier publish says
+ * it would be dropped now, and a node's events are made from its verdict, its name, its Node's
+ * uid and its NodeClaim's name and uid alone (a record made by the evaluator from the last one
+ * names every node whose Node or NodeClaim changed: evaluate-cluster.ts changedOnly).
  */
 export class BlockedEvents {
   /** Per blocked node with events: what they were made from, and until when all of them are dropped. */
   private published = new Map<string, Published>();
-  /** The digest last published, and until when every event published from it is dropped. */
-  private last: { digest: VerdictDigest; through: number } | undefined;
+  /** The node each NodeClaim of a published node's events belongs to (stale entries only cost a look). */
+  private holders = new Map<string, string>();
+  /** The digest last published, its index, and until when every event published from it is dropped. */
+  private last: { digest: VerdictDigest; index: ClusterIndex; through: number } | undefined;
+  /** Off: every tick walks every blocked node (the reference the equality tests compare with). */
+  incremental = true;
 
-  constructor(private readonly events: EventRecorder) {}
+  constructor(
+    private readonly events: EventRecorder,
+    private readonly changes?: ChangesBetween,
+  ) {}
 
   publish(evaluation: EvalOutput, index: ClusterIndex, nowMs: number): void {
     const digest = digestOf(evaluation);
     const last = this.last;
-    if (last !== undefined && nowMs <= last.through) {
+    if (this.incremental && last !== undefined && nowMs <= last.through) {
       if (last.digest === digest) return;
-      if (digest.change?.previous === last.digest) {
+      const names =
+        digest.change?.previous === last.digest ? this.touched(digest, evaluation, last.index, index) : undefined;
+      if (names !== undefined) {
         let through = last.through;
-        for (const name of digest.change.changed) {
+        for (const name of names) {
           const n = evaluation.nodes[name];
           through = Math.min(through, this.node(name, n, index, nowMs, this.published));
         }
-        this.last = { digest, through };
+        this.last = { digest, index, through };
         return;
       }
     }
     const next = new Map<string, Published>();
+    this.holders = new Map();
     let through = Infinity;
     for (const [name, n] of digest.blocked) through = Math.min(through, this.node(name, n, index, nowMs, next));
     this.published = next;
-    this.last = { digest, through };
+    this.last = { digest, index, through };
+  }
+
+  /**
+   * The nodes whose events may differ from those last published: the changed verdicts' nodes,
+   * and for a change found by comparing verdict objects, the nodes whose Node or NodeClaim
+   * changed between the two indexes; undefined when those are not known.
+   */
+  private touched(
+    digest: VerdictDigest,
+    evaluation: EvalOutput,
+    from: ClusterIndex,
+    index: ClusterIndex,
+  ): readonly string[] | undefined {
+    const change = digest.change!;
+    if (!change.verdictsOnly) return change.changed;
+    const events = from === index ? [] : this.changes?.(from, index);
+    if (events === undefined) return undefined;
+    const names = new Set(change.changed);
+    const size = names.size;
+    for (const e of events) {
+      const { kind, name } = { kind: e.object.kind, name: e.object.metadata.name };
+      if (kind === 'Node') names.add(name);
+      else if (kind === 'NodeClaim') {
+        const now = index.nodeClaimsByName.get(name);
+        if (now?.node) names.add(now.name);
+        const before = this.holders.get(name);
+        if (before !== undefined) names.add(before);
+      }
+    }
+    // Published in the order a walk over every blocked node publishes them (the change's is that order).
+    return names.size === size ? change.changed : inEvaluationOrder(digest, evaluation.nodes, names);
   }
 
   /**
    * Publishes the node's events unless the same ones are still dropped, noting them in `into`
    * (or taking the node out when it has none); returns until when they are all dropped.
    */
-  private node(name: string, n: NodeResult, index: ClusterIndex, nowMs: number, into: Map<string, Published>): number {
-    const first = n.blocked[0];
-    if (first === undefined || !WITH_EVENT.has(first.code)) {
+  private node(
+    name: string,
+    n: NodeResult | undefined,
+    index: ClusterIndex,
+    nowMs: number,
+    into: Map<string, Published>,
+  ): number {
+    const first = n?.blocked[0];
+    if (n === undefined || first === undefined || !WITH_EVENT.has(first.code)) {
       into.delete(name);
       return Infinity;
     }
     const sn = index.nodesByName.get(name);
+    const nc = sn?.nodeClaim;
+    if (nc) this.holders.set(nc.metadata.name, name);
     const last = this.published.get(name);
     if (last !== undefined && last.n === n && last.sn === sn && nowMs <= last.through) {
       into.set(name, last);
@@ -104,7 +156,6 @@ export class BlockedEvents {
       message,
       object: { kind: 'Node', name, ...(sn?.node?.metadata.uid && { uid: sn.node.metadata.uid }) },
     });
-    const nc = sn?.nodeClaim;
     if (nc)
       publish({
         type: 'Normal',

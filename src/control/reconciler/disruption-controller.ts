@@ -21,7 +21,7 @@ import {
   takeWithinBudget,
   type Candidate,
 } from './methods/candidates.js';
-import { digestOf } from './methods/verdict-digest.js';
+import { digestOf, type VerdictDigest } from './methods/verdict-digest.js';
 import { changedPlaces, RepeatedBatch, type Publish } from '../../core/observe/repeated-batch.js';
 import { describeCommand, type Command } from './methods/command.js';
 import type { ClusterView } from './cluster-view.js';
@@ -120,14 +120,35 @@ export class DisruptionController {
    * off, the whole batch again whenever the evaluation changed (the equality test's reference).
    */
   itemizedEvents = true;
+  /**
+   * The verdict digest of each evaluation is followed from the last one's through the verdicts that
+   * are other objects (verdict-digest.ts); off, built from every node unless the evaluator made
+   * the record from the last one.
+   */
+  private followsVerdicts = true;
+  /** The last reconcile's evaluation, whose digest the next one's is followed from. */
+  private lastEvaluation: EvalOutput | undefined;
   /** The clean-up step's reading of each index, kept across indexes (taint-scan.ts). */
   readonly taints: TaintScan;
+
+  /**
+   * The per-tick scans read only what changed since the last reconcile (Runtime.incrementalScans):
+   * the clean-up's taint scan, the verdict digest, DisruptionBlocked and Unconsolidatable events.
+   * Off: each walks every node, every tick — the reference the equality tests compare with.
+   */
+  set incremental(on: boolean) {
+    this.itemizedEvents = on;
+    this.followsVerdicts = on;
+    this.taints.incremental = on;
+    this.blocked.incremental = on;
+  }
   /** Unconsolidatable events, per method reason (each method's batch differs). */
   private readonly unconsolidatable = new Map<Reason, RepeatedBatch>();
 
   constructor(private readonly d: DisruptionDeps) {
-    this.blocked = new BlockedEvents(d.events);
-    this.taints = new TaintScan((a, b) => d.view.changesBetween(a, b));
+    const changes = (a: ClusterIndex, b: ClusterIndex) => d.view.changesBetween(a, b);
+    this.blocked = new BlockedEvents(d.events, changes);
+    this.taints = new TaintScan(changes);
   }
 
   private async evaluate(): Promise<{ index: ClusterIndex; evaluation: EvalOutput }> {
@@ -168,6 +189,9 @@ export class DisruptionController {
 
   async reconcile(): Promise<ReconcileResult> {
     const { index, evaluation } = await this.evaluate();
+    // The digest every step below reads, followed from the last reconcile's where it can be.
+    digestOf(evaluation, this.followsVerdicts ? this.lastEvaluation : undefined);
+    this.lastEvaluation = evaluation;
     await this.cleanup(index);
     this.publishBudgets(evaluation);
     publishPauseEvents(evaluation, this.d.events);
@@ -185,8 +209,8 @@ export class DisruptionController {
     }
     const ctx = this.context(index, evaluation);
     const now = this.d.clock.now();
-    // Only a method with eligible nodes needs the fingerprint: a quiet cluster's tick skips building it.
-    let verdicts: string | undefined;
+    // Only a method with eligible nodes compares verdicts, by their fingerprint only when the index is the same.
+    let verdicts: VerdictDigest | undefined;
     for (const method of METHODS) {
       if (method.publishesFilterEvents) this.publishUnconsolidatable(method.reason, evaluation, index);
       const eligible = countCandidates(method.reason, evaluation, index);
@@ -196,7 +220,7 @@ export class DisruptionController {
         eligible,
       );
       if (eligible === 0) continue;
-      verdicts ??= digestOf(evaluation).fingerprint();
+      verdicts ??= digestOf(evaluation);
       if (this.stillConsolidated(method, index, verdicts, evaluation, now)) continue;
       this.singleTimedOut = false;
       const published: PublishedEvent[] = [];
@@ -237,7 +261,7 @@ export class DisruptionController {
     Method,
     {
       index: ClusterIndex;
-      verdicts: string;
+      verdicts: VerdictDigest;
       nodes: EvalOutput['nodes'];
       at: number;
       published: readonly PublishedEvent[];
@@ -247,12 +271,13 @@ export class DisruptionController {
   private stillConsolidated(
     method: Method,
     index: ClusterIndex,
-    verdicts: string,
+    verdicts: VerdictDigest,
     evaluation: EvalOutput,
     now: number,
   ): boolean {
     const c = this.consolidated.get(method);
-    if (c === undefined || c.index !== index || c.verdicts !== verdicts) return false;
+    if (c === undefined || c.index !== index) return false;
+    if (c.verdicts !== verdicts && c.verdicts.fingerprint() !== verdicts.fingerprint()) return false;
     if (now - c.at < CONSOLIDATED_REFRESH_MS) return true;
     if (c.nodes !== evaluation.nodes) return false;
     for (const [event, dedupeMs] of c.published) this.d.events.publish(event, dedupeMs);
@@ -263,7 +288,7 @@ export class DisruptionController {
   private markConsolidated(
     method: Method,
     index: ClusterIndex,
-    verdicts: string,
+    verdicts: VerdictDigest,
     evaluation: EvalOutput,
     now: number,
     published: readonly PublishedEvent[],

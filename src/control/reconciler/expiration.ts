@@ -5,7 +5,7 @@
 import { parseKarpenterDurationOrNever } from '../../../rules/duration.js';
 import type { PolicySpec } from '../../../rules/model.js';
 import type { ClusterClient, WatchEvent } from '../../core/cluster/client.js';
-import { position } from '../../core/cluster/sorted-objects.js';
+import { byNamespaceAndName, position } from '../../core/cluster/sorted-objects.js';
 import { isApiError } from '../../core/cluster/client.js';
 import type { ClusterIndex } from '../../core/cluster/state.js';
 import { LABEL_CAPACITY_TYPE, LABEL_NODEPOOL, type NodeClaim, type NodePool } from '../../core/cluster/types.js';
@@ -67,15 +67,18 @@ export type ChangesBetween = (from: ClusterIndex, to: ClusterIndex) => readonly 
 
 /**
  * Each NodeClaim's due instant, kept across indexes: while the NodePools and policies are the
- * same objects, only the claims that are new objects at their place in the list are looked at
- * again (the live index keeps unchanged objects and lists) — found from the view's watch events
- * when it knows them, else by comparing places — and nothing is due before the earliest instant.
- * The list is read again whole when claims came or went.
+ * same objects, only the claims that are new objects are looked at again (the live index keeps
+ * unchanged objects and lists) — found from the view's watch events when it knows them, else by
+ * merging the two lists (in list order, by name) by identity: a pointer comparison per claim,
+ * and a look at the claims that came, went or changed — and nothing is due before the earliest
+ * instant. A list not in list order is read again whole every time.
  */
 export class DueInstants {
   constructor(private readonly changes?: ChangesBetween) {}
   private index: ClusterIndex | undefined;
   private claims: readonly NodeClaim[] = [];
+  /** The kept list is in list order (by namespace and name), so the next one can be merged with it. */
+  private ordered = false;
   private pools: readonly NodePool[] | undefined;
   private policies: readonly PolicySpec[] | undefined;
   private byPool: Governed = new Map();
@@ -100,16 +103,8 @@ export class DueInstants {
   private update(index: ClusterIndex, claims: readonly NodeClaim[]): boolean {
     const prev = this.claims;
     if (prev === claims) return true;
-    if (prev.length !== claims.length) return false;
-    let changed = this.modified(index, claims);
-    if (changed === undefined) {
-      changed = [];
-      for (let i = 0; i < claims.length; i++) {
-        if (prev[i] === claims[i]) continue;
-        if (prev[i].metadata.name !== claims[i].metadata.name) return false;
-        changed.push(i);
-      }
-    }
+    const changed = prev.length === claims.length ? this.modified(index, claims) : undefined;
+    if (changed === undefined) return this.ordered && this.merge(prev, claims);
     let rescan = false;
     for (const i of changed) {
       const was = this.at[i];
@@ -123,8 +118,47 @@ export class DueInstants {
   }
 
   /**
+   * Merges the kept list with `claims` (both in list order): an unchanged claim keeps its due
+   * instant, the others are read; false when too many differ or `claims` is out of order where
+   * it differs.
+   */
+  private merge(prev: readonly NodeClaim[], claims: readonly NodeClaim[]): boolean {
+    const at = new Float64Array(claims.length);
+    let rescan = false;
+    let earliest = this.earliest;
+    let differ = 0;
+    let i = 0;
+    let j = 0;
+    while (i < prev.length || j < claims.length) {
+      const a = prev[i];
+      const b = claims[j];
+      if (a === b) {
+        at[j++] = this.at[i++];
+        continue;
+      }
+      const c = a === undefined ? 1 : b === undefined ? -1 : byNamespaceAndName(a, b);
+      if (c >= 0 && !listed(claims, j)) return false;
+      if (++differ > MERGE_LIMIT) return false;
+      if (c <= 0) {
+        // A claim that went, or changed, may have held the earliest instant.
+        if (this.at[i] === this.earliest) rescan = true;
+        i++;
+      }
+      if (c >= 0) {
+        at[j] = dueAt(b, this.byPool);
+        earliest = Math.min(earliest, at[j]);
+        j++;
+      }
+    }
+    this.at = at;
+    this.earliest = rescan ? least(at) : earliest;
+    this.claims = claims;
+    return true;
+  }
+
+  /**
    * The places of the claims modified since the last pass's index, from the view's events;
-   * undefined when not known or when claims came or went (then every place is compared).
+   * undefined when not known or when claims came or went (then the lists are merged).
    */
   private modified(index: ClusterIndex, claims: readonly NodeClaim[]): number[] | undefined {
     const events = this.index && this.changes?.(this.index, index);
@@ -146,9 +180,21 @@ export class DueInstants {
     this.pools = pools;
     this.policies = policies;
     this.claims = claims;
+    this.ordered = claims.every((nc, i) => i === 0 || byNamespaceAndName(claims[i - 1], nc) < 0);
     this.at = Float64Array.from(claims, (nc) => dueAt(nc, this.byPool));
     this.earliest = least(this.at);
   }
+}
+
+/** More claims than this that came, went or changed between two lists: they are read again whole. */
+const MERGE_LIMIT = 512;
+
+/** Whether claims[j] is after its neighbours in list order. */
+function listed(claims: readonly NodeClaim[], j: number): boolean {
+  return (
+    (j === 0 || byNamespaceAndName(claims[j - 1], claims[j]) < 0) &&
+    (j + 1 === claims.length || byNamespaceAndName(claims[j], claims[j + 1]) < 0)
+  );
 }
 
 /** The least value of `xs` (Infinity when empty). */

@@ -2,11 +2,13 @@
 // What the disruption loop's clean-up step reads from an index (KARPENTER.md#disruption-loop step 3): every
 // machine's providerID (marks on machines that are gone are forgotten) and the live Nodes that
 // carry the disrupted taint (left over when no command holds them). Both depend on each
-// StateNode's Node and NodeClaim alone, so a new index is compared with the last one place by
-// place: the live index (src/core/cluster/live-index.ts) hands out a new StateNode only for a
-// machine whose objects or pods changed, and keeps the others, so one pod event re-reads one
-// machine instead of 5,000. When the machines themselves differ (one came or went, the order
-// moved) the scan starts over.
+// StateNode's Node and NodeClaim alone, so a new index is compared with the last one: the live
+// index (src/core/cluster/live-index.ts) hands out a new StateNode only for a machine whose
+// objects or pods changed, and keeps the others, so one pod event re-reads one machine instead of
+// 5,000. The places of modified machines come from the view's watch events when it knows them;
+// otherwise, or when machines came or went, the two lists are merged by identity and by their
+// order (Nodes by name, then NodeClaims no Node joined, by name) — a pointer comparison per
+// machine, and a look at the machines that differ. A list not in that order is scanned whole.
 import { hasDisruptedTaint, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
 import type { ChangesBetween } from './expiration.js';
 
@@ -28,6 +30,8 @@ export class TaintScan {
 
   /** Off: every new index is scanned whole (the reference the equality test compares with). */
   incremental = true;
+  /** Scans by path: whole, or only the machines that differ (tests). */
+  readonly passes = { full: 0, kept: 0 };
   private last:
     | {
         index: ClusterIndex;
@@ -35,8 +39,8 @@ export class TaintScan {
         /** providerID → how many machines carry it (several Nodes may share one). */
         counts: Map<string, number>;
         existing: Set<string>;
-        /** Places in stateNodes of the tainted machines. */
-        places: Set<number>;
+        /** The tainted machines' StateNodes. */
+        tainted: Set<StateNode>;
         result: TaintScanResult;
       }
     | undefined;
@@ -46,38 +50,37 @@ export class TaintScan {
     if (last?.index === index) return last.result;
     const next = index.stateNodes;
     if (!this.incremental || last === undefined || !this.update(last, index)) return this.full(index);
+    this.passes.kept++;
     last.index = index;
     last.stateNodes = next;
-    last.result = { existing: last.existing, tainted: [...last.places].sort((a, b) => a - b).map((i) => next[i]) };
+    last.result = { existing: last.existing, tainted: [...last.tainted].sort(byPlace) };
     return last.result;
   }
 
-  /** Applies the machines that differ from the last scan's; false when they cannot be matched place by place. */
+  /** Applies the machines that differ from the last scan's; false when they cannot be matched. */
   private update(last: NonNullable<TaintScan['last']>, index: ClusterIndex): boolean {
     const prev = last.stateNodes;
     const next = index.stateNodes;
     if (prev === next) return true;
-    if (prev.length !== next.length) return false;
-    let changed = this.modified(last.index, index, prev);
-    if (changed === undefined) {
-      changed = [];
-      for (let i = 0; i < next.length; i++) {
-        if (prev[i] === next[i]) continue;
-        if (prev[i].name !== next[i].name) return false;
-        changed.push(i);
-      }
+    const changed = prev.length === next.length ? this.modified(last.index, index, prev) : undefined;
+    if (changed !== undefined) {
+      for (const i of changed) this.apply(last, prev[i], next[i]);
+      return true;
     }
-    for (const i of changed) {
-      const was = prev[i];
-      const now = next[i];
-      if (was.providerID !== now.providerID) {
-        if (was.providerID) uncount(last.counts, last.existing, was.providerID);
-        if (now.providerID) count(last.counts, last.existing, now.providerID);
-      }
-      if (isTainted(now)) last.places.add(i);
-      else last.places.delete(i);
-    }
+    const differ = differences(prev, next);
+    if (differ === undefined) return false;
+    for (const [was, now] of differ) this.apply(last, was, now);
     return true;
+  }
+
+  /** One machine's StateNode replaced (or gone, or new): its providerID counted again, its taint read again. */
+  private apply(last: NonNullable<TaintScan['last']>, was: StateNode | undefined, now: StateNode | undefined): void {
+    if (was?.providerID !== now?.providerID) {
+      if (was?.providerID) uncount(last.counts, last.existing, was.providerID);
+      if (now?.providerID) count(last.counts, last.existing, now.providerID);
+    }
+    if (was) last.tainted.delete(was);
+    if (now && isTainted(now)) last.tainted.add(now);
   }
 
   /**
@@ -108,20 +111,77 @@ export class TaintScan {
   }
 
   private full(index: ClusterIndex): TaintScanResult {
+    this.passes.full++;
     const counts = new Map<string, number>();
     const existing = new Set<string>();
-    const places = new Set<number>();
-    const tainted: StateNode[] = [];
-    index.stateNodes.forEach((sn, i) => {
+    const tainted = new Set<StateNode>();
+    const list: StateNode[] = [];
+    index.stateNodes.forEach((sn) => {
       if (sn.providerID) count(counts, existing, sn.providerID);
       if (!isTainted(sn)) return;
-      places.add(i);
-      tainted.push(sn);
+      tainted.add(sn);
+      list.push(sn);
     });
-    const result = { existing, tainted };
-    this.last = { index, stateNodes: index.stateNodes, counts, existing, places, result };
+    const result = { existing, tainted: list };
+    // Only a list in machine order is merged with the next one (differences).
+    this.last = inOrder(index.stateNodes)
+      ? { index, stateNodes: index.stateNodes, counts, existing, tainted, result }
+      : undefined;
     return result;
   }
+}
+
+/** Nodes before NodeClaims no Node joined, each by name: the order of ClusterIndex.stateNodes. */
+function byPlace(a: StateNode, b: StateNode): number {
+  if (!a.node !== !b.node) return a.node ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function inOrder(xs: readonly StateNode[]): boolean {
+  for (let i = 1; i < xs.length; i++) if (byPlace(xs[i - 1], xs[i]) >= 0) return false;
+  return true;
+}
+
+/** More differing machines than this between two lists: the scan starts over. */
+const MERGE_LIMIT = 512;
+
+/**
+ * The machines that differ between two lists in machine order (byPlace), as pairs of the last
+ * StateNode and the new one (undefined: the machine is not in that list); the same object at a
+ * place is the same machine, unchanged. Undefined when too many differ or `next` is not in
+ * order where it differs (the places in between are `prev`'s, already in order).
+ */
+function differences(
+  prev: readonly StateNode[],
+  next: readonly StateNode[],
+): [StateNode | undefined, StateNode | undefined][] | undefined {
+  const out: [StateNode | undefined, StateNode | undefined][] = [];
+  let i = 0;
+  let j = 0;
+  while (i < prev.length || j < next.length) {
+    const a = prev[i];
+    const b = next[j];
+    if (a === b) {
+      i++;
+      j++;
+      continue;
+    }
+    const c = a === undefined ? 1 : b === undefined ? -1 : byPlace(a, b);
+    if (c > 0 && !placed(next, j)) return undefined;
+    if (c === 0 && !placed(next, j)) return undefined;
+    if (c < 0) out.push([a, undefined]);
+    else if (c > 0) out.push([undefined, b]);
+    else out.push([a, b]);
+    if (c <= 0) i++;
+    if (c >= 0) j++;
+    if (out.length > MERGE_LIMIT) return undefined;
+  }
+  return out;
+}
+
+/** Whether next[j] is after its neighbours in machine order. */
+function placed(next: readonly StateNode[], j: number): boolean {
+  return (j === 0 || byPlace(next[j - 1], next[j]) < 0) && (j + 1 === next.length || byPlace(next[j], next[j + 1]) < 0);
 }
 
 function count(counts: Map<string, number>, existing: Set<string>, id: string): void {

@@ -294,8 +294,7 @@ export class Runtime {
     this.podEvents.incremental = on;
     this.expiration.incremental = on;
     this.termination.incremental = on;
-    this.disruption.taints.incremental = on;
-    this.disruption.itemizedEvents = on;
+    this.disruption.incremental = on;
   }
 
   simulationEnv(): SimulationEnv {

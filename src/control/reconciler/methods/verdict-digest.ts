@@ -4,7 +4,10 @@
 // evaluation reused across quiet ticks (src/core/eval/evaluation-span.ts) keeps its `nodes` record,
 // so these are built once for as long as nothing changes, not once per method per tick; a record
 // made from the last one by a few changed verdicts (src/core/eval/verdict-record.ts) gets its
-// digest from the last one's, by those verdicts alone.
+// digest from the last one's, by those verdicts alone. A record the evaluator made whole (a
+// busy tick: a node came or went, the in-flight state moved) still holds the last record's verdict
+// object for every node whose verdict it kept, so its digest is followed from the last one's
+// through the verdicts that are other objects, found by one pass of identity comparisons.
 import type { Reason } from '../../../../rules/model.js';
 import type { EvalOutput, NodeResult } from '../../../core/eval/output.js';
 import { changeOf } from '../../../core/eval/verdict-record.js';
@@ -16,27 +19,50 @@ export interface VerdictDigest {
   blocked: ReadonlyArray<readonly [string, NodeResult]>;
   /**
    * Every node's reasons and block codes and every pool's allowances, as one string (KARPENTER.md#consolidated-cache's
-   * "state changed").
+   * "state changed"). Made when first asked for: at 5,000 nodes it is a quarter-megabyte string.
    */
   fingerprint(): string;
   /**
-   * When the evaluation's record was made from another by a few changed verdicts (verdict-record.ts)
-   * and this digest from that record's: its digest and the names whose verdicts changed.
+   * When this digest was followed from another one's through the verdicts that differ: that
+   * digest, and the names whose verdicts changed, came or went. `verdictsOnly`: the change was
+   * found by comparing the two records' verdict objects (followingFrom), so a node whose Node or
+   * NodeClaim changed under the same verdict is not named; otherwise the record was made from the
+   * last one by the evaluator (verdict-record.ts), which names such nodes too.
    */
-  change?: { previous: VerdictDigest; changed: readonly string[] };
+  change?: { previous: VerdictDigest; changed: readonly string[]; verdictsOnly?: true };
 }
 
 type Verdicts = EvalOutput['nodes'];
 const digests = new WeakMap<Verdicts, VerdictDigest>();
-/** Each node's place in evaluation order, per record and shared by the records made from it (same names). */
+/**
+ * Each node's place in evaluation order, per digest and shared by the digests followed from it:
+ * a name that goes keeps its entry (the others keep their order), a name that comes gets a place
+ * between its neighbours'. Only names of the digest's own record are looked up in it.
+ */
 const orders = new WeakMap<VerdictDigest, Map<string, number>>();
+/** Each digest's node names in evaluation order, when known (the record's keys). */
+const namesOf = new WeakMap<VerdictDigest, readonly string[]>();
 
-export function digestOf(evaluation: EvalOutput): VerdictDigest {
+/** More changed verdicts than this between two records: the digest is built afresh. */
+const FOLLOW_LIMIT = 256;
+
+/**
+ * The digest of the evaluation's verdicts: kept per record, followed from the one its record was
+ * made from (verdict-record.ts), else — given `since`, an earlier evaluation whose digest is kept —
+ * followed from that one's through the verdicts that are other objects (the evaluator keeps an
+ * unchanged node's verdict object across whole passes: node-result-cache.ts), else built.
+ */
+export function digestOf(evaluation: EvalOutput, since?: EvalOutput): VerdictDigest {
   let d = digests.get(evaluation.nodes);
   if (d === undefined) {
     const change = changeOf(evaluation.nodes);
     const previous = change && digests.get(change.from);
-    d = change && previous ? follow(previous, change.from, evaluation, change.changed) : build(evaluation);
+    if (change && previous)
+      d = follow(previous, change.from, evaluation, edited(change.from, evaluation.nodes, change.changed));
+    else {
+      const last = since && since.nodes !== evaluation.nodes ? digests.get(since.nodes) : undefined;
+      d = (last && followingFrom(last, since!.nodes, evaluation)) ?? build(evaluation);
+    }
     digests.set(evaluation.nodes, d);
   }
   return d;
@@ -67,10 +93,32 @@ function orderOf(d: VerdictDigest, nodes: Verdicts): Map<string, number> {
   let order = orders.get(d);
   if (order === undefined) {
     order = new Map();
-    for (const name of Object.keys(nodes)) order.set(name, order.size);
+    for (const name of names(d, nodes)) order.set(name, order.size);
     orders.set(d, order);
   }
   return order;
+}
+
+/** The digest's node names in evaluation order (its record's keys, read once). */
+function names(d: VerdictDigest, nodes: Verdicts): readonly string[] {
+  let out = namesOf.get(d);
+  if (out === undefined) namesOf.set(d, (out = Object.keys(nodes)));
+  return out;
+}
+
+/**
+ * `names` in evaluation order of the digest's record (names the record does not hold last), for
+ * a caller that must act on them in the order a walk over every node would.
+ */
+export function inEvaluationOrder(d: VerdictDigest, nodes: Verdicts, names: Iterable<string>): string[] {
+  const order = orderOf(d, nodes);
+  const place = (name: string): number =>
+    Object.prototype.hasOwnProperty.call(nodes, name) ? (order.get(name) ?? Number.MAX_VALUE) : Number.MAX_VALUE;
+  return [...names].sort((a, b) => {
+    const x = place(a);
+    const y = place(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
 }
 
 /** The first place in `xs` (in evaluation order) whose name is not before `place`. */
@@ -85,19 +133,115 @@ function placeIn<T>(xs: readonly T[], nameOf: (x: T) => string, order: Map<strin
   return lo;
 }
 
+/** One node's verdict before and after a change; undefined: the node is not in that record. */
+interface Edit {
+  name: string;
+  was: NodeResult | undefined;
+  now: NodeResult | undefined;
+}
+
+/** The edits of a record made from `from` by the verdicts of `changed` (same names). */
+const edited = (from: Verdicts, nodes: Verdicts, changed: readonly string[]): Edit[] =>
+  changed.map((name) => ({ name, was: from[name], now: nodes[name] }));
+
 /**
- * The digest of a record made from `from` (digested as `previous`) by the verdicts of `changed`:
- * the views copied and each changed name taken out of or put into its place, in evaluation order,
- * so that it equals build() over the new record (test/eval/fact-combinations.test.ts compares them).
+ * The digest of `evaluation` followed from `previous` (the digest of `from`) by comparing the two
+ * records' verdict objects in evaluation order: undefined when the names are not in the same
+ * relative order, too many verdicts differ, or a name that comes was seen before (its kept place
+ * could be stale) — then the caller builds it.
+ */
+function followingFrom(previous: VerdictDigest, from: Verdicts, evaluation: EvalOutput): VerdictDigest | undefined {
+  const nodes = evaluation.nodes;
+  const before = names(previous, from);
+  const after = Object.keys(nodes);
+  const order = orderOf(previous, from);
+  // Past this many names ever placed, the kept places are dropped and the digest is built again.
+  if (order.size > 2 * after.length + FOLLOW_LIMIT) return undefined;
+  const edits: Edit[] = [];
+  const came: { name: string; now: NodeResult; at: number }[] = [];
+  // Every edited name in the order the walk meets them: evaluation order, a name that went at its old place.
+  const changed: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < after.length || j < before.length) {
+    const a = after[i];
+    const b = before[j];
+    if (a !== undefined && a === b) {
+      const now = nodes[a];
+      const was = from[a];
+      if (now !== was) {
+        edits.push({ name: a, was, now });
+        changed.push(a);
+      }
+      i++;
+      j++;
+    } else if (b !== undefined && !Object.prototype.hasOwnProperty.call(nodes, b)) {
+      edits.push({ name: b, was: from[b], now: undefined });
+      changed.push(b);
+      j++;
+    } else if (a !== undefined && !Object.prototype.hasOwnProperty.call(from, a) && !order.has(a)) {
+      came.push({ name: a, now: nodes[a], at: i });
+      changed.push(a);
+      i++;
+    } else return undefined;
+    if (changed.length > FOLLOW_LIMIT) return undefined;
+  }
+  if (!placeCame(came, after, order)) return undefined;
+  // Names that come are placed after those that go: a new place may equal one that is left.
+  for (const c of came) edits.push({ name: c.name, was: undefined, now: c.now });
+  const d = follow(previous, from, evaluation, edits, order, changed);
+  namesOf.set(d, after);
+  if (d.change) d.change.verdictsOnly = true;
+  return d;
+}
+
+/**
+ * Gives each name that comes a place between those of its neighbours in `after` that were there
+ * before (whose places are kept), spread evenly over the gap; false when the gap is too narrow.
+ */
+function placeCame(
+  came: readonly { name: string; at: number }[],
+  after: readonly string[],
+  order: Map<string, number>,
+): boolean {
+  let k = 0;
+  while (k < came.length) {
+    // A run of names that came, at consecutive positions of `after`.
+    let end = k + 1;
+    while (end < came.length && came[end].at === came[end - 1].at + 1) end++;
+    const run = end - k;
+    const left = came[k].at > 0 ? order.get(after[came[k].at - 1]) : undefined;
+    const right = came[end - 1].at + 1 < after.length ? order.get(after[came[end - 1].at + 1]) : undefined;
+    // At either end of the record, the run gets whole places past its one neighbour.
+    const low = left ?? (right !== undefined ? right - run - 1 : 0);
+    const high = right ?? low + run + 1;
+    let last = low;
+    for (let m = k; m < end; m++) {
+      const place = low + ((high - low) * (m - k + 1)) / (run + 1);
+      if (!(place > last && place < high)) return false;
+      order.set(came[m].name, place);
+      last = place;
+    }
+    k = end;
+  }
+  return true;
+}
+
+/**
+ * The digest of a record made from `from` (digested as `previous`) by `edits` (names that go and
+ * verdicts that change first, then names that come; every name has a place in `order`): the views
+ * copied and each edited name taken out of or put into its place, in evaluation order, so that it
+ * equals build() over the new record (test/reconciler/verdict-digest.test.ts and
+ * test/eval/fact-combinations.test.ts compare them).
  */
 function follow(
   previous: VerdictDigest,
   from: Verdicts,
   evaluation: EvalOutput,
-  changed: readonly string[],
+  edits: readonly Edit[],
+  order: Map<string, number> = orderOf(previous, from),
+  changed: readonly string[] = edits.map((e) => e.name),
 ): VerdictDigest {
-  const nodes = evaluation.nodes;
-  const order = orderOf(previous, from);
   const byReason = new Map(previous.byReason as Map<Reason, readonly string[]>);
   const copied = new Set<Reason>();
   // Copied only when a blocked node changed: an unchanged list keeps its identity, which the
@@ -111,13 +255,13 @@ function follow(
   };
   const first = ([name]: readonly [string, NodeResult]) => name;
   const self = (name: string) => name;
-  for (const name of changed) {
-    const was = from[name];
-    const now = nodes[name];
+  for (const { name, was, now } of edits) {
     const place = order.get(name)!;
-    for (const r of new Set([...was.reasons, ...now.reasons])) {
-      const before = was.reasons.includes(r);
-      if (before === now.reasons.includes(r)) continue;
+    const wasReasons = was?.reasons ?? [];
+    const nowReasons = now?.reasons ?? [];
+    for (const r of new Set([...wasReasons, ...nowReasons])) {
+      const before = wasReasons.includes(r);
+      if (before === nowReasons.includes(r)) continue;
       let names = byReason.get(r) as string[] | undefined;
       // Copied once per follow; made anew when an earlier name of this change emptied it.
       if (!copied.has(r) || names === undefined) {
@@ -125,20 +269,21 @@ function follow(
         copied.add(r);
         byReason.set(r, names);
       }
-      const at = placeIn(names!, self, order, place);
-      if (before) names!.splice(at, 1);
-      else names!.splice(at, 0, name);
-      if (names!.length === 0) byReason.delete(r);
+      const at = placeIn(names, self, order, place);
+      if (before) names.splice(at, 1);
+      else names.splice(at, 0, name);
+      if (names.length === 0) byReason.delete(r);
     }
     const at = placeIn(blocked, first, order, place);
     const there = blocked[at]?.[0] === name;
-    if (now.blocked.length > 0) writable().splice(at, there ? 1 : 0, [name, now]);
+    if (now !== undefined && now.blocked.length > 0) writable().splice(at, there ? 1 : 0, [name, now]);
     else if (there) writable().splice(at, 1);
   }
   const d = withFingerprint(evaluation, { byReason, blocked, change: { previous, changed } });
   orders.set(d, order);
   return d;
 }
+
 function fingerprintOf(evaluation: EvalOutput): string {
   let fp = '';
   for (const [name, n] of Object.entries(evaluation.nodes))
