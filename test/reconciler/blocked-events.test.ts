@@ -3,7 +3,9 @@
 // those whose windows ended) record exactly what publishing every blocked node every tick records,
 // over a generated run of evaluations in which verdicts, messages and node objects change — also
 // when each record is made from the last by the changed verdicts alone (verdict-record.ts), when
-// only the changed nodes are looked at.
+// only the changed nodes are looked at; and when each whole record is followed from the last one
+// by its verdict objects (verdict-digest.ts), with the Nodes and NodeClaims that changed under an
+// unchanged verdict learnt from watch events.
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import type { ClusterIndex, StateNode } from '../../src/core/cluster/state.js';
@@ -12,6 +14,8 @@ import type { EvalOutput, NodeResult } from '../../src/core/eval/output.js';
 import { EventLog } from '../../src/core/observe/event-log.js';
 import type { RecordedEvent } from '../../src/core/observe/recorder.js';
 import { BlockedEvents } from '../../src/control/reconciler/blocked-events.js';
+import { digestOf } from '../../src/control/reconciler/methods/verdict-digest.js';
+import type { WatchEvent } from '../../src/core/cluster/client.js';
 import { ownRecord } from '../../src/core/cluster/own-keys.js';
 import { withChanged } from '../../src/core/eval/verdict-record.js';
 
@@ -49,7 +53,7 @@ function publishAll(log: EventLog, evaluation: EvalOutput, index: ClusterIndex):
     if (n.blocked.length === 0) continue;
     const sn = index.nodesByName.get(name)!;
     const message = n.blocked[0].message.charAt(0).toUpperCase() + n.blocked[0].message.slice(1);
-    for (const o of [sn.node!, sn.nodeClaim!])
+    for (const o of sn.nodeClaim ? [sn.node!, sn.nodeClaim] : [sn.node!])
       log.publish({
         type: 'Normal',
         reason: 'DisruptionBlocked',
@@ -140,3 +144,107 @@ describe('BlockedEvents', () => {
     },
   );
 });
+
+describe('BlockedEvents after whole records followed by verdict identity', () => {
+  // A busy tick's records: every node's verdict object is the last one's unless it changed; Nodes
+  // and NodeClaims are replaced under unchanged verdicts (a new uid, a NodeClaim of another name, none),
+  // nodes come (anywhere in name order) and go; the watch events between two indexes name every
+  // Node and NodeClaim that changed, and now and then they are not known (a list in between).
+  it('records what publishing every blocked node every tick records', () => {
+    let followed = 0;
+    let published = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = rng(seed);
+      const clock = new FakeClock(T0);
+      const direct = new EventLog(clock, { capacity: 100_000 });
+      const incremental = new EventLog(clock, { capacity: 100_000 });
+      const log = new Map<ClusterIndex, { serial: number; events: WatchEvent[] }>();
+      const history: WatchEvent[][] = [];
+      const changes = (from: ClusterIndex, to: ClusterIndex) => {
+        const a = log.get(from);
+        const b = log.get(to);
+        if (a === undefined || b === undefined || a.serial > b.serial) return undefined;
+        if (history.slice(a.serial + 1, b.serial + 1).some((e) => e === UNKNOWN)) return undefined;
+        return history.slice(a.serial + 1, b.serial + 1).flat();
+      };
+      const blocked = new BlockedEvents(incremental, changes);
+      let serial = 0;
+      const fresh = () => `n${String(Math.floor(r() * 1e4)).padStart(4, '0')}-${serial++}`;
+      const verdicts = new Map<string, NodeResult>();
+      const nodes = new Map<string, StateNode>();
+      const blockedVerdict = () => verdict(CODES[Math.floor(r() * CODES.length)], `blocked ${Math.floor(r() * 3)}`);
+      const add = (name: string, tick: number) => {
+        verdicts.set(name, r() < 0.7 ? blockedVerdict() : unblocked);
+        nodes.set(name, stateNode(name, `${name}-${tick}`));
+      };
+      for (let i = 0; i < 8; i++) add(fresh(), 0);
+      let last: EvalOutput | undefined;
+      for (let tick = 0; tick < 200; tick++) {
+        const events: WatchEvent[] = [];
+        const event = (type: WatchEvent['type'], kind: string, name: string) =>
+          events.push({ type, object: { kind, metadata: { name } } } as WatchEvent);
+        if (tick > 0 && r() < 0.6) {
+          for (const name of [...verdicts.keys()]) {
+            const x = r();
+            const sn = nodes.get(name)!;
+            if (x < 0.04) {
+              verdicts.delete(name);
+              nodes.delete(name);
+              event('DELETED', 'Node', name);
+              if (sn.nodeClaim) event('DELETED', 'NodeClaim', sn.nodeClaim.metadata.name);
+            } else if (x < 0.16) verdicts.set(name, r() < 0.7 ? blockedVerdict() : unblocked);
+            else if (x < 0.22) {
+              nodes.set(name, { ...sn, node: stateNode(name, `${name}-${tick}`).node });
+              event('MODIFIED', 'Node', name);
+            } else if (x < 0.28) {
+              // The node's NodeClaim replaced by another: the old one goes, the new one joins.
+              const claim = `${name}-claim-${tick}`;
+              nodes.set(name, {
+                ...sn,
+                nodeClaim: { metadata: { name: claim, uid: `c-${tick}` } } as StateNode['nodeClaim'],
+              });
+              if (sn.nodeClaim) event('DELETED', 'NodeClaim', sn.nodeClaim.metadata.name);
+              event('ADDED', 'NodeClaim', claim);
+            } else if (x < 0.31 && sn.nodeClaim) {
+              // The node's NodeClaim goes and none joins it.
+              nodes.set(name, { ...sn, nodeClaim: undefined });
+              event('DELETED', 'NodeClaim', sn.nodeClaim.metadata.name);
+            }
+          }
+          for (let k = r() < 0.4 ? 1 + Math.floor(r() * 2) : 0; k > 0; k--) {
+            const name = fresh();
+            add(name, tick);
+            event('ADDED', 'Node', name);
+            event('ADDED', 'NodeClaim', nodes.get(name)!.nodeClaim!.metadata.name);
+          }
+        }
+        history.push(r() < 0.05 ? UNKNOWN : events);
+        const sorted = [...verdicts.keys()].sort();
+        const evaluation = {
+          nodes: ownRecord(Object.fromEntries(sorted.map((n) => [n, verdicts.get(n)!]))),
+        } as EvalOutput;
+        const index = {
+          nodesByName: new Map(nodes),
+          nodeClaimsByName: new Map(
+            [...nodes.values()].flatMap((sn) => (sn.nodeClaim ? [[sn.nodeClaim.metadata.name, sn] as const] : [])),
+          ),
+        } as ClusterIndex;
+        log.set(index, { serial: tick, events });
+        if (digestOf(evaluation, last).change) followed++;
+        last = evaluation;
+        publishAll(direct, evaluation, index);
+        blocked.publish(evaluation, index, clock.now());
+        clock.advance(Math.floor(r() * 40_000));
+      }
+      const strip = (es: RecordedEvent[]) =>
+        es.map((e) => `${e.at - T0} ${e.object.kind}/${e.object.name}/${e.object.uid} ${e.message}`);
+      expect(strip(incremental.list()), `seed ${seed}`).toEqual(strip(direct.list()));
+      published += direct.list().length;
+    }
+    expect(published).toBeGreaterThan(2000);
+    expect(followed).toBeGreaterThan(3000);
+  });
+});
+
+/** Watch events not known between two indexes (a list in between). */
+const UNKNOWN: WatchEvent[] = [];

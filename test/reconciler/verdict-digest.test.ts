@@ -44,3 +44,62 @@ describe('verdict digest followed through changed verdicts', () => {
     expect(followed).toBeGreaterThan(300);
   });
 });
+
+describe('verdict digest followed from the last evaluation by verdict identity', () => {
+  // Whole records, as a busy tick's evaluation makes them: every node's verdict object is the
+  // last one's unless it changed, nodes come (new names, anywhere in name order, now and then a
+  // name seen before) and go, and the record is in name order like the index it is made from.
+  it.each([1, 2, 3, 4, 5, 6])('equals the digest built afresh and names what changed, run %i', (seed) => {
+    const r = seededRandom(seed);
+    let serial = 0;
+    const fresh = () => `node-${String(Math.floor(r() * 1e6)).padStart(6, '0')}-${serial++}`;
+    let verdicts = new Map(Array.from({ length: 5 + Math.floor(r() * 40) }, () => [fresh(), verdict(r)] as const));
+    const gone: string[] = [];
+    const recordOf = (m: ReadonlyMap<string, NodeResult>) =>
+      ownRecord(Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : 1))));
+    let last = evaluation(recordOf(verdicts));
+    digestOf(last);
+    let followed = 0;
+    let came = 0;
+    for (let step = 0; step < 400; step++) {
+      const next = new Map(verdicts);
+      for (const name of verdicts.keys()) {
+        const x = r();
+        if (x < 0.03) {
+          next.delete(name);
+          gone.push(name);
+        } else if (x < 0.08) next.set(name, verdict(r));
+      }
+      for (let k = r() < 0.3 ? 1 + Math.floor(r() * 3) : 0; k > 0; k--) {
+        const back = gone.length > 0 && r() < 0.1;
+        next.set(back ? gone.splice(Math.floor(r() * gone.length), 1)[0]! : fresh(), verdict(r));
+      }
+      // Now and then nothing at all changed: a new record with the same verdict objects.
+      const nodes = recordOf(next);
+      const now = evaluation(nodes);
+      const got = digestOf(now, last);
+      const want = digestOf(evaluation(ownRecord({ ...nodes })));
+      const sorted = (m: ReadonlyMap<Reason, readonly string[]>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
+      expect(sorted(got.byReason), `seed ${seed} step ${step}`).toEqual(sorted(want.byReason));
+      expect(got.blocked, `seed ${seed} step ${step}`).toEqual(want.blocked);
+      if (got.change) {
+        followed++;
+        expect(got.change.previous).toBe(digestOf(last));
+        expect(got.change.verdictsOnly).toBe(true);
+        // Exactly the names whose verdict object differs, that came or went; those in the new
+        // record in its order (the order a walk over every node acts in).
+        const all = new Set([...verdicts.keys(), ...next.keys()]);
+        const differ = [...all].filter((n) => verdicts.get(n) !== next.get(n)).sort();
+        expect([...got.change.changed].sort(), `seed ${seed} step ${step}`).toEqual(differ);
+        const present = got.change.changed.filter((n) => next.has(n));
+        expect(present, `seed ${seed} step ${step}`).toEqual([...present].sort());
+        came += [...next.keys()].filter((n) => !verdicts.has(n)).length;
+      }
+      verdicts = next;
+      last = now;
+    }
+    // Most digests were followed, with names coming among them.
+    expect(followed).toBeGreaterThan(330);
+    expect(came).toBeGreaterThan(50);
+  });
+});

@@ -49,8 +49,6 @@ interface Published {
 export class BlockedEvents {
   /** Per blocked node with events: what they were made from, and until when all of them are dropped. */
   private published = new Map<string, Published>();
-  /** The node each NodeClaim of a published node's events belongs to (stale entries only cost a look). */
-  private holders = new Map<string, string>();
   /** The digest last published, its index, and until when every event published from it is dropped. */
   private last: { digest: VerdictDigest; index: ClusterIndex; through: number } | undefined;
   /** Off: every tick walks every blocked node (the reference the equality tests compare with). */
@@ -79,7 +77,6 @@ export class BlockedEvents {
       }
     }
     const next = new Map<string, Published>();
-    this.holders = new Map();
     let through = Infinity;
     for (const [name, n] of digest.blocked) through = Math.min(through, this.node(name, n, index, nowMs, next));
     this.published = next;
@@ -88,8 +85,9 @@ export class BlockedEvents {
 
   /**
    * The nodes whose events may differ from those last published: the changed verdicts' nodes,
-   * and for a change found by comparing verdict objects, the nodes whose Node or NodeClaim
-   * changed between the two indexes; undefined when those are not known.
+   * and for a change found by comparing verdict objects, the nodes whose Node changed or that a
+   * changed NodeClaim now belongs to, between the two indexes (a node whose NodeClaim went and
+   * none came has one event fewer, nothing new to publish); undefined when those are not known.
    */
   private touched(
     digest: VerdictDigest,
@@ -104,13 +102,11 @@ export class BlockedEvents {
     const names = new Set(change.changed);
     const size = names.size;
     for (const e of events) {
-      const { kind, name } = { kind: e.object.kind, name: e.object.metadata.name };
-      if (kind === 'Node') names.add(name);
-      else if (kind === 'NodeClaim') {
-        const now = index.nodeClaimsByName.get(name);
-        if (now?.node) names.add(now.name);
-        const before = this.holders.get(name);
-        if (before !== undefined) names.add(before);
+      const name = e.object.metadata.name;
+      if (e.object.kind === 'Node') names.add(name);
+      else if (e.object.kind === 'NodeClaim') {
+        const holder = index.nodeClaimsByName.get(name);
+        if (holder?.node) names.add(holder.name);
       }
     }
     // Published in the order a walk over every blocked node publishes them (the change's is that order).
@@ -135,7 +131,6 @@ export class BlockedEvents {
     }
     const sn = index.nodesByName.get(name);
     const nc = sn?.nodeClaim;
-    if (nc) this.holders.set(nc.metadata.name, name);
     const last = this.published.get(name);
     if (last !== undefined && last.n === n && last.sn === sn && nowMs <= last.through) {
       into.set(name, last);
