@@ -39,8 +39,8 @@ export class TaintScan {
         /** providerID → how many machines carry it (several Nodes may share one). */
         counts: Map<string, number>;
         existing: Set<string>;
-        /** The tainted machines' StateNodes. */
-        tainted: Set<StateNode>;
+        /** The tainted machines' StateNodes (as last read: a pod change gives a machine a new one), by machineKey. */
+        tainted: Map<string, StateNode>;
         result: TaintScanResult;
       }
     | undefined;
@@ -53,7 +53,9 @@ export class TaintScan {
     this.passes.kept++;
     last.index = index;
     last.stateNodes = next;
-    last.result = { existing: last.existing, tainted: [...last.tainted].sort(byPlace) };
+    // Each tainted machine's StateNode in this index: the same Node and NodeClaim, perhaps other pods.
+    const current = (sn: StateNode) => (sn.node ? index.nodesByName : index.nodeClaimsByName).get(sn.name)!;
+    last.result = { existing: last.existing, tainted: [...last.tainted.values()].map(current).sort(byPlace) };
     return last.result;
   }
 
@@ -79,8 +81,8 @@ export class TaintScan {
       if (was?.providerID) uncount(last.counts, last.existing, was.providerID);
       if (now?.providerID) count(last.counts, last.existing, now.providerID);
     }
-    if (was) last.tainted.delete(was);
-    if (now && isTainted(now)) last.tainted.add(now);
+    if (was) last.tainted.delete(machineKey(was));
+    if (now && isTainted(now)) last.tainted.set(machineKey(now), now);
   }
 
   /**
@@ -114,12 +116,12 @@ export class TaintScan {
     this.passes.full++;
     const counts = new Map<string, number>();
     const existing = new Set<string>();
-    const tainted = new Set<StateNode>();
+    const tainted = new Map<string, StateNode>();
     const list: StateNode[] = [];
     index.stateNodes.forEach((sn) => {
       if (sn.providerID) count(counts, existing, sn.providerID);
       if (!isTainted(sn)) return;
-      tainted.add(sn);
+      tainted.set(machineKey(sn), sn);
       list.push(sn);
     });
     const result = { existing, tainted: list };
@@ -130,6 +132,9 @@ export class TaintScan {
     return result;
   }
 }
+
+/** A machine across indexes: its Node's name, or its NodeClaim's while no Node joined it. */
+const machineKey = (sn: StateNode): string => (sn.node ? `Node/${sn.name}` : `NodeClaim/${sn.name}`);
 
 /** Nodes before NodeClaims no Node joined, each by name: the order of ClusterIndex.stateNodes. */
 function byPlace(a: StateNode, b: StateNode): number {
