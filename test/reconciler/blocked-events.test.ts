@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import type { ClusterIndex, StateNode } from '../../src/core/cluster/state.js';
-import type { Node } from '../../src/core/cluster/types.js';
+import type { Node, NodeClaim } from '../../src/core/cluster/types.js';
 import type { EvalOutput, NodeResult } from '../../src/core/eval/output.js';
 import { EventLog } from '../../src/core/observe/event-log.js';
 import type { RecordedEvent } from '../../src/core/observe/recorder.js';
@@ -145,6 +145,81 @@ describe('BlockedEvents', () => {
   );
 });
 
+/** One busy tick's changes to the nodes' verdicts and objects, with the watch events they cause. */
+class BusyNodes {
+  readonly verdicts = new Map<string, NodeResult>();
+  readonly nodes = new Map<string, StateNode>();
+  private serial = 0;
+
+  constructor(private readonly r: () => number) {
+    for (let i = 0; i < 8; i++) this.add(this.fresh(), 0, []);
+  }
+
+  /** A new name, anywhere in name order. */
+  private fresh(): string {
+    return `n${String(Math.floor(this.r() * 1e4)).padStart(4, '0')}-${this.serial++}`;
+  }
+
+  private verdict(): NodeResult {
+    const r = this.r;
+    return r() < 0.7 ? verdict(CODES[Math.floor(r() * CODES.length)], `blocked ${Math.floor(r() * 3)}`) : unblocked;
+  }
+
+  private add(name: string, tick: number, events: WatchEvent[]): void {
+    this.verdicts.set(name, this.verdict());
+    this.nodes.set(name, stateNode(name, `${name}-${tick}`));
+    events.push(watched('ADDED', 'Node', name), watched('ADDED', 'NodeClaim', `${name}-claim`));
+  }
+
+  /** Changes some nodes; returns the watch events. */
+  tick(tick: number): WatchEvent[] {
+    const events: WatchEvent[] = [];
+    for (const name of [...this.verdicts.keys()]) this.change(name, tick, events);
+    for (let k = this.r() < 0.4 ? 1 + Math.floor(this.r() * 2) : 0; k > 0; k--) this.add(this.fresh(), tick, events);
+    return events;
+  }
+
+  private change(name: string, tick: number, events: WatchEvent[]): void {
+    const x = this.r();
+    const sn = this.nodes.get(name)!;
+    const claim = sn.nodeClaim?.metadata.name;
+    if (x < 0.04) {
+      this.verdicts.delete(name);
+      this.nodes.delete(name);
+      events.push(watched('DELETED', 'Node', name));
+      if (claim) events.push(watched('DELETED', 'NodeClaim', claim));
+    } else if (x < 0.16) this.verdicts.set(name, this.verdict());
+    else if (x < 0.22) {
+      this.nodes.set(name, { ...sn, node: stateNode(name, `${name}-${tick}`).node });
+      events.push(watched('MODIFIED', 'Node', name));
+    } else if (x < 0.28) {
+      // The node's NodeClaim replaced by another: the old one goes, the new one joins.
+      const other = `${name}-claim-${tick}`;
+      this.nodes.set(name, { ...sn, nodeClaim: { metadata: { name: other, uid: `c-${tick}` } } as NodeClaim });
+      if (claim) events.push(watched('DELETED', 'NodeClaim', claim));
+      events.push(watched('ADDED', 'NodeClaim', other));
+    } else if (x < 0.31 && claim) {
+      // The node's NodeClaim goes and none joins it.
+      this.nodes.set(name, { ...sn, nodeClaim: undefined });
+      events.push(watched('DELETED', 'NodeClaim', claim));
+    }
+  }
+
+  /** The evaluation (in name order, unchanged verdicts the same objects) and the index of this tick. */
+  read(): { evaluation: EvalOutput; index: ClusterIndex } {
+    const sorted = [...this.verdicts.keys()].sort();
+    const nodes = ownRecord(Object.fromEntries(sorted.map((n) => [n, this.verdicts.get(n)!])));
+    const claims = [...this.nodes.values()].flatMap((sn) =>
+      sn.nodeClaim ? [[sn.nodeClaim.metadata.name, sn] as const] : [],
+    );
+    const index = { nodesByName: new Map(this.nodes), nodeClaimsByName: new Map(claims) } as ClusterIndex;
+    return { evaluation: { nodes } as EvalOutput, index };
+  }
+}
+
+const watched = (type: WatchEvent['type'], kind: string, name: string) =>
+  ({ type, object: { kind, metadata: { name } } }) as WatchEvent;
+
 describe('BlockedEvents after whole records followed by verdict identity', () => {
   // A busy tick's records: every node's verdict object is the last one's unless it changed; Nodes
   // and NodeClaims are replaced under unchanged verdicts (a new uid, a NodeClaim of another name, none),
@@ -158,78 +233,24 @@ describe('BlockedEvents after whole records followed by verdict identity', () =>
       const clock = new FakeClock(T0);
       const direct = new EventLog(clock, { capacity: 100_000 });
       const incremental = new EventLog(clock, { capacity: 100_000 });
-      const log = new Map<ClusterIndex, { serial: number; events: WatchEvent[] }>();
-      const history: WatchEvent[][] = [];
+      const serials = new Map<ClusterIndex, number>();
+      // Each tick's watch events; undefined when not known.
+      const history: (WatchEvent[] | undefined)[] = [];
       const changes = (from: ClusterIndex, to: ClusterIndex) => {
-        const a = log.get(from);
-        const b = log.get(to);
-        if (a === undefined || b === undefined || a.serial > b.serial) return undefined;
-        if (history.slice(a.serial + 1, b.serial + 1).some((e) => e === UNKNOWN)) return undefined;
-        return history.slice(a.serial + 1, b.serial + 1).flat();
+        const a = serials.get(from);
+        const b = serials.get(to);
+        if (a === undefined || b === undefined || a > b) return undefined;
+        const between = history.slice(a + 1, b + 1);
+        return between.some((e) => e === undefined) ? undefined : between.flatMap((e) => e!);
       };
       const blocked = new BlockedEvents(incremental, changes);
-      let serial = 0;
-      const fresh = () => `n${String(Math.floor(r() * 1e4)).padStart(4, '0')}-${serial++}`;
-      const verdicts = new Map<string, NodeResult>();
-      const nodes = new Map<string, StateNode>();
-      const blockedVerdict = () => verdict(CODES[Math.floor(r() * CODES.length)], `blocked ${Math.floor(r() * 3)}`);
-      const add = (name: string, tick: number) => {
-        verdicts.set(name, r() < 0.7 ? blockedVerdict() : unblocked);
-        nodes.set(name, stateNode(name, `${name}-${tick}`));
-      };
-      for (let i = 0; i < 8; i++) add(fresh(), 0);
+      const busy = new BusyNodes(r);
       let last: EvalOutput | undefined;
       for (let tick = 0; tick < 200; tick++) {
-        const events: WatchEvent[] = [];
-        const event = (type: WatchEvent['type'], kind: string, name: string) =>
-          events.push({ type, object: { kind, metadata: { name } } } as WatchEvent);
-        if (tick > 0 && r() < 0.6) {
-          for (const name of [...verdicts.keys()]) {
-            const x = r();
-            const sn = nodes.get(name)!;
-            if (x < 0.04) {
-              verdicts.delete(name);
-              nodes.delete(name);
-              event('DELETED', 'Node', name);
-              if (sn.nodeClaim) event('DELETED', 'NodeClaim', sn.nodeClaim.metadata.name);
-            } else if (x < 0.16) verdicts.set(name, r() < 0.7 ? blockedVerdict() : unblocked);
-            else if (x < 0.22) {
-              nodes.set(name, { ...sn, node: stateNode(name, `${name}-${tick}`).node });
-              event('MODIFIED', 'Node', name);
-            } else if (x < 0.28) {
-              // The node's NodeClaim replaced by another: the old one goes, the new one joins.
-              const claim = `${name}-claim-${tick}`;
-              nodes.set(name, {
-                ...sn,
-                nodeClaim: { metadata: { name: claim, uid: `c-${tick}` } } as StateNode['nodeClaim'],
-              });
-              if (sn.nodeClaim) event('DELETED', 'NodeClaim', sn.nodeClaim.metadata.name);
-              event('ADDED', 'NodeClaim', claim);
-            } else if (x < 0.31 && sn.nodeClaim) {
-              // The node's NodeClaim goes and none joins it.
-              nodes.set(name, { ...sn, nodeClaim: undefined });
-              event('DELETED', 'NodeClaim', sn.nodeClaim.metadata.name);
-            }
-          }
-          for (let k = r() < 0.4 ? 1 + Math.floor(r() * 2) : 0; k > 0; k--) {
-            const name = fresh();
-            add(name, tick);
-            event('ADDED', 'Node', name);
-            event('ADDED', 'NodeClaim', nodes.get(name)!.nodeClaim!.metadata.name);
-          }
-        }
-        history.push(r() < 0.05 ? UNKNOWN : events);
-        const sorted = [...verdicts.keys()].sort();
-        const evaluation = {
-          nodes: ownRecord(Object.fromEntries(sorted.map((n) => [n, verdicts.get(n)!]))),
-        } as EvalOutput;
-        const index = {
-          nodesByName: new Map(nodes),
-          nodeClaimsByName: new Map(
-            [...nodes.values()].flatMap((sn) => (sn.nodeClaim ? [[sn.nodeClaim.metadata.name, sn] as const] : [])),
-          ),
-        } as ClusterIndex;
-        log.set(index, { serial: tick, events });
+        const events = tick > 0 && r() < 0.6 ? busy.tick(tick) : [];
+        history.push(r() < 0.05 ? undefined : events);
+        const { evaluation, index } = busy.read();
+        serials.set(index, tick);
         if (digestOf(evaluation, last).change) followed++;
         last = evaluation;
         publishAll(direct, evaluation, index);
@@ -245,6 +266,3 @@ describe('BlockedEvents after whole records followed by verdict identity', () =>
     expect(followed).toBeGreaterThan(3000);
   });
 });
-
-/** Watch events not known between two indexes (a list in between). */
-const UNKNOWN: WatchEvent[] = [];
