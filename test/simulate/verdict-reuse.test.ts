@@ -6,7 +6,8 @@
 // machine's reschedulable pods), and what the simulated world's controllers skip
 // (Runtime.incrementalControllers: the kubelet pass reads only changed pods, those on changed
 // Nodes and terminating ones; the heartbeat runs only when a Node or the cloud changed; a drain
-// reads its pods from the agent's index) must change no decision: a simulated day with reuse gives the
+// reads its pods from the agent's index), and the reconciler's scans that read only what changed
+// (Runtime.incrementalScans) must change no decision: a simulated day with reuse gives the
 // same timeline (disruptions, samples, blocked counts, events) as the same day deriving
 // everything at every tick.
 import { describe, expect, it } from 'vitest';
@@ -86,6 +87,13 @@ async function compare(c: Case) {
       reuseVerdicts: reuse,
       incrementalScheduling: reuse,
       incrementalControllers: reuse,
+      // The reconciler's scans too (Runtime.incrementalScans: the clean-up's taint scan, expiration's
+      // due instants, the verdict digest followed from the last one, DisruptionBlocked and
+      // Unconsolidatable events per changed node): the reference scans everything from its second
+      // tick on (its first has nothing kept to follow either way).
+      onTick: (rt) => {
+        rt.incrementalScans = reuse;
+      },
       workload: c.workload,
     });
   const withReuse = await run(true);

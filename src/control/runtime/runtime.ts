@@ -281,8 +281,9 @@ export class Runtime {
   /**
    * The reconcilers' scans read only what changed since their last pass: pod events the dirty
    * nodes' NodeClaims, expiration the changed NodeClaims' due instants, the disruption loop's
-   * clean-up the changed machines, termination nothing while no object is deleting, and the
-   * rate-budget check its kept answers per pool. Off: each scans everything, every tick — the
+   * clean-up the changed machines, termination nothing while no object is deleting, the disruption
+   * loop's verdict digest and DisruptionBlocked / Unconsolidatable events the changed verdicts, and
+   * the rate-budget check its kept answers per pool. Off: each scans everything, every tick — the
    * reference the equality test (test/reconciler/incremental-scans.test.ts) compares with, and
    * the bench's baseline.
    */
