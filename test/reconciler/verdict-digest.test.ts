@@ -85,6 +85,8 @@ describe('verdict digest followed from the last evaluation by verdict identity',
       if (got.change) {
         followed++;
         expect(got.change.previous).toBe(digestOf(last));
+        // The digest followed from lets go of its own change: no chain of every tick's digests.
+        expect(got.change.previous.change).toBeUndefined();
         expect(got.change.verdictsOnly).toBe(true);
         // Exactly the names whose verdict object differs, that came or went; those in the new
         // record in its order (the order a walk over every node acts in).

@@ -280,6 +280,9 @@ function follow(
     else if (there) writable().splice(at, 1);
   }
   const d = withFingerprint(evaluation, { byReason, blocked, change: { previous, changed } });
+  // Only the newest digest's change is read (blocked-events.ts): the one it was followed from lets
+  // go of its own, so that a month of ticks followed one from another is not one chain in memory.
+  previous.change = undefined;
   orders.set(d, order);
   return d;
 }
