@@ -42,6 +42,8 @@ const digests = new WeakMap<Verdicts, VerdictDigest>();
 const orders = new WeakMap<VerdictDigest, Map<string, number>>();
 /** Each digest's node names in evaluation order, when known (the record's keys). */
 const namesOf = new WeakMap<VerdictDigest, readonly string[]>();
+/** Each digest's verdicts in the order of its names, when known: the next record is compared with these. */
+const verdictsOf = new WeakMap<VerdictDigest, readonly NodeResult[]>();
 
 /** More changed verdicts than this between two records: the digest is built afresh. */
 const FOLLOW_LIMIT = 256;
@@ -153,7 +155,11 @@ const edited = (from: Verdicts, nodes: Verdicts, changed: readonly string[]): Ed
 function followingFrom(previous: VerdictDigest, from: Verdicts, evaluation: EvalOutput): VerdictDigest | undefined {
   const nodes = evaluation.nodes;
   const before = names(previous, from);
+  let was = verdictsOf.get(previous);
+  if (was === undefined) verdictsOf.set(previous, (was = before.map((name) => from[name])));
   const after = Object.keys(nodes);
+  // One lookup per node: the verdicts of `after`, kept for the next record's comparison.
+  const now: NodeResult[] = new Array<NodeResult>(after.length);
   const order = orderOf(previous, from);
   // Past this many names ever placed, the kept places are dropped and the digest is built again.
   if (order.size > 2 * after.length + FOLLOW_LIMIT) return undefined;
@@ -167,20 +173,19 @@ function followingFrom(previous: VerdictDigest, from: Verdicts, evaluation: Eval
     const a = after[i];
     const b = before[j];
     if (a !== undefined && a === b) {
-      const now = nodes[a];
-      const was = from[a];
-      if (now !== was) {
-        edits.push({ name: a, was, now });
+      const v = (now[i] = nodes[a]);
+      if (v !== was[j]) {
+        edits.push({ name: a, was: was[j], now: v });
         changed.push(a);
       }
       i++;
       j++;
     } else if (b !== undefined && !Object.prototype.hasOwnProperty.call(nodes, b)) {
-      edits.push({ name: b, was: from[b], now: undefined });
+      edits.push({ name: b, was: was[j], now: undefined });
       changed.push(b);
       j++;
     } else if (a !== undefined && !Object.prototype.hasOwnProperty.call(from, a) && !order.has(a)) {
-      came.push({ name: a, now: nodes[a], at: i });
+      came.push({ name: a, now: (now[i] = nodes[a]), at: i });
       changed.push(a);
       i++;
     } else return undefined;
@@ -191,6 +196,7 @@ function followingFrom(previous: VerdictDigest, from: Verdicts, evaluation: Eval
   for (const c of came) edits.push({ name: c.name, was: undefined, now: c.now });
   const d = follow(previous, from, evaluation, edits, order, changed);
   namesOf.set(d, after);
+  verdictsOf.set(d, now);
   if (d.change) d.change.verdictsOnly = true;
   return d;
 }
