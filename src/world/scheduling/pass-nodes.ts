@@ -38,6 +38,15 @@ function difference(a: ReadonlySet<string>, b: ReadonlySet<string>): Set<string>
   return out;
 }
 
+/** How many changes of its output a PassPlaces keeps for `changesBetween`. */
+const CHANGE_LOG = 16;
+
+/** What left and what came between two outputs of a PassPlaces (each value at most once). */
+export interface PlacesChange<T> {
+  gone: T[];
+  came: T[];
+}
+
 /** One machine's answer: `value` (undefined: the machine is left out) holds while `now` < `until`. */
 export interface PlaceAnswer<T> {
   value: T | undefined;
@@ -60,6 +69,14 @@ export class PassPlaces<T> {
   private untils: number[] = [];
   private due = new DueNodes();
   private out: T[] = [];
+  /**
+   * Each output handed out gets the next serial; a changed output also logs the values that
+   * left and came (the last CHANGE_LOG of them), so a reader holding an older output learns
+   * what differs (changesBetween) instead of comparing every place.
+   */
+  private serial = 0;
+  private readonly serials = new WeakMap<readonly T[], number>();
+  private log: { serial: number; gone: T[]; came: T[] }[] = [];
 
   constructor(
     private readonly derive: (sn: StateNode, env: SimulationEnv) => PlaceAnswer<T>,
@@ -73,7 +90,12 @@ export class PassPlaces<T> {
    * unjoined NodeClaims by name), so one walk over both finds the kept ones; were a list out of
    * that order, some kept machine would only be derived again.
    */
-  private realign(prev: readonly StateNode[], next: readonly StateNode[], nodeCount: number): number[] {
+  private realign(
+    prev: readonly StateNode[],
+    next: readonly StateNode[],
+    nodeCount: number,
+    gone: (T | undefined)[],
+  ): number[] {
     const before = (a: number, b: number): boolean => {
       const sa = a < this.nodeCount ? 0 : 1;
       const sb = b < nodeCount ? 0 : 1;
@@ -85,7 +107,7 @@ export class PassPlaces<T> {
     this.due = new DueNodes();
     let j = 0;
     for (let i = 0; i < next.length; i++) {
-      while (j < prev.length && prev[j] !== next[i] && before(j, i)) j++; // gone
+      while (j < prev.length && prev[j] !== next[i] && before(j, i)) gone.push(this.values[j++]);
       if (j < prev.length && prev[j] === next[i]) {
         values[i] = this.values[j];
         untils[i] = this.untils[j];
@@ -93,6 +115,7 @@ export class PassPlaces<T> {
         j++;
       } else changed.push(i);
     }
+    while (j < prev.length) gone.push(this.values[j++]);
     this.values = values;
     this.untils = untils;
     return changed;
@@ -103,7 +126,11 @@ export class PassPlaces<T> {
     const prev = this.stateNodes;
     let redo: number[];
     let dirty = false;
+    // What left and came, unless every place is derived again (then nothing is logged).
+    let gone: (T | undefined)[] | undefined = [];
+    const came: T[] = [];
     if (env.now < this.now || !this.unchanged(env)) {
+      gone = undefined;
       this.reset();
       this.values = new Array<T | undefined>(next.length);
       this.untils = new Array<number>(next.length).fill(Infinity);
@@ -113,7 +140,7 @@ export class PassPlaces<T> {
     } else {
       let changed = changedPlaces(prev, next);
       if (changed === undefined) {
-        changed = this.realign(prev, next, index.nodesByName.size);
+        changed = this.realign(prev, next, index.nodesByName.size, gone);
         dirty = true;
       }
       this.due.takeDue(env.now, changed);
@@ -132,13 +159,48 @@ export class PassPlaces<T> {
     this.marked = new Set(env.marked); // a copy: the caller's set may change later
     for (const i of redo) {
       const { value, until } = this.derive(next[i], env);
-      if (value !== this.values[i]) dirty = true;
+      if (value !== this.values[i]) {
+        dirty = true;
+        gone?.push(this.values[i]);
+        if (value !== undefined) came.push(value);
+      }
       this.values[i] = value;
       this.untils[i] = until;
       this.due.push(until, i);
     }
-    if (dirty) this.out = this.values.filter((v): v is T => v !== undefined);
+    if (dirty) {
+      this.out = this.values.filter((v): v is T => v !== undefined);
+      this.serials.set(this.out, ++this.serial);
+      if (gone === undefined) this.log = [];
+      else {
+        this.log.push({ serial: this.serial, gone: gone.filter((v): v is T => v !== undefined), came });
+        if (this.log.length > CHANGE_LOG) this.log.shift();
+      }
+    } else if (this.serial === 0) this.serials.set(this.out, ++this.serial);
     return this.out;
+  }
+
+  /**
+   * The values in `from` and not in `to` (gone) and in `to` and not in `from` (came), for two
+   * outputs this PassPlaces handed out; undefined when that is not known (every place derived
+   * again in between, more changes than the log keeps, or an output not from here).
+   */
+  changesBetween(from: readonly T[], to: readonly T[]): PlacesChange<T> | undefined {
+    const a = this.serials.get(from);
+    const b = this.serials.get(to);
+    if (a === undefined || b === undefined || a > b) return undefined;
+    if (a === b) return { gone: [], came: [] };
+    const first = this.log.findIndex((e) => e.serial === a + 1);
+    if (first < 0) return undefined;
+    // A value that came and went again (or went and came back) in between cancels out.
+    const gone = new Set<T>();
+    const came = new Set<T>();
+    for (const e of this.log.slice(first)) {
+      if (e.serial > b) break;
+      for (const v of e.gone) if (!came.delete(v)) gone.add(v);
+      for (const v of e.came) if (!gone.delete(v)) came.add(v);
+    }
+    return { gone: [...gone], came: [...came] };
   }
 }
 
@@ -175,6 +237,11 @@ export class PassNodes {
 
   nodes(index: ClusterIndex, env: SimulationEnv): SimNode[] {
     return this.places.answers(index, env);
+  }
+
+  /** The SimNodes that left and came between two outputs of `nodes` (PassPlaces.changesBetween). */
+  changesBetween(from: readonly SimNode[], to: readonly SimNode[]): PlacesChange<SimNode> | undefined {
+    return this.places.changesBetween(from, to);
   }
 }
 

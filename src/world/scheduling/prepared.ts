@@ -152,6 +152,13 @@ export class PreparedScheduling {
    * with their launchable zones, each node's sums (nodeSums), and the slots of nodes an earlier
    * base had (`slots`) — so that only what differs is built.
    */
+  /**
+   * `from`: an earlier PreparedScheduling of the same kind with the same pools, and which of its
+   * nodes are gone from `base.nodes` and which came (PassNodes.changesBetween): its slots are
+   * taken in their order with those left out and these merged in by name, the order sorting
+   * `base.nodes` by name gives — when no name is held twice (then the nodes are sorted again,
+   * as are they without `from`).
+   */
   constructor(
     private readonly base: SchedulingBase,
     shared: {
@@ -159,11 +166,12 @@ export class PreparedScheduling {
       launchableZones?: string[];
       sums?: (node: SimNode) => NodeSums;
       slots?: SlotStore;
+      from?: { prepared: PreparedScheduling; gone: readonly SimNode[]; came: readonly SimNode[] };
     } = {},
   ) {
     const sums = shared.sums ?? nodeSums;
     const kept = shared.slots?.of(base.consolidation ?? false);
-    this.slots = [...base.nodes].sort(byName).map((node) => {
+    const slotOf = (node: SimNode): BaseSlot => {
       let slot = kept?.get(node);
       if (slot === undefined) {
         const { requested, free, holders } = sums(node);
@@ -179,13 +187,59 @@ export class PreparedScheduling {
         kept?.set(node, slot);
       }
       return slot;
-    });
-    this.slots.forEach((s, i) => {
+    };
+    this.slots =
+      (shared.from && shared.from.prepared.slotsWith(shared.from.gone, shared.from.came, slotOf)) ??
+      [...base.nodes].sort(byName).map(slotOf);
+    const targets = new Array<PlacementTarget>(this.slots.length);
+    for (let i = 0; i < this.slots.length; i++) {
+      const s = this.slots[i];
+      targets[i] = s.target;
       for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
-    });
-    this.baseTargets = this.slots.map((s) => s.target);
+    }
+    this.baseTargets = targets;
     this.pools = shared.pools ?? preparePools(base);
     this.launchableZones = shared.launchableZones ?? launchableZonesOf(this.pools);
+  }
+
+  /**
+   * This base's slots without the `gone` nodes' and with slots of the `came` nodes merged in by
+   * name; undefined when a gone node is not here or a name would be held twice (sorting by name
+   * would then order those by their place in the nodes, which this merge does not know).
+   */
+  private slotsWith(
+    gone: readonly SimNode[],
+    came: readonly SimNode[],
+    slotOf: (node: SimNode) => BaseSlot,
+  ): BaseSlot[] | undefined {
+    const { slots } = this;
+    const out: BaseSlot[] = [];
+    const drop = new Set<number>();
+    for (const node of gone) {
+      const at = this.slotNamed(node.name);
+      if (at === undefined || slots[at].node !== node) return undefined;
+      drop.add(at);
+    }
+    const added = came.map(slotOf).sort((a, b) => byName(a.node, b.node));
+    // An added slot goes before the first kept slot with a greater name; one whose name equals
+    // its neighbour's (kept or added) gives up.
+    const add = (slot: BaseSlot): boolean => {
+      const last = out.length > 0 ? out[out.length - 1] : undefined;
+      if (last !== undefined && last.node.name === slot.node.name) return false;
+      out.push(slot);
+      return true;
+    };
+    let k = 0;
+    for (let i = 0; i < slots.length; i++) {
+      if (drop.has(i)) continue;
+      const s = slots[i];
+      while (k < added.length && added[k].node.name <= s.node.name) {
+        if (added[k].node.name === s.node.name || !add(added[k++])) return undefined;
+      }
+      out.push(s);
+    }
+    while (k < added.length) if (!add(added[k++])) return undefined;
+    return out;
   }
 
   /**

@@ -163,18 +163,21 @@ export class SchedulingCache {
   /**
    * The last base of this kind again when it was built from the same nodes (SimNodes, which stand
    * for their content) and pools: a base is derived from those alone and runs never change it.
-   * Else `build()`, kept as the last.
+   * Else `build(from)`, kept as the last, where `from` is the last base with the nodes that left
+   * and came since (when `nodes` and the last base's are both outputs of baseNodes that its log
+   * still links, and the pools are the same).
    */
   prepared(
     consolidation: boolean,
     nodes: readonly SimNode[],
     pools: PreparedPools,
-    build: () => PreparedScheduling,
+    build: (from?: { prepared: PreparedScheduling; gone: SimNode[]; came: SimNode[] }) => PreparedScheduling,
   ): PreparedScheduling {
     const k = consolidation ? 1 : 0;
     const l = this.lastBases[k];
     if (l !== undefined && l.pools === pools && sameItems(l.nodes, nodes)) return l.prepared;
-    const prepared = build();
+    const change = l !== undefined && l.pools === pools ? this.passNodes[k].changesBetween(l.nodes, nodes) : undefined;
+    const prepared = build(change && { prepared: l!.prepared, ...change });
     this.lastBases[k] = { nodes, pools, prepared };
     return prepared;
   }

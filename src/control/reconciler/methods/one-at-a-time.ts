@@ -26,10 +26,16 @@ export function oneAtATime(
     why,
     compute(ctx) {
       const budget = budgetMapping(ctx.evaluation, reason);
-      const ordered = candidatesFor(reason, ctx.evaluation, ctx.index, ctx.instanceTypes)
-        .sort((a, b) => since(a.sn, orderBy) - since(b.sn, orderBy) || a.ref.node.localeCompare(b.ref.node))
-        .sort((a, b) => Number(a.reschedulable.length > 0) - Number(b.reschedulable.length > 0));
-      for (const c of ordered) {
+      // Each candidate's instant is read once (a comparison parsing two timestamps ran
+      // n log n times a pass over hundreds of drifted nodes); the order is the same: by instant,
+      // then name, then stably the nodes without reschedulable pods first.
+      const keyed = candidatesFor(reason, ctx.evaluation, ctx.index, ctx.instanceTypes).map((c) => ({
+        c,
+        at: since(c.sn, orderBy),
+        busy: Number(c.reschedulable.length > 0),
+      }));
+      keyed.sort((a, b) => a.busy - b.busy || a.at - b.at || a.c.ref.node.localeCompare(b.c.ref.node));
+      for (const { c } of keyed) {
         if (budget.room(c) <= 0) continue;
         const sim = ctx.simulate([c], false);
         if (!sim.ok) {
