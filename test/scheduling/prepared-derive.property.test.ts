@@ -5,7 +5,8 @@
 // simulateScheduling. The pods are one per node and each fills a node, so the placements spell
 // out the whole order of the slots: a slot missing, left over or merged in at the wrong place
 // shows (on an uninitialized node, with its claim's name). Names repeat (a small alphabet), so
-// the derivation's give-up path is taken too.
+// the derivation's give-up path is taken too. Some nodes hold a pod whose anti-affinity keeps
+// pods of one app away: the derived base must list those holders at their new places.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PreparedScheduling, SlotStore } from '../../src/world/scheduling/prepared.js';
@@ -19,7 +20,17 @@ const nodeArb = fc.record({
   name: fc.constantFrom(...NAMES),
   cpu: fc.constantFrom('1', '2'),
   initialized: fc.boolean(),
+  // Holds a pod that keeps pods of app x off its host (required anti-affinity): the base's holders.
+  holder: fc.boolean(),
 });
+
+const ANTI_X = {
+  podAntiAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: [
+      { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'x' } } },
+    ],
+  },
+};
 
 /** The edits of one step: which places go (by number) and what comes, at which places. */
 const stepArb = fc.record({
@@ -43,8 +54,13 @@ describe('PreparedScheduling derived from an earlier base', () => {
         fc.boolean(),
         (start, steps, consolidation) => {
           let n = 0;
-          const make = (r: { name: string; cpu: string; initialized: boolean }): SimNode =>
-            simNode(r.name, { cpu: r.cpu, initialized: r.initialized, nodeClaim: `claim-${n++}` });
+          const make = (r: { name: string; cpu: string; initialized: boolean; holder: boolean }): SimNode =>
+            simNode(r.name, {
+              cpu: r.cpu,
+              initialized: r.initialized,
+              nodeClaim: `claim-${n}`,
+              pods: r.holder ? [pod(`holder-${n++}`, { affinity: ANTI_X })] : (n++, []),
+            });
           const slots = new SlotStore();
           const base = (nodes: SimNode[]) => ({ nodes, nodePools: [], instanceTypes: [], consolidation });
           let nodes = start.map(make);
@@ -62,8 +78,11 @@ describe('PreparedScheduling derived from an earlier base', () => {
             const gone = nodes.filter((x) => dropped.has(x));
             const derived = new PreparedScheduling(base(next), { slots, from: { prepared, gone, came } });
             const fresh = new PreparedScheduling(base(next));
-            // A 1-cpu pod per node, then one more (it finds a 2-cpu node's second half or nothing).
-            const pods = [...next, undefined].map((_, i) => pod(`p${i}`, { cpu: '1' }));
+            // A 1-cpu pod per node, then one more (it finds a 2-cpu node's second half or nothing);
+            // every other one of app x, which no holder's node takes.
+            const pods = [...next, undefined].map((_, i) =>
+              pod(`p${i}`, { cpu: '1', ...(i % 2 === 1 && { labels: { app: 'x' } }) }),
+            );
             const want = plain(simulateScheduling({ ...base(next), pods }));
             expect(plain(derived.run({ pods }))).toEqual(want);
             expect(plain(fresh.run({ pods }))).toEqual(want);

@@ -188,58 +188,59 @@ export class PreparedScheduling {
       }
       return slot;
     };
-    this.slots =
-      (shared.from && shared.from.prepared.slotsWith(shared.from.gone, shared.from.came, slotOf)) ??
-      [...base.nodes].sort(byName).map(slotOf);
-    const targets = new Array<PlacementTarget>(this.slots.length);
-    for (let i = 0; i < this.slots.length; i++) {
-      const s = this.slots[i];
-      targets[i] = s.target;
-      for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
-    }
-    this.baseTargets = targets;
+    const derived = shared.from && shared.from.prepared.slotsWith(shared.from.gone, shared.from.came, slotOf);
+    this.slots = derived?.slots ?? [...base.nodes].sort(byName).map(slotOf);
+    this.baseTargets = derived?.targets ?? this.slots.map((s) => s.target);
+    // Slots numbered again: the holders are listed again, unless there are none to list.
+    if (derived === undefined || derived.holders)
+      this.slots.forEach((s, i) => {
+        for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
+      });
     this.pools = shared.pools ?? preparePools(base);
     this.launchableZones = shared.launchableZones ?? launchableZonesOf(this.pools);
   }
 
   /**
-   * This base's slots without the `gone` nodes' and with slots of the `came` nodes merged in by
-   * name; undefined when a gone node is not here or a name would be held twice (sorting by name
-   * would then order those by their place in the nodes, which this merge does not know).
+   * This base's slots and targets without the `gone` nodes' and with those of the `came` nodes
+   * put in by name (a few splices of copies: a drift tick changes a few machines of thousands),
+   * and whether any slot may hold anti-affinity holders; undefined when a gone node is not here or
+   * a name would be held twice (sorting by name would then order those by their place in the
+   * nodes, which this does not know).
    */
   private slotsWith(
     gone: readonly SimNode[],
     came: readonly SimNode[],
     slotOf: (node: SimNode) => BaseSlot,
-  ): BaseSlot[] | undefined {
-    const { slots } = this;
-    const out: BaseSlot[] = [];
-    const drop = new Set<number>();
+  ): { slots: BaseSlot[]; targets: PlacementTarget[]; holders: boolean } | undefined {
+    const drop: number[] = [];
     for (const node of gone) {
       const at = this.slotNamed(node.name);
-      if (at === undefined || slots[at].node !== node) return undefined;
-      drop.add(at);
+      if (at === undefined || this.slots[at].node !== node) return undefined;
+      drop.push(at);
     }
-    const added = came.map(slotOf).sort((a, b) => byName(a.node, b.node));
-    // An added slot goes before the first kept slot with a greater name; one whose name equals
-    // its neighbour's (kept or added) gives up.
-    const add = (slot: BaseSlot): boolean => {
-      const last = out.length > 0 ? out[out.length - 1] : undefined;
-      if (last !== undefined && last.node.name === slot.node.name) return false;
-      out.push(slot);
-      return true;
-    };
-    let k = 0;
-    for (let i = 0; i < slots.length; i++) {
-      if (drop.has(i)) continue;
-      const s = slots[i];
-      while (k < added.length && added[k].node.name <= s.node.name) {
-        if (added[k].node.name === s.node.name || !add(added[k++])) return undefined;
+    const slots = this.slots.slice();
+    const targets = this.baseTargets.slice();
+    for (const at of drop.sort((a, b) => b - a)) {
+      slots.splice(at, 1);
+      targets.splice(at, 1);
+    }
+    let holders = this.baseHolders.length > 0;
+    for (const node of came) {
+      const slot = slotOf(node);
+      // The first slot whose name is not before this one's.
+      let lo = 0;
+      let hi = slots.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (slots[mid].node.name < node.name) lo = mid + 1;
+        else hi = mid;
       }
-      out.push(s);
+      if (lo < slots.length && slots[lo].node.name === node.name) return undefined;
+      slots.splice(lo, 0, slot);
+      targets.splice(lo, 0, slot.target);
+      if (slot.holders.length > 0) holders = true;
     }
-    while (k < added.length) if (!add(added[k++])) return undefined;
-    return out;
+    return { slots, targets, holders };
   }
 
   /**
