@@ -6,10 +6,26 @@ import type { StateNode } from '../../../core/cluster/state.js';
 import { budgetMapping, candidatesFor } from './candidates.js';
 import { command, type Method } from './method.js';
 
-const since = (sn: StateNode, type: string): number =>
+const sinceOf = (sn: StateNode, type: string): number =>
   Date.parse(sn.nodeClaim?.status?.conditions?.find((c) => c.type === type)?.lastTransitionTime ?? '') ||
   Date.parse(sn.nodeClaim?.metadata.creationTimestamp ?? '') ||
   0;
+
+/**
+ * sinceOf per condition type, kept by NodeClaim (a changed claim is another object): each pass
+ * orders every candidate of its reason, most of them the same claims as the pass before.
+ */
+const sinceByType = new Map<string, WeakMap<object, number>>();
+
+function since(sn: StateNode, type: string): number {
+  const nc = sn.nodeClaim;
+  if (nc === undefined) return sinceOf(sn, type);
+  let kept = sinceByType.get(type);
+  if (kept === undefined) sinceByType.set(type, (kept = new WeakMap()));
+  let at = kept.get(nc);
+  if (at === undefined) kept.set(nc, (at = sinceOf(sn, type)));
+  return at;
+}
 
 export function oneAtATime(
   name: 'Drift' | 'Expiration',
