@@ -3,13 +3,13 @@
 // derived again only where it can differ: which machines are deleting or marked, each other
 // machine's SimNode (with its consolidateAfter destination state), and each machine's
 // currently reschedulable pods. A new index from the live index (src/core/cluster/live-index.ts)
-// keeps every unchanged StateNode object, so the machines that changed are those whose objects
-// differ from the last index's (compared place by place, or matched by object when machines came
-// or went). An answer that moves with time is derived again when `now` reaches the instant it can
-// flip (kept in a DueNodes heap, as the verdict reuse does); one that reads PDBs, when the index's
-// PDBs are other objects; a change of the marked set re-reads the machines of the providerIDs
-// that joined or left it. Anything else (time went back, a pool's consolidateAfter changed)
-// derives every machine again, which is what deriving it from scratch does.
+// keeps every unchanged StateNode object and logs which StateNodes went and came
+// (stateNodeChanges), so a pass reads those alone; an index from elsewhere is compared with the
+// last machine by machine. An answer that moves with time is derived again when `now` reaches the
+// instant it can flip (kept in a DueNodes heap, as the verdict reuse does); one that reads PDBs,
+// when the index's PDBs are other objects; a change of the marked set re-reads the machines of
+// the providerIDs that joined or left it. Anything else (time went back, a pool's consolidateAfter
+// changed) derives every machine again, which is what deriving it from scratch does.
 import { DueNodes } from '../../core/eval/due-nodes.js';
 import type { ClusterIndex, StateNode } from '../../core/cluster/state.js';
 import { stateNodeChanges } from '../../core/cluster/live-index.js';
