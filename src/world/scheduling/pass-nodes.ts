@@ -96,7 +96,7 @@ export class PassPlaces<T> {
   private marked: ReadonlySet<string> = new Set();
   private readonly kept = new Map<StateNode, PlaceAnswer<T>>();
   /** The machines of the last index by providerID (a marked-set change re-reads those). */
-  private readonly byProvider = new Map<string, Set<StateNode>>();
+  private readonly byProvider = new Map<string, StateNode[]>();
   /** When answers may change: machines by a number each push gets (a machine gone by then is skipped). */
   private due = new DueNodes();
   private dueMachines = new Map<number, StateNode>();
@@ -129,13 +129,15 @@ export class PassPlaces<T> {
   private track(sn: StateNode, on: boolean): void {
     const id = sn.providerID;
     if (id === undefined) return;
-    let set = this.byProvider.get(id);
+    // Mostly one machine per providerID: a short array is lighter than a set per machine.
+    const list = this.byProvider.get(id);
     if (on) {
-      if (set === undefined) this.byProvider.set(id, (set = new Set()));
-      set.add(sn);
-    } else if (set !== undefined) {
-      set.delete(sn);
-      if (set.size === 0) this.byProvider.delete(id);
+      if (list === undefined) this.byProvider.set(id, [sn]);
+      else if (!list.includes(sn)) list.push(sn);
+    } else if (list !== undefined) {
+      const rest = list.filter((x) => x !== sn);
+      if (rest.length === 0) this.byProvider.delete(id);
+      else this.byProvider.set(id, rest);
     }
   }
 
