@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import type { WatchEvent } from '../../src/core/cluster/client.js';
-import { INDEX_BUCKETS, LiveIndex } from '../../src/core/cluster/live-index.js';
+import { INDEX_BUCKETS, LiveIndex, stateNodeChanges } from '../../src/core/cluster/live-index.js';
 import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import { emptySnapshot, type Snapshot } from '../../src/core/cluster/snapshot.js';
 import { byNamespaceAndName } from '../../src/core/cluster/sorted-objects.js';
@@ -102,6 +102,32 @@ function randomEvent(r: () => number, objects: Map<string, KubeObject>, version:
   return { type: had ? 'MODIFIED' : 'ADDED', object: o };
 }
 
+/** Each pod's node name, by pod, as an index's pod list has them. */
+const podsByNode = (ix: ClusterIndex): Map<string, string[]> => {
+  const out = new Map<string, string[]>();
+  for (const p of ix.snapshot.pods)
+    if (p.spec.nodeName) out.set(p.spec.nodeName, [...(out.get(p.spec.nodeName) ?? []), keyOf(p)]);
+  return out;
+};
+
+/**
+ * stateNodeChanges from each of the last indexes to `got` is the difference of their machines
+ * (known at least from the one before), and names every node whose pods differ.
+ */
+function followed(history: ClusterIndex[], got: ClusterIndex, at: string): void {
+  for (const [k, was] of history.slice(-6).entries()) {
+    const change = stateNodeChanges(was, got);
+    if (k === Math.min(history.length, 6) - 1) expect(change, at).toBeDefined();
+    if (change === undefined) continue;
+    expect(new Set(change.gone), at).toEqual(new Set(was.stateNodes.filter((x) => !got.stateNodes.includes(x))));
+    expect(new Set(change.came), at).toEqual(new Set(got.stateNodes.filter((x) => !was.stateNodes.includes(x))));
+    const [a, b] = [podsByNode(was), podsByNode(got)];
+    for (const name of new Set([...a.keys(), ...b.keys()]))
+      if (JSON.stringify(a.get(name)) !== JSON.stringify(b.get(name))) expect(change.podNodes, at).toContain(name);
+  }
+  history.push(got);
+}
+
 describe('LiveIndex', () => {
   it('equals indexCluster of the same objects after every event of generated sequences', () => {
     for (let seed = 1; seed <= 60; seed++) {
@@ -110,6 +136,7 @@ describe('LiveIndex', () => {
       for (let i = 0; i < 10; i++) randomEvent(r, objects, i);
       const live = new LiveIndex(snapshotOf(objects.values()));
       expect(shape(live.current())).toEqual(shape(indexCluster(snapshotOf(objects.values()))));
+      const history = [live.current()];
       for (let step = 0; step < 80; step++) {
         // Mostly one event at a time, sometimes a batch (the view applies what arrived since its last read).
         const batch = Array.from({ length: r() < 0.8 ? 1 : 1 + Math.floor(r() * 6) }, (_, i) =>
@@ -122,6 +149,7 @@ describe('LiveIndex', () => {
         expect(handedOut(before), `seed ${seed}, step ${step}: an earlier index changed`).toEqual(kept);
         const want = indexCluster(snapshotOf(objects.values()));
         expect(shape(got), `seed ${seed}, step ${step}`).toEqual(shape(want));
+        if (got !== before) followed(history, got, `seed ${seed}, step ${step}`);
       }
     }
   });

@@ -8,17 +8,18 @@ import { describe, expect, it } from 'vitest';
 import type { PolicySpec } from '../../rules/model.js';
 import { loadCatalog } from '../../src/world/cloud/catalog.js';
 import { emptySnapshot } from '../../src/core/cluster/snapshot.js';
-import { indexCluster, type ClusterIndex, type StateNode } from '../../src/core/cluster/state.js';
+import { indexCluster, isDaemonSetPod, type ClusterIndex, type StateNode } from '../../src/core/cluster/state.js';
 import { LiveIndex } from '../../src/core/cluster/live-index.js';
 import { byNamespaceAndName } from '../../src/core/cluster/sorted-objects.js';
 import type { WatchEvent } from '../../src/core/cluster/client.js';
 import type { Snapshot } from '../../src/core/cluster/snapshot.js';
-import type { KubeObject, Node, Pod } from '../../src/core/cluster/types.js';
+import type { KubeObject, Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';
 import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
 import { mergeBySize, SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
 import { SchedulingCache } from '../../src/world/scheduling/scheduling-cache.js';
 import { simulateMove } from '../../src/control/reconciler/move-simulation.js';
-import { runSimulation, type SimulationEnv } from '../../src/world/scheduling/cluster-simulation.js';
+import { deletingOrMarked, runSimulation, type SimulationEnv } from '../../src/world/scheduling/cluster-simulation.js';
+import { PassPlaces } from '../../src/world/scheduling/pass-nodes.js';
 import { byDescendingSize, type SchedulingResult } from '../../src/world/scheduling/simulate.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
 
@@ -232,23 +233,64 @@ function listOrder(snap: Snapshot): Snapshot {
 function alone<
   E extends {
     only?: string;
+    nodes: unknown[];
+    mark: number | null;
+    drop: number | null;
+    dropClaim?: number | null;
+    add?: unknown[];
     laterMin: number;
     after: { at: number; min: number } | null;
     pdb: 'keep' | 'open' | 'block' | 'status';
   },
 >(e: E, pdbBlocks: boolean): E {
   if (e.only === undefined) return e;
+  const machines = e.only === 'machines';
   return {
     ...e,
     pods: [],
-    nodes: [],
+    nodes: machines ? e.nodes : [],
     pool: null,
-    mark: null,
-    drop: null,
+    mark: machines ? e.mark : null,
+    drop: machines ? e.drop : null,
+    dropClaim: machines ? e.dropClaim : null,
+    add: machines ? e.add : [],
     after: e.only === 'policy' ? (e.after ?? { at: 0, min: 0 }) : null,
     laterMin: e.only === 'time' ? e.laterMin : 0,
     pdb: e.only !== 'pdb' ? 'keep' : pdbBlocks ? 'open' : 'block',
   };
+}
+
+interface MachineEdit {
+  drop: number | null;
+  dropClaim?: number | null;
+  add?: { pool: number; joined: boolean; cpu: string }[];
+}
+
+const machinesChange = (e: MachineEdit): boolean => e.drop !== null || e.dropClaim != null || (e.add ?? []).length > 0;
+
+/**
+ * Machines gone and come, in place in `nodes` and `nodeClaims`; `added` numbers the new ones
+ * (past the generated machines; the pool's octet puts their names among the others). Returns
+ * the next number.
+ */
+function machinesEdited(e: MachineEdit, nodes: Node[], nodeClaims: NodeClaim[], pools: number, added: number): number {
+  if (e.drop !== null && nodes.length > 1) nodes.splice(e.drop % nodes.length, 1);
+  if (e.dropClaim != null) {
+    // Some Node stays (the rounds mark one).
+    const at = e.dropClaim % nodeClaims.length;
+    const i = nodes.findIndex((n) => n.spec.providerID === nodeClaims[at].status?.providerID);
+    if (i < 0 || nodes.length > 1) {
+      nodeClaims.splice(at, 1);
+      if (i >= 0) nodes.splice(i, 1);
+    }
+  }
+  for (const a of e.add ?? []) {
+    const { nodeClaim, node } = makeNodeClaimAndNode(`pool-${a.pool % pools}`, 20 + added++);
+    node.status!.allocatable = { ...node.status!.allocatable, cpu: a.cpu };
+    nodeClaims.push(nodeClaim);
+    if (a.joined) nodes.push(node);
+  }
+  return added;
 }
 
 /** The env of the next round: a machine marked or unmarked, a pool's consolidateAfter changed, time passed. */
@@ -320,12 +362,21 @@ describe('SimulationPass', () => {
       mark: fc.option(fc.nat()),
       // A Node gone (its NodeClaim stays, unjoined, at the end of the machines): machines move places.
       drop: fc.option(fc.nat()),
+      // Machines that come: a NodeClaim with its Node (placed among the Nodes by name) or one no
+      // Node joined yet (among the unjoined NodeClaims); with `drop`, some go and some come at once.
+      // A NodeClaim gone with its Node if it has one (the whole machine leaves, often from the end).
+      dropClaim: fc.option(fc.nat()),
+      add: fc.array(fc.record({ pool: fc.nat(2), joined: fc.boolean(), cpu: fc.constantFrom('950m', '3920m') }), {
+        maxLength: 2,
+      }),
       // A pool's policy given another consolidateAfter (its nodes' destination state changes with no object).
       after: fc.option(fc.record({ at: fc.nat(), min: fc.constantFrom(0, 5, 10) })),
       // Rounds that change one thing only: the PDB alone changes which pods may move but no
       // node, so the base (and its kept move outcomes) is taken again; time alone may or may not.
-      // A policy alone changes no object at all.
-      only: fc.constantFrom(undefined, undefined, 'pdb', 'time', 'policy'),
+      // A policy alone changes no object at all. Machines alone (retainted, resized, marked,
+      // gone, come) keep the pools: the next base is derived from the last by the SimNodes that
+      // left and came.
+      only: fc.constantFrom(undefined, undefined, 'pdb', 'time', 'policy', 'machines', 'machines'),
     });
     fc.assert(
       fc.property(
@@ -335,12 +386,36 @@ describe('SimulationPass', () => {
         fc.boolean(),
         (raw, edits, consolidationFirst, live) => {
           const built = build(raw);
+          let added = 0;
           // Live: each next index from watch events, keeping the StateNodes of unchanged machines
           // in place (as the runtime's view does), so the cache re-reads only the changed places.
           const liveIndex = live ? new LiveIndex(listOrder(built.index.snapshot)) : undefined;
           let index = liveIndex?.current() ?? built.index;
           let env = built.env;
           const cache = new SchedulingCache();
+          // What left and came between two outputs of a PassPlaces (here: the machines neither
+          // deleting nor marked) is exactly the difference of the two (the derived bases rely on it).
+          const places = new PassPlaces<StateNode>((sn, e) => ({
+            value: deletingOrMarked(sn, e) ? undefined : sn,
+            until: Infinity,
+          }));
+          const outputs: StateNode[][] = [];
+          const follow = (ix: ClusterIndex, e: SimulationEnv) => {
+            // The DaemonSet pods bound under a name no Node has (a dropped Node's), kept across indexes.
+            const stray = ix.snapshot.pods
+              .filter((p) => isDaemonSetPod(p) && p.spec.nodeName && !ix.nodesByName.has(p.spec.nodeName))
+              .map((p) => p.spec.nodeName);
+            expect(new Set(cache.strayDaemonSetPods(ix))).toEqual(new Set(stray));
+            const out = places.answers(ix, e);
+            for (const [k, was] of outputs.entries()) {
+              const change = places.changesBetween(was, out);
+              if (k === outputs.length - 1) expect(change).toBeDefined();
+              if (change === undefined) continue;
+              expect(new Set(change.gone)).toEqual(new Set(was.filter((x) => !out.includes(x))));
+              expect(new Set(change.came)).toEqual(new Set(out.filter((x) => !was.includes(x))));
+            }
+            outputs.push(out);
+          };
           const check = (pass: SimulationPass, ix: ClusterIndex, e: SimulationEnv) => {
             for (const [i, moving] of moves(ix, raw.order).entries()) {
               const consolidation = (i % 2 === 0) === consolidationFirst;
@@ -359,12 +434,14 @@ describe('SimulationPass', () => {
             }
           };
           check(new SimulationPass(index, env, cache), index, env);
+          follow(index, env);
           for (const e of edits) {
             const edit = alone(e, index.snapshot.pdbs[0].spec.maxUnavailable === 0);
             const snap = index.snapshot;
             const pods = [...snap.pods];
             const nodes = [...snap.nodes];
             const nodePools = [...snap.nodePools];
+            const nodeClaims = [...snap.nodeClaims];
             const names = nodes.map((n) => n.metadata.name);
             for (const e of edit.pods) {
               if (pods.length === 0) break;
@@ -394,7 +471,7 @@ describe('SimulationPass', () => {
               np.spec.template!.spec!.taints = edit.pool.taint ? [TAINT] : [];
               nodePools[i] = np;
             }
-            if (edit.drop !== null && nodes.length > 1) nodes.splice(edit.drop % nodes.length, 1);
+            added = machinesEdited(edit, nodes, nodeClaims, nodePools.length, added);
             let pdbs = snap.pdbs;
             if (edit.pdb !== 'keep') {
               const pdb = structuredClone(pdbs[0]);
@@ -406,13 +483,14 @@ describe('SimulationPass', () => {
               edit.pods.length + edit.nodes.length > 0 ||
               edit.pool !== null ||
               edit.pdb !== 'keep' ||
-              edit.drop !== null;
+              machinesChange(edit);
             if (changed) {
-              const next = { ...snap, pods, nodes, nodePools, pdbs };
+              const next = { ...snap, pods, nodes, nodeClaims, nodePools, pdbs };
               index = liveIndex ? liveIndex.apply(eventsBetween(snap, listOrder(next))) : indexCluster(next);
             }
             env = editedEnv(env, edit, nodes);
             check(new SimulationPass(index, env, cache), index, env);
+            follow(index, env);
           }
         },
       ),
@@ -521,7 +599,3 @@ describe('SimulationPass', () => {
     expect(pass.schedule([], true).newNodeClaims).toHaveLength(0);
   });
 });
-import { afterAll } from 'vitest';
-afterAll(() =>
-  console.log('PARTIAL', (globalThis as any).__part, (globalThis as any).__parts, (globalThis as any).__all),
-);

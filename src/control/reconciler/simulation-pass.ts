@@ -14,7 +14,12 @@ import { isCurrentlyReschedulable, simNodeFromState } from '../../world/scheduli
 import { PreparedScheduling } from '../../world/scheduling/prepared.js';
 import { podRequests } from '../../core/cluster/resources.js';
 import type { SchedulingCache, PreparedPools } from '../../world/scheduling/scheduling-cache.js';
-import { launchableZonesOf, preparePools, type SchedulingResult } from '../../world/scheduling/simulate.js';
+import {
+  launchableZonesOf,
+  preparePools,
+  type SchedulingResult,
+  type SimNode,
+} from '../../world/scheduling/simulate.js';
 import type { Candidate } from './methods/candidates.js';
 import type { MoveSimulation } from './methods/method.js';
 import {
@@ -207,7 +212,7 @@ class PassBase {
           .map((sn) =>
             simNodeFromState(sn, consolidation ? { consolidateAfterBlocked: destinationBlocked(sn, env) } : {}),
           );
-    const build = () =>
+    const build = (from?: { prepared: PreparedScheduling; gone: SimNode[]; came: SimNode[] }) =>
       new PreparedScheduling(
         {
           nodes,
@@ -216,7 +221,7 @@ class PassBase {
           consolidation,
           daemonSetPods: shared.daemonSetPods,
         },
-        { ...shared.pools, ...(cache && { sums: (n) => cache.sums(n), slots: cache.slots }) },
+        { ...shared.pools, ...(cache && { sums: (n) => cache.sums(n), slots: cache.slots }), ...(from && { from }) },
       );
     this.prepared = cache ? cache.prepared(consolidation, nodes, shared.pools, build) : build();
     this.kept = cache?.keptWith(this.prepared, () => new KeptMoves()).adopt(shared);

@@ -35,6 +35,34 @@ const nodeProvider = (n: Node | undefined): string | undefined => n?.spec.provid
 const claimProvider = (nc: NodeClaim | undefined): string | undefined => nc?.status?.providerID || undefined;
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** How many applied batches' machine changes a LiveIndex keeps for stateNodeChanges. */
+const CHANGE_LOG = 32;
+
+/** The StateNodes one index has and the other not, and the names of Nodes whose pods changed. */
+export interface StateNodeChanges {
+  gone: StateNode[];
+  came: StateNode[];
+  /** Names under which pods came, went or changed (their Node may or may not exist). */
+  podNodes: string[];
+}
+
+/** The LiveIndex each index came from, and its serial there. */
+const origins = new WeakMap<ClusterIndex, { live: LiveIndex; serial: number }>();
+
+/**
+ * What changed among the machines between two indexes of one LiveIndex, `from` no newer than
+ * `to`: the StateNodes of `from` not in `to` (gone), those of `to` not in `from` (came), and the
+ * node names whose pod lists changed — as many as the applied events touched, not the cluster.
+ * Undefined when not known (indexes of different LiveIndexes or none, or further apart than the
+ * log reaches): the reader compares the machines itself.
+ */
+export function stateNodeChanges(from: ClusterIndex, to: ClusterIndex): StateNodeChanges | undefined {
+  const a = origins.get(from);
+  const b = origins.get(to);
+  if (a === undefined || b === undefined || a.live !== b.live) return undefined;
+  return a.live.changesBetween(a.serial, b.serial);
+}
+
 export class LiveIndex {
   private readonly objects = new Map<IndexKind, ObjectsByName>();
   private readonly sorted = new Map<IndexKind, SortedObjects>();
@@ -46,6 +74,9 @@ export class LiveIndex {
   /** The StateNodes of NodeClaims no Node joined, by NodeClaim name. */
   private readonly claimOnly = new Map<string, StateNode>();
   private index: ClusterIndex;
+  /** The serial of the current index, and the machine changes of the last CHANGE_LOG batches. */
+  private serial = 0;
+  private log: { serial: number; gone: StateNode[]; came: StateNode[]; podNodes: string[] }[] = [];
 
   /** `snapshot`'s lists are in list order (namespace, then name), as a list call returns them. */
   constructor(snapshot: Snapshot) {
@@ -64,6 +95,27 @@ export class LiveIndex {
       const sn = this.index.stateNodes[i];
       this.claimOnly.set(sn.nodeClaim!.metadata.name, sn);
     }
+    origins.set(this.index, { live: this, serial: this.serial });
+  }
+
+  /** See stateNodeChanges: the changes from the index of serial `a` to that of serial `b`. */
+  changesBetween(a: number, b: number): StateNodeChanges | undefined {
+    if (a > b) return undefined;
+    const out: StateNodeChanges = { gone: [], came: [], podNodes: [] };
+    if (a === b) return out;
+    const first = this.log.findIndex((e) => e.serial === a + 1);
+    if (first < 0) return undefined;
+    // A StateNode that came and went again in between cancels out.
+    const gone = new Set<StateNode>();
+    const came = new Set<StateNode>();
+    const podNodes = new Set<string>();
+    for (let i = first; i < this.log.length && this.log[i].serial <= b; i++) {
+      const e = this.log[i];
+      for (const sn of e.gone) if (!came.delete(sn)) gone.add(sn);
+      for (const sn of e.came) if (!gone.delete(sn)) came.add(sn);
+      for (const n of e.podNodes) podNodes.add(n);
+    }
+    return { gone: [...gone], came: [...came], podNodes: [...podNodes] };
   }
 
   current(): ClusterIndex {
@@ -80,7 +132,7 @@ export class LiveIndex {
     const dirtyNodes = new Set<string>();
     const dirtyClaims = new Set<string>();
     const dirtyProviders = new Set<string>();
-    let members = false;
+    const podNodes = new Set<string>();
     const ix = this.index;
     let unbound = ix.unboundPods;
     for (const e of events) {
@@ -101,27 +153,34 @@ export class LiveIndex {
         else sorted.add(next);
       }
       changed.add(kind);
-      if (kind === 'Pod') unbound = this.movePod(prev as Pod | undefined, next as Pod | undefined, unbound, dirtyNodes);
+      if (kind === 'Pod') unbound = this.movePod(prev as Pod | undefined, next as Pod | undefined, unbound, podNodes);
       else if (kind === 'Node' || kind === 'NodeClaim')
-        members =
-          this.moveMachine(kind, prev, next, e.object.metadata.name, dirtyNodes, dirtyClaims, dirtyProviders) ||
-          members;
+        this.moveMachine(kind, prev, next, e.object.metadata.name, dirtyNodes, dirtyClaims, dirtyProviders);
     }
     if (changed.size === 0) return ix;
+    for (const n of podNodes) dirtyNodes.add(n);
     for (const id of dirtyProviders) {
       for (const n of this.nodesByProvider.get(id) ?? []) dirtyNodes.add(n);
       for (const c of this.claimsByProvider.get(id) ?? []) dirtyClaims.add(c);
     }
     const replaced = new Map<StateNode, StateNode>();
-    for (const name of dirtyNodes) members = this.refreshNode(name, replaced) || members;
-    for (const name of dirtyClaims) members = this.refreshClaim(name, replaced) || members;
+    const nodeCount = ix.nodesByName.size; // before the refreshes change the map
+    const gone: StateNode[] = [];
+    const came: StateNode[] = [];
+    for (const name of dirtyNodes) this.refreshNode(name, replaced, gone, came);
+    for (const name of dirtyClaims) this.refreshClaim(name, replaced, gone, came);
+    // Machines that came or went are spliced in and out by name, as replaced ones are swapped in.
+    const stateNodes =
+      replaced.size + gone.length + came.length === 0
+        ? ix.stateNodes
+        : (spliced(ix.stateNodes, nodeCount, replaced, gone, came, ix.nodesByName.size) ?? this.orderedStateNodes());
+    for (const [old, sn] of replaced) {
+      gone.push(old);
+      came.push(sn);
+    }
     this.index = {
       snapshot: this.snapshot(changed),
-      stateNodes: members
-        ? this.orderedStateNodes()
-        : replaced.size === 0
-          ? ix.stateNodes
-          : (withReplaced(ix.stateNodes, replaced, ix.nodesByName.size) ?? this.orderedStateNodes()),
+      stateNodes,
       nodePoolsByName: changed.has('NodePool')
         ? new Map((this.list('NodePool') as NodePool[]).map((np) => [np.metadata.name, np]))
         : ix.nodePoolsByName,
@@ -135,10 +194,13 @@ export class LiveIndex {
       // Keyed by namespace and label set; what it holds depends on the PDBs alone.
       pdbMatchCache: changed.has('PodDisruptionBudget') ? new Map() : ix.pdbMatchCache,
     };
+    this.log.push({ serial: ++this.serial, gone, came, podNodes: [...podNodes] });
+    if (this.log.length > CHANGE_LOG) this.log.shift();
+    origins.set(this.index, { live: this, serial: this.serial });
     return this.index;
   }
 
-  /** Moves a Node or NodeClaim between providerIDs and marks what it touches; true when a Node came or went. */
+  /** Moves a Node or NodeClaim between providerIDs and marks what it touches. */
   private moveMachine(
     kind: 'Node' | 'NodeClaim',
     prev: KubeObject | undefined,
@@ -147,7 +209,7 @@ export class LiveIndex {
     dirtyNodes: Set<string>,
     dirtyClaims: Set<string>,
     dirtyProviders: Set<string>,
-  ): boolean {
+  ): void {
     const [byProvider, provider, dirty] =
       kind === 'Node'
         ? [this.nodesByProvider, (o: KubeObject | undefined) => nodeProvider(o as Node | undefined), dirtyNodes]
@@ -160,7 +222,6 @@ export class LiveIndex {
     addTo(byProvider, provider(next), name);
     for (const id of [provider(prev), provider(next)]) if (id) dirtyProviders.add(id);
     dirty.add(name);
-    return kind === 'Node' && (prev === undefined) !== (next === undefined);
   }
 
   /** Takes `prev` out of its node's pod list (or the unbound ones) and puts `next` in its own. */
@@ -197,49 +258,51 @@ export class LiveIndex {
     return best;
   }
 
-  /** A new StateNode for the Node `name` (or none when it is gone); true when the set of machines changed. */
-  private refreshNode(name: string, replaced: Map<StateNode, StateNode>): boolean {
+  /** A new StateNode for the Node `name` (or none when it is gone), noted in `replaced`, `gone` or `came`. */
+  private refreshNode(name: string, replaced: Map<StateNode, StateNode>, gone: StateNode[], came: StateNode[]): void {
     const { nodesByName, nodeClaimsByName, podsByNodeName } = this.index;
     const old = nodesByName.get(name);
     const node = this.objects.get('Node')!.named(undefined, name) as Node | undefined;
     if (node === undefined) {
-      if (old === undefined) return false;
+      if (old === undefined) return;
+      gone.push(old);
       nodesByName.delete(name);
       if (old.nodeClaim && nodeClaimsByName.get(old.nodeClaim.metadata.name) === old)
         nodeClaimsByName.delete(old.nodeClaim.metadata.name);
-      return true;
+      return;
     }
     const providerID = nodeProvider(node);
     const nodeClaim = this.winner(providerID);
     const sn: StateNode = { name, providerID, node, nodeClaim, pods: podsByNodeName.get(name) ?? [] };
     nodesByName.set(name, sn);
     if (old) replaced.set(old, sn);
+    else came.push(sn);
     if (old?.nodeClaim && nodeClaimsByName.get(old.nodeClaim.metadata.name) === old)
       nodeClaimsByName.delete(old.nodeClaim.metadata.name);
     // Several Nodes may share a providerID; the claim's entry is the last of them in list order.
     if (nodeClaim && lastName(this.nodesByProvider.get(providerID!)!) === name)
       nodeClaimsByName.set(nodeClaim.metadata.name, sn);
-    return old === undefined;
   }
 
-  /** Brings a NodeClaim's own StateNode (when no Node joined it) up to date; true when one came or went. */
-  private refreshClaim(name: string, replaced: Map<StateNode, StateNode>): boolean {
+  /** Brings a NodeClaim's own StateNode (when no Node joined it) up to date, noted in `replaced`, `gone` or `came`. */
+  private refreshClaim(name: string, replaced: Map<StateNode, StateNode>, gone: StateNode[], came: StateNode[]): void {
     const { nodeClaimsByName } = this.index;
     const nc = this.objects.get('NodeClaim')!.named(undefined, name) as NodeClaim | undefined;
     const old = this.claimOnly.get(name);
     const id = claimProvider(nc);
     const joined = nc !== undefined && id !== undefined && this.nodesByProvider.has(id) && this.winner(id) === nc;
     if (nc === undefined || joined) {
-      if (old === undefined) return false;
+      if (old === undefined) return;
+      gone.push(old);
       this.claimOnly.delete(name);
       if (nodeClaimsByName.get(name) === old) nodeClaimsByName.delete(name);
-      return true;
+      return;
     }
     const sn = old?.nodeClaim === nc ? old : { name, providerID: id, nodeClaim: nc, pods: [] };
     this.claimOnly.set(name, sn);
     nodeClaimsByName.set(name, sn);
     if (old && old !== sn) replaced.set(old, sn);
-    return old === undefined;
+    if (old === undefined) came.push(sn);
   }
 
   /** stateNodes as indexCluster orders them: Nodes in list order, then unjoined NodeClaims in list order. */
@@ -366,27 +429,51 @@ function inserted<T extends KubeObject>(sorted: readonly T[], obj: T): T[] {
 }
 
 /**
- * A copy of stateNodes with replaced entries swapped in, found by binary search by name: the
- * first `nodeCount` entries are the Nodes by name, the rest the unjoined NodeClaims by name.
+ * A copy of stateNodes with replaced entries swapped in, `gone` ones taken out and `came` ones put
+ * in, each found by binary search by name: the first `nodeCount` entries are the Nodes by name,
+ * the rest the unjoined NodeClaims by name. Undefined when an entry is not where its name puts
+ * it, a name is taken, or the Nodes do not come to `nodesAfter` (then the caller rebuilds).
  */
-function withReplaced(
+function spliced(
   stateNodes: readonly StateNode[],
-  replaced: Map<StateNode, StateNode>,
   nodeCount: number,
+  replaced: Map<StateNode, StateNode>,
+  gone: readonly StateNode[],
+  came: readonly StateNode[],
+  nodesAfter: number,
 ): StateNode[] | undefined {
   const out = stateNodes.slice();
-  for (const [old, sn] of replaced) {
-    let lo = old.node ? 0 : nodeCount;
-    let hi = old.node ? nodeCount : out.length;
+  let nodes = nodeCount;
+  /** The first place in the machine's part (Nodes or unjoined NodeClaims) whose name is not before its. */
+  const place = (sn: StateNode): number => {
+    let lo = sn.node ? 0 : nodes;
+    let hi = sn.node ? nodes : out.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compare(out[mid].name, old.name) < 0) lo = mid + 1;
+      if (compare(out[mid].name, sn.name) < 0) lo = mid + 1;
       else hi = mid;
     }
-    if (out[lo] !== old) return undefined; // not where its name puts it (names out of list order): rebuild
-    out[lo] = sn;
+    return lo;
+  };
+  for (const [old, sn] of replaced) {
+    const at = place(old);
+    if (out[at] !== old || Boolean(old.node) !== Boolean(sn.node)) return undefined;
+    out[at] = sn;
   }
-  return out;
+  for (const old of gone) {
+    const at = place(old);
+    if (out[at] !== old) return undefined;
+    out.splice(at, 1);
+    if (old.node) nodes--;
+  }
+  for (const sn of came) {
+    const at = place(sn);
+    const end = sn.node ? nodes : out.length;
+    if (at < end && out[at].name === sn.name) return undefined;
+    out.splice(at, 0, sn);
+    if (sn.node) nodes++;
+  }
+  return nodes === nodesAfter ? out : undefined;
 }
 
 function byNamespace(pdbs: readonly PodDisruptionBudget[]): Map<string, PodDisruptionBudget[]> {

@@ -152,6 +152,13 @@ export class PreparedScheduling {
    * with their launchable zones, each node's sums (nodeSums), and the slots of nodes an earlier
    * base had (`slots`) — so that only what differs is built.
    */
+  /**
+   * `from`: an earlier PreparedScheduling of the same kind with the same pools, and which of its
+   * nodes are gone from `base.nodes` and which came (PassNodes.changesBetween): its slots are
+   * taken in their order with those left out and these merged in by name, the order sorting
+   * `base.nodes` by name gives — when no name is held twice (then the nodes are sorted again,
+   * as are they without `from`).
+   */
   constructor(
     private readonly base: SchedulingBase,
     shared: {
@@ -159,11 +166,12 @@ export class PreparedScheduling {
       launchableZones?: string[];
       sums?: (node: SimNode) => NodeSums;
       slots?: SlotStore;
+      from?: { prepared: PreparedScheduling; gone: readonly SimNode[]; came: readonly SimNode[] };
     } = {},
   ) {
     const sums = shared.sums ?? nodeSums;
     const kept = shared.slots?.of(base.consolidation ?? false);
-    this.slots = [...base.nodes].sort(byName).map((node) => {
+    const slotOf = (node: SimNode): BaseSlot => {
       let slot = kept?.get(node);
       if (slot === undefined) {
         const { requested, free, holders } = sums(node);
@@ -179,13 +187,60 @@ export class PreparedScheduling {
         kept?.set(node, slot);
       }
       return slot;
-    });
-    this.slots.forEach((s, i) => {
-      for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
-    });
-    this.baseTargets = this.slots.map((s) => s.target);
+    };
+    const derived = shared.from && shared.from.prepared.slotsWith(shared.from.gone, shared.from.came, slotOf);
+    this.slots = derived?.slots ?? [...base.nodes].sort(byName).map(slotOf);
+    this.baseTargets = derived?.targets ?? this.slots.map((s) => s.target);
+    // Slots numbered again: the holders are listed again, unless there are none to list.
+    if (derived === undefined || derived.holders)
+      this.slots.forEach((s, i) => {
+        for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
+      });
     this.pools = shared.pools ?? preparePools(base);
     this.launchableZones = shared.launchableZones ?? launchableZonesOf(this.pools);
+  }
+
+  /**
+   * This base's slots and targets without the `gone` nodes' and with those of the `came` nodes
+   * put in by name (a few splices of copies: a drift tick changes a few machines of thousands),
+   * and whether any slot may hold anti-affinity holders; undefined when a gone node is not here or
+   * a name would be held twice (sorting by name would then order those by their place in the
+   * nodes, which this does not know).
+   */
+  private slotsWith(
+    gone: readonly SimNode[],
+    came: readonly SimNode[],
+    slotOf: (node: SimNode) => BaseSlot,
+  ): { slots: BaseSlot[]; targets: PlacementTarget[]; holders: boolean } | undefined {
+    const drop: number[] = [];
+    for (const node of gone) {
+      const at = this.slotNamed(node.name);
+      if (at === undefined || this.slots[at].node !== node) return undefined;
+      drop.push(at);
+    }
+    const slots = this.slots.slice();
+    const targets = this.baseTargets.slice();
+    for (const at of drop.sort((a, b) => b - a)) {
+      slots.splice(at, 1);
+      targets.splice(at, 1);
+    }
+    let holders = this.baseHolders.length > 0;
+    for (const node of came) {
+      const slot = slotOf(node);
+      // The first slot whose name is not before this one's.
+      let lo = 0;
+      let hi = slots.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (slots[mid].node.name < node.name) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < slots.length && slots[lo].node.name === node.name) return undefined;
+      slots.splice(lo, 0, slot);
+      targets.splice(lo, 0, slot.target);
+      if (slot.holders.length > 0) holders = true;
+    }
+    return { slots, targets, holders };
   }
 
   /**

@@ -7,6 +7,7 @@
 // Each answer is exactly what deriving it again would give; the runtime can switch this off
 // (Runtime.incrementalScheduling) to check that in tests and to measure it in the bench.
 import { isDaemonSetPod, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
+import { stateNodeChanges } from '../../core/cluster/live-index.js';
 import type { NodePool, Pod } from '../../core/cluster/types.js';
 import type { InstanceType } from '../cloud/provider.js';
 import { isPending, poolTemplate, type SimulationEnv } from './cluster-simulation.js';
@@ -66,6 +67,8 @@ export class SchedulingCache {
     };
   });
 
+  private lastStray: { index: ClusterIndex; names: Set<string> } | undefined;
+
   /** Keyed by the Node, else (a NodeClaim without a Node yet) by the NodeClaim. */
   private readonly machines = new WeakMap<object, MachineEntry>();
   private readonly sumsByNode = new WeakMap<SimNode, NodeSums>();
@@ -104,16 +107,39 @@ export class SchedulingCache {
   noDaemonSetPods(index: ClusterIndex, env: SimulationEnv): boolean {
     let answer = this.noDaemonSets.get(index);
     if (answer === undefined) {
-      answer = this.daemonSetMachines.answers(index, env).length === 0 && !index.unboundPods.some(isDaemonSetPod);
-      if (answer)
-        for (const [name, pods] of index.podsByNodeName)
-          if (!index.nodesByName.has(name) && pods.some(isDaemonSetPod)) {
-            answer = false;
-            break;
-          }
+      answer =
+        this.daemonSetMachines.answers(index, env).length === 0 &&
+        !index.unboundPods.some(isDaemonSetPod) &&
+        this.strayDaemonSetPods(index).size === 0;
       this.noDaemonSets.set(index, answer);
     }
     return answer;
+  }
+
+  /**
+   * The node names under which a DaemonSet's pod is bound while no Node has that name, kept
+   * across indexes: from a live index, only the names its events touched (pods bound there, a
+   * Node come or gone) are read again; otherwise every name with pods.
+   */
+  strayDaemonSetPods(index: ClusterIndex): ReadonlySet<string> {
+    const stray = (name: string): boolean =>
+      !index.nodesByName.has(name) && (index.podsByNodeName.get(name) ?? []).some(isDaemonSetPod);
+    const l = this.lastStray;
+    const change = l && stateNodeChanges(l.index, index);
+    if (l !== undefined && change !== undefined) {
+      const names = new Set(change.podNodes);
+      for (const sn of [...change.gone, ...change.came]) if (sn.node) names.add(sn.name);
+      for (const name of names) {
+        if (stray(name)) l.names.add(name);
+        else l.names.delete(name);
+      }
+      l.index = index;
+      return l.names;
+    }
+    const names = new Set<string>();
+    for (const name of index.podsByNodeName.keys()) if (stray(name)) names.add(name);
+    this.lastStray = { index, names };
+    return names;
   }
 
   /** The machines deleting or marked (deletingOrMarked), in index order. */
@@ -163,18 +189,21 @@ export class SchedulingCache {
   /**
    * The last base of this kind again when it was built from the same nodes (SimNodes, which stand
    * for their content) and pools: a base is derived from those alone and runs never change it.
-   * Else `build()`, kept as the last.
+   * Else `build(from)`, kept as the last, where `from` is the last base with the nodes that left
+   * and came since (when `nodes` and the last base's are both outputs of baseNodes that its log
+   * still links, and the pools are the same).
    */
   prepared(
     consolidation: boolean,
     nodes: readonly SimNode[],
     pools: PreparedPools,
-    build: () => PreparedScheduling,
+    build: (from?: { prepared: PreparedScheduling; gone: SimNode[]; came: SimNode[] }) => PreparedScheduling,
   ): PreparedScheduling {
     const k = consolidation ? 1 : 0;
     const l = this.lastBases[k];
     if (l !== undefined && l.pools === pools && sameItems(l.nodes, nodes)) return l.prepared;
-    const prepared = build();
+    const change = l !== undefined && l.pools === pools ? this.passNodes[k].changesBetween(l.nodes, nodes) : undefined;
+    const prepared = build(change && { prepared: l!.prepared, ...change });
     this.lastBases[k] = { nodes, pools, prepared };
     return prepared;
   }
