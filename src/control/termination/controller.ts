@@ -208,13 +208,10 @@ export class TerminationController {
     this.watched.listing('Node');
     let nodes = await listNodes();
     // The set was just cleared and names are unique per kind: only the acting objects are added.
-    if (!kept)
-      for (const list of [pools, claims, nodes] as const)
-        for (const o of list as readonly KubeObject[]) {
-          if (o.kind === 'NodePool') {
-            if (this.acts(o)) this.active.add(`${o.kind}/${o.metadata.name}`);
-          } else this.note(o, o);
-        }
+    if (!kept) {
+      for (const pool of pools) if (this.acts(pool)) this.active.add(`NodePool/${pool.metadata.name}`);
+      for (const list of [claims, nodes] as const) for (const o of list as readonly KubeObject[]) this.note(o, o);
+    }
     /** `list.filter(finalizing)`; kept: from the names acting since the pass began. */
     const finalizingIn = <T extends Node | NodeClaim>(list: readonly T[], kind: T['kind']): T[] =>
       kept ? pick(list, this.kept.acting[kind].under('acting'), finalizing) : list.filter(finalizing);
