@@ -28,7 +28,7 @@ import {
 import { finalizeNode } from './node-finalizer.js';
 import { finalizeNodeClaim } from './nodeclaim-finalizer.js';
 import { ensureTerminationTime, type TgpSecondsFor } from './termination-time.js';
-import { KeptNames, pick } from './kept-lookups.js';
+import { KeptNames, pick } from '../../core/cluster/kept-names.js';
 import { position } from '../../core/cluster/sorted-objects.js';
 
 export interface TerminationControllerOptions {
@@ -96,7 +96,7 @@ export class TerminationController {
   private readonly watched: WatchedKinds;
   private readonly active = new Set<string>();
   /**
-   * Kept with `active`, for a pass's lookups in its lists (kept-lookups.ts): per kind, the names of
+   * Kept with `active`, for a pass's lookups in its lists (src/core/cluster/kept-names.ts): per kind, the names of
    * the acting objects and the names by providerID. A pass over 5,000 machines with two finalizing
    * then finds those two and their partners without walking the lists.
    */
@@ -193,7 +193,7 @@ export class TerminationController {
       return owns ? all.filter(owns) : all;
     };
     // Kept from every event since the last list (the in-memory cluster): the pass looks its
-    // finalizing objects and their partners up by name (kept-lookups.ts). Else the active set and
+    // finalizing objects and their partners up by name (src/core/cluster/kept-names.ts). Else the active set and
     // the kept names are rebuilt from the first lists; later writes reach them as watch events.
     const kept = this.incremental && this.watched.complete();
     if (kept) for (const k of this.keptNames()) k.mark();
@@ -359,7 +359,7 @@ class ByProvider<T extends KubeObject> {
     private readonly providerOf: (o: T) => string,
     /** Undefined: every id, grouped at once. */
     wanted: readonly string[] | undefined,
-    /** The group of one wanted id, when the caller can find it without a walk (kept-lookups.ts). */
+    /** The group of one wanted id, when the caller can find it without a walk (src/core/cluster/kept-names.ts). */
     groupOf?: (id: string) => T[],
   ) {
     if (wanted === undefined) this.all = byProvider(objects, providerOf);

@@ -121,7 +121,7 @@ export interface PodPass {
 export async function runPods(
   client: ClusterClient,
   /** The Nodes by name (nodesByName: the pass reads a few pods, not every Node). */
-  byName: ReadonlyMap<string, Node>,
+  byName: { get(name: string): Node | undefined },
   pods: readonly Pod[],
   notReady: ReadonlySet<string>,
   now: number,

@@ -35,6 +35,9 @@ import { heartbeatNodes, nodesByName, podsByNode, raced, runPods, tolerateRace }
 import { buildNode, formatResourceList, launchedLabels, nodeNameFor } from './node-objects.js';
 import { PodWork } from './pod-work.js';
 import { ChangedNodes, claimSettled, MachineChanges } from './machine-changes.js';
+import { MachineIndex } from './machine-index.js';
+import { pick } from '../../core/cluster/kept-names.js';
+import { position } from '../../core/cluster/sorted-objects.js';
 
 export const LAUNCH_TIMEOUT_MS = 5 * 60_000;
 export const REGISTRATION_TIMEOUT_MS = 15 * 60_000;
@@ -116,6 +119,16 @@ function nodesByProviderID(nodes: readonly Node[]): Map<string, Node> {
   return out;
 }
 
+/** Nodes by name from a list in name order (the in-memory server's): a binary search, not a map of 5,000. */
+function sortedByName(nodes: readonly Node[]): { get(name: string): Node | undefined } {
+  return {
+    get: (name) => {
+      const p = position(nodes, { metadata: { name } } as Node);
+      return p.found ? nodes[p.at] : undefined;
+    },
+  };
+}
+
 const truncate = (msg: string): string => (msg.length < 300 ? msg : `${msg.slice(0, 300)}...`);
 
 export class NodeAgent {
@@ -160,6 +173,11 @@ export class NodeAgent {
    */
   private readonly machineChanges: MachineChanges;
   private machines: Machines | undefined;
+  /**
+   * promptWatches only: the NodeClaims the machine part may act on and the Nodes by providerID,
+   * kept from watches (machine-index.ts), so a part that runs reads those, not every NodeClaim twice.
+   */
+  private readonly machineIndex: MachineIndex | undefined;
   private useWatches: boolean;
 
   constructor(opts: NodeAgentOptions) {
@@ -176,6 +194,7 @@ export class NodeAgent {
     this.podWork = opts.promptWatches ? new PodWork(opts.client) : undefined;
     this.nodeChanges = opts.promptWatches ? new ChangedNodes(opts.client) : undefined;
     this.machineChanges = new MachineChanges(opts.client);
+    this.machineIndex = opts.promptWatches ? new MachineIndex(opts.client) : undefined;
     this.useWatches = opts.promptWatches === true;
   }
 
@@ -191,6 +210,7 @@ export class NodeAgent {
     this.useWatches = on && this.podWork !== undefined;
     // Off: the tracker stops following events; on again, its first pass lists every pod.
     if (!this.useWatches) this.podWork?.failed();
+    this.machineIndex?.failed();
     this.heartbeatStamp = undefined;
     this.machines = undefined;
   }
@@ -233,6 +253,7 @@ export class NodeAgent {
     const stamp = this.cloud.changeStamp?.();
     const changed = this.machineChanges.take();
     const last = this.machines;
+    const index = this.useWatches && this.machineIndex?.tracking ? this.machineIndex : undefined;
     const quiet =
       this.useWatches &&
       last !== undefined &&
@@ -241,7 +262,10 @@ export class NodeAgent {
       stamp === last.stamp &&
       !changed.nodes &&
       [...changed.claims.values()].every(
-        (nc) => nc === undefined || claimSettled(nc, (last.byProviderID ??= nodesByProviderID(last.nodes))),
+        (nc) =>
+          nc === undefined ||
+          // No Node changed since the last part: the Nodes now are those it listed.
+          (index ? index.settled(nc) : claimSettled(nc, (last.byProviderID ??= nodesByProviderID(last.nodes)))),
       );
     if (!quiet) {
       this.machines = undefined; // a part that throws leaves nothing to reuse
@@ -250,6 +274,7 @@ export class NodeAgent {
         part = await this.machinePass(pass, podsOn);
       } catch (e) {
         this.machineChanges.failed();
+        this.machineIndex?.failed();
         throw e;
       }
       const wrote = MACHINE_RESULTS.some((k) => pass[k].length > 0);
@@ -262,7 +287,7 @@ export class NodeAgent {
     await this.podChanges.ifChanged(async () => {
       const pods = work ? await work.next(podsNow) : await podsNow();
       // The Nodes as the machine part last listed them: none changed since, or it would have run.
-      const nodes = (machines.byName ??= nodesByName(machines.nodes));
+      const nodes = this.useWatches ? sortedByName(machines.nodes) : (machines.byName ??= nodesByName(machines.nodes));
       let podPass;
       try {
         podPass = await runPods(this.client, nodes, pods, new Set(pass.nodesNotReady), this.clock.now(), owns);
@@ -288,8 +313,14 @@ export class NodeAgent {
   ): Promise<{ pending: boolean; nodes: readonly Node[] }> {
     /** Some NodeClaim is not yet launched, registered and initialized: its timeouts run with time. */
     let pending = false;
-    const claims = await this.client.list<NodeClaim>('NodeClaim');
+    // Kept from watches: the part acts only on unsettled NodeClaims, and looks those up (machine-index.ts).
+    const index = this.useWatches && this.machineIndex?.tracking ? this.machineIndex : undefined;
+    index?.mark();
+    let claims = await this.client.list<NodeClaim>('NodeClaim');
     let types: Map<string, InstanceType> | undefined;
+    // Deleting (finalizeUnlaunched acts only without an instance) or not launched: unsettled either way.
+    if (index)
+      claims = index.unsettledIn(claims, (nc) => nc.metadata.deletionTimestamp !== undefined || !nc.status?.providerID);
     // Index loops: a for-of with an await inside allocates an iterator result per NodeClaim (5,000 a pass).
     for (let i = 0; i < claims.length; i++) {
       const nc = claims[i]!;
@@ -304,13 +335,15 @@ export class NodeAgent {
     const instances = await this.cloud.list();
     for (let i = 0; i < instances.length; i++) live.set(instances[i]!.providerID, instances[i]!);
     const nodes = await this.client.list<Node>('Node');
-    const nodeByProviderID = nodesByProviderID(nodes);
-    const claimsNow = await this.client.list<NodeClaim>('NodeClaim');
+    const nodeByProviderID = index ? undefined : nodesByProviderID(nodes);
+    let claimsNow = await this.client.list<NodeClaim>('NodeClaim');
+    if (index)
+      claimsNow = index.unsettledIn(claimsNow, (nc) => !!nc.status?.providerID && !nc.metadata.deletionTimestamp);
     for (let i = 0; i < claimsNow.length; i++) {
       const nc = claimsNow[i]!;
       const id = nc.status?.providerID;
       if (!id || nc.metadata.deletionTimestamp !== undefined) continue;
-      const node = nodeByProviderID.get(id);
+      const node = index ? index.nodeIn(nodes, id) : nodeByProviderID?.get(id);
       // A registered, initialized machine with its Node has nothing left here: skip the async step (5,000 awaits a tick
       // at 5k nodes).
       if (
@@ -324,9 +357,37 @@ export class NodeAgent {
     }
 
     const nodesNow = await this.client.list<Node>('Node');
+    await this.heartbeatPart(nodesNow, index !== undefined, live, podsOn, pass);
+    if (this.machineIndex && this.useWatches && !index) {
+      // The first part (or the first after one failed): from here on, watches keep the index.
+      const [claimsAfter, nodesAfter] = [
+        await this.client.list<NodeClaim>('NodeClaim'),
+        await this.client.list<Node>('Node'),
+      ];
+      this.machineIndex.build(claimsAfter, nodesAfter);
+    }
+    return { pending, nodes: nodesNow };
+  }
+
+  /**
+   * The heartbeat over the Nodes as listed (`nodesNow`, in name order): every one, or with
+   * promptWatches only those changed since it last ran while the cloud's change stamp stands still.
+   */
+  private async heartbeatPart(
+    nodesNow: readonly Node[],
+    sorted: boolean,
+    live: ReadonlyMap<string, Instance>,
+    podsOn: (node: string) => Promise<readonly Pod[]>,
+    pass: AgentPass,
+  ): Promise<void> {
     const owns = this.ownsNode;
     const heartbeat = async (only?: ReadonlySet<string>): Promise<void> => {
-      const nodes = only === undefined ? nodesNow : nodesNow.filter((n) => only.has(n.metadata.name));
+      const nodes =
+        only === undefined
+          ? nodesNow
+          : sorted
+            ? pick(nodesNow, only, () => true)
+            : nodesNow.filter((n) => only.has(n.metadata.name));
       pass.nodesNotReady = await heartbeatNodes(
         this.client,
         owns ? nodes.filter(owns) : nodes,
@@ -335,23 +396,22 @@ export class NodeAgent {
         this.clock.now(),
       );
     };
-    if (this.nodeChanges === undefined || !this.useWatches) await heartbeat();
-    else {
-      const stamp = this.cloud.changeStamp?.();
-      const cloudChanged = stamp === undefined || stamp !== this.heartbeatStamp;
-      const changed = this.nodeChanges.take();
-      if (cloudChanged || changed === undefined || changed.size > 0) {
-        this.heartbeatStamp = stamp;
-        try {
-          // The cloud moved: every Node's instance may have; else only the changed Nodes' verdicts can differ.
-          await heartbeat(cloudChanged ? undefined : changed);
-        } catch (e) {
-          this.nodeChanges.failed();
-          throw e;
-        }
-      }
+    if (this.nodeChanges === undefined || !this.useWatches) {
+      await heartbeat();
+      return;
     }
-    return { pending, nodes: nodesNow };
+    const stamp = this.cloud.changeStamp?.();
+    const cloudChanged = stamp === undefined || stamp !== this.heartbeatStamp;
+    const changed = this.nodeChanges.take();
+    if (!cloudChanged && changed !== undefined && changed.size === 0) return;
+    this.heartbeatStamp = stamp;
+    try {
+      // The cloud moved: every Node's instance may have; else only the changed Nodes' verdicts can differ.
+      await heartbeat(cloudChanged ? undefined : changed);
+    } catch (e) {
+      this.nodeChanges.failed();
+      throw e;
+    }
   }
 
   private async launch(nc: NodeClaim, types: ReadonlyMap<string, InstanceType>, pass: AgentPass): Promise<void> {

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// What a termination pass looks up in its lists of 5,000 NodeClaims and Nodes — which of them are
-// finalizing, and which carry a given providerID — answered from names kept by watch events
-// instead of a walk over every object. A pass lists at several points and writes in between, so
-// the answers must be those of the list in hand, not of the store now. The names kept since the
-// pass began are a superset of the list's: every object version the pass can hold was written
-// after that point (or was current then), and each such version's event added its name. The
-// pass resolves each name by binary search in its own list (sorted by name, as the in-memory
-// server lists) and keeps the objects the list's version qualifies: the same objects, in the same
-// order, that a filter over the list gives. Used only while the controller's watched kinds are
-// complete (watched-kinds.ts), i.e. on the in-memory cluster whose events arrive before a writer resumes.
-import type { KubeObject } from '../../core/cluster/types.js';
-import { position } from '../../core/cluster/sorted-objects.js';
+// What a controller's pass looks up in its lists of 5,000 NodeClaims and Nodes — which of them
+// need it (finalizing, not yet settled), which carry a given providerID — answered from names kept
+// by watch events instead of a walk over every object (the termination controller, the node
+// agent's machine part). A pass lists at several points and writes in between, so the answers
+// must be those of the list in hand, not of the store now. The names kept since the pass began
+// (`mark`) are a superset of the list's: every object version the pass can hold was current then
+// or written later, and each such version's event added its name. The pass resolves each name by
+// binary search in its own list (sorted by name, as the in-memory server lists) and keeps the
+// objects the list's version qualifies: the same objects, in the same order, that a filter over
+// the list gives. Only for a client whose events arrive before a writer resumes (the in-memory
+// cluster), and only while every event since the state was built has been applied.
+import type { KubeObject } from './types.js';
+import { position } from './sorted-objects.js';
 
 /** Names by a key (a providerID, or "acting"), for one kind; a name stays under a key it left until `mark`. */
 export class KeptNames {
@@ -51,6 +52,18 @@ export class KeptNames {
     this.keyOf.clear();
     this.names.clear();
     this.left = [];
+  }
+
+  /** The key `name` has now. */
+  key(name: string): string | undefined {
+    return this.keyOf.get(name);
+  }
+
+  /** The names under `key` now (not those that left it since the last mark). */
+  current(key: string): string[] {
+    const out: string[] = [];
+    for (const name of this.names.get(key) ?? []) if (this.keyOf.get(name) === key) out.push(name);
+    return out;
   }
 
   /** The names under `key` now, or at any time since the last mark. */

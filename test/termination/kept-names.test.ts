@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The termination pass's lookups by kept names (src/control/termination/kept-lookups.ts) answer
+// The termination pass's lookups by kept names (src/core/cluster/kept-names.ts) answer
 // for the list in hand: an object that leaves a key (its providerID changes, it stops finalizing,
 // it is deleted) after the list was taken is still found in that list until the next pass begins
 // (mark), and the answers are in list order, as a filter over the list gives. The controller's
 // own equality check is test/reconciler/incremental-scans.test.ts (termination.incremental).
 import { describe, expect, it } from 'vitest';
-import { KeptNames, pick } from '../../src/control/termination/kept-lookups.js';
+import { KeptNames, pick } from '../../src/core/cluster/kept-names.js';
 import type { NodeClaim } from '../../src/core/cluster/types.js';
 
 const claim = (name: string, providerID?: string): NodeClaim =>

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the node agent's machine part looks up among 5,000 NodeClaims and Nodes, kept from watch
+// events (src/core/cluster/kept-names.ts) instead of found by walking both lists every pass: the
+// NodeClaims it may act on (not settled: on their way, or deleting without an instance), and the
+// Nodes and NodeClaims by providerID. A busy tick that deletes one machine then reads the few
+// unsettled NodeClaims and their Nodes, not every one. Each answer is resolved in the list the
+// pass holds, so the pass acts on the objects, in the order, that its walk over the lists would.
+// Trusts watch events to arrive before a writer resumes (the in-memory cluster).
+import type { ClusterClient } from '../../core/cluster/client.js';
+import { KeptNames, pick } from '../../core/cluster/kept-names.js';
+import type { Node, NodeClaim } from '../../core/cluster/types.js';
+import { claimSettled } from './machine-changes.js';
+
+const UNSETTLED = 'unsettled';
+
+export class MachineIndex {
+  private readonly claimIds = new KeptNames();
+  private readonly nodeIds = new KeptNames();
+  private readonly unsettled = new KeptNames();
+  /** NodeClaim name → its latest object. */
+  private readonly claims = new Map<string, NodeClaim>();
+  private built = false;
+  private readonly watches: { stop(): void }[];
+  /** Whether some Node has the providerID now (claimSettled's question). */
+  private readonly nodeNow = { has: (id: string): boolean => this.nodeIds.current(id).length > 0 };
+
+  constructor(client: ClusterClient) {
+    this.watches = [
+      client.watch('NodeClaim', (e) => {
+        if (!this.built) return;
+        const nc = e.object as NodeClaim;
+        this.noteClaim(nc.metadata.name, e.type === 'DELETED' ? undefined : nc);
+      }),
+      client.watch('Node', (e) => {
+        if (!this.built) return;
+        const node = e.object as Node;
+        this.noteNode(node.metadata.name, e.type === 'DELETED' ? undefined : node);
+      }),
+    ];
+  }
+
+  /** Whether the index follows every write since it was built (else the pass walks its lists, and `build`s it). */
+  get tracking(): boolean {
+    return this.built;
+  }
+
+  /** Built from lists taken now (no write between them and this call); events keep it from then on. */
+  build(claims: readonly NodeClaim[], nodes: readonly Node[]): void {
+    for (const k of [this.claimIds, this.nodeIds, this.unsettled]) k.clear();
+    this.claims.clear();
+    this.built = true;
+    for (const node of nodes) this.nodeIds.note(node.metadata.name, node.spec.providerID || undefined);
+    for (const nc of claims) this.noteClaim(nc.metadata.name, nc);
+  }
+
+  /** A pass that failed: the next walks its lists and builds the index again. */
+  failed(): void {
+    this.built = false;
+  }
+
+  /** A machine part begins: names answer for what they are now or become later (kept-names.ts). */
+  mark(): void {
+    for (const k of [this.claimIds, this.nodeIds, this.unsettled]) k.mark();
+  }
+
+  /** `claims.filter(keep)`, for a `keep` that accepts only claims the machine part may act on. */
+  unsettledIn(claims: readonly NodeClaim[], keep: (nc: NodeClaim) => boolean): NodeClaim[] {
+    return pick(claims, this.unsettled.under(UNSETTLED), keep);
+  }
+
+  /** The last Node of `nodes` (a list in name order) with this providerID, as a map built from the list keeps. */
+  nodeIn(nodes: readonly Node[], providerID: string): Node | undefined {
+    return pick(nodes, this.nodeIds.under(providerID), (n) => n.spec.providerID === providerID).at(-1);
+  }
+
+  /** Whether `nc` asks nothing of the machine part, given the Nodes now. */
+  settled(nc: NodeClaim): boolean {
+    return claimSettled(nc, this.nodeNow);
+  }
+
+  stop(): void {
+    for (const w of this.watches) w.stop();
+  }
+
+  private noteClaim(name: string, nc: NodeClaim | undefined): void {
+    if (nc === undefined) this.claims.delete(name);
+    else this.claims.set(name, nc);
+    this.claimIds.note(name, nc?.status?.providerID || undefined);
+    this.settle(name);
+  }
+
+  private noteNode(name: string, node: Node | undefined): void {
+    const before = this.nodeIds.key(name);
+    const after = node?.spec.providerID || undefined;
+    this.nodeIds.note(name, after);
+    // A Node appearing or going under an id settles or unsettles the NodeClaims of that id.
+    for (const id of new Set([before, after]))
+      if (id !== undefined) for (const claim of this.claimIds.current(id)) this.settle(claim);
+  }
+
+  private settle(name: string): void {
+    const nc = this.claims.get(name);
+    this.unsettled.note(name, nc !== undefined && !this.settled(nc) ? UNSETTLED : undefined);
+  }
+}
