@@ -73,6 +73,11 @@ export class MachineIndex {
     return pick(nodes, this.nodeIds.under(providerID), (n) => n.spec.providerID === providerID).at(-1);
   }
 
+  /** The names of the Nodes with this providerID now, or at any time since the last mark. */
+  nodeNames(providerID: string): Iterable<string> {
+    return this.nodeIds.under(providerID) ?? [];
+  }
+
   /** Whether `nc` asks nothing of the machine part, given the Nodes now. */
   settled(nc: NodeClaim): boolean {
     return claimSettled(nc, this.nodeNow);

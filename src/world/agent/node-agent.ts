@@ -28,7 +28,13 @@ import {
   type NodeClaim,
   type Pod,
 } from '../../core/cluster/types.js';
-import { CloudError, type CloudProvider, type Instance, type InstanceType } from '../cloud/provider.js';
+import {
+  CloudError,
+  type CloudProvider,
+  type Instance,
+  type InstanceChange,
+  type InstanceType,
+} from '../cloud/provider.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
 import { findCondition, isTrue, transitionTime, withCondition } from './conditions.js';
 import { heartbeatNodes, nodesByName, podsByNode, raced, runPods, tolerateRace } from './kubelet.js';
@@ -165,6 +171,13 @@ export class NodeAgent {
    */
   private readonly nodeChanges: ChangedNodes | undefined;
   private heartbeatStamp: string | undefined;
+  /**
+   * promptWatches only: where the heartbeat last read the cloud's changes (changesSince), and the
+   * changes it read that take effect later. With them a heartbeat after the cloud moved reads the
+   * Nodes of the changed instances and the changed Nodes, not every Node.
+   */
+  private cloudCursor = 0;
+  private laterChanges: readonly InstanceChange[] = [];
   /**
    * The machine part (launch, register, initialize, finalize, heartbeat) runs again only when a
    * Node changed, the cloud's stamp moved, a changed NodeClaim needs it, or the last part left
@@ -357,7 +370,7 @@ export class NodeAgent {
     }
 
     const nodesNow = await this.client.list<Node>('Node');
-    await this.heartbeatPart(nodesNow, index !== undefined, live, podsOn, pass);
+    await this.heartbeatPart(nodesNow, index, live, podsOn, pass);
     if (this.machineIndex && this.useWatches && !index) {
       // The first part (or the first after one failed): from here on, watches keep the index.
       const [claimsAfter, nodesAfter] = [
@@ -375,7 +388,7 @@ export class NodeAgent {
    */
   private async heartbeatPart(
     nodesNow: readonly Node[],
-    sorted: boolean,
+    index: MachineIndex | undefined,
     live: ReadonlyMap<string, Instance>,
     podsOn: (node: string) => Promise<readonly Pod[]>,
     pass: AgentPass,
@@ -385,7 +398,7 @@ export class NodeAgent {
       const nodes =
         only === undefined
           ? nodesNow
-          : sorted
+          : index
             ? pick(nodesNow, only, () => true)
             : nodesNow.filter((n) => only.has(n.metadata.name));
       pass.nodesNotReady = await heartbeatNodes(
@@ -405,13 +418,42 @@ export class NodeAgent {
     const changed = this.nodeChanges.take();
     if (!cloudChanged && changed !== undefined && changed.size === 0) return;
     this.heartbeatStamp = stamp;
+    const moved = this.cloudChanges();
     try {
-      // The cloud moved: every Node's instance may have; else only the changed Nodes' verdicts can differ.
-      await heartbeat(cloudChanged ? undefined : changed);
+      // A Node's verdict moves only with the Node or its instance: else it is the one the last heartbeat gave.
+      // Without the cloud's changes (or the Nodes by providerID), every Node's instance may have moved.
+      let only = changed;
+      if (cloudChanged && (moved === undefined || index === undefined)) only = undefined;
+      else if (only !== undefined && moved !== undefined && index !== undefined && moved.size > 0) {
+        const names = new Set(only);
+        for (const id of moved) for (const name of index.nodeNames(id)) names.add(name);
+        only = names;
+      }
+      await heartbeat(only);
     } catch (e) {
       this.nodeChanges.failed();
       throw e;
     }
+  }
+
+  /**
+   * The providerIDs whose instance state changed since the last call, up to now (undefined: the
+   * cloud does not say); changes that take effect later are kept for a later call.
+   */
+  private cloudChanges(): ReadonlySet<string> | undefined {
+    if (this.cloud.changesSince === undefined) return undefined;
+    const { changes, cursor } = this.cloud.changesSince(this.cloudCursor);
+    this.cloudCursor = cursor;
+    const now = this.clock.now();
+    const due = new Set<string>();
+    const later: InstanceChange[] = [];
+    for (const list of [this.laterChanges, changes])
+      for (const c of list) {
+        if (c.at <= now) due.add(c.providerID);
+        else later.push(c);
+      }
+    this.laterChanges = later;
+    return due;
   }
 
   private async launch(nc: NodeClaim, types: ReadonlyMap<string, InstanceType>, pass: AgentPass): Promise<void> {

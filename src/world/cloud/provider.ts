@@ -72,4 +72,16 @@ export interface CloudProvider {
    * finds none assumes something changed every time.
    */
   changeStamp?(): string;
+  /**
+   * The instances changed since `cursor` (0: since the start), each with an instant at which its
+   * state changes (now, or later: running, terminating, terminated), and the cursor to ask with
+   * next. Optional: a caller that finds none reads every instance whenever the stamp moves.
+   */
+  changesSince?(cursor: number): { changes: readonly InstanceChange[]; cursor: number };
+}
+
+/** One instance whose described state changes at `at` (ms, on the cloud's clock). */
+export interface InstanceChange {
+  providerID: string;
+  at: number;
 }
