@@ -62,7 +62,8 @@ export async function heartbeatNodes(
   nodes: readonly Node[],
   /** The pods bound to a Node, in list order. */
   podsOn: (node: string) => Promise<readonly Pod[]>,
-  live: ReadonlyMap<string, Instance>,
+  /** The cloud's instances by providerID (the terminated left out), as listed. */
+  live: { get(providerID: string): Instance | undefined },
   now: number,
 ): Promise<string[]> {
   const marked: string[] = [];

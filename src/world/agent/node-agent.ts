@@ -344,9 +344,8 @@ export class NodeAgent {
       }
     }
 
-    const live = new Map<string, Instance>();
-    const instances = await this.cloud.list();
-    for (let i = 0; i < instances.length; i++) live.set(instances[i]!.providerID, instances[i]!);
+    // Kept from watches, the part looks up the few instances it reads rather than list them all.
+    const live = index && this.cloud.describer ? { get: this.cloud.describer() } : await this.listLive();
     const nodes = await this.client.list<Node>('Node');
     const nodeByProviderID = index ? undefined : nodesByProviderID(nodes);
     let claimsNow = await this.client.list<NodeClaim>('NodeClaim');
@@ -389,7 +388,7 @@ export class NodeAgent {
   private async heartbeatPart(
     nodesNow: readonly Node[],
     index: MachineIndex | undefined,
-    live: ReadonlyMap<string, Instance>,
+    live: { get(providerID: string): Instance | undefined },
     podsOn: (node: string) => Promise<readonly Pod[]>,
     pass: AgentPass,
   ): Promise<void> {
@@ -434,6 +433,14 @@ export class NodeAgent {
       this.nodeChanges.failed();
       throw e;
     }
+  }
+
+  /** The cloud's instances by providerID (the terminated left out). */
+  private async listLive(): Promise<Map<string, Instance>> {
+    const live = new Map<string, Instance>();
+    const instances = await this.cloud.list();
+    for (let i = 0; i < instances.length; i++) live.set(instances[i]!.providerID, instances[i]!);
+    return live;
   }
 
   /**

@@ -78,6 +78,13 @@ export interface CloudProvider {
    * next. Optional: a caller that finds none reads every instance whenever the stamp moves.
    */
   changesSince?(cursor: number): { changes: readonly InstanceChange[]; cursor: number };
+  /**
+   * What list() would say of each instance, one providerID at a time: the call delivers what is
+   * due now, as a listing does; the lookup it returns answers as a listing made at that moment
+   * (until the cloud is written to or the clock moves), without describing every instance.
+   * Optional: a caller that finds none lists.
+   */
+  describer?(): (providerID: string) => Instance | undefined;
 }
 
 /** One instance whose described state changes at `at` (ms, on the cloud's clock). */

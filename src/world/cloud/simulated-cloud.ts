@@ -214,6 +214,17 @@ export class SimulatedCloud implements CloudProvider {
     for (const t of later) this.changeLog.push({ providerID, at: t });
   }
 
+  describer(): (providerID: string) => Instance | undefined {
+    this.deliverScheduled();
+    // A listing holds each id's latest record (a reused id rebuilds the set), unless terminated.
+    return (providerID) => {
+      const rec = this.instances.get(providerID);
+      if (rec === undefined) return undefined;
+      const inst = this.snapshot(rec);
+      return inst.state === 'terminated' ? undefined : inst;
+    };
+  }
+
   async list(): Promise<Instance[]> {
     return this.logged('list', [], () => {
       this.deliverScheduled();
