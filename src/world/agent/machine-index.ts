@@ -7,7 +7,7 @@
 // pass holds, so the pass acts on the objects, in the order, that its walk over the lists would.
 // Trusts watch events to arrive before a writer resumes (the in-memory cluster).
 import type { ClusterClient } from '../../core/cluster/client.js';
-import { KeptNames, pick } from '../../core/cluster/kept-names.js';
+import { KeptNames } from '../../core/cluster/kept-names.js';
 import type { Node, NodeClaim } from '../../core/cluster/types.js';
 import { claimSettled } from './machine-changes.js';
 
@@ -17,12 +17,13 @@ export class MachineIndex {
   private readonly claimIds = new KeptNames();
   private readonly nodeIds = new KeptNames();
   private readonly unsettled = new KeptNames();
-  /** NodeClaim name → its latest object. */
+  /** NodeClaim and Node name → its latest object (the stored one: a list made now holds the same). */
   private readonly claims = new Map<string, NodeClaim>();
+  private readonly nodes = new Map<string, Node>();
   private built = false;
   private readonly watches: { stop(): void }[];
   /** Whether some Node has the providerID now (claimSettled's question). */
-  private readonly nodeNow = { has: (id: string): boolean => this.nodeIds.current(id).length > 0 };
+  private readonly nodeExists = { has: (id: string): boolean => this.nodeIds.current(id).length > 0 };
 
   constructor(client: ClusterClient) {
     this.watches = [
@@ -48,8 +49,12 @@ export class MachineIndex {
   build(claims: readonly NodeClaim[], nodes: readonly Node[]): void {
     for (const k of [this.claimIds, this.nodeIds, this.unsettled]) k.clear();
     this.claims.clear();
+    this.nodes.clear();
     this.built = true;
-    for (const node of nodes) this.nodeIds.note(node.metadata.name, node.spec.providerID || undefined);
+    for (const node of nodes) {
+      this.nodes.set(node.metadata.name, node);
+      this.nodeIds.note(node.metadata.name, node.spec.providerID || undefined);
+    }
     for (const nc of claims) this.noteClaim(nc.metadata.name, nc);
   }
 
@@ -63,14 +68,39 @@ export class MachineIndex {
     for (const k of [this.claimIds, this.nodeIds, this.unsettled]) k.mark();
   }
 
-  /** `claims.filter(keep)`, for a `keep` that accepts only claims the machine part may act on. */
-  unsettledIn(claims: readonly NodeClaim[], keep: (nc: NodeClaim) => boolean): NodeClaim[] {
-    return pick(claims, this.unsettled.under(UNSETTLED), keep);
+  /**
+   * `list.filter(keep)` for a NodeClaim list made now, for a `keep` that accepts only claims the
+   * machine part may act on: the unsettled ones, latest objects, in list (name) order.
+   */
+  unsettledNow(keep: (nc: NodeClaim) => boolean): NodeClaim[] {
+    const out: NodeClaim[] = [];
+    for (const name of [...(this.unsettled.under(UNSETTLED) ?? [])].sort()) {
+      const nc = this.claims.get(name);
+      if (nc !== undefined && keep(nc)) out.push(nc);
+    }
+    return out;
   }
 
-  /** The last Node of `nodes` (a list in name order) with this providerID, as a map built from the list keeps. */
-  nodeIn(nodes: readonly Node[], providerID: string): Node | undefined {
-    return pick(nodes, this.nodeIds.under(providerID), (n) => n.spec.providerID === providerID).at(-1);
+  /** The Node a map by providerID built from a Node list made now answers (of equal ids, the last by name). */
+  nodeNow(providerID: string): Node | undefined {
+    const names = this.nodeIds.current(providerID);
+    if (names.length === 0) return undefined;
+    return this.nodes.get(names.reduce((a, b) => (b > a ? b : a)));
+  }
+
+  /** The Nodes of a list made now whose names are in `names`, in list order. */
+  nodesNamed(names: Iterable<string>): Node[] {
+    const out: Node[] = [];
+    for (const name of [...names].sort()) {
+      const node = this.nodes.get(name);
+      if (node !== undefined) out.push(node);
+    }
+    return out;
+  }
+
+  /** The Node named so, now. */
+  node(name: string): Node | undefined {
+    return this.nodes.get(name);
   }
 
   /** The names of the Nodes with this providerID now, or at any time since the last mark. */
@@ -80,7 +110,7 @@ export class MachineIndex {
 
   /** Whether `nc` asks nothing of the machine part, given the Nodes now. */
   settled(nc: NodeClaim): boolean {
-    return claimSettled(nc, this.nodeNow);
+    return claimSettled(nc, this.nodeExists);
   }
 
   stop(): void {
@@ -97,6 +127,8 @@ export class MachineIndex {
   private noteNode(name: string, node: Node | undefined): void {
     const before = this.nodeIds.key(name);
     const after = node?.spec.providerID || undefined;
+    if (node === undefined) this.nodes.delete(name);
+    else this.nodes.set(name, node);
     this.nodeIds.note(name, after);
     // A Node appearing or going under an id settles or unsettles the NodeClaims of that id.
     for (const id of new Set([before, after]))

@@ -42,7 +42,6 @@ import { buildNode, formatResourceList, launchedLabels, nodeNameFor } from './no
 import { PodWork } from './pod-work.js';
 import { ChangedNodes, claimSettled, MachineChanges } from './machine-changes.js';
 import { MachineIndex } from './machine-index.js';
-import { pick } from '../../core/cluster/kept-names.js';
 import { position } from '../../core/cluster/sorted-objects.js';
 
 export const LAUNCH_TIMEOUT_MS = 5 * 60_000;
@@ -113,7 +112,8 @@ const MACHINE_RESULTS = [
 interface Machines {
   stamp: string | undefined;
   pending: boolean;
-  nodes: readonly Node[];
+  /** Undefined when the part read them from the machine index (its Nodes are the index's now). */
+  nodes: readonly Node[] | undefined;
   byName?: Map<string, Node>;
   byProviderID?: Map<string, Node>;
 }
@@ -123,6 +123,18 @@ function nodesByProviderID(nodes: readonly Node[]): Map<string, Node> {
   const out = new Map<string, Node>();
   for (const n of nodes) if (n.spec.providerID) out.set(n.spec.providerID, n);
   return out;
+}
+
+/**
+ * The Nodes as the machine part last saw them, by name: none changed since but for the heartbeat's
+ * NotReady marks, which the pod pass is told of. Kept from watches: the index's, now.
+ */
+function nodesOf(machines: Machines, index: MachineIndex | undefined): { get(name: string): Node | undefined } {
+  if (machines.nodes === undefined) {
+    if (index?.tracking !== true) throw new Error('node agent: no Nodes to read'); // unreachable
+    return { get: (name) => index.node(name) };
+  }
+  return index ? sortedByName(machines.nodes) : (machines.byName ??= nodesByName(machines.nodes));
 }
 
 /** Nodes by name from a list in name order (the in-memory server's): a binary search, not a map of 5,000. */
@@ -278,7 +290,9 @@ export class NodeAgent {
         (nc) =>
           nc === undefined ||
           // No Node changed since the last part: the Nodes now are those it listed.
-          (index ? index.settled(nc) : claimSettled(nc, (last.byProviderID ??= nodesByProviderID(last.nodes)))),
+          (index
+            ? index.settled(nc)
+            : last.nodes !== undefined && claimSettled(nc, (last.byProviderID ??= nodesByProviderID(last.nodes)))),
       );
     if (!quiet) {
       this.machines = undefined; // a part that throws leaves nothing to reuse
@@ -300,7 +314,7 @@ export class NodeAgent {
     await this.podChanges.ifChanged(async () => {
       const pods = work ? await work.next(podsNow) : await podsNow();
       // The Nodes as the machine part last listed them: none changed since, or it would have run.
-      const nodes = this.useWatches ? sortedByName(machines.nodes) : (machines.byName ??= nodesByName(machines.nodes));
+      const nodes = nodesOf(machines, this.useWatches ? this.machineIndex : undefined);
       let podPass;
       try {
         podPass = await runPods(this.client, nodes, pods, new Set(pass.nodesNotReady), this.clock.now(), owns);
@@ -323,17 +337,18 @@ export class NodeAgent {
   private async machinePass(
     pass: AgentPass,
     podsOn: (node: string) => Promise<readonly Pod[]>,
-  ): Promise<{ pending: boolean; nodes: readonly Node[] }> {
+  ): Promise<{ pending: boolean; nodes: readonly Node[] | undefined }> {
     /** Some NodeClaim is not yet launched, registered and initialized: its timeouts run with time. */
     let pending = false;
-    // Kept from watches: the part acts only on unsettled NodeClaims, and looks those up (machine-index.ts).
+    // Kept from watches: the part reads the unsettled NodeClaims and their Nodes as a list made at
+    // that moment would hold them (machine-index.ts), not every NodeClaim and Node.
     const index = this.useWatches && this.machineIndex?.tracking ? this.machineIndex : undefined;
     index?.mark();
-    let claims = await this.client.list<NodeClaim>('NodeClaim');
-    let types: Map<string, InstanceType> | undefined;
     // Deleting (finalizeUnlaunched acts only without an instance) or not launched: unsettled either way.
-    if (index)
-      claims = index.unsettledIn(claims, (nc) => nc.metadata.deletionTimestamp !== undefined || !nc.status?.providerID);
+    const claims = index
+      ? index.unsettledNow((nc) => nc.metadata.deletionTimestamp !== undefined || !nc.status?.providerID)
+      : await this.client.list<NodeClaim>('NodeClaim');
+    let types: Map<string, InstanceType> | undefined;
     // Index loops: a for-of with an await inside allocates an iterator result per NodeClaim (5,000 a pass).
     for (let i = 0; i < claims.length; i++) {
       const nc = claims[i]!;
@@ -346,16 +361,23 @@ export class NodeAgent {
 
     // Kept from watches, the part looks up the few instances it reads rather than list them all.
     const live = index && this.cloud.describer ? { get: this.cloud.describer() } : await this.listLive();
-    const nodes = await this.client.list<Node>('Node');
-    const nodeByProviderID = index ? undefined : nodesByProviderID(nodes);
-    let claimsNow = await this.client.list<NodeClaim>('NodeClaim');
-    if (index)
-      claimsNow = index.unsettledIn(claimsNow, (nc) => !!nc.status?.providerID && !nc.metadata.deletionTimestamp);
+    let claimsNow: readonly NodeClaim[];
+    let nodeOf: (nc: NodeClaim, i: number) => Node | undefined;
+    if (index) {
+      claimsNow = index.unsettledNow((nc) => !!nc.status?.providerID && !nc.metadata.deletionTimestamp);
+      // Each one's Node as of now, before the loop writes any: what a map built from a list made now answers.
+      const found = claimsNow.map((nc) => index.nodeNow(nc.status!.providerID!));
+      nodeOf = (_nc, i) => found[i];
+    } else {
+      const byProviderID = nodesByProviderID(await this.client.list<Node>('Node'));
+      claimsNow = await this.client.list<NodeClaim>('NodeClaim');
+      nodeOf = (nc) => byProviderID.get(nc.status!.providerID!);
+    }
     for (let i = 0; i < claimsNow.length; i++) {
       const nc = claimsNow[i]!;
       const id = nc.status?.providerID;
       if (!id || nc.metadata.deletionTimestamp !== undefined) continue;
-      const node = index ? index.nodeIn(nodes, id) : nodeByProviderID?.get(id);
+      const node = nodeOf(nc, i);
       // A registered, initialized machine with its Node has nothing left here: skip the async step (5,000 awaits a tick
       // at 5k nodes).
       if (
@@ -368,7 +390,11 @@ export class NodeAgent {
       await this.registerAndInitialize(nc, id, node, live.get(id), pass);
     }
 
-    const nodesNow = await this.client.list<Node>('Node');
+    // The Nodes as listed now (every one, or with the index those named): the heartbeat's input.
+    let listed: readonly Node[] | undefined;
+    const nodesNow = async (only?: ReadonlySet<string>): Promise<readonly Node[]> =>
+      index && only !== undefined ? index.nodesNamed(only) : (listed ??= await this.client.list<Node>('Node'));
+    if (!index) await nodesNow();
     await this.heartbeatPart(nodesNow, index, live, podsOn, pass);
     if (this.machineIndex && this.useWatches && !index) {
       // The first part (or the first after one failed): from here on, watches keep the index.
@@ -378,7 +404,7 @@ export class NodeAgent {
       ];
       this.machineIndex.build(claimsAfter, nodesAfter);
     }
-    return { pending, nodes: nodesNow };
+    return { pending, nodes: listed };
   }
 
   /**
@@ -386,7 +412,7 @@ export class NodeAgent {
    * promptWatches only those changed since it last ran while the cloud's change stamp stands still.
    */
   private async heartbeatPart(
-    nodesNow: readonly Node[],
+    nodesNow: (only?: ReadonlySet<string>) => Promise<readonly Node[]>,
     index: MachineIndex | undefined,
     live: { get(providerID: string): Instance | undefined },
     podsOn: (node: string) => Promise<readonly Pod[]>,
@@ -394,12 +420,8 @@ export class NodeAgent {
   ): Promise<void> {
     const owns = this.ownsNode;
     const heartbeat = async (only?: ReadonlySet<string>): Promise<void> => {
-      const nodes =
-        only === undefined
-          ? nodesNow
-          : index
-            ? pick(nodesNow, only, () => true)
-            : nodesNow.filter((n) => only.has(n.metadata.name));
+      const all = await nodesNow(only);
+      const nodes = only === undefined || index ? all : all.filter((n) => only.has(n.metadata.name));
       pass.nodesNotReady = await heartbeatNodes(
         this.client,
         owns ? nodes.filter(owns) : nodes,
