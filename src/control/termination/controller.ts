@@ -129,7 +129,8 @@ export class TerminationController {
     const acting = obj !== undefined && this.acts(obj);
     if (acting) this.active.add(id);
     else this.active.delete(id);
-    if (key.kind !== 'NodeClaim' && key.kind !== 'Node') return;
+    // Without kind versions no pass can trust them (watched-kinds.ts): nothing to keep.
+    if ((key.kind !== 'NodeClaim' && key.kind !== 'Node') || this.opts.kindVersion === undefined) return;
     const name = key.metadata.name;
     this.kept.acting[key.kind].note(name, acting ? 'acting' : undefined);
     const pid =
@@ -208,10 +209,14 @@ export class TerminationController {
     this.watched.listing('Node');
     let nodes = await listNodes();
     // The set was just cleared and names are unique per kind: only the acting objects are added.
-    if (!kept) {
-      for (const pool of pools) if (this.acts(pool)) this.active.add(`NodePool/${pool.metadata.name}`);
-      for (const list of [claims, nodes] as const) for (const o of list as readonly KubeObject[]) this.note(o, o);
-    }
+    // With kind versions the kept names are rebuilt too (note), for the passes that can trust them.
+    const keeps = this.opts.kindVersion !== undefined;
+    if (!kept)
+      for (const list of [pools, claims, nodes] as const)
+        for (const o of list as readonly KubeObject[]) {
+          if (keeps && o.kind !== 'NodePool') this.note(o, o);
+          else if (this.acts(o)) this.active.add(`${o.kind}/${o.metadata.name}`);
+        }
     /** `list.filter(finalizing)`; kept: from the names acting since the pass began. */
     const finalizingIn = <T extends Node | NodeClaim>(list: readonly T[], kind: T['kind']): T[] =>
       kept ? pick(list, this.kept.acting[kind].under('acting'), finalizing) : list.filter(finalizing);
