@@ -385,3 +385,33 @@ describe('SimulatedCloud: change stamp', () => {
     },
   );
 });
+
+describe('SimulatedCloud: changes since a cursor', () => {
+  it('names each launched or terminated instance with every instant its state changes at', async () => {
+    const { clock, cloud } = setup();
+    const a = await cloud.create(claim('a', []));
+    const first = cloud.changesSince(0);
+    // Pending now, running after the launch latency.
+    expect(first.changes).toEqual([
+      { providerID: a.providerID, at: T0 },
+      { providerID: a.providerID, at: T0 + 30_000 },
+    ]);
+    expect(cloud.changesSince(first.cursor).changes).toEqual([]);
+    clock.advance(60_000);
+    // A notice with a deadline: terminating at the deadline, terminated after the termination delay.
+    cloud.scheduleInterruption(a.providerID, clock.now(), 'SpotInterruption', 120_000);
+    const notice = cloud.changesSince(first.cursor);
+    expect(notice.changes).toEqual([
+      { providerID: a.providerID, at: T0 + 60_000 }, // the record changed now (its state does not yet)
+      { providerID: a.providerID, at: T0 + 180_000 },
+      { providerID: a.providerID, at: T0 + 190_000 },
+    ]);
+    // Deleted before the deadline: terminating now.
+    await cloud.delete(a.providerID);
+    expect(cloud.changesSince(notice.cursor).changes).toEqual([
+      { providerID: a.providerID, at: T0 + 60_000 },
+      { providerID: a.providerID, at: T0 + 60_000 },
+      { providerID: a.providerID, at: T0 + 70_000 },
+    ]);
+  });
+});

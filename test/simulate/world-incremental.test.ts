@@ -160,12 +160,22 @@ async function nextStep(rt: Runtime, r: () => number, n: number): Promise<Step |
 /**
  * Every 20 ticks an instance goes at once (tick 3), and the Nodes its heartbeat marked NotReady
  * are reported Ready again (tick 4) while the cloud stands still: the heartbeat, reading only the
- * changed Nodes then, must mark them again. Picks no random number, so the seeded events stay.
+ * changed Nodes then, must mark them again; and a notice is scheduled to fall due before the next
+ * tick (tick 9). Picks no random number, so the seeded events stay.
  */
 async function scheduled(t: number, rt: Runtime): Promise<Step | undefined> {
   if (t % 20 === 3) {
     const id = (await rt.cloud.list()).find((i) => i.state === 'running')?.providerID;
     return id ? (_c, side) => tolerant(async () => side.cloud.interrupt(id, 'InstanceTerminating')) : undefined;
+  }
+  if (t % 20 === 9) {
+    // A notice falling due between ticks: the first cloud call after it delivers it, and the
+    // instance goes at once; the node agent's reads of the cloud must deliver it where a listing does.
+    const id = (await rt.cloud.list()).filter((i) => i.state === 'running').at(-1)?.providerID;
+    const at = rt.clock.now() + 5_000;
+    return id
+      ? (_c, side) => tolerant(async () => side.cloud.scheduleInterruption(id, at, 'InstanceTerminating'))
+      : undefined;
   }
   if (t % 20 !== 4) return undefined;
   const down = (await rt.cluster.list<Node>('Node')).filter((x) =>

@@ -28,6 +28,8 @@ import {
 import { finalizeNode } from './node-finalizer.js';
 import { finalizeNodeClaim } from './nodeclaim-finalizer.js';
 import { ensureTerminationTime, type TgpSecondsFor } from './termination-time.js';
+import { KeptNames, pick } from '../../core/cluster/kept-names.js';
+import { position } from '../../core/cluster/sorted-objects.js';
 
 export interface TerminationControllerOptions {
   client: ClusterClient;
@@ -93,6 +95,15 @@ export class TerminationController {
    */
   private readonly watched: WatchedKinds;
   private readonly active = new Set<string>();
+  /**
+   * Kept with `active`, for a pass's lookups in its lists (src/core/cluster/kept-names.ts): per kind, the names of
+   * the acting objects and the names by providerID. A pass over 5,000 machines with two finalizing
+   * then finds those two and their partners without walking the lists.
+   */
+  private readonly kept = {
+    acting: { NodeClaim: new KeptNames(), Node: new KeptNames() },
+    byProvider: { NodeClaim: new KeptNames(), Node: new KeptNames() },
+  };
   /** Off: a change to any NodePool, NodeClaim or Node runs a pass (the reference the equality test compares with). */
   incremental = true;
   /** Passes skipped because no watched object is active (tests). */
@@ -115,8 +126,21 @@ export class TerminationController {
   /** Keeps `obj` (undefined: gone) in the active set when a pass would act on it. */
   private note(obj: KubeObject | undefined, key: KubeObject): void {
     const id = `${key.kind}/${key.metadata.name}`;
-    if (obj !== undefined && this.acts(obj)) this.active.add(id);
+    const acting = obj !== undefined && this.acts(obj);
+    if (acting) this.active.add(id);
     else this.active.delete(id);
+    // Without kind versions no pass can trust them (watched-kinds.ts): nothing to keep.
+    if ((key.kind !== 'NodeClaim' && key.kind !== 'Node') || this.opts.kindVersion === undefined) return;
+    const name = key.metadata.name;
+    this.kept.acting[key.kind].note(name, acting ? 'acting' : undefined);
+    const pid =
+      obj === undefined ? '' : key.kind === 'Node' ? nodeProvider(obj as Node) : claimProvider(obj as NodeClaim);
+    this.kept.byProvider[key.kind].note(name, pid === '' ? undefined : pid);
+  }
+
+  private keptNames(): KeptNames[] {
+    const k = this.kept;
+    return [k.acting.NodeClaim, k.acting.Node, k.byProvider.NodeClaim, k.byProvider.Node];
   }
 
   private acts(o: KubeObject): boolean {
@@ -169,8 +193,15 @@ export class TerminationController {
       const all = await client.list<Node>('Node');
       return owns ? all.filter(owns) : all;
     };
-    // The active set is rebuilt from the first lists; later writes reach it as watch events.
-    this.active.clear();
+    // Kept from every event since the last list (the in-memory cluster): the pass looks its
+    // finalizing objects and their partners up by name (src/core/cluster/kept-names.ts). Else the active set and
+    // the kept names are rebuilt from the first lists; later writes reach them as watch events.
+    const kept = this.incremental && this.watched.complete();
+    if (kept) for (const k of this.keptNames()) k.mark();
+    else {
+      this.active.clear();
+      for (const k of this.keptNames()) k.clear();
+    }
     this.watched.listing('NodePool');
     const pools = await client.list<NodePool>('NodePool');
     this.watched.listing('NodeClaim');
@@ -178,8 +209,29 @@ export class TerminationController {
     this.watched.listing('Node');
     let nodes = await listNodes();
     // The set was just cleared and names are unique per kind: only the acting objects are added.
-    for (const list of [pools, claims, nodes] as const)
-      for (const o of list as readonly KubeObject[]) if (this.acts(o)) this.active.add(`${o.kind}/${o.metadata.name}`);
+    // With kind versions the kept names are rebuilt too (note), for the passes that can trust them.
+    const keeps = this.opts.kindVersion !== undefined;
+    if (!kept)
+      for (const list of [pools, claims, nodes] as const)
+        for (const o of list as readonly KubeObject[]) {
+          if (keeps && o.kind !== 'NodePool') this.note(o, o);
+          else if (this.acts(o)) this.active.add(`${o.kind}/${o.metadata.name}`);
+        }
+    /** `list.filter(finalizing)`; kept: from the names acting since the pass began. */
+    const finalizingIn = <T extends Node | NodeClaim>(list: readonly T[], kind: T['kind']): T[] =>
+      kept ? pick(list, this.kept.acting[kind].under('acting'), finalizing) : list.filter(finalizing);
+    /** ByProvider over `list` for the `wanted` ids; kept: their groups from the names kept by providerID. */
+    const byProviderOf = <T extends Node | NodeClaim>(
+      list: readonly T[],
+      kind: T['kind'],
+      providerOf: (o: T) => string,
+      wanted: string[],
+    ): ByProvider<T> => {
+      const ids = this.only(wanted);
+      if (!kept || ids === undefined) return new ByProvider(list, providerOf, ids);
+      const names = this.kept.byProvider[kind];
+      return new ByProvider(list, providerOf, ids, (id) => pick(list, names.under(id), (o) => providerOf(o) === id));
+    };
 
     let cascaded = false;
     // Each cascade stage reads what the previous one wrote (a deleted pool's claims delete their Nodes in the same
@@ -198,37 +250,41 @@ export class TerminationController {
         }
       });
     };
-    this.busy = pools.some(deleting) || claims.some(finalizing) || nodes.some(finalizing);
+    this.busy =
+      pools.some(deleting) || finalizingIn(claims, 'NodeClaim').length > 0 || finalizingIn(nodes, 'Node').length > 0;
     for (const pool of pools.filter(deleting)) {
       for (const c of claims)
         if (!deleting(c) && c.metadata.labels?.[LABEL_NODEPOOL] === pool.metadata.name) await remove(c);
     }
     await relist();
     // The providerID maps are built only when some object is finalizing: a quiet tick builds none.
-    const finalizingNodes = nodes.filter(finalizing);
-    const claimsByProviderNow = new ByProvider(claims, claimProvider, this.only(finalizingNodes.map(nodeProvider)));
+    const finalizingNodes = finalizingIn(nodes, 'Node');
+    const claimsByProviderNow = byProviderOf(claims, 'NodeClaim', claimProvider, finalizingNodes.map(nodeProvider));
     for (const node of finalizingNodes) {
       const claim = this.claimFor(node, claimsByProviderNow);
       if (claim && !deleting(claim)) await remove(claim);
     }
     await relist();
-    const finalizingClaimsNow = claims.filter(finalizing);
-    const nodesByProviderNow = new ByProvider(nodes, nodeProvider, this.only(finalizingClaimsNow.map(claimProvider)));
+    const finalizingClaimsNow = finalizingIn(claims, 'NodeClaim');
+    const nodesByProviderNow = byProviderOf(nodes, 'Node', nodeProvider, finalizingClaimsNow.map(claimProvider));
     for (const claim of finalizingClaimsNow) {
       for (const node of this.nodesFor(claim, nodesByProviderNow)) if (!deleting(node)) await remove(node);
     }
     await relist();
 
-    for (let i = 0; i < claims.length; i++) {
+    // Each finalizing claim in list order (kept: found by name); a write replaces only its own entry.
+    const finalizingAt = kept
+      ? finalizingIn(claims, 'NodeClaim').map((c) => position(claims, c).at)
+      : claims.flatMap((c, i) => (finalizing(c) ? [i] : []));
+    for (const i of finalizingAt) {
       const claim = claims[i]!;
-      if (!finalizing(claim)) continue;
       await guard(`NodeClaim/${claim.metadata.name}`, async () => {
         claims[i] = await ensureTerminationTime(client, this.opts.recorder, claim, this.opts.tgpSecondsFor);
       });
     }
 
-    const finalizingNodesNow = nodes.filter(finalizing);
-    const claimsByProvider = new ByProvider(claims, claimProvider, this.only(finalizingNodesNow.map(nodeProvider)));
+    const finalizingNodesNow = finalizingIn(nodes, 'Node');
+    const claimsByProvider = byProviderOf(claims, 'NodeClaim', claimProvider, finalizingNodesNow.map(nodeProvider));
     const draining = finalizingNodesNow.filter(
       (n) => n.metadata.labels?.[LABEL_NODEPOOL] !== undefined || this.claimFor(n, claimsByProvider),
     );
@@ -255,10 +311,10 @@ export class TerminationController {
     const due = this.queue.nextDue();
     if (due !== undefined) wake(Math.max(due - nowMs, 0));
 
-    const finalizingClaims = claims.filter(finalizing);
+    const finalizingClaims = finalizingIn(claims, 'NodeClaim');
     if (finalizingClaims.length > 0) {
       if (result.released.nodes.length > 0) nodes = await listNodes();
-      const nodesByProvider = new ByProvider(nodes, nodeProvider, this.only(finalizingClaims.map(claimProvider)));
+      const nodesByProvider = byProviderOf(nodes, 'Node', nodeProvider, finalizingClaims.map(claimProvider));
       for (const claim of finalizingClaims) {
         const fresh = await client.get<NodeClaim>({ kind: 'NodeClaim', name: claim.metadata.name });
         if (!fresh || !finalizing(fresh)) continue;
@@ -308,10 +364,20 @@ class ByProvider<T extends KubeObject> {
     private readonly providerOf: (o: T) => string,
     /** Undefined: every id, grouped at once. */
     wanted: readonly string[] | undefined,
+    /** The group of one wanted id, when the caller can find it without a walk (src/core/cluster/kept-names.ts). */
+    groupOf?: (id: string) => T[],
   ) {
     if (wanted === undefined) this.all = byProvider(objects, providerOf);
     this.wanted = new Set(wanted?.filter((id) => id !== ''));
-    this.some = this.wanted.size === 0 ? new Map() : byProvider(objects, providerOf, this.wanted);
+    if (this.wanted.size === 0) this.some = new Map();
+    else if (groupOf === undefined) this.some = byProvider(objects, providerOf, this.wanted);
+    else {
+      this.some = new Map();
+      for (const id of this.wanted) {
+        const group = groupOf(id);
+        if (group.length > 0) this.some.set(id, group);
+      }
+    }
   }
 
   get(id: string): T[] | undefined {

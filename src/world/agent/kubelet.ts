@@ -62,7 +62,8 @@ export async function heartbeatNodes(
   nodes: readonly Node[],
   /** The pods bound to a Node, in list order. */
   podsOn: (node: string) => Promise<readonly Pod[]>,
-  live: ReadonlyMap<string, Instance>,
+  /** The cloud's instances by providerID (the terminated left out), as listed. */
+  live: { get(providerID: string): Instance | undefined },
   now: number,
 ): Promise<string[]> {
   const marked: string[] = [];
@@ -121,7 +122,7 @@ export interface PodPass {
 export async function runPods(
   client: ClusterClient,
   /** The Nodes by name (nodesByName: the pass reads a few pods, not every Node). */
-  byName: ReadonlyMap<string, Node>,
+  byName: { get(name: string): Node | undefined },
   pods: readonly Pod[],
   notReady: ReadonlySet<string>,
   now: number,

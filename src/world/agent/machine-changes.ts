@@ -6,7 +6,7 @@
 // change to a NodeClaim that is still past all that (kpol recording a pod event on it, a label)
 // asks nothing of it, and the part can be skipped — without reading the other 4,999.
 import type { ClusterClient } from '../../core/cluster/client.js';
-import { FINALIZER_TERMINATION, type Node, type NodeClaim } from '../../core/cluster/types.js';
+import { FINALIZER_TERMINATION, type NodeClaim } from '../../core/cluster/types.js';
 import { isTrue } from './conditions.js';
 
 export interface MachineChangeSet {
@@ -55,7 +55,7 @@ export class MachineChanges {
  * with an instance or without the termination finalizer, or launched, registered and initialized
  * with its Node. The machine part's own tests, in one predicate.
  */
-export function claimSettled(nc: NodeClaim, nodeByProviderID: ReadonlyMap<string, Node>): boolean {
+export function claimSettled(nc: NodeClaim, nodeByProviderID: { has(providerID: string): boolean }): boolean {
   const id = nc.status?.providerID;
   if (nc.metadata.deletionTimestamp !== undefined)
     return id !== undefined && id !== '' ? true : !(nc.metadata.finalizers ?? []).includes(FINALIZER_TERMINATION);

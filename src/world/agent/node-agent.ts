@@ -28,13 +28,21 @@ import {
   type NodeClaim,
   type Pod,
 } from '../../core/cluster/types.js';
-import { CloudError, type CloudProvider, type Instance, type InstanceType } from '../cloud/provider.js';
+import {
+  CloudError,
+  type CloudProvider,
+  type Instance,
+  type InstanceChange,
+  type InstanceType,
+} from '../cloud/provider.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
 import { findCondition, isTrue, transitionTime, withCondition } from './conditions.js';
 import { heartbeatNodes, nodesByName, podsByNode, raced, runPods, tolerateRace } from './kubelet.js';
 import { buildNode, formatResourceList, launchedLabels, nodeNameFor } from './node-objects.js';
 import { PodWork } from './pod-work.js';
 import { ChangedNodes, claimSettled, MachineChanges } from './machine-changes.js';
+import { MachineIndex } from './machine-index.js';
+import { position } from '../../core/cluster/sorted-objects.js';
 
 export const LAUNCH_TIMEOUT_MS = 5 * 60_000;
 export const REGISTRATION_TIMEOUT_MS = 15 * 60_000;
@@ -104,7 +112,8 @@ const MACHINE_RESULTS = [
 interface Machines {
   stamp: string | undefined;
   pending: boolean;
-  nodes: readonly Node[];
+  /** Undefined when the part read them from the machine index (its Nodes are the index's now). */
+  nodes: readonly Node[] | undefined;
   byName?: Map<string, Node>;
   byProviderID?: Map<string, Node>;
 }
@@ -114,6 +123,28 @@ function nodesByProviderID(nodes: readonly Node[]): Map<string, Node> {
   const out = new Map<string, Node>();
   for (const n of nodes) if (n.spec.providerID) out.set(n.spec.providerID, n);
   return out;
+}
+
+/**
+ * The Nodes as the machine part last saw them, by name: none changed since but for the heartbeat's
+ * NotReady marks, which the pod pass is told of. Kept from watches: the index's, now.
+ */
+function nodesOf(machines: Machines, index: MachineIndex | undefined): { get(name: string): Node | undefined } {
+  if (machines.nodes === undefined) {
+    if (index?.tracking !== true) throw new Error('node agent: no Nodes to read'); // unreachable
+    return { get: (name) => index.node(name) };
+  }
+  return index ? sortedByName(machines.nodes) : (machines.byName ??= nodesByName(machines.nodes));
+}
+
+/** Nodes by name from a list in name order (the in-memory server's): a binary search, not a map of 5,000. */
+function sortedByName(nodes: readonly Node[]): { get(name: string): Node | undefined } {
+  return {
+    get: (name) => {
+      const p = position(nodes, { metadata: { name } } as Node);
+      return p.found ? nodes[p.at] : undefined;
+    },
+  };
 }
 
 const truncate = (msg: string): string => (msg.length < 300 ? msg : `${msg.slice(0, 300)}...`);
@@ -153,6 +184,13 @@ export class NodeAgent {
   private readonly nodeChanges: ChangedNodes | undefined;
   private heartbeatStamp: string | undefined;
   /**
+   * promptWatches only: where the heartbeat last read the cloud's changes (changesSince), and the
+   * changes it read that take effect later. With them a heartbeat after the cloud moved reads the
+   * Nodes of the changed instances and the changed Nodes, not every Node.
+   */
+  private cloudCursor = 0;
+  private laterChanges: readonly InstanceChange[] = [];
+  /**
    * The machine part (launch, register, initialize, finalize, heartbeat) runs again only when a
    * Node changed, the cloud's stamp moved, a changed NodeClaim needs it, or the last part left
    * something pending or wrote; else a pass after one pod event reads one pod, not every
@@ -160,6 +198,11 @@ export class NodeAgent {
    */
   private readonly machineChanges: MachineChanges;
   private machines: Machines | undefined;
+  /**
+   * promptWatches only: the NodeClaims the machine part may act on and the Nodes by providerID,
+   * kept from watches (machine-index.ts), so a part that runs reads those, not every NodeClaim twice.
+   */
+  private readonly machineIndex: MachineIndex | undefined;
   private useWatches: boolean;
 
   constructor(opts: NodeAgentOptions) {
@@ -176,6 +219,7 @@ export class NodeAgent {
     this.podWork = opts.promptWatches ? new PodWork(opts.client) : undefined;
     this.nodeChanges = opts.promptWatches ? new ChangedNodes(opts.client) : undefined;
     this.machineChanges = new MachineChanges(opts.client);
+    this.machineIndex = opts.promptWatches ? new MachineIndex(opts.client) : undefined;
     this.useWatches = opts.promptWatches === true;
   }
 
@@ -191,6 +235,7 @@ export class NodeAgent {
     this.useWatches = on && this.podWork !== undefined;
     // Off: the tracker stops following events; on again, its first pass lists every pod.
     if (!this.useWatches) this.podWork?.failed();
+    this.machineIndex?.failed();
     this.heartbeatStamp = undefined;
     this.machines = undefined;
   }
@@ -233,6 +278,7 @@ export class NodeAgent {
     const stamp = this.cloud.changeStamp?.();
     const changed = this.machineChanges.take();
     const last = this.machines;
+    const index = this.useWatches && this.machineIndex?.tracking ? this.machineIndex : undefined;
     const quiet =
       this.useWatches &&
       last !== undefined &&
@@ -241,7 +287,12 @@ export class NodeAgent {
       stamp === last.stamp &&
       !changed.nodes &&
       [...changed.claims.values()].every(
-        (nc) => nc === undefined || claimSettled(nc, (last.byProviderID ??= nodesByProviderID(last.nodes))),
+        (nc) =>
+          nc === undefined ||
+          // No Node changed since the last part: the Nodes now are those it listed.
+          (index
+            ? index.settled(nc)
+            : last.nodes !== undefined && claimSettled(nc, (last.byProviderID ??= nodesByProviderID(last.nodes)))),
       );
     if (!quiet) {
       this.machines = undefined; // a part that throws leaves nothing to reuse
@@ -250,6 +301,7 @@ export class NodeAgent {
         part = await this.machinePass(pass, podsOn);
       } catch (e) {
         this.machineChanges.failed();
+        this.machineIndex?.failed();
         throw e;
       }
       const wrote = MACHINE_RESULTS.some((k) => pass[k].length > 0);
@@ -262,7 +314,7 @@ export class NodeAgent {
     await this.podChanges.ifChanged(async () => {
       const pods = work ? await work.next(podsNow) : await podsNow();
       // The Nodes as the machine part last listed them: none changed since, or it would have run.
-      const nodes = (machines.byName ??= nodesByName(machines.nodes));
+      const nodes = nodesOf(machines, this.useWatches ? this.machineIndex : undefined);
       let podPass;
       try {
         podPass = await runPods(this.client, nodes, pods, new Set(pass.nodesNotReady), this.clock.now(), owns);
@@ -285,10 +337,17 @@ export class NodeAgent {
   private async machinePass(
     pass: AgentPass,
     podsOn: (node: string) => Promise<readonly Pod[]>,
-  ): Promise<{ pending: boolean; nodes: readonly Node[] }> {
+  ): Promise<{ pending: boolean; nodes: readonly Node[] | undefined }> {
     /** Some NodeClaim is not yet launched, registered and initialized: its timeouts run with time. */
     let pending = false;
-    const claims = await this.client.list<NodeClaim>('NodeClaim');
+    // Kept from watches: the part reads the unsettled NodeClaims and their Nodes as a list made at
+    // that moment would hold them (machine-index.ts), not every NodeClaim and Node.
+    const index = this.useWatches && this.machineIndex?.tracking ? this.machineIndex : undefined;
+    index?.mark();
+    // Deleting (finalizeUnlaunched acts only without an instance) or not launched: unsettled either way.
+    const claims = index
+      ? index.unsettledNow((nc) => nc.metadata.deletionTimestamp !== undefined || !nc.status?.providerID)
+      : await this.client.list<NodeClaim>('NodeClaim');
     let types: Map<string, InstanceType> | undefined;
     // Index loops: a for-of with an await inside allocates an iterator result per NodeClaim (5,000 a pass).
     for (let i = 0; i < claims.length; i++) {
@@ -300,17 +359,25 @@ export class NodeAgent {
       }
     }
 
-    const live = new Map<string, Instance>();
-    const instances = await this.cloud.list();
-    for (let i = 0; i < instances.length; i++) live.set(instances[i]!.providerID, instances[i]!);
-    const nodes = await this.client.list<Node>('Node');
-    const nodeByProviderID = nodesByProviderID(nodes);
-    const claimsNow = await this.client.list<NodeClaim>('NodeClaim');
+    // Kept from watches, the part looks up the few instances it reads rather than list them all.
+    const live = index && this.cloud.describer ? { get: this.cloud.describer() } : await this.listLive();
+    let claimsNow: readonly NodeClaim[];
+    let nodeOf: (nc: NodeClaim, i: number) => Node | undefined;
+    if (index) {
+      claimsNow = index.unsettledNow((nc) => !!nc.status?.providerID && !nc.metadata.deletionTimestamp);
+      // Each one's Node as of now, before the loop writes any: what a map built from a list made now answers.
+      const found = claimsNow.map((nc) => index.nodeNow(nc.status!.providerID!));
+      nodeOf = (_nc, i) => found[i];
+    } else {
+      const byProviderID = nodesByProviderID(await this.client.list<Node>('Node'));
+      claimsNow = await this.client.list<NodeClaim>('NodeClaim');
+      nodeOf = (nc) => byProviderID.get(nc.status!.providerID!);
+    }
     for (let i = 0; i < claimsNow.length; i++) {
       const nc = claimsNow[i]!;
       const id = nc.status?.providerID;
       if (!id || nc.metadata.deletionTimestamp !== undefined) continue;
-      const node = nodeByProviderID.get(id);
+      const node = nodeOf(nc, i);
       // A registered, initialized machine with its Node has nothing left here: skip the async step (5,000 awaits a tick
       // at 5k nodes).
       if (
@@ -323,10 +390,38 @@ export class NodeAgent {
       await this.registerAndInitialize(nc, id, node, live.get(id), pass);
     }
 
-    const nodesNow = await this.client.list<Node>('Node');
+    // The Nodes as listed now (every one, or with the index those named): the heartbeat's input.
+    let listed: readonly Node[] | undefined;
+    const nodesNow = async (only?: ReadonlySet<string>): Promise<readonly Node[]> =>
+      index && only !== undefined ? index.nodesNamed(only) : (listed ??= await this.client.list<Node>('Node'));
+    if (!index) await nodesNow();
+    await this.heartbeatPart(nodesNow, index, live, podsOn, pass);
+    if (this.machineIndex && this.useWatches && !index) {
+      // The first part (or the first after one failed): from here on, watches keep the index.
+      const [claimsAfter, nodesAfter] = [
+        await this.client.list<NodeClaim>('NodeClaim'),
+        await this.client.list<Node>('Node'),
+      ];
+      this.machineIndex.build(claimsAfter, nodesAfter);
+    }
+    return { pending, nodes: listed };
+  }
+
+  /**
+   * The heartbeat over the Nodes as listed (`nodesNow`, in name order): every one, or with
+   * promptWatches only those changed since it last ran while the cloud's change stamp stands still.
+   */
+  private async heartbeatPart(
+    nodesNow: (only?: ReadonlySet<string>) => Promise<readonly Node[]>,
+    index: MachineIndex | undefined,
+    live: { get(providerID: string): Instance | undefined },
+    podsOn: (node: string) => Promise<readonly Pod[]>,
+    pass: AgentPass,
+  ): Promise<void> {
     const owns = this.ownsNode;
     const heartbeat = async (only?: ReadonlySet<string>): Promise<void> => {
-      const nodes = only === undefined ? nodesNow : nodesNow.filter((n) => only.has(n.metadata.name));
+      const all = await nodesNow(only);
+      const nodes = only === undefined || index ? all : all.filter((n) => only.has(n.metadata.name));
       pass.nodesNotReady = await heartbeatNodes(
         this.client,
         owns ? nodes.filter(owns) : nodes,
@@ -335,23 +430,59 @@ export class NodeAgent {
         this.clock.now(),
       );
     };
-    if (this.nodeChanges === undefined || !this.useWatches) await heartbeat();
-    else {
-      const stamp = this.cloud.changeStamp?.();
-      const cloudChanged = stamp === undefined || stamp !== this.heartbeatStamp;
-      const changed = this.nodeChanges.take();
-      if (cloudChanged || changed === undefined || changed.size > 0) {
-        this.heartbeatStamp = stamp;
-        try {
-          // The cloud moved: every Node's instance may have; else only the changed Nodes' verdicts can differ.
-          await heartbeat(cloudChanged ? undefined : changed);
-        } catch (e) {
-          this.nodeChanges.failed();
-          throw e;
-        }
-      }
+    if (this.nodeChanges === undefined || !this.useWatches) {
+      await heartbeat();
+      return;
     }
-    return { pending, nodes: nodesNow };
+    const stamp = this.cloud.changeStamp?.();
+    const cloudChanged = stamp === undefined || stamp !== this.heartbeatStamp;
+    const changed = this.nodeChanges.take();
+    if (!cloudChanged && changed !== undefined && changed.size === 0) return;
+    this.heartbeatStamp = stamp;
+    const moved = this.cloudChanges();
+    try {
+      // A Node's verdict moves only with the Node or its instance: else it is the one the last heartbeat gave.
+      // Without the cloud's changes (or the Nodes by providerID), every Node's instance may have moved.
+      let only = changed;
+      if (cloudChanged && (moved === undefined || index === undefined)) only = undefined;
+      else if (only !== undefined && moved !== undefined && index !== undefined && moved.size > 0) {
+        const names = new Set(only);
+        for (const id of moved) for (const name of index.nodeNames(id)) names.add(name);
+        only = names;
+      }
+      await heartbeat(only);
+    } catch (e) {
+      this.nodeChanges.failed();
+      throw e;
+    }
+  }
+
+  /** The cloud's instances by providerID (the terminated left out). */
+  private async listLive(): Promise<Map<string, Instance>> {
+    const live = new Map<string, Instance>();
+    const instances = await this.cloud.list();
+    for (let i = 0; i < instances.length; i++) live.set(instances[i]!.providerID, instances[i]!);
+    return live;
+  }
+
+  /**
+   * The providerIDs whose instance state changed since the last call, up to now (undefined: the
+   * cloud does not say); changes that take effect later are kept for a later call.
+   */
+  private cloudChanges(): ReadonlySet<string> | undefined {
+    if (this.cloud.changesSince === undefined) return undefined;
+    const { changes, cursor } = this.cloud.changesSince(this.cloudCursor);
+    this.cloudCursor = cursor;
+    const now = this.clock.now();
+    const due = new Set<string>();
+    const later: InstanceChange[] = [];
+    for (const list of [this.laterChanges, changes])
+      for (const c of list) {
+        if (c.at <= now) due.add(c.providerID);
+        else later.push(c);
+      }
+    this.laterChanges = later;
+    return due;
   }
 
   private async launch(nc: NodeClaim, types: ReadonlyMap<string, InstanceType>, pass: AgentPass): Promise<void> {

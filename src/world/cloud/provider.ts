@@ -72,4 +72,23 @@ export interface CloudProvider {
    * finds none assumes something changed every time.
    */
   changeStamp?(): string;
+  /**
+   * The instances changed since `cursor` (0: since the start), each with an instant at which its
+   * state changes (now, or later: running, terminating, terminated), and the cursor to ask with
+   * next. Optional: a caller that finds none reads every instance whenever the stamp moves.
+   */
+  changesSince?(cursor: number): { changes: readonly InstanceChange[]; cursor: number };
+  /**
+   * What list() would say of each instance, one providerID at a time: the call delivers what is
+   * due now, as a listing does; the lookup it returns answers as a listing made at that moment
+   * (until the cloud is written to or the clock moves), without describing every instance.
+   * Optional: a caller that finds none lists.
+   */
+  describer?(): (providerID: string) => Instance | undefined;
+}
+
+/** One instance whose described state changes at `at` (ms, on the cloud's clock). */
+export interface InstanceChange {
+  providerID: string;
+  at: number;
 }

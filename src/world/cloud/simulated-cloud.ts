@@ -12,6 +12,7 @@ import {
   type CapacityType,
   type CloudProvider,
   type Instance,
+  type InstanceChange,
   type InstanceType,
   type Offering,
 } from './provider.js';
@@ -113,6 +114,11 @@ export class SimulatedCloud implements CloudProvider {
   private counter = 0;
   /** Bumped on every launch, termination, adoption and scheduled notice; see changeStamp(). */
   private revision = 0;
+  /**
+   * Every launch, adoption and termination, with the instants the instance's state changes at:
+   * what changesSince() hands out. A few entries per machine launched or terminated.
+   */
+  private readonly changeLog: InstanceChange[] = [];
   /** Future instants at which an instance changes state or a notice falls due, and how many have passed. */
   private transitions: number[] = [];
   private passedTransitions = 0;
@@ -191,11 +197,32 @@ export class SimulatedCloud implements CloudProvider {
     return `${this.revision}/${this.passedTransitions}`;
   }
 
-  /** Records a change now and the instants at which it takes effect later. */
-  private changed(...later: number[]): void {
+  changesSince(cursor: number): { changes: readonly InstanceChange[]; cursor: number } {
+    return { changes: this.changeLog.slice(cursor), cursor: this.changeLog.length };
+  }
+
+  /**
+   * Records a change now and the instants at which it takes effect later; with an instance, that
+   * instance's state changes now and at those instants (changesSince).
+   */
+  private changed(providerID: string | undefined, ...later: number[]): void {
     this.revision++;
     const now = this.clock.now();
     for (const t of later) if (t > now) this.transitions.push(t);
+    if (providerID === undefined) return;
+    this.changeLog.push({ providerID, at: now });
+    for (const t of later) this.changeLog.push({ providerID, at: t });
+  }
+
+  describer(): (providerID: string) => Instance | undefined {
+    this.deliverScheduled();
+    // A listing holds each id's latest record (a reused id rebuilds the set), unless terminated.
+    return (providerID) => {
+      const rec = this.instances.get(providerID);
+      if (rec === undefined) return undefined;
+      const inst = this.snapshot(rec);
+      return inst.state === 'terminated' ? undefined : inst;
+    };
   }
 
   async list(): Promise<Instance[]> {
@@ -269,7 +296,7 @@ export class SimulatedCloud implements CloudProvider {
       ...(kind === 'RebalanceRecommendation' ? {} : { deadline: at + lead }),
     };
     this.scheduled.push(notice);
-    this.changed(at);
+    this.changed(undefined, at);
     this.deliverScheduled();
     return notice;
   }
@@ -362,7 +389,7 @@ export class SimulatedCloud implements CloudProvider {
         launchedAt: Math.min(launchedAt, now),
         runningAt: Math.min(launchedAt, now),
       });
-      this.changed();
+      this.changed(providerID);
     }
     return skipped;
   }
@@ -402,7 +429,7 @@ export class SimulatedCloud implements CloudProvider {
         typeof this.opts.launchLatencyMs === 'function' ? this.opts.launchLatencyMs(it) : this.opts.launchLatencyMs;
       const rec: InstanceRecord = { providerID, it, offering: o, launchedAt: now, runningAt: now + latency };
       this.record(rec);
-      this.changed(rec.runningAt);
+      this.changed(providerID, rec.runningAt);
       return this.snapshot(rec);
     }
     throw new CloudError(
@@ -422,7 +449,7 @@ export class SimulatedCloud implements CloudProvider {
     if (rec.terminatingAt !== undefined && rec.terminatingAt <= at) return;
     rec.terminatingAt = at;
     rec.terminatedAt = at + this.opts.terminationDelayMs;
-    this.changed(rec.terminatingAt, rec.terminatedAt);
+    this.changed(rec.providerID, rec.terminatingAt, rec.terminatedAt);
   }
 
   private deliverScheduled(): void {
