@@ -126,6 +126,38 @@ export class PreparedNodeCache {
   }
 
   /**
+   * The rows of `index`, made from the last index's when machines came or went: row `j` is the
+   * last index's row `from[j]` while its StateNode is the same, else made again. Entries of the
+   * names in `gone` are dropped. The caller has checked that the last index given here is `last`.
+   */
+  rowsAligned(
+    index: ClusterIndex,
+    last: ClusterIndex,
+    from: Int32Array,
+    gone: Iterable<string>,
+  ): readonly NodeRow[] | undefined {
+    if (this.index !== last) return undefined;
+    this.index = index;
+    this.indexNumber++;
+    const previous = this.rows;
+    const { stateNodes } = index;
+    const rows: NodeRow[] = new Array(stateNodes.length);
+    for (const name of gone) this.byName.delete(name);
+    for (let j = 0; j < stateNodes.length; j++) {
+      const sn = stateNodes[j];
+      const was = from[j] < 0 ? undefined : previous[from[j]];
+      if (was?.sn === sn) rows[j] = was;
+      else {
+        const row = nodeRow(sn);
+        row.entry = this.byName.get(sn.name);
+        rows[j] = row;
+      }
+    }
+    this.rows = rows;
+    return rows;
+  }
+
+  /**
    * The row's prepared facts (a row of the index last given to `rowsOf`): kept ones while its
    * Node, NodeClaim, bound pods, NodePool, policy and the PDB epoch (bumped by the caller whenever
    * what PDBs decide changed) are the same, else `prepare`'s, kept for the next evaluation.
