@@ -55,8 +55,10 @@ import { pauseKey, poolWindowKey, windowFacts, type WindowFacts } from './window
 export { reasonsInScope } from './result-records.js';
 
 /** The names of the rows with a Node, in order: the keys of an evaluation's node record. */
-function* namesOf(rows: readonly NodeRow[]): Iterable<string> {
-  for (const row of rows) if (row.sn.node) yield row.sn.name;
+function namesOf(rows: readonly NodeRow[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rows.length; i++) if (rows[i].sn.node !== undefined) out.push(rows[i].name);
+  return out;
 }
 
 const sameElements = (a: readonly object[], b: readonly object[]): boolean =>
@@ -563,21 +565,25 @@ export class Evaluator {
     const inFlight = state.reasons; // a getter on the reconciler's state: read once
     const flight = at.stateNow === last.stateNow ? last.inFlight : copyOfState(state, inFlight);
     const moved = flight === last.inFlight ? undefined : stateChanges(last.inFlight, flight);
-    const stateAt: number[] = [];
-    if (moved !== undefined && (moved.ids.size > 0 || moved.names.size > 0)) {
-      const { stateNodes } = index;
-      for (let i = 0; i < stateNodes.length; i++) {
-        const sn = stateNodes[i];
-        if ((sn.providerID !== undefined && moved.ids.has(sn.providerID)) || moved.names.has(sn.name)) stateAt.push(i);
-        if (stateAt.length > CHANGED_LIMIT) return undefined;
-      }
-    }
     const oldRows = this.preparedNodes.rowsOf(before);
     // Every place kept from the last index moves to its place in this one.
     if (align !== undefined) last.due.renumber(align.after);
     // The nodes whose facts moved with time since, with the changed ones, each once and in order.
     const dueAt: number[] = [];
     last.due.takeDue(nowMs, dueAt);
+    // The rows this index will have (those of the last, some changed): the state's changes are looked up in them.
+    const stateAt: number[] = [];
+    if (moved !== undefined && (moved.ids.size > 0 || moved.names.size > 0)) {
+      const { stateNodes } = index;
+      for (let i = 0; i < stateNodes.length; i++) {
+        const row = oldRows[align === undefined ? i : align.before[i]];
+        const sn = stateNodes[i];
+        // A changed place is derived anyway; the rest are the last index's rows.
+        if (row === undefined || row.sn !== sn) continue;
+        if ((row.id !== undefined && moved.ids.has(row.id)) || moved.names.has(row.name)) stateAt.push(i);
+        if (stateAt.length > CHANGED_LIMIT) return undefined;
+      }
+    }
     const extra = [...dueAt.filter((i) => i >= 0), ...stateAt];
     const positions = extra.length === 0 ? changedAt : [...new Set([...changedAt, ...extra])].sort((a, b) => a - b);
     if (positions.length > CHANGED_LIMIT) return undefined;
@@ -597,7 +603,8 @@ export class Evaluator {
     let warningsMoved = false;
     if (align !== undefined) {
       const from = align.before;
-      warned = Array.from(from, (i) => (i < 0 ? undefined : last.warned[i]));
+      warned = new Array<readonly PodWarning[] | undefined>(from.length);
+      for (let j = 0; j < from.length; j++) warned[j] = from[j] < 0 ? undefined : last.warned[from[j]];
       for (const i of align.gone) if (last.warned[i] !== undefined) warningsMoved = true;
     }
     // The pools' counts: the machines that went taken away, the changed ones counted again.

@@ -28,6 +28,9 @@ import type { Memoised } from './fact-combinations.js';
 /** A state node as its pool's budget counts it (KARPENTER.md#budget-counting), by its own objects. */
 export interface NodeRow {
   sn: StateNode;
+  /** The StateNode's name and providerID, read here once: a walk over every row reads them off one shape. */
+  name: string;
+  id: string | undefined;
   pool: string | undefined;
   /** Counted in its pool: it has one, is managed and initialized, and its instance is not terminating. */
   counted: boolean;
@@ -41,6 +44,8 @@ export function nodeRow(sn: StateNode): NodeRow {
   const pool = nodePoolOf(sn);
   return {
     sn,
+    name: sn.name,
+    id: sn.providerID,
     pool,
     counted: pool !== undefined && isManaged(sn) && isInitialized(sn) && !isInstanceTerminating(sn),
     disrupting: !isReady(sn) || isDeleting(sn),
