@@ -3,8 +3,11 @@
 // a few watch events (src/core/cluster/live-index.ts) keeps every unchanged StateNode object in
 // its place and puts a new one where a machine's Node, NodeClaim or pods changed, so the changed
 // places are those where the objects differ: a comparison of references per machine, with no
-// look at any node's objects. An index built from scratch (indexCluster) shares no StateNode with
-// the last: every place differs and the caller evaluates every node, as it would anyway.
+// look at any node's objects. When machines came or went (a Node registered, one deleted: every
+// tick while Drift replaces nodes), the places shift; both indexes keep their machines in name
+// order, so the two are matched by name in one merge, still with no look at any node's objects.
+// An index built from scratch (indexCluster) shares no StateNode with the last: every place
+// differs and the caller evaluates every node, as it would anyway.
 import type { StateNode } from '../cluster/state.js';
 
 /**

@@ -8,7 +8,9 @@
 // the overlay, and once the overlay grows past COMPACT_AT entries a plain record is made instead
 // (the copy then pays for that many events at once). Views also remember what they were made
 // from and what changed, which lets the verdict digest (verdict-digest.ts) follow the change
-// instead of walking every node again.
+// instead of walking every node again. When Nodes came or went the names differ, and the new
+// record is a plain one (a view's lookups would slow every walk over it); it remembers the record
+// it was made from and the names that differ (differenceOf), for consumers that count by name.
 import { ownRecord } from '../cluster/own-keys.js';
 import type { NodeResult } from './output.js';
 
