@@ -24,6 +24,7 @@ import { NodeResultCache } from './node-result-cache.js';
 import { nodeRow, PreparedNodeCache, type NodeRow } from './prepared-nodes.js';
 import { alignedPositions, changedPositions, type Alignment } from './changed-nodes.js';
 import { DueNodes } from './due-nodes.js';
+import { MachinePlaces } from './machine-places.js';
 import { withChanged, withMembers } from './verdict-record.js';
 import { Combinations, DecisionKeys, type Memoised } from './fact-combinations.js';
 import type { FactValidity } from '../facts/fact-validity.js';
@@ -571,22 +572,6 @@ export class Evaluator {
     // The nodes whose facts moved with time since, with the changed ones, each once and in order.
     const dueAt: number[] = [];
     last.due.takeDue(nowMs, dueAt);
-    // The rows this index will have (those of the last, some changed): the state's changes are looked up in them.
-    const stateAt: number[] = [];
-    if (moved !== undefined && (moved.ids.size > 0 || moved.names.size > 0)) {
-      const { stateNodes } = index;
-      for (let i = 0; i < stateNodes.length; i++) {
-        const row = oldRows[align === undefined ? i : align.before[i]];
-        const sn = stateNodes[i];
-        // A changed place is derived anyway; the rest are the last index's rows.
-        if (row === undefined || row.sn !== sn) continue;
-        if ((row.id !== undefined && moved.ids.has(row.id)) || moved.names.has(row.name)) stateAt.push(i);
-        if (stateAt.length > CHANGED_LIMIT) return undefined;
-      }
-    }
-    const extra = [...dueAt.filter((i) => i >= 0), ...stateAt];
-    const positions = extra.length === 0 ? changedAt : [...new Set([...changedAt, ...extra])].sort((a, b) => a - b);
-    if (positions.length > CHANGED_LIMIT) return undefined;
     // The names that went (and did not come back elsewhere): their prepared facts and verdicts are dropped.
     const gone: string[] = [];
     if (align !== undefined) {
@@ -599,6 +584,11 @@ export class Evaluator {
         : this.preparedNodes.rowsAligned(index, before, align.before, gone);
     if (rows === undefined) return undefined;
     for (const name of gone) this.verdicts.forget(name);
+    const stateAt = this.stateMoved(last, rows, index, moved, align, oldRows, changedAt);
+    if (stateAt === undefined) return undefined;
+    const extra = [...dueAt.filter((i) => i >= 0), ...stateAt];
+    const positions = extra.length === 0 ? changedAt : [...new Set([...changedAt, ...extra])].sort((a, b) => a - b);
+    if (positions.length > CHANGED_LIMIT) return undefined;
     let warned = last.warned;
     let warningsMoved = false;
     if (align !== undefined) {
@@ -696,6 +686,44 @@ export class Evaluator {
     this.last = last;
     this.nodeStats.evaluationsIncremental++;
     return output;
+  }
+
+  /**
+   * The places of the machines the in-flight state changed for (stateChanges), in `rows`: looked
+   * up by providerID and name (machine-places.ts, kept in `last` and moved by the rows that
+   * changed, came or went), else found by a walk over the rows; undefined past the limit.
+   */
+  private stateMoved(
+    last: LastPass,
+    rows: readonly NodeRow[],
+    index: ClusterIndex,
+    moved: { ids: ReadonlySet<string>; names: ReadonlySet<string> } | undefined,
+    align: Alignment | undefined,
+    oldRows: readonly NodeRow[],
+    changedAt: readonly number[],
+  ): number[] | undefined {
+    if (last.places !== undefined) {
+      const gone = align === undefined ? [] : align.gone.map((i) => oldRows[i]);
+      const was = changedAt.flatMap((j) => {
+        const i = align === undefined ? j : align.before[j];
+        return i < 0 ? [] : [oldRows[i]];
+      });
+      last.places.move(
+        [...gone, ...was],
+        changedAt.map((j) => rows[j]),
+      );
+    }
+    if (moved === undefined || (moved.ids.size === 0 && moved.names.size === 0)) return [];
+    last.places ??= new MachinePlaces(rows);
+    const found = last.places.placesOf(rows, index.nodesByName.size, moved.ids, moved.names);
+    if (found !== undefined) return found.length > CHANGED_LIMIT ? undefined : found;
+    const out: number[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      if ((row.id !== undefined && moved.ids.has(row.id)) || moved.names.has(row.name)) out.push(i);
+      if (out.length > CHANGED_LIMIT) return undefined;
+    }
+    return out;
   }
 }
 

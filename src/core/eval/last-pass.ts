@@ -14,6 +14,7 @@ import type { EvaluationSpan } from './evaluation-span.js';
 import type { Combinations } from './fact-combinations.js';
 import type { EvalOutput, NodeResult } from './output.js';
 import type { NodeRow } from './prepared-nodes.js';
+import type { MachinePlaces } from './machine-places.js';
 import type { Governed } from './resolve-policies.js';
 import type { WindowFacts } from './window-facts.js';
 
@@ -60,6 +61,8 @@ export interface LastPass {
   counts: Map<string, PoolCount>;
   /** The in-flight state the last evaluation read (copies: the reconciler changes its sets in place). */
   inFlight: InFlightCopy;
+  /** Its rows by providerID and name, made when the in-flight state first moves after a whole pass. */
+  places?: MachinePlaces;
 }
 
 /** A pool's budget count: its counted nodes, how many are disrupting, and for which reasons. */
