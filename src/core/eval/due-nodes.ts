@@ -32,6 +32,11 @@ export class DueNodes {
     places[i] = place;
   }
 
+  /** Entries held, those of nodes derived again since (or gone) among them. */
+  get size(): number {
+    return this.at.length;
+  }
+
   /** The earliest instant any node is due (Infinity when none is). */
   next(): number {
     return this.at.length > 0 ? this.at[0] : Infinity;

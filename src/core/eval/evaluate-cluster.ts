@@ -566,6 +566,9 @@ export class Evaluator {
     const inFlight = state.reasons; // a getter on the reconciler's state: read once
     const flight = at.stateNow === last.stateNow ? last.inFlight : copyOfState(state, inFlight);
     const moved = flight === last.inFlight ? undefined : stateChanges(last.inFlight, flight);
+    // Every node derived again pushes its next instant and the old one stays until it comes due:
+    // past a few per node, a whole pass starts the queue afresh rather than let it grow for a month.
+    if (last.due.size > 4 * index.stateNodes.length + 1024) return undefined;
     const oldRows = this.preparedNodes.rowsOf(before);
     // Every place kept from the last index moves to its place in this one.
     if (align !== undefined) last.due.renumber(align.after);
