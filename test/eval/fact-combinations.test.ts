@@ -25,7 +25,8 @@ import type {
 } from '../../src/core/cluster/types.js';
 import { Evaluator } from '../../src/core/eval/evaluate-cluster.js';
 import type { EvalOutput } from '../../src/core/eval/output.js';
-import { changeOf } from '../../src/core/eval/verdict-record.js';
+import { changeOf, differenceOf } from '../../src/core/eval/verdict-record.js';
+import { stateKey } from '../../src/core/eval/evaluation-span.js';
 import { digestOf } from '../../src/control/reconciler/methods/verdict-digest.js';
 import type { DisruptionState } from '../../src/core/facts/node-facts.js';
 import { LABEL_PAUSE } from '../../src/core/facts/pauses.js';
@@ -413,6 +414,149 @@ describe('evaluation of only the changed nodes', () => {
       expect(incremental.nodeStats.evaluationsIncremental).toBeGreaterThan(50);
       expect(views).toBeGreaterThan(20);
       expect(incremental.nodeStats.evaluationsIncremental).toBeLessThan(230);
+    },
+    120_000,
+  );
+});
+
+/**
+ * A watch event that brings or takes a machine, or moves one in its pool's budget count: a new
+ * NodeClaim (not joined yet), its Node registering, a Node or NodeClaim deleted, a NodeClaim's
+ * DisruptionReason set or dropped, a Node deleting (disrupting by its own objects).
+ */
+function machineEvent(
+  objects: Map<string, KubeObject>,
+  pending: Map<string, Node>,
+  r: () => number,
+  step: number,
+): WatchEvent | undefined {
+  const of = (kind: string) => [...objects.values()].filter((o) => o.kind === kind);
+  const any = <T>(xs: T[]) => (xs.length ? xs[Math.floor(r() * xs.length)] : undefined);
+  const x = r();
+  if (x < 0.25) {
+    const pool = any(['web', 'api', 'batch', 'legacy'])!;
+    const made = makeNodeClaimAndNode(pool, 300 + step, { drifted: r() < 0.5, createdAt: iso(T0 - HOUR) });
+    pending.set(made.nodeClaim.metadata.name, made.node);
+    return { type: 'ADDED', object: made.nodeClaim };
+  }
+  if (x < 0.5) {
+    // A claim without its Node registers it.
+    const claim = any([...pending.keys()].filter((name) => objects.has(`NodeClaim//${name}`)));
+    if (claim === undefined) return undefined;
+    const node = pending.get(claim)!;
+    pending.delete(claim);
+    return { type: 'ADDED', object: node };
+  }
+  if (x < 0.65) {
+    const o = any(of('Node'));
+    return o && { type: 'DELETED', object: o };
+  }
+  if (x < 0.75) {
+    const o = any(of('NodeClaim'));
+    return o && { type: 'DELETED', object: o };
+  }
+  if (x < 0.9) {
+    const nc = any(of('NodeClaim')) as NodeClaim | undefined;
+    if (nc === undefined) return undefined;
+    const others = (nc.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionReason');
+    const reason = any(['Drifted', 'Underutilized', 'Empty', 'Expired', 'Bogus', ''])!;
+    const conditions = reason ? [...others, { type: 'DisruptionReason', status: 'True', reason }] : others;
+    return { type: 'MODIFIED', object: { ...nc, status: { ...nc.status, conditions } } };
+  }
+  const node = any(of('Node')) as Node | undefined;
+  if (node === undefined) return undefined;
+  const deleting = node.metadata.deletionTimestamp ? {} : { deletionTimestamp: iso(T0) };
+  const { deletionTimestamp: _, ...metadata } = node.metadata;
+  return { type: 'MODIFIED', object: { ...node, metadata: { ...metadata, ...deleting } } as Node };
+}
+
+/**
+ * An in-flight state that moves a little most steps, as the reconciler's does: a command's
+ * machines queued and marked with its reason, a command finishing (its marks kept or rolled
+ * back), nominations coming and going. Never a per-pool instance-type list (that makes every
+ * evaluation a whole one).
+ */
+function movingState(index: ClusterIndex, was: DisruptionState, r: () => number): DisruptionState {
+  const ids = index.stateNodes.flatMap((sn) => (sn.providerID ? [sn.providerID] : []));
+  const names = index.stateNodes.map((sn) => sn.name);
+  const any = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const queued = new Set(was.queued);
+  const marked = new Set(was.marked);
+  const nominated = new Set(was.nominated);
+  const reasons = new Map(was.reasons);
+  const x = r();
+  if (x < 0.3 && ids.length) {
+    const id = any(ids);
+    queued.add(id);
+    marked.add(id);
+    reasons.set(id, any(['Drifted', 'Underutilized', 'Empty'] as const));
+  } else if (x < 0.5 && queued.size) {
+    const id = any([...queued]);
+    queued.delete(id);
+    reasons.delete(id);
+    if (r() < 0.5) marked.delete(id);
+  } else if (x < 0.6 && reasons.size) {
+    const id = any([...reasons.keys()]);
+    reasons.set(id, reasons.get(id) === 'Drifted' ? 'Empty' : 'Drifted');
+  } else if (x < 0.8) {
+    const name = any(names);
+    if (nominated.has(name)) nominated.delete(name);
+    else nominated.add(name);
+  }
+  return { queued, marked, nominated, reasons };
+}
+
+describe('evaluation of only the changed nodes as machines come and go and the in-flight state moves', () => {
+  it.each([1, 2, 3, 4])(
+    'gives the answer of deriving every node from scratch, cluster %i, with budget counts moving',
+    async (seed) => {
+      const ps = loadPolicies([{ fileName: 'fleet.kpol', text: UNSCOPED }]).policies;
+      const r = seededRandom(seed * 15_485_863);
+      const objects = new Map(generate(seed).map((o) => [keyOf(o), o]));
+      const live = new LiveIndex(liveSnapshot([...objects.values()]));
+      const incremental = new Evaluator();
+      let t = T0;
+      let state: DisruptionState = { queued: new Set(), marked: new Set(), nominated: new Set(), reasons: new Map() };
+      let lastIndex = live.apply([]);
+      const seen = { members: 0, counts: 0, state: 0, records: 0 };
+      const pending = new Map<string, Node>();
+      let previousPools: EvalOutput['nodePools'] = {};
+      for (let step = 0; step < 240; step++) {
+        const events: WatchEvent[] = [];
+        for (let k = r() < 0.2 ? 0 : 1 + Math.floor(r() * r() * 3); k > 0; k--) {
+          const e = r() < 0.6 ? machineEvent(objects, pending, r, step) : liveEvent(objects, r, t, step);
+          if (e === undefined) continue;
+          if (e.type === 'DELETED') objects.delete(keyOf(e.object));
+          else objects.set(keyOf(e.object), e.object);
+          events.push(e);
+        }
+        const index = live.apply(events);
+        t += [10_000, 60_000, 60_000, 5 * 60_000, 40 * 60_000][Math.floor(r() * 5)];
+        const wasState = state;
+        state = movingState(index, state, r);
+        const want = await reference(index, ps, t, state);
+        const before = incremental.nodeStats.evaluationsIncremental;
+        const got = await incremental.evaluate(index, ps, t, state);
+        expect(got, `seed ${seed} step ${step}`).toEqual(want);
+        expect(Object.keys(got.nodes), `seed ${seed} step ${step}`).toEqual(Object.keys(want.nodes));
+        const digest = digestOf(got);
+        const fresh = digestOf({ ...want, nodes: ownRecord(want.nodes) });
+        expect(new Map(digest.byReason), `seed ${seed} step ${step}`).toEqual(new Map(fresh.byReason));
+        expect(digest.blocked).toEqual(fresh.blocked);
+        if (incremental.nodeStats.evaluationsIncremental > before) {
+          if (index.stateNodes.length !== lastIndex.stateNodes.length) seen.members++;
+          if (differenceOf(got.nodes) && !changeOf(got.nodes)) seen.records++;
+          if (JSON.stringify(got.nodePools) !== JSON.stringify(previousPools)) seen.counts++;
+          if (stateKey(state) !== stateKey(wasState)) seen.state++;
+        }
+        previousPools = got.nodePools;
+        lastIndex = index;
+      }
+      // The path was taken where it matters: machines came and went, pools' counts moved, the state moved.
+      expect(seen.members).toBeGreaterThan(30);
+      expect(seen.records).toBeGreaterThan(40);
+      expect(seen.counts).toBeGreaterThan(60);
+      expect(seen.state).toBeGreaterThan(120);
     },
     120_000,
   );

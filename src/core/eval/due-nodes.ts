@@ -32,17 +32,31 @@ export class DueNodes {
     places[i] = place;
   }
 
+  /** Entries held, those of nodes derived again since (or gone) among them. */
+  get size(): number {
+    return this.at.length;
+  }
+
   /** The earliest instant any node is due (Infinity when none is). */
   next(): number {
     return this.at.length > 0 ? this.at[0] : Infinity;
   }
 
-  /** Takes out every node due at `nowMs` (its instant not after it); a place may come more than once. */
+  /** Takes out every node due at `nowMs` (its instant not after it); a place may come more than once, or be -1. */
   takeDue(nowMs: number, into: number[]): void {
     while (this.at.length > 0 && this.at[0] <= nowMs) {
       into.push(this.place[0]);
       this.popTop();
     }
+  }
+
+  /**
+   * Moves every node to its place in the next index (`placeIn[place]`, -1 for a node that went:
+   * taken out later as -1, which the caller skips). The instants are unchanged, so the heap holds.
+   */
+  renumber(placeIn: Int32Array): void {
+    const { place } = this;
+    for (let i = 0; i < place.length; i++) place[i] = place[i] < 0 ? -1 : placeIn[place[i]];
   }
 
   private popTop(): void {

@@ -18,13 +18,14 @@ import {
 } from '../facts/node-facts.js';
 import { PodWindowMatcher, type PodWarning, type WindowState } from '../facts/pod-windows.js';
 import { pauseFacts, pausesOf, pausesPool, type Pause } from '../facts/pauses.js';
-import { bucketCount, disruptionReason, type DisruptingByReason } from './disruption-reasons.js';
+import { bucketCount, disruptionReason } from './disruption-reasons.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
 import { nodeRow, PreparedNodeCache, type NodeRow } from './prepared-nodes.js';
-import { changedPositions } from './changed-nodes.js';
+import { alignedPositions, changedPositions, type Alignment } from './changed-nodes.js';
 import { DueNodes } from './due-nodes.js';
-import { withChanged } from './verdict-record.js';
+import { MachinePlaces } from './machine-places.js';
+import { withChanged, withMembers } from './verdict-record.js';
 import { Combinations, DecisionKeys, type Memoised } from './fact-combinations.js';
 import type { FactValidity } from '../facts/fact-validity.js';
 import type { EvalOutput, NodeResult, PoolResult } from './output.js';
@@ -36,9 +37,14 @@ import { countScopes, scopeHolds } from './budget-scopes.js';
 import {
   CHANGED_LIMIT,
   MAX_CARRIED_ANSWERS,
+  copyOfState,
+  countIn,
   podTextsOf,
-  sameCount,
   sameInputs,
+  sameShare,
+  shareOf,
+  stateChanges,
+  type PoolCount,
   sameObjects,
   sameResult,
   type ChangedOnlyInputs,
@@ -48,6 +54,13 @@ import { atText, inReasonOrder, nodeResult, pausedView, reasonsInScope } from '.
 import { pauseKey, poolWindowKey, windowFacts, type WindowFacts } from './window-facts.js';
 
 export { reasonsInScope } from './result-records.js';
+
+/** The names of the rows with a Node, in order: the keys of an evaluation's node record. */
+function namesOf(rows: readonly NodeRow[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rows.length; i++) if (rows[i].sn.node !== undefined) out.push(rows[i].name);
+  return out;
+}
 
 const sameElements = (a: readonly object[], b: readonly object[]): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
@@ -247,7 +260,19 @@ export class Evaluator {
     const last = this.last;
     this.last = undefined;
     if (last !== undefined && stateNow !== undefined && this.incremental && this.prepared) {
-      const at = { index, policies, nowMs, state, stateNow, poolWindows, pauses, pdbEpoch, byPool, windowsOf };
+      const at = {
+        index,
+        policies,
+        nowMs,
+        state,
+        stateNow,
+        poolWindows,
+        pauses,
+        pdbEpoch,
+        byPool,
+        rateStarts,
+        windowsOf,
+      };
       const output = await this.changedOnly(last, at, warnings);
       if (output) return output;
     }
@@ -260,7 +285,7 @@ export class Evaluator {
       return p;
     };
 
-    const counts = new Map<string, { nodes: number; disrupting: number; byReason: DisruptingByReason }>();
+    const counts = new Map<string, PoolCount>();
     const counted: { sn: (typeof index.stateNodes)[number]; pool: string; disrupting: boolean }[] = [];
     const inFlight = state.reasons; // a getter on the reconciler's state: read once
     // The nodes as their pools count them, kept per index on the fast path (prepared-nodes.ts).
@@ -287,44 +312,8 @@ export class Evaluator {
     for (const np of index.snapshot.nodePools) {
       const name = np.metadata.name;
       const governed = byPool.get(name)!;
-      const p = prepare(governed.policy);
-      p.events ??= await this.runPool(p.engine, windowsOf(governed.policy), nowMs);
-      const { nodes, disrupting, byReason } = counts.get(name) ?? { nodes: 0, disrupting: 0, byReason: {} };
-      const buckets = governed.policy.budgets.some((b) => b.perReason);
-      const mine = pauses.filter((x) => pausesPool(x, name));
-      // A pool no pause names reads the policy's one pool-rule run; a paused pool runs them with its pause facts.
-      const events = mine.length
-        ? await this.runPool(p.engine, windowsOf(governed.policy), nowMs, pauseFacts(mine, name))
-        : p.events;
-      const result: PoolResult = {
-        policy: governed.policy.origin === 'kpol' ? governed.policy.name : `nodepool/${name}`,
-        nodes,
-        disrupting,
-        ...(buckets && { disruptingByReason: inReasonOrder(byReason), boundByBucket: [] }),
-        budgets: {},
-        allowed: {},
-        errors: [...governed.problems, ...p.errors, ...mine.flatMap((x) => (x.error ? [x.error] : []))],
-        ...pausedView(mine, events, nowMs),
-      };
-      const starts = rateStarts.get(name);
-      const started = counterOf(starts, nowMs);
-      for (const reason of reasonsInScope(governed.policy)) {
-        const a = allowanceFor(events, reason, {
-          nodes,
-          disrupting,
-          disruptingFor: bucketCount(byReason, reason),
-          started,
-        });
-        result.budgets[reason] = a.budget;
-        result.allowed[reason] = a.allowed;
-        if (a.bucket) (result.boundByBucket ??= []).push(reason);
-      }
-      if (starts) {
-        const rates = rateUses(governed.policy, p.events!, starts, nodes, nowMs);
-        if (rates.length) result.rates = rates;
-        if ('error' in starts) result.errors.push(starts.error);
-      }
-      nodePools[name] = result;
+      const at = { nowMs, pauses, windows: windowsOf(governed.policy), starts: rateStarts.get(name) };
+      nodePools[name] = await this.poolResult(name, governed, prepare(governed.policy), counts.get(name), at);
     }
 
     const nodes = ownRecord<NodeResult>();
@@ -392,8 +381,55 @@ export class Evaluator {
         podTexts,
         due,
         combinations: new Map([...perPolicy].map(([policy, p]) => [policy, p.combinations])),
+        counts,
+        inFlight: copyOfState(state, inFlight),
       };
     return output;
+  }
+
+  /** A NodePool's result at an instant from its budget count, its policy's pool rules and the pauses naming it. */
+  private async poolResult(
+    name: string,
+    governed: Governed,
+    p: PolicyPass,
+    count: PoolCount | undefined,
+    at: { nowMs: number; pauses: readonly Pause[]; windows: WindowFacts; starts: PoolStarts | undefined },
+  ): Promise<PoolResult> {
+    const { nowMs, starts } = at;
+    p.events ??= await this.runPool(p.engine, at.windows, nowMs);
+    const { nodes, disrupting, byReason } = count ?? { nodes: 0, disrupting: 0, byReason: {} };
+    const buckets = governed.policy.budgets.some((b) => b.perReason);
+    const mine = at.pauses.filter((x) => pausesPool(x, name));
+    // A pool no pause names reads the policy's one pool-rule run; a paused pool runs them with its pause facts.
+    const events = mine.length ? await this.runPool(p.engine, at.windows, nowMs, pauseFacts(mine, name)) : p.events;
+    const result: PoolResult = {
+      policy: governed.policy.origin === 'kpol' ? governed.policy.name : `nodepool/${name}`,
+      nodes,
+      disrupting,
+      ...(buckets && { disruptingByReason: inReasonOrder(byReason), boundByBucket: [] }),
+      budgets: {},
+      allowed: {},
+      errors: [...governed.problems, ...p.errors, ...mine.flatMap((x) => (x.error ? [x.error] : []))],
+      ...pausedView(mine, events, nowMs),
+    };
+    const started = counterOf(starts, nowMs);
+    for (const reason of reasonsInScope(governed.policy)) {
+      const a = allowanceFor(events, reason, {
+        nodes,
+        disrupting,
+        disruptingFor: bucketCount(byReason, reason),
+        started,
+      });
+      result.budgets[reason] = a.budget;
+      result.allowed[reason] = a.allowed;
+      if (a.bucket) (result.boundByBucket ??= []).push(reason);
+    }
+    if (starts) {
+      const rates = rateUses(governed.policy, p.events, starts, nodes, nowMs);
+      if (rates.length) result.rates = rates;
+      if ('error' in starts) result.errors.push(starts.error);
+    }
+    return result;
   }
 
   /** A policy's part of one evaluation: its engine, window facts, fact deriver and rule answers per combination. */
@@ -498,14 +534,17 @@ export class Evaluator {
 
   /**
    * The evaluation at a later instant made from the last one by deriving only the nodes whose
-   * StateNode changed (changed-nodes.ts) and those whose facts moved with time since (their
-   * thresholds passed, due-nodes.ts): undefined when anything else the last one read may have
-   * moved, and the caller then evaluates every node. Everything else is compared here — the
-   * policies, the in-flight state, every pool's window, threshold and pause facts (the pool key),
-   * the PDBs' verdict epoch, the NodePools, every window a node read — so every other node's
-   * verdict is the one a whole pass would give. A changed node must keep its place in its pool's
-   * counts: the pools' results are then the last ones too. The rule graphs still decide each node.
+   * StateNode changed or came (changed-nodes.ts), those whose facts moved with time since (their
+   * thresholds passed, due-nodes.ts) and those the in-flight state changed for (last-pass.ts
+   * stateChanges): undefined when anything else the last one read may have moved, and the caller
+   * then evaluates every node. Everything else is compared here — the policies, every pool's
+   * window, threshold and pause facts (the pool key), the PDBs' verdict epoch, the NodePools,
+   * every window a node read — so every other node's verdict is the one a whole pass would give.
+   * The pools' budget counts follow the nodes that changed, came, went or were marked: only the
+   * pools whose count moved get their result made again, the others keep the last one. The rule
+   * graphs still decide each node.
    */
+  // eslint-disable-next-line complexity -- the stages of one evaluation from the last, in order
   private async changedOnly(
     last: LastPass,
     at: ChangedOnlyInputs,
@@ -514,61 +553,180 @@ export class Evaluator {
     const { index, nowMs, state } = at;
     const before = last.index;
     if (!sameInputs(last, at)) return undefined;
-    const changedAt = changedPositions(before.stateNodes, index.stateNodes, CHANGED_LIMIT);
-    if (changedAt === undefined) return undefined;
+    // The machines in the same places with a few changed, else matched by name as some came or went.
+    let align: Alignment | undefined;
+    let changedAt = changedPositions(before.stateNodes, index.stateNodes, CHANGED_LIMIT);
+    if (changedAt === undefined) {
+      const joined = (ix: ClusterIndex) => ix.nodesByName.size;
+      align = alignedPositions(before.stateNodes, joined(before), index.stateNodes, joined(index), CHANGED_LIMIT);
+      if (align === undefined) return undefined;
+      changedAt = align.changed;
+    }
+    // The in-flight state, and the machines whose flags or budget share it changed.
+    const inFlight = state.reasons; // a getter on the reconciler's state: read once
+    const flight = at.stateNow === last.stateNow ? last.inFlight : copyOfState(state, inFlight);
+    const moved = flight === last.inFlight ? undefined : stateChanges(last.inFlight, flight);
+    // Every node derived again pushes its next instant and the old one stays until it comes due:
+    // past a few per node, a whole pass starts the queue afresh rather than let it grow for a month.
+    if (last.due.size > 4 * index.stateNodes.length + 1024) return undefined;
+    const oldRows = this.preparedNodes.rowsOf(before);
+    // Every place kept from the last index moves to its place in this one.
+    if (align !== undefined) last.due.renumber(align.after);
     // The nodes whose facts moved with time since, with the changed ones, each once and in order.
     const dueAt: number[] = [];
     last.due.takeDue(nowMs, dueAt);
-    const positions = dueAt.length === 0 ? changedAt : [...new Set([...changedAt, ...dueAt])].sort((a, b) => a - b);
-    if (positions.length > CHANGED_LIMIT) return undefined;
-    const oldRows = this.preparedNodes.rowsOf(before);
-    const rows = this.preparedNodes.rowsAfter(index, before, changedAt);
+    // The names that went (and did not come back elsewhere): their prepared facts and verdicts are dropped.
+    const gone: string[] = [];
+    if (align !== undefined) {
+      const came = new Set(align.changed.map((j) => index.stateNodes[j].name));
+      for (const i of align.gone) if (!came.has(oldRows[i].sn.name)) gone.push(oldRows[i].sn.name);
+    }
+    const rows =
+      align === undefined
+        ? this.preparedNodes.rowsAfter(index, before, changedAt)
+        : this.preparedNodes.rowsAligned(index, before, align.before, gone);
     if (rows === undefined) return undefined;
+    for (const name of gone) this.verdicts.forget(name);
+    const stateAt = this.stateMoved(last, rows, index, moved, align, oldRows, changedAt);
+    if (stateAt === undefined) return undefined;
+    const extra = [...dueAt.filter((i) => i >= 0), ...stateAt];
+    const positions = extra.length === 0 ? changedAt : [...new Set([...changedAt, ...extra])].sort((a, b) => a - b);
+    if (positions.length > CHANGED_LIMIT) return undefined;
+    let warned = last.warned;
+    let warningsMoved = false;
+    if (align !== undefined) {
+      const from = align.before;
+      warned = new Array<readonly PodWarning[] | undefined>(from.length);
+      for (let j = 0; j < from.length; j++) warned[j] = from[j] < 0 ? undefined : last.warned[from[j]];
+      for (const i of align.gone) if (last.warned[i] !== undefined) warningsMoved = true;
+    }
+    // The pools' counts: the machines that went taken away, the changed ones counted again.
+    const counts = last.counts;
+    const movedPools = new Set<string>();
+    const recount = (share: ReturnType<typeof shareOf>, by: 1 | -1) => {
+      if (share === undefined) return;
+      countIn(counts, share, by);
+      movedPools.add(share.pool);
+    };
+    if (align !== undefined)
+      for (const i of align.gone) recount(shareOf(oldRows[i], last.inFlight.marked, last.inFlight.reasons), -1);
     const pass: NodePass = { index, nowMs, state, pdbEpoch: at.pdbEpoch, span: last.span, sink: { warnings: [] } };
     const perPolicy = new Map<PolicySpec, PolicyPass>();
-    const changed: [string, NodeResult][] = [];
-    let warningsMoved = false;
-    for (const i of positions) {
-      const was = oldRows[i];
-      const row = rows[i];
-      const { sn } = row;
-      if (was !== row && (!sameCount(was, row, state) || !was.sn.node !== !sn.node)) return undefined;
-      if (!sn.node) continue;
-      const policy = (row.pool !== undefined && at.byPool.get(row.pool)?.policy) || ORPHAN;
+    const passOf = (policy: PolicySpec): PolicyPass | undefined => {
       let p = perPolicy.get(policy);
       if (p === undefined) {
         const from = last.combinations.get(policy);
         if (from !== undefined && from.size > MAX_CARRIED_ANSWERS) return undefined;
         perPolicy.set(policy, (p = this.policyPass(policy, pass, at.windowsOf(policy), from)));
       }
+      return p;
+    };
+    const changed: [string, NodeResult][] = [];
+    // The record's names change when a Node came or went (not only a StateNode's objects).
+    const goneNodes =
+      align === undefined ? [] : align.gone.flatMap((i) => (oldRows[i].sn.node ? [oldRows[i].sn.name] : []));
+    let namesMoved = goneNodes.length > 0;
+    for (const i of positions) {
+      const from = align === undefined ? i : align.before[i];
+      const was = from < 0 ? undefined : oldRows[from];
+      const row = rows[i];
+      const { sn } = row;
+      const wasShare = was && shareOf(was, last.inFlight.marked, last.inFlight.reasons);
+      const share = shareOf(row, flight.marked, inFlight);
+      if (!sameShare(wasShare, share)) {
+        recount(wasShare, -1);
+        recount(share, 1);
+      }
+      if (!was?.sn.node !== !sn.node) namesMoved = true;
+      if (!sn.node) continue;
+      const policy = (row.pool !== undefined && at.byPool.get(row.pool)?.policy) || ORPHAN;
+      const p = passOf(policy);
+      if (p === undefined) return undefined;
       let v = this.keptVerdict(row, policy, p, pass) ?? this.deriveVerdict(row, policy, p, pass);
       if (v instanceof Promise) v = await v;
       last.due.push(v.validity.until, i);
-      if (v.warnings.length > 0 || last.warned[i] !== undefined) warningsMoved = true;
-      last.warned[i] = v.warnings.length > 0 ? v.warnings : undefined;
-      const previous = last.output.nodes[sn.name];
+      if (v.warnings.length > 0 || warned[i] !== undefined) warningsMoved = true;
+      warned[i] = v.warnings.length > 0 ? v.warnings : undefined;
+      const previous = was?.sn.node ? last.output.nodes[sn.name] : undefined;
       // The same verdict for the same Node and NodeClaim: the last record stands for it, and so
       // do the views and events made from that record (verdict-digest.ts, blocked-events.ts).
-      if (!sameObjects(was.sn, sn) || !sameResult(previous, v.result)) changed.push([sn.name, v.result]);
+      if (!was || !sameObjects(was.sn, sn) || !sameResult(previous, v.result)) changed.push([sn.name, v.result]);
+    }
+    // The pools whose count moved get their results made again; the others keep the last ones.
+    let nodePools = last.output.nodePools;
+    if (movedPools.size > 0) {
+      nodePools = ownRecord<PoolResult>();
+      for (const [name, kept] of Object.entries(last.output.nodePools)) {
+        const governed = at.byPool.get(name);
+        if (!movedPools.has(name) || governed === undefined) {
+          nodePools[name] = kept;
+          continue;
+        }
+        const p = passOf(governed.policy);
+        if (p === undefined) return undefined;
+        const w = { nowMs, pauses: at.pauses, windows: at.windowsOf(governed.policy), starts: at.rateStarts.get(name) };
+        nodePools[name] = await this.poolResult(name, governed, p, counts.get(name), w);
+      }
     }
     for (const [policy, p] of perPolicy) last.combinations.set(policy, p.combinations);
-    // The last record with the changed verdicts laid over it, not a copy (verdict-record.ts).
-    const nodes = withChanged(last.output.nodes, changed);
-    if (warningsMoved) last.podTexts = podTextsOf(last.warned);
+    // The last record with the changed verdicts laid over it, not a copy (verdict-record.ts); a
+    // new record when Nodes came or went, in the order of the index as a whole pass makes it.
+    const nodes = namesMoved
+      ? withMembers(last.output.nodes, namesOf(rows), changed, goneNodes)
+      : withChanged(last.output.nodes, changed);
+    if (warningsMoved) last.podTexts = podTextsOf(warned);
     const output: EvalOutput = {
       at: atText(nowMs),
-      nodePools: last.output.nodePools,
+      nodePools,
       nodes,
       decisions: [],
       warnings: [...resolved, ...last.podTexts],
     };
     const kept = { ...output, warnings: [...output.warnings] };
-    last.span.moveTo(index, kept, last.due.next());
+    last.span.moveTo(index, kept, last.due.next(), at.stateNow);
     this.span = last.span;
-    Object.assign(last, { index, nowMs, output: kept });
+    Object.assign(last, { index, nowMs, output: kept, warned, stateNow: at.stateNow, inFlight: flight });
     this.last = last;
     this.nodeStats.evaluationsIncremental++;
     return output;
+  }
+
+  /**
+   * The places of the machines the in-flight state changed for (stateChanges), in `rows`: looked
+   * up by providerID and name (machine-places.ts, kept in `last` and moved by the rows that
+   * changed, came or went), else found by a walk over the rows; undefined past the limit.
+   */
+  private stateMoved(
+    last: LastPass,
+    rows: readonly NodeRow[],
+    index: ClusterIndex,
+    moved: { ids: ReadonlySet<string>; names: ReadonlySet<string> } | undefined,
+    align: Alignment | undefined,
+    oldRows: readonly NodeRow[],
+    changedAt: readonly number[],
+  ): number[] | undefined {
+    if (last.places !== undefined) {
+      const gone = align === undefined ? [] : align.gone.map((i) => oldRows[i]);
+      const was = changedAt.flatMap((j) => {
+        const i = align === undefined ? j : align.before[j];
+        return i < 0 ? [] : [oldRows[i]];
+      });
+      last.places.move(
+        [...gone, ...was],
+        changedAt.map((j) => rows[j]),
+      );
+    }
+    if (moved === undefined || (moved.ids.size === 0 && moved.names.size === 0)) return [];
+    last.places ??= new MachinePlaces(rows);
+    const found = last.places.placesOf(rows, index.nodesByName.size, moved.ids, moved.names);
+    if (found !== undefined) return found.length > CHANGED_LIMIT ? undefined : found;
+    const out: number[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      if ((row.id !== undefined && moved.ids.has(row.id)) || moved.names.has(row.name)) out.push(i);
+      if (out.length > CHANGED_LIMIT) return undefined;
+    }
+    return out;
   }
 }
 

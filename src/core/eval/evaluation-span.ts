@@ -32,7 +32,7 @@ export class EvaluationSpan {
   constructor(
     private index: ClusterIndex,
     private readonly policies: readonly PolicySpec[],
-    private readonly state: string,
+    private state: string,
     /** The pools' budget and maintenance window facts at the evaluation, joined. */
     private readonly poolWindows: string,
   ) {}
@@ -83,10 +83,11 @@ export class EvaluationSpan {
 
   /**
    * The span carried to the index an evaluation of only the changed and due nodes was made for
-   * (their validities added), ending when the next node is due (due-nodes.ts).
+   * (their validities added) under the in-flight state `state`, ending when the next node is due (due-nodes.ts).
    */
-  moveTo(index: ClusterIndex, output: EvalOutput, until: number): void {
+  moveTo(index: ClusterIndex, output: EvalOutput, until: number, state: string): void {
     this.index = index;
+    this.state = state;
     this.output = output;
     this.until = until;
   }

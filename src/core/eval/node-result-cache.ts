@@ -78,6 +78,11 @@ export class NodeResultCache {
     for (const [name, e] of this.entries) if (e.seen !== this.pass) this.entries.delete(name);
   }
 
+  /** Drops the verdict of a node the cluster no longer holds (an evaluation of the changed nodes saw it go). */
+  forget(name: string): void {
+    this.entries.delete(name);
+  }
+
   get(
     index: ClusterIndex,
     sn: StateNode,

@@ -28,6 +28,9 @@ import type { Memoised } from './fact-combinations.js';
 /** A state node as its pool's budget counts it (KARPENTER.md#budget-counting), by its own objects. */
 export interface NodeRow {
   sn: StateNode;
+  /** The StateNode's name and providerID, read here once: a walk over every row reads them off one shape. */
+  name: string;
+  id: string | undefined;
   pool: string | undefined;
   /** Counted in its pool: it has one, is managed and initialized, and its instance is not terminating. */
   counted: boolean;
@@ -41,6 +44,8 @@ export function nodeRow(sn: StateNode): NodeRow {
   const pool = nodePoolOf(sn);
   return {
     sn,
+    name: sn.name,
+    id: sn.providerID,
     pool,
     counted: pool !== undefined && isManaged(sn) && isInitialized(sn) && !isInstanceTerminating(sn),
     disrupting: !isReady(sn) || isDeleting(sn),
@@ -120,6 +125,38 @@ export class PreparedNodeCache {
       const row = nodeRow(sn);
       row.entry = this.byName.get(sn.name);
       rows[i] = row;
+    }
+    this.rows = rows;
+    return rows;
+  }
+
+  /**
+   * The rows of `index`, made from the last index's when machines came or went: row `j` is the
+   * last index's row `from[j]` while its StateNode is the same, else made again. Entries of the
+   * names in `gone` are dropped. The caller has checked that the last index given here is `last`.
+   */
+  rowsAligned(
+    index: ClusterIndex,
+    last: ClusterIndex,
+    from: Int32Array,
+    gone: Iterable<string>,
+  ): readonly NodeRow[] | undefined {
+    if (this.index !== last) return undefined;
+    this.index = index;
+    this.indexNumber++;
+    const previous = this.rows;
+    const { stateNodes } = index;
+    const rows: NodeRow[] = new Array(stateNodes.length);
+    for (const name of gone) this.byName.delete(name);
+    for (let j = 0; j < stateNodes.length; j++) {
+      const sn = stateNodes[j];
+      const was = from[j] < 0 ? undefined : previous[from[j]];
+      if (was?.sn === sn) rows[j] = was;
+      else {
+        const row = nodeRow(sn);
+        row.entry = this.byName.get(sn.name);
+        rows[j] = row;
+      }
     }
     this.rows = rows;
     return rows;

@@ -12,6 +12,7 @@ import { heldAtZero } from './held-budgets.js';
 import type { BlockedCount, DisruptionRecord, HeldCount, Sample, Timeline } from './timeline.js';
 import type { WorkloadAction, WorkloadEvent } from './workload.js';
 import { ownRecord } from '../../core/cluster/own-keys.js';
+import { FirstBlocks } from './first-blocks.js';
 
 export interface SimulateOptions {
   objects: readonly KubeObject[];
@@ -111,9 +112,9 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
   let ticks = 0;
   let nextSample = o.fromMs + sampleEvery; // after the first sample
   let last = o.fromMs - 1;
-  let lastNodes: object | undefined;
-  /** The last evaluation's first reasons by code: how many nodes, and the first node's message. */
-  let lastFirstBlocks = new Map<string, { count: number; message: string }>();
+  /** Each evaluation's first reasons by code: how many nodes, and the first node's message. */
+  const firstBlocks = new FirstBlocks();
+  const counted = (code: string) => blocked.has(code);
   while (clock.now() < end) {
     const now = clock.now();
     for (const e of o.workload ?? []) if (due(e, o.fromMs, last, now)) await apply(rt, e.action);
@@ -159,21 +160,11 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
         replacements: [],
       });
     // A reused evaluation (a quiet tick) blocks the same nodes for the same reasons as the last
-    // tick: count its first reasons again without reading its 1,000s of node verdicts.
+    // tick, and one made from it by a few changed verdicts differs by those alone (first-blocks.ts):
+    // its first reasons are counted without reading its 1,000s of node verdicts.
     // Counted per code, not per node: the same totals, examples and first-seen order as counting
     // node by node, for a few codes a tick instead of every blocked node.
-    if (ev.nodes !== lastNodes) {
-      lastNodes = ev.nodes;
-      lastFirstBlocks = new Map();
-      for (const n of Object.values(ev.nodes)) {
-        const b = n.blocked[0];
-        if (!b) continue;
-        const seen = lastFirstBlocks.get(b.code);
-        if (seen) seen.count++;
-        else lastFirstBlocks.set(b.code, { count: 1, message: b.message });
-      }
-    }
-    for (const [code, b] of lastFirstBlocks) {
+    for (const [code, b] of firstBlocks.of(ev.nodes, counted)) {
       const entry = blocked.get(code) ?? { code, count: 0, example: b.message };
       entry.count += b.count;
       blocked.set(code, entry);
