@@ -46,6 +46,23 @@ export interface Alignment {
 }
 
 /**
+ * How many of an index's first machines have a Node: the index lists its Nodes first, then its
+ * NodeClaims without one, so this is where the second part starts. Counted from the machines
+ * themselves, not the index's Nodes: an index may hold Nodes that are no machine of its (another
+ * provider's, when kpol owns only its own).
+ */
+export function joinedCount(stateNodes: readonly StateNode[]): number {
+  let lo = 0;
+  let hi = stateNodes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (stateNodes[mid].node !== undefined) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
  * The places of `after` matched by name with those of `before`, when machines came or went: an
  * index keeps its Nodes in name order, then its NodeClaims without a Node in name order (the
  * first `joined` places are the Nodes), so each part is merged with the other index's as two
