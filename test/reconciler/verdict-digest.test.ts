@@ -28,13 +28,16 @@ describe('verdict digest followed through changed verdicts', () => {
     const r = seededRandom(seed);
     const names = Array.from({ length: 5 + Math.floor(r() * 40) }, (_, i) => `node-${i}`);
     let nodes = ownRecord(Object.fromEntries(names.map((n) => [n, verdict(r)])));
-    digestOf(evaluation(nodes));
+    let last = evaluation(nodes);
+    digestOf(last);
     let followed = 0;
     for (let step = 0; step < 400; step++) {
       const changed = names.filter(() => r() < 0.06).map((n) => [n, verdict(r)] as const);
       nodes = withChanged(nodes, changed);
-      const got = digestOf(evaluation(nodes));
-      if (got.change && changeOf(nodes)) followed++;
+      const now = evaluation(nodes);
+      const got = digestOf(now, last);
+      if (got.change && changeOf(nodes, last.nodes)) followed++;
+      last = now;
       const want = digestOf(evaluation(ownRecord({ ...nodes })));
       const sorted = (m: ReadonlyMap<Reason, readonly string[]>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
       expect(sorted(got.byReason), `seed ${seed} step ${step}`).toEqual(sorted(want.byReason));

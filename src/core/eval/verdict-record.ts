@@ -23,12 +23,25 @@ interface View {
   base: Verdicts;
   /** The entries laid over the base, by node name (each name is one of the base's). */
   over: ReadonlyMap<string, NodeResult>;
-  /** The record this one was made from, and the names whose verdicts changed from it. */
-  from: Verdicts;
+  /**
+   * The record this one was made from, by its serial, and the names whose verdicts changed from
+   * it. Not the record itself: each record holding its predecessor would keep every record of a
+   * month-long run alive (nor a WeakRef, whose target lives as long as the job that made it, and a
+   * simulation is one job). A reader holding the predecessor asks with it (changeOf).
+   */
+  from: number;
   changed: readonly string[];
 }
 
 const views = new WeakMap<object, View>();
+/** Each record's serial, given the first time another is made from it. */
+const serials = new WeakMap<Verdicts, number>();
+let lastSerial = 0;
+const serialOf = (r: Verdicts): number => {
+  let n = serials.get(r);
+  if (n === undefined) serials.set(r, (n = ++lastSerial));
+  return n;
+};
 /** Each base's keys in order, read once: a view lists them on every Object.keys. */
 const baseKeys = new WeakMap<Verdicts, string[]>();
 
@@ -55,7 +68,7 @@ export function withChanged(from: Verdicts, changed: ReadonlyArray<readonly [str
   if (over.size > COMPACT_AT) {
     const out = ownRecord<NodeResult>();
     for (const k of keysOf(base)) out[k] = over.get(k) ?? base[k];
-    views.set(out, { base: out, over: new Map(), from, changed: names });
+    views.set(out, { base: out, over: new Map(), from: serialOf(from), changed: names });
     return out;
   }
   const read = (name: string | symbol): NodeResult | undefined =>
@@ -70,12 +83,12 @@ export function withChanged(from: Verdicts, changed: ReadonlyArray<readonly [str
     defineProperty: () => false,
     deleteProperty: () => false,
   });
-  views.set(view, { base, over, from, changed: names });
+  views.set(view, { base, over, from: serialOf(from), changed: names });
   return view;
 }
 
 /** Records made by withMembers: the record each was made from and the names whose entries differ from it. */
-const differences = new WeakMap<object, { from: Verdicts; changed: readonly string[] }>();
+const differences = new WeakMap<object, { from: number; changed: readonly string[] }>();
 
 /**
  * A new record of the node names `names` in order (Nodes came or went since `from`): the changed
@@ -95,20 +108,24 @@ export function withMembers(
   const under = v?.over;
   const out = ownRecord<NodeResult>();
   for (const name of names) out[name] = over.get(name) ?? under?.get(name) ?? base[name];
-  differences.set(out, { from, changed: [...new Set([...over.keys(), ...gone])] });
+  differences.set(out, { from: serialOf(from), changed: [...new Set([...over.keys(), ...gone])] });
   return out;
 }
 
 /**
- * The record `nodes` was made from by withChanged or withMembers and the names whose entries
- * differ from it (changed, came or went; a name may be listed whose entry is equal); undefined
- * for any other record.
+ * The names whose entries differ between `from` and `nodes` when withChanged or withMembers made
+ * `nodes` from `from` (changed, came or went; a name may be listed whose entry is equal); without
+ * `from`, those from whichever record it was made from. Undefined for any other pair.
  */
-export function differenceOf(nodes: Verdicts): { from: Verdicts; changed: readonly string[] } | undefined {
-  return views.get(nodes) ?? differences.get(nodes);
+export function differenceOf(nodes: Verdicts, from?: Verdicts): readonly string[] | undefined {
+  return namesFrom(views.get(nodes) ?? differences.get(nodes), from);
 }
 
-/** The record `nodes` was made from by withChanged, and the names whose verdicts changed; undefined otherwise. */
-export function changeOf(nodes: Verdicts): { from: Verdicts; changed: readonly string[] } | undefined {
-  return views.get(nodes);
+/** The names whose verdicts changed when withChanged made `nodes` from `from` (or from any record); else undefined. */
+export function changeOf(nodes: Verdicts, from?: Verdicts): readonly string[] | undefined {
+  return namesFrom(views.get(nodes), from);
+}
+
+function namesFrom(c: { from: number; changed: readonly string[] } | undefined, from: Verdicts | undefined) {
+  return c !== undefined && (from === undefined || serials.get(from) === c.from) ? c.changed : undefined;
 }

@@ -27,9 +27,9 @@ export class FirstBlocks {
    */
   of(nodes: Verdicts, known: (code: string) => boolean): ReadonlyMap<string, FirstBlock> {
     if (nodes === this.nodes) return this.byCode;
-    const change = differenceOf(nodes);
-    if (change === undefined || change.from !== this.nodes || !this.follow(change.from, nodes, change.changed, known))
-      this.byCode = countAll(nodes);
+    const was = this.nodes;
+    const changed = was && differenceOf(nodes, was);
+    if (changed === undefined || !this.follow(was!, nodes, changed, known)) this.byCode = countAll(nodes);
     this.nodes = nodes;
     return this.byCode;
   }

@@ -49,18 +49,19 @@ const verdictsOf = new WeakMap<VerdictDigest, readonly NodeResult[]>();
 const FOLLOW_LIMIT = 256;
 
 /**
- * The digest of the evaluation's verdicts: kept per record, followed from the one its record was
- * made from (verdict-record.ts), else — given `since`, an earlier evaluation whose digest is kept —
- * followed from that one's through the verdicts that are other objects (the evaluator keeps an
- * unchanged node's verdict object across whole passes: node-result-cache.ts), else built.
+ * The digest of the evaluation's verdicts: kept per record; else, given `since` (an earlier
+ * evaluation whose digest is kept), followed from since's digest — by the names that changed when
+ * this record was made from since's (verdict-record.ts), or else through the verdicts that are
+ * other objects (the evaluator keeps an unchanged node's verdict object across whole passes:
+ * node-result-cache.ts); else built.
  */
 export function digestOf(evaluation: EvalOutput, since?: EvalOutput): VerdictDigest {
   let d = digests.get(evaluation.nodes);
   if (d === undefined) {
-    const change = changeOf(evaluation.nodes);
-    const previous = change && digests.get(change.from);
-    if (change && previous)
-      d = follow(previous, change.from, evaluation, edited(change.from, evaluation.nodes, change.changed));
+    const from = since?.nodes;
+    const changed = from && changeOf(evaluation.nodes, from);
+    const previous = changed && digests.get(from!);
+    if (changed && previous) d = follow(previous, from!, evaluation, edited(from!, evaluation.nodes, changed));
     else {
       const last = since && since.nodes !== evaluation.nodes ? digests.get(since.nodes) : undefined;
       d = (last && followingFrom(last, since!.nodes, evaluation)) ?? build(evaluation);
