@@ -3,8 +3,8 @@
 // 1-minute steps (ReplicaSets, the generated cluster's drifted machines, a pool drifting every
 // day and ReplicaSets scaling up and back every few hours), in CPU seconds. Its same-run
 // baseline derives everything at every tick — every node's verdict and every scheduling
-// simulation's input and every controller's scan (reuseVerdicts, incrementalScheduling and
-// incrementalControllers off) — over the first hours
+// simulation's input and every controller's scan (reuseVerdicts, incrementalScheduling,
+// incrementalControllers and incrementalScans off) — over the first hours
 // only, at the same cluster size: over the whole month it would take hours. The ratio compares
 // those first hours with the same hours of the measured run.
 import type { WorkloadEvent } from '../../src/edge/simulate/workload.js';
@@ -44,6 +44,7 @@ export async function monthBench(nodes: number, days: number, baselineHours: num
     reuseVerdicts: boolean;
     incrementalScheduling: boolean;
     incrementalControllers: boolean;
+    incrementalScans: boolean;
   }) => {
     const c = cpuSeconds();
     await simulate({ objects: objects(), policies: [], fromMs: T0, forMs: baselineMs, stepMs: 60_000, workload, ...o });
@@ -62,17 +63,20 @@ export async function monthBench(nodes: number, days: number, baselineHours: num
       reuseVerdicts: on,
       incrementalScheduling: on,
       incrementalControllers: on,
+      incrementalScans: on,
     });
   const baseline = await firstHoursCpu({
     reuseVerdicts: false,
     incrementalScheduling: false,
     incrementalControllers: false,
+    incrementalScans: false,
   });
   // Before issue 16: verdicts reused, every scheduling simulation's input derived again.
   const verdictsOnly = await firstHoursCpu({
     reuseVerdicts: true,
     incrementalScheduling: false,
     incrementalControllers: false,
+    incrementalScans: false,
   });
   const c = cpuSeconds();
   let firstHours = 0;

@@ -89,11 +89,8 @@ async function compare(c: Case) {
       incrementalControllers: reuse,
       // The reconciler's scans too (Runtime.incrementalScans: the clean-up's taint scan, expiration's
       // due instants, the verdict digest followed from the last one, DisruptionBlocked and
-      // Unconsolidatable events per changed node): the reference scans everything from its second
-      // tick on (its first has nothing kept to follow either way).
-      onTick: (rt) => {
-        rt.incrementalScans = reuse;
-      },
+      // Unconsolidatable events per changed node, termination's kept names).
+      incrementalScans: reuse,
       workload: c.workload,
     });
   const withReuse = await run(true);

@@ -42,6 +42,12 @@ export interface SimulateOptions {
    * what it saves.
    */
   incrementalControllers?: boolean;
+  /**
+   * The reconciler's and termination's scans read only what changed since their last pass
+   * (default; Runtime.incrementalScans). Off only to check that it changes no decision and to
+   * measure what it saves.
+   */
+  incrementalScans?: boolean;
   /** Called after every tick with the runtime, before the clock moves on (tests that watch the cluster). */
   onTick?: (rt: Runtime) => void | Promise<void>;
 }
@@ -103,6 +109,7 @@ export async function simulate(o: SimulateOptions): Promise<Timeline> {
   rt.evaluator.prepared = o.reuseVerdicts ?? true;
   rt.incrementalScheduling = o.incrementalScheduling ?? true;
   rt.incrementalControllers = o.incrementalControllers ?? true;
+  rt.incrementalScans = o.incrementalScans ?? true;
   const sampleEvery = Math.max(o.sampleEveryMs ?? 10 * 60_000, o.stepMs);
   const samples: Sample[] = [];
   const disruptions: DisruptionRecord[] = [];
