@@ -10,7 +10,8 @@
 // from and what changed, which lets the verdict digest (verdict-digest.ts) follow the change
 // instead of walking every node again. When Nodes came or went the names differ, and the new
 // record is a plain one (a view's lookups would slow every walk over it); it remembers the record
-// it was made from and the names that differ (differenceOf), for consumers that count by name.
+// it was made from and the names that differ (differenceOf), for consumers that count by name,
+// and its names in order with the places of those that differ (membersOf), for the digest.
 import { ownRecord } from '../cluster/own-keys.js';
 import type { NodeResult } from './output.js';
 
@@ -87,13 +88,22 @@ export function withChanged(from: Verdicts, changed: ReadonlyArray<readonly [str
   return view;
 }
 
-/** Records made by withMembers: the record each was made from and the names whose entries differ from it. */
-const differences = new WeakMap<object, { from: number; changed: readonly string[] }>();
+/** A record made by withMembers: the record it was made from, and what differs from it. */
+interface Members {
+  from: number;
+  /** The names whose entries differ: the changed verdicts' (those that came among them), then those that went. */
+  changed: readonly string[];
+  /** The record's names in its key order, and the place among them of each changed name it holds. */
+  names: readonly string[];
+  at: ReadonlyMap<string, number>;
+}
+
+const differences = new WeakMap<object, Members>();
 
 /**
  * A new record of the node names `names` in order (Nodes came or went since `from`): the changed
  * verdicts, else `from`'s. `gone` names the nodes of `from` it no longer holds. Not a view and not
- * followed by changeOf (its names are not `from`'s); differenceOf says what differs.
+ * followed by changeOf (its names are not `from`'s); differenceOf and membersOf say what differs.
  */
 export function withMembers(
   from: Verdicts,
@@ -107,9 +117,31 @@ export function withMembers(
   const base = v?.base ?? from;
   const under = v?.over;
   const out = ownRecord<NodeResult>();
-  for (const name of names) out[name] = over.get(name) ?? under?.get(name) ?? base[name];
-  differences.set(out, { from: serialOf(from), changed: [...new Set([...over.keys(), ...gone])] });
+  // The names in order and the changed ones' places, kept for the verdict digest: it follows the
+  // change by them instead of listing the keys and comparing every node's verdict again.
+  const keys: string[] = [];
+  const at = new Map<string, number>();
+  for (const name of names) {
+    const result = over.get(name);
+    if (result !== undefined) at.set(name, keys.length);
+    keys.push(name);
+    out[name] = result ?? under?.get(name) ?? base[name];
+  }
+  const changedNames = [...new Set([...over.keys(), ...gone])];
+  differences.set(out, { from: serialOf(from), changed: changedNames, names: keys, at });
   return out;
+}
+
+/**
+ * For a record withMembers made from `from`: its names in key order, the names that differ from
+ * `from` (differenceOf) and the place among its names of each of those it holds. A name both
+ * records hold and that is not among those that differ keeps its order relative to every other
+ * such name (the evaluator aligns the two indexes' machines by name in order; a machine that moved
+ * is re-derived, so named). Undefined for any other pair.
+ */
+export function membersOf(nodes: Verdicts, from: Verdicts): Pick<Members, 'names' | 'changed' | 'at'> | undefined {
+  const m = differences.get(nodes);
+  return m !== undefined && serials.get(from) === m.from ? m : undefined;
 }
 
 /**

@@ -4,13 +4,14 @@
 // evaluation reused across quiet ticks (src/core/eval/evaluation-span.ts) keeps its `nodes` record,
 // so these are built once for as long as nothing changes, not once per method per tick; a record
 // made from the last one by a few changed verdicts (src/core/eval/verdict-record.ts) gets its
-// digest from the last one's, by those verdicts alone. A record the evaluator made whole (a
-// busy tick: a node came or went, the in-flight state moved) still holds the last record's verdict
+// digest from the last one's, by those verdicts alone; one made from the last one as Nodes came or
+// went (withMembers) by the names it says differ, placed by its own key list. A record the
+// evaluator made whole (a busy tick: the in-flight state moved) still holds the last record's verdict
 // object for every node whose verdict it kept, so its digest is followed from the last one's
 // through the verdicts that are other objects, found by one pass of identity comparisons.
 import type { Reason } from '../../../../rules/model.js';
 import type { EvalOutput, NodeResult } from '../../../core/eval/output.js';
-import { changeOf } from '../../../core/eval/verdict-record.js';
+import { changeOf, membersOf } from '../../../core/eval/verdict-record.js';
 
 export interface VerdictDigest {
   /** Node names per reason they are a candidate for, in evaluation order. */
@@ -64,7 +65,9 @@ export function digestOf(evaluation: EvalOutput, since?: EvalOutput): VerdictDig
     if (changed && previous) d = follow(previous, from!, evaluation, edited(from!, evaluation.nodes, changed));
     else {
       const last = since && since.nodes !== evaluation.nodes ? digests.get(since.nodes) : undefined;
-      d = (last && followingFrom(last, since!.nodes, evaluation)) ?? build(evaluation);
+      d =
+        (last && (followingMembers(last, since!.nodes, evaluation) ?? followingFrom(last, since!.nodes, evaluation))) ??
+        build(evaluation);
     }
     digests.set(evaluation.nodes, d);
   }
@@ -199,6 +202,60 @@ function followingFrom(previous: VerdictDigest, from: Verdicts, evaluation: Eval
   namesOf.set(d, after);
   verdictsOf.set(d, now);
   if (d.change) d.change.verdictsOnly = true;
+  return d;
+}
+
+/**
+ * The digest of a record the evaluator made from `from` as Nodes came or went (verdict-record.ts
+ * withMembers), followed from `previous` by the names it says differ, without a walk over every
+ * node: undefined when it was not made so from `from`, too many names differ, a name that comes
+ * was seen before, a changed name both hold is not between its neighbours' places (the others
+ * keep their order: membersOf), or a run of names that comes finds no room — then followingFrom.
+ */
+function followingMembers(previous: VerdictDigest, from: Verdicts, evaluation: EvalOutput): VerdictDigest | undefined {
+  const nodes = evaluation.nodes;
+  const m = membersOf(nodes, from);
+  if (m === undefined || m.changed.length > FOLLOW_LIMIT) return undefined;
+  const after = m.names;
+  const order = orderOf(previous, from);
+  if (order.size > 2 * after.length + FOLLOW_LIMIT) return undefined;
+  const edits: Edit[] = [];
+  const came: { name: string; now: NodeResult; at: number }[] = [];
+  const kept: { name: string; at: number }[] = [];
+  const gone: string[] = [];
+  for (const name of m.changed) {
+    const at = m.at.get(name);
+    const was = Object.prototype.hasOwnProperty.call(from, name) ? from[name] : undefined;
+    const now = at === undefined ? undefined : nodes[name];
+    if (was === undefined) {
+      if (now === undefined) continue;
+      if (order.has(name)) return undefined;
+      came.push({ name, now, at: at! });
+    } else {
+      edits.push({ name, was, now });
+      if (now === undefined) gone.push(name);
+      else kept.push({ name, at: at! });
+    }
+  }
+  // Each changed name both hold must lie between the nearest names on either side that both hold.
+  const cameAt = new Set(came.map((c) => c.at));
+  for (const { name, at } of kept) {
+    const place = order.get(name)!;
+    let l = at - 1;
+    while (l >= 0 && cameAt.has(l)) l--;
+    let r = at + 1;
+    while (r < after.length && cameAt.has(r)) r++;
+    if (l >= 0 && !(order.get(after[l])! < place)) return undefined;
+    if (r < after.length && !(order.get(after[r])! > place)) return undefined;
+  }
+  came.sort((a, b) => a.at - b.at);
+  if (!placeCame(came, after, order)) return undefined;
+  // Names that come are placed after those that go: a new place may equal one that is left.
+  for (const c of came) edits.push({ name: c.name, was: undefined, now: c.now });
+  // The change names what is in the new record in its order (the order a walk over every node acts in), then what went.
+  const present = [...kept, ...came].sort((a, b) => a.at - b.at).map((x) => x.name);
+  const d = follow(previous, from, evaluation, edits, order, [...present, ...gone]);
+  namesOf.set(d, after);
   return d;
 }
 
