@@ -78,6 +78,22 @@ export function countCandidates(reason: Reason, out: EvalOutput, index: ClusterI
   return n;
 }
 
+/**
+ * Each machine's last candidate, kept while its StateNode, pool and instance types are the same
+ * objects (a StateNode is replaced when anything of its machine changes): the methods, validation
+ * and the consolidated-state check ask for every candidate of a reason several times a tick, and
+ * with thousands of candidates building them again showed as the loop's largest cost.
+ */
+const kept = new WeakMap<StateNode, { nodePool: string; types: object; candidate: Candidate }>();
+
+function keptCandidate(sn: StateNode, nodePool: string, types: ReadonlyMap<string, InstanceType>): Candidate {
+  const k = kept.get(sn);
+  if (k !== undefined && k.nodePool === nodePool && k.types === types) return k.candidate;
+  const candidate = toCandidate(sn, nodePool, types);
+  kept.set(sn, { nodePool, types, candidate });
+  return candidate;
+}
+
 /** Candidates for one reason, straight from the evaluation. */
 export function candidatesFor(
   reason: Reason,
@@ -86,9 +102,10 @@ export function candidatesFor(
   types: ReadonlyMap<string, InstanceType>,
 ): Candidate[] {
   const result: Candidate[] = [];
+  const { nodes } = out;
   for (const name of digestOf(out).byReason.get(reason) ?? []) {
     const sn = index.nodesByName.get(name);
-    if (actionable(sn)) result.push(toCandidate(sn, out.nodes[name].nodePool, types));
+    if (actionable(sn)) result.push(keptCandidate(sn, nodes[name].nodePool, types));
   }
   return result;
 }
