@@ -2,12 +2,14 @@
 // A candidate's reschedulable pods and disruption cost are kept per machine across cluster
 // indexes (methods/candidates.ts) while its pods are the same objects; a pod replaced by a
 // write (here one that became terminal, one deleted, one added) gives the machine's candidate
-// its pods and cost again, exactly as building it from scratch would.
+// its pods and cost again, exactly as building it from scratch would. The candidates of a reason
+// are kept per StateNode too, and follow a new StateNode, pool or instance-type catalogue.
 import { describe, expect, it } from 'vitest';
 import { emptySnapshot } from '../../src/core/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex } from '../../src/core/cluster/state.js';
 import type { Pod } from '../../src/core/cluster/types.js';
-import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
+import type { EvalOutput, NodeResult } from '../../src/core/eval/output.js';
+import { candidatesFor, toCandidate } from '../../src/control/reconciler/methods/candidates.js';
 import { makeNodeClaimAndNode, makeNodePool, makePod } from '../support/cluster-builder.js';
 
 function index(pods: Pod[]): ClusterIndex {
@@ -43,5 +45,32 @@ describe('a candidate kept across indexes', () => {
       expect(got.disruptionCost).toBe(fresh.disruptionCost);
       expect(got.ref.pods).toBe(pods.filter((p) => p.status?.phase !== 'Succeeded').length);
     }
+  });
+});
+
+describe('the candidates of a reason kept across ticks', () => {
+  const evaluation = (name: string, nodePool: string) =>
+    ({
+      nodes: {
+        [name]: { nodePool, candidate: true, reasons: ['Underutilized'], blocked: [] } as unknown as NodeResult,
+      },
+      nodePools: {},
+      warnings: [],
+    }) as unknown as EvalOutput;
+
+  it('are built again for a new StateNode, pool or catalogue, and only then', () => {
+    const first = index([]);
+    const name = first.stateNodes[0].node!.metadata.name;
+    const types = new Map();
+    const once = candidatesFor('Underutilized', evaluation(name, 'default'), first, types);
+    expect(candidatesFor('Underutilized', evaluation(name, 'default'), first, types)[0]).toBe(once[0]);
+    // A pod came: a new index, a new StateNode of the same name.
+    const later = index([makePod('a', name)]);
+    const [c] = candidatesFor('Underutilized', evaluation(name, 'default'), later, types);
+    expect(c.reschedulable.map((p) => p.metadata.name)).toEqual(['a']);
+    expect(c.ref.pods).toBe(1);
+    expect(candidatesFor('Underutilized', evaluation(name, 'other'), later, types)[0].ref.nodePool).toBe('other');
+    const catalogue = new Map();
+    expect(candidatesFor('Underutilized', evaluation(name, 'other'), later, catalogue)[0]).not.toBe(c);
   });
 });
