@@ -6,6 +6,7 @@ import { parseKarpenterDurationOrNever } from '../../../rules/duration.js';
 import type { PolicySpec } from '../../../rules/model.js';
 import type { ClusterClient, WatchEvent } from '../../core/cluster/client.js';
 import { byNamespaceAndName, position } from '../../core/cluster/sorted-objects.js';
+import { walkOrdered } from '../../core/cluster/ordered-walk.js';
 import { isApiError } from '../../core/cluster/client.js';
 import type { ClusterIndex } from '../../core/cluster/state.js';
 import { LABEL_CAPACITY_TYPE, LABEL_NODEPOOL, type NodeClaim, type NodePool } from '../../core/cluster/types.js';
@@ -118,7 +119,7 @@ export class DueInstants {
   }
 
   /**
-   * Merges the kept list with `claims` (both in list order): an unchanged claim keeps its due
+   * Walks the kept list and `claims` (both in list order): an unchanged claim keeps its due
    * instant, the others are read; false when too many differ or `claims` is out of order where
    * it differs.
    */
@@ -126,30 +127,19 @@ export class DueInstants {
     const at = new Float64Array(claims.length);
     let rescan = false;
     let earliest = this.earliest;
-    let differ = 0;
-    let i = 0;
-    let j = 0;
-    while (i < prev.length || j < claims.length) {
-      const a = prev[i];
-      const b = claims[j];
-      if (a === b) {
-        at[j++] = this.at[i++];
-        continue;
+    const walked = walkOrdered(prev, claims, byNamespaceAndName, MERGE_LIMIT, (i, j) => {
+      if (i >= 0 && j >= 0 && prev[i] === claims[j]) {
+        at[j] = this.at[i];
+        return;
       }
-      const c = a === undefined ? 1 : b === undefined ? -1 : byNamespaceAndName(a, b);
-      if (c >= 0 && !listed(claims, j)) return false;
-      if (++differ > MERGE_LIMIT) return false;
-      if (c <= 0) {
-        // A claim that went, or changed, may have held the earliest instant.
-        if (this.at[i] === this.earliest) rescan = true;
-        i++;
-      }
-      if (c >= 0) {
-        at[j] = dueAt(b, this.byPool);
+      // A claim that went, or changed, may have held the earliest instant.
+      if (i >= 0 && this.at[i] === this.earliest) rescan = true;
+      if (j >= 0) {
+        at[j] = dueAt(claims[j], this.byPool);
         earliest = Math.min(earliest, at[j]);
-        j++;
       }
-    }
+    });
+    if (!walked) return false;
     this.at = at;
     this.earliest = rescan ? least(at) : earliest;
     this.claims = claims;
@@ -188,14 +178,6 @@ export class DueInstants {
 
 /** More claims than this that came, went or changed between two lists: they are read again whole. */
 const MERGE_LIMIT = 512;
-
-/** Whether claims[j] is after its neighbours in list order. */
-function listed(claims: readonly NodeClaim[], j: number): boolean {
-  return (
-    (j === 0 || byNamespaceAndName(claims[j - 1], claims[j]) < 0) &&
-    (j + 1 === claims.length || byNamespaceAndName(claims[j], claims[j + 1]) < 0)
-  );
-}
 
 /** The least value of `xs` (Infinity when empty). */
 function least(xs: Float64Array): number {

@@ -9,7 +9,8 @@
 // otherwise, or when machines came or went, the two lists are merged by identity and by their
 // order (Nodes by name, then NodeClaims no Node joined, by name) — a pointer comparison per
 // machine, and a look at the machines that differ. A list not in that order is scanned whole.
-import { hasDisruptedTaint, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
+import { byMachinePlace, hasDisruptedTaint, type ClusterIndex, type StateNode } from '../../core/cluster/state.js';
+import { walkOrdered } from '../../core/cluster/ordered-walk.js';
 import type { ChangesBetween } from './expiration.js';
 
 export interface TaintScanResult {
@@ -55,7 +56,7 @@ export class TaintScan {
     last.stateNodes = next;
     // Each tainted machine's StateNode in this index: the same Node and NodeClaim, perhaps other pods.
     const current = (sn: StateNode) => (sn.node ? index.nodesByName : index.nodeClaimsByName).get(sn.name)!;
-    last.result = { existing: last.existing, tainted: [...last.tainted.values()].map(current).sort(byPlace) };
+    last.result = { existing: last.existing, tainted: [...last.tainted.values()].map(current).sort(byMachinePlace) };
     return last.result;
   }
 
@@ -95,7 +96,7 @@ export class TaintScan {
     const events = this.changes?.(from, index);
     if (events === undefined) return undefined;
     const next = index.stateNodes;
-    const nodeCount = index.nodesByName.size;
+    const nodeCount = index.joined;
     const places = new Set<number>();
     for (const e of events) {
       const kind = e.object.kind;
@@ -136,14 +137,8 @@ export class TaintScan {
 /** A machine across indexes: its Node's name, or its NodeClaim's while no Node joined it. */
 const machineKey = (sn: StateNode): string => (sn.node ? `Node/${sn.name}` : `NodeClaim/${sn.name}`);
 
-/** Nodes before NodeClaims no Node joined, each by name: the order of ClusterIndex.stateNodes. */
-function byPlace(a: StateNode, b: StateNode): number {
-  if (!a.node !== !b.node) return a.node ? -1 : 1;
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-}
-
 function inOrder(xs: readonly StateNode[]): boolean {
-  for (let i = 1; i < xs.length; i++) if (byPlace(xs[i - 1], xs[i]) >= 0) return false;
+  for (let i = 1; i < xs.length; i++) if (byMachinePlace(xs[i - 1], xs[i]) >= 0) return false;
   return true;
 }
 
@@ -151,42 +146,21 @@ function inOrder(xs: readonly StateNode[]): boolean {
 const MERGE_LIMIT = 512;
 
 /**
- * The machines that differ between two lists in machine order (byPlace), as pairs of the last
- * StateNode and the new one (undefined: the machine is not in that list); the same object at a
- * place is the same machine, unchanged. Undefined when too many differ or `next` is not in
- * order where it differs (the places in between are `prev`'s, already in order).
+ * The machines that differ between two lists in machine order, as pairs of the last StateNode and
+ * the new one (undefined: the machine is not in that list); the same object at a place is the same
+ * machine, unchanged. Undefined when too many differ or `next` is out of order where it differs.
  */
 function differences(
   prev: readonly StateNode[],
   next: readonly StateNode[],
 ): [StateNode | undefined, StateNode | undefined][] | undefined {
   const out: [StateNode | undefined, StateNode | undefined][] = [];
-  let i = 0;
-  let j = 0;
-  while (i < prev.length || j < next.length) {
-    const a = prev[i];
-    const b = next[j];
-    if (a === b) {
-      i++;
-      j++;
-      continue;
-    }
-    const c = a === undefined ? 1 : b === undefined ? -1 : byPlace(a, b);
-    if (c > 0 && !placed(next, j)) return undefined;
-    if (c === 0 && !placed(next, j)) return undefined;
-    if (c < 0) out.push([a, undefined]);
-    else if (c > 0) out.push([undefined, b]);
-    else out.push([a, b]);
-    if (c <= 0) i++;
-    if (c >= 0) j++;
-    if (out.length > MERGE_LIMIT) return undefined;
-  }
-  return out;
-}
-
-/** Whether next[j] is after its neighbours in machine order. */
-function placed(next: readonly StateNode[], j: number): boolean {
-  return (j === 0 || byPlace(next[j - 1], next[j]) < 0) && (j + 1 === next.length || byPlace(next[j], next[j + 1]) < 0);
+  const walked = walkOrdered(prev, next, byMachinePlace, MERGE_LIMIT, (i, j) => {
+    const was = i < 0 ? undefined : prev[i];
+    const now = j < 0 ? undefined : next[j];
+    if (was !== now) out.push([was, now]);
+  });
+  return walked ? out : undefined;
 }
 
 function count(counts: Map<string, number>, existing: Set<string>, id: string): void {

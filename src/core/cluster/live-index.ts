@@ -91,7 +91,7 @@ export class LiveIndex {
     }
     for (const n of snapshot.nodes) addTo(this.nodesByProvider, nodeProvider(n), n.metadata.name);
     for (const nc of snapshot.nodeClaims) addTo(this.claimsByProvider, claimProvider(nc), nc.metadata.name);
-    for (let i = this.index.nodesByName.size; i < this.index.stateNodes.length; i++) {
+    for (let i = this.index.joined; i < this.index.stateNodes.length; i++) {
       const sn = this.index.stateNodes[i];
       this.claimOnly.set(sn.nodeClaim!.metadata.name, sn);
     }
@@ -164,16 +164,17 @@ export class LiveIndex {
       for (const c of this.claimsByProvider.get(id) ?? []) dirtyClaims.add(c);
     }
     const replaced = new Map<StateNode, StateNode>();
-    const nodeCount = ix.nodesByName.size; // before the refreshes change the map
     const gone: StateNode[] = [];
     const came: StateNode[] = [];
     for (const name of dirtyNodes) this.refreshNode(name, replaced, gone, came);
     for (const name of dirtyClaims) this.refreshClaim(name, replaced, gone, came);
     // Machines that came or went are spliced in and out by name, as replaced ones are swapped in.
+    // The refreshes keep nodesByName whole, so its size is the new index's count of Nodes.
+    const joined = ix.nodesByName.size;
     const stateNodes =
       replaced.size + gone.length + came.length === 0
         ? ix.stateNodes
-        : (spliced(ix.stateNodes, nodeCount, replaced, gone, came, ix.nodesByName.size) ?? this.orderedStateNodes());
+        : (spliced(ix.stateNodes, ix.joined, replaced, gone, came, joined) ?? this.orderedStateNodes());
     for (const [old, sn] of replaced) {
       gone.push(old);
       came.push(sn);
@@ -181,6 +182,7 @@ export class LiveIndex {
     this.index = {
       snapshot: this.snapshot(changed),
       stateNodes,
+      joined,
       nodePoolsByName: changed.has('NodePool')
         ? new Map((this.list('NodePool') as NodePool[]).map((np) => [np.metadata.name, np]))
         : ix.nodePoolsByName,

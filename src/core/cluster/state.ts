@@ -34,7 +34,10 @@ export interface StateNode {
 
 export interface ClusterIndex {
   snapshot: Snapshot;
+  /** Nodes first (by name), then NodeClaims without a Node (by name). */
   stateNodes: StateNode[];
+  /** How many of stateNodes have a Node: where the unjoined NodeClaims start. */
+  joined: number;
   nodePoolsByName: Map<string, NodePool>;
   nodesByName: Map<string, StateNode>;
   nodeClaimsByName: Map<string, StateNode>;
@@ -44,6 +47,15 @@ export interface ClusterIndex {
   pdbsByNamespace: Map<string, PodDisruptionBudget[]>;
   /** PDBs matching a (namespace, label set), keyed by namespace + label signature. */
   pdbMatchCache: Map<string, PodDisruptionBudget[]>;
+}
+
+/**
+ * The order of ClusterIndex.stateNodes when its lists are in name order (as the live index keeps
+ * them): machines with a Node before NodeClaims no Node joined, each part by name.
+ */
+export function byMachinePlace(a: StateNode, b: StateNode): number {
+  if (!a.node !== !b.node) return a.node ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 /** Joins and indexes a snapshot; pure and linear in the number of objects. */
@@ -104,6 +116,7 @@ export function indexCluster(snapshot: Snapshot): ClusterIndex {
   return {
     snapshot,
     stateNodes,
+    joined: snapshot.nodes.length,
     nodePoolsByName: new Map(snapshot.nodePools.map((np) => [np.metadata.name, np])),
     nodesByName,
     nodeClaimsByName,

@@ -8,7 +8,8 @@
 // order, so the two are matched by name in one merge, still with no look at any node's objects.
 // An index built from scratch (indexCluster) shares no StateNode with the last: every place
 // differs and the caller evaluates every node, as it would anyway.
-import type { StateNode } from '../cluster/state.js';
+import { byMachinePlace, type StateNode } from '../cluster/state.js';
+import { walkOrdered } from '../cluster/ordered-walk.js';
 
 /**
  * The places in `after` whose StateNode is not the one in `before`, in order; undefined when the
@@ -46,35 +47,13 @@ export interface Alignment {
 }
 
 /**
- * How many of an index's first machines have a Node: the index lists its Nodes first, then its
- * NodeClaims without one, so this is where the second part starts. Counted from the machines
- * themselves, not the index's Nodes: an index may hold Nodes that are no machine of its (another
- * provider's, when kpol owns only its own).
- */
-export function joinedCount(stateNodes: readonly StateNode[]): number {
-  let lo = 0;
-  let hi = stateNodes.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (stateNodes[mid].node !== undefined) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/**
- * The places of `after` matched by name with those of `before`, when machines came or went: an
- * index keeps its Nodes in name order, then its NodeClaims without a Node in name order (the
- * first `joined` places are the Nodes), so each part is merged with the other index's as two
- * sorted lists. A name found in both but not matched (an order not as expected) is one that went
- * and one that came: more work, never a wrong answer. Undefined when more than `limit` places
- * changed, came or went.
+ * The places of `after` matched with those of `before`, when machines came or went: both lists are
+ * in machine order (the live index keeps them so), walked side by side. Undefined when more than
+ * `limit` places changed, came or went, or a list is out of order where it differs.
  */
 export function alignedPositions(
   before: readonly StateNode[],
-  beforeJoined: number,
   after: readonly StateNode[],
-  afterJoined: number,
   limit: number,
 ): Alignment | undefined {
   const out: Alignment = {
@@ -83,45 +62,18 @@ export function alignedPositions(
     changed: [],
     gone: [],
   };
-  const merged =
-    merge(before, 0, beforeJoined, after, 0, afterJoined, out, limit) &&
-    merge(before, beforeJoined, before.length, after, afterJoined, after.length, out, limit);
-  return merged ? out : undefined;
-}
-
-/** Merges the places [i, iEnd) of `before` with [j, jEnd) of `after` by name; false past the limit. */
-function merge(
-  before: readonly StateNode[],
-  i: number,
-  iEnd: number,
-  after: readonly StateNode[],
-  j: number,
-  jEnd: number,
-  out: Alignment,
-  limit: number,
-): boolean {
-  const gone = (at: number) => {
-    out.after[at] = -1;
-    out.gone.push(at);
-  };
-  const came = (at: number) => {
-    out.before[at] = -1;
-    out.changed.push(at);
-  };
-  while (i < iEnd && j < jEnd) {
-    const b = before[i];
-    const a = after[j];
-    if (a === b || a.name === b.name) {
+  const walked = walkOrdered(before, after, byMachinePlace, limit, (i, j) => {
+    if (j < 0) {
+      out.after[i] = -1;
+      out.gone.push(i);
+    } else if (i < 0) {
+      out.before[j] = -1;
+      out.changed.push(j);
+    } else {
       out.before[j] = i;
       out.after[i] = j;
-      if (a !== b) out.changed.push(j);
-      i++;
-      j++;
-    } else if (b.name < a.name) gone(i++);
-    else came(j++);
-    if (out.changed.length + out.gone.length > limit) return false;
-  }
-  while (i < iEnd) gone(i++);
-  while (j < jEnd) came(j++);
-  return out.changed.length + out.gone.length <= limit;
+      if (before[i] !== after[j]) out.changed.push(j);
+    }
+  });
+  return walked ? out : undefined;
 }

@@ -22,7 +22,7 @@ import { bucketCount, disruptionReason } from './disruption-reasons.js';
 import { EvaluationSpan, stateKey } from './evaluation-span.js';
 import { NodeResultCache } from './node-result-cache.js';
 import { nodeRow, PreparedNodeCache, type NodeRow } from './prepared-nodes.js';
-import { alignedPositions, changedPositions, joinedCount, type Alignment } from './changed-nodes.js';
+import { alignedPositions, changedPositions, type Alignment } from './changed-nodes.js';
 import { DueNodes } from './due-nodes.js';
 import { MachinePlaces } from './machine-places.js';
 import { withChanged, withMembers } from './verdict-record.js';
@@ -558,7 +558,7 @@ export class Evaluator {
     let changedAt = changedPositions(before.stateNodes, index.stateNodes, CHANGED_LIMIT);
     if (changedAt === undefined) {
       const [was, now] = [before.stateNodes, index.stateNodes];
-      align = alignedPositions(was, joinedCount(was), now, joinedCount(now), CHANGED_LIMIT);
+      align = alignedPositions(was, now, CHANGED_LIMIT);
       if (align === undefined) return undefined;
       changedAt = align.changed;
     }
@@ -718,7 +718,7 @@ export class Evaluator {
     }
     if (moved === undefined || (moved.ids.size === 0 && moved.names.size === 0)) return [];
     last.places ??= new MachinePlaces(rows);
-    const found = last.places.placesOf(rows, joinedCount(index.stateNodes), moved.ids, moved.names);
+    const found = last.places.placesOf(rows, index.joined, moved.ids, moved.names);
     if (found !== undefined) return found.length > CHANGED_LIMIT ? undefined : found;
     const out: number[] = [];
     for (let i = 0; i < rows.length; i++) {
