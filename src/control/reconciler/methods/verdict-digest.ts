@@ -168,7 +168,7 @@ function followingFrom(previous: VerdictDigest, from: Verdicts, evaluation: Eval
   // Past this many names ever placed, the kept places are dropped and the digest is built again.
   if (order.size > 2 * after.length + FOLLOW_LIMIT) return undefined;
   const edits: Edit[] = [];
-  const came: { name: string; now: NodeResult; at: number }[] = [];
+  const came: Came = [];
   // Every edited name in the order the walk meets them: evaluation order, a name that went at its old place.
   const changed: string[] = [];
   let i = 0;
@@ -195,11 +195,8 @@ function followingFrom(previous: VerdictDigest, from: Verdicts, evaluation: Eval
     } else return undefined;
     if (changed.length > FOLLOW_LIMIT) return undefined;
   }
-  if (!placeCame(came, after, order)) return undefined;
-  // Names that come are placed after those that go: a new place may equal one that is left.
-  for (const c of came) edits.push({ name: c.name, was: undefined, now: c.now });
-  const d = follow(previous, from, evaluation, edits, order, changed);
-  namesOf.set(d, after);
+  const d = withCame(previous, from, evaluation, { edits, came, order, changed, after });
+  if (d === undefined) return undefined;
   verdictsOf.set(d, now);
   if (d.change) d.change.verdictsOnly = true;
   return d;
@@ -220,7 +217,7 @@ function followingMembers(previous: VerdictDigest, from: Verdicts, evaluation: E
   const order = orderOf(previous, from);
   if (order.size > 2 * after.length + FOLLOW_LIMIT) return undefined;
   const edits: Edit[] = [];
-  const came: { name: string; now: NodeResult; at: number }[] = [];
+  const came: Came = [];
   const kept: { name: string; at: number }[] = [];
   const gone: string[] = [];
   for (const name of m.changed) {
@@ -249,13 +246,29 @@ function followingMembers(previous: VerdictDigest, from: Verdicts, evaluation: E
     if (r < after.length && !(order.get(after[r])! > place)) return undefined;
   }
   came.sort((a, b) => a.at - b.at);
-  if (!placeCame(came, after, order)) return undefined;
-  // Names that come are placed after those that go: a new place may equal one that is left.
-  for (const c of came) edits.push({ name: c.name, was: undefined, now: c.now });
   // The change names what is in the new record in its order (the order a walk over every node acts in), then what went.
   const present = [...kept, ...came].sort((a, b) => a.at - b.at).map((x) => x.name);
-  const d = follow(previous, from, evaluation, edits, order, [...present, ...gone]);
-  namesOf.set(d, after);
+  return withCame(previous, from, evaluation, { edits, came, order, changed: [...present, ...gone], after });
+}
+
+/** Names that come, found by one of the two walks above, in the order of the new record's names. */
+type Came = { name: string; now: NodeResult; at: number }[];
+
+/**
+ * The tail both walks share: the names that come are given places, their edits follow the others
+ * (a new place may equal one that is left), the digest is followed by them all and keeps the new
+ * record's names. Undefined when a run of names that come finds no room.
+ */
+function withCame(
+  previous: VerdictDigest,
+  from: Verdicts,
+  evaluation: EvalOutput,
+  walk: { edits: Edit[]; came: Came; order: Map<string, number>; changed: readonly string[]; after: readonly string[] },
+): VerdictDigest | undefined {
+  if (!placeCame(walk.came, walk.after, walk.order)) return undefined;
+  for (const c of walk.came) walk.edits.push({ name: c.name, was: undefined, now: c.now });
+  const d = follow(previous, from, evaluation, walk.edits, walk.order, walk.changed);
+  namesOf.set(d, walk.after);
   return d;
 }
 
