@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { CloudError } from '../../src/world/cloud/provider.js';
-import { parseProviderID, SimulatedCloud } from '../../src/world/cloud/simulated-cloud.js';
+import { CHANGE_LOG_KEPT, parseProviderID, SimulatedCloud } from '../../src/world/cloud/simulated-cloud.js';
 import type { NodeClaim, NodeSelectorRequirement } from '../../src/core/cluster/types.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12);
@@ -413,5 +413,28 @@ describe('SimulatedCloud: changes since a cursor', () => {
       { providerID: a.providerID, at: T0 + 60_000 },
       { providerID: a.providerID, at: T0 + 70_000 },
     ]);
+  });
+
+  it('keeps a bounded log: a reader behind it reads every instance, and the changes still to come', async () => {
+    const { clock, cloud } = setup();
+    const first = await cloud.create(claim('first', []));
+    const start = cloud.changesSince(0);
+    // Each launch logs two entries (pending now, running later); enough launches to trim twice.
+    const launched: string[] = [];
+    while (cloud.changesSince(start.cursor).whole === undefined)
+      launched.push((await cloud.create(claim(`m-${launched.length}`, []))).providerID);
+    expect(launched.length).toBeGreaterThan(CHANGE_LOG_KEPT / 2);
+    const behind = cloud.changesSince(start.cursor);
+    expect(behind.whole).toBe(true);
+    // Every launch is still pending at this instant: its running instant is among the changes,
+    // the first ones' too, whose entries were dropped.
+    const ids = new Set(behind.changes.filter((c) => c.at > clock.now()).map((c) => c.providerID));
+    expect(launched.filter((id) => !ids.has(id))).toEqual([]);
+    // A reader at the head reads only what is new.
+    clock.advance(60_000);
+    await cloud.delete(first.providerID);
+    const next = cloud.changesSince(behind.cursor);
+    expect(next.whole).toBeUndefined();
+    expect(new Set(next.changes.map((c) => c.providerID))).toEqual(new Set([first.providerID]));
   });
 });

@@ -471,7 +471,7 @@ export class NodeAgent {
    */
   private cloudChanges(): ReadonlySet<string> | undefined {
     if (this.cloud.changesSince === undefined) return undefined;
-    const { changes, cursor } = this.cloud.changesSince(this.cloudCursor);
+    const { changes, cursor, whole } = this.cloud.changesSince(this.cloudCursor);
     this.cloudCursor = cursor;
     const now = this.clock.now();
     const due = new Set<string>();
@@ -482,7 +482,7 @@ export class NodeAgent {
         else later.push(c);
       }
     this.laterChanges = later;
-    return due;
+    return whole ? undefined : due;
   }
 
   private async launch(nc: NodeClaim, types: ReadonlyMap<string, InstanceType>, pass: AgentPass): Promise<void> {

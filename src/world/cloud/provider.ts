@@ -75,9 +75,11 @@ export interface CloudProvider {
   /**
    * The instances changed since `cursor` (0: since the start), each with an instant at which its
    * state changes (now, or later: running, terminating, terminated), and the cursor to ask with
-   * next. Optional: a caller that finds none reads every instance whenever the stamp moves.
+   * next. `whole`: the cursor is behind what the cloud keeps, so any instance may have changed
+   * (read them all); the changes are then those still to come, and more. Optional: a caller that
+   * finds none reads every instance whenever the stamp moves.
    */
-  changesSince?(cursor: number): { changes: readonly InstanceChange[]; cursor: number };
+  changesSince?(cursor: number): { changes: readonly InstanceChange[]; cursor: number; whole?: true };
   /**
    * What list() would say of each instance, one providerID at a time: the call delivers what is
    * due now, as a listing does; the lookup it returns answers as a listing made at that moment

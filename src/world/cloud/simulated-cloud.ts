@@ -19,6 +19,9 @@ import {
 import { insufficientResource, parseResourceList } from '../../core/cluster/resources.js';
 import { incompatibility, offeringCompatible } from './offering-fit.js';
 
+/** Change-log entries kept after a trim by default (changesSince); twice as many trigger one. */
+export const CHANGE_LOG_KEPT = 4096;
+
 export const PROVIDER_ID_SCHEME = 'kpol-sim://';
 export const DEFAULT_LAUNCH_LATENCY_MS = 30_000;
 export const DEFAULT_TERMINATION_DELAY_MS = 20_000;
@@ -68,6 +71,8 @@ export interface SimulatedCloudOptions {
    * real cluster the caller starts from the wall clock.
    */
   instanceIdStart?: number;
+  /** Change-log entries kept after a trim (changesSince). Default CHANGE_LOG_KEPT; tests make it small. */
+  changeLogKept?: number;
 }
 
 /** Decides whether one create fails: an error to throw, or undefined to proceed. */
@@ -97,7 +102,9 @@ export class SimulatedCloud implements CloudProvider {
   readonly calls: CloudCall[] = [];
   private readonly clock: Clock;
   private readonly types: InstanceType[];
-  private readonly opts: Required<Omit<SimulatedCloudOptions, 'clock' | 'instanceTypes' | 'instanceIdStart'>>;
+  private readonly opts: Required<
+    Omit<SimulatedCloudOptions, 'clock' | 'instanceTypes' | 'instanceIdStart' | 'changeLogKept'>
+  >;
   private readonly instances = new Map<string, InstanceRecord>();
   /**
    * The records not known to be terminated, in the order of `instances`: what a listing reads. A
@@ -118,7 +125,12 @@ export class SimulatedCloud implements CloudProvider {
    * Every launch, adoption and termination, with the instants the instance's state changes at:
    * what changesSince() hands out. A few entries per machine launched or terminated.
    */
-  private readonly changeLog: InstanceChange[] = [];
+  private changeLog: InstanceChange[] = [];
+  private readonly logKept: number;
+  /** The cursor of changeLog[0]: the entries before it were dropped (changesSince). */
+  private logBase = 0;
+  /** Dropped entries whose instant had not come when they were dropped, for a reader behind the log. */
+  private droppedLater: InstanceChange[] = [];
   /** Future instants at which an instance changes state or a notice falls due, and how many have passed. */
   private transitions: number[] = [];
   private passedTransitions = 0;
@@ -130,6 +142,7 @@ export class SimulatedCloud implements CloudProvider {
     this.clock = options.clock;
     this.types = options.instanceTypes ?? loadCatalog();
     this.counter = options.instanceIdStart ?? 0;
+    this.logKept = options.changeLogKept ?? CHANGE_LOG_KEPT;
     this.opts = {
       launchLatencyMs: options.launchLatencyMs ?? DEFAULT_LAUNCH_LATENCY_MS,
       terminationDelayMs: options.terminationDelayMs ?? DEFAULT_TERMINATION_DELAY_MS,
@@ -197,8 +210,13 @@ export class SimulatedCloud implements CloudProvider {
     return `${this.revision}/${this.passedTransitions}`;
   }
 
-  changesSince(cursor: number): { changes: readonly InstanceChange[]; cursor: number } {
-    return { changes: this.changeLog.slice(cursor), cursor: this.changeLog.length };
+  changesSince(cursor: number): { changes: readonly InstanceChange[]; cursor: number; whole?: true } {
+    const head = this.logBase + this.changeLog.length;
+    if (cursor >= this.logBase) return { changes: this.changeLog.slice(cursor - this.logBase), cursor: head };
+    // Behind what is kept: the reader reads every instance now; the changes still to come are all here.
+    const now = this.clock.now();
+    const later = this.droppedLater.filter((c) => c.at > now);
+    return { changes: [...later, ...this.changeLog], cursor: head, whole: true };
   }
 
   /**
@@ -212,6 +230,20 @@ export class SimulatedCloud implements CloudProvider {
     if (providerID === undefined) return;
     this.changeLog.push({ providerID, at: now });
     for (const t of later) this.changeLog.push({ providerID, at: t });
+    if (this.changeLog.length >= 2 * this.logKept) this.trimChangeLog(now);
+  }
+
+  /**
+   * Drops all but the newest `logKept` entries, so that a month of launches does not keep
+   * every one: a reader that calls each tick is never that far behind, and one that is gets
+   * `whole` (read everything) with the dropped changes still to come.
+   */
+  private trimChangeLog(now: number): void {
+    const cut = this.changeLog.length - this.logKept;
+    const dropped = this.changeLog.slice(0, cut);
+    this.droppedLater = [...this.droppedLater, ...dropped].filter((c) => c.at > now);
+    this.changeLog = this.changeLog.slice(cut);
+    this.logBase += cut;
   }
 
   describer(): (providerID: string) => Instance | undefined {
