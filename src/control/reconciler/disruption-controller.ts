@@ -40,14 +40,16 @@ export const VALIDATION_DELAY_MS = 15_000;
 /** The consolidated state is forcibly refreshed at least this often (KARPENTER.md#consolidated-cache). */
 export const CONSOLIDATED_REFRESH_MS = 5 * 60_000;
 
-type PublishedEvent = readonly [Omit<RecordedEvent, 'at'>, number | undefined];
+/** An event a method published, its dedupe window, and until when a repeat is dropped (-Infinity: not said). */
+type PublishedEvent = [event: Omit<RecordedEvent, 'at'>, dedupeMs: number | undefined, until: number];
 
 /** `events`, also noting what is published into `into`. */
 function recording(events: EventRecorder, into: PublishedEvent[]): EventRecorder {
   return {
     publish: (event, dedupeMs) => {
-      into.push([event, dedupeMs]);
-      return events.publish(event, dedupeMs);
+      const until = events.publish(event, dedupeMs);
+      into.push([event, dedupeMs, typeof until === 'number' ? until : -Infinity]);
+      return until;
     },
   };
 }
@@ -121,6 +123,11 @@ export class DisruptionController {
    */
   itemizedEvents = true;
   /**
+   * The consolidated state's refresh publishes again only the events whose last publish's window
+   * has ended; off, every one (the recorder drops the rest).
+   */
+  private replaySkipsDropped = true;
+  /**
    * The verdict digest of each evaluation is followed from the last one's through the verdicts that
    * are other objects (verdict-digest.ts); off, built from every node unless the evaluator made
    * the record from the last one.
@@ -138,6 +145,7 @@ export class DisruptionController {
    */
   set incremental(on: boolean) {
     this.itemizedEvents = on;
+    this.replaySkipsDropped = on;
     this.followsVerdicts = on;
     this.taints.incremental = on;
     this.blocked.incremental = on;
@@ -264,7 +272,7 @@ export class DisruptionController {
       verdicts: VerdictDigest;
       nodes: EvalOutput['nodes'];
       at: number;
-      published: readonly PublishedEvent[];
+      published: PublishedEvent[];
     }
   >();
 
@@ -280,7 +288,12 @@ export class DisruptionController {
     if (c.verdicts !== verdicts && c.verdicts.fingerprint() !== verdicts.fingerprint()) return false;
     if (now - c.at < CONSOLIDATED_REFRESH_MS) return true;
     if (c.nodes !== evaluation.nodes) return false;
-    for (const [event, dedupeMs] of c.published) this.d.events.publish(event, dedupeMs);
+    // Each event again, unless its last publish said a repeat is dropped until after now.
+    for (const p of c.published) {
+      if (this.replaySkipsDropped && now <= p[2]) continue;
+      const until = this.d.events.publish(p[0], p[1]);
+      p[2] = typeof until === 'number' ? until : -Infinity;
+    }
     c.at = now;
     return true;
   }
@@ -291,7 +304,7 @@ export class DisruptionController {
     verdicts: VerdictDigest,
     evaluation: EvalOutput,
     now: number,
-    published: readonly PublishedEvent[],
+    published: PublishedEvent[],
   ): void {
     if (method.validation === 'none') return;
     const budget = budgetMapping(evaluation, method.reason);

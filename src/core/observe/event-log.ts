@@ -50,7 +50,8 @@ export class EventLog implements EventRecorder {
 
   publish(event: Omit<RecordedEvent, 'at'>, dedupeMs: number = DEFAULT_DEDUPE_MS): number {
     const at = this.clock.now();
-    const key = JSON.stringify([objectKey(event.object), event.reason, event.message]);
+    // NUL cannot occur in an object key or a reason, so the key is unambiguous.
+    const key = `${objectKey(event.object)}\0${event.reason}\0${event.message}`;
     const until = this.windows.get(key);
     // go-cache keeps an item until `now > expiration`, so a repeat exactly at the end is still dropped.
     if (until !== undefined && at <= until) {

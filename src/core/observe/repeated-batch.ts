@@ -13,8 +13,8 @@ export type Within = (until: number) => void;
 
 export class RepeatedBatch {
   private last: { key: object; through: number } | undefined;
-  /** The items of the last runItems, and until when every event published for them since is dropped. */
-  private lastItems: { items: readonly unknown[]; through: number } | undefined;
+  /** The items of the last runItems, until when each item's events are dropped, and the least of those. */
+  private lastItems: { items: readonly unknown[]; ends: Float64Array; through: number } | undefined;
 
   constructor(private readonly recorder: EventRecorder) {}
 
@@ -32,12 +32,10 @@ export class RepeatedBatch {
 
   /**
    * A batch made of items, each publishing its own events, kept across runs item by item: when
-   * the items are the last run's except at some places and every event published since is still
-   * inside its window at `nowMs`, only the items at those places are published — every other
-   * item's events would be dropped. `changed(last, items)` gives the places (same length;
-   * undefined: publish every item). The batch's window end stays the least of all ends seen since
-   * the last whole run (never later than the exact one), so a whole run comes no later than it
-   * would for `run`.
+   * the items are the last run's except at some places, only the items at those places and the
+   * items whose own window has ended (the least end of the events each last published) are
+   * published, in item order — every other item's events would be dropped. `changed(last, items)`
+   * gives the places, ascending (same length; undefined: publish every item).
    */
   runItems<T>(
     items: readonly T[],
@@ -45,22 +43,38 @@ export class RepeatedBatch {
     changed: (last: readonly T[], items: readonly T[]) => readonly number[] | undefined,
     publishItem: (item: T, publish: Publish) => void,
   ): void {
-    const last = this.lastItems as { items: readonly T[]; through: number } | undefined;
-    let through = Infinity;
-    const publish = this.publisher((end) => (through = Math.min(through, end)));
+    const last = this.lastItems as { items: readonly T[]; ends: Float64Array; through: number } | undefined;
     const places =
-      last === undefined || nowMs > last.through || last.items.length !== items.length
+      last === undefined || last.items.length !== items.length
         ? undefined
         : last.items === items
           ? []
           : changed(last.items, items);
-    if (places !== undefined) {
-      for (const i of places) publishItem(items[i]!, publish);
-      this.lastItems = { items, through: Math.min(last!.through, through) };
+    let end = Infinity;
+    const publish = this.publisher((e) => (end = Math.min(end, e)));
+    const run = (i: number): number => {
+      end = Infinity;
+      publishItem(items[i]!, publish);
+      return end;
+    };
+    if (places === undefined) {
+      const ends = Float64Array.from(items, (_, i) => run(i));
+      this.lastItems = { items, ends, through: least(ends) };
       return;
     }
-    for (const item of items) publishItem(item, publish);
-    this.lastItems = { items, through };
+    const { ends } = last!;
+    if (places.length === 0 && nowMs <= last!.through) {
+      this.lastItems = { items, ends, through: last!.through };
+      return;
+    }
+    // The changed places and, once some item's window has ended, the items whose window has, in order.
+    let k = 0;
+    for (let i = 0; i < items.length; i++) {
+      const isChanged = k < places.length && places[k] === i;
+      if (isChanged) k++;
+      if (isChanged || nowMs > ends[i]!) ends[i] = run(i);
+    }
+    this.lastItems = { items, ends, through: least(ends) };
   }
 
   /** Publishes through the recorder and hands each event's window end to `seen`. */
@@ -82,5 +96,11 @@ export function changedPlaces<T>(last: readonly T[], items: readonly T[], same: 
     const now = items[i]!;
     if (was !== now && !same(was, now)) out.push(i);
   }
+  return out;
+}
+
+function least(xs: Float64Array): number {
+  let out = Infinity;
+  for (const x of xs) if (x < out) out = x;
   return out;
 }
