@@ -15,6 +15,7 @@ import type { WatchEvent } from '../../src/core/cluster/client.js';
 import type { Snapshot } from '../../src/core/cluster/snapshot.js';
 import type { KubeObject, Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';
 import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
+import type { Enough, MoveSimulation } from '../../src/control/reconciler/methods/method.js';
 import { mergeBySize, SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
 import { SchedulingCache } from '../../src/world/scheduling/scheduling-cache.js';
 import { simulateMove } from '../../src/control/reconciler/move-simulation.js';
@@ -316,6 +317,16 @@ function editedEnv(
   return { ...env, marked, policyFor, now: env.now + edit.laterMin * 60_000 };
 }
 
+/**
+ * What a caller passing `enough` reads of a move's outcome (method.ts Enough): no move when a pod
+ * found no place or more replacements are needed — with the first error, for a caller that lets
+ * any number of replacements through — else the whole outcome.
+ */
+function decided(sim: MoveSimulation, enough: Enough): unknown {
+  if (!sim.ok) return enough.replacements === Infinity ? { error: sim.error } : 'no move';
+  return sim.replacements.length > enough.replacements ? 'no move' : sim;
+}
+
 describe('SimulationPass', () => {
   it('places, rejects and plans exactly as the per-move rebuild, for every move of a shared pass', () => {
     fc.assert(
@@ -334,6 +345,11 @@ describe('SimulationPass', () => {
             toCandidate(sn, sn.node?.metadata.labels?.['karpenter.sh/nodepool'] ?? '', TYPES),
           );
           expect(pass.simulate(candidates, consolidation)).toEqual(simulateMove(index, candidates, consolidation, env));
+          // A caller that reads less lets the run stop early: what it reads is the same.
+          for (const enough of [{ replacements: 0 }, { replacements: 1 }, { replacements: Infinity }])
+            expect(decided(pass.simulate(candidates, consolidation, enough), enough)).toEqual(
+              decided(simulateMove(index, candidates, consolidation, env), enough),
+            );
         }
       }),
       { numRuns: 120 },

@@ -72,7 +72,7 @@ export function planDecisions(
     evaluation,
     instanceTypes,
     events: new EventLog(new FakeClock(now)),
-    simulate: (candidates, consolidation) => pass.simulate(candidates, consolidation),
+    simulate: (candidates, consolidation, enough) => pass.simulate(candidates, consolidation, enough),
     policyFor: env.policyFor,
     newId: () => `plan-${++ids}`,
   };

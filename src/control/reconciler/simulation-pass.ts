@@ -21,7 +21,7 @@ import {
   type SimNode,
 } from '../../world/scheduling/simulate.js';
 import type { Candidate } from './methods/candidates.js';
-import type { MoveSimulation } from './methods/method.js';
+import type { Enough, MoveSimulation } from './methods/method.js';
 import {
   daemonSetPods,
   deletingOrMarked,
@@ -228,15 +228,17 @@ class PassBase {
   }
 
   /** The outcome of this move, kept from an earlier pass over this base when it provably holds. */
-  simulate(moving: readonly StateNode[]): MoveSimulation {
+  simulate(moving: readonly StateNode[], enough?: Enough): MoveSimulation {
     const { kept, shared } = this;
-    if (kept === undefined) return toMoveSimulation(this.run(moving), shared.pendingSet);
+    if (kept === undefined) return toMoveSimulation(this.run(moving, enough), shared.pendingSet);
     const key = moving.map((sn) => sn.name).join('\n');
     const pods = moving.map((sn) => shared.reschedulableOn(sn));
     const known = kept.get(shared, key, pods);
     if (known !== undefined) return known;
-    const sim = toMoveSimulation(this.run(moving), shared.pendingSet);
-    kept.set(shared, key, pods, sim);
+    const result = this.run(moving, enough);
+    const sim = toMoveSimulation(result, shared.pendingSet);
+    // A stopped run lacks what another caller of this move may read: only whole outcomes are kept.
+    if (!result.stopped) kept.set(shared, key, pods, sim);
     return sim;
   }
 
@@ -244,7 +246,7 @@ class PassBase {
    * runSimulation's input for these moving nodes: pending, moving, then deleting nodes' pods,
    * handed over in placing order.
    */
-  run(moving: readonly StateNode[]): SchedulingResult {
+  run(moving: readonly StateNode[], enough?: Enough): SchedulingResult {
     const { shared } = this;
     const without = new Set(moving.map((sn) => sn.name));
     const movingBySize: Sized[] = [];
@@ -262,6 +264,7 @@ class PassBase {
       ordered: true,
       without,
       isExempt: (p) => shared.exempt.has(p) && !movingPods.has(p),
+      ...(enough && { stop: { counts: (p: Pod) => !shared.pendingSet.has(p), claims: enough.replacements } }),
     });
   }
 }
@@ -304,7 +307,10 @@ export class SimulationPass {
     return this.base(consolidation).run(moving);
   }
 
-  simulate(candidates: readonly Candidate[], consolidation: boolean): MoveSimulation {
-    return this.base(consolidation).simulate(candidates.map((c) => c.sn));
+  simulate(candidates: readonly Candidate[], consolidation: boolean, enough?: Enough): MoveSimulation {
+    return this.base(consolidation).simulate(
+      candidates.map((c) => c.sn),
+      enough,
+    );
   }
 }

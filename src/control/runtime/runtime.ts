@@ -232,9 +232,9 @@ export class Runtime {
       },
       pass: (index, now) => {
         const pass = this.passFor(index, now);
-        return (candidates, consolidation) => {
+        return (candidates, consolidation, enough) => {
           this.disruptionSimulations++;
-          return pass.simulate(candidates, consolidation);
+          return pass.simulate(candidates, consolidation, enough);
         };
       },
     });

@@ -40,6 +40,12 @@ export interface PreparedRun {
   isExempt?: (pod: Pod) => boolean;
   /** `pods` are already in placing order (byDescendingSize's): the caller merged presorted parts. */
   ordered?: boolean;
+  /**
+   * Stop once the outcome is decided for a caller that reads only whether every pod `counts`
+   * holds for found a place (the first error among them) and whether at most `claims` new claims
+   * hold such pods: at that first error, or at the claim past `claims`. The result is `stopped`.
+   */
+  stop?: { counts: (pod: Pod) => boolean; claims: number };
 }
 
 interface BaseSlot {
@@ -391,6 +397,9 @@ export class PreparedScheduling {
 
     const changed: number[] = [];
     const skip = new Map<Fitting, number>();
+    const { stop } = r;
+    /** The new claims holding a pod `stop` counts (once one does, it always will). */
+    const counted = new Set<number>();
     for (const pod of r.ordered ? r.pods : byDescendingSize(r.pods)) {
       const exempt = r.isExempt?.(pod) ?? false;
       const at = this.firstFit(pod, exempt, left, overlay, changed, view, skip);
@@ -404,12 +413,20 @@ export class PreparedScheduling {
             pod,
             `would schedule against uninitialized nodeclaim/${s.node.nodeClaim ?? ''}, node/${s.node.name}`,
           );
+          if (stop?.counts(pod)) {
+            result.stopped = true;
+            break;
+          }
         } else result.placements.set(pod, { node: s.node.name });
         continue;
       }
       const placed = placeOnClaims(pod, claims, this.pools, view, targets, record);
       if (typeof placed === 'number') result.placements.set(pod, { newNodeClaim: placed });
       else result.errors.set(pod, placed);
+      if (stop?.counts(pod) && (typeof placed !== 'number' || counted.add(placed).size > stop.claims)) {
+        result.stopped = true;
+        break;
+      }
     }
     result.newNodeClaims = claims.map(claimPlan);
     return result;

@@ -73,6 +73,8 @@ export interface SchedulingResult {
   newNodeClaims: NewNodeClaimPlan[];
   /** Pods that could not be placed, or that landed on an uninitialized node. */
   errors: Map<Pod, string>;
+  /** The run stopped once its outcome was decided (PreparedRun.stop): the pods after are not placed. */
+  stopped?: true;
 }
 
 /** Karpenter's `MaxInstanceTypes`. */

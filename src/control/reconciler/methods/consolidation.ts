@@ -14,7 +14,7 @@ import {
 import { toNodeSelectorRequirements } from '../../../core/cluster/requirements.js';
 import type { Candidate } from './candidates.js';
 import type { Replacement } from './command.js';
-import type { MethodContext } from './method.js';
+import type { Enough, MethodContext } from './method.js';
 
 /** A move, with the existing nodes its simulation placed pods on (nominated when it starts). */
 export type Consolidation =
@@ -25,8 +25,17 @@ export type Consolidation =
 /** Karpenter's SpotToSpotConsolidation feature gate (default off). */
 export const SPOT_TO_SPOT_CONSOLIDATION = false;
 
-export function computeConsolidation(ctx: MethodContext, candidates: readonly Candidate[]): Consolidation {
-  const sim = ctx.simulate(candidates, true);
+/**
+ * `enough`: a caller that reads only whether the outcome is a move (multi-node ignores `why`)
+ * lets the simulation stop once a second replacement is needed; without it, at the first pod
+ * left without a place (whose error is `why`).
+ */
+export function computeConsolidation(
+  ctx: MethodContext,
+  candidates: readonly Candidate[],
+  enough: Enough = { replacements: Infinity },
+): Consolidation {
+  const sim = ctx.simulate(candidates, true, enough);
   if (!sim.ok) return { kind: 'none', why: sim.error ?? 'not all pods would schedule' };
   const destinations = sim.destinations ?? [];
   if (sim.replacements.length === 0) return { kind: 'delete', destinations };

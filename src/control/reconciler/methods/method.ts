@@ -22,13 +22,23 @@ export interface MoveSimulation {
   destinations?: string[];
 }
 
+/**
+ * What a caller reads of a move's outcome, so that a simulation may stop once it is decided:
+ * whether every non-pending pod found a place (and the first that did not), and whether at most
+ * `replacements` new claims hold such pods. Past either, the rest of the outcome may be missing
+ * (more replacements, other errors, destinations). A simulation may ignore it.
+ */
+export interface Enough {
+  replacements: number;
+}
+
 export interface MethodContext {
   now: number;
   index: ClusterIndex;
   evaluation: EvalOutput;
   instanceTypes: ReadonlyMap<string, InstanceType>;
   events: EventRecorder;
-  simulate(candidates: readonly Candidate[], consolidation: boolean): MoveSimulation;
+  simulate(candidates: readonly Candidate[], consolidation: boolean, enough?: Enough): MoveSimulation;
   newId(): string;
   /** The policy governing a NodePool (for the Balanced consolidation policy). */
   policyFor?(nodePool: string): PolicySpec | undefined;

@@ -43,7 +43,8 @@ export const multiNode: Method = {
       }
       const mid = Math.floor((lo + hi) / 2);
       const batch = kept.slice(0, mid + 1);
-      const result = computeConsolidation(ctx, batch);
+      // More than one replacement, or a pod left without a place, is no move: the simulation stops there.
+      const result = computeConsolidation(ctx, batch, { replacements: 1 });
       if (result.kind !== 'none' && !replacesWithSameType(ctx, batch, result) && balancedApproves(ctx, batch, result)) {
         best = { batch, result };
         lo = mid + 1;
