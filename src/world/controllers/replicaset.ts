@@ -3,7 +3,7 @@
 // evicted and deleted pods come back as Pending pods for the scheduler to place.
 import { isApiError, type ClusterClient } from '../../core/cluster/client.js';
 import type { ReplicaSet } from '../../core/cluster/memory/api-fields.js';
-import { deepCopy, deepEqual } from '../../core/cluster/memory/deep.js';
+import { deepEqual } from '../../core/cluster/memory/deep.js';
 import { isActive, isPodReady } from '../../core/cluster/state.js';
 import { ANNOTATION_POD_DELETION_COST, type Pod } from '../../core/cluster/types.js';
 import { DirtyNamespaces } from './dirty-namespaces.js';
@@ -125,8 +125,8 @@ export class ReplicaSetController {
 
   private async createPod(rs: ReplicaSet): Promise<void> {
     const template = rs.spec.template ?? {};
-    const spec = deepCopy(template.spec ?? {});
-    delete spec.nodeName;
+    // The template's parts are shared, not copied: the server keeps frozen parts as they are.
+    const { nodeName: _bound, ...spec } = template.spec ?? {};
     for (;;) {
       const pod: Pod = {
         apiVersion: 'v1',
@@ -134,8 +134,8 @@ export class ReplicaSetController {
         metadata: {
           name: this.names.next(`${rs.metadata.name}-`),
           namespace: rs.metadata.namespace,
-          ...(template.metadata?.labels ? { labels: { ...template.metadata.labels } } : {}),
-          ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
+          ...(template.metadata?.labels ? { labels: template.metadata.labels } : {}),
+          ...(template.metadata?.annotations ? { annotations: template.metadata.annotations } : {}),
           ownerReferences: [
             {
               apiVersion: 'apps/v1',

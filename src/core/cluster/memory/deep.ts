@@ -15,6 +15,19 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /** A copy of a JSON value (objects, arrays, primitives); ~10× faster than structuredClone here. */
+/**
+ * A deep copy that takes frozen parts as they are: a stored object's parts are frozen, so nobody
+ * can change them, and an object written from another's (a pod from its ReplicaSet's template)
+ * shares them instead of copying them.
+ */
+export function copyUnfrozen<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) return value.map(copyUnfrozen) as T;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = copyUnfrozen((value as Record<string, unknown>)[key]);
+  return out as T;
+}
+
 export function deepCopy<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(deepCopy) as T;

@@ -7,7 +7,7 @@ import type { Kind, MergePatch, Preconditions } from '../client.js';
 import type { KubeObject } from '../types.js';
 import { metaOf } from './api-fields.js';
 import { withServerDefaults } from './defaults.js';
-import { deepCopy, deepEqual } from './deep.js';
+import { copyUnfrozen, deepEqual } from './deep.js';
 import { isFinished, removeObject } from './deletion.js';
 import { alreadyExists, invalid, notFound } from './errors.js';
 import { kindInfo, scopeNamespace } from './kinds.js';
@@ -19,7 +19,8 @@ import { rfc3339 } from './timestamps.js';
 /** A caller's object, copied, with kind checked and namespace scoped. */
 export function adopt(obj: KubeObject): KubeObject {
   const info = kindInfo(obj.kind);
-  const copy = deepCopy(obj);
+  // The object and its metadata are the server's to write; frozen parts below are kept, not copied.
+  const copy = copyUnfrozen({ ...obj, metadata: { ...obj.metadata } });
   const kind = obj.kind as Kind;
   if (!copy.metadata?.name) throw invalid(kind, '', 'metadata.name: Required value: name is required');
   copy.apiVersion ||= info.apiVersion;
