@@ -111,4 +111,33 @@ describe('RepeatedBatch', () => {
     expect(direct.list().length).toBeGreaterThan(50);
     expect(published).toBeLessThan((4 * 300) / 3); // most items skipped
   });
+
+  it('replays captured events as publishing them all again records, publishing only those whose window ended', () => {
+    const clock = new FakeClock(T0);
+    const direct = new EventLog(clock);
+    const log = new EventLog(clock);
+    let calls = 0;
+    const batch = new RepeatedBatch({ publish: (e, d) => (calls++, log.publish(e, d)) });
+    const events = batch.capture();
+    batchFor({ extra: true })((e, d) => events.publish(e, d) ?? -Infinity);
+    batchFor({ extra: true })((e, d) => direct.publish(e, d));
+    for (let i = 1; i < 400; i++) {
+      clock.advance(5_000);
+      batchFor({ extra: true })((e, d) => direct.publish(e, d));
+      batch.replay(clock.now());
+    }
+    const strip = (es: RecordedEvent[]) => es.map((e) => `${e.at - T0} ${e.object.kind}/${e.object.name} ${e.reason}`);
+    expect(strip(log.list())).toEqual(strip(direct.list()));
+    expect(direct.list().length).toBeGreaterThan(20);
+    expect(calls).toBe(log.list().length); // nothing published that the log dropped
+  });
+
+  it('replays every captured event when asked, whatever its window', () => {
+    let calls = 0;
+    const batch = new RepeatedBatch({ publish: () => void calls++ });
+    const events = batch.capture();
+    batchFor({ extra: false })((e, d) => events.publish(e, d) ?? -Infinity);
+    for (let i = 1; i <= 10; i++) batch.replay(T0 + i, true);
+    expect(calls).toBe(3 * 11);
+  });
 });

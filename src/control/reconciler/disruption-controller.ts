@@ -12,7 +12,7 @@ import type { Evaluator } from '../../core/eval/evaluate-cluster.js';
 import type { EvalOutput, NodeResult } from '../../core/eval/output.js';
 import { resolvePolicies } from '../../core/eval/resolve-policies.js';
 import type { Metrics } from '../../core/observe/metrics.js';
-import type { EventRecorder, RecordedEvent } from '../../core/observe/recorder.js';
+import type { EventRecorder } from '../../core/observe/recorder.js';
 import { BlockedEvents, WITH_EVENT } from './blocked-events.js';
 import {
   budgetMapping,
@@ -39,20 +39,6 @@ import { TaintScan } from './taint-scan.js';
 export const VALIDATION_DELAY_MS = 15_000;
 /** The consolidated state is forcibly refreshed at least this often (KARPENTER.md#consolidated-cache). */
 export const CONSOLIDATED_REFRESH_MS = 5 * 60_000;
-
-/** An event a method published, its dedupe window, and until when a repeat is dropped (-Infinity: not said). */
-type PublishedEvent = [event: Omit<RecordedEvent, 'at'>, dedupeMs: number | undefined, until: number];
-
-/** `events`, also noting what is published into `into`. */
-function recording(events: EventRecorder, into: PublishedEvent[]): EventRecorder {
-  return {
-    publish: (event, dedupeMs) => {
-      const until = events.publish(event, dedupeMs);
-      into.push([event, dedupeMs, typeof until === 'number' ? until : -Infinity]);
-      return until;
-    },
-  };
-}
 
 const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 
@@ -231,8 +217,8 @@ export class DisruptionController {
       verdicts ??= digestOf(evaluation);
       if (this.stillConsolidated(method, index, verdicts, evaluation, now)) continue;
       this.singleTimedOut = false;
-      const published: PublishedEvent[] = [];
-      const [command] = method.compute({ ...ctx, events: recording(this.d.events, published) });
+      const published = new RepeatedBatch(this.d.events);
+      const [command] = method.compute({ ...ctx, events: published.capture() });
       if (!command) {
         if (!this.singleTimedOut) this.markConsolidated(method, index, verdicts, evaluation, now, published);
         continue;
@@ -272,7 +258,8 @@ export class DisruptionController {
       verdicts: VerdictDigest;
       nodes: EvalOutput['nodes'];
       at: number;
-      published: PublishedEvent[];
+      /** The events the method published when it found nothing, replayed as it would publish them again. */
+      published: RepeatedBatch;
     }
   >();
 
@@ -288,12 +275,7 @@ export class DisruptionController {
     if (c.verdicts !== verdicts && c.verdicts.fingerprint() !== verdicts.fingerprint()) return false;
     if (now - c.at < CONSOLIDATED_REFRESH_MS) return true;
     if (c.nodes !== evaluation.nodes) return false;
-    // Each event again, unless its last publish said a repeat is dropped until after now.
-    for (const p of c.published) {
-      if (this.replaySkipsDropped && now <= p[2]) continue;
-      const until = this.d.events.publish(p[0], p[1]);
-      p[2] = typeof until === 'number' ? until : -Infinity;
-    }
+    c.published.replay(now, !this.replaySkipsDropped);
     c.at = now;
     return true;
   }
@@ -304,7 +286,7 @@ export class DisruptionController {
     verdicts: VerdictDigest,
     evaluation: EvalOutput,
     now: number,
-    published: PublishedEvent[],
+    published: RepeatedBatch,
   ): void {
     if (method.validation === 'none') return;
     const budget = budgetMapping(evaluation, method.reason);

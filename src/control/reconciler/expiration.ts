@@ -11,6 +11,7 @@ import { isApiError } from '../../core/cluster/client.js';
 import type { ClusterIndex } from '../../core/cluster/state.js';
 import { LABEL_CAPACITY_TYPE, LABEL_NODEPOOL, type NodeClaim, type NodePool } from '../../core/cluster/types.js';
 import type { Clock } from '../../core/clock.js';
+import { least } from '../../core/least.js';
 import { resolvePolicies } from '../../core/eval/resolve-policies.js';
 import { disruptedLabels } from './disrupted-metric.js';
 import type { Metrics } from '../../core/observe/metrics.js';
@@ -178,13 +179,6 @@ export class DueInstants {
 
 /** More claims than this that came, went or changed between two lists: they are read again whole. */
 const MERGE_LIMIT = 512;
-
-/** The least value of `xs` (Infinity when empty). */
-function least(xs: Float64Array): number {
-  let m = Infinity;
-  for (const x of xs) if (x < m) m = x;
-  return m;
-}
 
 export class ExpirationController {
   constructor(

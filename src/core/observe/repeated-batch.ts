@@ -4,17 +4,20 @@
 // window, publishing the same batch again drops all of them, so it is skipped until the first
 // window ends. Exact, not approximate: it runs again at the first instant any event would be
 // recorded. A recorder that does not report its windows gets every batch.
+import { least } from '../least.js';
 import type { EventRecorder, RecordedEvent } from './recorder.js';
 
 /** Records one event of the batch; returns until when a repeat is dropped (-Infinity: the recorder does not say). */
 export type Publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number) => number;
 /** Counts an event the caller knows is still dropped, and so does not publish again, with the end of its window. */
 export type Within = (until: number) => void;
+/** An event captured as an item (capture), with the dedupe window it was published with. */
+type Captured = readonly [event: Omit<RecordedEvent, 'at'>, dedupeMs: number | undefined];
 
 export class RepeatedBatch {
   private last: { key: object; through: number } | undefined;
   /** The items of the last runItems, until when each item's events are dropped, and the least of those. */
-  private lastItems: { items: readonly unknown[]; ends: Float64Array; through: number } | undefined;
+  private lastItems: { items: readonly unknown[]; ends: number[]; through: number } | undefined;
 
   constructor(private readonly recorder: EventRecorder) {}
 
@@ -43,7 +46,7 @@ export class RepeatedBatch {
     changed: (last: readonly T[], items: readonly T[]) => readonly number[] | undefined,
     publishItem: (item: T, publish: Publish) => void,
   ): void {
-    const last = this.lastItems as { items: readonly T[]; ends: Float64Array; through: number } | undefined;
+    const last = this.lastItems as { items: readonly T[]; ends: number[]; through: number } | undefined;
     const places =
       last === undefined || last.items.length !== items.length
         ? undefined
@@ -58,7 +61,7 @@ export class RepeatedBatch {
       return end;
     };
     if (places === undefined) {
-      const ends = Float64Array.from(items, (_, i) => run(i));
+      const ends = items.map((_, i) => run(i));
       this.lastItems = { items, ends, through: least(ends) };
       return;
     }
@@ -75,6 +78,43 @@ export class RepeatedBatch {
       if (isChanged || nowMs > ends[i]!) ends[i] = run(i);
     }
     this.lastItems = { items, ends, through: least(ends) };
+  }
+
+  /**
+   * A recorder that publishes through this batch's and makes each event an item of the batch, as
+   * if runItems had published it: `replay` publishes them again. For a caller whose events come
+   * from code that publishes one by one (a consolidation method finding nothing to do).
+   */
+  capture(): EventRecorder {
+    const items: Captured[] = [];
+    const last = { items, ends: [] as number[], through: Infinity };
+    this.lastItems = last;
+    const publish = this.publisher((end) => {
+      last.ends.push(end);
+      last.through = Math.min(last.through, end);
+    });
+    return {
+      publish: (event, dedupeMs) => {
+        items.push([event, dedupeMs]);
+        return publish(event, dedupeMs);
+      },
+    };
+  }
+
+  /**
+   * The captured events again, as runItems over the same items: only those whose window has
+   * ended by `nowMs`, or every one when `all` (the reference the equality tests compare with).
+   */
+  replay(nowMs: number, all = false): void {
+    const items = this.lastItems?.items as readonly Captured[] | undefined;
+    if (items === undefined) return;
+    if (all) this.lastItems = undefined; // no last run: every item is published
+    this.runItems(
+      items,
+      nowMs,
+      () => [],
+      (item, publish) => void publish(item[0], item[1]),
+    );
   }
 
   /** Publishes through the recorder and hands each event's window end to `seen`. */
@@ -96,11 +136,5 @@ export function changedPlaces<T>(last: readonly T[], items: readonly T[], same: 
     const now = items[i]!;
     if (was !== now && !same(was, now)) out.push(i);
   }
-  return out;
-}
-
-function least(xs: Float64Array): number {
-  let out = Infinity;
-  for (const x of xs) if (x < out) out = x;
   return out;
 }
