@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Karpenter's pod-events controller (KARPENTER.md#consolidate-after): a NodeClaim's status.lastPodEventTime is
 // bumped when a non-DaemonSet pod is bound to its node, becomes terminal or starts
-// terminating — at most every 10 s — so consolidateAfter counts from the last pod change.
+// terminating — at most every 10 s — so consolidateAfter counts from the last pod change. Any
+// other change to a pod (a label, a condition) is not a pod event, as Karpenter's event filter
+// says; kpol reads it from each watch event's object before and after the change.
 import type { ClusterClient, Kind, WatchEvent } from '../../core/cluster/client.js';
 import { byNamespaceAndName } from '../../core/cluster/sorted-objects.js';
-import { isDaemonSetPod, isTerminal } from '../../core/cluster/state.js';
+import { isDaemonSetPod, isTerminal, isTerminating } from '../../core/cluster/state.js';
 import type { Node, NodeClaim, Pod } from '../../core/cluster/types.js';
 import type { Clock } from '../../core/clock.js';
 import { WatchedKinds } from './watched-kinds.js';
@@ -13,7 +15,6 @@ const MIN_INTERVAL_MS = 10_000;
 
 export class PodEventsController {
   private readonly dirty = new Set<string>(); // node names with a pod event since the last pass
-  private readonly seen = new Map<string, string>(); // pod uid → what we last saw (node|phase|terminating)
   private readonly watch: { stop(): void };
   /**
    * NodeClaim names by providerID, kept from watch events after a list, so a pass over a few
@@ -31,7 +32,7 @@ export class PodEventsController {
     private readonly clock: Clock,
     kindVersion?: (kind: Kind) => number,
   ) {
-    this.watch = client.watch('Pod', (e: WatchEvent) => this.observe(e.object as Pod));
+    this.watch = client.watch('Pod', (e: WatchEvent) => this.observe(e as WatchEvent<Pod>));
     this.claims = new WatchedKinds(client, ['NodeClaim'], kindVersion, (e) =>
       this.keepClaim(e.object.metadata.name, e.type === 'DELETED' ? undefined : (e.object as NodeClaim)),
     );
@@ -55,13 +56,18 @@ export class PodEventsController {
     }
   }
 
-  private observe(pod: Pod): void {
+  /**
+   * Karpenter's filter: a pod that came bound, or a change that bound it, made it terminal or
+   * started its termination; a change whose before the client does not hold counts too (a bump
+   * too many only delays consolidation). A deleted pod is no event: Karpenter reads the pod again
+   * before it acts, and it is gone.
+   */
+  private observe(e: WatchEvent<Pod>): void {
+    const pod = e.object;
     const node = pod.spec.nodeName;
-    if (!node || isDaemonSetPod(pod)) return;
-    const state = `${node}|${isTerminal(pod)}|${pod.metadata.deletionTimestamp !== undefined}`;
-    const key = pod.metadata.uid ?? `${pod.metadata.namespace}/${pod.metadata.name}`;
-    if (this.seen.get(key) === state) return;
-    this.seen.set(key, state);
+    if (!node || isDaemonSetPod(pod) || e.type === 'DELETED') return;
+    const old = e.type === 'MODIFIED' ? e.old : undefined;
+    if (old !== undefined && !isPodEvent(old, pod)) return;
     this.dirty.add(node);
   }
 
@@ -131,4 +137,9 @@ export class PodEventsController {
     this.watch.stop();
     this.claims.stop();
   }
+}
+
+/** Whether `now`, the pod after a change from `old`, became bound, terminal or terminating (Karpenter's UpdateFunc). */
+function isPodEvent(old: Pod, now: Pod): boolean {
+  return !old.spec.nodeName || (!isTerminal(old) && isTerminal(now)) || (!isTerminating(old) && isTerminating(now));
 }

@@ -26,7 +26,9 @@
 //   disruptionsAllowed is decremented (status.disruptedPods records the pod) and the pod is
 //   deleted gracefully as above. Terminal pods are evicted without consulting PDBs.
 // - watch: events for every later change, in order, delivered asynchronously after the write
-//   returns; `stop()` ends delivery.
+//   returns; `stop()` ends delivery. A MODIFIED event carries the object as it was before the
+//   change (`old`) when the client holds it: the in-memory server always, the Kubernetes
+//   adapter from its informer's cache.
 // - Returned objects (from list, get, create, update, patch and watch events) are read-only
 //   and may be shared with other callers: copy before modifying (spread the parts you change,
 //   or structuredClone). The in-memory server returns its stored objects deeply frozen, so a
@@ -90,6 +92,8 @@ export type MergePatch = Record<string, unknown>;
 export interface WatchEvent<T extends KubeObject = KubeObject> {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   object: T;
+  /** MODIFIED: the object before this change, when the client holds it (what an informer's update handler is given). */
+  old?: T;
 }
 
 export interface ClusterClient {

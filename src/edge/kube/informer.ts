@@ -212,7 +212,7 @@ export class Informer {
       if (old?.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
       const cached = this.put(key, obj);
       if (first) continue;
-      this.dispatch({ type: old ? 'MODIFIED' : 'ADDED', object: cached });
+      this.dispatch(old ? { type: 'MODIFIED', object: cached, old } : { type: 'ADDED', object: cached });
     }
     for (const [key, old] of [...this.cache]) {
       if (seen.has(key)) continue;
@@ -274,10 +274,11 @@ export class Informer {
           case 'MODIFIED':
           case 'DELETED': {
             const key = keyOf(e.object);
+            const old = e.type === 'MODIFIED' ? this.cache.get(key) : undefined;
             const object = e.type === 'DELETED' ? (this.remove(key), e.object) : this.put(key, this.lean(e.object));
             this.version = e.object.metadata.resourceVersion!;
             this.failures = 0;
-            this.dispatch({ type: e.type, object });
+            this.dispatch(old ? { type: e.type, object, old } : { type: e.type, object });
             break;
           }
           default: {

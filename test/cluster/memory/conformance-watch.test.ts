@@ -26,6 +26,10 @@ describe.each(backends)('watch on $name', (backend) => {
     const versions = events.map((e) => BigInt(e.object.metadata.resourceVersion!));
     expect([...versions].sort((x, y) => (x < y ? -1 : 1))).toEqual(versions);
     expect(events[2].object).toMatchObject({ data: { k: 'v' } });
+    // A MODIFIED event says what the object was before it (an informer's update handler is given both).
+    expect(events[2].old).toMatchObject({ metadata: { resourceVersion: events[0].object.metadata.resourceVersion } });
+    expect(events[2].old).not.toHaveProperty('data.k');
+    expect(events.filter((e) => e.type !== 'MODIFIED').every((e) => e.old === undefined)).toBe(true);
   });
 
   it('delivers asynchronously: nothing reaches the handler inside the write', async () => {

@@ -32,7 +32,7 @@ export class MemoryCluster implements api.ClusterClient {
    */
   constructor(clock: Clock, initial: readonly KubeObject[] = [], options: MemoryClusterOptions = {}) {
     this.hub = new WatchHub(options.onWatchError);
-    const store = new ObjectStore((type, obj) => this.hub.emit(type, obj));
+    const store = new ObjectStore((type, obj, old) => this.hub.emit(type, obj, old));
     this.ctx = { store, clock };
     for (const obj of initial) this.seed(obj);
   }

@@ -27,7 +27,9 @@ export class ObjectStore {
   /** Equal label sets, owner references, containers… of stored objects are one frozen object (lean.ts). */
   readonly sharing = new Sharing();
 
-  constructor(private readonly onChange: (type: WatchEvent['type'], object: KubeObject) => void) {}
+  constructor(
+    private readonly onChange: (type: WatchEvent['type'], object: KubeObject, old: KubeObject | undefined) => void,
+  ) {}
 
   get(kind: Kind, name: string, namespace: string | undefined): KubeObject | undefined {
     return this.kinds.get(kind)!.get(keyOf(namespace, name));
@@ -85,7 +87,7 @@ export class ObjectStore {
     this.index(stored);
     if (previous) this.sorted.get(kind)!.replace(previous, stored);
     else this.sorted.get(kind)!.add(stored);
-    this.onChange(type, stored);
+    this.onChange(type, stored, previous);
     return stored;
   }
 
@@ -103,7 +105,7 @@ export class ObjectStore {
     const version = ++this.version;
     this.kindVersions.set(kind, version);
     const gone = deepFreeze({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(version) } });
-    this.onChange('DELETED', gone);
+    this.onChange('DELETED', gone, undefined);
     return gone;
   }
 

@@ -40,13 +40,13 @@ export class WatchHub {
     };
   }
 
-  emit(type: WatchEvent['type'], object: WatchEvent['object']): void {
+  emit(type: WatchEvent['type'], object: WatchEvent['object'], old?: WatchEvent['object']): void {
     const of = this.watchers.get(object.kind as Kind);
     if (of === undefined || of.size === 0) return;
     // The watchers at the write: one started meanwhile does not see it, as before.
     const targets = [...of];
     // The object is frozen, and so is the event every handler shares: no handler can change what another sees.
-    const event: WatchEvent = Object.freeze({ type, object });
+    const event: WatchEvent = Object.freeze(type === 'MODIFIED' && old ? { type, object, old } : { type, object });
     this.pending++;
     queueMicrotask(() => {
       this.pending--;
