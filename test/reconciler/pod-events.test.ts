@@ -46,7 +46,7 @@ function setup(strip = false) {
 }
 
 describe('pod events', () => {
-  it('counts only binding, a bound pod created, terminal and terminating; not labels, conditions or DaemonSet pods', async () => {
+  it('counts binding, a bound pod created, terminal, terminating; not labels, conditions, DaemonSet pods', async () => {
     const { cluster, bumps } = setup();
     const label = (name: string, v: string) => () =>
       cluster.patch(podKey(name), { metadata: { labels: { touched: v } } });
