@@ -240,7 +240,11 @@ if (unknown.length) {
 const only = new Set(asked.flatMap((g) => ALIASES[g] ?? [g as Group]));
 const run = (group: Group) => only.has(group);
 
-console.log(`kpol bench — node ${process.version}, ${new Date().toISOString()}\n`);
+// Under ts-loader.mjs (npm run bench) the sources are compiled as the shipped build compiles them;
+// run through tsx, every closure pays for keepNames, and the line says so.
+const compiled =
+  process.env.KPOL_BENCH_COMPILED === 'build' ? 'compiled as the build (esbuild)' : 'compiled by tsx (keepNames)';
+console.log(`kpol bench — node ${process.version}, ${new Date().toISOString()}, sources ${compiled}\n`);
 // Whole processes first, while this one has built nothing: KPOL_BENCH_CLI_ROUNDS (default 11) rounds.
 if (run('cli'))
   for (const l of await cliStartBench(Number(process.env.KPOL_BENCH_CLI_ROUNDS ?? 11)))
