@@ -31,6 +31,7 @@ import { digestOf } from '../../src/control/reconciler/methods/verdict-digest.js
 import type { DisruptionState } from '../../src/core/facts/node-facts.js';
 import { LABEL_PAUSE } from '../../src/core/facts/pauses.js';
 import { loadPolicies } from '../../src/core/policy/load.js';
+import { keepUnchanged } from '../../src/core/policy/unchanged-policies.js';
 import type { PolicySpec } from '../../rules/model.js';
 import { makeNodeClaimAndNode, makeNodePool, makePdb, makePod } from '../support/cluster-builder.js';
 import { seededRandom } from '../support/seeded-random.js';
@@ -297,6 +298,46 @@ describe('every-node evaluation per fact combination', () => {
       expect(fast.nodeStats.shared).toBeGreaterThan(50);
     },
     120_000,
+  );
+});
+
+describe('a policy edited between instants', () => {
+  // Each edit of the web policy (of the same length, so the others' source ranges stay), and
+  // whether nodes prepared under the policy before it still serve (preparedKeyOf: what preparing
+  // a node reads of its policy is unchanged).
+  const EDITS: [string, (text: string) => string, boolean][] = [
+    ['a budget', (t) => t.replace('budget 40%', 'budget 35%'), true],
+    ['a freeze', (t) => t.replace('03:40', '03:50'), true],
+    ['consolidateAfter', (t) => t.replace('underutilized after 30m', 'underutilized after 45m'), false],
+    ['expireAfter', (t) => t.replace('expire after 30h gracefully', 'expire after 31h gracefully'), false],
+    ['termination grace', (t) => t.replace('termination grace 2h', 'termination grace 3h'), false],
+    ['a pod window', (t) => t.replace('app = "batch" disruptable', 'app = "bulk1" disruptable'), false],
+    [
+      'a label a rule reads',
+      (t) => t.replace('topology.kubernetes.io/zone = us-west-2a', 'topology.kubernetes.io/rack = us-west-2a'),
+      false,
+    ],
+  ];
+  it.each(EDITS)(
+    'edited %s: the answer of deriving every node afresh, its nodes prepared again only when preparing reads it',
+    async (_, edit, alike) => {
+      const load = (text: string) => loadPolicies([{ fileName: 'fleet.kpol', text }]).policies;
+      const before = load(POLICIES);
+      const edited = keepUnchanged(before, load(edit(POLICIES)));
+      expect(edited.filter((p, i) => p !== before[i]).map((p) => p.name)).toEqual(['web']);
+      const index = indexOf(generate(4));
+      const fast = new Evaluator(false);
+      const state = inFlight(index, 0);
+      expect(await fast.evaluate(index, before, T0, state)).toEqual(await reference(index, before, T0, state));
+      const prepared = fast.nodeStats.prepared;
+      const at = T0 + 25 * 60_000;
+      expect(await fast.evaluate(index, edited, at, state)).toEqual(await reference(index, edited, at, state));
+      const web = index.stateNodes.filter((sn) =>
+        /^(web|api)$/.test(sn.nodeClaim?.metadata.labels?.['karpenter.sh/nodepool'] ?? ''),
+      );
+      expect(web.length).toBeGreaterThan(5);
+      expect(fast.nodeStats.prepared - prepared).toBe(alike ? 0 : web.filter((sn) => sn.node).length);
+    },
   );
 });
 

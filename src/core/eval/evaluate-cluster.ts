@@ -12,6 +12,7 @@ import { type ClusterIndex, type StateNode } from '../cluster/state.js';
 import {
   NO_DISRUPTION_STATE,
   NodeFactDeriver,
+  preparedKeyOf,
   type DisruptionState,
   type NodeInstant,
   type PreparedNode,
@@ -451,6 +452,7 @@ export class Evaluator {
         this.nodeStats.prepared++;
         return deriver.prepare(sn);
       },
+      preparedKey: preparedKeyOf(engine.graph),
       windowState: (spec, at) => deriver.windowState(spec, at),
     };
   }
@@ -490,7 +492,7 @@ export class Evaluator {
     }
     // The node's prepared facts and its facts at this instant; the rule graph runs, and its
     // answer becomes a verdict, once per combination of facts and the details messages name.
-    const memoised = this.preparedNodes.get(row, policy, pass.pdbEpoch, p.prepareNode);
+    const memoised = this.preparedNodes.get(row, policy, p.preparedKey, pass.pdbEpoch, p.prepareNode);
     const now = p.deriver.instant(memoised.prepared, sn, pass.nowMs);
     pass.span?.add(now.validity, p.deriver.windowStateOf);
     const key = p.combinations.key(memoised, now.facts);
@@ -765,6 +767,8 @@ interface PolicyPass {
   deriver: NodeFactDeriver;
   combinations: Combinations;
   prepareNode: (sn: StateNode) => PreparedNode;
+  /** What preparing a node reads of the policy (preparedKeyOf). */
+  preparedKey: string;
   windowState: (spec: WindowSpec, nowMs: number) => WindowState;
 }
 

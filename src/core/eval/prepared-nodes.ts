@@ -58,6 +58,8 @@ interface Entry extends Memoised {
   pods: readonly Pod[];
   pool: NodePool | undefined;
   policy: PolicySpec;
+  /** What preparing read of the policy (preparedKeyOf). */
+  preparedKey: string;
   pdbEpoch: number;
   /** The cluster index (by its number here) the objects above were last found the same in. */
   checkedIn: number;
@@ -164,32 +166,52 @@ export class PreparedNodeCache {
 
   /**
    * The row's prepared facts (a row of the index last given to `rowsOf`): kept ones while its
-   * Node, NodeClaim, bound pods, NodePool, policy and the PDB epoch (bumped by the caller whenever
-   * what PDBs decide changed) are the same, else `prepare`'s, kept for the next evaluation.
+   * Node, NodeClaim, bound pods, NodePool, what preparing read of the policy (`preparedKey`) and
+   * the PDB epoch (bumped by the caller whenever what PDBs decide changed) are the same, else
+   * `prepare`'s, kept for the next evaluation. Under another policy object with the same key (an
+   * edited policy) the prepared facts are kept in a new entry: the rest of an entry is its
+   * policy's rule graph's.
    */
-  get(row: NodeRow, policy: PolicySpec, pdbEpoch: number, prepare: (sn: StateNode) => PreparedNode): Memoised {
+  get(
+    row: NodeRow,
+    policy: PolicySpec,
+    preparedKey: string,
+    pdbEpoch: number,
+    prepare: (sn: StateNode) => PreparedNode,
+  ): Memoised {
     const { sn } = row;
     const e = row.entry;
-    if (e !== undefined && e.policy === policy && e.pdbEpoch === pdbEpoch) {
-      if (e.checkedIn === this.indexNumber) return e;
-      const pool = row.pool === undefined ? undefined : this.index!.nodePoolsByName.get(row.pool);
-      if (e.node === sn.node && e.nodeClaim === sn.nodeClaim && e.pool === pool && sameElements(e.pods, sn.pods)) {
+    let kept: PreparedNode | undefined;
+    if (e !== undefined && e.pdbEpoch === pdbEpoch && (e.policy === policy || e.preparedKey === preparedKey)) {
+      const same =
+        e.checkedIn === this.indexNumber ||
+        (e.node === sn.node &&
+          e.nodeClaim === sn.nodeClaim &&
+          e.pool === this.poolOf(row) &&
+          sameElements(e.pods, sn.pods));
+      if (same && e.policy === policy) {
         e.checkedIn = this.indexNumber;
         return e;
       }
+      if (same) kept = e.prepared;
     }
     const entry: Entry = {
       node: sn.node,
       nodeClaim: sn.nodeClaim,
       pods: sn.pods,
-      pool: row.pool === undefined ? undefined : this.index!.nodePoolsByName.get(row.pool),
+      pool: this.poolOf(row),
       policy,
+      preparedKey,
       pdbEpoch,
       checkedIn: this.indexNumber,
-      prepared: prepare(sn),
+      prepared: kept ?? prepare(sn),
     };
     row.entry = entry;
     this.byName.set(sn.name, entry);
     return entry;
+  }
+
+  private poolOf(row: NodeRow): NodePool | undefined {
+    return row.pool === undefined ? undefined : this.index!.nodePoolsByName.get(row.pool);
   }
 }

@@ -198,6 +198,32 @@ function drifted(sn: StateNode, pool: NodePool | undefined): boolean {
   );
 }
 
+const preparedKeys = new WeakMap<RuleGraph, string>();
+
+/**
+ * Everything `prepare` reads of a policy and its rule graph, as one string: a node prepared under
+ * one policy is prepared alike under another with the same key, so an edit of a policy's budgets,
+ * say, prepares none of its nodes again. Unset and `Never` differ (`'unset'` and null).
+ */
+export function preparedKeyOf(graph: RuleGraph): string {
+  let key = preparedKeys.get(graph);
+  if (key === undefined) {
+    const p = graph.spec;
+    const unset = (x: unknown) => (x === undefined ? 'unset' : x);
+    key = JSON.stringify([
+      p.origin,
+      p.file ?? p.name,
+      unset(p.consolidateAfterSeconds),
+      unset(p.expireAfterSeconds),
+      unset(p.terminationGracePeriodSeconds),
+      p.podWindows,
+      graph.labelKeys,
+    ]);
+    preparedKeys.set(graph, key);
+  }
+  return key;
+}
+
 export class NodeFactDeriver {
   constructor(
     private readonly index: ClusterIndex,
@@ -222,8 +248,9 @@ export class NodeFactDeriver {
 
   /**
    * The part of `derive` that does not read the clock nor the in-flight state. It holds for as
-   * long as the node's objects (Node, NodeClaim, bound pods, NodePool), the policy and what the
-   * PDBs decide (see pdbVerdictKey in src/core/eval/evaluate-cluster.ts) are unchanged.
+   * long as the node's objects (Node, NodeClaim, bound pods, NodePool), what it reads of the
+   * policy (preparedKeyOf: keep the two in step) and what the PDBs decide (see pdbVerdictKey in
+   * src/core/eval/evaluate-cluster.ts) are unchanged.
    * `everyPod` keeps every active pod for the instant, not only those that can move with time
    * (`derive`: the reference the prepared path is tested against).
    */
