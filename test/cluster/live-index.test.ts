@@ -242,4 +242,32 @@ describe('ClusterView on the in-memory server', () => {
     expect(ix.snapshot.pods[0].metadata.labels).toEqual({ x: 'y' });
     expect(view.builds.full).toBe(2);
   });
+
+  it('keeps the events between its last builds, without the objects before each change', async () => {
+    const clock = new FakeClock(Date.parse('2026-11-26T00:00:00Z'));
+    const { nodeClaim, node } = makeNodeClaimAndNode('default', 0);
+    const server = new MemoryCluster(clock, [makeNodePool('default'), nodeClaim, node]);
+    const view = new ClusterView(server, { kindVersion: (k) => server.kindVersion(k) });
+    const key = { kind: 'Pod' as const, namespace: 'default', name: 'p' };
+    await server.create(makePod('p', node.metadata.name));
+    const first = await view.current();
+    const delivered: WatchEvent[] = [];
+    const w = server.watch('Pod', (e) => delivered.push(e));
+    for (let i = 0; i < 3; i++) {
+      await server.patch(key, { metadata: { labels: { v: String(i) } } });
+      await view.current();
+    }
+    w.stop();
+    const events = view.changesBetween(first, await view.current())!;
+    expect(events.map((e) => `${e.type} ${e.object.metadata.labels?.v}`)).toEqual([
+      'MODIFIED 0',
+      'MODIFIED 1',
+      'MODIFIED 2',
+    ]);
+    expect(events.map((e) => e.object)).toEqual(delivered.map((e) => e.object));
+    // The server's events say what each pod was before; the view's log, kept for 32 builds, does
+    // not keep those versions alive.
+    expect(delivered.every((e) => e.old !== undefined)).toBe(true);
+    expect(events.some((e) => 'old' in e)).toBe(false);
+  });
 });

@@ -97,7 +97,10 @@ export class ClusterView {
     if (rv > (this.seen.get(kind) ?? 0)) this.seen.set(kind, rv);
     if (rv <= (this.listed.get(kind) ?? 0)) return; // the list already held it
     const keeps = this.options.keeps;
-    this.pending.push(e.type !== 'DELETED' && keeps && !keeps(e.object) ? { type: 'DELETED', object: e.object } : e);
+    // Kept for the last BUILD_LOG builds (changesBetween): without the object before the change,
+    // which nobody here reads and which would keep each changed object's last version alive.
+    const type = e.type !== 'DELETED' && keeps && !keeps(e.object) ? 'DELETED' : e.type;
+    this.pending.push(type === e.type && e.old === undefined ? e : { type, object: e.object });
   }
 
   /** Marks the view stale after the controller's own writes (watch delivery is asynchronous). */
