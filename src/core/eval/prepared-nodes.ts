@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the evaluator keeps of each node across evaluations, short of its verdict: the node's
 // place in its pool's budget count (NodeRow) once per cluster index, and its prepared facts
-// (PreparedNode in src/core/facts/node-facts.ts) once per change of its objects, policy or PDBs.
+// (PreparedNode in src/core/facts/node-facts.ts) once per change of its objects, of what it
+// reads of its policy (node-facts.ts preparedKeyOf) or of PDBs.
 // The part of a node's derivation that does not read the clock — the pass over its pods, its
 // labels, conditions and thresholds — is then made once, and every instant after that reads only
 // the few pods that can move with time. This is what keeps an evaluation that derives every node
 // (a verdict cache switched off or missed everywhere: a window edge, a policy change's trial)
 // linear in nodes, not pods.
 //
-// Identity is the change signal, as in node-result-cache.ts: the cluster stores hand out frozen
-// objects and replace them on every write, and an index is never changed once built.
+// Identity is the change signal for objects, as in node-result-cache.ts: the cluster stores hand
+// out frozen objects and replace them on every write, and an index is never changed once built.
 import type { PolicySpec } from '../../../rules/model.js';
 import {
   isDeleting,
