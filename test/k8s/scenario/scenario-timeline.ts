@@ -132,6 +132,12 @@ export class TimelineClient implements ClusterClient {
   }
 
   watch(kind: Kind, handler: (e: WatchEvent) => void): { stop(): void } {
-    return this.inner.watch(kind, (e) => handler({ type: e.type, object: this.seen(e.object) }));
+    return this.inner.watch(kind, (e) =>
+      handler(
+        e.old === undefined
+          ? { type: e.type, object: this.seen(e.object) }
+          : { type: e.type, object: this.seen(e.object), old: this.seen(e.old) },
+      ),
+    );
   }
 }
