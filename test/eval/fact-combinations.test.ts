@@ -28,7 +28,10 @@ import type { EvalOutput } from '../../src/core/eval/output.js';
 import { changeOf, differenceOf } from '../../src/core/eval/verdict-record.js';
 import { stateKey } from '../../src/core/eval/evaluation-span.js';
 import { digestOf } from '../../src/control/reconciler/methods/verdict-digest.js';
-import type { DisruptionState } from '../../src/core/facts/node-facts.js';
+import { NodeFactDeriver, preparedKeyOf, type DisruptionState } from '../../src/core/facts/node-facts.js';
+import { PodWindowMatcher } from '../../src/core/facts/pod-windows.js';
+import { nodePoolOf } from '../../src/core/cluster/state.js';
+import { compile, type RuleGraph } from '../../rules/compile.js';
 import { LABEL_PAUSE } from '../../src/core/facts/pauses.js';
 import { loadPolicies } from '../../src/core/policy/load.js';
 import { keepUnchanged } from '../../src/core/policy/unchanged-policies.js';
@@ -339,6 +342,44 @@ describe('a policy edited between instants', () => {
       expect(fast.nodeStats.prepared - prepared).toBe(alike ? 0 : web.filter((sn) => sn.node).length);
     },
   );
+});
+
+describe('what preparing a node reads of its policy', () => {
+  // preparedKeyOf is written beside prepare() by hand: a field prepare() came to read that the key
+  // leaves out would let a node prepared under the old policy serve the edited one. Both are run
+  // on a graph whose reads are recorded, and prepare() may read only what the key reads.
+  function recording(graph: RuleGraph, reads: Set<string>): RuleGraph {
+    const record = <T extends object>(target: T, prefix: string): T =>
+      new Proxy(target, {
+        get(t, k, receiver) {
+          if (typeof k === 'string') reads.add(prefix + k);
+          return Reflect.get(t, k, receiver);
+        },
+      });
+    return record({ ...graph, spec: record(graph.spec, 'spec.') }, '');
+  }
+
+  it.each([0, 1])('policy %i: every field prepare() reads of the spec and graph is part of the key', (which) => {
+    const index = indexOf(generate(5));
+    const spec = policies()[which]!;
+    const graph = compile(spec);
+    const keyReads = new Set<string>();
+    preparedKeyOf(recording(graph, keyReads));
+    const prepareReads = new Set<string>();
+    const watched = recording(graph, prepareReads);
+    const deriver = new NodeFactDeriver(
+      index,
+      watched,
+      inFlight(index, 0),
+      () => {},
+      new PodWindowMatcher(watched.spec),
+    );
+    const pooled = index.stateNodes.filter((sn) => nodePoolOf(sn) !== undefined);
+    for (const sn of pooled) deriver.prepare(sn);
+    expect(pooled.length).toBeGreaterThan(10);
+    expect(prepareReads.size).toBeGreaterThan(3); // the recording sees reads at all
+    expect([...prepareReads].filter((k) => !keyReads.has(k))).toEqual([]);
+  });
 });
 
 // The policies above without the cluster, selector and rate budgets: a budget counted over

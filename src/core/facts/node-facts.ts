@@ -249,7 +249,8 @@ export class NodeFactDeriver {
   /**
    * The part of `derive` that does not read the clock nor the in-flight state. It holds for as
    * long as the node's objects (Node, NodeClaim, bound pods, NodePool), what it reads of the
-   * policy (preparedKeyOf: keep the two in step) and what the PDBs decide (see pdbVerdictKey in
+   * policy (preparedKeyOf: keep the two in step; test/eval/fact-combinations.test.ts records what each
+   * reads and fails on a field the key leaves out) and what the PDBs decide (see pdbVerdictKey in
    * src/core/eval/evaluate-cluster.ts) are unchanged.
    * `everyPod` keeps every active pod for the instant, not only those that can move with time
    * (`derive`: the reference the prepared path is tested against).
