@@ -6,9 +6,10 @@
 // reading everything writes: the same objects, fields and resourceVersions, tick after tick. Two
 // runtimes over the same seeded cluster take the same seeded events — pods relabelled into and out
 // of budgets, made unready, deleted and evicted; budgets created, reselected and deleted;
-// ReplicaSets scaled; NodeClaims and Nodes touched; instances interrupted; NotReady Nodes reported
-// Ready again (the heartbeat reads only the changed Nodes while the cloud is unchanged) — one with
-// the world's controllers incremental and one without, and every object is compared after every tick.
+// ReplicaSets scaled; pods adopted by another ReplicaSet or orphaned; NodeClaims and Nodes
+// touched; instances interrupted; NotReady Nodes reported Ready again (the heartbeat reads only the
+// changed Nodes while the cloud is unchanged) — one with the world's controllers incremental and one
+// without, and every object is compared after every tick.
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import type { ClusterClient } from '../../src/core/cluster/client.js';
@@ -54,7 +55,7 @@ async function nextStep(rt: Runtime, r: () => number, n: number): Promise<Step |
   const pods = await rt.cluster.list<Pod>('Pod');
   const pod = pick(pods);
   const app = `app-${Math.floor(r() * 8)}`;
-  switch (Math.floor(r() * 14)) {
+  switch (Math.floor(r() * 15)) {
     case 0: // into or out of the budgets selecting by app
       return pod && ((c) => tolerant(() => c.patch(podKey(pod), { metadata: { labels: { app } } })));
     case 1: // a label no budget reads
@@ -151,6 +152,26 @@ async function nextStep(rt: Runtime, r: () => number, n: number): Promise<Step |
       if (pdb === undefined || victim === undefined) return undefined;
       const key = { kind: 'PodDisruptionBudget' as const, namespace: pdb.metadata.namespace, name: pdb.metadata.name };
       return (c) => tolerant(() => c.patch(key, { status: { disruptedPods: { [victim.metadata.name]: at } } }));
+    }
+    case 13: {
+      // A pod changes owner: adopted by another ReplicaSet of its namespace, or orphaned. Both
+      // ReplicaSets must sync (the one it left makes a replacement, the one it joined may delete).
+      const others = (await rt.cluster.list<KubeObject>('ReplicaSet', pod?.metadata.namespace)).filter(
+        (x) => !pod?.metadata.ownerReferences?.some((o) => o.name === x.metadata.name),
+      );
+      const to = r() < 0.7 ? pick(others) : undefined;
+      const ownerReferences = to
+        ? [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'ReplicaSet',
+              name: to.metadata.name,
+              uid: to.metadata.uid,
+              controller: true,
+            },
+          ]
+        : null;
+      return pod && ((c) => tolerant(() => c.patch(podKey(pod), { metadata: { ownerReferences } })));
     }
     default:
       return undefined; // a quiet tick

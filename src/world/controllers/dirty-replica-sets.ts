@@ -18,8 +18,6 @@ export function controllingReplicaSet(pod: Pod): string | undefined {
 export class DirtyReplicaSets {
   /** Namespace → ReplicaSet names marked since the last take(). */
   private marked = new Map<string, Set<string>>();
-  /** Pod `namespace/name` → the ReplicaSet it was last seen controlled by (so a change of owner marks both). */
-  private readonly ownerOf = new Map<string, string>();
   /**
    * `namespace/ReplicaSet name` (the pod's namespace as it stands) → pod name → the latest object
    * of each pod it controls; complete once a pass listed every pod (`seen` without a namespace).
@@ -31,17 +29,33 @@ export class DirtyReplicaSets {
     client.watch('Pod', (e) => {
       const pod = e.object as Pod;
       const ns = pod.metadata.namespace ?? 'default';
-      const key = `${ns}/${pod.metadata.name}`;
-      const was = this.ownerOf.get(key);
+      // The owner the pod had: a change carries the object before it, a deletion the last one.
+      // (No per-pod record of it: 150,000 pods made that map ~15 MB of the simulated cluster.)
+      const was =
+        e.type === 'ADDED'
+          ? undefined
+          : e.type === 'DELETED'
+            ? controllingReplicaSet(pod)
+            : this.ownerBefore(e.old as Pod | undefined, pod);
       const owner = e.type === 'DELETED' ? undefined : controllingReplicaSet(pod);
-      if (owner === undefined) this.ownerOf.delete(key);
-      else this.ownerOf.set(key, owner);
       if (was !== undefined) this.disown(pod, was);
       if (owner !== undefined) this.own(pod, owner);
       if (was !== undefined && was !== owner) this.mark(ns, was);
       if (owner !== undefined) this.mark(ns, owner);
     });
     client.watch('ReplicaSet', (e) => this.mark(e.object.metadata.namespace ?? 'default', e.object.metadata.name));
+  }
+
+  /**
+   * The owner of a changed pod before the change: from the object before it, or, from a client
+   * that does not give that, the ReplicaSet that holds the pod here (a search of every one).
+   */
+  private ownerBefore(old: Pod | undefined, pod: Pod): string | undefined {
+    if (old !== undefined) return controllingReplicaSet(old);
+    const prefix = `${pod.metadata.namespace}/`;
+    for (const [key, pods] of this.owned)
+      if (key.startsWith(prefix) && pods.has(pod.metadata.name)) return key.slice(prefix.length);
+    return undefined;
   }
 
   /** The marks since the last call, and a fresh set for the pass's own writes. */
@@ -52,16 +66,14 @@ export class DirtyReplicaSets {
   }
 
   /**
-   * Records the owners of listed pods (a full pass): a pod seen first in a list still marks its old
-   * owner. A list of every namespace's pods (`everyNamespace`) also makes podsOwnedBy complete.
+   * Files listed pods (a full pass) under their owners, so a later change of owner marks the old
+   * one. A list of every namespace's pods (`everyNamespace`) also makes podsOwnedBy complete.
    */
   seen(pods: readonly Pod[], everyNamespace = false): void {
     if (everyNamespace) this.owned.clear();
     for (const pod of pods) {
       const owner = controllingReplicaSet(pod);
-      if (owner === undefined) continue;
-      this.ownerOf.set(`${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`, owner);
-      this.own(pod, owner);
+      if (owner !== undefined) this.own(pod, owner);
     }
     if (everyNamespace) this.complete = true;
   }
