@@ -6,7 +6,9 @@ import {
   insufficientResource,
   nodeAllocatable,
   parseQuantity,
+  addResources,
   podRequests,
+  sumRequests,
 } from '../../src/core/cluster/resources.js';
 
 describe('parseQuantity', () => {
@@ -80,6 +82,30 @@ describe('podRequests', () => {
 
   it('a pod with no requests still takes a pod slot', () => {
     expect(podRequests(podWith({ containers: [{ name: 'a' }] }))).toEqual({ pods: 1 });
+  });
+
+  // Pods sharing one containers list (as the stores' pods of one ReplicaSet do) share its answer,
+  // but only when the list is all they request: an init container or an overhead adds its own.
+  it('pods sharing a containers list share its requests, unless init containers or an overhead add to them', () => {
+    const containers = [{ name: 'a', resources: { requests: { cpu: '500m' } } }];
+    const first = podRequests(podWith({ containers }));
+    expect(podRequests(podWith({ containers }))).toBe(first);
+    expect(podRequests(podWith({ containers, overhead: { cpu: '100m' } })).cpu).toBeCloseTo(0.6);
+    const init = [{ name: 'i', resources: { requests: { cpu: '2' } } }];
+    expect(podRequests(podWith({ containers, initContainers: init })).cpu).toBe(2);
+    expect(podRequests(podWith({ containers }))).toEqual({ cpu: 0.5, pods: 1 });
+  });
+
+  it('sumRequests adds the pods in order, as adding them pairwise does', () => {
+    const pods = [
+      podWith({ containers: [{ name: 'a', resources: { requests: { cpu: '100m', memory: '1Mi' } } }] }),
+      podWith({ containers: [{ name: 'b', resources: { requests: { cpu: '200m', 'example.com/gpu': '1' } } }] }),
+      podWith({ containers: [{ name: 'c', resources: { requests: { cpu: '300m' } } }] }),
+    ];
+    const pairwise = pods.reduce<Record<string, number>>((s, p) => addResources(s, podRequests(p)), {});
+    expect(sumRequests(pods)).toEqual(pairwise);
+    expect(Object.keys(sumRequests(pods))).toEqual(Object.keys(pairwise));
+    expect(sumRequests([])).toEqual({});
   });
 });
 

@@ -5,11 +5,11 @@
 import { TAINT_DISRUPTED, type Pod, type Taint, type Toleration } from '../../core/cluster/types.js';
 import { podRequirementAlternatives, requiredNodeAffinityTerms } from './pod-spec.js';
 import {
-  addResources,
   formatQuantity,
   insufficientResource,
   podRequests,
   remaining,
+  sumRequests,
   type Resources,
 } from '../../core/cluster/resources.js';
 import { intersectionProblem, matchesExpression, type Requirements } from '../../core/cluster/requirements.js';
@@ -35,8 +35,7 @@ export interface PlacementTarget {
   requirements?: Requirements;
 }
 
-export const requestedOn = (t: PlacementTarget): Resources =>
-  t.requested ?? t.pods.reduce<Resources>((sum, p) => addResources(sum, podRequests(p)), {});
+export const requestedOn = (t: PlacementTarget): Resources => t.requested ?? sumRequests(t.pods);
 
 export function resourcesFit(pod: Pod, target: PlacementTarget): string | undefined {
   const free = remaining(target.allocatable, requestedOn(target));

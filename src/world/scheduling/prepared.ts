@@ -14,7 +14,14 @@ import type { Pod } from '../../core/cluster/types.js';
 import type { PlannedClaim, PreparedPool } from './new-claims.js';
 import { requiredNodeAffinityTerms, requiredPodAntiAffinity } from './pod-spec.js';
 import { nodeRequirementsFit, taintsTolerated, type PlacementTarget } from './predicates.js';
-import { addResources, fitsWithin, podRequests, remaining, type Resources } from '../../core/cluster/resources.js';
+import {
+  addResources,
+  fitsWithin,
+  podRequests,
+  remaining,
+  sumRequests,
+  type Resources,
+} from '../../core/cluster/resources.js';
 import {
   byName,
   claimPlan,
@@ -131,7 +138,7 @@ export interface NodeSums {
 
 /** The sums of one node, derived from scratch. */
 export function nodeSums(node: SimNode): NodeSums {
-  const requested = node.pods.reduce<Resources>((s, p) => addResources(s, podRequests(p)), {});
+  const requested = sumRequests(node.pods);
   return {
     requested,
     free: remaining(node.allocatable, requested),

@@ -17,7 +17,7 @@ import { compatibleOfferings, sortByPrice } from './instance-types.js';
 import { nodeLocalFit, type PlacementTarget } from './predicates.js';
 import { requiredPodAntiAffinity } from './pod-spec.js';
 import { toNodeSelectorRequirements } from '../../core/cluster/requirements.js';
-import { addResources, podRequests, type Resources } from '../../core/cluster/resources.js';
+import { addResources, podRequests, sumRequests, type Resources } from '../../core/cluster/resources.js';
 import { topologyFit, type TopologyView } from './topology.js';
 import type { NodeSelectorRequirement } from '../../core/cluster/types.js';
 
@@ -119,7 +119,7 @@ export function simulateScheduling(input: SchedulingInput): SchedulingResult {
       taints: node.taints,
       allocatable: node.allocatable,
       pods: [...node.pods],
-      requested: node.pods.reduce<Resources>((s, p) => addResources(s, podRequests(p)), {}),
+      requested: sumRequests(node.pods),
     },
   }));
   const pools = preparePools(input);
