@@ -10,6 +10,7 @@ import { DELETION_TIMEOUT_MS } from '../../src/world/controllers/pdb-arithmetic.
 import { PdbStatusController } from '../../src/world/controllers/pdb-status.js';
 import { ReplicaSetController } from '../../src/world/controllers/replicaset.js';
 import { makePdb, makePod, SNAPSHOT_TIME } from '../support/cluster-builder.js';
+import { forwardingClient } from '../support/forwarding-client.js';
 
 /** A memory cluster and a client over it that counts list calls. */
 function counted(initial: KubeObject[]): {
@@ -21,19 +22,12 @@ function counted(initial: KubeObject[]): {
   const clock = new FakeClock(Date.parse(SNAPSHOT_TIME));
   const cluster = new MemoryCluster(clock, initial);
   let lists = 0;
-  const client: ClusterClient = {
+  const client = forwardingClient(cluster, {
     list: (kind, namespace) => {
       lists++;
       return cluster.list(kind, namespace);
     },
-    get: (key) => cluster.get(key),
-    create: (obj) => cluster.create(obj),
-    update: (obj) => cluster.update(obj),
-    patch: (key, patch, pre) => cluster.patch(key, patch, pre),
-    delete: (key, options) => cluster.delete(key, options),
-    evict: (ns, name, pre) => cluster.evict(ns, name, pre),
-    watch: (kind, handler) => cluster.watch(kind, handler),
-  };
+  });
   return { cluster, client, clock, lists: () => lists };
 }
 

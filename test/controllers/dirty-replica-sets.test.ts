@@ -10,19 +10,13 @@ import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import type { Pod } from '../../src/core/cluster/types.js';
 import { DirtyReplicaSets } from '../../src/world/controllers/dirty-replica-sets.js';
 import { makePod, SNAPSHOT_TIME } from '../support/cluster-builder.js';
+import { forwardingClient } from '../support/forwarding-client.js';
 
 /** A client over `cluster` whose watch events carry the object before a change only when `withOld`. */
 function clientOf(cluster: MemoryCluster, withOld: boolean): ClusterClient {
-  return {
-    list: (kind, namespace) => cluster.list(kind, namespace),
-    get: (key) => cluster.get(key),
-    create: (obj) => cluster.create(obj),
-    update: (obj) => cluster.update(obj),
-    patch: (key, patch, pre) => cluster.patch(key, patch, pre),
-    delete: (key, options) => cluster.delete(key, options),
-    evict: (ns, name, pre) => cluster.evict(ns, name, pre),
+  return forwardingClient(cluster, {
     watch: (kind, handler) => cluster.watch(kind, (e) => handler(withOld ? e : { type: e.type, object: e.object })),
-  };
+  });
 }
 
 const ownedBy = (rs: string) => [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs, uid: rs, controller: true }];
