@@ -66,7 +66,11 @@ export function parseResourceList(list: Readonly<Record<string, string | number>
 }
 
 export function addResources(a: Resources, b: Resources): Record<string, number> {
-  const out = { ...a };
+  return addInto({ ...a }, b);
+}
+
+/** `out` with `b` added to it, in place (the one loop addResources and sumRequests share). */
+function addInto(out: Record<string, number>, b: Resources): Record<string, number> {
   for (const [k, v] of Object.entries(b)) put(out, k, amount(out, k) + v);
   return out;
 }
@@ -110,10 +114,7 @@ export function podRequests(pod: Pod): Resources {
 /** The sum of the pods' requests, built in one record (in pod order, as adding them pairwise would). */
 export function sumRequests(pods: readonly Pod[]): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const pod of pods) {
-    const r = podRequests(pod);
-    for (const k in r) if (Object.hasOwn(r, k)) put(out, k, amount(out, k) + r[k]);
-  }
+  for (const pod of pods) addInto(out, podRequests(pod));
   return out;
 }
 
