@@ -278,3 +278,29 @@ export const caseArb = (o: CaseOptions = {}): fc.Arbitrary<CaseSpec> =>
           };
         });
     });
+
+/**
+ * A fixed case that every property also runs (fast-check `examples`): one pool under
+ * `budget 1 per 10m for Drifted`, six busy nodes drifted at tick 20 of a 2 h run, so the rate
+ * budget binds several times. It keeps the rate property from passing vacuously on a seed whose
+ * 25 random cases never start a disruption in a rated pool (CI saw one such seed).
+ */
+export const RATED_CASE: CaseSpec = {
+  pools: [{ name: 'p0', types: ['m5.large'] }],
+  replicaSets: [{ name: 'rs0', replicas: 6, cpu: '1500m' }],
+  policies: [
+    {
+      name: 'pol0',
+      pools: ['p0'],
+      consolidate: 'never',
+      after: '0s',
+      budgets: [{ kind: 'budget', nodes: '1', perMin: 10, reasons: ['Drifted'] }],
+      podWindows: [],
+      maintenance: [],
+    },
+  ],
+  perturbations: [{ atTick: 20, kind: 'drift-label', pool: 0 }],
+  stepMs: STEP_MS,
+  ticks: (2 * 3_600_000) / STEP_MS,
+  quietTicks: QUIET_MS / STEP_MS,
+};
