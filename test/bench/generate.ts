@@ -43,13 +43,18 @@ export interface ClusterShape {
 }
 
 /** A cluster of `nodes` machines over `pools` NodePools with `pods` pods, PDBs and some protections. */
-export function generateCluster(shape: ClusterShape): KubeObject[] {
-  const objects: KubeObject[] = [];
+export const generateCluster = (shape: ClusterShape): KubeObject[] => [...clusterObjects(shape)];
+
+/**
+ * generateCluster's objects one at a time: a Runtime seeded from this keeps no object it has
+ * copied into its store (RuntimeOptions.objects), so the bench measures the controller, not its seed.
+ */
+export function* clusterObjects(shape: ClusterShape): Generator<KubeObject> {
   const perPool = Math.ceil(shape.nodes / shape.pools);
   const podsPerNode = Math.round(shape.pods / shape.nodes);
   for (let p = 0; p < shape.pools; p++) {
     const pool = `pool-${p}`;
-    objects.push(makeNodePool(pool, { consolidateAfter: '5m' }));
+    yield makeNodePool(pool, { consolidateAfter: '5m' });
     for (let i = 0; i < perPool && p * perPool + i < shape.nodes; i++) {
       // Recent machines (nothing expires mid-bench), with names unique across any number of pools.
       const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, {
@@ -64,53 +69,45 @@ export function generateCluster(shape: ClusterShape): KubeObject[] {
       node.spec.providerID = providerID;
       nodeClaim.metadata.name = `${pool}-${i}`;
       nodeClaim.status = { ...nodeClaim.status, providerID, nodeName: name };
-      objects.push(nodeClaim, node);
+      yield nodeClaim;
+      yield node;
       for (let k = 0; k < podsPerNode; k++) {
         const annotations: Record<string, string> = {};
         if ((i + k) % 97 === 0) annotations['karpenter.sh/do-not-disrupt'] = 'true';
         if ((i + k) % 89 === 0) annotations['karpenter.sh/disruption-schedule'] = '0 2 * * 6';
         if (shape.replicaSets) {
-          objects.push(
-            makePod(`${workload(p, k)}-${i}`, node.metadata.name, {
-              namespace: `team-${p % 10}`,
-              labels: workloadLabels(p, k),
-            }),
-          );
+          yield makePod(`${workload(p, k)}-${i}`, node.metadata.name, {
+            namespace: `team-${p % 10}`,
+            labels: workloadLabels(p, k),
+          });
         } else {
-          objects.push(
-            makePod(`app-${p}-${i}-${k}`, node.metadata.name, {
-              namespace: `team-${p % 10}`,
-              labels: { app: `app-${k % 20}`, team: `t${p % 10}` },
-              annotations,
-            }),
-          );
+          yield makePod(`app-${p}-${i}-${k}`, node.metadata.name, {
+            namespace: `team-${p % 10}`,
+            labels: { app: `app-${k % 20}`, team: `t${p % 10}` },
+            annotations,
+          });
         }
       }
     }
     if (shape.replicaSets) {
       const replicas = Math.min(perPool, shape.nodes - p * perPool);
-      for (let k = 0; k < podsPerNode; k++) objects.push(replicaSetFor(p, k, replicas));
+      for (let k = 0; k < podsPerNode; k++) yield replicaSetFor(p, k, replicas);
     }
   }
   // PDBs that allow disruptions everywhere, and one that allows none (it holds a tenth of the nodes).
   for (let t = 0; t < 10; t++) {
     for (let a = 0; a < 20; a += 4)
-      objects.push(
-        makePdb(
-          `app-${a}`,
-          { matchLabels: { app: `app-${a}` } },
-          { namespace: `team-${t}`, minAvailable: 1, disruptionsAllowed: 1 },
-        ),
+      yield makePdb(
+        `app-${a}`,
+        { matchLabels: { app: `app-${a}` } },
+        { namespace: `team-${t}`, minAvailable: 1, disruptionsAllowed: 1 },
       );
   }
-  objects.push(
-    makePdb(
-      'app-1',
-      { matchLabels: { app: 'app-1' } },
-      { namespace: 'team-0', maxUnavailable: 0, disruptionsAllowed: 0 },
-    ),
+  yield makePdb(
+    'app-1',
+    { matchLabels: { app: 'app-1' } },
+    { namespace: 'team-0', maxUnavailable: 0, disruptionsAllowed: 0 },
   );
-  return objects;
 }
 
 const workload = (p: number, k: number) => `app-${p}-k${k}`;

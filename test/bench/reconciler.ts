@@ -8,7 +8,7 @@ import { podDoNotDisrupt } from '../../src/core/cluster/state.js';
 import type { KubeObject, NodeClaim, NodePool } from '../../src/core/cluster/types.js';
 import { Runtime } from '../../src/control/runtime/runtime.js';
 import { simulate } from '../../src/edge/simulate/simulated-run.js';
-import { generateCluster } from './generate.js';
+import { clusterObjects, generateCluster } from './generate.js';
 
 const T0 = Date.parse('2026-11-23T12:00:00Z');
 
@@ -34,7 +34,7 @@ async function naivePerPodMs(rt: Runtime, at: number): Promise<number> {
 /** The generated cluster, settled and past every pool's consolidateAfter. */
 export async function settledRuntime(nodes: number, pools: number): Promise<{ rt: Runtime; clock: FakeClock }> {
   const clock = new FakeClock(T0);
-  const rt = new Runtime({ clock, objects: generateCluster({ pools, nodes, pods: nodes * 30 }), policies: [] });
+  const rt = new Runtime({ clock, objects: clusterObjects({ pools, nodes, pods: nodes * 30 }), policies: [] });
   // Let the cluster settle (the generated one has drifted nodes; a budget of 10% works through them).
   for (let i = 0; i < 3; i++) {
     await rt.tick();
@@ -45,20 +45,12 @@ export async function settledRuntime(nodes: number, pools: number): Promise<{ rt
 }
 
 /**
- * A cluster in which nothing is left to do: the generated one without its drifted machines and
- * with consolidateAfter 1h from a pod event at the start, so for the measured minutes no node becomes a candidate and
- * no object
+ * The generated cluster made quiet, one object at a time: no drift, and consolidateAfter 1h from a
+ * pod event at the start, so for the measured minutes no node becomes a candidate and no object
  * changes — what the issue's "tick when nothing changed" is. Time still moves 10 s per tick.
  */
-/**
- * The generated cluster made quiet: no drift, consolidateAfter not yet passed. Made in a function
- * of its own so that only the Runtime's options hold the seed: the caller's frame would keep all
- * 150,000 generated pods alive through every tick (~200 MB the controller no longer needs once its
- * store holds its own copies).
- */
-function quietSeed(nodes: number, pools: number): KubeObject[] {
-  const objects = generateCluster({ pools, nodes, pods: nodes * 30 });
-  for (const o of objects) {
+function* quietSeed(nodes: number, pools: number): Generator<KubeObject> {
+  for (const o of clusterObjects({ pools, nodes, pods: nodes * 30 })) {
     if (o.kind === 'NodeClaim') {
       const nc = o as NodeClaim;
       if (nc.status?.conditions) nc.status.conditions = nc.status.conditions.filter((c) => c.type !== 'Drifted');
@@ -68,8 +60,8 @@ function quietSeed(nodes: number, pools: number): KubeObject[] {
       const np = o as NodePool;
       if (np.spec.disruption) np.spec.disruption.consolidateAfter = '1h';
     }
+    yield o;
   }
-  return objects;
 }
 
 export async function quietRuntime(nodes: number, pools: number): Promise<{ rt: Runtime; clock: FakeClock }> {

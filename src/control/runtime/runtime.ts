@@ -45,9 +45,11 @@ export interface RuntimeOptions {
   clock: Clock;
   /**
    * Seeds the embedded MemoryCluster. With `cluster` given they are not written anywhere: their
-   * NodeClaims only tell the simulated cloud which machines already run.
+   * NodeClaims only tell the simulated cloud which machines already run. Read once, in order: a
+   * generator lets each object go as soon as the store holds its copy, so a large seed is never
+   * alive whole beside the store (test/bench/peak-rss.ts seeds 150,000 pods so).
    */
-  objects: readonly KubeObject[];
+  objects: Iterable<KubeObject>;
   /** The API server to act on. Default: an embedded MemoryCluster seeded with `objects`. */
   cluster?: ClusterClient;
   /**
@@ -120,7 +122,12 @@ export class Runtime {
     // Closures below must not name `o`: V8 keeps one context per constructor call, so a closure
     // naming `o` would keep `o.objects` (the whole seed, ~200 MB at 150k pods) alive for good.
     const logger = o.logger;
-    const backend = o.cluster ?? new MemoryCluster(o.clock, o.objects);
+    // The seed is read once (RuntimeOptions.objects): into the embedded store, or with a cluster
+    // given only for its NodeClaims, which are gathered as it is read.
+    const seedClaims: NodeClaim[] = [];
+    const seed = claimsOf(o.objects, seedClaims);
+    const backend = o.cluster ?? new MemoryCluster(o.clock, seed);
+    if (o.cluster) for (const x of seed) void x;
     this.cluster =
       ownership === OWNS_EVERYTHING
         ? backend
@@ -134,14 +141,12 @@ export class Runtime {
     this.instanceTypes = new Map(this.cloud.instanceTypes().map((t) => [t.name, t]));
     this.instanceTypeList = [...this.instanceTypes.values()];
     // Machines in a snapshot already run: the simulated cloud takes them over (those it may own).
-    const claims = o.objects.filter(
-      (x): x is NodeClaim => x.kind === 'NodeClaim' && ownership.nodeClaim(x as NodeClaim),
-    );
+    const claims = seedClaims.filter((nc) => ownership.nodeClaim(nc));
     this.notAdopted = this.cloud.adopt(claims).map((nc) => nc.metadata.name);
     this.events = new EventLog(o.clock);
     this.metrics = createKarpenterMetrics();
     const log = logger ? (msg: string, fields: Record<string, unknown>) => logger.info(msg, fields) : undefined;
-    const taken = o.objects.filter((x) => x.kind === 'NodeClaim').map((x) => x.metadata.name);
+    const taken = seedClaims.map((x) => x.metadata.name);
     const factory = new NodeClaimFactory().skipPast(taken);
     this.interruptionFactory = new NodeClaimFactory('i').skipPast(taken);
     const cluster = this.cluster;
@@ -439,3 +444,11 @@ export class Runtime {
 /** A backend that can say, per kind, whether anything changed (both backends can; a test double may not). */
 const hasKindVersions = (c: ClusterClient): c is ClusterClient & { kindVersion(kind: Kind): number | string } =>
   typeof (c as { kindVersion?: unknown }).kindVersion === 'function';
+
+/** `objects` as they are read, with each NodeClaim among them pushed onto `into`. */
+function* claimsOf(objects: Iterable<KubeObject>, into: NodeClaim[]): Generator<KubeObject> {
+  for (const x of objects) {
+    if (x.kind === 'NodeClaim') into.push(x as NodeClaim);
+    yield x;
+  }
+}

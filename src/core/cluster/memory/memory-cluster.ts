@@ -30,7 +30,7 @@ export class MemoryCluster implements api.ClusterClient {
    * get fresh resourceVersions and the API server's defaults for what they leave out.
    * Duplicates and unknown kinds throw, as a create would.
    */
-  constructor(clock: Clock, initial: readonly KubeObject[] = [], options: MemoryClusterOptions = {}) {
+  constructor(clock: Clock, initial: Iterable<KubeObject> = [], options: MemoryClusterOptions = {}) {
     this.hub = new WatchHub(options.onWatchError);
     const store = new ObjectStore((type, obj, old) => this.hub.emit(type, obj, old));
     this.ctx = { store, clock };
