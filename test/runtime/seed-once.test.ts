@@ -2,18 +2,14 @@
 // A Runtime reads its seed (RuntimeOptions.objects) once, in order, and keeps none of it: the
 // in-memory path at 5k nodes / 150k pods stays under its memory goal only because the seed is
 // never alive whole beside the store (test/bench/peak-rss.ts).
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import type { KubeObject, NodeClaim } from '../../src/core/cluster/types.js';
 import { Runtime } from '../../src/control/runtime/runtime.js';
 import { makeNodeClaimAndNode, makePod } from '../support/cluster-builder.js';
+import { collected } from '../support/collected.js';
 import { policies, pool, T0 } from '../reconciler/scenario.js';
-
-setFlagsFromString('--expose-gc');
-const collect = runInNewContext('gc') as () => void;
 
 /** A pool, two machines and a pod on each, as a list. */
 function seedObjects(): KubeObject[] {
@@ -45,8 +41,8 @@ function oneShot(objects: readonly KubeObject[]): { seed: Iterable<KubeObject>; 
 }
 
 const adopted = (rt: Runtime, ncs: readonly NodeClaim[]) => {
-  const describe = rt.cloud.describer();
-  return ncs.map((nc) => describe(nc.status!.providerID!)?.state);
+  const instanceOf = rt.cloud.describer();
+  return ncs.map((nc) => instanceOf(nc.status!.providerID!)?.state);
 };
 
 describe('the Runtime reads its seed once', () => {
@@ -87,8 +83,6 @@ describe('the Runtime reads its seed once', () => {
     };
     const { rt, seed } = make();
     await rt.tick();
-    await new Promise((r) => setTimeout(r, 0)); // past the job that made the WeakRef
-    collect();
-    expect(seed.deref()).toBeUndefined();
+    expect(await collected(seed)).toBe(true);
   });
 });
