@@ -8,6 +8,7 @@ import { validateCron } from './cron.js';
 import { KARPENTER_PATTERNS } from './duration.js';
 import { goAtoi, goParseDuration, goQuote } from './karpenter-go.js';
 import {
+  basePolicy,
   KARPENTER_REASONS,
   type BudgetSpec,
   type ConsolidationPolicy,
@@ -198,17 +199,11 @@ export function nodePoolToPolicy(np: NodePool): { policy: PolicySpec; diagnostic
     DEFAULT_EXPIRE_AFTER,
   );
   const policy: PolicySpec = {
-    name,
-    origin: 'karpenter',
-    target: { kind: 'names', names: [name] },
+    ...basePolicy(name, 'karpenter', { kind: 'names', names: [name] }),
     consolidationPolicy,
     consolidateAfterSeconds,
     expireAfterSeconds,
-    expiration: 'forceful',
     budgets,
-    freezes: [],
-    podWindows: [],
-    maintenanceWindows: [],
   };
   const tgp = im.text('spec.template.spec.terminationGracePeriod', template.terminationGracePeriod);
   if (tgp !== undefined) {

@@ -170,6 +170,26 @@ export interface PolicySpec {
 }
 
 /**
+ * A policy with no rules of its own and Karpenter's defaults (the comments on PolicySpec): what a
+ * .kpol policy, a NodePool's own disruption spec and the nodes of no NodePool each start from.
+ */
+export function basePolicy(name: string, origin: PolicySpec['origin'], target: NodePoolTarget): PolicySpec {
+  return {
+    name,
+    origin,
+    target,
+    consolidationPolicy: 'WhenEmptyOrUnderutilized',
+    consolidateAfterSeconds: 0,
+    expireAfterSeconds: undefined,
+    expiration: 'forceful',
+    budgets: [],
+    freezes: [],
+    podWindows: [],
+    maintenanceWindows: [],
+  };
+}
+
+/**
  * Unlimited, as a number: Karpenter's "unbounded" (math.MaxInt32), what its NodePool metrics show
  * and what a budget mapping starts from. An evaluation's allowances say `null` for it (their JSON
  * contract, rules/README §6); `countOf` is the one conversion between the two.

@@ -24,7 +24,7 @@ import { lowerSettings } from './settings.js';
 import { checkUniqueness } from './uniqueness.js';
 import { checkUnusedSchedules } from './unused-schedules.js';
 import { checkWindowNeverOpens } from './window-never-opens.js';
-import type { NodePoolTarget, PolicySpec } from '../model.js';
+import { basePolicy, type NodePoolTarget, type PolicySpec } from '../model.js';
 
 export const STAGES: readonly Stage[] = [
   {
@@ -208,19 +208,7 @@ export function newScope(fileName: string | undefined, file: PolicyFile): FileSc
 
 /** A policy about to be checked, with Karpenter's defaults until the stages fill it in. */
 export function newUnit(scope: FileScope, ast: Policy, fileName: string | undefined): PolicyUnit {
-  const spec: PolicySpec = {
-    name: ast.name.text,
-    origin: 'kpol',
-    target: lowerTarget(ast),
-    consolidationPolicy: 'WhenEmptyOrUnderutilized',
-    consolidateAfterSeconds: 0,
-    expireAfterSeconds: undefined,
-    expiration: 'forceful',
-    budgets: [],
-    freezes: [],
-    podWindows: [],
-    maintenanceWindows: [],
-  };
+  const spec = basePolicy(ast.name.text, 'kpol', lowerTarget(ast));
   if (fileName !== undefined) spec.file = fileName;
   const unparsed = (scope.file.unparsed ?? []).some((u) => within(u.range, ast.range));
   return { scope, ast, spec, defaultZone: 'UTC', windows: [], unparsed, incomplete: unparsed };

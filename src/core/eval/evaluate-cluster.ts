@@ -6,7 +6,7 @@ import { allowanceFor } from '../../../rules/budgets.js';
 import { compile } from '../../../rules/compile.js';
 import { GraphEngine, type FiredEvent } from '../../../rules/engine.js';
 import type { PoolFacts } from '../../../rules/facts.js';
-import type { PolicySpec, WindowSpec } from '../../../rules/model.js';
+import { basePolicy, type PolicySpec, type WindowSpec } from '../../../rules/model.js';
 import type { NodePool, PodDisruptionBudget } from '../cluster/types.js';
 import { type ClusterIndex, type StateNode } from '../cluster/state.js';
 import {
@@ -67,19 +67,7 @@ const sameElements = (a: readonly object[], b: readonly object[]): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The policy a node falls back to when its NodePool is unknown: built-in rules only. */
-export const ORPHAN: PolicySpec = {
-  name: '(no nodepool)',
-  origin: 'karpenter',
-  target: { kind: 'names', names: [] },
-  consolidationPolicy: 'WhenEmptyOrUnderutilized',
-  consolidateAfterSeconds: 0,
-  expireAfterSeconds: undefined,
-  expiration: 'forceful',
-  budgets: [],
-  freezes: [],
-  podWindows: [],
-  maintenanceWindows: [],
-};
+export const ORPHAN: PolicySpec = basePolicy('(no nodepool)', 'karpenter', { kind: 'names', names: [] });
 
 /** Compiled engines are kept per policy object across instants (the simulation re-evaluates every tick). */
 export class Evaluator {
