@@ -129,7 +129,9 @@ function copyFields(v: unknown, shape: Shape, sharing: Sharing, drop: boolean, f
   if (Object.isFrozen(v) && !fresh) return v;
   const fields = declaredFields(shape.fields);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(v)) {
+  // for-in over own keys rather than Object.keys: no array of keys per object a write copies.
+  for (const key in v) {
+    if (!Object.hasOwn(v, key)) continue;
     const x = v[key];
     if (x === undefined || key === 'managedFields') continue;
     const s = fields.get(key);
@@ -147,6 +149,6 @@ function plainCopy(v: unknown): unknown {
   if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
   if (Array.isArray(v)) return v.map(plainCopy);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(v)) out[key] = plainCopy((v as Record<string, unknown>)[key]);
+  for (const key in v) if (Object.hasOwn(v, key)) out[key] = plainCopy((v as Record<string, unknown>)[key]);
   return out;
 }

@@ -135,6 +135,8 @@ export class LiveIndex {
     const podNodes = new Set<string>();
     const ix = this.index;
     let unbound = ix.unboundPods;
+    // The pod lists this call made: nothing else holds them yet, so later events change them in place.
+    const fresh = new Set<readonly Pod[]>();
     for (const e of events) {
       const kind = e.object.kind;
       if (!isIndexKind(kind)) continue;
@@ -153,7 +155,8 @@ export class LiveIndex {
         else sorted.add(next);
       }
       changed.add(kind);
-      if (kind === 'Pod') unbound = this.movePod(prev as Pod | undefined, next as Pod | undefined, unbound, podNodes);
+      if (kind === 'Pod')
+        unbound = this.movePod(prev as Pod | undefined, next as Pod | undefined, unbound, podNodes, fresh);
       else if (kind === 'Node' || kind === 'NodeClaim')
         this.moveMachine(kind, prev, next, e.object.metadata.name, dirtyNodes, dirtyClaims, dirtyProviders);
     }
@@ -226,14 +229,23 @@ export class LiveIndex {
     dirty.add(name);
   }
 
-  /** Takes `prev` out of its node's pod list (or the unbound ones) and puts `next` in its own. */
-  private movePod(prev: Pod | undefined, next: Pod | undefined, unbound: Pod[], dirty: Set<string>): Pod[] {
+  /**
+   * Takes `prev` out of its node's pod list (or the unbound ones) and puts `next` in its own; the
+   * lists are copied once per apply (`fresh`), as an earlier index may hold them.
+   */
+  private movePod(
+    prev: Pod | undefined,
+    next: Pod | undefined,
+    unbound: Pod[],
+    dirty: Set<string>,
+    fresh: Set<readonly Pod[]>,
+  ): Pod[] {
     const byNode = this.index.podsByNodeName;
     if (prev) {
       const n = prev.spec.nodeName;
-      if (!n) unbound = without(unbound, prev);
+      if (!n) unbound = without(unbound, prev, fresh);
       else {
-        const left = without(byNode.get(n) ?? [], prev);
+        const left = without(byNode.get(n) ?? [], prev, fresh);
         if (left.length) byNode.set(n, left);
         else byNode.delete(n);
         dirty.add(n);
@@ -241,9 +253,9 @@ export class LiveIndex {
     }
     if (next) {
       const n = next.spec.nodeName;
-      if (!n) unbound = inserted(unbound, next);
+      if (!n) unbound = inserted(unbound, next, fresh);
       else {
-        byNode.set(n, inserted(byNode.get(n) ?? [], next));
+        byNode.set(n, inserted(byNode.get(n) ?? [], next, fresh));
         dirty.add(n);
       }
     }
@@ -414,18 +426,26 @@ const lastName = (names: Set<string>): string => {
   return last;
 };
 
-/** A copy of a list-ordered array without `obj` (found by namespace and name). */
-function without<T extends KubeObject>(sorted: readonly T[], obj: T): T[] {
-  const { at, found } = position(sorted, obj);
+/** `sorted` itself when it is one of `fresh` (made by this apply), else a copy, from now on one of them. */
+function own<T>(sorted: readonly T[], fresh: Set<readonly T[]>): T[] {
+  if (fresh.has(sorted)) return sorted as T[];
   const out = sorted.slice();
+  fresh.add(out);
+  return out;
+}
+
+/** A list-ordered array without `obj` (found by namespace and name): a copy, unless `fresh` has it. */
+function without<T extends KubeObject>(sorted: readonly T[], obj: T, fresh: Set<readonly T[]>): T[] {
+  const { at, found } = position(sorted, obj);
+  const out = own(sorted, fresh);
   if (found) out.splice(at, 1);
   return out;
 }
 
-/** A copy of a list-ordered array with `obj` in its place. */
-function inserted<T extends KubeObject>(sorted: readonly T[], obj: T): T[] {
+/** A list-ordered array with `obj` in its place: a copy, unless `fresh` has it. */
+function inserted<T extends KubeObject>(sorted: readonly T[], obj: T, fresh: Set<readonly T[]>): T[] {
   const { at, found } = position(sorted, obj);
-  const out = sorted.slice();
+  const out = own(sorted, fresh);
   out.splice(at, found ? 1 : 0, obj);
   return out;
 }

@@ -70,8 +70,9 @@ export function addResources(a: Resources, b: Resources): Record<string, number>
 }
 
 /** `out` with `b` added to it, in place (the one loop addResources and sumRequests share). */
-function addInto(out: Record<string, number>, b: Resources): Record<string, number> {
-  for (const [k, v] of Object.entries(b)) put(out, k, amount(out, k) + v);
+export function addInto(out: Record<string, number>, b: Resources): Record<string, number> {
+  // for-in over own keys, not Object.entries: a scheduling simulation adds per pod it places.
+  for (const k in b) if (Object.hasOwn(b, k)) put(out, k, amount(out, k) + b[k]);
   return out;
 }
 
@@ -165,8 +166,21 @@ export function fitsWithin(requests: Resources, available: Resources): boolean {
 /** `available − used`, per resource named in `available`. */
 export function remaining(available: Resources, used: Resources): Record<string, number> {
   const out = { ...available };
-  for (const [k, v] of Object.entries(used)) put(out, k, amount(out, k) - v);
+  for (const k in used) if (Object.hasOwn(used, k)) put(out, k, amount(out, k) - used[k]);
   return out;
+}
+
+/**
+ * `free`, equal to remaining(available, used) before `added` was added to `used`, made equal to
+ * it again in place: only the resources `added` names moved.
+ */
+export function refreshRemaining(
+  free: Record<string, number>,
+  available: Resources,
+  used: Resources,
+  added: Resources,
+): void {
+  for (const k in added) if (Object.hasOwn(added, k)) put(free, k, amount(available, k) - amount(used, k));
 }
 
 /** Compact, stable rendering for messages: `{"cpu":"1.5","memory":"2Gi","pods":"3"}`-like. */

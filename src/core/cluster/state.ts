@@ -127,8 +127,12 @@ export function indexCluster(snapshot: Snapshot): ClusterIndex {
   };
 }
 
-const condition = (conditions: Condition[] | undefined, type: string): Condition | undefined =>
-  conditions?.find((c) => c.type === type);
+/** A loop, not `find`: read for every pod of a ReplicaSet or PDB on each of their syncs (a closure per call). */
+function condition(conditions: Condition[] | undefined, type: string): Condition | undefined {
+  if (conditions === undefined) return undefined;
+  for (let i = 0; i < conditions.length; i++) if (conditions[i].type === type) return conditions[i];
+  return undefined;
+}
 const timeMs = (t: string | undefined): number | undefined => (t ? Date.parse(t) : undefined);
 
 // ── node predicates ────────────────────────────────────────────────────────

@@ -51,7 +51,12 @@ export function resourcesFit(pod: Pod, target: PlacementTarget): string | undefi
 }
 
 export function nodeSelectorFits(pod: Pod, labels: Readonly<Record<string, string>>): string | undefined {
-  for (const [k, v] of Object.entries(pod.spec.nodeSelector ?? {})) {
+  const selector = pod.spec.nodeSelector;
+  if (selector === undefined) return undefined;
+  // for-in over own keys, not Object.entries: asked for every pod × node a simulation tries.
+  for (const k in selector) {
+    if (!Object.hasOwn(selector, k)) continue;
+    const v = selector[k];
     const have = ownValue(labels, k);
     if (have !== v) return `node selector ${k}=${v} does not match (${k}=${have ?? '<absent>'})`;
   }

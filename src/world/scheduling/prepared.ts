@@ -15,9 +15,10 @@ import type { PlannedClaim, PreparedPool } from './new-claims.js';
 import { requiredNodeAffinityTerms, requiredPodAntiAffinity } from './pod-spec.js';
 import { nodeRequirementsFit, taintsTolerated, type PlacementTarget } from './predicates.js';
 import {
-  addResources,
+  addInto,
   fitsWithin,
   podRequests,
+  refreshRemaining,
   remaining,
   sumRequests,
   type Resources,
@@ -86,9 +87,10 @@ interface Fitting {
 }
 
 /** A node's target in one run, once a pod has landed on it. */
+/** A slot a run placed pods on: copies the run owns and updates in place. */
 interface RunSlot {
-  target: PlacementTarget & { pods: Pod[]; requested: Resources };
-  free: Resources;
+  target: PlacementTarget & { pods: Pod[]; requested: Record<string, number> };
+  free: Record<string, number>;
 }
 
 const shapeIds = new WeakMap<Pod, number>();
@@ -452,15 +454,18 @@ export class PreparedScheduling {
     const base = this.slots[i];
     let o = overlay.get(i);
     if (!o) {
-      o = { target: { ...base.target, pods: [...base.target.pods] }, free: base.free };
+      const target = { ...base.target, pods: [...base.target.pods], requested: { ...base.target.requested } };
+      o = { target, free: { ...base.free } };
       overlay.set(i, o);
       targets[position] = o.target;
       for (const h of holders) if (h.target === base.target) h.target = o.target;
     }
-    o.target.pods.push(pod);
-    o.target.requested = addResources(o.target.requested, requests);
-    o.free = remaining(o.target.allocatable, o.target.requested);
-    return o.target;
+    // The copies are this run's own: updated in place, free as remaining(allocatable, requested) is.
+    const { target, free } = o;
+    target.pods.push(pod);
+    addInto(target.requested, requests);
+    refreshRemaining(free, target.allocatable, target.requested, requests);
+    return target;
   }
 }
 

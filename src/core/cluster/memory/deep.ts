@@ -10,7 +10,7 @@
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   if (Array.isArray(value)) for (const v of value) deepFreeze(v);
-  else for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  else for (const key in value) if (Object.hasOwn(value, key)) deepFreeze((value as Record<string, unknown>)[key]);
   return Object.freeze(value);
 }
 
@@ -51,7 +51,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const bo = b as Record<string, unknown>;
   // An explicit undefined and a missing key serialise the same, so they compare equal. Every key
   // of either side, each once, without building their union (every write compares whole objects).
-  for (const k of Object.keys(ao)) if (!deepEqual(ao[k], bo[k])) return false;
-  for (const k of Object.keys(bo)) if (!ownKey.call(ao, k) && !deepEqual(ao[k], bo[k])) return false;
+  // for-in over own keys rather than Object.keys: no array of keys per object compared.
+  for (const k in ao) if (Object.hasOwn(ao, k) && !deepEqual(ao[k], bo[k])) return false;
+  for (const k in bo) if (Object.hasOwn(bo, k) && !ownKey.call(ao, k) && !deepEqual(ao[k], bo[k])) return false;
   return true;
 }
