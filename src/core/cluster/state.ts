@@ -127,9 +127,15 @@ export function indexCluster(snapshot: Snapshot): ClusterIndex {
   };
 }
 
-/** A loop, not `find`: read for every pod of a ReplicaSet or PDB on each of their syncs (a closure per call). */
-function condition(conditions: Condition[] | undefined, type: string): Condition | undefined {
-  if (conditions === undefined) return undefined;
+/**
+ * The first condition of `type`. A loop, not `find`: asked for every pod of a ReplicaSet or PDB
+ * on each of their syncs and for every machine of a busy tick (a closure per call).
+ */
+export function findCondition(
+  conditions: readonly Condition[] | null | undefined,
+  type: string,
+): Condition | undefined {
+  if (conditions == null) return undefined; // null too, as conditions?.find had it
   for (let i = 0; i < conditions.length; i++) if (conditions[i].type === type) return conditions[i];
   return undefined;
 }
@@ -143,9 +149,10 @@ export const isManaged = (sn: StateNode): boolean => sn.nodeClaim !== undefined;
 export const isInitialized = (sn: StateNode): boolean => sn.node?.metadata.labels?.[LABEL_INITIALIZED] === 'true';
 /** NodeClaim condition `InstanceTerminating=True`. */
 export const isInstanceTerminating = (sn: StateNode): boolean =>
-  condition(sn.nodeClaim?.status?.conditions, 'InstanceTerminating')?.status === 'True';
+  findCondition(sn.nodeClaim?.status?.conditions, 'InstanceTerminating')?.status === 'True';
 /** Node `Ready` condition is `True`; False, Unknown and missing are all not ready. */
-export const isReady = (sn: StateNode): boolean => condition(sn.node?.status?.conditions, 'Ready')?.status === 'True';
+export const isReady = (sn: StateNode): boolean =>
+  findCondition(sn.node?.status?.conditions, 'Ready')?.status === 'True';
 
 /** The node carries Karpenter's `karpenter.sh/disrupted:NoSchedule` taint (whatever its value). */
 export const hasDisruptedTaint = (taints: readonly Taint[] | undefined): boolean =>
@@ -227,7 +234,7 @@ export const isWaitingEviction = (pod: Pod, nowMs: number): boolean => !isTermin
 export const isDisruptable = (pod: Pod, nowMs: number): boolean =>
   !isActive(pod) || !podDoNotDisrupt(pod, nowMs).active;
 /** Pod `Ready` condition. */
-export const isPodReady = (pod: Pod): boolean => condition(pod.status?.conditions, 'Ready')?.status === 'True';
+export const isPodReady = (pod: Pod): boolean => findCondition(pod.status?.conditions, 'Ready')?.status === 'True';
 
 // ── PodDisruptionBudgets (pkg/utils/pdb) ───────────────────────────────────
 
@@ -273,7 +280,7 @@ export function pdbBlock(index: ClusterIndex, pod: Pod): PdbBlock {
   if (pdbs.length > 1) return { kind: 'multiple', pdbs: pdbs.map(pdbKey) };
   const pdb = pdbs[0];
   if ((pdb.status?.disruptionsAllowed ?? 0) !== 0) return { kind: 'none' };
-  const unhealthy = condition(pod.status?.conditions, 'Ready')?.status === 'False';
+  const unhealthy = findCondition(pod.status?.conditions, 'Ready')?.status === 'False';
   if (pdb.spec.unhealthyPodEvictionPolicy === 'AlwaysAllow' && unhealthy) return { kind: 'none' };
   return { kind: 'blocked', pdb: pdbKey(pdb) };
 }

@@ -7,6 +7,7 @@ import type { NodeDetails, NodeFacts } from '../../../rules/facts.js';
 import type { PolicySpec, Reason, WindowSpec } from '../../../rules/model.js';
 import { parseKarpenterDurationOrNever } from '../../../rules/duration.js';
 import {
+  findCondition,
   isActive,
   isDeleting,
   isEvictable,
@@ -29,7 +30,6 @@ import {
   LABEL_CAPACITY_TYPE,
   LABEL_INSTANCE_TYPE,
   LABEL_ZONE,
-  type Condition,
   type NodePool,
   type Pod,
 } from '../cluster/types.js';
@@ -51,7 +51,6 @@ export interface DisruptionState {
 
 export const NO_DISRUPTION_STATE: DisruptionState = { queued: new Set(), marked: new Set(), nominated: new Set() };
 
-const condition = (cs: Condition[] | undefined, type: string) => cs?.find((c) => c.type === type);
 const ms = (t: string | undefined) => (t ? Date.parse(t) : undefined);
 
 /** Karpenter's EvictionCost: clamp(1 + deletionCost/2^27 + priority/2^25, −10, 10). */
@@ -107,7 +106,7 @@ function expireAfterSeconds(sn: StateNode, policy: PolicySpec, pool: NodePool | 
 function consolidatableAt(sn: StateNode, policy: PolicySpec): number | undefined {
   const after = policy.consolidateAfterSeconds;
   if (after === null) return undefined;
-  const init = condition(sn.nodeClaim?.status?.conditions, 'Initialized');
+  const init = findCondition(sn.nodeClaim?.status?.conditions, 'Initialized');
   const ref =
     ms(sn.nodeClaim?.status?.lastPodEventTime) ??
     ms(init?.lastTransitionTime) ??
@@ -190,7 +189,7 @@ export interface PreparedNode {
 function drifted(sn: StateNode, pool: NodePool | undefined): boolean {
   const nc = sn.nodeClaim;
   return (
-    condition(nc?.status?.conditions, 'Drifted')?.status === 'True' ||
+    findCondition(nc?.status?.conditions, 'Drifted')?.status === 'True' ||
     hashDrifted(sn, pool) ||
     (nc !== undefined &&
       sn.node !== undefined &&

@@ -1,17 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Status conditions as the agent writes them: the transition time moves only when the status does.
 import type { Condition } from '../../core/cluster/types.js';
-
-/** RFC 3339 with whole seconds, as the API server prints timestamps. */
-export const rfc3339 = (ms: number): string =>
-  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-
-/** The first condition of `type`. A loop, not find(): asked for every NodeClaim and Node of a busy tick. */
-export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
-  if (conditions == null) return undefined; // null too, as conditions?.find did
-  for (const c of conditions) if (c.type === type) return c;
-  return undefined;
-}
+import { parseTime, rfc3339 } from '../../core/cluster/memory/timestamps.js';
+import { findCondition } from '../../core/cluster/state.js';
 
 export const isTrue = (conditions: readonly Condition[] | undefined, type: string): boolean =>
   findCondition(conditions, type)?.status === 'True';
@@ -42,8 +33,5 @@ export function withCondition(
 
 /** Epoch ms of a condition's last transition; undefined when absent or unparseable. */
 export function transitionTime(conditions: readonly Condition[] | undefined, type: string): number | undefined {
-  const t = findCondition(conditions, type)?.lastTransitionTime;
-  if (t === undefined) return undefined;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? undefined : ms;
+  return parseTime(findCondition(conditions, type)?.lastTransitionTime);
 }

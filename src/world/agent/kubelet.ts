@@ -6,7 +6,8 @@ import type { ClusterClient } from '../../core/cluster/client.js';
 import { isApiError } from '../../core/cluster/client.js';
 import type { Node, Pod } from '../../core/cluster/types.js';
 import type { Instance } from '../cloud/provider.js';
-import { isTrue, rfc3339, withCondition } from './conditions.js';
+import { rfc3339 } from '../../core/cluster/memory/timestamps.js';
+import { isTrue, withCondition } from './conditions.js';
 
 export const NODE_NOT_READY_REASON = 'NodeStatusUnknown';
 export const NODE_NOT_READY_MESSAGE = 'Kubelet stopped posting node status.';

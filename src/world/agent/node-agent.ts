@@ -36,7 +36,8 @@ import {
   type InstanceType,
 } from '../cloud/provider.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
-import { findCondition, isTrue, transitionTime, withCondition } from './conditions.js';
+import { findCondition } from '../../core/cluster/state.js';
+import { isTrue, transitionTime, withCondition } from './conditions.js';
 import { heartbeatNodes, nodesByName, podsByNode, raced, runPods, tolerateRace } from './kubelet.js';
 import { buildNode, formatResourceList, launchedLabels, nodeNameFor } from './node-objects.js';
 import { PodWork } from './pod-work.js';

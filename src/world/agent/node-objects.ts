@@ -14,7 +14,7 @@ import {
   type NodeClaim,
   type Taint,
 } from '../../core/cluster/types.js';
-import { rfc3339 } from './conditions.js';
+import { rfc3339 } from '../../core/cluster/memory/timestamps.js';
 
 export const LABEL_REGISTERED = 'karpenter.sh/registered';
 
