@@ -314,8 +314,8 @@ if (GROUPS.every(run)) {
       'simulated month (5,000 nodes, 30 days)',
       'not run',
       '≤ 60 s',
-      'its first 3 days took 168 s CPU, ~1 s per simulated hour while Drift works, 1.5–3.5 s (rising) once ' +
-        'consolidation does; `npm run bench -- --only month` (KPOL_BENCH_MONTH_NODES/DAYS for less)',
+      'many minutes at this scale, so only on request: `npm run bench -- --only month` ' +
+        '(KPOL_BENCH_MONTH_NODES/DAYS for less)',
     );
   if (!run('karpenter'))
     line(
