@@ -86,7 +86,6 @@ interface Fitting {
   scanned: number;
 }
 
-/** A node's target in one run, once a pod has landed on it. */
 /** A slot a run placed pods on: copies the run owns and updates in place. */
 interface RunSlot {
   target: PlacementTarget & { pods: Pod[]; requested: Record<string, number> };
