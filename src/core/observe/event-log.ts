@@ -3,8 +3,9 @@
 // which repeats are dropped; repeats do not extend it), then a bounded history for the status
 // page, tests and the timeline, and listeners for live consumers.
 import type { Clock } from '../clock.js';
+import { DedupeWindows } from './dedupe-windows.js';
 import { DEFAULT_DEDUPE_MS } from './event-reasons.js';
-import type { EventRecorder, InvolvedObject, RecordedEvent } from './recorder.js';
+import type { EventRecorder, RecordedEvent } from './recorder.js';
 
 export interface EventFilter {
   reason?: string;
@@ -25,16 +26,11 @@ export interface EventLogOptions {
   capacity?: number;
 }
 
-/** `uid` when known, else kind/namespace/name, so renamed-but-recreated objects stay apart. */
-export function objectKey(o: InvolvedObject): string {
-  return o.uid ? `uid:${o.uid}` : `${o.kind}/${o.namespace ?? ''}/${o.name}`;
-}
-
 export class EventLog implements EventRecorder {
   private readonly capacity: number;
   private readonly ring: RecordedEvent[] = [];
   private start = 0; // index of the oldest event once the ring is full
-  private readonly windows = new Map<string, number>(); // dedupe key → window end (epoch ms)
+  private readonly windows = new DedupeWindows();
   private readonly listeners = new Set<EventListener>();
   private dropped = 0;
   /** Sweep expired windows once this many are held; doubles with the live ones, so sweeps stay amortised O(1). */
@@ -50,17 +46,21 @@ export class EventLog implements EventRecorder {
 
   publish(event: Omit<RecordedEvent, 'at'>, dedupeMs: number = DEFAULT_DEDUPE_MS): number {
     const at = this.clock.now();
-    // NUL cannot occur in an object key or a reason, so the key is unambiguous.
-    const key = `${objectKey(event.object)}\0${event.reason}\0${event.message}`;
-    const until = this.windows.get(key);
-    // go-cache keeps an item until `now > expiration`, so a repeat exactly at the end is still dropped.
-    if (until !== undefined && at <= until) {
+    const until = this.windows.within(event.object, event.reason, event.message, at, at + dedupeMs);
+    if (until !== undefined) {
       this.dropped++;
       return until;
     }
-    this.windows.set(key, at + dedupeMs);
     if (this.windows.size > this.sweepAt) this.sweep(at);
-    const recorded: RecordedEvent = { ...event, object: { ...event.object }, at };
+    // Field by field: a spread of the event with `object` and `at` overridden is V8's slow copy, and
+    // events are published every tick (the replays of blocked and unconsolidatable nodes).
+    const recorded: RecordedEvent = {
+      type: event.type,
+      reason: event.reason,
+      message: event.message,
+      object: { ...event.object },
+      at,
+    };
     if (this.ring.length < this.capacity) this.ring.push(recorded);
     else {
       this.ring[this.start] = recorded;
@@ -97,7 +97,7 @@ export class EventLog implements EventRecorder {
   }
 
   private sweep(now: number): void {
-    for (const [k, until] of this.windows) if (now > until) this.windows.delete(k);
+    this.windows.sweep(now);
     this.sweepAt = Math.max(4 * this.capacity, 2 * this.windows.size);
   }
 }
