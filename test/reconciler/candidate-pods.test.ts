@@ -9,7 +9,7 @@ import { emptySnapshot } from '../../src/core/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex } from '../../src/core/cluster/state.js';
 import type { Pod } from '../../src/core/cluster/types.js';
 import type { EvalOutput, NodeResult } from '../../src/core/eval/output.js';
-import { candidatesFor, toCandidate } from '../../src/control/reconciler/methods/candidates.js';
+import { candidatesFor, countCandidates, toCandidate } from '../../src/control/reconciler/methods/candidates.js';
 import { makeNodeClaimAndNode, makeNodePool, makePod } from '../support/cluster-builder.js';
 
 function index(pods: Pod[]): ClusterIndex {
@@ -72,5 +72,25 @@ describe('the candidates of a reason kept across ticks', () => {
     expect(candidatesFor('Underutilized', evaluation(name, 'other'), later, types)[0].ref.nodePool).toBe('other');
     const catalogue = new Map();
     expect(candidatesFor('Underutilized', evaluation(name, 'other'), later, catalogue)[0]).not.toBe(c);
+  });
+});
+
+describe("the count of a reason's candidates (the eligible-nodes gauge, every loop)", () => {
+  it('is kept for the same evaluation and index, and counted again on a new index', () => {
+    const first = index([]);
+    const name = first.stateNodes[0].node!.metadata.name;
+    const ev = {
+      nodes: { [name]: { nodePool: 'default', candidate: true, reasons: ['Drifted'], blocked: [] } },
+      nodePools: {},
+      warnings: [],
+    } as unknown as EvalOutput;
+    expect(countCandidates('Drifted', ev, first)).toBe(1);
+    expect(countCandidates('Underutilized', ev, first)).toBe(0);
+    // The same verdicts over an index whose machine has no provider ID yet: nothing to act on.
+    const sn = first.stateNodes[0];
+    const launching = { ...first, nodesByName: new Map([[name, { ...sn, providerID: undefined }]]) } as ClusterIndex;
+    expect(countCandidates('Drifted', ev, launching)).toBe(0);
+    expect(countCandidates('Drifted', ev, first)).toBe(1);
+    expect(candidatesFor('Drifted', ev, first, new Map())).toHaveLength(1);
   });
 });

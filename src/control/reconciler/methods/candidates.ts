@@ -9,7 +9,7 @@ import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE, type Pod } from '
 import type { EvalOutput } from '../../../core/eval/output.js';
 import { evictionCost } from '../../../core/facts/node-facts.js';
 import type { CandidateRef } from './command.js';
-import { digestOf } from './verdict-digest.js';
+import { digestOf, type VerdictDigest } from './verdict-digest.js';
 import { sameItems } from '../../../world/scheduling/same-items.js';
 
 export interface Candidate {
@@ -71,10 +71,22 @@ export function toCandidate(sn: StateNode, nodePool: string, types: ReadonlyMap<
 const actionable = (sn: StateNode | undefined): sn is StateNode =>
   sn?.nodeClaim !== undefined && sn.providerID !== undefined;
 
+/**
+ * Each digest's counts per reason, for the one index they were counted on: a quiet tick keeps both
+ * (the same evaluation record, the same index), and the gauge is set for every method every loop.
+ */
+const counts = new WeakMap<VerdictDigest, { index: ClusterIndex; byReason: Map<Reason, number> }>();
+
 /** How many candidates candidatesFor would return, without building them (the eligible-nodes gauge, every loop). */
 export function countCandidates(reason: Reason, out: EvalOutput, index: ClusterIndex): number {
-  let n = 0;
-  for (const name of digestOf(out).byReason.get(reason) ?? []) if (actionable(index.nodesByName.get(name))) n++;
+  const digest = digestOf(out);
+  let memo = counts.get(digest);
+  if (memo === undefined || memo.index !== index) counts.set(digest, (memo = { index, byReason: new Map() }));
+  let n = memo.byReason.get(reason);
+  if (n !== undefined) return n;
+  n = 0;
+  for (const name of digest.byReason.get(reason) ?? []) if (actionable(index.nodesByName.get(name))) n++;
+  memo.byReason.set(reason, n);
   return n;
 }
 
