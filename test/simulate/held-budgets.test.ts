@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { loadPolicies } from '../../src/core/policy/load.js';
 import { simulationObjects } from '../../src/edge/simulate/cluster-objects.js';
 import { simulate } from '../../src/edge/simulate/simulated-run.js';
+import type { EvalOutput } from '../../src/core/eval/output.js';
+import { heldAtZero } from '../../src/edge/simulate/held-budgets.js';
 import type { HeldCount } from '../../src/edge/simulate/timeline.js';
 
 const EXAMPLES = new URL('../../rules/examples/', import.meta.url).pathname;
@@ -65,5 +67,31 @@ describe('NodePools held at 0 in a simulation', () => {
     expect(under.example).toMatch(/^paused \(fail closed, Underutilized\): ConfigMap\/kpol-system\/kpol-pause-broken/);
     // Empty has a budget of 4 and is never held.
     expect(find('default', 'Empty')).toEqual([]);
+  });
+});
+
+describe('heldAtZero kept per evaluation record', () => {
+  it('answers again when the same pools record comes with other cluster budgets', () => {
+    const nodePools = {
+      web: { policy: 'p', nodes: 4, disrupting: 0, budgets: { Drifted: 2 }, allowed: { Drifted: 2 }, errors: [] },
+    };
+    const full = {
+      kind: 'cluster' as const,
+      statement: 'cluster budget 1 for Drifted (f.kpol:3)',
+      at: '',
+      nodePools: ['web'],
+      nodes: 4,
+      disrupting: 1,
+      budgets: { Drifted: 1 },
+      allowed: { Drifted: 0 },
+    };
+    const ev = (scopes?: EvalOutput['scopes']) =>
+      ({ at: '', nodePools, nodes: {}, decisions: [], warnings: [], scopes }) as EvalOutput;
+    const held = ev({ c0: full });
+    expect(heldAtZero(held).map((h) => h.cause)).toEqual(['scope']);
+    // A reused evaluation: a new output holding the same records gets the same answer object.
+    expect(heldAtZero(ev(held.scopes))).toBe(heldAtZero(held));
+    // The same pools with the cluster budget open again.
+    expect(heldAtZero(ev({ c0: { ...full, disrupting: 0, allowed: { Drifted: 1 } } }))).toEqual([]);
   });
 });

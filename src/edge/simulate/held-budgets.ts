@@ -25,8 +25,22 @@ export interface Held {
 
 const covers = (reasons: readonly Reason[] | null, reason: Reason) => reasons === null || reasons.includes(reason);
 
+/**
+ * Each pools record's answer, with the scopes record it was read with: an evaluation reused across
+ * quiet ticks is a new output holding the same two records, and a simulation asks at every tick.
+ */
+const answers = new WeakMap<EvalOutput['nodePools'], { scopes: EvalOutput['scopes']; held: readonly Held[] }>();
+
 /** Every (pool, reason) that has nodes and may start no disruption at this evaluation, with its cause. */
-export function heldAtZero(ev: EvalOutput): Held[] {
+export function heldAtZero(ev: EvalOutput): readonly Held[] {
+  const kept = answers.get(ev.nodePools);
+  if (kept !== undefined && kept.scopes === ev.scopes) return kept.held;
+  const held = findHeld(ev);
+  answers.set(ev.nodePools, { scopes: ev.scopes, held });
+  return held;
+}
+
+function findHeld(ev: EvalOutput): Held[] {
   const out: Held[] = [];
   for (const [nodePool, p] of Object.entries(ev.nodePools)) {
     if (p.nodes === 0) continue;
