@@ -43,7 +43,7 @@ const verdict = (code: string, message: string): NodeResult => ({
 const stateNode = (name: string, uid: string): StateNode => ({
   name,
   node: { apiVersion: 'v1', kind: 'Node', metadata: { name, uid }, spec: {} } as Node,
-  nodeClaim: { metadata: { name: `${name}-claim`, uid: `c-${uid}` } } as StateNode['nodeClaim'],
+  nodeClaim: { kind: 'NodeClaim', metadata: { name: `${name}-claim`, uid: `c-${uid}` } } as StateNode['nodeClaim'],
   pods: [],
 });
 
@@ -195,7 +195,8 @@ class BusyNodes {
     } else if (x < 0.28) {
       // The node's NodeClaim replaced by another: the old one goes, the new one joins.
       const other = `${name}-claim-${tick}`;
-      this.nodes.set(name, { ...sn, nodeClaim: { metadata: { name: other, uid: `c-${tick}` } } as NodeClaim });
+      const nodeClaim = { kind: 'NodeClaim', metadata: { name: other, uid: `c-${tick}` } } as NodeClaim;
+      this.nodes.set(name, { ...sn, nodeClaim });
       if (claim) events.push(watched('DELETED', 'NodeClaim', claim));
       events.push(watched('ADDED', 'NodeClaim', other));
     } else if (x < 0.31 && claim) {

@@ -4,7 +4,7 @@
 // deduplicated per object for 2 minutes). The reasons come from the rule graph's verdict.
 import type { ClusterIndex, StateNode } from '../../core/cluster/state.js';
 import type { EvalOutput, NodeResult } from '../../core/eval/output.js';
-import type { EventRecorder, InvolvedObject, RecordedEvent } from '../../core/observe/recorder.js';
+import { involved, type EventRecorder, type RecordedEvent } from '../../core/observe/recorder.js';
 import type { ChangesBetween } from './expiration.js';
 import { digestOf, inEvaluationOrder, type VerdictDigest } from './methods/verdict-digest.js';
 
@@ -24,12 +24,6 @@ export const WITH_EVENT: ReadonlySet<string> = new Set([
 ]);
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-
-/** The object with its uid when it has one (cheaper than spreading `uid && { uid }`, once per blocked node). */
-function withUid(object: InvolvedObject, uid: string | undefined): InvolvedObject {
-  if (uid) object.uid = uid;
-  return object;
-}
 
 /** What a node's events were last made from, and until when all of them are dropped. */
 interface Published {
@@ -155,14 +149,14 @@ export class BlockedEvents {
       type: 'Normal',
       reason: 'DisruptionBlocked',
       message,
-      object: withUid({ kind: 'Node', name }, sn?.node?.metadata.uid),
+      object: sn?.node ? involved(sn.node) : { kind: 'Node', name },
     });
     if (nc)
       publish({
         type: 'Normal',
         reason: 'DisruptionBlocked',
         message,
-        object: withUid({ kind: 'NodeClaim', name: nc.metadata.name }, nc.metadata.uid),
+        object: involved(nc),
       });
     into.set(name, { n, sn, through });
     return through;

@@ -3,16 +3,8 @@
 // KARPENTER.md#events-and-metrics).
 // Every message the termination flow emits is written here and nowhere else.
 import type { InvolvedObject, RecordedEvent } from '../../core/observe/recorder.js';
-import type { KubeObject } from '../../core/cluster/types.js';
 
 type Event = Omit<RecordedEvent, 'at'>;
-
-export const involved = (obj: KubeObject): InvolvedObject => ({
-  kind: obj.kind,
-  name: obj.metadata.name,
-  ...(obj.metadata.namespace !== undefined ? { namespace: obj.metadata.namespace } : {}),
-  ...(obj.metadata.uid !== undefined ? { uid: obj.metadata.uid } : {}),
-});
 
 /** On the NodeClaim when the annotation is first written, and on the Node each reconcile (deduplicated). */
 export const terminationGracePeriodExpiring = (object: InvolvedObject, rfc3339: string): Event => ({

@@ -8,7 +8,8 @@ import { isApiError, type ClusterClient, type ObjectKey } from '../../core/clust
 import { isActive, isEvictable } from '../../core/cluster/state.js';
 import type { Pod } from '../../core/cluster/types.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
-import { disrupted, evicted, failedDraining, involved } from './events.js';
+import { disrupted, evicted, failedDraining } from './events.js';
+import { involved } from '../../core/observe/recorder.js';
 import { forceDeleteAt, forceDeleteGraceSeconds, needsForceDelete, podGraceSeconds } from './force-delete.js';
 import { METRIC, type TerminationMetrics } from './names.js';
 

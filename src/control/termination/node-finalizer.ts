@@ -8,7 +8,8 @@ import type { Node, NodeClaim, Pod, Taint } from '../../core/cluster/types.js';
 import { conditionOf, setCondition } from './conditions.js';
 import { removeFinalizer, requeue, secondsSince, type StepResult, type TerminationContext } from './context.js';
 import { planDrain } from './drain.js';
-import { failedDraining, involved, terminationGracePeriodExpiring } from './events.js';
+import { failedDraining, terminationGracePeriodExpiring } from './events.js';
+import { involved } from '../../core/observe/recorder.js';
 import { isInstanceGone, ensureInstanceTerminated } from './instance.js';
 import {
   CONDITION_DISRUPTION_REASON,

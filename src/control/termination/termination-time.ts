@@ -6,7 +6,8 @@ import { goParseDuration } from '../../../rules/karpenter-go.js';
 import type { ClusterClient } from '../../core/cluster/client.js';
 import type { NodeClaim } from '../../core/cluster/types.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
-import { involved, terminationGracePeriodExpiring } from './events.js';
+import { terminationGracePeriodExpiring } from './events.js';
+import { involved } from '../../core/observe/recorder.js';
 import { ANNOTATION_TERMINATION_TIMESTAMP } from './names.js';
 
 /**
