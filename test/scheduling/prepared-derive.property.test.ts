@@ -6,7 +6,10 @@
 // out the whole order of the slots: a slot missing, left over or merged in at the wrong place
 // shows (on an uninitialized node, with its claim's name). Names repeat (a small alphabet), so
 // the derivation's give-up path is taken too. Some nodes hold a pod whose anti-affinity keeps
-// pods of one app away: the derived base must list those holders at their new places.
+// pods of one app away: the derived base must list those holders at their new places. Each base
+// is run before the next is derived from it, so the next starts from its fitting lists (which
+// slots fit each pod shape, as far as scanned): carried over, they must name the same slots at
+// their new places and take in the nodes that came.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PreparedScheduling, SlotStore } from '../../src/world/scheduling/prepared.js';
@@ -80,9 +83,11 @@ describe('PreparedScheduling derived from an earlier base', () => {
             const fresh = new PreparedScheduling(base(next));
             // A 1-cpu pod per node, then one more (it finds a 2-cpu node's second half or nothing);
             // every other one of app x, which no holder's node takes.
+            // And a 2-cpu pod: a second shape, whose list holds only the 2-cpu nodes.
             const pods = [...next, undefined].map((_, i) =>
               pod(`p${i}`, { cpu: '1', ...(i % 2 === 1 && { labels: { app: 'x' } }) }),
             );
+            pods.push(pod('wide', { cpu: '2' }));
             const want = plain(simulateScheduling({ ...base(next), pods }));
             expect(plain(derived.run({ pods }))).toEqual(want);
             expect(plain(fresh.run({ pods }))).toEqual(want);

@@ -80,11 +80,21 @@ export class SlotStore {
   }
 }
 
-/** Base slots that fit one pod shape, in order; `scanned` slots have been looked at. */
+/**
+ * Base slots that fit one pod shape, in order; `scanned` slots have been looked at. `pod` and
+ * `exempt` are the shape, for asking slots that a later base merges in; `idle` counts the bases
+ * it was carried into without being asked (past CARRY_IDLE it is not carried further).
+ */
 interface Fitting {
   slots: number[];
   scanned: number;
+  pod: Pod;
+  exempt: boolean;
+  idle: number;
 }
+
+/** Bases a fitting list is carried through unasked: a shape no pod has any longer stops costing its carry. */
+const CARRY_IDLE = 8;
 
 /** A slot a run placed pods on: copies the run owns and updates in place. */
 interface RunSlot {
@@ -210,6 +220,7 @@ export class PreparedScheduling {
       this.slots.forEach((s, i) => {
         for (const pod of s.holders) this.baseHolders.push({ pod, slot: i });
       });
+    if (derived !== undefined) this.carryFitting(shared.from!.prepared, derived.drop, derived.came);
     this.pools = shared.pools ?? preparePools(base);
     this.launchableZones = shared.launchableZones ?? launchableZonesOf(this.pools);
   }
@@ -225,8 +236,11 @@ export class PreparedScheduling {
     gone: readonly SimNode[],
     came: readonly SimNode[],
     slotOf: (node: SimNode) => BaseSlot,
-  ): { slots: BaseSlot[]; targets: PlacementTarget[]; holders: boolean } | undefined {
+  ):
+    | { slots: BaseSlot[]; targets: PlacementTarget[]; holders: boolean; drop: number[]; came: Set<BaseSlot> }
+    | undefined {
     const drop: number[] = [];
+    const cameSlots = new Set<BaseSlot>();
     for (const node of gone) {
       const at = this.slotNamed(node.name);
       if (at === undefined || this.slots[at].node !== node) return undefined;
@@ -241,6 +255,7 @@ export class PreparedScheduling {
     let holders = this.baseHolders.length > 0;
     for (const node of came) {
       const slot = slotOf(node);
+      cameSlots.add(slot);
       // The first slot whose name is not before this one's.
       let lo = 0;
       let hi = slots.length;
@@ -254,7 +269,57 @@ export class PreparedScheduling {
       targets.splice(lo, 0, slot.target);
       if (slot.holders.length > 0) holders = true;
     }
-    return { slots, targets, holders };
+    return { slots, targets, holders, drop, came: cameSlots };
+  }
+
+  /**
+   * `from`'s fitting lists for these slots, which are its slots without those at `drop` (its
+   * indices) and with the `came` slots merged in. A kept slot's answers are its node's, so its
+   * place in a list only moves; a came slot is asked where the list was scanned. A drift tick
+   * changes a few machines of thousands, and scanning every slot again for every shape was a fifth
+   * of a tick at 5,000 nodes.
+   */
+  private carryFitting(from: PreparedScheduling, drop: readonly number[], came: ReadonlySet<BaseSlot>): void {
+    const oldN = from.slots.length;
+    const dropped = new Uint8Array(oldN);
+    for (const j of drop) dropped[j] = 1;
+    // newIndex[j]: where the old slot j is now (-1: dropped); cameAt: the came slots' places, in order.
+    const newIndex = new Int32Array(oldN);
+    const cameAt: number[] = [];
+    let j = 0;
+    for (let q = 0; q < this.slots.length; q++) {
+      if (came.has(this.slots[q])) {
+        cameAt.push(q);
+        continue;
+      }
+      while (dropped[j]) newIndex[j++] = -1;
+      newIndex[j++] = q;
+    }
+    while (j < oldN) newIndex[j++] = -1;
+    for (const [key, f] of from.fitting) {
+      if (f.idle >= CARRY_IDLE) continue;
+      // Scanned up to the first kept slot the old list had not looked at (all, when there is none).
+      let scanned = this.slots.length;
+      for (let k = f.scanned; k < oldN; k++)
+        if (newIndex[k] >= 0) {
+          scanned = newIndex[k];
+          break;
+        }
+      const slots: number[] = [];
+      let c = 0;
+      const askCame = (before: number): void => {
+        for (; c < cameAt.length && cameAt[c] < before; c++)
+          if (this.admitsBase(this.slots[cameAt[c]], key, f.pod, f.exempt)) slots.push(cameAt[c]);
+      };
+      for (const k of f.slots) {
+        const at = newIndex[k];
+        if (at < 0) continue;
+        askCame(at);
+        slots.push(at);
+      }
+      askCame(scanned);
+      this.fitting.set(key, { slots, scanned, pod: f.pod, exempt: f.exempt, idle: f.idle + 1 });
+    }
   }
 
   /**
@@ -292,12 +357,12 @@ export class PreparedScheduling {
     return ok;
   }
 
-  private fittingFor(key: number): Fitting {
+  private fittingFor(key: number, pod: Pod, exempt: boolean): Fitting {
     let f = this.fitting.get(key);
     if (!f) {
-      f = { slots: [], scanned: 0 };
+      f = { slots: [], scanned: 0, pod, exempt, idle: 0 };
       this.fitting.set(key, f);
-    }
+    } else f.idle = 0;
     return f;
   }
 
@@ -327,7 +392,7 @@ export class PreparedScheduling {
     skip: Map<Fitting, number>,
   ): number {
     const key = fittingKey(pod, exempt);
-    const fitting = this.fittingFor(key);
+    const fitting = this.fittingFor(key, pod, exempt);
     let c = 0;
     let prefix = true;
     for (let k = skip.get(fitting) ?? 0; ; k++) {
