@@ -35,6 +35,9 @@ export function inNamespace(sorted: readonly KubeObject[], namespace: string | u
   return sorted.slice(from, to);
 }
 
+/** Changes between reads up to which they are spliced in rather than filtered and merged. */
+const FEW_CHANGES = 16;
+
 export class SortedObjects {
   /** Undefined until first read; then sorted, possibly holding objects listed in `removed`. */
   private sorted: KubeObject[] | undefined;
@@ -56,7 +59,9 @@ export class SortedObjects {
   read(): readonly KubeObject[] {
     if (this.sorted === undefined) {
       this.sorted = [...this.current().values()].sort(byNamespaceAndName);
-    } else if (this.added.length > 0 || this.removed.size > 0) {
+    } else if (this.added.length + this.removed.size <= FEW_CHANGES) {
+      this.spliceChanges(this.sorted);
+    } else {
       const kept = this.removed.size > 0 ? this.sorted.filter((o) => !this.removed.has(o)) : this.sorted;
       const added = this.added.filter((o) => !this.removed.has(o)).sort(byNamespaceAndName);
       this.sorted = merge(kept, added);
@@ -64,6 +69,20 @@ export class SortedObjects {
     this.added = [];
     this.removed.clear();
     return this.sorted;
+  }
+
+  /**
+   * A few changes put in place one by one, found by binary search: a splice moves a block of
+   * memory, where the filter and the merge call a function per object (a tick that deletes a few
+   * of 50,000 pods and lists them paid for both). An object not in `sorted` (added and removed
+   * between reads) is skipped: namespace and name are unique among stored objects.
+   */
+  private spliceChanges(sorted: KubeObject[]): void {
+    for (const obj of this.removed) {
+      const { at, found } = position(sorted, obj);
+      if (found && sorted[at] === obj) sorted.splice(at, 1);
+    }
+    for (const obj of this.added) if (!this.removed.has(obj)) sorted.splice(position(sorted, obj).at, 0, obj);
   }
 
   add(obj: KubeObject): void {
