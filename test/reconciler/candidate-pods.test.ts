@@ -7,9 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { emptySnapshot } from '../../src/core/cluster/snapshot.js';
 import { indexCluster, type ClusterIndex } from '../../src/core/cluster/state.js';
-import type { Pod } from '../../src/core/cluster/types.js';
+import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE, type Pod } from '../../src/core/cluster/types.js';
+import type { InstanceType } from '../../src/world/cloud/provider.js';
 import type { EvalOutput, NodeResult } from '../../src/core/eval/output.js';
-import { candidatesFor, countCandidates, toCandidate } from '../../src/control/reconciler/methods/candidates.js';
+import {
+  bySavingsRatio,
+  candidatesBySavings,
+  candidatesFor,
+  countCandidates,
+  toCandidate,
+} from '../../src/control/reconciler/methods/candidates.js';
 import { makeNodeClaimAndNode, makeNodePool, makePod } from '../support/cluster-builder.js';
 
 function index(pods: Pod[]): ClusterIndex {
@@ -92,5 +99,55 @@ describe("the count of a reason's candidates (the eligible-nodes gauge, every lo
     expect(countCandidates('Drifted', ev, launching)).toBe(0);
     expect(countCandidates('Drifted', ev, first)).toBe(1);
     expect(candidatesFor('Drifted', ev, first, new Map())).toHaveLength(1);
+  });
+});
+
+describe("a reason's candidate list (asked by the methods, validation and the consolidated-state check)", () => {
+  it('is a new array per ask, kept per evaluation, index and catalogue, and most savings first when asked so', () => {
+    const s = emptySnapshot();
+    s.nodePools.push(makeNodePool('default'));
+    const names: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const { nodeClaim, node } = makeNodeClaimAndNode('default', i);
+      s.nodeClaims.push(nodeClaim);
+      s.nodes.push(node);
+      names.push(node.metadata.name);
+      // More pods, a higher disruption cost: the savings order differs from the listed one.
+      for (let p = 0; p < 3 - i; p++) s.pods.push(makePod(`p${i}-${p}`, node.metadata.name));
+    }
+    const first = indexCluster(s);
+    const ev = {
+      nodes: Object.fromEntries(
+        names.map((n) => [n, { nodePool: 'default', candidate: true, reasons: ['Underutilized'], blocked: [] }]),
+      ),
+      nodePools: {},
+      warnings: [],
+    } as unknown as EvalOutput;
+    // One price for every node, so only the disruption cost orders them.
+    const labels = s.nodes[0].metadata.labels!;
+    const offering = { zone: labels[LABEL_ZONE], capacityType: labels[LABEL_CAPACITY_TYPE], price: 1 };
+    const types = new Map([[labels[LABEL_INSTANCE_TYPE], { offerings: [offering] } as unknown as InstanceType]]);
+    const listed = candidatesFor('Underutilized', ev, first, types).map((c) => c.ref.node);
+    expect(listed).toEqual(names);
+    // A caller that sorts or empties its array does not change the next caller's.
+    candidatesFor('Underutilized', ev, first, types).reverse();
+    candidatesBySavings('Underutilized', ev, first, types).length = 0;
+    expect(candidatesFor('Underutilized', ev, first, types).map((c) => c.ref.node)).toEqual(names);
+    const bySavings = candidatesBySavings('Underutilized', ev, first, types);
+    expect(bySavings.map((c) => c.ref.node)).toEqual(
+      candidatesFor('Underutilized', ev, first, types)
+        .sort(bySavingsRatio)
+        .map((c) => c.ref.node),
+    );
+    expect(bySavings.map((c) => c.ref.node)).not.toEqual(names);
+    // The same verdicts over an index whose first machine has no provider ID: it is not listed.
+    const sn = first.nodesByName.get(names[0])!;
+    const launching = {
+      ...first,
+      nodesByName: new Map([...first.nodesByName, [names[0], { ...sn, providerID: undefined }]]),
+    } as ClusterIndex;
+    expect(candidatesFor('Underutilized', ev, launching, types).map((c) => c.ref.node)).toEqual(names.slice(1));
+    expect(candidatesBySavings('Underutilized', ev, launching, types)).toHaveLength(3);
+    expect(candidatesFor('Underutilized', ev, first, types)).toHaveLength(4);
   });
 });

@@ -8,7 +8,7 @@ import type { Clock } from '../../../core/clock.js';
 import type { ClusterIndex } from '../../../core/cluster/state.js';
 import type { EvalOutput } from '../../../core/eval/output.js';
 import type { EventRecorder } from '../../../core/observe/recorder.js';
-import { budgetMapping, bySavingsRatio, candidatesFor, takeWithinBudget, type Candidate } from './candidates.js';
+import { budgetMapping, candidatesBySavings, takeWithinBudget, type Candidate } from './candidates.js';
 import type { Command, MethodName, Replacement } from './command.js';
 
 /** The outcome of simulating the candidates' pods elsewhere (KARPENTER.md#scheduling-simulation). */
@@ -108,6 +108,6 @@ export function command(
 
 /** The reason's candidates, most savings first, kept while their pool's budget lasts (emptiness, multi-node). */
 export function withinBudgetBySavings(ctx: MethodContext, reason: Reason): Candidate[] {
-  const ordered = candidatesFor(reason, ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio);
+  const ordered = candidatesBySavings(reason, ctx.evaluation, ctx.index, ctx.instanceTypes);
   return takeWithinBudget(ordered, budgetMapping(ctx.evaluation, reason));
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Single-node consolidation (KARPENTER.md#single-node): candidates in savings order, interleaved by
 // NodePool; the first one that can be deleted or replaced by a cheaper node wins.
-import { budgetMapping, bySavingsRatio, candidatesFor, type Candidate } from './candidates.js';
+import { budgetMapping, candidatesBySavings, type Candidate } from './candidates.js';
 import { balancedApproves } from './balanced.js';
 import { computeConsolidation } from './consolidation.js';
 import { command, type Method, type MethodContext } from './method.js';
@@ -40,7 +40,7 @@ export const singleNode: Method = {
   compute(ctx) {
     const budget = budgetMapping(ctx.evaluation, 'Underutilized');
     const ordered = interleave(
-      candidatesFor('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes).sort(bySavingsRatio),
+      candidatesBySavings('Underutilized', ctx.evaluation, ctx.index, ctx.instanceTypes),
       ctx.unreachedPools,
     );
     const expired = deadline(ctx, SINGLE_NODE_TIMEOUT_MS);
