@@ -3,7 +3,8 @@
 // so that a list is an array copy; used by the in-memory server's store and by each informer's
 // cache. A replacement is patched in place by binary search; additions and removals are
 // collected and merged in on the next read, so deleting 100,000 pods does not shift a
-// 150,000-element array 100,000 times.
+// 150,000-element array 100,000 times; a few of them are spliced in instead, which costs less
+// than a filter and a merge over every object.
 import type { KubeObject } from './types.js';
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -8,6 +8,8 @@
 // list; only topology, which depends on the run, is asked per run. A node's slot, with what
 // those checks answered, may be kept across bases (a SlotStore): a slot is derived from its
 // SimNode alone, and the caller hands out the same SimNode only while the machine is the same.
+// A base derived from an earlier one (the nodes that left and came) takes over its ordered lists
+// too, at the slots' new places, and asks only the nodes that came.
 // The decisions are simulateScheduling's (simulate.ts), which stays the straightforward
 // reference that test/reconciler/simulation-pass.property.test.ts compares this against.
 import type { Pod } from '../../core/cluster/types.js';
