@@ -61,7 +61,11 @@ function guardWithPdb(ctx: ServerContext, pod: Pod): void {
       status: {
         ...status,
         disruptionsAllowed,
-        disruptedPods: { ...status.disruptedPods, [pod.metadata.name]: rfc3339(now) },
+        // Frozen here, so the store's copy and freeze take it as it is: a drain of a whole node
+        // pool records hundreds of evictions per budget between two passes of its controller, so
+        // each eviction's copy of the growing map is already long; the store copied and walked it
+        // twice more.
+        disruptedPods: Object.freeze({ ...status.disruptedPods, [pod.metadata.name]: rfc3339(now) }),
         conditions:
           disruptionsAllowed === 0 ? setCondition(status.conditions, insufficientPods(now)) : status.conditions,
       },
