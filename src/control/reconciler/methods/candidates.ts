@@ -72,25 +72,6 @@ const actionable = (sn: StateNode | undefined): sn is StateNode =>
   sn?.nodeClaim !== undefined && sn.providerID !== undefined;
 
 /**
- * Each digest's counts per reason, for the one index they were counted on: a quiet tick keeps both
- * (the same evaluation record, the same index), and the gauge is set for every method every loop.
- */
-const counts = new WeakMap<VerdictDigest, { index: ClusterIndex; byReason: Map<Reason, number> }>();
-
-/** How many candidates candidatesFor would return, without building them (the eligible-nodes gauge, every loop). */
-export function countCandidates(reason: Reason, out: EvalOutput, index: ClusterIndex): number {
-  const digest = digestOf(out);
-  let memo = counts.get(digest);
-  if (memo === undefined || memo.index !== index) counts.set(digest, (memo = { index, byReason: new Map() }));
-  let n = memo.byReason.get(reason);
-  if (n !== undefined) return n;
-  n = 0;
-  for (const name of digest.byReason.get(reason) ?? []) if (actionable(index.nodesByName.get(name))) n++;
-  memo.byReason.set(reason, n);
-  return n;
-}
-
-/**
  * Each machine's last candidate, kept while its StateNode, pool and instance types are the same
  * objects (a StateNode is replaced when anything of its machine changes): the methods, validation
  * and the consolidated-state check ask for every candidate of a reason several times a tick, and
@@ -107,26 +88,62 @@ function keptCandidate(sn: StateNode, nodePool: string, types: ReadonlyMap<strin
 }
 
 /**
- * Each digest's candidates per reason, as listed and most savings first, for the one index and
- * catalog they were built from: the methods, validation and the consolidated-state check each ask
- * for a reason's candidates in a loop, and at 5,000 nodes every list was 5,000 lookups (and a sort).
+ * What each digest's candidates per reason come to, for the one index (and catalog) they were
+ * found on: how many (the eligible-nodes gauge, set for every method every loop), the list and
+ * the list most savings first. A quiet tick keeps all three (the same evaluation record, the same
+ * index); the methods, validation and the consolidated-state check each ask for a reason's
+ * candidates in a loop, and at 5,000 nodes every list was 5,000 lookups (and a sort).
  */
-const lists = new WeakMap<
-  VerdictDigest,
-  {
-    index: ClusterIndex;
-    types: ReadonlyMap<string, InstanceType>;
-    listed: Map<Reason, readonly Candidate[]>;
-    bySavings: Map<Reason, readonly Candidate[]>;
-  }
->();
+interface DigestMemo {
+  index: ClusterIndex;
+  counts: Map<Reason, number>;
+  /** The catalog the lists were built with (the runtime keeps one for its life). */
+  types: ReadonlyMap<string, InstanceType> | undefined;
+  listed: Map<Reason, readonly Candidate[]>;
+  bySavings: Map<Reason, readonly Candidate[]>;
+}
 
-function listsOf(out: EvalOutput, index: ClusterIndex, types: ReadonlyMap<string, InstanceType>) {
+const memos = new WeakMap<VerdictDigest, DigestMemo>();
+
+function memoOf(digest: VerdictDigest, index: ClusterIndex): DigestMemo {
+  let memo = memos.get(digest);
+  if (memo === undefined || memo.index !== index)
+    memos.set(digest, (memo = { index, counts: new Map(), types: undefined, listed: new Map(), bySavings: new Map() }));
+  return memo;
+}
+
+/** How many candidates candidatesFor would return, without building them. */
+export function countCandidates(reason: Reason, out: EvalOutput, index: ClusterIndex): number {
   const digest = digestOf(out);
-  let memo = lists.get(digest);
-  if (memo === undefined || memo.index !== index || memo.types !== types)
-    lists.set(digest, (memo = { index, types, listed: new Map(), bySavings: new Map() }));
-  return { digest, memo };
+  const memo = memoOf(digest, index);
+  let n = memo.counts.get(reason) ?? memo.listed.get(reason)?.length;
+  if (n !== undefined) return n;
+  n = 0;
+  for (const name of digest.byReason.get(reason) ?? []) if (actionable(index.nodesByName.get(name))) n++;
+  memo.counts.set(reason, n);
+  return n;
+}
+
+/** A reason's candidates as listed, kept (callers copy). */
+function listed(
+  reason: Reason,
+  out: EvalOutput,
+  index: ClusterIndex,
+  types: ReadonlyMap<string, InstanceType>,
+): { memo: DigestMemo; list: readonly Candidate[] } {
+  const digest = digestOf(out);
+  const memo = memoOf(digest, index);
+  if (memo.types !== types) Object.assign(memo, { types, listed: new Map(), bySavings: new Map() });
+  let list = memo.listed.get(reason);
+  if (list === undefined) {
+    const built: Candidate[] = [];
+    for (const name of digest.byReason.get(reason) ?? []) {
+      const sn = index.nodesByName.get(name);
+      if (actionable(sn)) built.push(keptCandidate(sn, out.nodes[name].nodePool, types));
+    }
+    memo.listed.set(reason, (list = built));
+  }
+  return { memo, list };
 }
 
 /** Candidates for one reason, straight from the evaluation; a new array the caller may change. */
@@ -136,18 +153,7 @@ export function candidatesFor(
   index: ClusterIndex,
   types: ReadonlyMap<string, InstanceType>,
 ): Candidate[] {
-  const { digest, memo } = listsOf(out, index, types);
-  let listed = memo.listed.get(reason);
-  if (listed === undefined) {
-    const built: Candidate[] = [];
-    const { nodes } = out;
-    for (const name of digest.byReason.get(reason) ?? []) {
-      const sn = index.nodesByName.get(name);
-      if (actionable(sn)) built.push(keptCandidate(sn, nodes[name].nodePool, types));
-    }
-    memo.listed.set(reason, (listed = built));
-  }
-  return listed.slice();
+  return listed(reason, out, index, types).list.slice();
 }
 
 /** candidatesFor in bySavingsRatio's order (emptiness and consolidation); a new array the caller may change. */
@@ -157,10 +163,9 @@ export function candidatesBySavings(
   index: ClusterIndex,
   types: ReadonlyMap<string, InstanceType>,
 ): Candidate[] {
-  const { memo } = listsOf(out, index, types);
+  const { memo, list } = listed(reason, out, index, types);
   let ordered = memo.bySavings.get(reason);
-  if (ordered === undefined)
-    memo.bySavings.set(reason, (ordered = candidatesFor(reason, out, index, types).sort(bySavingsRatio)));
+  if (ordered === undefined) memo.bySavings.set(reason, (ordered = list.slice().sort(bySavingsRatio)));
   return ordered.slice();
 }
 
