@@ -380,7 +380,8 @@ export class PreparedScheduling {
   /**
    * simulateScheduling's first fit: the first slot in name order that passes the node-local and
    * topology checks. Unchanged slots come from the pod's fitting list (only topology is left to
-   * ask); slots this run changed are checked in full and merged in by position. `skip`: per
+   * ask); slots this run changed are checked in full and merged in by position, each from the
+   * list of those that may still admit the pod's fitting key (ChangedSlots). `skip`: per
    * fitting list, how many of its first slots this run has left out or changed — they stay so for
    * the rest of the run (`left` is fixed, the overlay only grows), so later pods start after them.
    */
@@ -389,12 +390,13 @@ export class PreparedScheduling {
     exempt: boolean,
     left: Uint8Array,
     overlay: ReadonlyMap<number, RunSlot>,
-    changed: readonly number[],
+    changed: ChangedSlots,
     view: TopologyView,
     skip: Map<Fitting, number>,
   ): number {
     const key = fittingKey(pod, exempt);
     const fitting = this.fittingFor(key, pod, exempt);
+    const live = changed.mayAdmit(key);
     let c = 0;
     let prefix = true;
     for (let k = skip.get(fitting) ?? 0; ; k++) {
@@ -402,14 +404,19 @@ export class PreparedScheduling {
       // Changed slots before this one (sorted), checked against their run copy. A run copy has
       // its node's taints and labels, so where the unchanged node passed every check but the
       // resources, only the resources are left to ask.
-      for (; c < changed.length && changed[c] <= i; c++) {
-        const j = changed[c];
+      while (c < live.length && live[c] <= i) {
+        const j = live[c];
         const o = overlay.get(j)!;
         const s = this.slots[j];
         const fits = this.admitsBase(s, key, pod, exempt)
           ? fitsWithin(podRequests(pod), o.free)
           : this.admits(s, pod, exempt, o.target, o.free);
+        if (!fits && changed.shrinking) {
+          live.splice(c, 1);
+          continue;
+        }
         if (fits && topologyFit(pod, o.target, view) === undefined) return j;
+        c++;
       }
       if (i === Infinity) break;
       if (left[i] || overlay.has(i)) {
@@ -470,7 +477,7 @@ export class PreparedScheduling {
       if (requiredPodAntiAffinity(pod).length > 0) holders.push({ pod, target });
     };
 
-    const changed: number[] = [];
+    const changed = new ChangedSlots();
     const skip = new Map<Fitting, number>();
     const { stop } = r;
     /** The new claims holding a pod `stop` counts (once one does, it always will). */
@@ -480,8 +487,9 @@ export class PreparedScheduling {
       const at = this.firstFit(pod, exempt, left, overlay, changed, view, skip);
       if (at >= 0) {
         const s = slots[at];
-        if (!overlay.has(at)) insertSorted(changed, at);
-        const target = this.place(overlay, at, pod, podRequests(pod), targets, position(at), holders);
+        const requests = podRequests(pod);
+        changed.placed(at, !overlay.has(at), requests);
+        const target = this.place(overlay, at, pod, requests, targets, position(at), holders);
         record(pod, target);
         if (!s.node.initialized && !exempt) {
           result.errors.set(
@@ -539,4 +547,50 @@ function insertSorted(xs: number[], x: number): void {
   let i = xs.length;
   while (i > 0 && xs[i - 1] > x) i--;
   xs.splice(i, 0, x);
+}
+
+/** Whether a pod with these requests gives its slot room: only by a negative one (the API server rejects them). */
+function frees(requests: Resources): boolean {
+  for (const k in requests) if (Object.hasOwn(requests, k) && requests[k] < 0) return true;
+  return false;
+}
+
+/**
+ * The slots a run has changed, and per fitting key those among them that may still admit a pod
+ * of that key, in slot order. A run copy keeps its node's taints and labels and only loses room
+ * as pods are placed on it, so once it fails a key's node-local checks (all of them functions of
+ * the key, the node and its room) it fails them for the rest of the run, and firstFit drops it
+ * from that key's list. A run that places the pending pods of a large drain changes hundreds of
+ * slots, and asking every one of them again for every later pod was half of such a tick.
+ */
+class ChangedSlots {
+  /** Changed slots in the order they changed. */
+  private readonly log: number[] = [];
+  private readonly byKey = new Map<number, { slots: number[]; merged: number }>();
+  /** False once a placement may have given a slot room: from then on nothing is dropped. */
+  shrinking = true;
+
+  /**
+   * A pod placed on `slot` (`first`: the run's first there). A pod that may give room back ends
+   * the dropping: every list is made again from all changed slots.
+   */
+  placed(slot: number, first: boolean, requests: Resources): void {
+    if (first) this.log.push(slot);
+    if (this.shrinking && frees(requests)) {
+      this.shrinking = false;
+      this.byKey.clear();
+    }
+  }
+
+  /** The key's list, with the slots changed since it was last asked for merged in (firstFit drops from it). */
+  mayAdmit(key: number): number[] {
+    let l = this.byKey.get(key);
+    if (l === undefined) this.byKey.set(key, (l = { slots: [], merged: 0 }));
+    const { log } = this;
+    if (log.length - l.merged > 8) {
+      for (; l.merged < log.length; l.merged++) l.slots.push(log[l.merged]);
+      l.slots.sort((a, b) => a - b);
+    } else for (; l.merged < log.length; l.merged++) insertSorted(l.slots, log[l.merged]);
+    return l.slots;
+  }
 }
