@@ -9,7 +9,9 @@
 // those checks answered, may be kept across bases (a SlotStore): a slot is derived from its
 // SimNode alone, and the caller hands out the same SimNode only while the machine is the same.
 // A base derived from an earlier one (the nodes that left and came) takes over its ordered lists
-// too, at the slots' new places, and asks only the nodes that came.
+// too, at the slots' new places, and asks only the nodes that came. Within a run, the nodes it
+// placed pods on are asked in full, but a node that failed a pod shape's node-local checks is not
+// asked again for that shape (ChangedSlots): a run only takes room.
 // The decisions are simulateScheduling's (simulate.ts), which stays the straightforward
 // reference that test/reconciler/simulation-pass.property.test.ts compares this against.
 import type { Pod } from '../../core/cluster/types.js';
