@@ -16,6 +16,7 @@ import { addResources, podRequests, type Resources } from '../../src/core/cluste
 import {
   byDescendingSize,
   claimPlan,
+  inList,
   launchableZonesOf,
   placeOnClaims,
   preparePools,
@@ -168,7 +169,7 @@ function poolsOf(c: Case): PreparedPool[] {
   });
 }
 
-type Place = typeof placeOnClaims;
+type Place = typeof oldPlaceOnClaims;
 
 /** One simulation's claim placements, as simulateScheduling drives placeOnClaims (existing nodes only as domains). */
 function drive(place: Place, pools: PreparedPool[], pods: Pod[], nodes: SimNode[]) {
@@ -224,7 +225,12 @@ describe('placeOnClaims with remembered answers', () => {
             Array.from({ length: count }, (_, k) => podOf(c.shapes[shape % c.shapes.length], shape, `r${r}-${k}`)),
           );
           const nodes = run.nodes.map((zone, i) => simNode(`n${i}`, { zone }));
-          const fast = drive(placeOnClaims, pools, pods, nodes);
+          const fast = drive(
+            (p, claims, ps, view, targets, record) => placeOnClaims(p, claims, ps, view, inList(targets), record),
+            pools,
+            pods,
+            nodes,
+          );
           const slow = drive(oldPlaceOnClaims, oldPools, pods, nodes);
           expect(fast).toEqual(slow);
           for (const o of fast.outcomes)

@@ -161,7 +161,7 @@ export function simulateScheduling(input: SchedulingInput): SchedulingResult {
       } else result.placements.set(pod, { node: slot.node.name });
       continue;
     }
-    const placed = placeOnClaims(pod, claims, pools, view, targets, record);
+    const placed = placeOnClaims(pod, claims, pools, view, inList(targets), record);
     if (typeof placed === 'number') result.placements.set(pod, { newNodeClaim: placed });
     else result.errors.set(pod, placed);
   }
@@ -169,6 +169,22 @@ export function simulateScheduling(input: SchedulingInput): SchedulingResult {
   result.newNodeClaims = claims.map(claimPlan);
   return result;
 }
+
+/** Where a run's view lists its claims' targets: after the nodes', each claim's once. */
+export interface ClaimTargets {
+  /** `next` in place of `previous`, or after every other target when there is no previous. */
+  put(next: PlacementTarget, previous?: PlacementTarget): void;
+}
+
+/** The claims' targets kept in `targets` itself, after the nodes'. */
+export const inList = (targets: PlacementTarget[]): ClaimTargets => ({
+  put(next, previous) {
+    // Claims' targets come after the nodes', so look from the end (a target is in the view once).
+    const at = previous ? targets.lastIndexOf(previous) : -1;
+    if (at >= 0) targets[at] = next;
+    else targets.push(next);
+  },
+});
 
 /** A planned claim as the result reports it: its instance types cheapest first, at most 600. */
 export function claimPlan(c: PlannedClaim): NewNodeClaimPlan {
@@ -204,7 +220,7 @@ export function placeOnClaims(
   claims: PlannedClaim[],
   pools: readonly PreparedPool[],
   view: TopologyView,
-  targets: PlacementTarget[],
+  targets: ClaimTargets,
   record: (pod: Pod, target: PlacementTarget) => void,
 ): number | string {
   const shape = shapeKey(pod);
@@ -241,15 +257,12 @@ function commitClaim(
   i: number,
   next: PlannedClaim,
   view: TopologyView,
-  targets: PlacementTarget[],
+  targets: ClaimTargets,
   record: (pod: Pod, target: PlacementTarget) => void,
   previous?: PlacementTarget,
 ): number {
   claims[i] = next;
-  // Claims' targets come after the nodes', so look from the end (a target is in the view once).
-  const at = previous ? targets.lastIndexOf(previous) : -1;
-  if (at >= 0) targets[at] = next.target;
-  else targets.push(next.target);
+  targets.put(next.target, previous);
   // Holders placed earlier on this claim must point at its current target.
   for (const h of view.antiAffinityHolders as { pod: Pod; target: PlacementTarget }[])
     if (h.target === previous) h.target = next.target;
