@@ -10,6 +10,7 @@
 //   hold the run copies of the nodes it placed pods on and the claims it opened before.
 import { describe, expect, it } from 'vitest';
 import { parseResourceList } from '../../src/core/cluster/resources.js';
+import type { Pod } from '../../src/core/cluster/types.js';
 import { PreparedScheduling } from '../../src/world/scheduling/prepared.js';
 import { simulateScheduling, type SchedulingResult, type SimNode } from '../../src/world/scheduling/simulate.js';
 import { DEFAULT_POOL, pod, simNode, TYPES } from './builders.js';
@@ -21,6 +22,19 @@ const withGpu = (name: string): SimNode => ({
 
 const placed = (r: SchedulingResult) => Object.fromEntries([...r.placements].map(([p, at]) => [p.metadata.name, at]));
 
+/** The reference's placements, once a prepared run over these nodes has placed the pods the same. */
+function placesAsReference(nodes: SimNode[], pods: Pod[], pools: 'pools' | 'none' = 'none') {
+  const base = {
+    nodes,
+    nodePools: pools === 'pools' ? [DEFAULT_POOL] : [],
+    instanceTypes: pools === 'pools' ? TYPES : [],
+    consolidation: false,
+  };
+  const want = placed(simulateScheduling({ ...base, pods }));
+  expect(placed(new PreparedScheduling(base).run({ pods }))).toEqual(want);
+  return want;
+}
+
 describe('a run skipping the changed slots a pod shape no longer fits', () => {
   it('finds a slot again once a placement gave it room back', () => {
     // Equal cpu and memory: the placing order is this order (byDescendingSize is stable).
@@ -30,10 +44,7 @@ describe('a run skipping the changed slots a pod shape no longer fits', () => {
       pod('giver', { cpu: '1', memory: '1Gi', gpu: '-1' }), // a, which gets a GPU back
       pod('g3', { cpu: '1', memory: '1Gi', gpu: '1' }), // a again
     ];
-    const base = { nodes: [withGpu('a'), withGpu('b')], nodePools: [], instanceTypes: [], consolidation: false };
-    const want = simulateScheduling({ ...base, pods });
-    expect(placed(want).g3).toEqual({ node: 'a' });
-    expect(placed(new PreparedScheduling(base).run({ pods }))).toEqual(placed(want));
+    expect(placesAsReference([withGpu('a'), withGpu('b')], pods).g3).toEqual({ node: 'a' });
   });
 
   it('places other shapes on a slot one shape no longer fits', () => {
@@ -42,15 +53,11 @@ describe('a run skipping the changed slots a pod shape no longer fits', () => {
       pod('big2', { cpu: '6' }), // not a (2 left): b
       pod('small', { cpu: '2' }), // a's last 2
     ];
-    const base = {
-      nodes: [simNode('a', { cpu: '8' }), simNode('b', { cpu: '8' })],
-      nodePools: [],
-      instanceTypes: [],
-      consolidation: false,
-    };
-    const want = simulateScheduling({ ...base, pods });
-    expect(placed(want)).toEqual({ big1: { node: 'a' }, big2: { node: 'b' }, small: { node: 'a' } });
-    expect(placed(new PreparedScheduling(base).run({ pods }))).toEqual(placed(want));
+    expect(placesAsReference([simNode('a', { cpu: '8' }), simNode('b', { cpu: '8' })], pods)).toEqual({
+      big1: { node: 'a' },
+      big2: { node: 'b' },
+      small: { node: 'a' },
+    });
   });
 });
 
@@ -69,15 +76,9 @@ describe("a run's view of the targets, made on topology's first read", () => {
       pod('plain', { cpu: '1', labels: { app: 'x' } }), // a, with no topology to read
       pod('spread', { cpu: '1', labels: { app: 'x' }, topologySpreadConstraints: spread }), // a has one already: b
     ];
-    const base = {
-      nodes: [simNode('a', { cpu: '4' }), simNode('b', { cpu: '4' })],
-      nodePools: [],
-      instanceTypes: [],
-      consolidation: false,
-    };
-    const want = simulateScheduling({ ...base, pods });
-    expect(placed(want).spread).toEqual({ node: 'b' });
-    expect(placed(new PreparedScheduling(base).run({ pods }))).toEqual(placed(want));
+    expect(placesAsReference([simNode('a', { cpu: '4' }), simNode('b', { cpu: '4' })], pods).spread).toEqual({
+      node: 'b',
+    });
   });
 
   it('counts the pods the run placed on claims before', () => {
@@ -85,14 +86,9 @@ describe("a run's view of the targets, made on topology's first read", () => {
       pod('plain', { cpu: '1', labels: { app: 'x' } }), // fits no node: claim 0
       pod('spread', { cpu: '1', labels: { app: 'x' }, topologySpreadConstraints: spread }), // not claim 0: claim 1
     ];
-    const base = {
-      nodes: [simNode('a', { cpu: '500m' })],
-      nodePools: [DEFAULT_POOL],
-      instanceTypes: TYPES,
-      consolidation: false,
-    };
-    const want = simulateScheduling({ ...base, pods });
-    expect(placed(want)).toEqual({ plain: { newNodeClaim: 0 }, spread: { newNodeClaim: 1 } });
-    expect(placed(new PreparedScheduling(base).run({ pods }))).toEqual(placed(want));
+    expect(placesAsReference([simNode('a', { cpu: '500m' })], pods, 'pools')).toEqual({
+      plain: { newNodeClaim: 0 },
+      spread: { newNodeClaim: 1 },
+    });
   });
 });
