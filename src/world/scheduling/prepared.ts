@@ -3,7 +3,7 @@
 // simulates every candidate against the same cluster, differing only in which nodes are left
 // out and which pods move. The nodes are sorted and summed once and kept as read-only targets;
 // pools are prepared once; a run overlays the nodes it leaves out and copies a node's target
-// only when a pod lands on it. Which unchanged nodes a pod fits (taints, node affinity,
+// only when a pod lands on it (the list of targets topology reads is made on its first read). Which unchanged nodes a pod fits (taints, node affinity,
 // resources, the destination rule) is asked once per pod shape and node, and kept as an ordered
 // list; only topology, which depends on the run, is asked per run. A node's slot, with what
 // those checks answered, may be kept across bases (a SlotStore): a slot is derived from its
