@@ -3,11 +3,12 @@
 // simulates every candidate against the same cluster, differing only in which nodes are left
 // out and which pods move. The nodes are sorted and summed once and kept as read-only targets;
 // pools are prepared once; a run overlays the nodes it leaves out and copies a node's target
-// only when a pod lands on it (the list of targets topology reads is made on its first read). Which unchanged nodes a pod fits (taints, node affinity,
-// resources, the destination rule) is asked once per pod shape and node, and kept as an ordered
-// list; only topology, which depends on the run, is asked per run. A node's slot, with what
-// those checks answered, may be kept across bases (a SlotStore): a slot is derived from its
-// SimNode alone, and the caller hands out the same SimNode only while the machine is the same.
+// only when a pod lands on it (the list of targets topology reads is made on its first read).
+// Which unchanged nodes a pod fits (taints, node affinity, resources, the destination rule) is
+// asked once per pod shape and node, and kept as an ordered list; only topology, which depends
+// on the run, is asked per run. A node's slot, with what those checks answered, may be kept
+// across bases (a SlotStore): a slot is derived from its SimNode alone, and the caller hands out
+// the same SimNode only while the machine is the same.
 // A base derived from an earlier one (the nodes that left and came) takes over its ordered lists
 // too, at the slots' new places, and asks only the nodes that came. Within a run, the nodes it
 // placed pods on are asked in full, but a node that failed a pod shape's node-local checks is not
