@@ -176,14 +176,17 @@ export interface ClaimTargets {
   put(next: PlacementTarget, previous?: PlacementTarget): void;
 }
 
+/** ClaimTargets.put on a list that holds the claims' targets after any others. */
+export function putTarget(targets: PlacementTarget[], next: PlacementTarget, previous?: PlacementTarget): void {
+  // Claims' targets come after the nodes', so look from the end (a target is in the view once).
+  const at = previous ? targets.lastIndexOf(previous) : -1;
+  if (at >= 0) targets[at] = next;
+  else targets.push(next);
+}
+
 /** The claims' targets kept in `targets` itself, after the nodes'. */
 export const inList = (targets: PlacementTarget[]): ClaimTargets => ({
-  put(next, previous) {
-    // Claims' targets come after the nodes', so look from the end (a target is in the view once).
-    const at = previous ? targets.lastIndexOf(previous) : -1;
-    if (at >= 0) targets[at] = next;
-    else targets.push(next);
-  },
+  put: (next, previous) => putTarget(targets, next, previous),
 });
 
 /** A planned claim as the result reports it: its instance types cheapest first, at most 600. */
