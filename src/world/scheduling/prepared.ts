@@ -399,12 +399,12 @@ export class PreparedScheduling {
   private firstFit(
     pod: Pod,
     exempt: boolean,
-    left: Uint8Array,
     overlay: ReadonlyMap<number, RunSlot>,
     changed: ChangedSlots,
     view: TopologyView,
     skip: Map<Fitting, number>,
   ): number {
+    const { left } = this;
     const key = fittingKey(pod, exempt);
     const fitting = this.fittingFor(key, pod, exempt);
     const live = changed.mayAdmit(key);
@@ -499,7 +499,7 @@ export class PreparedScheduling {
     const counted = new Set<number>();
     for (const pod of r.ordered ? r.pods : byDescendingSize(r.pods)) {
       const exempt = r.isExempt?.(pod) ?? false;
-      const at = this.firstFit(pod, exempt, left, overlay, changed, view, skip);
+      const at = this.firstFit(pod, exempt, overlay, changed, view, skip);
       if (at >= 0) {
         const s = slots[at];
         const requests = podRequests(pod);

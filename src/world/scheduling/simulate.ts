@@ -144,6 +144,7 @@ export function simulateScheduling(input: SchedulingInput): SchedulingResult {
     if (requiredPodAntiAffinity(pod).length > 0) holders.push({ pod, target });
   };
 
+  const claimTargets = inList(targets);
   for (const pod of byDescendingSize(input.pods)) {
     const slot = slots.find((s) => {
       if (input.consolidation && s.node.consolidateAfterBlocked && !exempt.has(pod)) return false;
@@ -161,7 +162,7 @@ export function simulateScheduling(input: SchedulingInput): SchedulingResult {
       } else result.placements.set(pod, { node: slot.node.name });
       continue;
     }
-    const placed = placeOnClaims(pod, claims, pools, view, inList(targets), record);
+    const placed = placeOnClaims(pod, claims, pools, view, claimTargets, record);
     if (typeof placed === 'number') result.placements.set(pod, { newNodeClaim: placed });
     else result.errors.set(pod, placed);
   }
