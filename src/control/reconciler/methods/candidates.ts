@@ -4,6 +4,7 @@
 // Karpenter's ordering costs (KARPENTER.md#cost-and-order).
 import { countOf, type Reason } from '../../../../rules/model.js';
 import type { InstanceType } from '../../../world/cloud/provider.js';
+import { stateNodeChanges, type StateNodeChanges } from '../../../core/cluster/live-index.js';
 import { isReschedulable, type ClusterIndex, type StateNode } from '../../../core/cluster/state.js';
 import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE, type Pod } from '../../../core/cluster/types.js';
 import type { EvalOutput } from '../../../core/eval/output.js';
@@ -101,15 +102,42 @@ interface DigestMemo {
   types: ReadonlyMap<string, InstanceType> | undefined;
   listed: Map<Reason, readonly Candidate[]>;
   bySavings: Map<Reason, readonly Candidate[]>;
+  /**
+   * The memo these lists may be followed from (the last digest's or index's), and the node names
+   * whose verdict or machine changed since; undefined when not known. Only the newest memo keeps
+   * its link, so memos do not chain back over a run.
+   */
+  since?: { memo: DigestMemo; changed: ReadonlySet<string> };
+  /** Per reason, the candidates a followed list built anew (the changed names'), for its savings order. */
+  fresh: Map<Reason, Candidate[]>;
 }
 
 const memos = new WeakMap<VerdictDigest, DigestMemo>();
 
 function memoOf(digest: VerdictDigest, index: ClusterIndex): DigestMemo {
   let memo = memos.get(digest);
-  if (memo === undefined || memo.index !== index)
-    memos.set(digest, (memo = { index, counts: new Map(), types: undefined, listed: new Map(), bySavings: new Map() }));
+  if (memo === undefined || memo.index !== index) {
+    // The same verdicts on a newer index (validation after a command started), or the verdicts
+    // followed from the last digest's (verdict-digest.ts): the last lists change only where a
+    // verdict or a machine did.
+    const last = memo ?? (digest.change && memos.get(digest.change.previous));
+    const verdicts = memo ? [] : digest.change?.changed;
+    const machines = last && stateNodeChanges(last.index, index);
+    const since =
+      last && verdicts && machines ? { memo: last, changed: changedNames(verdicts, machines) } : undefined;
+    memo = { index, counts: new Map(), types: undefined, listed: new Map(), bySavings: new Map(), fresh: new Map() };
+    if (since) memo.since = since;
+    if (last) last.since = undefined;
+    memos.set(digest, memo);
+  }
   return memo;
+}
+
+function changedNames(verdicts: readonly string[], machines: StateNodeChanges): Set<string> {
+  const out = new Set(verdicts);
+  for (const sn of machines.gone) out.add(sn.name);
+  for (const sn of machines.came) out.add(sn.name);
+  return out;
 }
 
 /** How many candidates candidatesFor would return, without building them. */
@@ -118,6 +146,9 @@ export function countCandidates(reason: Reason, out: EvalOutput, index: ClusterI
   const memo = memoOf(digest, index);
   let n = memo.counts.get(reason) ?? memo.listed.get(reason)?.length;
   if (n !== undefined) return n;
+  // A list that can be followed costs the changed names only, and is then kept.
+  const last = memo.since?.memo;
+  if (last?.types !== undefined && last.listed.has(reason)) return listed(reason, out, index, last.types).list.length;
   n = 0;
   for (const name of digest.byReason.get(reason) ?? []) if (actionable(index.nodesByName.get(name))) n++;
   memo.counts.set(reason, n);
@@ -133,17 +164,66 @@ function listed(
 ): { memo: DigestMemo; list: readonly Candidate[] } {
   const digest = digestOf(out);
   const memo = memoOf(digest, index);
-  if (memo.types !== types) Object.assign(memo, { types, listed: new Map(), bySavings: new Map() });
+  if (memo.types !== types)
+    Object.assign(memo, { types, listed: new Map(), bySavings: new Map(), fresh: new Map() });
   let list = memo.listed.get(reason);
   if (list === undefined) {
-    const built: Candidate[] = [];
-    for (const name of digest.byReason.get(reason) ?? []) {
+    const names = digest.byReason.get(reason) ?? [];
+    const candidate = (name: string): Candidate | undefined => {
       const sn = index.nodesByName.get(name);
-      if (actionable(sn)) built.push(keptCandidate(sn, out.nodes[name].nodePool, types));
-    }
-    memo.listed.set(reason, (list = built));
+      return actionable(sn) ? keptCandidate(sn, out.nodes[name].nodePool, types) : undefined;
+    };
+    list = followed(memo, reason, names, candidate) ?? built(names, candidate);
+    memo.listed.set(reason, list);
   }
   return { memo, list };
+}
+
+function built(names: readonly string[], candidate: (name: string) => Candidate | undefined): Candidate[] {
+  const out: Candidate[] = [];
+  for (const name of names) {
+    const c = candidate(name);
+    if (c) out.push(c);
+  }
+  return out;
+}
+
+/**
+ * The list followed from the last one (memo.since): a name whose verdict and machine are the
+ * same has the same candidate, or none, so only changed names are looked up. Such names keep
+ * their order in the evaluation (verdict-record.ts), so the last list's unchanged entries are met
+ * in order; if one is not, the list is built instead (undefined).
+ */
+function followed(
+  memo: DigestMemo,
+  reason: Reason,
+  names: readonly string[],
+  candidate: (name: string) => Candidate | undefined,
+): Candidate[] | undefined {
+  const since = memo.since;
+  const last = since && since.memo.types === memo.types ? since.memo.listed.get(reason) : undefined;
+  if (since === undefined || last === undefined) return undefined;
+  const { changed } = since;
+  const out: Candidate[] = [];
+  const fresh: Candidate[] = [];
+  let p = 0;
+  for (const name of names) {
+    if (changed.has(name)) {
+      const c = candidate(name);
+      if (c) {
+        out.push(c);
+        fresh.push(c);
+      }
+      continue;
+    }
+    while (p < last.length && changed.has(last[p].ref.node)) p++;
+    // Otherwise the name had no candidate, and has none: nothing of it changed.
+    if (p < last.length && last[p].ref.node === name) out.push(last[p++]);
+  }
+  while (p < last.length && changed.has(last[p].ref.node)) p++;
+  if (p < last.length) return undefined;
+  memo.fresh.set(reason, fresh);
+  return out;
 }
 
 /** Candidates for one reason, straight from the evaluation; a new array the caller may change. */
@@ -165,8 +245,31 @@ export function candidatesBySavings(
 ): Candidate[] {
   const { memo, list } = listed(reason, out, index, types);
   let ordered = memo.bySavings.get(reason);
-  if (ordered === undefined) memo.bySavings.set(reason, (ordered = list.slice().sort(bySavingsRatio)));
+  if (ordered === undefined) memo.bySavings.set(reason, (ordered = savingsOrder(memo, reason, list)));
   return ordered.slice();
+}
+
+/**
+ * `list` most savings first: for a followed list, the last order without the changed names, with
+ * each fresh candidate put in its place (bySavingsRatio is a total order, so this is the sort).
+ */
+function savingsOrder(memo: DigestMemo, reason: Reason, list: readonly Candidate[]): Candidate[] {
+  const fresh = memo.fresh.get(reason);
+  const last = memo.since?.memo.bySavings.get(reason);
+  if (fresh === undefined || last === undefined) return list.slice().sort(bySavingsRatio);
+  const changed = memo.since!.changed;
+  const out = last.filter((c) => !changed.has(c.ref.node));
+  for (const c of fresh) {
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (bySavingsRatio(out[mid], c) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    out.splice(lo, 0, c);
+  }
+  return out;
 }
 
 /**
@@ -202,6 +305,8 @@ export class BudgetMapping {
   }
 
   private scopesOf(c: Candidate): readonly string[] {
+    // Most policies have no cluster or selector budgets: no lookup per candidate then.
+    if (this.scopes.size === 0) return [];
     return (this.out.nodes[c.ref.node]?.budgetScopes ?? []).filter((id) => this.scopes.has(id));
   }
 
