@@ -28,21 +28,59 @@ describe('a record made from the last one', () => {
     expect(c.n1).toBe(a.n1);
   });
 
-  it('does not keep the records before it alive', async () => {
-    const names = Array.from({ length: 50 }, (_, i) => `n${i}`);
-    // Plain records (Nodes came or went) and views over them, as a busy month makes them; only
-    // the last is kept.
+  it('keeps no record before it alive but the one base its view reads, until the changes outgrow it', async () => {
+    const names = Array.from({ length: 400 }, (_, i) => `n${i}`);
+    // Records made from the last one every tick, as a busy month makes them; only the last is kept.
     const made = () => {
       const first = record(names, 'A');
       let last = first;
-      for (let i = 0; i < 20; i++) {
+      let early: WeakRef<object> | undefined;
+      for (let i = 0; i < 300; i++) {
         last = withMembers(last, names, [[names[i], verdict(`M${i}`)]], []);
+        if (i === 5) early = new WeakRef(last);
         last = withChanged(last, [[names[i + 1], verdict(`V${i}`)]]);
       }
-      return { gone: new WeakRef(first), last };
+      return { first: new WeakRef(first), early: early!, last };
     };
-    const { gone, last } = made();
-    expect(await collected(gone)).toBe(true);
-    expect(last.n20.blocked[0].code).toBe('V19');
+    const { first, early, last } = made();
+    expect(await collected(early)).toBe(true);
+    // 301 names changed: past COMPACT_AT (256) a plain record was made, and the first let go.
+    expect(await collected(first)).toBe(true);
+    expect(last.n300.blocked[0].code).toBe('V299');
+  });
+
+  it('reads like the plain record of the same entries, through Nodes coming, going and coming back', () => {
+    // A seeded walk of changes, long enough to pass COMPACT_AT more than once; after each, the
+    // record is compared with a model: keys in order, lookups, `in`, entries and JSON.
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const universe = Array.from({ length: 400 }, (_, i) => `n${String(i).padStart(3, '0')}`);
+    let model = new Map(universe.slice(0, 300).map((n) => [n, verdict('A')]));
+    let rec = record([...model.keys()], 'A');
+    for (const k of model.keys()) model.set(k, rec[k]);
+    for (let step = 0; step < 600; step++) {
+      if (rand(3) > 0) {
+        const present = [...model.keys()];
+        const changed = Array.from({ length: 1 + rand(3) }, () => present[rand(present.length)]);
+        const pairs = [...new Set(changed)].map((n) => [n, verdict(`S${step}`)] as const);
+        rec = withChanged(rec, pairs);
+        for (const [n, v] of pairs) model.set(n, v);
+      } else {
+        const gone = [...model.keys()].filter(() => rand(60) === 0);
+        // A name may go and come back in one change (a Node replaced under the same name).
+        const came = universe.filter((n) => (!model.has(n) || gone.includes(n)) && rand(20) === 0);
+        const next = new Map([...model].filter(([n]) => !gone.includes(n)));
+        const pairs = came.map((n) => [n, verdict(`C${step}`)] as const);
+        for (const [n, v] of pairs) next.set(n, v);
+        model = new Map([...next].sort(([a], [b]) => (a < b ? -1 : 1)));
+        rec = withMembers(rec, [...model.keys()], pairs, gone);
+      }
+      expect(Object.keys(rec)).toEqual([...model.keys()]);
+      for (const n of Array.from({ length: 40 }, () => universe[rand(universe.length)])) {
+        expect(rec[n]).toBe(model.get(n));
+        expect(n in rec).toBe(model.has(n));
+      }
+      expect(JSON.stringify(rec)).toBe(JSON.stringify(Object.fromEntries(model)));
+    }
   });
 });

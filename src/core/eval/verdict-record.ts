@@ -1,29 +1,44 @@
 // SPDX-License-Identifier: Apache-2.0
-// The node-verdict record of an evaluation made from the last one by a few changed verdicts
-// (evaluate-cluster.ts changedOnly). Copying a 5,000-entry record costs ~1 ms, more than the rest
-// of a one-event tick's evaluation, so the new record is a view: the record it was made from
-// (its base, never changed) with the changed entries laid over it. It reads like any record —
-// lookups, Object.keys/entries, JSON, spreading — and is read-only, as every evaluation's record
-// is treated. The layers do not pile up: a view made from a view shares its base and copies only
-// the overlay, and once the overlay grows past COMPACT_AT entries a plain record is made instead
-// (the copy then pays for that many events at once). Views also remember what they were made
-// from and what changed, which lets the verdict digest (verdict-digest.ts) follow the change
-// instead of walking every node again. When Nodes came or went the names differ, and the new
-// record is a plain one (a view's lookups would slow every walk over it); it remembers the record
-// it was made from and the names that differ (differenceOf), for consumers that count by name,
-// and its names in order with the places of those that differ (membersOf), for the digest.
+// The node-verdict record of an evaluation made from the last one by a few changed verdicts, or
+// as a few Nodes came or went (evaluate-cluster.ts changedOnly). Copying a 5,000-entry record
+// costs ~0.6 ms, more than the rest of a one-event tick's evaluation, so the new record is a view:
+// a plain record (its base, never changed) with the changed and new entries laid over it, the
+// names that went left out and its own key order. It reads like any record — lookups, `in`,
+// Object.keys/entries, JSON, spreading — and is read-only, as every evaluation's record is
+// treated. The layers do not pile up: a view made from a view shares its base and copies only the
+// layers, and once they hold more than COMPACT_AT names a plain record is made instead (the copy
+// then pays for that many changes at once). A view keeps its base alive until then; the records
+// between are let go.
+//
+// Records also remember what they were made from and what changed, which lets the verdict digest
+// (verdict-digest.ts) follow the change instead of walking every node again: withChanged's the
+// changed names (changeOf); withMembers's, whose names differ from the last record's, the names
+// that differ (differenceOf), for consumers that count by name, and its names in order with the
+// places of those that differ (membersOf), for the digest.
 import { ownRecord } from '../cluster/own-keys.js';
 import type { NodeResult } from './output.js';
 
 type Verdicts = Record<string, NodeResult>;
 
-/** Past this many changed entries over one base, a plain copy is made. */
+/** Past this many entries laid over one base (changed, come or gone), a plain copy is made. */
 const COMPACT_AT = 256;
 
-interface View {
+/** What a view reads: a plain record, the entries laid over it and the names it no longer holds. */
+interface Layers {
   base: Verdicts;
-  /** The entries laid over the base, by node name (each name is one of the base's). */
+  /** The entries laid over the base, by node name (changed verdicts, and names that came). */
   over: ReadonlyMap<string, NodeResult>;
+  /** Names of the base the view does not hold (Nodes that went); none of them is in `over`. */
+  gone: ReadonlySet<string>;
+  /** The view's names in order; the base's when no Node came or went. */
+  keys: readonly string[];
+}
+
+/** The layers of every view. */
+const layers = new WeakMap<object, Layers>();
+
+/** A view made by withChanged: the record it was made from, and what changed. */
+interface View {
   /**
    * The record this one was made from, by its serial, and the names whose verdicts changed from
    * it. Not the record itself: each record holding its predecessor would keep every record of a
@@ -55,37 +70,52 @@ const keysOf = (base: Verdicts): string[] => {
 const has = (base: Verdicts, name: string | symbol): name is string =>
   typeof name === 'string' && Object.prototype.hasOwnProperty.call(base, name);
 
+/** The layers `from` reads: its own when it is a view, else `from` itself with nothing over it. */
+const layersOf = (from: Verdicts): Layers =>
+  layers.get(from) ?? { base: from, over: new Map(), gone: new Set(), keys: keysOf(from) };
+
+/**
+ * A record of `l`: a plain copy when the layers have grown past COMPACT_AT (the copy then pays
+ * for that many changes at once), else a read-only view of them.
+ */
+function recordOf(l: Layers): Verdicts {
+  const { base, over, gone, keys } = l;
+  if (over.size + gone.size > COMPACT_AT) {
+    const out = ownRecord<NodeResult>();
+    for (const k of keys) out[k] = over.get(k) ?? base[k];
+    return out;
+  }
+  const inBase = (name: string | symbol): name is string => has(base, name) && !gone.has(name);
+  const holds = (name: string | symbol): name is string =>
+    typeof name === 'string' && (over.has(name) || inBase(name));
+  const read = (name: string | symbol): NodeResult | undefined =>
+    typeof name !== 'string' ? undefined : (over.get(name) ?? (inBase(name) ? base[name] : undefined));
+  const view = new Proxy(Object.create(null) as Verdicts, {
+    get: (_, name) => read(name),
+    has: (_, name) => holds(name),
+    ownKeys: () => keys as string[],
+    getOwnPropertyDescriptor: (_, name) =>
+      holds(name) ? { value: read(name), writable: false, enumerable: true, configurable: true } : undefined,
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+  });
+  layers.set(view, l);
+  return view;
+}
+
 /**
  * `from` with the verdicts of `changed` (names `from` holds) replaced, in `from`'s key order;
  * `from` itself is not changed. An empty change gives `from`.
  */
 export function withChanged(from: Verdicts, changed: ReadonlyArray<readonly [string, NodeResult]>): Verdicts {
   if (changed.length === 0) return from;
-  const v = views.get(from);
-  const base = v?.base ?? from;
-  const over = new Map(v?.over);
+  const l = layersOf(from);
+  const over = new Map(l.over);
   for (const [name, result] of changed) over.set(name, result);
-  const names = changed.map(([name]) => name);
-  if (over.size > COMPACT_AT) {
-    const out = ownRecord<NodeResult>();
-    for (const k of keysOf(base)) out[k] = over.get(k) ?? base[k];
-    views.set(out, { base: out, over: new Map(), from: serialOf(from), changed: names });
-    return out;
-  }
-  const read = (name: string | symbol): NodeResult | undefined =>
-    has(base, name) ? (over.get(name) ?? base[name]) : undefined;
-  const view = new Proxy(Object.create(null) as Verdicts, {
-    get: (_, name) => read(name),
-    has: (_, name) => has(base, name),
-    ownKeys: () => keysOf(base),
-    getOwnPropertyDescriptor: (_, name) =>
-      has(base, name) ? { value: read(name), writable: false, enumerable: true, configurable: true } : undefined,
-    set: () => false,
-    defineProperty: () => false,
-    deleteProperty: () => false,
-  });
-  views.set(view, { base, over, from: serialOf(from), changed: names });
-  return view;
+  const out = recordOf({ ...l, over });
+  views.set(out, { from: serialOf(from), changed: changed.map(([name]) => name) });
+  return out;
 }
 
 /** A record made by withMembers: the record it was made from, and what differs from it. */
@@ -101,35 +131,55 @@ interface Members {
 const differences = new WeakMap<object, Members>();
 
 /**
- * A new record of the node names `names` in order (Nodes came or went since `from`): the changed
- * verdicts, else `from`'s. `gone` names the nodes of `from` it no longer holds. Not a view and not
- * followed by changeOf (its names are not `from`'s); differenceOf and membersOf say what differs.
+ * A new record of the node names `names` in order (Nodes came or went since `from`; the record
+ * takes the array): the changed verdicts, else `from`'s. `gone` names the nodes of `from` it no
+ * longer holds. A view like withChanged's, but not followed by changeOf (its names are not
+ * `from`'s); differenceOf and membersOf say what differs.
  */
 export function withMembers(
   from: Verdicts,
-  names: Iterable<string>,
+  names: readonly string[],
   changed: ReadonlyArray<readonly [string, NodeResult]>,
   gone: readonly string[],
 ): Verdicts {
-  const v = views.get(from);
-  const over = new Map(changed);
-  // Reading a view's layers directly: a lookup through the proxy per node shows at 5,000 nodes.
-  const base = v?.base ?? from;
-  const under = v?.over;
-  const out = ownRecord<NodeResult>();
-  // The names in order and the changed ones' places, kept for the verdict digest: it follows the
-  // change by them instead of listing the keys and comparing every node's verdict again.
-  const keys: string[] = [];
-  const at = new Map<string, number>();
-  for (const name of names) {
-    const result = over.get(name);
-    if (result !== undefined) at.set(name, keys.length);
-    keys.push(name);
-    out[name] = result ?? under?.get(name) ?? base[name];
+  const l = layersOf(from);
+  const over = new Map(l.over);
+  const left = new Set(l.gone);
+  for (const name of gone) {
+    over.delete(name);
+    if (has(l.base, name)) left.add(name);
   }
-  const changedNames = [...new Set([...over.keys(), ...gone])];
-  differences.set(out, { from: serialOf(from), changed: changedNames, names: keys, at });
+  const came = new Map(changed);
+  for (const [name, result] of came) {
+    over.set(name, result);
+    left.delete(name);
+  }
+  // The changed names' places, kept for the verdict digest: it follows the change by them
+  // instead of listing the keys and comparing every node's verdict again.
+  const at = new Map<string, number>();
+  for (const name of came.keys()) {
+    const i = placeOf(names, name);
+    if (i >= 0) at.set(name, i);
+  }
+  const out = recordOf({ base: l.base, over, gone: left, keys: names });
+  const changedNames = [...new Set([...came.keys(), ...gone])];
+  differences.set(out, { from: serialOf(from), changed: changedNames, names, at });
   return out;
+}
+
+/**
+ * Where `name` is in `names` (-1: not there). The evaluator lists Nodes by name, so a binary
+ * search finds it; names in another order are searched one by one.
+ */
+function placeOf(names: readonly string[], name: string): number {
+  let lo = 0;
+  let hi = names.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (names[mid] < name) lo = mid + 1;
+    else hi = mid;
+  }
+  return names[lo] === name ? lo : names.indexOf(name);
 }
 
 /**

@@ -104,13 +104,17 @@ interface DigestMemo {
   bySavings: Map<Reason, readonly Candidate[]>;
   /**
    * The memo these lists may be followed from (the last digest's or index's), and the node names
-   * whose verdict or machine changed since; undefined when not known. Only the newest memo keeps
-   * its link, so memos do not chain back over a run.
+   * whose verdict or machine changed since; undefined when not known. Links reach two memos back
+   * (FOLLOW_DEPTH), so memos do not chain back over a run.
    */
   since?: { memo: DigestMemo; changed: ReadonlySet<string> };
-  /** Per reason, the candidates a followed list built anew (the changed names'), for its savings order. */
-  fresh: Map<Reason, Candidate[]>;
 }
+
+/**
+ * How many memos back a list is followed from: two, as a validation tick asks for a reason's
+ * list but not its savings order, which the tick before it built.
+ */
+const FOLLOW_DEPTH = 2;
 
 const memos = new WeakMap<VerdictDigest, DigestMemo>();
 
@@ -125,9 +129,12 @@ function memoOf(digest: VerdictDigest, index: ClusterIndex): DigestMemo {
     const machines = last && stateNodeChanges(last.index, index);
     const since =
       last && verdicts && machines ? { memo: last, changed: changedNames(verdicts, machines) } : undefined;
-    memo = { index, counts: new Map(), types: undefined, listed: new Map(), bySavings: new Map(), fresh: new Map() };
+    memo = { index, counts: new Map(), types: undefined, listed: new Map(), bySavings: new Map() };
     if (since) memo.since = since;
-    if (last) last.since = undefined;
+    // Links FOLLOW_DEPTH back at most, from the new memo.
+    let end = memo;
+    for (let d = 0; d < FOLLOW_DEPTH && end.since; d++) end = end.since.memo;
+    end.since = undefined;
     memos.set(digest, memo);
   }
   return memo;
@@ -147,8 +154,9 @@ export function countCandidates(reason: Reason, out: EvalOutput, index: ClusterI
   let n = memo.counts.get(reason) ?? memo.listed.get(reason)?.length;
   if (n !== undefined) return n;
   // A list that can be followed costs the changed names only, and is then kept.
-  const last = memo.since?.memo;
-  if (last?.types !== undefined && last.listed.has(reason)) return listed(reason, out, index, last.types).list.length;
+  const types = memo.since?.memo.types;
+  if (types !== undefined && followedFrom(memo, types, (m) => m.listed.get(reason)))
+    return listed(reason, out, index, types).list.length;
   n = 0;
   for (const name of digest.byReason.get(reason) ?? []) if (actionable(index.nodesByName.get(name))) n++;
   memo.counts.set(reason, n);
@@ -165,7 +173,7 @@ function listed(
   const digest = digestOf(out);
   const memo = memoOf(digest, index);
   if (memo.types !== types)
-    Object.assign(memo, { types, listed: new Map(), bySavings: new Map(), fresh: new Map() });
+    Object.assign(memo, { types, listed: new Map(), bySavings: new Map() });
   let list = memo.listed.get(reason);
   if (list === undefined) {
     const names = digest.byReason.get(reason) ?? [];
@@ -189,10 +197,29 @@ function built(names: readonly string[], candidate: (name: string) => Candidate 
 }
 
 /**
- * The list followed from the last one (memo.since): a name whose verdict and machine are the
+ * The newest memo `memo` follows (FOLLOW_DEPTH back at most) that holds the list `pick` takes,
+ * with the names changed since; undefined when none does, or one was built with another catalog.
+ */
+function followedFrom(
+  memo: DigestMemo,
+  types: ReadonlyMap<string, InstanceType> | undefined,
+  pick: (m: DigestMemo) => readonly Candidate[] | undefined,
+): { list: readonly Candidate[]; changed: ReadonlySet<string> } | undefined {
+  let changed: ReadonlySet<string> | undefined;
+  for (let s = memo.since; s !== undefined; s = s.memo.since) {
+    if (s.memo.types !== types) return undefined;
+    changed = changed === undefined ? s.changed : new Set([...changed, ...s.changed]);
+    const list = pick(s.memo);
+    if (list !== undefined) return { list, changed };
+  }
+  return undefined;
+}
+
+/**
+ * The list followed from an earlier one (followedFrom): a name whose verdict and machine are the
  * same has the same candidate, or none, so only changed names are looked up. Such names keep
- * their order in the evaluation (verdict-record.ts), so the last list's unchanged entries are met
- * in order; if one is not, the list is built instead (undefined).
+ * their order in the evaluation (verdict-record.ts), so the earlier list's unchanged entries are
+ * met in order; if one is not, the list is built instead (undefined).
  */
 function followed(
   memo: DigestMemo,
@@ -200,20 +227,15 @@ function followed(
   names: readonly string[],
   candidate: (name: string) => Candidate | undefined,
 ): Candidate[] | undefined {
-  const since = memo.since;
-  const last = since && since.memo.types === memo.types ? since.memo.listed.get(reason) : undefined;
-  if (since === undefined || last === undefined) return undefined;
-  const { changed } = since;
+  const from = followedFrom(memo, memo.types, (m) => m.listed.get(reason));
+  if (from === undefined) return undefined;
+  const { list: last, changed } = from;
   const out: Candidate[] = [];
-  const fresh: Candidate[] = [];
   let p = 0;
   for (const name of names) {
     if (changed.has(name)) {
       const c = candidate(name);
-      if (c) {
-        out.push(c);
-        fresh.push(c);
-      }
+      if (c) out.push(c);
       continue;
     }
     while (p < last.length && changed.has(last[p].ref.node)) p++;
@@ -221,9 +243,7 @@ function followed(
     if (p < last.length && last[p].ref.node === name) out.push(last[p++]);
   }
   while (p < last.length && changed.has(last[p].ref.node)) p++;
-  if (p < last.length) return undefined;
-  memo.fresh.set(reason, fresh);
-  return out;
+  return p < last.length ? undefined : out;
 }
 
 /** Candidates for one reason, straight from the evaluation; a new array the caller may change. */
@@ -250,16 +270,17 @@ export function candidatesBySavings(
 }
 
 /**
- * `list` most savings first: for a followed list, the last order without the changed names, with
- * each fresh candidate put in its place (bySavingsRatio is a total order, so this is the sort).
+ * `list` most savings first: when followed from an earlier order (followedFrom), that order
+ * without the changed names, with the changed names' candidates put in their places (an unchanged
+ * name has the same candidate in both; bySavingsRatio is a total order, so this is the sort).
  */
 function savingsOrder(memo: DigestMemo, reason: Reason, list: readonly Candidate[]): Candidate[] {
-  const fresh = memo.fresh.get(reason);
-  const last = memo.since?.memo.bySavings.get(reason);
-  if (fresh === undefined || last === undefined) return list.slice().sort(bySavingsRatio);
-  const changed = memo.since!.changed;
-  const out = last.filter((c) => !changed.has(c.ref.node));
-  for (const c of fresh) {
+  const from = followedFrom(memo, memo.types, (m) => m.bySavings.get(reason));
+  if (from === undefined) return list.slice().sort(bySavingsRatio);
+  const { changed } = from;
+  const out = from.list.filter((c) => !changed.has(c.ref.node));
+  for (const c of list) {
+    if (!changed.has(c.ref.node)) continue;
     let lo = 0;
     let hi = out.length;
     while (lo < hi) {
