@@ -181,18 +181,30 @@ function listed(
       const sn = index.nodesByName.get(name);
       return actionable(sn) ? keptCandidate(sn, out.nodes[name].nodePool, types) : undefined;
     };
-    list = followed(memo, reason, names, candidate) ?? built(names, candidate);
+    // A changed name is among the reason's names when its verdict gives the reason (the digest's byReason).
+    const changedCandidate = (name: string): Candidate | undefined =>
+      out.nodes[name]?.reasons.includes(reason) ? candidate(name) : undefined;
+    list = followed(memo, reason, changedCandidate) ?? built(names, candidate);
     memo.listed.set(reason, list);
   }
   return { memo, list };
 }
 
+/**
+ * Lists in node-name order, which a follow can splice. The evaluator lists Nodes by name, so every
+ * list is; built() checks its names once, and a follow keeps the order.
+ */
+const byName = new WeakSet<readonly Candidate[]>();
+
 function built(names: readonly string[], candidate: (name: string) => Candidate | undefined): Candidate[] {
   const out: Candidate[] = [];
-  for (const name of names) {
-    const c = candidate(name);
+  let ascending = true;
+  for (let i = 0; i < names.length; i++) {
+    if (i > 0 && !(names[i - 1] < names[i])) ascending = false;
+    const c = candidate(names[i]);
     if (c) out.push(c);
   }
+  if (ascending) byName.add(out);
   return out;
 }
 
@@ -216,34 +228,40 @@ function followedFrom(
 }
 
 /**
- * The list followed from an earlier one (followedFrom): a name whose verdict and machine are the
- * same has the same candidate, or none, so only changed names are looked up. Such names keep
- * their order in the evaluation (verdict-record.ts), so the earlier list's unchanged entries are
- * met in order; if one is not, the list is built instead (undefined).
+ * The list followed from an earlier one in name order (followedFrom): a name whose verdict and
+ * machine are the same has the same candidate, or none, so only the changed names are looked up,
+ * each put in, replaced or taken out at its place. Undefined when there is no such list.
  */
 function followed(
   memo: DigestMemo,
   reason: Reason,
-  names: readonly string[],
   candidate: (name: string) => Candidate | undefined,
 ): Candidate[] | undefined {
   const from = followedFrom(memo, memo.types, (m) => m.listed.get(reason));
-  if (from === undefined) return undefined;
-  const { list: last, changed } = from;
-  const out: Candidate[] = [];
-  let p = 0;
-  for (const name of names) {
-    if (changed.has(name)) {
-      const c = candidate(name);
-      if (c) out.push(c);
-      continue;
-    }
-    while (p < last.length && changed.has(last[p].ref.node)) p++;
-    // Otherwise the name had no candidate, and has none: nothing of it changed.
-    if (p < last.length && last[p].ref.node === name) out.push(last[p++]);
+  if (from === undefined || !byName.has(from.list)) return undefined;
+  const out = from.list.slice();
+  for (const name of from.changed) {
+    const c = candidate(name);
+    const i = lowerBound(out.length, (k) => out[k].ref.node < name);
+    const had = i < out.length && out[i].ref.node === name;
+    if (c && had) out[i] = c;
+    else if (c) out.splice(i, 0, c);
+    else if (had) out.splice(i, 1);
   }
-  while (p < last.length && changed.has(last[p].ref.node)) p++;
-  return p < last.length ? undefined : out;
+  byName.add(out);
+  return out;
+}
+
+/** The first place in [0, n) where `before` is false; `before` holds for a prefix of the places. */
+function lowerBound(n: number, before: (k: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Candidates for one reason, straight from the evaluation; a new array the caller may change. */
@@ -280,15 +298,7 @@ function savingsOrder(memo: DigestMemo, reason: Reason, list: readonly Candidate
   const { changed } = from;
   const out = from.list.filter((c) => !changed.has(c.ref.node));
   for (const c of list) {
-    if (!changed.has(c.ref.node)) continue;
-    let lo = 0;
-    let hi = out.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (bySavingsRatio(out[mid], c) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    out.splice(lo, 0, c);
+    if (changed.has(c.ref.node)) out.splice(lowerBound(out.length, (k) => bySavingsRatio(out[k], c) < 0), 0, c);
   }
   return out;
 }
