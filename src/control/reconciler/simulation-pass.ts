@@ -46,6 +46,18 @@ function sized(pod: Pod, node?: string): Sized {
   return { pod, cpu: r.cpu ?? 0, memory: r.memory ?? 0, ...(node !== undefined && { node }) };
 }
 
+/**
+ * A list of pods with their sizes, kept while the list is the same object: a machine's
+ * reschedulable pods are (pass-nodes.ts keeps them per machine), and a consolidation pass puts
+ * the same machines' pods in order again for every move it tries.
+ */
+const sizedLists = new WeakMap<readonly Pod[], readonly Sized[]>();
+function sizedAll(pods: readonly Pod[]): readonly Sized[] {
+  let out = sizedLists.get(pods);
+  if (out === undefined) sizedLists.set(pods, (out = pods.map((p) => sized(p))));
+  return out;
+}
+
 /** byDescendingSize's comparison: negative when `a` goes first; 0 keeps the input order. */
 const bySize = (a: Sized, b: Sized): number => b.cpu - a.cpu || b.memory - a.memory;
 
@@ -252,9 +264,9 @@ class PassBase {
     const movingBySize: Sized[] = [];
     const movingPods = new Set<Pod>();
     for (const sn of moving)
-      for (const p of shared.reschedulableOn(sn)) {
-        movingBySize.push(sized(p));
-        movingPods.add(p);
+      for (const x of sizedAll(shared.reschedulableOn(sn))) {
+        movingBySize.push(x);
+        movingPods.add(x.pod);
       }
     const skip = shared.deleting.some((d) => without.has(d.name)) ? (x: Sized) => without.has(x.node!) : undefined;
     const pods = mergeBySize([shared.pendingBySize, sortedBySize(movingBySize), shared.deletingBySize], skip);
