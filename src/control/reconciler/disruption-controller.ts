@@ -300,9 +300,11 @@ export class DisruptionController {
    * KARPENTER.md#validation: after the delay, the command must still hold; emptiness may shrink, consolidation may not.
    */
   private validate(method: Method, cmd: Command, ctx: MethodContext): Command | undefined {
-    const still = new Map(
-      candidatesFor(cmd.reason as Reason, ctx.evaluation, ctx.index, ctx.instanceTypes).map((c) => [c.ref.node, c]),
-    );
+    const all = candidatesFor(cmd.reason as Reason, ctx.evaluation, ctx.index, ctx.instanceTypes);
+    // The command's own candidates that still are (a map of every candidate was most of a
+    // validation's own cost at 5,000 nodes).
+    const wanted = new Set(cmd.candidates.map((c) => c.node));
+    const still = new Map(all.filter((c) => wanted.has(c.ref.node)).map((c) => [c.ref.node, c]));
     const budget = budgetMapping(ctx.evaluation, cmd.reason as Reason);
     const kept = takeWithinBudget(
       cmd.candidates.map((c) => still.get(c.node)).filter((c): c is Candidate => c !== undefined),
@@ -326,7 +328,7 @@ export class DisruptionController {
       return undefined;
     };
     if (method.validation === 'shrink') {
-      if (kept.length === 0) return reject(still.size === 0 ? 'churn' : 'budget');
+      if (kept.length === 0) return reject(all.length === 0 ? 'churn' : 'budget');
       return { ...cmd, candidates: kept.map((c) => c.ref), createdAt: ctx.now };
     }
     if (kept.length !== cmd.candidates.length)
