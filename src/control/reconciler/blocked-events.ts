@@ -7,6 +7,7 @@ import type { EvalOutput, NodeResult } from '../../core/eval/output.js';
 import { involved, type EventRecorder, type RecordedEvent } from '../../core/observe/recorder.js';
 import type { ChangesBetween } from './expiration.js';
 import { digestOf, inEvaluationOrder, type VerdictDigest } from './methods/verdict-digest.js';
+import { DueQueue } from '../../core/eval/due-nodes.js';
 
 /** Candidate-construction codes that carry an event (rows 4–11 of KARPENTER.md#candidates, plus kpol's holds). */
 export const WITH_EVENT: ReadonlySet<string> = new Set([
@@ -34,23 +35,26 @@ interface Published {
 
 /**
  * Publishes each blocked node's events every tick (deduplicated), skipping what the recorder
- * would drop: everything while the verdicts are the ones last published and every event of
- * them is inside its dedupe window; while the digest was followed from the last one published
- * (verdict-digest.ts), only the nodes whose verdicts changed, came or went — with, when the
- * change was found by comparing verdict objects, the nodes whose Node or NodeClaim changed, from
- * the view's watch events; and, in a walk over every blocked node, each node whose verdict and
- * objects are the ones its events were last published from and whose windows are all still open.
- * One changed verdict then costs that node's events, not a publish (and a dedupe lookup) per
- * blocked node of the cluster. Exact: an event is skipped only when its own earlier publish says
- * it would be dropped now, and a node's events are made from its verdict, its name, its Node's
- * uid and its NodeClaim's name and uid alone (a record made by the evaluator from the last one
- * names every node whose Node or NodeClaim changed: evaluate-cluster.ts changedOnly).
+ * would drop. While the digest is the one last published or was followed from it
+ * (verdict-digest.ts), only these nodes are published again, in evaluation order: those whose
+ * verdicts changed, came or went — with, when the change was found by comparing verdict objects,
+ * those whose Node or NodeClaim changed, from the view's watch events — and those whose events'
+ * dedupe windows have ended (a DueQueue of when each node's end). Otherwise a walk over every
+ * blocked node skips each whose verdict and objects are the ones its events were last published
+ * from and whose windows are all still open. One changed verdict or one ended window then costs
+ * that node's events, not a publish (and a dedupe lookup) per blocked node of the cluster.
+ * Exact: an event is skipped only when its own earlier publish says it would be dropped now, and
+ * a node's events are made from its verdict, its name, its Node's uid and its NodeClaim's name and
+ * uid alone (a record made by the evaluator from the last one names every node whose Node or
+ * NodeClaim changed: evaluate-cluster.ts changedOnly).
  */
 export class BlockedEvents {
   /** Per blocked node with events: what they were made from, and until when all of them are dropped. */
   private published = new Map<string, Published>();
-  /** The digest last published, its index, and until when every event published from it is dropped. */
-  private last: { digest: VerdictDigest; index: ClusterIndex; through: number } | undefined;
+  /** When each published node's events are next due again (an entry is stale once the node is published anew). */
+  private due = new DueQueue<string>();
+  /** The digest last published, and its index. */
+  private last: { digest: VerdictDigest; index: ClusterIndex } | undefined;
   /** Off: every tick walks every blocked node (the reference the equality tests compare with). */
   incremental = true;
 
@@ -62,25 +66,47 @@ export class BlockedEvents {
   publish(evaluation: EvalOutput, index: ClusterIndex, nowMs: number): void {
     const digest = digestOf(evaluation);
     const last = this.last;
-    if (this.incremental && last !== undefined && nowMs <= last.through) {
-      if (last.digest === digest) return;
+    if (this.incremental && last !== undefined) {
       const names =
-        digest.change?.previous === last.digest ? this.touched(digest, evaluation, last.index, index) : undefined;
+        last.digest === digest
+          ? []
+          : digest.change?.previous === last.digest
+            ? this.touched(digest, evaluation, last.index, index)
+            : undefined;
       if (names !== undefined) {
-        let through = last.through;
-        for (const name of names) {
-          const n = evaluation.nodes[name];
-          through = Math.min(through, this.node(name, n, index, nowMs, this.published));
+        for (const name of this.dueNames(names, digest, evaluation, nowMs)) {
+          const through = this.node(name, evaluation.nodes[name], index, nowMs, this.published);
+          this.due.push(through, name);
         }
-        this.last = { digest, index, through };
+        this.last = { digest, index };
         return;
       }
     }
     const next = new Map<string, Published>();
-    let through = Infinity;
-    for (const [name, n] of digest.blocked) through = Math.min(through, this.node(name, n, index, nowMs, next));
+    this.due = new DueQueue();
+    for (const [name, n] of digest.blocked) this.due.push(this.node(name, n, index, nowMs, next), name);
     this.published = next;
-    this.last = { digest, index, through };
+    this.last = { digest, index };
+  }
+
+  /**
+   * `touched` and the nodes whose events' windows ended before `nowMs` (a walk over every blocked
+   * node publishes those again), in the order such a walk takes them.
+   */
+  private dueNames(
+    touched: readonly string[],
+    digest: VerdictDigest,
+    evaluation: EvalOutput,
+    nowMs: number,
+  ): readonly string[] {
+    const taken: string[] = [];
+    this.due.takeBefore(nowMs, taken);
+    const ended = taken.filter((name) => {
+      const p = this.published.get(name);
+      return p !== undefined && p.through < nowMs;
+    });
+    if (ended.length === 0) return touched;
+    return inEvaluationOrder(digest, evaluation.nodes, new Set([...touched, ...ended]));
   }
 
   /**
