@@ -53,7 +53,7 @@ describe('a record made from the last one', () => {
     // A seeded walk of changes, long enough to pass COMPACT_AT more than once; after each, the
     // record is compared with a model: keys in order, lookups, `in`, entries and JSON.
     let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     const universe = Array.from({ length: 400 }, (_, i) => `n${String(i).padStart(3, '0')}`);
     let model = new Map(universe.slice(0, 300).map((n) => [n, verdict('A')]));
     let rec = record([...model.keys()], 'A');

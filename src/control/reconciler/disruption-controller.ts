@@ -17,6 +17,7 @@ import { BlockedEvents, WITH_EVENT } from './blocked-events.js';
 import {
   budgetMapping,
   candidatesFor,
+  candidatesNamed,
   countCandidates,
   takeWithinBudget,
   type Candidate,
@@ -300,12 +301,17 @@ export class DisruptionController {
    * KARPENTER.md#validation: after the delay, the command must still hold; emptiness may shrink, consolidation may not.
    */
   private validate(method: Method, cmd: Command, ctx: MethodContext): Command | undefined {
-    const all = candidatesFor(cmd.reason as Reason, ctx.evaluation, ctx.index, ctx.instanceTypes);
+    const reason = cmd.reason as Reason;
     // The command's own candidates that still are (a map of every candidate was most of a
     // validation's own cost at 5,000 nodes).
-    const wanted = new Set(cmd.candidates.map((c) => c.node));
-    const still = new Map(all.filter((c) => wanted.has(c.ref.node)).map((c) => [c.ref.node, c]));
-    const budget = budgetMapping(ctx.evaluation, cmd.reason as Reason);
+    const still = candidatesNamed(
+      reason,
+      ctx.evaluation,
+      ctx.index,
+      ctx.instanceTypes,
+      cmd.candidates.map((c) => c.node),
+    );
+    const budget = budgetMapping(ctx.evaluation, reason);
     const kept = takeWithinBudget(
       cmd.candidates.map((c) => still.get(c.node)).filter((c): c is Candidate => c !== undefined),
       budget,
@@ -328,7 +334,8 @@ export class DisruptionController {
       return undefined;
     };
     if (method.validation === 'shrink') {
-      if (kept.length === 0) return reject(all.length === 0 ? 'churn' : 'budget');
+      if (kept.length === 0)
+        return reject(countCandidates(reason, ctx.evaluation, ctx.index) === 0 ? 'churn' : 'budget');
       return { ...cmd, candidates: kept.map((c) => c.ref), createdAt: ctx.now };
     }
     if (kept.length !== cmd.candidates.length)

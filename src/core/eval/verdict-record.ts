@@ -86,8 +86,7 @@ function recordOf(l: Layers): Verdicts {
     return out;
   }
   const inBase = (name: string | symbol): name is string => has(base, name) && !gone.has(name);
-  const holds = (name: string | symbol): name is string =>
-    typeof name === 'string' && (over.has(name) || inBase(name));
+  const holds = (name: string | symbol): name is string => typeof name === 'string' && (over.has(name) || inBase(name));
   const read = (name: string | symbol): NodeResult | undefined =>
     typeof name !== 'string' ? undefined : (over.get(name) ?? (inBase(name) ? base[name] : undefined));
   const view = new Proxy(Object.create(null) as Verdicts, {

@@ -127,8 +127,7 @@ function memoOf(digest: VerdictDigest, index: ClusterIndex): DigestMemo {
     const last = memo ?? (digest.change && memos.get(digest.change.previous));
     const verdicts = memo ? [] : digest.change?.changed;
     const machines = last && stateNodeChanges(last.index, index);
-    const since =
-      last && verdicts && machines ? { memo: last, changed: changedNames(verdicts, machines) } : undefined;
+    const since = last && verdicts && machines ? { memo: last, changed: changedNames(verdicts, machines) } : undefined;
     memo = { index, counts: new Map(), types: undefined, listed: new Map(), bySavings: new Map() };
     if (since) memo.since = since;
     // Links FOLLOW_DEPTH back at most, from the new memo.
@@ -172,8 +171,7 @@ function listed(
 ): { memo: DigestMemo; list: readonly Candidate[] } {
   const digest = digestOf(out);
   const memo = memoOf(digest, index);
-  if (memo.types !== types)
-    Object.assign(memo, { types, listed: new Map(), bySavings: new Map() });
+  if (memo.types !== types) Object.assign(memo, { types, listed: new Map(), bySavings: new Map() });
   let list = memo.listed.get(reason);
   if (list === undefined) {
     const names = digest.byReason.get(reason) ?? [];
@@ -274,6 +272,25 @@ export function candidatesFor(
   return listed(reason, out, index, types).list.slice();
 }
 
+/** The candidates among `names` for one reason, by name (a name that is not one is left out). */
+export function candidatesNamed(
+  reason: Reason,
+  out: EvalOutput,
+  index: ClusterIndex,
+  types: ReadonlyMap<string, InstanceType>,
+  names: readonly string[],
+): Map<string, Candidate> {
+  const { list } = listed(reason, out, index, types);
+  const found = new Map<string, Candidate>();
+  if (byName.has(list))
+    for (const name of names) {
+      const i = lowerBound(list.length, (k) => list[k].ref.node < name);
+      if (i < list.length && list[i].ref.node === name) found.set(name, list[i]);
+    }
+  else for (const c of list) if (names.includes(c.ref.node)) found.set(c.ref.node, c);
+  return found;
+}
+
 /** candidatesFor in bySavingsRatio's order (emptiness and consolidation); a new array the caller may change. */
 export function candidatesBySavings(
   reason: Reason,
@@ -298,7 +315,12 @@ function savingsOrder(memo: DigestMemo, reason: Reason, list: readonly Candidate
   const { changed } = from;
   const out = from.list.filter((c) => !changed.has(c.ref.node));
   for (const c of list) {
-    if (changed.has(c.ref.node)) out.splice(lowerBound(out.length, (k) => bySavingsRatio(out[k], c) < 0), 0, c);
+    if (changed.has(c.ref.node))
+      out.splice(
+        lowerBound(out.length, (k) => bySavingsRatio(out[k], c) < 0),
+        0,
+        c,
+      );
   }
   return out;
 }

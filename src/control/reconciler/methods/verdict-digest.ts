@@ -118,13 +118,13 @@ function names(d: VerdictDigest, nodes: Verdicts): readonly string[] {
  */
 export function inEvaluationOrder(d: VerdictDigest, nodes: Verdicts, names: Iterable<string>): string[] {
   const order = orderOf(d, nodes);
-  const place = (name: string): number =>
-    Object.prototype.hasOwnProperty.call(nodes, name) ? (order.get(name) ?? Number.MAX_VALUE) : Number.MAX_VALUE;
-  return [...names].sort((a, b) => {
-    const x = place(a);
-    const y = place(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+  // Each name's place looked up once (a record made from the last one answers through a proxy).
+  const placed = [...names].map((name) => ({
+    name,
+    place: Object.prototype.hasOwnProperty.call(nodes, name) ? (order.get(name) ?? Number.MAX_VALUE) : Number.MAX_VALUE,
+  }));
+  placed.sort((a, b) => (a.place < b.place ? -1 : a.place > b.place ? 1 : 0));
+  return placed.map((x) => x.name);
 }
 
 /** The first place in `xs` (in evaluation order) whose name is not before `place`. */
