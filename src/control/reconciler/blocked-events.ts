@@ -39,7 +39,7 @@ interface Published {
  * (verdict-digest.ts), only these nodes are published again, in evaluation order: those whose
  * verdicts changed, came or went — with, when the change was found by comparing verdict objects,
  * those whose Node or NodeClaim changed, from the view's watch events — and those whose events'
- * dedupe windows have ended (a DueQueue of when each node's end). Otherwise a walk over every
+ * dedupe windows have ended (a DueQueue of when each node's windows end). Otherwise a walk over every
  * blocked node skips each whose verdict and objects are the ones its events were last published
  * from and whose windows are all still open. One changed verdict or one ended window then costs
  * that node's events, not a publish (and a dedupe lookup) per blocked node of the cluster.

@@ -16,6 +16,7 @@
 // that differ (differenceOf), for consumers that count by name, and its names in order with the
 // places of those that differ (membersOf), for the digest.
 import { ownRecord } from '../cluster/own-keys.js';
+import { lowerBound } from '../lower-bound.js';
 import type { NodeResult } from './output.js';
 
 type Verdicts = Record<string, NodeResult>;
@@ -171,14 +172,8 @@ export function withMembers(
  * search finds it; names in another order are searched one by one.
  */
 function placeOf(names: readonly string[], name: string): number {
-  let lo = 0;
-  let hi = names.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (names[mid] < name) lo = mid + 1;
-    else hi = mid;
-  }
-  return names[lo] === name ? lo : names.indexOf(name);
+  const i = lowerBound(names.length, (k) => names[k] < name);
+  return names[i] === name ? i : names.indexOf(name);
 }
 
 /**

@@ -5,6 +5,7 @@
 import { countOf, type Reason } from '../../../../rules/model.js';
 import type { InstanceType } from '../../../world/cloud/provider.js';
 import { stateNodeChanges, type StateNodeChanges } from '../../../core/cluster/live-index.js';
+import { lowerBound } from '../../../core/lower-bound.js';
 import { isReschedulable, type ClusterIndex, type StateNode } from '../../../core/cluster/state.js';
 import { LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_ZONE, type Pod } from '../../../core/cluster/types.js';
 import type { EvalOutput } from '../../../core/eval/output.js';
@@ -250,18 +251,6 @@ function followed(
   return out;
 }
 
-/** The first place in [0, n) where `before` is false; `before` holds for a prefix of the places. */
-function lowerBound(n: number, before: (k: number) => boolean): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (before(mid)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** Candidates for one reason, straight from the evaluation; a new array the caller may change. */
 export function candidatesFor(
   reason: Reason,
@@ -315,12 +304,9 @@ function savingsOrder(memo: DigestMemo, reason: Reason, list: readonly Candidate
   const { changed } = from;
   const out = from.list.filter((c) => !changed.has(c.ref.node));
   for (const c of list) {
-    if (changed.has(c.ref.node))
-      out.splice(
-        lowerBound(out.length, (k) => bySavingsRatio(out[k], c) < 0),
-        0,
-        c,
-      );
+    if (!changed.has(c.ref.node)) continue;
+    const at = lowerBound(out.length, (k) => bySavingsRatio(out[k], c) < 0);
+    out.splice(at, 0, c);
   }
   return out;
 }
