@@ -7,12 +7,14 @@ import {
   NODEPOOL_BLOCKED_DEDUPE_MS,
   UNCONSOLIDATABLE_DEDUPE_MS,
   eventType,
+  unconsolidatable,
 } from '../../src/core/observe/event-reasons.js';
-import type { InvolvedObject, RecordedEvent } from '../../src/core/observe/recorder.js';
+import { byObject, type EventToPublish, type InvolvedObject } from '../../src/core/observe/recorder.js';
+import { evicted, failedDraining } from '../../src/control/termination/events.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const node = (name: string, uid?: string): InvolvedObject => ({ kind: 'Node', name, uid });
-const ev = (reason: string, message: string, object: InvolvedObject = node('n1', 'u1')): Omit<RecordedEvent, 'at'> => ({
+const ev = (reason: string, message: string, object: InvolvedObject = node('n1', 'u1')): EventToPublish => ({
   type: eventType(reason),
   reason,
   message,
@@ -53,7 +55,7 @@ describe('EventLog dedupe', () => {
     expect(log.list()).toHaveLength(2);
   });
 
-  it('keys on object, reason and message', () => {
+  it('without dedupe values, keys on object, reason and message', () => {
     const { log } = setup();
     log.publish(ev('DisruptionBlocked', 'a'));
     log.publish(ev('DisruptionBlocked', 'b'));
@@ -70,6 +72,50 @@ describe('EventLog dedupe', () => {
     log.publish(ev('Evicted', 'evicted', pod('a')));
     log.publish(ev('Evicted', 'evicted', pod('b')));
     expect(log.list().map((e) => e.object.namespace)).toEqual(['a', 'b']);
+  });
+
+  it("with dedupe values, keys on reason and values alone, as Karpenter's recorder does", () => {
+    const { clock, log } = setup();
+    const n1 = node('n1', 'u1');
+    log.publish({ ...ev('DisruptionBlocked', 'a'), dedupe: byObject(n1) });
+    // Another message on the same object is a repeat; another reason or object is not.
+    log.publish({ ...ev('DisruptionBlocked', 'b'), dedupe: byObject(n1) });
+    log.publish({ ...ev('Unconsolidatable', 'b'), dedupe: byObject(n1) });
+    log.publish({ ...ev('DisruptionBlocked', 'b', node('n1', 'u1-recreated')), dedupe: ['u1-recreated'] });
+    expect(log.list().map((e) => [e.reason, e.message, e.object.uid])).toEqual([
+      ['DisruptionBlocked', 'a', 'u1'],
+      ['Unconsolidatable', 'b', 'u1'],
+      ['DisruptionBlocked', 'b', 'u1-recreated'],
+    ]);
+    clock.advance(DEFAULT_DEDUPE_MS + 1);
+    log.publish({ ...ev('DisruptionBlocked', 'b'), dedupe: byObject(n1) });
+    expect(log.list().at(-1)?.message).toBe('b');
+  });
+
+  it('byObject keeps a Node and its NodeClaim of the same name apart without uids', () => {
+    const { log } = setup();
+    for (const kind of ['Node', 'NodeClaim'])
+      log.publish(unconsolidatable({ kind, name: 'n1' }, 'why'), UNCONSOLIDATABLE_DEDUPE_MS);
+    log.publish(unconsolidatable({ kind: 'Node', name: 'n1' }, 'another why'), UNCONSOLIDATABLE_DEDUPE_MS);
+    expect(log.list().map((e) => [e.object.kind, e.message])).toEqual([
+      ['Node', 'why'],
+      ['NodeClaim', 'why'],
+    ]);
+  });
+
+  it("termination events key on the pod's or node's name alone (Karpenter's DedupeValues)", () => {
+    const { log } = setup();
+    const pod = (namespace: string, uid: string) => ({ kind: 'Pod', name: 'web-0', namespace, uid });
+    log.publish(evicted(pod('a', 'p1'), 'Drifted'));
+    log.publish(evicted(pod('a', 'p2'), 'Drifted')); // recreated under its name
+    log.publish(evicted(pod('b', 'p3'), 'Expired')); // another namespace
+    const n = node('n1', 'u1');
+    log.publish(failedDraining(n, { kind: 'waiting', pods: 2 }));
+    log.publish(failedDraining(n, { kind: 'pdb', pod: 'a/web-0' }));
+    expect(log.list().map((e) => e.message)).toEqual([
+      'Evicted pod: Drifted',
+      'Failed to drain node, 2 pods are waiting to be evicted',
+    ]);
   });
 });
 

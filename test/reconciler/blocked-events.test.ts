@@ -59,6 +59,8 @@ function publishAll(log: EventLog, evaluation: EvalOutput, index: ClusterIndex):
         reason: 'DisruptionBlocked',
         message,
         object: { kind: o === sn.node ? 'Node' : 'NodeClaim', name: o.metadata.name, uid: o.metadata.uid },
+        // Karpenter's key: the object's UID alone (a changed message within the window is a repeat).
+        dedupe: [o.metadata.uid!],
       });
   }
 }

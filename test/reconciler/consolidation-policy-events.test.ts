@@ -5,6 +5,7 @@
 // as Karpenter words them and deduplicated for 15 minutes.
 import { describe, expect, it } from 'vitest';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
+import { DEFAULT_DEDUPE_MS } from '../../src/core/observe/event-reasons.js';
 
 const WHEN_EMPTY = 'NodePool "default" has consolidation policy WhenEmpty, but node is not empty';
 const DISABLED = 'NodePool "default" has consolidation disabled';
@@ -121,14 +122,20 @@ describe('DisruptionBlocked events (KARPENTER.md#candidates)', () => {
     await s.tick();
     const pod = (await s.runningPods())[0];
     const node = (await s.nodes())[0];
-    const blocked = s.rt.events.list({ reason: 'DisruptionBlocked' });
     const msg = `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/${pod.metadata.name})`;
+    const blocked = () => s.rt.events.list({ reason: 'DisruptionBlocked' });
+    // The node was blocked first as nominated for the pending pod. Karpenter keys DisruptionBlocked
+    // on the object's UID alone, so the new message is a repeat until that event's window ends.
+    expect(await s.until(() => blocked().filter((e) => e.message === msg).length === 2, 3 * 60_000)).toBe(true);
+    const onNode = blocked().filter((e) => e.object.kind === 'Node');
+    expect(onNode.map((e) => e.message)).toEqual(['Node is nominated for a pending pod', msg]);
+    expect(onNode[1].at - onNode[0].at).toBeGreaterThan(DEFAULT_DEDUPE_MS);
     expect(
-      blocked
+      blocked()
         .filter((e) => e.message === msg)
         .map((e) => e.object.kind)
         .sort(),
     ).toEqual(['Node', 'NodeClaim']);
-    expect(blocked.find((e) => e.object.kind === 'Node')?.object.name).toBe(node.metadata.name);
+    expect(onNode[0].object.name).toBe(node.metadata.name);
   });
 });

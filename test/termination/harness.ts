@@ -9,6 +9,7 @@ import { isApiError } from '../../src/core/cluster/client.js';
 import { MemoryCluster } from '../../src/core/cluster/memory/memory-cluster.js';
 import type { KubeObject, Node, NodeClaim, Pod } from '../../src/core/cluster/types.js';
 import { EventLog } from '../../src/core/observe/event-log.js';
+import type { EventRecorder, EventToPublish } from '../../src/core/observe/recorder.js';
 import { createKarpenterMetrics } from '../../src/core/observe/karpenter-metrics.js';
 import { PdbStatusController } from '../../src/world/controllers/pdb-status.js';
 import { TerminationController, type TerminationControllerOptions } from '../../src/control/termination/controller.js';
@@ -46,6 +47,14 @@ export class Scenario {
   readonly clock = new FakeClock(T0 - 60_000);
   readonly cloud = new SimulatedCloud({ clock: this.clock, launchLatencyMs: 0, terminationDelayMs: 20_000 });
   readonly events = new EventLog(this.clock);
+  /** Every event the controller published, the ones the recorder dropped as repeats too. */
+  readonly published: EventToPublish[] = [];
+  private readonly recorder: EventRecorder = {
+    publish: (event, dedupeMs) => {
+      this.published.push(event);
+      return this.events.publish(event, dedupeMs);
+    },
+  };
   readonly metrics = createKarpenterMetrics();
   cluster!: MemoryCluster;
   controller!: TerminationController;
@@ -70,7 +79,7 @@ export class Scenario {
     return new TerminationController({
       client: this.cluster,
       cloud: this.cloud,
-      recorder: this.events,
+      recorder: this.recorder,
       metrics: this.metrics,
       ...options,
     });
@@ -124,6 +133,8 @@ export class Scenario {
   node = (name: string) => this.cluster.get<Node>({ kind: 'Node', name });
   nodeClaim = (name: string) => this.cluster.get<NodeClaim>({ kind: 'NodeClaim', name });
   messages = (reason: string) => this.events.list({ reason }).map((e) => e.message);
+  /** The messages of every event of this reason published, recorded or dropped as a repeat. */
+  attempted = (reason: string) => this.published.filter((e) => e.reason === reason).map((e) => e.message);
   counter = (name: string, labels: Record<string, string> = {}) => this.metrics.value(name, labels) ?? 0;
 
   async deleteObject(kind: 'Node' | 'NodeClaim' | 'NodePool', name: string): Promise<void> {

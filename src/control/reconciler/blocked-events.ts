@@ -4,7 +4,7 @@
 // deduplicated per object for 2 minutes). The reasons come from the rule graph's verdict.
 import type { ClusterIndex, StateNode } from '../../core/cluster/state.js';
 import type { EvalOutput, NodeResult } from '../../core/eval/output.js';
-import { involved, type EventRecorder, type RecordedEvent } from '../../core/observe/recorder.js';
+import { byObject, involved, type EventRecorder, type InvolvedObject } from '../../core/observe/recorder.js';
 import type { ChangesBetween } from './expiration.js';
 import { digestOf, inEvaluationOrder, type VerdictDigest } from './methods/verdict-digest.js';
 import { DueQueue } from '../../core/eval/due-nodes.js';
@@ -163,27 +163,23 @@ export class BlockedEvents {
       return last.through;
     }
     let through = Infinity;
-    const publish = (event: Omit<RecordedEvent, 'at'>) => {
-      const until = this.events.publish(event);
-      through = Math.min(through, typeof until === 'number' ? until : -Infinity);
-    };
     const message =
       first.code === 'NodePoolNotFound'
         ? first.message.replace(/^nodepool not found/, 'NodePool not found')
         : capitalise(first.message);
-    publish({
-      type: 'Normal',
-      reason: 'DisruptionBlocked',
-      message,
-      object: sn?.node ? involved(sn.node) : { kind: 'Node', name },
-    });
-    if (nc)
-      publish({
+    // Karpenter's Blocked events dedupe on the object's UID: a changed message within the window is dropped.
+    const publish = (object: InvolvedObject) => {
+      const until = this.events.publish({
         type: 'Normal',
         reason: 'DisruptionBlocked',
         message,
-        object: involved(nc),
+        object,
+        dedupe: byObject(object),
       });
+      through = Math.min(through, typeof until === 'number' ? until : -Infinity);
+    };
+    publish(sn?.node ? involved(sn.node) : { kind: 'Node', name });
+    if (nc) publish(involved(nc));
     into.set(name, { n, sn, through });
     return through;
   }

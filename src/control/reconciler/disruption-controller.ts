@@ -13,6 +13,7 @@ import type { EvalOutput, NodeResult } from '../../core/eval/output.js';
 import { resolvePolicies } from '../../core/eval/resolve-policies.js';
 import type { Metrics } from '../../core/observe/metrics.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
+import { unconsolidatable, UNCONSOLIDATABLE_DEDUPE_MS } from '../../core/observe/event-reasons.js';
 import { BlockedEvents, WITH_EVENT } from './blocked-events.js';
 import {
   budgetMapping,
@@ -40,8 +41,6 @@ import { TaintScan } from './taint-scan.js';
 export const VALIDATION_DELAY_MS = 15_000;
 /** The consolidated state is forcibly refreshed at least this often (KARPENTER.md#consolidated-cache). */
 export const CONSOLIDATED_REFRESH_MS = 5 * 60_000;
-
-const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 
 type Blocked = ReturnType<typeof digestOf>['blocked'];
 
@@ -393,20 +392,9 @@ export class DisruptionController {
       const b = n.blocked.find((x) => codes.includes(x.code));
       if (!b) return;
       const nc = index.nodesByName.get(name)?.nodeClaim;
-      publish(
-        { type: 'Normal', reason: 'Unconsolidatable', message: b.message, object: { kind: 'Node', name } },
-        UNCONSOLIDATABLE_DEDUPE_MS,
-      );
+      publish(unconsolidatable({ kind: 'Node', name }, b.message), UNCONSOLIDATABLE_DEDUPE_MS);
       if (nc)
-        publish(
-          {
-            type: 'Normal',
-            reason: 'Unconsolidatable',
-            message: b.message,
-            object: { kind: 'NodeClaim', name: nc.metadata.name },
-          },
-          UNCONSOLIDATABLE_DEDUPE_MS,
-        );
+        publish(unconsolidatable({ kind: 'NodeClaim', name: nc.metadata.name }, b.message), UNCONSOLIDATABLE_DEDUPE_MS);
     };
     const now = this.d.clock.now();
     // A node's verdict is a new object whenever its Node or NodeClaim changed (the evaluator's

@@ -2,9 +2,10 @@
 // The termination events, with Karpenter's reasons, types and message texts (KARPENTER.md#termination,
 // KARPENTER.md#events-and-metrics).
 // Every message the termination flow emits is written here and nowhere else.
-import type { InvolvedObject, RecordedEvent } from '../../core/observe/recorder.js';
+import type { EventToPublish as Event, InvolvedObject } from '../../core/observe/recorder.js';
 
-type Event = Omit<RecordedEvent, 'at'>;
+// Karpenter dedupes these by the pod's or node's name alone (DedupeValues), not its UID or namespace:
+// a pod recreated under its name within the window, or one of that name in another namespace, is a repeat.
 
 /** On the NodeClaim when the annotation is first written, and on the Node each reconcile (deduplicated). */
 export const terminationGracePeriodExpiring = (object: InvolvedObject, rfc3339: string): Event => ({
@@ -12,6 +13,7 @@ export const terminationGracePeriodExpiring = (object: InvolvedObject, rfc3339: 
   reason: 'TerminationGracePeriodExpiring',
   message: `All pods will be deleted by ${rfc3339}`,
   object,
+  dedupe: [object.name],
 });
 
 export const evicted = (pod: InvolvedObject, reason: string): Event => ({
@@ -19,6 +21,7 @@ export const evicted = (pod: InvolvedObject, reason: string): Event => ({
   reason: 'Evicted',
   message: `Evicted pod: ${reason}`,
   object: pod,
+  dedupe: [pod.name],
 });
 
 /** `terminationTime` is printed as Go's `time.Time.String()` does (Karpenter formats it with `%v`). */
@@ -37,6 +40,7 @@ export const disrupted = (
     `terminationGracePeriodSeconds. ` +
     'This bypasses the PDB of the pod and the do-not-disrupt annotation.',
   object: pod,
+  dedupe: [pod.name],
 });
 
 export type FailedDrainingCause =
@@ -59,7 +63,13 @@ export function failedDraining(node: InvolvedObject, cause: FailedDrainingCause)
       throw new Error(`unknown cause ${JSON.stringify(never)}`);
     }
   }
-  return { type: 'Warning', reason: 'FailedDraining', message: `Failed to drain node, ${detail}`, object: node };
+  return {
+    type: 'Warning',
+    reason: 'FailedDraining',
+    message: `Failed to drain node, ${detail}`,
+    object: node,
+    dedupe: [node.name],
+  };
 }
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The recorder's dedupe windows: until when a repeat of (object, reason, message) is dropped.
+// The recorder's dedupe windows: until when a repeat is dropped — of (reason, dedupe values) when an
+// event has values, else of (object, reason, message).
 // Nested maps keyed by the strings an event already holds, not one key joined per publish:
 // joining and hashing a fresh string of ~100 characters was most of a publish's cost, and a
 // controller publishes every blocked node's events again each time their windows end.
@@ -12,6 +13,8 @@ export class DedupeWindows {
   /** Objects with a uid by uid, the others by kind/namespace/name, so a recreated object stays apart. */
   private readonly byUid = new Map<string, ByReason>();
   private readonly byRef = new Map<string, ByReason>();
+  /** Events with dedupe values: by reason, then by the values (one string). */
+  private readonly byValues: ByReason = new Map();
   /** How many windows are held, ended ones included until a sweep. */
   size = 0;
 
@@ -20,12 +23,20 @@ export class DedupeWindows {
    * expiration`, so a repeat exactly at the end falls in it); otherwise opens a window ending at
    * `until` and returns undefined.
    */
-  within(o: InvolvedObject, reason: string, message: string, at: number, until: number): number | undefined {
-    const messages = this.messagesOf(o, reason);
-    const end = messages.get(message);
+  within(
+    o: InvolvedObject,
+    reason: string,
+    message: string,
+    at: number,
+    until: number,
+    values?: readonly string[],
+  ): number | undefined {
+    const windows = values === undefined ? this.messagesOf(o, reason) : this.valuesOf(reason);
+    const key = values === undefined ? message : values.length === 1 ? values[0]! : values.join('\u0000');
+    const end = windows.get(key);
     if (end !== undefined && at <= end) return end;
     if (end === undefined) this.size++;
-    messages.set(message, until);
+    windows.set(key, until);
     return undefined;
   }
 
@@ -33,12 +44,23 @@ export class DedupeWindows {
   sweep(now: number): void {
     for (const top of [this.byUid, this.byRef])
       for (const [key, reasons] of top) {
-        for (const [reason, messages] of reasons) {
-          this.size -= dropEnded(messages, now);
-          if (messages.size === 0) reasons.delete(reason);
-        }
+        this.sweepReasons(reasons, now);
         if (reasons.size === 0) top.delete(key);
       }
+    this.sweepReasons(this.byValues, now);
+  }
+
+  private sweepReasons(reasons: ByReason, now: number): void {
+    for (const [reason, windows] of reasons) {
+      this.size -= dropEnded(windows, now);
+      if (windows.size === 0) reasons.delete(reason);
+    }
+  }
+
+  private valuesOf(reason: string): ByMessage {
+    let windows = this.byValues.get(reason);
+    if (windows === undefined) this.byValues.set(reason, (windows = new Map()));
+    return windows;
   }
 
   private messagesOf(o: InvolvedObject, reason: string): ByMessage {

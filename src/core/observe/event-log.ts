@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.js';
 import { DedupeWindows } from './dedupe-windows.js';
 import { DEFAULT_DEDUPE_MS } from './event-reasons.js';
-import type { EventRecorder, RecordedEvent } from './recorder.js';
+import type { EventRecorder, EventToPublish, RecordedEvent } from './recorder.js';
 
 export interface EventFilter {
   reason?: string;
@@ -44,9 +44,9 @@ export class EventLog implements EventRecorder {
     this.sweepAt = 4 * this.capacity;
   }
 
-  publish(event: Omit<RecordedEvent, 'at'>, dedupeMs: number = DEFAULT_DEDUPE_MS): number {
+  publish(event: EventToPublish, dedupeMs: number = DEFAULT_DEDUPE_MS): number {
     const at = this.clock.now();
-    const until = this.windows.within(event.object, event.reason, event.message, at, at + dedupeMs);
+    const until = this.windows.within(event.object, event.reason, event.message, at, at + dedupeMs, event.dedupe);
     if (until !== undefined) {
       this.dropped++;
       return until;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Karpenter's event reasons, their types and dedupe windows (KARPENTER.md#events-and-metrics).
+import { byObject, type EventToPublish, type InvolvedObject } from './recorder.js';
 
 export const EVENT_REASONS = [
   'DisruptionBlocked',
@@ -34,5 +35,17 @@ export const eventType = (reason: string): 'Normal' | 'Warning' => (WARNINGS.has
 export const DEFAULT_DEDUPE_MS = 2 * 60_000;
 /** `Unconsolidatable` on a node or NodeClaim. */
 export const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
+
+/**
+ * `Unconsolidatable` on a Node or NodeClaim, to publish with UNCONSOLIDATABLE_DEDUPE_MS: a repeat
+ * is any on the same object, whatever its message (the scheduling error names pods that change).
+ */
+export const unconsolidatable = (object: InvolvedObject, message: string): EventToPublish => ({
+  type: 'Normal',
+  reason: 'Unconsolidatable',
+  message,
+  object,
+  dedupe: byObject(object),
+});
 /** `DisruptionBlocked` on a NodePool (a blocked node keeps the default window). */
 export const NODEPOOL_BLOCKED_DEDUPE_MS = 60_000;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Events with Karpenter's reasons and messages (KARPENTER.md#events-and-metrics), deduplicated per object and
-// reason as Karpenter does, and kept in memory for the status page, tests and the timeline.
+// Events with Karpenter's reasons and messages (KARPENTER.md#events-and-metrics), deduplicated by
+// the key Karpenter gives each (its DedupeValues), and kept in memory for the status page, tests and
+// the timeline.
 
 export interface InvolvedObject {
   kind: string;
@@ -31,10 +32,29 @@ export interface RecordedEvent {
   object: InvolvedObject;
 }
 
+/** An event to record: a RecordedEvent without its instant, with what tells a repeat apart. */
+export interface EventToPublish extends Omit<RecordedEvent, 'at'> {
+  /**
+   * Karpenter's DedupeValues: a repeat is an event of the same reason and values, whatever its
+   * object and message (Karpenter keys its dedupe cache on reason and values alone, so an
+   * Unconsolidatable event whose message changed within the window is dropped). Absent: the same
+   * object, reason and message, for the events whose values Karpenter derives from the message.
+   */
+  dedupe?: readonly string[];
+}
+
+/**
+ * DedupeValues of an event on `object`: its UID (kind/namespace/name when it has none, so a Node
+ * and its NodeClaim of the same name stay apart), then `more`.
+ */
+export function byObject(object: InvolvedObject, ...more: string[]): string[] {
+  return [object.uid ?? `${object.kind}/${object.namespace ?? ''}/${object.name}`, ...more];
+}
+
 export interface EventRecorder {
   /**
-   * Records unless the same (object, reason, message) was recorded within `dedupeMs` (default
+   * Records unless a repeat (EventToPublish.dedupe) was recorded within `dedupeMs` (default
    * 2 min). May return the last instant at which a repeat is still dropped.
    */
-  publish(event: Omit<RecordedEvent, 'at'>, dedupeMs?: number): number | void;
+  publish(event: EventToPublish, dedupeMs?: number): number | void;
 }

@@ -5,14 +5,14 @@
 // window ends. Exact, not approximate: it runs again at the first instant any event would be
 // recorded. A recorder that does not report its windows gets every batch.
 import { least } from '../least.js';
-import type { EventRecorder, RecordedEvent } from './recorder.js';
+import type { EventRecorder, EventToPublish } from './recorder.js';
 
 /** Records one event of the batch; returns until when a repeat is dropped (-Infinity: the recorder does not say). */
-export type Publish = (event: Omit<RecordedEvent, 'at'>, dedupeMs?: number) => number;
+export type Publish = (event: EventToPublish, dedupeMs?: number) => number;
 /** Counts an event the caller knows is still dropped, and so does not publish again, with the end of its window. */
 export type Within = (until: number) => void;
 /** An event captured as an item (capture), with the dedupe window it was published with. */
-type Captured = readonly [event: Omit<RecordedEvent, 'at'>, dedupeMs: number | undefined];
+type Captured = readonly [event: EventToPublish, dedupeMs: number | undefined];
 
 export class RepeatedBatch {
   private last: { key: object; through: number } | undefined;

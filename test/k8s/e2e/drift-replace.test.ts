@@ -119,13 +119,18 @@ describe('e2e 1: drift replaced one node at a time within the budget, PDB enforc
     }
 
     // The Eviction API refused at least one eviction with 429 (the PDB had no disruption left),
-    // kpol reported it as FailedDraining on the node, and retried until it went through.
+    // kpol retried until it went through, and the draining nodes recorded FailedDraining: the
+    // drain's own or the refusal, whichever came first (Karpenter keys it on the node's name).
     const codes = await kpol.metric('karpenter_pods_eviction_requests_total');
     const count = (code: string) => codes.find((c) => c.labels.includes(`code="${code}"`))?.value ?? 0;
     expect(count('429')).toBeGreaterThan(0);
     expect(count('200')).toBeGreaterThanOrEqual(REPLICAS);
     const failed = (await events(cp, 'FailedDraining')).filter((e) => original.includes(e.involvedObject.name));
-    expect(failed.some((e) => e.message.includes('evicting pod violates a PDB'))).toBe(true);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const e of failed)
+      expect(e.message).toMatch(
+        /^Failed to drain node, (\d+ pods are waiting to be evicted|evicting pod violates a PDB)/,
+      );
 
     // Decisions were logged as Drift with a replacement each.
     const drift = kpol.logs().filter((l) => l.msg === 'disruption decision' && l.reason === 'Drifted');

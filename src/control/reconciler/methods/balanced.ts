@@ -7,6 +7,7 @@ import { nodePoolOf } from '../../../core/cluster/state.js';
 import { toCandidate, type Candidate } from './candidates.js';
 import type { Consolidation } from './consolidation.js';
 import type { MethodContext } from './method.js';
+import { byObject } from '../../../core/observe/recorder.js';
 
 export const BALANCED_K = 2;
 
@@ -64,6 +65,7 @@ export function balancedApproves(ctx: MethodContext, candidates: readonly Candid
   for (const s of balancedScores(ctx, candidates, result)) {
     const approved = s.score >= threshold;
     for (const c of candidates.filter((x) => x.ref.nodePool === s.nodePool)) {
+      const object = { kind: 'Node', name: c.ref.node };
       ctx.events.publish({
         type: 'Normal',
         reason: approved ? 'ConsolidationApproved' : 'ConsolidationRejected',
@@ -71,7 +73,9 @@ export function balancedApproves(ctx: MethodContext, candidates: readonly Candid
           `score ${s.score.toFixed(2)} ${approved ? '>=' : '<'} threshold ${threshold.toFixed(2)} ` +
           `(k: ${BALANCED_K}, savings ${(100 * s.savingsShare).toFixed(1)}%, ` +
           `disruption ${(100 * s.disruptionShare).toFixed(1)}%)`,
-        object: { kind: 'Node', name: c.ref.node },
+        object,
+        // Karpenter dedupes an approval on the object alone (its score may change), a rejection on its message.
+        ...(approved && { dedupe: byObject(object) }),
       });
     }
     if (!approved) return false;

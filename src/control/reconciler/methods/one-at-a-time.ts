@@ -5,6 +5,7 @@
 import type { StateNode } from '../../../core/cluster/state.js';
 import { budgetMapping, candidatesFor } from './candidates.js';
 import { command, type Method } from './method.js';
+import { byObject } from '../../../core/observe/recorder.js';
 
 const sinceOf = (sn: StateNode, type: string): number =>
   Date.parse(sn.nodeClaim?.status?.conditions?.find((c) => c.type === type)?.lastTransitionTime ?? '') ||
@@ -55,11 +56,13 @@ export function oneAtATime(
         if (budget.room(c) <= 0) continue;
         const sim = ctx.simulate([c], false);
         if (!sim.ok) {
+          const object = { kind: 'Node', name: c.ref.node };
           ctx.events.publish({
             type: 'Normal',
             reason: 'DisruptionBlocked',
             message: sim.error ?? 'scheduling simulation failed',
-            object: { kind: 'Node', name: c.ref.node },
+            object,
+            dedupe: byObject(object),
           });
           continue;
         }

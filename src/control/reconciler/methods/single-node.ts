@@ -6,6 +6,7 @@ import { balancedApproves } from './balanced.js';
 import { computeConsolidation } from './consolidation.js';
 import { command, type Method, type MethodContext } from './method.js';
 import { deadline, SINGLE_NODE_TIMEOUT_MS } from './timeouts.js';
+import { unconsolidatable, UNCONSOLIDATABLE_DEDUPE_MS } from '../../../core/observe/event-reasons.js';
 
 /**
  * 1st candidate of each pool, then the 2nd of each, … Pools a previous pass did not reach
@@ -59,22 +60,12 @@ export const singleNode: Method = {
       const result = computeConsolidation(ctx, [c]);
       if (result.kind === 'none') {
         ctx.events.publish(
-          {
-            type: 'Normal',
-            reason: 'Unconsolidatable',
-            message: result.why,
-            object: { kind: 'Node', name: c.ref.node },
-          },
-          15 * 60_000,
+          unconsolidatable({ kind: 'Node', name: c.ref.node }, result.why),
+          UNCONSOLIDATABLE_DEDUPE_MS,
         );
         ctx.events.publish(
-          {
-            type: 'Normal',
-            reason: 'Unconsolidatable',
-            message: result.why,
-            object: { kind: 'NodeClaim', name: c.ref.nodeClaim },
-          },
-          15 * 60_000,
+          unconsolidatable({ kind: 'NodeClaim', name: c.ref.nodeClaim }, result.why),
+          UNCONSOLIDATABLE_DEDUPE_MS,
         );
         continue;
       }
