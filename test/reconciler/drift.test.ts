@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeNodePool } from '../support/cluster-builder.js';
 import { Scenario, policies, replicaSet } from './scenario.js';
+import { DEFAULT_DEDUPE_MS } from '../../src/core/observe/event-reasons.js';
 
 describe('drift', () => {
   it('replaces drifted nodes one at a time (budget 1), replacement initialized before deletion', async () => {
@@ -57,5 +58,33 @@ describe('drift', () => {
     const drifts = s.history.filter((h) => h.disruption.started?.method === 'Drift');
     expect(drifts.length).toBeGreaterThanOrEqual(original.size);
     for (const d of drifts) expect(d.disruption.started!.candidates).toHaveLength(1);
+  });
+});
+
+describe('drift blocked by the scheduling simulation', () => {
+  it("publishes Karpenter's Blocked events on the Node and its NodeClaim, once per 2-minute window", async () => {
+    const np = makeNodePool('default', { consolidateAfter: 'Never' });
+    np.spec.template!.metadata = { labels: { team: 'a' } };
+    const s = new Scenario(
+      [np, replicaSet('web', 1, { cpu: '1', nodeSelector: { team: 'a' } })],
+      policies('policy p for nodepool default {\n  consolidate never\n}\n'),
+    );
+    expect(await s.until(async () => (await s.runningPods()).length === 1, 10 * 60_000)).toBe(true);
+    const [claim] = await s.nodeClaims();
+    // The template now labels nodes team=b: the node drifts, and no replacement could run its pod.
+    await s.rt.cluster.patch(
+      { kind: 'NodePool', name: 'default' },
+      { spec: { template: { metadata: { labels: { team: 'b' } } } } },
+    );
+    await s.until(() => false, 5 * 60_000);
+    const blocked = s.rt.events.list({ reason: 'DisruptionBlocked' }).filter((e) => /default\/web-/.test(e.message));
+    const on = (kind: string) => blocked.filter((e) => e.object.kind === kind);
+    expect(on('NodeClaim').map((e) => e.object.name)).toEqual(on('Node').map(() => claim.metadata.name));
+    expect(on('NodeClaim').map((e) => e.at)).toEqual(on('Node').map((e) => e.at));
+    // Tried every tick (10 s), recorded once per object per 2-minute window: 3 in 5 minutes.
+    const at = on('Node').map((e) => e.at);
+    expect(at).toHaveLength(3);
+    for (let i = 1; i < at.length; i++) expect(at[i] - at[i - 1]).toBeGreaterThan(DEFAULT_DEDUPE_MS);
+    expect((await s.nodeClaims()).map((n) => n.metadata.name)).toEqual([claim.metadata.name]);
   });
 });

@@ -56,14 +56,18 @@ export function oneAtATime(
         if (budget.room(c) <= 0) continue;
         const sim = ctx.simulate([c], false);
         if (!sim.ok) {
-          const object = { kind: 'Node', name: c.ref.node };
-          ctx.events.publish({
-            type: 'Normal',
-            reason: 'DisruptionBlocked',
-            message: sim.error ?? 'scheduling simulation failed',
-            object,
-            dedupe: byObject(object),
-          });
+          // Karpenter's Blocked events: on the Node and its NodeClaim, each deduplicated on the object.
+          for (const object of [
+            { kind: 'Node', name: c.ref.node },
+            { kind: 'NodeClaim', name: c.ref.nodeClaim },
+          ])
+            ctx.events.publish({
+              type: 'Normal',
+              reason: 'DisruptionBlocked',
+              message: sim.error ?? 'scheduling simulation failed',
+              object,
+              dedupe: byObject(object),
+            });
           continue;
         }
         return [command(ctx, this, [c], sim.replacements, sim.destinations)];
