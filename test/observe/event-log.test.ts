@@ -103,6 +103,22 @@ describe('EventLog dedupe', () => {
     ]);
   });
 
+  it('an Unconsolidatable message given as a function is found only when the event is recorded, once', () => {
+    const { clock, log } = setup();
+    let asked = 0;
+    const why = () => `found ${++asked}`;
+    const n1 = node('n1', 'u1');
+    log.publish(unconsolidatable(n1, 'first'), UNCONSOLIDATABLE_DEDUPE_MS);
+    log.publish(unconsolidatable(n1, why), UNCONSOLIDATABLE_DEDUPE_MS); // a repeat: never asked
+    expect(asked).toBe(0);
+    clock.advance(UNCONSOLIDATABLE_DEDUPE_MS + 1);
+    const event = unconsolidatable(n1, why);
+    log.publish(event, UNCONSOLIDATABLE_DEDUPE_MS);
+    expect(event.message).toBe('found 1');
+    expect(log.list().map((e) => e.message)).toEqual(['first', 'found 1']);
+    expect(asked).toBe(1);
+  });
+
   it("termination events key on the pod's or node's name alone (Karpenter's DedupeValues)", () => {
     const { log } = setup();
     const pod = (namespace: string, uid: string) => ({ kind: 'Pod', name: 'web-0', namespace, uid });

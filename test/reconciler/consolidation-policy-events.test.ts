@@ -139,3 +139,42 @@ describe('DisruptionBlocked events (KARPENTER.md#candidates)', () => {
     expect(onNode[0].object.name).toBe(node.metadata.name);
   });
 });
+
+describe('single-node consolidation of a spot node (spot-to-spot off)', () => {
+  it("stops its simulation at the first new claim, but records the whole run's words", async () => {
+    // Two 6-CPU pods share a 16-vCPU spot node; then the pool allows only 8-vCPU types (its drift
+    // budget is 0): moving the pods takes two new claims. A run that stops at the first claim
+    // knows it is no move, not that it would take two.
+    const s = new Scenario(
+      [pool('default', ['m5.4xlarge'], { capacityType: ['spot'] }), replicaSet('big', 2, { cpu: '6' })],
+      policies(
+        'policy p for nodepool default {\n' +
+          '  consolidate when empty or underutilized after 0s\n  budget 0 for Drifted\n}\n',
+      ),
+    );
+    expect(await s.until(async () => (await s.runningPods()).length === 2, 10 * 60_000)).toBe(true);
+    expect(await s.nodes()).toHaveLength(1);
+    await s.rt.cluster.patch(
+      { kind: 'NodePool', name: 'default' },
+      {
+        spec: {
+          template: {
+            spec: {
+              requirements: [
+                { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] },
+                { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['m5.2xlarge'] },
+              ],
+            },
+          },
+        },
+      },
+    );
+    await s.until(() => false, 3 * 60_000);
+    const words = s.rt.events.list({ reason: 'Unconsolidatable' }).map((e) => [e.object.kind, e.message]);
+    expect(words).toContainEqual(['Node', "Can't remove without creating 2 candidates"]);
+    expect(words).toContainEqual(['NodeClaim', "Can't remove without creating 2 candidates"]);
+    expect(words.map(([, m]) => m)).not.toContain(
+      "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+    );
+  });
+});

@@ -30,7 +30,11 @@ export function toMoveSimulation(result: SchedulingResult, pending: ReadonlySet<
   }));
   const destinations = new Set<string>();
   for (const at of result.placements.values()) if ('node' in at) destinations.add(at.node);
-  const common = { replacements, ...(destinations.size > 0 && { destinations: [...destinations].sort() }) };
+  const common = {
+    replacements,
+    ...(destinations.size > 0 && { destinations: [...destinations].sort() }),
+    ...(result.stopped && { stopped: true as const }),
+  };
   return ok
     ? { ok, ...common }
     : {

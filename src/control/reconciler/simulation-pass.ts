@@ -32,6 +32,9 @@ import {
 } from '../../world/scheduling/cluster-simulation.js';
 import { toMoveSimulation } from './move-simulation.js';
 import { sameItems } from '../../world/scheduling/same-items.js';
+import { podRequirementAlternatives } from '../../world/scheduling/pod-spec.js';
+import { allowsLabel } from '../../core/cluster/requirements.js';
+import { LABEL_CAPACITY_TYPE } from '../../core/cluster/types.js';
 
 /** A pod with the sizes byDescendingSize (simulate.ts) orders by; `node`: the deleting node it is on. */
 interface Sized {
@@ -85,6 +88,12 @@ export function mergeBySize(parts: readonly (readonly Sized[])[], skip?: (x: Siz
   }
 }
 
+/**
+ * Whether the pod leaves a claim's capacity types as they are: no nodeSelector or required node
+ * affinity term names karpenter.sh/capacity-type (the simulation reads no preferred terms).
+ */
+const spotOpen = (pod: Pod): boolean => podRequirementAlternatives(pod).every((alt) => !alt.has(LABEL_CAPACITY_TYPE));
+
 /** What both kinds of simulation (consolidation or not) share: the pods every move places, and the pools. */
 class PassPods {
   readonly pending: Pod[];
@@ -99,6 +108,7 @@ class PassPods {
   readonly pendingBySize: Sized[];
   readonly deletingBySize: Sized[];
   private readonly reschedulable = new Map<StateNode, Pod[]>();
+  private spot: boolean | undefined;
 
   constructor(
     private readonly index: ClusterIndex,
@@ -130,6 +140,17 @@ class PassPods {
       });
       this.pools = { pools, launchableZones: launchableZonesOf(pools) };
     }
+  }
+
+  /**
+   * Every claim a move opens allows spot: each pool's requirements do, and no pending or deleting
+   * node's pod narrows a claim's capacity types (a moving node's pods are asked per move).
+   */
+  spotStays(): boolean {
+    return (this.spot ??=
+      this.pools.pools.every((p) => allowsLabel(p.requirements, LABEL_CAPACITY_TYPE, 'spot')) &&
+      this.pending.every(spotOpen) &&
+      this.deleting.every((d) => d.pods.every(spotOpen)));
   }
 
   reschedulableOn(sn: StateNode): Pod[] {
@@ -269,6 +290,10 @@ class PassBase {
         movingPods.add(x.pod);
       }
     const skip = shared.deleting.some((d) => without.has(d.name)) ? (x: Sized) => without.has(x.node!) : undefined;
+    // Incrementally only: deriving everything (the reference) runs such moves to their end.
+    const spotStays =
+      enough?.spotOnly && this.kept !== undefined && shared.spotStays() && [...movingPods].every(spotOpen);
+    const claims = spotStays ? 0 : enough?.replacements;
     const pods = mergeBySize([shared.pendingBySize, sortedBySize(movingBySize), shared.deletingBySize], skip);
     // A moving node that is itself deleting gives up its exemption, as in runSimulation.
     return this.prepared.run({
@@ -276,7 +301,7 @@ class PassBase {
       ordered: true,
       without,
       isExempt: (p) => shared.exempt.has(p) && !movingPods.has(p),
-      ...(enough && { stop: { counts: (p: Pod) => !shared.pendingSet.has(p), claims: enough.replacements } }),
+      ...(enough && { stop: { counts: (p: Pod) => !shared.pendingSet.has(p), claims: claims! } }),
     });
   }
 }

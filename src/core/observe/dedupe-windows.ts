@@ -4,7 +4,7 @@
 // Nested maps keyed by the strings an event already holds, not one key joined per publish:
 // joining and hashing a fresh string of ~100 characters was most of a publish's cost, and a
 // controller publishes every blocked node's events again each time their windows end.
-import type { InvolvedObject } from './recorder.js';
+import type { EventToPublish, InvolvedObject } from './recorder.js';
 
 type ByMessage = Map<string, number>;
 type ByReason = Map<string, ByMessage>;
@@ -23,16 +23,11 @@ export class DedupeWindows {
    * expiration`, so a repeat exactly at the end falls in it); otherwise opens a window ending at
    * `until` and returns undefined.
    */
-  within(
-    o: InvolvedObject,
-    reason: string,
-    message: string,
-    at: number,
-    until: number,
-    values?: readonly string[],
-  ): number | undefined {
-    const windows = values === undefined ? this.messagesOf(o, reason) : this.valuesOf(reason);
-    const key = values === undefined ? message : values.length === 1 ? values[0]! : values.join('\u0000');
+  within(event: EventToPublish, at: number, until: number): number | undefined {
+    // An event with values is keyed without reading its message (which may be found only on demand).
+    const values = event.dedupe;
+    const windows = values === undefined ? this.messagesOf(event.object, event.reason) : this.valuesOf(event.reason);
+    const key = values === undefined ? event.message : values.length === 1 ? values[0]! : values.join('\u0000');
     const end = windows.get(key);
     if (end !== undefined && at <= end) return end;
     if (end === undefined) this.size++;

@@ -46,7 +46,7 @@ export class EventLog implements EventRecorder {
 
   publish(event: EventToPublish, dedupeMs: number = DEFAULT_DEDUPE_MS): number {
     const at = this.clock.now();
-    const until = this.windows.within(event.object, event.reason, event.message, at, at + dedupeMs, event.dedupe);
+    const until = this.windows.within(event, at, at + dedupeMs);
     if (until !== undefined) {
       this.dropped++;
       return until;

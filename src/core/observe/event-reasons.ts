@@ -39,13 +39,19 @@ export const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 /**
  * `Unconsolidatable` on a Node or NodeClaim, to publish with UNCONSOLIDATABLE_DEDUPE_MS: a repeat
  * is any on the same object, whatever its message (the scheduling error names pods that change).
+ * The message may be given as the function that finds it (a simulation run to its end), read only
+ * when the event is recorded: a repeat within the window never needs it.
  */
-export const unconsolidatable = (object: InvolvedObject, message: string): EventToPublish => ({
-  type: 'Normal',
-  reason: 'Unconsolidatable',
-  message,
-  object,
-  dedupe: byObject(object),
-});
+export function unconsolidatable(object: InvolvedObject, message: string | (() => string)): EventToPublish {
+  const event = { type: 'Normal' as const, reason: 'Unconsolidatable', object, dedupe: byObject(object) };
+  if (typeof message === 'string') return { ...event, message };
+  let text: string | undefined;
+  return {
+    ...event,
+    get message() {
+      return (text ??= message());
+    },
+  };
+}
 /** `DisruptionBlocked` on a NodePool (a blocked node keeps the default window). */
 export const NODEPOOL_BLOCKED_DEDUPE_MS = 60_000;

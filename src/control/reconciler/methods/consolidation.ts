@@ -20,7 +20,8 @@ import type { Enough, MethodContext } from './method.js';
 export type Consolidation =
   | { kind: 'delete'; destinations?: string[] }
   | { kind: 'replace'; replacement: Replacement; destinations?: string[] }
-  | { kind: 'none'; why: string };
+  /** `stopped`: the simulation stopped once it knew (Enough), so `why` may not be the whole run's. */
+  | { kind: 'none'; why: string; stopped?: true };
 
 /** Karpenter's SpotToSpotConsolidation feature gate (default off). */
 export const SPOT_TO_SPOT_CONSOLIDATION = false;
@@ -36,11 +37,12 @@ export function computeConsolidation(
   enough: Enough = { replacements: Infinity },
 ): Consolidation {
   const sim = ctx.simulate(candidates, true, enough);
-  if (!sim.ok) return { kind: 'none', why: sim.error ?? 'not all pods would schedule' };
+  const none = (why: string): Consolidation =>
+    sim.stopped ? { kind: 'none', why, stopped: true } : { kind: 'none', why };
+  if (!sim.ok) return none(sim.error ?? 'not all pods would schedule');
   const destinations = sim.destinations ?? [];
   if (sim.replacements.length === 0) return { kind: 'delete', destinations };
-  if (sim.replacements.length > 1)
-    return { kind: 'none', why: `Can't remove without creating ${sim.replacements.length} candidates` };
+  if (sim.replacements.length > 1) return none(`Can't remove without creating ${sim.replacements.length} candidates`);
   const r = sim.replacements[0];
   const candidatePrice = candidates.reduce((s, c) => s + c.ref.price, 0);
   const types = r.instanceTypes.map((t) => ctx.instanceTypes.get(t)).filter((t): t is InstanceType => t !== undefined);
@@ -59,13 +61,11 @@ export function computeConsolidation(
       enabled: SPOT_TO_SPOT_CONSOLIDATION,
       singleNode: candidates.length === 1,
     });
-    return s.ok
-      ? replace(s.instanceTypes, toNodeSelectorRequirements(s.requirements))
-      : { kind: 'none', why: s.reason };
+    return s.ok ? replace(s.instanceTypes, toNodeSelectorRequirements(s.requirements)) : none(s.reason);
   }
   // Only offerings the replacement could launch on (its capacity types and zones) count.
   const cheaper = filterByPrice(types, candidatePrice, r.requirements);
-  if (cheaper.length === 0) return { kind: 'none', why: "Can't replace with a cheaper node" };
+  if (cheaper.length === 0) return none("Can't replace with a cheaper node");
   // A replacement that may be spot or on-demand is made spot, so a spot shortage cannot launch a dearer on-demand node.
   const both = allowsCapacityType(r.requirements, 'spot') && allowsCapacityType(r.requirements, 'on-demand');
   return replace(cheaper, both ? toNodeSelectorRequirements(withCapacityType(r.requirements, 'spot')) : r.requirements);

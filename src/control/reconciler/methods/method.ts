@@ -20,6 +20,8 @@ export interface MoveSimulation {
   replacements: Replacement[];
   /** Existing nodes the simulation placed pods on (nominated when a command from it starts), by name. */
   destinations?: string[];
+  /** The run stopped once the outcome was decided (Enough): later pods, claims and errors are missing. */
+  stopped?: true;
 }
 
 /**
@@ -30,6 +32,13 @@ export interface MoveSimulation {
  */
 export interface Enough {
   replacements: number;
+  /**
+   * For a spot candidate while spot-to-spot consolidation is off: the caller reads a new claim
+   * only for whether it leaves spot out (one that allows spot, or a second claim, is no move). A
+   * run may then stop at the first counted claim when no pool and no pod it places could make a
+   * claim leave spot out; the outcome is `stopped`, its error and claims not the whole run's.
+   */
+  spotOnly?: true;
 }
 
 export interface MethodContext {

@@ -3,8 +3,8 @@
 // NodePool; the first one that can be deleted or replaced by a cheaper node wins.
 import { budgetMapping, candidatesBySavings, type Candidate } from './candidates.js';
 import { balancedApproves } from './balanced.js';
-import { computeConsolidation } from './consolidation.js';
-import { command, type Method, type MethodContext } from './method.js';
+import { computeConsolidation, SPOT_TO_SPOT_CONSOLIDATION } from './consolidation.js';
+import { command, type Enough, type Method, type MethodContext } from './method.js';
 import { deadline, SINGLE_NODE_TIMEOUT_MS } from './timeouts.js';
 import { unconsolidatable, UNCONSOLIDATABLE_DEDUPE_MS } from '../../../core/observe/event-reasons.js';
 
@@ -57,14 +57,16 @@ export const singleNode: Method = {
       }
       unreached.delete(c.ref.nodePool);
       if (budget.room(c) <= 0) continue;
-      const result = computeConsolidation(ctx, [c]);
+      // A spot node with spot-to-spot off moves only without a new claim, or with one that leaves
+      // spot out: the simulation may stop at its first claim when none could.
+      const spot = c.ref.capacityType === 'spot' && !SPOT_TO_SPOT_CONSOLIDATION;
+      const result = computeConsolidation(ctx, [c], spot ? SPOT_ONLY : undefined);
       if (result.kind === 'none') {
+        // A stopped run's words may not be the whole run's: those are found if an event is recorded.
+        const why = result.stopped ? () => wholeWhy(ctx, c) : result.why;
+        ctx.events.publish(unconsolidatable({ kind: 'Node', name: c.ref.node }, why), UNCONSOLIDATABLE_DEDUPE_MS);
         ctx.events.publish(
-          unconsolidatable({ kind: 'Node', name: c.ref.node }, result.why),
-          UNCONSOLIDATABLE_DEDUPE_MS,
-        );
-        ctx.events.publish(
-          unconsolidatable({ kind: 'NodeClaim', name: c.ref.nodeClaim }, result.why),
+          unconsolidatable({ kind: 'NodeClaim', name: c.ref.nodeClaim }, why),
           UNCONSOLIDATABLE_DEDUPE_MS,
         );
         continue;
@@ -76,6 +78,14 @@ export const singleNode: Method = {
     return [];
   },
 };
+
+const SPOT_ONLY: Enough = { replacements: Infinity, spotOnly: true };
+
+/** Why the candidate cannot go, as the simulation run to its end says (the reference's words). */
+function wholeWhy(ctx: MethodContext, c: Candidate): string {
+  const result = computeConsolidation(ctx, [c]);
+  return result.kind === 'none' ? result.why : 'not all pods would schedule';
+}
 
 /** What the next pass puts first: the pools this pass did not reach (none after a full pass). */
 function remember(ctx: MethodContext, unreached: ReadonlySet<string>): void {
