@@ -4,7 +4,8 @@
 // deduplicated per object for 2 minutes). The reasons come from the rule graph's verdict.
 import type { ClusterIndex, StateNode } from '../../core/cluster/state.js';
 import type { EvalOutput, NodeResult } from '../../core/eval/output.js';
-import { byObject, involved, type EventRecorder, type InvolvedObject } from '../../core/observe/recorder.js';
+import { involved, type EventRecorder, type InvolvedObject } from '../../core/observe/recorder.js';
+import { disruptionBlocked } from '../../core/observe/event-reasons.js';
 import type { ChangesBetween } from './expiration.js';
 import { digestOf, inEvaluationOrder, type VerdictDigest } from './methods/verdict-digest.js';
 import { DueQueue } from '../../core/eval/due-nodes.js';
@@ -167,15 +168,8 @@ export class BlockedEvents {
       first.code === 'NodePoolNotFound'
         ? first.message.replace(/^nodepool not found/, 'NodePool not found')
         : capitalise(first.message);
-    // Karpenter's Blocked events dedupe on the object's UID: a changed message within the window is dropped.
     const publish = (object: InvolvedObject) => {
-      const until = this.events.publish({
-        type: 'Normal',
-        reason: 'DisruptionBlocked',
-        message,
-        object,
-        dedupe: byObject(object),
-      });
+      const until = this.events.publish(disruptionBlocked(object, message));
       through = Math.min(through, typeof until === 'number' ? until : -Infinity);
     };
     publish(sn?.node ? involved(sn.node) : { kind: 'Node', name });

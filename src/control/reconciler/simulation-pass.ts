@@ -292,7 +292,7 @@ class PassBase {
     const skip = shared.deleting.some((d) => without.has(d.name)) ? (x: Sized) => without.has(x.node!) : undefined;
     // Incrementally only: deriving everything (the reference) runs such moves to their end.
     const spotStays =
-      enough?.spotOnly && this.kept !== undefined && shared.spotStays() && [...movingPods].every(spotOpen);
+      enough?.spotOnly && this.kept !== undefined && shared.spotStays() && movingBySize.every((x) => spotOpen(x.pod));
     const claims = spotStays ? 0 : enough?.replacements;
     const pods = mergeBySize([shared.pendingBySize, sortedBySize(movingBySize), shared.deletingBySize], skip);
     // A moving node that is itself deleting gives up its exemption, as in runSimulation.

@@ -36,6 +36,15 @@ export const DEFAULT_DEDUPE_MS = 2 * 60_000;
 /** `Unconsolidatable` on a node or NodeClaim. */
 export const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 
+/** `DisruptionBlocked` on a Node or NodeClaim: a repeat is any on the same object, whatever its message. */
+export const disruptionBlocked = (object: InvolvedObject, message: string): EventToPublish => ({
+  type: 'Normal',
+  reason: 'DisruptionBlocked',
+  message,
+  object,
+  dedupe: byObject(object),
+});
+
 /**
  * `Unconsolidatable` on a Node or NodeClaim, to publish with UNCONSOLIDATABLE_DEDUPE_MS: a repeat
  * is any on the same object, whatever its message (the scheduling error names pods that change).

@@ -5,7 +5,7 @@
 import type { StateNode } from '../../../core/cluster/state.js';
 import { budgetMapping, candidatesFor } from './candidates.js';
 import { command, type Method } from './method.js';
-import { byObject } from '../../../core/observe/recorder.js';
+import { disruptionBlocked } from '../../../core/observe/event-reasons.js';
 
 const sinceOf = (sn: StateNode, type: string): number =>
   Date.parse(sn.nodeClaim?.status?.conditions?.find((c) => c.type === type)?.lastTransitionTime ?? '') ||
@@ -56,18 +56,10 @@ export function oneAtATime(
         if (budget.room(c) <= 0) continue;
         const sim = ctx.simulate([c], false);
         if (!sim.ok) {
-          // Karpenter's Blocked events: on the Node and its NodeClaim, each deduplicated on the object.
-          for (const object of [
-            { kind: 'Node', name: c.ref.node },
-            { kind: 'NodeClaim', name: c.ref.nodeClaim },
-          ])
-            ctx.events.publish({
-              type: 'Normal',
-              reason: 'DisruptionBlocked',
-              message: sim.error ?? 'scheduling simulation failed',
-              object,
-              dedupe: byObject(object),
-            });
+          // Karpenter's Blocked events: on the Node and its NodeClaim.
+          const why = sim.error ?? 'scheduling simulation failed';
+          ctx.events.publish(disruptionBlocked({ kind: 'Node', name: c.ref.node }, why));
+          ctx.events.publish(disruptionBlocked({ kind: 'NodeClaim', name: c.ref.nodeClaim }, why));
           continue;
         }
         return [command(ctx, this, [c], sim.replacements, sim.destinations)];
