@@ -3,7 +3,8 @@
 // KARPENTER.md#events-and-metrics): the
 // blocked codes in the evaluation and the `Unconsolidatable` events on Node and NodeClaim, worded
 // as Karpenter words them and deduplicated for 15 minutes.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
 import { DEFAULT_DEDUPE_MS } from '../../src/core/observe/event-reasons.js';
 
@@ -141,6 +142,10 @@ describe('DisruptionBlocked events (KARPENTER.md#candidates)', () => {
 });
 
 describe('single-node consolidation of a spot node (spot-to-spot off)', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
   it("stops its simulation at the first new claim, but records the whole run's words", async () => {
     // Two 6-CPU pods share a 16-vCPU spot node; then the pool allows only 8-vCPU types (its drift
     // budget is 0): moving the pods takes two new claims. A run that stops at the first claim
@@ -169,7 +174,15 @@ describe('single-node consolidation of a spot node (spot-to-spot off)', () => {
         },
       },
     );
+    // The whole runs (not stopped at spot): the recorded words, found once for the Node's and the NodeClaim's event.
+    const simulate = SimulationPass.prototype.simulate;
+    let whole = 0;
+    vi.spyOn(SimulationPass.prototype, 'simulate').mockImplementation(function (this: SimulationPass, c, on, enough) {
+      if (!enough?.spotOnly) whole++;
+      return simulate.call(this, c, on, enough);
+    });
     await s.until(() => false, 3 * 60_000);
+    expect(whole).toBe(1);
     const words = s.rt.events.list({ reason: 'Unconsolidatable' }).map((e) => [e.object.kind, e.message]);
     expect(words).toContainEqual(['Node', "Can't remove without creating 2 candidates"]);
     expect(words).toContainEqual(['NodeClaim', "Can't remove without creating 2 candidates"]);

@@ -62,8 +62,10 @@ export const singleNode: Method = {
       const spot = c.ref.capacityType === 'spot' && !SPOT_TO_SPOT_CONSOLIDATION;
       const result = computeConsolidation(ctx, [c], spot ? SPOT_ONLY : undefined);
       if (result.kind === 'none') {
-        // A stopped run's words may not be the whole run's: those are found if an event is recorded.
-        const why = result.stopped ? () => wholeWhy(ctx, c) : result.why;
+        // A stopped run's words may not be the whole run's: those are found if an event is
+        // recorded, once for both (the Node's and the NodeClaim's windows usually end together).
+        let whole: string | undefined;
+        const why = result.stopped ? () => (whole ??= wholeWhy(ctx, c)) : result.why;
         ctx.events.publish(unconsolidatable({ kind: 'Node', name: c.ref.node }, why), UNCONSOLIDATABLE_DEDUPE_MS);
         ctx.events.publish(
           unconsolidatable({ kind: 'NodeClaim', name: c.ref.nodeClaim }, why),
