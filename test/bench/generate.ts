@@ -56,7 +56,9 @@ export function* clusterObjects(shape: ClusterShape): Generator<KubeObject> {
     const pool = `pool-${p}`;
     yield makeNodePool(pool, { consolidateAfter: '5m' });
     for (let i = 0; i < perPool && p * perPool + i < shape.nodes; i++) {
-      // Recent machines (nothing expires mid-bench), with names unique across any number of pools.
+      // Machines made together 36 h before the simulations' start: nothing expires within a week;
+      // a simulated month sees them all reach the default expireAfter (720 h) in its 685th hour.
+      // Names are unique across any number of pools.
       const { nodeClaim, node } = makeNodeClaimAndNode(pool, i, {
         drifted: i % 7 === 0,
         createdAt: '2026-11-22T00:00:00Z',
