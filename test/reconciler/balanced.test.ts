@@ -10,7 +10,7 @@ import type { KubeObject } from '../../src/core/cluster/types.js';
 import { FakeClock } from '../../src/core/clock.js';
 import { EventLog } from '../../src/core/observe/event-log.js';
 import { toCandidate } from '../../src/control/reconciler/methods/candidates.js';
-import { balancedApproves, balancedScores } from '../../src/control/reconciler/methods/balanced.js';
+import { announceMultiNode, balancedApproves, balancedScores } from '../../src/control/reconciler/methods/balanced.js';
 import type { MethodContext } from '../../src/control/reconciler/methods/method.js';
 import { makeNodeClaimAndNode, makeNodePool, makePod, toList } from '../support/cluster-builder.js';
 
@@ -43,15 +43,29 @@ describe('Balanced consolidation', () => {
     expect(s.disruptionShare).toBeCloseTo(2 / 20, 10);
     expect(s.score).toBeCloseTo(2.5, 10);
     expect(balancedApproves(ctx, [candidate(0)], { kind: 'delete' })).toBe(true);
-    expect(events.list({ reason: 'ConsolidationApproved' })[0].message).toBe(
-      'score 2.50 >= threshold 0.50 (k: 2, savings 25.0%, disruption 10.0%)',
-    );
+    const words = 'score 2.50 >= threshold 0.50 (k: 2, savings 25.0%, disruption 10.0%)';
+    expect(events.list({ reason: 'ConsolidationApproved' }).map((e) => [e.object.kind, e.message])).toEqual([
+      ['Node', words],
+      ['NodeClaim', words],
+    ]);
+  });
+  it('records a multi-node approval on the NodePool, not on each node', () => {
+    const { ctx, candidate, events } = setup([1, 1, 5, 5]);
+    const batch = [candidate(0), candidate(1)];
+    expect(balancedApproves(ctx, batch, { kind: 'delete' })).toBe(true);
+    expect(events.list({ reason: 'ConsolidationApproved' })).toEqual([]);
+    announceMultiNode(ctx, batch, { kind: 'delete' });
+    expect(events.list({ reason: 'ConsolidationApproved' }).map((e) => [e.object.kind, e.object.name])).toEqual([
+      ['NodePool', 'p'],
+    ]);
   });
   it('rejects deleting the busiest node: 25% of the cost for 10/16 of the disruption → score 0.4', () => {
-    const { ctx, candidate } = setup([9, 1, 1, 1]);
+    const { ctx, candidate, events } = setup([9, 1, 1, 1]);
     const [s] = balancedScores(ctx, [candidate(0)], { kind: 'delete' });
     expect(s.score).toBeCloseTo(0.25 / (10 / 16), 10);
     expect(balancedApproves(ctx, [candidate(0)], { kind: 'delete' })).toBe(false);
+    // Karpenter counts a rejection in metrics only.
+    expect(events.list({})).toEqual([]);
   });
   it('a replacement that costs as much saves nothing: score 0', () => {
     const { ctx, candidate } = setup([1, 1]);

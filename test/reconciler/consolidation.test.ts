@@ -95,15 +95,18 @@ describe('consolidation', () => {
   });
 
   it('waits the 15 s validation delay before acting on a consolidation command', async () => {
+    // On-demand nodes: the default pool's spot node would never be replaced (spot-to-spot is off),
+    // and the waits below would time out with a gap that passes.
     const s = new Scenario(
-      [makeNodePool('default'), replicaSet('web', 4, { cpu: '2' })],
+      [pool('default', ['m5.large', 'm5.xlarge', 'm5.2xlarge']), replicaSet('web', 4, { cpu: '2' })],
       policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'),
     );
     await bringUp(s, 4);
     await s.rt.cluster.patch({ kind: 'ReplicaSet', name: 'web', namespace: 'default' }, { spec: { replicas: 1 } });
-    await s.until(() => s.history.at(-1)!.disruption.waitingValidation !== undefined, 30 * 60_000, 5_000);
+    const waiting = () => s.history.at(-1)!.disruption.waitingValidation !== undefined;
+    expect(await s.until(waiting, 30 * 60_000, 5_000)).toBe(true);
     const waitingAt = s.clock.now() - 5_000;
-    await s.until(() => s.history.at(-1)!.disruption.started !== undefined, 60_000, 5_000);
+    expect(await s.until(() => s.history.at(-1)!.disruption.started !== undefined, 60_000, 5_000)).toBe(true);
     const startedAt = s.clock.now() - 5_000;
     expect(startedAt - waitingAt).toBeGreaterThanOrEqual(15_000);
   });

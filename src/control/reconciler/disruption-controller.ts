@@ -13,7 +13,11 @@ import type { EvalOutput, NodeResult } from '../../core/eval/output.js';
 import { resolvePolicies } from '../../core/eval/resolve-policies.js';
 import type { Metrics } from '../../core/observe/metrics.js';
 import type { EventRecorder } from '../../core/observe/recorder.js';
-import { unconsolidatable, UNCONSOLIDATABLE_DEDUPE_MS } from '../../core/observe/event-reasons.js';
+import {
+  consolidationRejected,
+  unconsolidatable,
+  UNCONSOLIDATABLE_DEDUPE_MS,
+} from '../../core/observe/event-reasons.js';
 import { BlockedEvents, WITH_EVENT } from './blocked-events.js';
 import {
   budgetMapping,
@@ -25,10 +29,10 @@ import {
 } from './methods/candidates.js';
 import { digestOf, type VerdictDigest } from './methods/verdict-digest.js';
 import { changedPlaces, RepeatedBatch, type Publish } from '../../core/observe/repeated-batch.js';
-import { describeCommand, type Command } from './methods/command.js';
+import { commandForNode, describeCommand, estimatedSavings, nodeAndClaim, type Command } from './methods/command.js';
 import type { ClusterView } from './cluster-view.js';
 import type { InFlight } from './disruption-state.js';
-import { computeConsolidation } from './methods/consolidation.js';
+import { decideConsolidation } from './methods/consolidation.js';
 import { drift } from './methods/drift.js';
 import { gracefulExpiration } from './methods/graceful-expiration.js';
 import { emptiness } from './methods/emptiness.js';
@@ -321,13 +325,11 @@ export class DisruptionController {
         { consolidation_type: cmd.consolidationType },
         method.validation === 'shrink' ? 1 : cmd.candidates.length,
       );
+      const savings = estimatedSavings(cmd.candidates, cmd.replacements);
       for (const c of cmd.candidates) {
-        this.d.events.publish({
-          type: 'Normal',
-          reason: 'ConsolidationRejected',
-          message: `Consolidation rejected: ${describeCommand(cmd)}, reason: ${category}`,
-          object: { kind: 'Node', name: c.node },
-        });
+        const command = commandForNode(cmd.candidates, cmd.replacements.length, c.node);
+        for (const object of nodeAndClaim(c))
+          this.d.events.publish(consolidationRejected(object, command, category, savings));
       }
       this.d.log?.('abandoning disruption command after validation', { command: cmd.id, category });
       return undefined;
@@ -339,7 +341,7 @@ export class DisruptionController {
     }
     if (kept.length !== cmd.candidates.length)
       return reject(cmd.candidates.some((c) => !still.has(c.node)) ? 'churn' : 'budget');
-    const again = computeConsolidation(ctx, kept);
+    const again = decideConsolidation(ctx, kept);
     if (again.kind === 'none') return reject('scheduling');
     if ((again.kind === 'delete') !== (cmd.replacements.length === 0)) return reject('scheduling');
     if (

@@ -64,3 +64,39 @@ export function unconsolidatable(object: InvolvedObject, message: string | (() =
 }
 /** `DisruptionBlocked` on a NodePool (a blocked node keeps the default window). */
 export const NODEPOOL_BLOCKED_DEDUPE_MS = 60_000;
+
+/**
+ * `ConsolidationCandidate` on a candidate's Node or NodeClaim, for each command computeConsolidation
+ * finds (a multi-node search's every valid batch too): a repeat is any on the same object and
+ * command, whatever the savings.
+ */
+export const consolidationCandidate = (object: InvolvedObject, command: string, savings: number): EventToPublish => ({
+  type: 'Normal',
+  reason: 'ConsolidationCandidate',
+  message: `Consolidation candidate: ${command} (savings: $${savings.toFixed(2)})`,
+  object,
+  dedupe: byObject(object, command),
+});
+
+/** `ConsolidationRejected` on a candidate's Node or NodeClaim when its command fails validation for `reason`. */
+export const consolidationRejected = (
+  object: InvolvedObject,
+  command: string,
+  reason: 'budget' | 'scheduling' | 'churn',
+  savings: number,
+): EventToPublish => ({
+  type: 'Normal',
+  reason: 'ConsolidationRejected',
+  message: `Consolidation rejected: ${command}, reason: ${reason} (savings: $${savings.toFixed(2)})`,
+  object,
+  dedupe: byObject(object, command, reason),
+});
+
+/** `ConsolidationApproved` on a Node and NodeClaim (single-node) or a NodePool (multi-node): a repeat is any on the object. */
+export const consolidationApproved = (object: InvolvedObject, message: string): EventToPublish => ({
+  type: 'Normal',
+  reason: 'ConsolidationApproved',
+  message,
+  object,
+  dedupe: byObject(object),
+});

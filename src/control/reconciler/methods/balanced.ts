@@ -7,7 +7,9 @@ import { nodePoolOf } from '../../../core/cluster/state.js';
 import { toCandidate, type Candidate } from './candidates.js';
 import type { Consolidation } from './consolidation.js';
 import type { MethodContext } from './method.js';
-import { byObject } from '../../../core/observe/recorder.js';
+import { involved } from '../../../core/observe/recorder.js';
+import { consolidationApproved } from '../../../core/observe/event-reasons.js';
+import { nodeAndClaim } from './command.js';
 
 export const BALANCED_K = 2;
 
@@ -59,26 +61,32 @@ export function balancedScores(
   return scores;
 }
 
-/** Every Balanced pool must approve; publishes Karpenter's ConsolidationApproved/Rejected wording. */
+/** Karpenter's words for an approved score. */
+const approval = (s: BalancedScore): string =>
+  `score ${s.score.toFixed(2)} >= threshold ${(1 / BALANCED_K).toFixed(2)} (k: ${BALANCED_K}, ` +
+  `savings ${(100 * s.savingsShare).toFixed(1)}%, disruption ${(100 * s.disruptionShare).toFixed(1)}%)`;
+
+/**
+ * Every Balanced pool must approve. An approved single-node move is recorded as
+ * `ConsolidationApproved` on the candidate's Node and NodeClaim; a rejection is not recorded
+ * (Karpenter counts it in metrics only: rejections are many and would bury the approvals).
+ */
 export function balancedApproves(ctx: MethodContext, candidates: readonly Candidate[], result: Consolidation): boolean {
-  const threshold = 1 / BALANCED_K;
-  for (const s of balancedScores(ctx, candidates, result)) {
-    const approved = s.score >= threshold;
-    for (const c of candidates.filter((x) => x.ref.nodePool === s.nodePool)) {
-      const object = { kind: 'Node', name: c.ref.node };
-      ctx.events.publish({
-        type: 'Normal',
-        reason: approved ? 'ConsolidationApproved' : 'ConsolidationRejected',
-        message:
-          `score ${s.score.toFixed(2)} ${approved ? '>=' : '<'} threshold ${threshold.toFixed(2)} ` +
-          `(k: ${BALANCED_K}, savings ${(100 * s.savingsShare).toFixed(1)}%, ` +
-          `disruption ${(100 * s.disruptionShare).toFixed(1)}%)`,
-        object,
-        // Karpenter dedupes an approval on the object alone (its score may change), a rejection on its message.
-        ...(approved && { dedupe: byObject(object) }),
-      });
-    }
-    if (!approved) return false;
-  }
+  const scores = balancedScores(ctx, candidates, result);
+  if (!scores.every((s) => s.score >= 1 / BALANCED_K)) return false;
+  if (candidates.length === 1)
+    for (const s of scores)
+      for (const object of nodeAndClaim(candidates[0].ref))
+        ctx.events.publish(consolidationApproved(object, approval(s)));
   return true;
+}
+
+/** The multi-node command found: `ConsolidationApproved` on each Balanced pool it touches. */
+export function announceMultiNode(ctx: MethodContext, candidates: readonly Candidate[], result: Consolidation): void {
+  for (const s of balancedScores(ctx, candidates, result)) {
+    const pool = ctx.index.nodePoolsByName.get(s.nodePool);
+    ctx.events.publish(
+      consolidationApproved(pool ? involved(pool) : { kind: 'NodePool', name: s.nodePool }, approval(s)),
+    );
+  }
 }

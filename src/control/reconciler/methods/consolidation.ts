@@ -13,7 +13,8 @@ import {
 } from '../../../world/scheduling/pricing.js';
 import { toNodeSelectorRequirements } from '../../../core/cluster/requirements.js';
 import type { Candidate } from './candidates.js';
-import type { Replacement } from './command.js';
+import { commandForNode, estimatedSavings, nodeAndClaim, type Replacement } from './command.js';
+import { consolidationCandidate } from '../../../core/observe/event-reasons.js';
 import type { Enough, MethodContext } from './method.js';
 
 /** A move, with the existing nodes its simulation placed pods on (nominated when it starts). */
@@ -29,9 +30,29 @@ export const SPOT_TO_SPOT_CONSOLIDATION = false;
 /**
  * `enough`: a caller that reads only whether the outcome is a move (multi-node ignores `why`)
  * lets the simulation stop once a second replacement is needed; without it, at the first pod
- * left without a place (whose error is `why`).
+ * left without a place (whose error is `why`). A move is announced as Karpenter announces it:
+ * `ConsolidationCandidate` on each candidate's Node and NodeClaim.
  */
 export function computeConsolidation(
+  ctx: MethodContext,
+  candidates: readonly Candidate[],
+  enough: Enough = { replacements: Infinity },
+): Consolidation {
+  const result = decideConsolidation(ctx, candidates, enough);
+  if (result.kind !== 'none') {
+    const refs = candidates.map((c) => c.ref);
+    const replacements = result.kind === 'replace' ? [result.replacement] : [];
+    const savings = estimatedSavings(refs, replacements);
+    for (const c of refs) {
+      const command = commandForNode(refs, replacements.length, c.node);
+      for (const object of nodeAndClaim(c)) ctx.events.publish(consolidationCandidate(object, command, savings));
+    }
+  }
+  return result;
+}
+
+/** computeConsolidation without its events: validation simulates again, announcing nothing. */
+export function decideConsolidation(
   ctx: MethodContext,
   candidates: readonly Candidate[],
   enough: Enough = { replacements: Infinity },

@@ -2,7 +2,7 @@
 // Multi-node consolidation (KARPENTER.md#multi-node): the longest prefix of candidates (in savings
 // order, within budgets, at most 100) that can all go at once, found by binary search.
 import type { Candidate } from './candidates.js';
-import { balancedApproves } from './balanced.js';
+import { announceMultiNode, balancedApproves } from './balanced.js';
 import { computeConsolidation, type Consolidation } from './consolidation.js';
 import type { InstanceType } from '../../../world/cloud/provider.js';
 import { LABEL_INSTANCE_TYPE } from '../../../core/cluster/types.js';
@@ -52,6 +52,7 @@ export const multiNode: Method = {
     }
     if (!best) return [];
     const { batch, result } = best;
+    announceMultiNode(ctx, batch, result);
     return [
       command(
         ctx,
