@@ -75,7 +75,8 @@ describe('consolidation events', () => {
       .list({ reason: 'ConsolidationRejected' })
       .map((e) => [e.object.kind, e.object.name, e.message]);
     for (const c of cmd.candidates) {
-      const words = `Consolidation rejected: ${commandForNode(cmd.candidates, cmd.replacements.length, c.node)}, reason: churn (savings: $${savings})`;
+      const command = commandForNode(cmd.candidates, cmd.replacements.length, c.node);
+      const words = `Consolidation rejected: ${command}, reason: churn (savings: $${savings})`;
       expect(rejected).toContainEqual(['Node', c.node, words]);
       expect(rejected).toContainEqual(['NodeClaim', c.nodeClaim, words]);
     }

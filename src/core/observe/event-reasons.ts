@@ -92,7 +92,10 @@ export const consolidationRejected = (
   dedupe: byObject(object, command, reason),
 });
 
-/** `ConsolidationApproved` on a Node and NodeClaim (single-node) or a NodePool (multi-node): a repeat is any on the object. */
+/**
+ * `ConsolidationApproved` on a Node and NodeClaim (single-node) or a NodePool (multi-node): a
+ * repeat is any on the object.
+ */
 export const consolidationApproved = (object: InvolvedObject, message: string): EventToPublish => ({
   type: 'Normal',
   reason: 'ConsolidationApproved',
