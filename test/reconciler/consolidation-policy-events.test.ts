@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SimulationPass } from '../../src/control/reconciler/simulation-pass.js';
 import { Scenario, policies, pool, replicaSet } from './scenario.js';
+import { makeNodePool } from '../support/cluster-builder.js';
 import { DEFAULT_DEDUPE_MS } from '../../src/core/observe/event-reasons.js';
 
 const WHEN_EMPTY = 'NodePool "default" has consolidation policy WhenEmpty, but node is not empty';
@@ -189,5 +190,34 @@ describe('single-node consolidation of a spot node (spot-to-spot off)', () => {
     expect(words.map(([, m]) => m)).not.toContain(
       "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
     );
+  });
+});
+
+describe('single-node consolidation of a node whose pods fit nowhere', () => {
+  it("stops its simulation at the first pod, but records Karpenter's whole sentence", async () => {
+    const np = makeNodePool('default', { consolidateAfter: '0s' });
+    np.spec.template!.metadata = { labels: { team: 'a' } };
+    const s = new Scenario(
+      [np, replicaSet('web', 7, { cpu: '100m', nodeSelector: { team: 'a' } })],
+      policies(
+        'policy p for nodepool default {\n' +
+          '  consolidate when empty or underutilized after 0s\n  budget 0 for Drifted\n}\n',
+      ),
+    );
+    expect(await s.until(async () => (await s.runningPods()).length === 7, 10 * 60_000)).toBe(true);
+    expect(await s.nodes()).toHaveLength(1);
+    // New nodes would be team=b: none could take the pods.
+    await s.rt.cluster.patch(
+      { kind: 'NodePool', name: 'default' },
+      { spec: { template: { metadata: { labels: { team: 'b' } } } } },
+    );
+    await s.until(() => false, 2 * 60_000);
+    const words = s.rt.events
+      .list({ reason: 'Unconsolidatable' })
+      .filter((e) => e.message.startsWith('Not all pods'))
+      .map((e) => [e.object.kind, e.message]);
+    const sentence = /^Not all pods would schedule, (default\/web-\S+ => [^=]+ ){5} and 2 other\(s\)$/;
+    expect(words.map(([kind]) => kind)).toEqual(['Node', 'NodeClaim']);
+    for (const [, message] of words) expect(message).toMatch(sentence);
   });
 });

@@ -87,4 +87,24 @@ describe('drift blocked by the scheduling simulation', () => {
     for (let i = 1; i < at.length; i++) expect(at[i] - at[i - 1]).toBeGreaterThan(DEFAULT_DEDUPE_MS);
     expect((await s.nodeClaims()).map((n) => n.metadata.name)).toEqual([claim.metadata.name]);
   });
+
+  it("words the block as Karpenter's sentence: five pods named, then how many others", async () => {
+    const np = makeNodePool('default', { consolidateAfter: 'Never' });
+    np.spec.template!.metadata = { labels: { team: 'a' } };
+    const s = new Scenario(
+      [np, replicaSet('web', 7, { cpu: '100m', nodeSelector: { team: 'a' } })],
+      policies('policy p for nodepool default {\n  consolidate never\n}\n'),
+    );
+    expect(await s.until(async () => (await s.runningPods()).length === 7, 10 * 60_000)).toBe(true);
+    expect(await s.nodes()).toHaveLength(1);
+    await s.rt.cluster.patch(
+      { kind: 'NodePool', name: 'default' },
+      { spec: { template: { metadata: { labels: { team: 'b' } } } } },
+    );
+    await s.until(() => false, 60_000);
+    const [blocked] = s.rt.events
+      .list({ reason: 'DisruptionBlocked', kind: 'Node' })
+      .filter((e) => e.message.startsWith('Not all pods'));
+    expect(blocked?.message).toMatch(/^Not all pods would schedule, (default\/web-\S+ => [^=]+ ){5} and 2 other\(s\)$/);
+  });
 });

@@ -341,7 +341,8 @@ export class DisruptionController {
     }
     if (kept.length !== cmd.candidates.length)
       return reject(cmd.candidates.some((c) => !still.has(c.node)) ? 'churn' : 'budget');
-    const again = decideConsolidation(ctx, kept);
+    // Only whether it is still a move, and which replacement, count: the run may stop at a pod left without a place.
+    const again = decideConsolidation(ctx, kept, { replacements: Infinity });
     if (again.kind === 'none') return reject('scheduling');
     if ((again.kind === 'delete') !== (cmd.replacements.length === 0)) return reject('scheduling');
     if (

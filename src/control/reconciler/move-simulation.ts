@@ -21,7 +21,6 @@ function forMovingPods(result: SchedulingResult, pending: ReadonlySet<Pod>): Sch
  */
 export function toMoveSimulation(result: SchedulingResult, pending: ReadonlySet<Pod>): MoveSimulation {
   const ok = allNonPendingScheduled(result, pending);
-  const firstError = [...result.errors].find(([p]) => !pending.has(p));
   const replacements: Replacement[] = forMovingPods(result, pending).map((c) => ({
     nodePool: c.nodePool,
     requirements: c.requirements,
@@ -35,15 +34,29 @@ export function toMoveSimulation(result: SchedulingResult, pending: ReadonlySet<
     ...(destinations.size > 0 && { destinations: [...destinations].sort() }),
     ...(result.stopped && { stopped: true as const }),
   };
-  return ok
-    ? { ok, ...common }
-    : {
-        ok,
-        ...common,
-        error: firstError
-          ? `${firstError[0].metadata.namespace}/${firstError[0].metadata.name}: ${firstError[1]}`
-          : 'not all pods would schedule',
-      };
+  return ok ? { ok, ...common } : { ok, ...common, error: schedulingErrors(result.errors, pending) };
+}
+
+/** Karpenter names at most this many pods in a scheduling sentence. */
+const MAX_ERRORS = 5;
+
+/**
+ * Karpenter's words for the pods left without a place (Results.NonPendingPodSchedulingErrors, as
+ * pretty.Sentence capitalises it): up to five `<namespace>/<name> => <error> `, then how many
+ * others, in the simulation's order (Karpenter's is a map's, so any). Pending pods' errors are not
+ * the move's.
+ */
+export function schedulingErrors(errors: ReadonlyMap<Pod, string>, pending: ReadonlySet<Pod>): string {
+  let message = 'Not all pods would schedule, ';
+  let count = 0;
+  for (const [pod, error] of errors) {
+    if (pending.has(pod)) continue;
+    if (count < MAX_ERRORS) message += `${pod.metadata.namespace}/${pod.metadata.name} => ${error} `;
+    count++;
+  }
+  if (count === 0) return 'No Pod Scheduling Errors';
+  // Karpenter adds the count once it has named five, also when no other is left.
+  return count >= MAX_ERRORS ? `${message} and ${count - MAX_ERRORS} other(s)` : message;
 }
 
 /**

@@ -28,15 +28,16 @@ export type Consolidation =
 export const SPOT_TO_SPOT_CONSOLIDATION = false;
 
 /**
- * `enough`: a caller that reads only whether the outcome is a move (multi-node ignores `why`)
- * lets the simulation stop once a second replacement is needed; without it, at the first pod
- * left without a place (whose error is `why`). A move is announced as Karpenter announces it:
- * `ConsolidationCandidate` on each candidate's Node and NodeClaim.
+ * `enough`: a caller that reads only whether the outcome is a move lets the simulation stop once
+ * that is decided — at the first pod left without a place, or past `enough.replacements` new
+ * claims — and the outcome is then `stopped`, its `why` naming only the pods met so far. Without
+ * it the simulation runs to its end and `why` is Karpenter's whole sentence. A move is announced
+ * as Karpenter announces it: `ConsolidationCandidate` on each candidate's Node and NodeClaim.
  */
 export function computeConsolidation(
   ctx: MethodContext,
   candidates: readonly Candidate[],
-  enough: Enough = { replacements: Infinity },
+  enough?: Enough,
 ): Consolidation {
   const result = decideConsolidation(ctx, candidates, enough);
   if (result.kind !== 'none') {
@@ -55,7 +56,7 @@ export function computeConsolidation(
 export function decideConsolidation(
   ctx: MethodContext,
   candidates: readonly Candidate[],
-  enough: Enough = { replacements: Infinity },
+  enough?: Enough,
 ): Consolidation {
   const sim = ctx.simulate(candidates, true, enough);
   const none = (why: string): Consolidation =>

@@ -60,7 +60,7 @@ export const singleNode: Method = {
       // A spot node with spot-to-spot off moves only without a new claim, or with one that leaves
       // spot out: the simulation may stop at its first claim when none could.
       const spot = c.ref.capacityType === 'spot' && !SPOT_TO_SPOT_CONSOLIDATION;
-      const result = computeConsolidation(ctx, [c], spot ? SPOT_ONLY : undefined);
+      const result = computeConsolidation(ctx, [c], spot ? SPOT_ONLY : DECIDED);
       if (result.kind === 'none') {
         // A stopped run's words may not be the whole run's: those are found if an event is
         // recorded, once for both (the Node's and the NodeClaim's windows usually end together).
@@ -81,6 +81,8 @@ export const singleNode: Method = {
   },
 };
 
+/** Stops at the first pod left without a place: the words are found again if an event is recorded. */
+const DECIDED: Enough = { replacements: Infinity };
 const SPOT_ONLY: Enough = { replacements: Infinity, spotOnly: true };
 
 /** Why the candidate cannot go, as the simulation run to its end says (the reference's words). */
