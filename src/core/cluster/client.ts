@@ -22,7 +22,9 @@
 //   `This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.`;
 //   a PDB with status.disruptionsAllowed == 0 → 429 TooManyRequests
 //   (`Cannot evict pod as it would violate the pod's disruption budget.`), unless the pod is not
-//   Ready and the PDB's unhealthyPodEvictionPolicy is AlwaysAllow; otherwise the PDB's
+//   Ready and the PDB's unhealthyPodEvictionPolicy is AlwaysAllow; 403 Forbidden while the PDB
+//   allows fewer than zero or records more than 2,000 evictions its controller has not yet
+//   confirmed (status.disruptedPods); otherwise the PDB's
 //   disruptionsAllowed is decremented (status.disruptedPods records the pod) and the pod is
 //   deleted gracefully as above. Terminal pods are evicted without consulting PDBs.
 // - watch: events for every later change, in order, delivered asynchronously after the write

@@ -6,6 +6,7 @@ import { ApiError, type WatchEvent } from '../../../src/core/cluster/client.js';
 import type { ConfigMap, Pod } from '../../../src/core/cluster/types.js';
 import { makeNodeClaimAndNode, makePdb, makePod, makePool } from '../../support/cluster-builder.js';
 import { memoryCluster } from './backends.js';
+import { MAX_DISRUPTED_PODS } from '../../../src/core/cluster/memory/eviction.js';
 
 const cm = (name: string, data: Record<string, string> = {}): ConfigMap => ({
   apiVersion: 'v1',
@@ -174,6 +175,34 @@ describe('MemoryCluster', () => {
         { ...pdb, metadata: { ...pdb.metadata, generation: 2 }, status: { ...pdb.status, observedGeneration: 1 } },
       ]);
       await expect(cluster.evict('default', 'web-1')).rejects.toMatchObject({ code: 429 });
+    });
+
+    it('403s while more than MaxDisruptedPodSize (2000) evictions wait for the disruption controller', async () => {
+      const waiting = (n: number) =>
+        Object.fromEntries(Array.from({ length: n }, (_, i) => [`gone-${i}`, '2026-08-20T11:59:00Z']));
+      const pdb = (n: number) => {
+        const p = makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: 5 });
+        return { ...p, status: { ...p.status, disruptedPods: waiting(n) } };
+      };
+      const full = memoryCluster([ready('web-1'), pdb(MAX_DISRUPTED_PODS + 1)]).cluster;
+      await expect(full.evict('default', 'web-1')).rejects.toMatchObject({
+        code: 403,
+        message:
+          'poddisruptionbudgets.policy "web" is forbidden: DisruptedPods map too big - too many evictions not ' +
+          'confirmed by PDB controller',
+      });
+      await full.evict('default', 'web-1').catch(() => undefined);
+      expect((await full.get({ kind: 'Pod', namespace: 'default', name: 'web-1' }))!.metadata.deletionTimestamp).toBe(
+        undefined,
+      );
+      // At the limit itself the eviction goes through.
+      await memoryCluster([ready('web-1'), pdb(MAX_DISRUPTED_PODS)]).cluster.evict('default', 'web-1');
+    });
+
+    it('403s when the budget says fewer than zero disruptions are allowed', async () => {
+      const pdb = makePdb('web', { matchLabels: { app: 'web' } }, { disruptionsAllowed: -1 });
+      const { cluster } = memoryCluster([ready('web-1'), pdb]);
+      await expect(cluster.evict('default', 'web-1')).rejects.toMatchObject({ code: 403 });
     });
   });
 });

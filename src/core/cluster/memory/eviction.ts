@@ -32,7 +32,16 @@ function canIgnorePdb(pod: Pod): boolean {
   );
 }
 
-/** Throws when the pod's PDB forbids the eviction; otherwise spends one disruption if it must. */
+/** pkg/registry/core/pod/storage/eviction.go MaxDisruptedPodSize. */
+export const MAX_DISRUPTED_PODS = 2000;
+
+const forbidden = (pdb: PodDisruptionBudget, why: string) =>
+  apiError(403, 'Forbidden', `poddisruptionbudgets.policy "${pdb.metadata.name}" is forbidden: ${why}`);
+
+/**
+ * Throws when the pod's PDB forbids the eviction (the checks and order of the API server's
+ * checkAndDecrement); otherwise spends one disruption if it must.
+ */
 function guardWithPdb(ctx: ServerContext, pod: Pod): void {
   const pdbs = (ctx.store.list('PodDisruptionBudget', pod.metadata.namespace) as PodDisruptionBudget[]).filter((pdb) =>
     matchesLabelSelector(pod.metadata.labels, pdb.spec.selector),
@@ -52,7 +61,13 @@ function guardWithPdb(ctx: ServerContext, pod: Pod): void {
   // fixture or snapshot that never saw the disruption controller) is taken as it stands.
   const stale = status.observedGeneration !== undefined && status.observedGeneration < (pdb.metadata.generation ?? 1);
   const allowed = status.disruptionsAllowed ?? 0;
-  if (stale || allowed <= 0) throw apiError(429, 'TooManyRequests', PDB_VIOLATION);
+  if (stale) throw apiError(429, 'TooManyRequests', PDB_VIOLATION);
+  if (allowed < 0) throw forbidden(pdb, 'pdb disruptions allowed is negative');
+  // Evictions the disruption controller has not yet seen through are refused past this many
+  // (MaxDisruptedPodSize): the map would grow without bound while a whole pool drains.
+  if (Object.keys(status.disruptedPods ?? {}).length > MAX_DISRUPTED_PODS)
+    throw forbidden(pdb, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
+  if (allowed === 0) throw apiError(429, 'TooManyRequests', PDB_VIOLATION);
   const now = ctx.clock.now();
   const disruptionsAllowed = allowed - 1;
   ctx.store.put(
