@@ -5,6 +5,7 @@
 import type { StateNode } from '../../../core/cluster/state.js';
 import { budgetMapping, candidatesFor } from './candidates.js';
 import { command, type Method } from './method.js';
+import { nodeAndClaim } from './command.js';
 import { disruptionBlocked } from '../../../core/observe/event-reasons.js';
 
 const sinceOf = (sn: StateNode, type: string): number =>
@@ -58,8 +59,7 @@ export function oneAtATime(
         if (!sim.ok) {
           // Karpenter's Blocked events: on the Node and its NodeClaim.
           const why = sim.error ?? 'scheduling simulation failed';
-          ctx.events.publish(disruptionBlocked({ kind: 'Node', name: c.ref.node }, why));
-          ctx.events.publish(disruptionBlocked({ kind: 'NodeClaim', name: c.ref.nodeClaim }, why));
+          for (const object of nodeAndClaim(c.ref)) ctx.events.publish(disruptionBlocked(object, why));
           continue;
         }
         return [command(ctx, this, [c], sim.replacements, sim.destinations)];

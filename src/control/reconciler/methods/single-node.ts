@@ -6,6 +6,7 @@ import { balancedApproves } from './balanced.js';
 import { computeConsolidation, SPOT_TO_SPOT_CONSOLIDATION } from './consolidation.js';
 import { command, type Enough, type Method, type MethodContext } from './method.js';
 import { deadline, SINGLE_NODE_TIMEOUT_MS } from './timeouts.js';
+import { nodeAndClaim } from './command.js';
 import { unconsolidatable, UNCONSOLIDATABLE_DEDUPE_MS } from '../../../core/observe/event-reasons.js';
 
 /**
@@ -66,11 +67,8 @@ export const singleNode: Method = {
         // recorded, once for both (the Node's and the NodeClaim's windows usually end together).
         let whole: string | undefined;
         const why = result.stopped ? () => (whole ??= wholeWhy(ctx, c)) : result.why;
-        ctx.events.publish(unconsolidatable({ kind: 'Node', name: c.ref.node }, why), UNCONSOLIDATABLE_DEDUPE_MS);
-        ctx.events.publish(
-          unconsolidatable({ kind: 'NodeClaim', name: c.ref.nodeClaim }, why),
-          UNCONSOLIDATABLE_DEDUPE_MS,
-        );
+        for (const object of nodeAndClaim(c.ref))
+          ctx.events.publish(unconsolidatable(object, why), UNCONSOLIDATABLE_DEDUPE_MS);
         continue;
       }
       if (!balancedApproves(ctx, [c], result)) continue;
