@@ -102,7 +102,8 @@ describe('consolidation', () => {
       policies('policy p for nodepool default {\n  consolidate when empty or underutilized after 0s\n}\n'),
     );
     await bringUp(s, 4);
-    await s.rt.cluster.patch({ kind: 'ReplicaSet', name: 'web', namespace: 'default' }, { spec: { replicas: 1 } });
+    // To none, so every node is emptied: which pods a scale-down keeps differs between servers.
+    await s.rt.cluster.patch({ kind: 'ReplicaSet', name: 'web', namespace: 'default' }, { spec: { replicas: 0 } });
     const waiting = () => s.history.at(-1)!.disruption.waitingValidation !== undefined;
     expect(await s.until(waiting, 30 * 60_000, 5_000)).toBe(true);
     const waitingAt = s.clock.now() - 5_000;
